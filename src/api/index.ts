@@ -1,0 +1,8 @@
+// api: the object model shared by every other folder.
+export type { GroupVersion, GroupVersionKind, GroupVersionResource } from "./gvk.js";
+export { apiVersionOf, gvkString, parseApiVersion } from "./gvk.js";
+export type { Kind, KindOptions, ObjectOf } from "./kind.js";
+export { defineKind, pluralize } from "./kind.js";
+export * as kinds from "./kinds.js";
+export type { KubeList, KubeObject, ListMeta, ObjectKey, ObjectMeta, Unstructured } from "./object.js";
+export { keyOf, objectKeyString, parseObjectKey } from "./object.js";

@@ -1,0 +1,4 @@
+// certs: certificate generation for development and tests (the embedded API server, envtest,
+// webhook servers). Not for production PKI.
+export type { CertificateAuthority, ClientCertOptions, KeyPair, ServingCertOptions } from "./generate.js";
+export { createCertificateAuthority } from "./generate.js";

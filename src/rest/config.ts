@@ -1,0 +1,59 @@
+// RestConfig: everything needed to reach one API server as one user, as client-go's rest.Config.
+// Produced by getConfig() (kubeconfig, in-cluster) or by envtest; consumed by the transport.
+
+/** An exec credential plugin (`users[].user.exec` in a kubeconfig). */
+export interface ExecConfig {
+  command: string;
+  args?: string[];
+  env?: { name: string; value: string }[];
+  /** `client.authentication.k8s.io/v1` or `v1beta1`. */
+  apiVersion: string;
+  /** Shown when the command is missing. */
+  installHint?: string;
+  /** Whether the plugin receives cluster info in `KUBERNETES_EXEC_INFO`. Default: false. */
+  provideClusterInfo?: boolean;
+  /** `Never`, `IfAvailable` or `Always`. Default: `IfAvailable`. */
+  interactiveMode?: string;
+}
+
+export interface TLSConfig {
+  /** PEM of the CAs that sign the server's certificate. Default: the system's roots. */
+  ca?: string;
+  /** PEM client certificate and key, for client-certificate authentication. */
+  cert?: string;
+  key?: string;
+  /** Skips server certificate verification. Default: false. */
+  insecureSkipVerify?: boolean;
+  /** The name to verify the server's certificate against, when it differs from the host. */
+  serverName?: string;
+}
+
+export interface AuthConfig {
+  bearerToken?: string;
+  /** A token file re-read as it rotates (service-account tokens). Wins over `bearerToken`. */
+  bearerTokenFile?: string;
+  username?: string;
+  password?: string;
+  exec?: ExecConfig;
+}
+
+export interface RestConfig {
+  /** `https://host:port`, optionally with a path prefix. */
+  host: string;
+  tls: TLSConfig;
+  auth: AuthConfig;
+  /** An HTTP(S) proxy for every request. Default: none. */
+  proxyUrl?: string;
+  /** Default: `controller-runtime/<version> (<platform>/<arch>) node/<version>`. */
+  userAgent?: string;
+  /** Client-side rate limit, requests per second. Default: off (as controller-runtime ≥ 0.21). */
+  qps?: number;
+  /** Burst for `qps`. Default: 10 when `qps` is set. */
+  burst?: number;
+  /** Per-request timeout in milliseconds for non-streaming calls. Default: none. */
+  timeoutMs?: number;
+  /** The default namespace of the selected context (or of the in-cluster Pod). */
+  namespace?: string;
+  /** Where this config came from (a kubeconfig path and context, or "in-cluster"), for errors. */
+  source?: string;
+}
