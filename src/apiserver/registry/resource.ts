@@ -1,0 +1,48 @@
+// A served resource: what the API server knows about one group/version/resource. Built-in kinds
+// are described in a table; each CRD version becomes one of these when the CRD is established.
+import type { JSONSchemaProps } from "kubernetes-types/apiextensions/v1.js";
+import type { PatchMeta } from "../../patch/index.js";
+
+/** A printer column, as in a CRD's `additionalPrinterColumns`: what `kubectl get` shows. */
+export interface PrinterColumn {
+  name: string;
+  /** `string`, `integer`, `number`, `boolean` or `date`. */
+  type: string;
+  /** A simple JSONPath such as `.spec.replicas`. */
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+  format?: string;
+}
+
+export interface ResourceDefinition {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  /** Plural name used in URLs: `deployments`. */
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  /** The verbs discovery advertises. */
+  verbs: string[];
+  /** Whether `/status` is served and the main endpoint ignores `status`. */
+  statusSubresource: boolean;
+  /** `/scale` for CRDs with a scale subresource, or built-ins such as Deployments. */
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  /** The version objects are stored in; other served versions are converted (CRDs only). */
+  storageVersion: string;
+  /** Structural schema of the whole object: for validation, pruning, defaulting and OpenAPI. */
+  schema?: JSONSchemaProps;
+  /** Whether unknown fields are kept at the root (`x-kubernetes-preserve-unknown-fields`). */
+  preserveUnknownFields?: boolean;
+  /** Fields usable in field selectors besides `metadata.name` / `metadata.namespace`. */
+  selectableFields: Record<string, (obj: Record<string, unknown>) => string | undefined>;
+  /** Strategic-merge-patch metadata (merge keys); absent for CRDs, which take merge patches. */
+  patchMeta?: PatchMeta;
+  printerColumns: PrinterColumn[];
+  /** Set for resources served from a CustomResourceDefinition. */
+  crdName?: string;
+}
