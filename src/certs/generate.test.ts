@@ -11,7 +11,13 @@ test("a serving certificate signed by the CA is trusted over TLS on 127.0.0.1 an
   const serving = await ca.issueServing();
   const client = await ca.issueClient({ user: "admin", groups: ["system:masters", "devs"] });
   const server = createServer(
-    { cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false },
+    {
+      cert: serving.certPem,
+      key: serving.keyPem,
+      ca: ca.certPem,
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
     (req, res) => {
       const peer = (req.socket as import("node:tls").TLSSocket).getPeerCertificate();
       res.end(JSON.stringify(peer.subject));
@@ -24,7 +30,14 @@ test("a serving certificate signed by the CA is trusted over TLS on 127.0.0.1 an
     for (const host of ["127.0.0.1", "localhost"]) {
       const body = await new Promise<string>((resolve, reject) => {
         const req = request(
-          { host, port, ca: ca.certPem, cert: client.certPem, key: client.keyPem, servername: host === "localhost" ? host : undefined },
+          {
+            host,
+            port,
+            ca: ca.certPem,
+            cert: client.certPem,
+            key: client.keyPem,
+            servername: host === "localhost" ? host : undefined,
+          },
           (res) => {
             let data = "";
             res.on("data", (c) => {

@@ -7,7 +7,10 @@ import * as x509 from "@peculiar/x509";
 
 const algorithm = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 const day = 24 * 60 * 60 * 1000;
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+
+type CryptoKey = webcrypto.CryptoKey;
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
 
 /** A certificate and its private key, both PEM. */
 export interface KeyPair {
@@ -45,7 +48,9 @@ interface CaState {
 }
 
 function randomSerial(): string {
-  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(9))).toString("hex").replace(/^[89a-f]/, "1");
+  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(9)))
+    .toString("hex")
+    .replace(/^[89a-f]/, "1");
 }
 
 async function keyPem(key: CryptoKey): Promise<string> {
@@ -117,7 +122,10 @@ export async function createCertificateAuthority(
       const ips = opts.ipAddresses ?? ["127.0.0.1", "::1"];
       return sign(ca, `CN=${rdn(dnsNames[0] ?? ips[0] ?? "localhost")}`, opts.validDays ?? 365, [
         new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+          true,
+        ),
         new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
         new x509.SubjectAlternativeNameExtension([
           ...dnsNames.map((value) => ({ type: "dns" as const, value })),
