@@ -1,0 +1,140 @@
+// The real control plane: etcd and kube-apiserver binaries on loopback, started with the flags
+// controller-runtime's envtest uses (generated certificates, a service-account key, an admin user
+// in system:masters authenticated by client certificate).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent, request } from "undici";
+import { createCertificateAuthority } from "../certs/index.js";
+import type { RestConfig } from "../rest/config.js";
+import { freePort } from "./free-port.js";
+import { ControlPlaneError, checkBinary, type ManagedProcess, startProcess } from "./process.js";
+import type { EnvtestSettings } from "./settings.js";
+
+export interface RunningControlPlane {
+  config: RestConfig;
+  stop(): Promise<void>;
+}
+
+const binaryHint =
+  "set KUBEBUILDER_ASSETS to a directory holding etcd and kube-apiserver (as setup-envtest installs them), " +
+  "or TEST_ASSET_ETCD and TEST_ASSET_KUBE_APISERVER to their paths";
+
+async function waitUntil(
+  what: string,
+  proc: ManagedProcess,
+  deadline: number,
+  probe: () => Promise<boolean>,
+): Promise<void> {
+  let exitCode: number | null | undefined;
+  void proc.exited.then((code) => {
+    exitCode = code;
+  });
+  while (Date.now() < deadline) {
+    if (exitCode !== undefined) {
+      throw new ControlPlaneError(`envtest: ${proc.name} exited with code ${exitCode}:\n${proc.output()}`);
+    }
+    if (await probe().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new ControlPlaneError(`envtest: timed out waiting for ${what}:\n${proc.output()}`);
+}
+
+export async function startControlPlane(settings: EnvtestSettings): Promise<RunningControlPlane> {
+  const etcdPath = checkBinary("etcd", settings.etcdPath, binaryHint);
+  const apiserverPath = checkBinary("kube-apiserver", settings.kubeApiserverPath, binaryHint);
+  const dir = mkdtempSync(join(tmpdir(), "envtest-"));
+  const started: ManagedProcess[] = [];
+  const stopAll = async () => {
+    for (const proc of started.reverse()) await proc.stop(settings.stopTimeoutMs);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const deadline = Date.now() + settings.startTimeoutMs;
+    const [etcdPort, etcdPeerPort, securePort] = await Promise.all([freePort(), freePort(), freePort()]);
+    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+    const etcd = startProcess(
+      "etcd",
+      etcdPath,
+      [
+        `--data-dir=${join(dir, "etcd")}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+        "--unsafe-no-fsync=true",
+      ],
+      settings.attachOutput,
+    );
+    started.push(etcd);
+    await waitUntil("etcd to be healthy", etcd, deadline, async () => {
+      const res = await request(`${etcdUrl}/health`);
+      const body = (await res.body.json()) as { health?: string };
+      return res.statusCode === 200 && body.health === "true";
+    });
+
+    const servingCa = await createCertificateAuthority("envtest-serving-ca");
+    const clientCa = await createCertificateAuthority("envtest-client-ca");
+    const serving = await servingCa.issueServing({ dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"] });
+    const admin = await clientCa.issueClient({ user: "envtest-admin", groups: ["system:masters"] });
+    const saKey = await servingCa.issueServing({ dnsNames: ["service-accounts"] });
+    const files = {
+      cert: join(dir, "apiserver.crt"),
+      key: join(dir, "apiserver.key"),
+      clientCa: join(dir, "client-cert-auth-ca.crt"),
+      saKey: join(dir, "sa-signer.key"),
+    };
+    writeFileSync(files.cert, serving.certPem);
+    writeFileSync(files.key, serving.keyPem, { mode: 0o600 });
+    writeFileSync(files.clientCa, clientCa.certPem);
+    writeFileSync(files.saKey, saKey.keyPem, { mode: 0o600 });
+
+    const apiserver = startProcess(
+      "kube-apiserver",
+      apiserverPath,
+      [
+        `--etcd-servers=${etcdUrl}`,
+        `--cert-dir=${dir}`,
+        `--tls-cert-file=${files.cert}`,
+        `--tls-private-key-file=${files.key}`,
+        `--client-ca-file=${files.clientCa}`,
+        `--secure-port=${securePort}`,
+        "--bind-address=127.0.0.1",
+        "--advertise-address=127.0.0.1",
+        "--service-cluster-ip-range=10.0.0.0/24",
+        "--allow-privileged=true",
+        "--authorization-mode=RBAC",
+        "--disable-admission-plugins=ServiceAccount",
+        `--service-account-key-file=${files.saKey}`,
+        `--service-account-signing-key-file=${files.saKey}`,
+        `--service-account-issuer=https://127.0.0.1:${securePort}/`,
+      ],
+      settings.attachOutput,
+    );
+    started.push(apiserver);
+    const host = `https://127.0.0.1:${securePort}`;
+    const probeAgent = new Agent({
+      connect: { ca: servingCa.certPem, cert: admin.certPem, key: admin.keyPem },
+    });
+    try {
+      await waitUntil("kube-apiserver to be ready", apiserver, deadline, async () => {
+        const res = await request(`${host}/readyz`, { dispatcher: probeAgent });
+        await res.body.dump();
+        return res.statusCode === 200;
+      });
+    } finally {
+      await probeAgent.close();
+    }
+    return {
+      config: {
+        host,
+        tls: { ca: servingCa.certPem, cert: admin.certPem, key: admin.keyPem },
+        auth: {},
+        source: `envtest control plane in ${dir}`,
+      },
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
