@@ -14,6 +14,13 @@ export interface ExecConfig {
   provideClusterInfo?: boolean;
   /** `Never`, `IfAvailable` or `Always`. Default: `IfAvailable`. */
   interactiveMode?: string;
+  /**
+   * The cluster's `client.authentication.k8s.io/exec` extension, handed to the plugin as
+   * `spec.cluster.config` when `provideClusterInfo` is set. Default: none.
+   */
+  clusterConfig?: unknown;
+  /** How long one run of the plugin may take before it is killed, in ms. Default: 60000. */
+  timeoutMs?: number;
 }
 
 export interface TLSConfig {
