@@ -1,0 +1,25 @@
+// The row every benchmark reports, and a plain-text table for the terminal and the issue notes.
+
+export interface BenchRow {
+  name: string;
+  value: number;
+  unit: string;
+  note?: string;
+}
+
+function format(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  if (Math.abs(value) >= 100) return Math.round(value).toLocaleString("en-US");
+  return value.toPrecision(3);
+}
+
+export function printRows(rows: readonly BenchRow[]): void {
+  const cells = rows.map((r) => [r.name, format(r.value), r.unit, r.note ?? ""]);
+  const widths = [0, 1, 2].map((i) => Math.max(...cells.map((c) => (c[i] ?? "").length)));
+  for (const c of cells) {
+    const [name = "", value = "", unit = "", note = ""] = c;
+    process.stdout.write(
+      `${name.padEnd(widths[0] ?? 0)}  ${value.padStart(widths[1] ?? 0)} ${unit.padEnd(widths[2] ?? 0)}  ${note}\n`,
+    );
+  }
+}
