@@ -6,3 +6,24 @@ export { defineKind, pluralize } from "./kind.js";
 export * as kinds from "./kinds.js";
 export type { KubeList, KubeObject, ListMeta, ObjectKey, ObjectMeta, Unstructured } from "./object.js";
 export { keyOf, objectKeyString, parseObjectKey } from "./object.js";
+export type { LabelOperator, LabelSelector, Requirement } from "./labels.js";
+export {
+  SelectorParseError,
+  everythingLabelSelector,
+  labelSelectorFromObject,
+  labelSelectorFromRequirements,
+  labelSelectorFromSet,
+  labelValueErrors,
+  newRequirement,
+  parseLabelSelector,
+  qualifiedNameErrors,
+} from "./labels.js";
+export type { FieldOperator, FieldRequirement, FieldSelector } from "./fields.js";
+export {
+  FieldSelectorParseError,
+  escapeFieldValue,
+  fieldSelectorFromRequirements,
+  fieldSelectorFromSet,
+  parseFieldSelector,
+  unescapeFieldValue,
+} from "./fields.js";
