@@ -5,6 +5,8 @@
 export type ConfigErrorCode =
   /** No kubeconfig file, in-cluster environment or home config was found. */
   | "ERR_CONFIG_NOT_FOUND"
+  /** A command-line flag (`--kubeconfig`, `--context`) is given without a value. */
+  | "ERR_INVALID_FLAG"
   /** A kubeconfig file (or a file it names) could not be read. */
   | "ERR_KUBECONFIG_READ"
   /** A kubeconfig file is not valid YAML. */
