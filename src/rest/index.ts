@@ -1,0 +1,61 @@
+// rest: reaching the API server. Transport (pooled TLS connections, credentials, rate limits),
+// the REST client for any resource, Status errors and their helpers, watch-stream decoding.
+export type { ErrorContext } from "./errors.js";
+export {
+  NetworkError,
+  StatusError,
+  WatchDecodeError,
+  parseRetryAfter,
+  statusErrorFromResponse,
+} from "./errors.js";
+export type { RateLimiter, TokenBucketOptions } from "./rate-limiter.js";
+export { createTokenBucket } from "./rate-limiter.js";
+export type { PathParts, QueryValue, ResourceRef } from "./resource-path.js";
+export { groupVersionPath, queryString, resourceOf, resourcePath } from "./resource-path.js";
+export type { RestClient, RestClientOptions } from "./rest-client.js";
+export { createRestClient } from "./rest-client.js";
+export type {
+  CallOptions,
+  CreateOptions,
+  DeleteCollectionOptions,
+  DeleteOptions,
+  GetOptions,
+  ListOptions,
+  PatchOptions,
+  PatchType,
+  RawRequestOptions,
+  UpdateOptions,
+  WatchOptions,
+  WriteOptions,
+} from "./rest-options.js";
+export { ACCEPT_PARTIAL_METADATA, ACCEPT_PARTIAL_METADATA_LIST, ACCEPT_TABLE } from "./rest-options.js";
+export {
+  ignoreAlreadyExists,
+  ignoreNotFound,
+  isAlreadyExists,
+  isBadRequest,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInternalError,
+  isInvalid,
+  isMethodNotSupported,
+  isNotAcceptable,
+  isNotFound,
+  isRequestEntityTooLarge,
+  isResourceExpired,
+  isServerTimeout,
+  isServiceUnavailable,
+  isTimeout,
+  isTooManyRequests,
+  isUnauthorized,
+  isUnsupportedMediaType,
+  retryAfterSeconds,
+} from "./status-reasons.js";
+export type { Transport, TransportOptions, TransportRequest, TransportResponse } from "./transport.js";
+export { createTransport, DEFAULT_USER_AGENT } from "./transport.js";
+export type { DecodeWatchOptions, WatchEvent, WatchEventType } from "./watch.js";
+export { decodeWatchStream } from "./watch.js";
+export type { OpenWatchRequest, WatchStream } from "./watch-stream.js";
+export type { Warning, WarningHandler } from "./warnings.js";
+export { parseWarningHeader } from "./warnings.js";

@@ -1,0 +1,191 @@
+// The HTTP transport: one pooled keep-alive undici dispatcher per (cluster, user), so requests
+// reuse connections instead of paying a TLS handshake each. Share one Transport among every
+// client of a config (the manager does); each Transport owns exactly one pool.
+import type { IncomingHttpHeaders } from "node:http";
+import { Agent, type Dispatcher, ProxyAgent } from "undici";
+import type { RestConfig } from "./config.js";
+import { type CredentialSource, createCredentialSource } from "./credentials.js";
+import { NetworkError } from "./errors.js";
+import { createTokenBucket, type RateLimiter } from "./rate-limiter.js";
+
+/** Sent when the config names no user agent. */
+export const DEFAULT_USER_AGENT = `controller-runtime-ts/v0.1.0 (${process.platform}/${process.arch}) node/${process.version}`;
+
+export interface TransportOptions {
+  /** Supplies the Authorization header and client certificate. Default: `createCredentialSource(config)`. */
+  credentials?: CredentialSource;
+  /** Throttles requests before they are sent. Default: a token bucket from `config.qps`/`config.burst`, or none. */
+  rateLimiter?: RateLimiter;
+  /** Maximum connections to the server. Default: unlimited (on HTTP/1.1 each open watch holds one). */
+  connections?: number;
+  /** How long an idle connection is kept open, in ms. Default: 30000. */
+  keepAliveTimeoutMs?: number;
+}
+
+export interface TransportRequest {
+  method: Dispatcher.HttpMethod;
+  /** Path and query string, relative to `config.host` (whose path prefix is prepended). */
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  signal?: AbortSignal;
+  /** Longest wait for the response headers, in ms; 0 waits forever. Default: 0. */
+  headersTimeoutMs?: number;
+  /** Longest silence between two body chunks, in ms (an inactivity timeout); 0 waits forever. Default: 0. */
+  bodyTimeoutMs?: number;
+}
+
+export type TransportResponse = Pick<Dispatcher.ResponseData, "statusCode" | "body"> & {
+  headers: IncomingHttpHeaders;
+};
+
+export interface Transport {
+  /** The server's origin and path prefix, without a trailing slash. */
+  readonly baseUrl: string;
+  /**
+   * Sends one request with the config's TLS, credentials and user agent. A 401 invalidates the
+   * credentials and retries once (a rotated token or an expired exec credential). Rejects with
+   * a `NetworkError` when no HTTP answer came, or with the signal's reason on abort; any HTTP
+   * status resolves. The caller must consume or `dump()` the body.
+   */
+  send(req: TransportRequest): Promise<TransportResponse>;
+  /** Stops taking requests and closes connections once in-flight requests (watches too) end. */
+  close(): Promise<void>;
+  /** Closes every connection now, failing in-flight requests. */
+  destroy(): Promise<void>;
+}
+
+/** Creates the transport for `config`. Opens no connection until the first request. */
+export function createTransport(config: RestConfig, options: TransportOptions = {}): Transport {
+  let url: URL;
+  try {
+    url = new URL(config.host);
+  } catch (cause) {
+    throw new TypeError(
+      `transport: host ${JSON.stringify(config.host)} is not a URL; expected https://host:port`,
+      {
+        cause,
+      },
+    );
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new TypeError(`transport: host ${config.host} must use https:// or http://`);
+  }
+  const origin = url.origin;
+  const prefix = url.pathname.replace(/\/+$/, "");
+  const credentials = options.credentials ?? createCredentialSource(config);
+  const limiter =
+    options.rateLimiter ??
+    (config.qps ? createTokenBucket({ qps: config.qps, burst: config.burst }) : undefined);
+  const userAgent = config.userAgent || DEFAULT_USER_AGENT;
+  const keepAliveTimeout = options.keepAliveTimeoutMs ?? 30_000;
+
+  // The pool is keyed by the client certificate: an exec plugin may hand out a new one, and a
+  // TLS connection cannot change its certificate, so a new certificate means a new pool.
+  let pool: Dispatcher | undefined;
+  let poolCert: string | undefined;
+  let closed = false;
+
+  function dispatcherFor(cert: { cert: string; key: string } | undefined): Dispatcher {
+    if (pool && poolCert === cert?.cert) return pool;
+    const old = pool;
+    const tls = {
+      ca: config.tls.ca,
+      cert: cert?.cert,
+      key: cert?.key,
+      rejectUnauthorized: !config.tls.insecureSkipVerify,
+      servername: config.tls.serverName,
+    };
+    const agentOptions = {
+      connections: options.connections ?? null,
+      keepAliveTimeout,
+      // Timeouts are per request (see TransportRequest); undici's 300 s defaults would cut watches.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    };
+    pool = config.proxyUrl
+      ? new ProxyAgent({ ...agentOptions, uri: config.proxyUrl, requestTls: tls })
+      : new Agent({ ...agentOptions, connect: tls });
+    poolCert = cert?.cert;
+    // In-flight requests on the old pool finish; new ones use the new certificate.
+    old?.close().catch(() => {});
+    return pool;
+  }
+
+  async function attempt(req: TransportRequest, authorization: string | undefined, dispatcher: Dispatcher) {
+    const headers: Record<string, string> = { "user-agent": userAgent, ...req.headers };
+    if (authorization) headers.authorization = authorization;
+    try {
+      return await dispatcher.request({
+        origin,
+        path: prefix + req.path,
+        method: req.method,
+        headers,
+        body: req.body,
+        signal: req.signal,
+        headersTimeout: req.headersTimeoutMs ?? 0,
+        bodyTimeout: req.bodyTimeoutMs ?? 0,
+      });
+    } catch (err) {
+      throw toNetworkError(err, req.signal, `${req.method} ${origin}${prefix}${req.path}`);
+    }
+  }
+
+  async function send(req: TransportRequest): Promise<TransportResponse> {
+    if (closed) throw new NetworkError(`transport to ${origin} is closed; create a new one to send requests`);
+    const { signal } = req;
+    await limiter?.wait(signal);
+    let [authorization, cert] = await Promise.all([
+      credentials.authorization(signal),
+      credentials.clientCertificate(signal),
+    ]);
+    let res = await attempt(req, authorization, dispatcherFor(cert));
+    if (res.statusCode === 401 && (authorization !== undefined || cert !== undefined)) {
+      await res.body.dump().catch(() => {});
+      credentials.invalidate();
+      [authorization, cert] = await Promise.all([
+        credentials.authorization(signal),
+        credentials.clientCertificate(signal),
+      ]);
+      res = await attempt(req, authorization, dispatcherFor(cert));
+    }
+    return res;
+  }
+
+  return {
+    baseUrl: origin + prefix,
+    send,
+    async close() {
+      closed = true;
+      await pool?.close();
+    },
+    async destroy() {
+      closed = true;
+      await pool?.destroy();
+    },
+  };
+}
+
+/**
+ * Turns what undici threw while sending or reading into our errors: the caller's abort stays
+ * the signal's reason, a bad argument (our bug) passes through, anything else means no usable
+ * answer came and becomes a `NetworkError` with its cause.
+ */
+export function toNetworkError(err: unknown, signal: AbortSignal | undefined, what: string): unknown {
+  if (signal?.aborted) return signal.reason;
+  if (err instanceof NetworkError) return err;
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (code === "UND_ERR_INVALID_ARG") return err;
+  const timedOut =
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT" ||
+    code === "UND_ERR_CONNECT_TIMEOUT";
+  const hint = timedOut
+    ? "the server sent nothing for too long"
+    : "check that the server is reachable and that its address and certificates in the config are right";
+  const message = err instanceof Error ? err.message : String(err);
+  return new NetworkError(`${what}: ${message}${typeof code === "string" ? ` (${code})` : ""}; ${hint}`, {
+    cause: err,
+    timedOut,
+  });
+}
