@@ -1,0 +1,174 @@
+// The logr-like Logger and its pino implementation. Verbosity is filtered here, before pino is
+// called, so a disabled `v(2).info(...)` costs one comparison; pino only encodes the lines that
+// are written.
+import { pino } from "pino";
+import { consoleDestination } from "./console-format.js";
+
+/** Structured key/value pairs attached to one line or to every line of a logger. */
+export type KeyValues = Record<string, unknown>;
+
+/**
+ * A structured logger with logr's semantics: `info` lines carry a verbosity (`v(0)` is info,
+ * higher is more detailed), `error` lines are written at every verbosity, names nest with `.`.
+ */
+export interface Logger {
+  /** Writes `msg` with `kv` when this logger's verbosity is enabled. */
+  info(msg: string, kv?: KeyValues): void;
+  /** Writes `msg` with `error` set to the message of `err` (and its stack at debug verbosity). */
+  error(err: unknown, msg: string, kv?: KeyValues): void;
+  /** A logger `level` steps more verbose than this one (`v(1).v(1)` is `v(2)`). */
+  v(level: number): Logger;
+  /** True when `info` on this logger writes anything: guard costly key/values with it. */
+  enabled(): boolean;
+  /** A child whose `logger` key gets `name` appended, joined with `.`. */
+  withName(name: string): Logger;
+  /** A child that adds `kv` to every line. */
+  withValues(kv: KeyValues): Logger;
+}
+
+/** `"info"` is verbosity 0, `"debug"` verbosity 1, a number N enables `v(0)` … `v(N)`. */
+export type LogLevel = number | "info" | "debug" | "error";
+
+export interface LoggerOptions {
+  /**
+   * The most verbose level written: `info` lines with `v(n)` for n above it are dropped;
+   * `"error"` writes errors only.
+   * Default: `"info"`.
+   */
+  level?: LogLevel;
+  /**
+   * `"json"`: one JSON object a line (keys `level`, `ts`, `logger`, `msg`, then key/values).
+   * `"console"`: zap's development layout, tab-separated, for people reading a terminal.
+   * Default: `"json"`.
+   */
+  format?: "json" | "console";
+  /**
+   * Where lines go. Writes are synchronous on the default destination so that no line is lost
+   * when the process exits.
+   * Default: standard output.
+   */
+  destination?: NodeJS.WritableStream | pino.DestinationStream;
+}
+
+export class InvalidLogLevelError extends Error {
+  override readonly name = "InvalidLogLevelError";
+  readonly code = "ERR_INVALID_LOG_LEVEL";
+  constructor(level: unknown) {
+    super(
+      `invalid log level ${JSON.stringify(level)}: use "info", "debug", "error" or a verbosity number >= 0`,
+    );
+  }
+}
+
+/** Verbosity threshold for a level; -1 means errors only. */
+export function verbosityOf(level: LogLevel): number {
+  if (level === "info") return 0;
+  if (level === "debug") return 1;
+  if (level === "error") return -1;
+  if (typeof level === "number" && Number.isInteger(level) && level >= 0) return level;
+  throw new InvalidLogLevelError(level);
+}
+
+/** A Logger writing through pino, JSON by default. */
+export function newLogger(opts: LoggerOptions = {}): Logger {
+  const threshold = verbosityOf(opts.level ?? "info");
+  const format = opts.format ?? "json";
+  if (format !== "json" && format !== "console") {
+    throw new Error(`invalid log format ${JSON.stringify(format)}: use "json" or "console"`);
+  }
+  let dest: pino.DestinationStream | NodeJS.WritableStream =
+    opts.destination ?? pino.destination({ dest: 1, sync: true });
+  if (format === "console") dest = consoleDestination(dest);
+  const root = pino(
+    {
+      // Filtering happens in PinoLogger; pino only needs to let debug lines through.
+      level: threshold >= 1 ? "debug" : threshold === 0 ? "info" : "error",
+      base: undefined,
+      messageKey: "msg",
+      timestamp: () => `,"ts":"${new Date().toISOString()}"`,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    dest,
+  );
+  return new PinoLogger(root, root, threshold, 0, "", {});
+}
+
+class PinoLogger implements Logger {
+  constructor(
+    private readonly root: pino.Logger,
+    // `root` with the name and every value bound, so a line costs one pino call.
+    private readonly bound: pino.Logger,
+    private readonly threshold: number,
+    private readonly verbosity: number,
+    private readonly name: string,
+    // Kept so withName can rebind from the root: pino cannot replace a bound key.
+    private readonly values: KeyValues,
+  ) {}
+
+  info(msg: string, kv?: KeyValues): void {
+    if (this.verbosity > this.threshold) return;
+    const fields = kv === undefined ? {} : plainValues(kv);
+    if (this.verbosity === 0) this.bound.info(fields, msg);
+    else {
+      // zap has no name for levels below debug; keep the number so `v(3)` lines can be found.
+      if (this.verbosity >= 2) fields.v = this.verbosity;
+      this.bound.debug(fields, msg);
+    }
+  }
+
+  error(err: unknown, msg: string, kv?: KeyValues): void {
+    const fields = kv === undefined ? {} : plainValues(kv);
+    fields.error = errorMessage(err);
+    if (this.threshold >= 1 && err instanceof Error && err.stack) fields.stacktrace = err.stack;
+    this.bound.error(fields, msg);
+  }
+
+  v(level: number): Logger {
+    if (!Number.isInteger(level) || level < 0) {
+      throw new RangeError(`verbosity must be an integer >= 0, got ${level}`);
+    }
+    if (level === 0) return this;
+    return new PinoLogger(
+      this.root,
+      this.bound,
+      this.threshold,
+      this.verbosity + level,
+      this.name,
+      this.values,
+    );
+  }
+
+  enabled(): boolean {
+    return this.verbosity <= this.threshold;
+  }
+
+  withName(name: string): Logger {
+    const full = this.name === "" ? name : `${this.name}.${name}`;
+    const bound = this.root.child({ logger: full, ...this.values });
+    return new PinoLogger(this.root, bound, this.threshold, this.verbosity, full, this.values);
+  }
+
+  withValues(kv: KeyValues): Logger {
+    const plain = plainValues(kv);
+    return new PinoLogger(this.root, this.bound.child(plain), this.threshold, this.verbosity, this.name, {
+      ...this.values,
+      ...plain,
+    });
+  }
+}
+
+/** Errors become their message (as zap writes `err.Error()`); JSON.stringify would give `{}`. */
+function plainValues(kv: KeyValues): KeyValues {
+  const out: KeyValues = {};
+  for (const key of Object.keys(kv)) {
+    const value = kv[key];
+    out[key] = value instanceof Error ? value.message : value;
+  }
+  return out;
+}
+
+function errorMessage(err: unknown): string | null {
+  if (err instanceof Error) return err.message;
+  if (err === undefined || err === null) return null;
+  return String(err);
+}
