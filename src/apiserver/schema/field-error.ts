@@ -1,0 +1,104 @@
+// Field errors as apimachinery's `field.Error`: a type, a path, the bad value and a detail. They
+// become `StatusCause`s and the message of a 422 `Invalid` Status worded exactly as kube words it.
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
+
+/** apimachinery's field.ErrorType, as the `reason` of a cause. */
+export type FieldErrorType =
+  | "FieldValueNotFound"
+  | "FieldValueRequired"
+  | "FieldValueDuplicate"
+  | "FieldValueInvalid"
+  | "FieldValueNotSupported"
+  | "FieldValueForbidden"
+  | "FieldValueTooLong"
+  | "FieldValueTooMany"
+  | "InternalError"
+  | "FieldValueTypeInvalid";
+
+const TYPE_WORDS: Record<FieldErrorType, string> = {
+  FieldValueNotFound: "Not found",
+  FieldValueRequired: "Required value",
+  FieldValueDuplicate: "Duplicate value",
+  FieldValueInvalid: "Invalid value",
+  FieldValueNotSupported: "Unsupported value",
+  FieldValueForbidden: "Forbidden",
+  FieldValueTooLong: "Too long",
+  FieldValueTooMany: "Too many",
+  InternalError: "Internal error",
+  FieldValueTypeInvalid: "Invalid value",
+};
+
+export interface FieldError {
+  type: FieldErrorType;
+  /** `spec.replicas`, `spec.containers[0].image`. */
+  field: string;
+  /** The offending value; not printed for Required, Forbidden, TooLong and InternalError. */
+  value?: unknown;
+  detail?: string;
+}
+
+/** The body of an error without its field, as `field.Error.ErrorBody()`. */
+export function errorBody(err: FieldError): string {
+  let s: string;
+  switch (err.type) {
+    case "FieldValueRequired":
+    case "FieldValueForbidden":
+    case "FieldValueTooLong":
+    case "InternalError":
+      s = TYPE_WORDS[err.type];
+      break;
+    default:
+      s = `${TYPE_WORDS[err.type]}: ${goValue(err.value)}`;
+  }
+  return err.detail ? `${s}: ${err.detail}` : s;
+}
+
+/** A field error as a Status cause: `{reason, message, field}`. */
+export function toStatusCause(err: FieldError): StatusCause {
+  return { reason: err.type, message: errorBody(err), field: err.field };
+}
+
+/**
+ * The message of a 422: `Widget.example.com "w2" is invalid: [a: ..., b: ...]`. One cause is
+ * printed bare, several in brackets; identical messages are printed once, as apimachinery does.
+ */
+export function invalidMessage(
+  groupKind: { group: string; kind: string },
+  name: string,
+  causes: readonly StatusCause[],
+): string {
+  const qualified = groupKind.group ? `${groupKind.kind}.${groupKind.group}` : groupKind.kind;
+  const head = `${qualified} ${JSON.stringify(name)} is invalid`;
+  const seen = new Set<string>();
+  for (const c of causes) seen.add(`${c.field ?? ""}: ${c.message ?? ""}`);
+  const msgs = [...seen];
+  if (msgs.length === 0) return head;
+  return msgs.length === 1 ? `${head}: ${msgs[0]}` : `${head}: [${msgs.join(", ")}]`;
+}
+
+/** Prints a JSON value as Go's `%v` (scalars) or `%#v` (maps and slices) would after decoding. */
+export function goValue(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  switch (typeof value) {
+    case "string":
+      return JSON.stringify(value);
+    case "number":
+    case "boolean":
+      return String(value);
+    default:
+      return goSyntax(value);
+  }
+}
+
+function goSyntax(value: unknown): string {
+  if (value === null || value === undefined) return "interface {}(nil)";
+  if (Array.isArray(value)) return `[]interface {}{${value.map(goSyntax).join(", ")}}`;
+  if (typeof value === "object") {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${goSyntax((value as Record<string, unknown>)[k])}`);
+    return `map[string]interface {}{${entries.join(", ")}}`;
+  }
+  if (typeof value === "number") return Number.isInteger(value) ? `${value}` : `${value}`;
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}

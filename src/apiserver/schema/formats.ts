@@ -1,0 +1,72 @@
+// The string formats kube-openapi checks in custom resources; unknown formats are ignored, as in
+// kube. Each check answers whether a string is well formed.
+import { isIP } from "node:net";
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+// RFC 3339 as strfmt accepts it: `T` or a space, optional fraction, `Z` or an offset.
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$/;
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+const UUID_V = (v: number) =>
+  new RegExp(`^[0-9a-f]{8}-?[0-9a-f]{4}-?${v}[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$`, "i");
+const HOSTNAME =
+  /^[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*\.?$/;
+const EMAIL = /^[^\s@<>]+@[^\s@<>]+$/;
+const MAC =
+  /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$|^([0-9a-f]{2}[:-]){7}[0-9a-f]{2}$|^([0-9a-f]{4}\.){2}[0-9a-f]{4}$/i;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const DURATION = /^(\d+(\.\d+)?\s*(ns|us|µs|ms|s|m|h|d|w)\s*)+$/;
+const HEX_COLOR = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i;
+const RGB_COLOR = /^rgb\(\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,3}\s*\)$/;
+const BSON_OBJECT_ID = /^[0-9a-f]{24}$/i;
+
+function validDateParts(s: string): boolean {
+  const [y, m, d] = s.slice(0, 10).split("-").map(Number);
+  if (m < 1 || m > 12 || d < 1) return false;
+  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
+function isCIDR(s: string): boolean {
+  const slash = s.indexOf("/");
+  if (slash < 0) return false;
+  const ip = isIP(s.slice(0, slash));
+  const bits = s.slice(slash + 1);
+  if (ip === 0 || !/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (ip === 4 ? 32 : 128);
+}
+
+function isURI(s: string): boolean {
+  try {
+    new URL(s);
+    return true;
+  } catch {
+    return s.startsWith("/");
+  }
+}
+
+const CHECKS: Record<string, (s: string) => boolean> = {
+  date: (s) => DATE.test(s) && validDateParts(s),
+  "date-time": (s) => DATE_TIME.test(s) && validDateParts(s),
+  datetime: (s) => DATE_TIME.test(s) && validDateParts(s),
+  uuid: (s) => UUID.test(s),
+  uuid3: (s) => UUID_V(3).test(s),
+  uuid4: (s) => UUID_V(4).test(s),
+  uuid5: (s) => UUID_V(5).test(s),
+  hostname: (s) => s.length <= 255 && HOSTNAME.test(s),
+  email: (s) => EMAIL.test(s),
+  ipv4: (s) => isIP(s) === 4,
+  ipv6: (s) => isIP(s) === 6,
+  cidr: isCIDR,
+  mac: (s) => MAC.test(s),
+  uri: isURI,
+  byte: (s) => BASE64.test(s),
+  duration: (s) => DURATION.test(s),
+  hexcolor: (s) => HEX_COLOR.test(s),
+  rgbcolor: (s) => RGB_COLOR.test(s),
+  bsonobjectid: (s) => BSON_OBJECT_ID.test(s),
+};
+
+/** Whether `value` is valid for `format`; true for formats kube does not check. */
+export function checkFormat(format: string, value: string): boolean {
+  const check = CHECKS[format];
+  return check === undefined || check(value);
+}

@@ -1,0 +1,13 @@
+// schema: structural schemas of the embedded API server: validation, pruning and defaulting of
+// objects, strict field checks, built-in kinds' schemas, OpenAPI documents and Tables.
+export type { FieldError, FieldErrorType } from "./field-error.js";
+export { errorBody, goValue, invalidMessage, toStatusCause } from "./field-error.js";
+export { checkFormat } from "./formats.js";
+export { applyDefaults } from "./defaults.js";
+export type { JSONPath } from "./json-path.js";
+export { JSONPathError, jsonPathText, parseJSONPath } from "./json-path.js";
+export type { UnknownFieldOptions } from "./prune.js";
+export { findUnknownFields, pruneObject } from "./prune.js";
+export type { Schema } from "./schema-types.js";
+export { asJSONSchemaProps, isObject, SchemaResolver, schemaOf } from "./schema-types.js";
+export { jsonType, validateObject, validateValue } from "./validate.js";
