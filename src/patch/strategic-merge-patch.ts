@@ -1,0 +1,347 @@
+// Kubernetes strategic merge patch, applied as apimachinery's strategicpatch.StrategicMergeMapPatch
+// applies it: lists with a merge key merge by key, primitive lists with the `merge` strategy merge
+// as sets, other lists replace; directives `$patch`, `$retainKeys`, `$setElementOrder/<field>` and
+// `$deleteFromPrimitiveList/<field>`. A field without metadata merges like a JSON merge patch.
+import { PatchError, badRequest } from "./errors.js";
+import { type JsonObject, type JsonValue, getOwn, isObject, jsonEqual, kindOf, setOwn } from "./json.js";
+import type { PatchMeta } from "./patch-meta.js";
+import { cloneJson } from "./json.js";
+
+export const DIRECTIVE = "$patch";
+export const RETAIN_KEYS = "$retainKeys";
+export const SET_ELEMENT_ORDER = "$setElementOrder/";
+export const DELETE_FROM_PRIMITIVE_LIST = "$deleteFromPrimitiveList/";
+
+/**
+ * Applies a strategic merge patch to a copy of `doc`; `meta` describes the kind (see
+ * `builtinPatchMeta`). Neither input is mutated and the result shares nothing with them.
+ */
+export function applyStrategicMergePatch<T = unknown>(doc: T, patch: unknown, meta?: PatchMeta): T {
+  if (!isObject(patch)) {
+    throw badRequest(
+      `json: cannot unmarshal ${goTypeName(patch)} into Go value of type map[string]interface {}`,
+    );
+  }
+  const original = isObject(doc) ? (cloneJson(doc) as JsonObject) : {};
+  return mergeMap(original, patch, meta) as T;
+}
+
+/** The metadata of member `key` of a value described by `meta`. */
+export function fieldMeta(meta: PatchMeta | undefined, key: string): PatchMeta | undefined {
+  if (meta === undefined) return undefined;
+  return meta.fields ? (Object.hasOwn(meta.fields, key) ? meta.fields[key] : undefined) : meta.items;
+}
+
+/** True when a list field merges (`merge` or `merge,retainKeys`) rather than being replaced. */
+export function isMergeList(meta: PatchMeta | undefined): boolean {
+  return meta?.strategy === "merge" || meta?.strategy === "merge,retainKeys";
+}
+
+function internal(message: string): PatchError {
+  return new PatchError("InternalError", message);
+}
+
+// Merges `patch` into `original`, which this function owns and mutates.
+function mergeMap(original: JsonObject, patch: JsonObject, meta: PatchMeta | undefined): JsonObject {
+  if (Object.hasOwn(patch, DIRECTIVE)) {
+    const directive = patch[DIRECTIVE];
+    if (directive === "delete") return {};
+    if (directive === "replace") {
+      const rest: JsonObject = {};
+      for (const k of Object.keys(patch)) if (k !== DIRECTIVE) setOwn(rest, k, patch[k]);
+      return mergeMap({}, rest, meta);
+    }
+    throw internal(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(patch)}`);
+  }
+
+  if (Object.hasOwn(patch, RETAIN_KEYS)) applyRetainKeys(original, patch);
+
+  let done: Set<string> | undefined;
+  for (const key of Object.keys(patch)) {
+    if (!key.startsWith(SET_ELEMENT_ORDER)) continue;
+    const field = key.slice(SET_ELEMENT_ORDER.length);
+    if (field === "") throw badRequest("invalid patch format of setElementOrder list");
+    applySetElementOrder(original, patch, field, patch[key], fieldMeta(meta, field));
+    done ??= new Set();
+    done.add(field);
+  }
+
+  for (const key of Object.keys(patch)) {
+    if (key === RETAIN_KEYS || key.startsWith(SET_ELEMENT_ORDER) || done?.has(key)) continue;
+    const patchV = patch[key];
+    if (key.startsWith(DELETE_FROM_PRIMITIVE_LIST)) {
+      deleteFromPrimitiveList(original, key, patchV);
+      continue;
+    }
+    if (patchV === null) {
+      delete original[key];
+      continue;
+    }
+    const childMeta = fieldMeta(meta, key);
+    const origV = getOwn(original, key);
+    if (origV === undefined || kindOf(origV) !== kindOf(patchV)) {
+      setOwn(original, key, fresh(patchV, childMeta));
+    } else if (isObject(patchV)) {
+      setOwn(
+        original,
+        key,
+        childMeta?.strategy === "replace"
+          ? fresh(patchV, childMeta)
+          : mergeMap(origV as JsonObject, patchV, childMeta),
+      );
+    } else if (Array.isArray(patchV)) {
+      setOwn(
+        original,
+        key,
+        isMergeList(childMeta)
+          ? mergeSlice(origV as JsonValue[], patchV, childMeta)
+          : fresh(patchV, childMeta),
+      );
+    } else {
+      setOwn(original, key, patchV);
+    }
+  }
+  return original;
+}
+
+// A patch value that lands where nothing was: a copy with its directives applied to nothing.
+function fresh(v: JsonValue, meta: PatchMeta | undefined): JsonValue {
+  if (isObject(v)) return mergeMap({}, v, meta);
+  if (Array.isArray(v)) {
+    if (isMergeList(meta)) return mergeSlice([], v, meta);
+    return v.map((el) => fresh(el, meta?.items));
+  }
+  return v;
+}
+
+function applyRetainKeys(original: JsonObject, patch: JsonObject): void {
+  const list = patch[RETAIN_KEYS];
+  if (!Array.isArray(list)) throw badRequest("invalid patch format of retainKeys");
+  const keep = new Set(list);
+  for (const k of Object.keys(patch)) {
+    if (k === RETAIN_KEYS || patch[k] === null) continue;
+    if (k.startsWith(DELETE_FROM_PRIMITIVE_LIST) || k.startsWith(SET_ELEMENT_ORDER)) continue;
+    if (!keep.has(k)) throw badRequest("invalid patch format of retainKeys");
+  }
+  for (const k of Object.keys(original)) if (!keep.has(k)) delete original[k];
+}
+
+function deleteFromPrimitiveList(original: JsonObject, key: string, patchV: JsonValue): void {
+  const field = key.slice(DELETE_FROM_PRIMITIVE_LIST.length);
+  if (field === "" || !Array.isArray(patchV)) throw badRequest("invalid patch format of primitive list");
+  const list = getOwn(original, field);
+  if (!Array.isArray(list)) return;
+  const gone = new Set(patchV);
+  setOwn(
+    original,
+    field,
+    list.filter((v) => !gone.has(v)),
+  );
+}
+
+function applySetElementOrder(
+  original: JsonObject,
+  patch: JsonObject,
+  field: string,
+  order: JsonValue,
+  meta: PatchMeta | undefined,
+): void {
+  if (!Array.isArray(order)) throw badRequest("invalid patch format of setElementOrder list");
+  const origV = getOwn(original, field);
+  const patchV = getOwn(patch, field);
+  if (origV !== undefined && !Array.isArray(origV)) throw internal(`expected a list in ${field}`);
+  if (patchV !== undefined && patchV !== null && !Array.isArray(patchV))
+    throw internal(`expected a list in ${field}`);
+  if (patchV === null) {
+    delete original[field];
+    return;
+  }
+  let merged: JsonValue[];
+  if (origV !== undefined && patchV !== undefined) {
+    merged = isMergeList(meta) ? mergeSlice(origV, patchV, meta) : (fresh(patchV, meta) as JsonValue[]);
+  } else if (origV !== undefined) merged = origV;
+  else if (patchV !== undefined) merged = fresh(patchV, meta) as JsonValue[];
+  else return;
+  const mergeKey = meta?.mergeKey ?? "";
+  const isMap = merged.length > 0 ? isObject(merged[0]) : isObject(order[0]);
+  const keyOf = isMap
+    ? (v: JsonValue) => (isObject(v) ? getOwn(v, mergeKey) : undefined)
+    : (v: JsonValue) => v;
+  const inOrder = new Set(order.map(keyOf));
+  const patchItems: JsonValue[] = [];
+  const serverOnly: JsonValue[] = [];
+  for (const v of merged) (inOrder.has(keyOf(v)) ? patchItems : serverOnly).push(v);
+  setOwn(original, field, normalizeOrder(patchItems, serverOnly, order, origV ?? [], keyOf));
+}
+
+// Merges two lists with merge semantics; `original` is owned and may be mutated.
+function mergeSlice(original: JsonValue[], patch: JsonValue[], meta: PatchMeta | undefined): JsonValue[] {
+  if (original.length === 0 && patch.length === 0) return original;
+  const kind = elementKind(original, patch);
+  if (kind !== "object") {
+    const seen = new Set<JsonValue>(original);
+    const merged = [...original];
+    for (const v of patch) {
+      if (!seen.has(v)) {
+        seen.add(v);
+        merged.push(v);
+      }
+    }
+    const inPatch = new Set(patch);
+    const patchItems = merged.filter((v) => inPatch.has(v));
+    const serverOnly = merged.filter((v) => !inPatch.has(v));
+    return normalizeOrder(patchItems, serverOnly, patch, original, identity);
+  }
+  const mergeKey = meta?.mergeKey;
+  if (!mergeKey) throw internal("cannot merge lists without merge key for type map");
+  const keyOf = (v: JsonValue) => (isObject(v) ? getOwn(v, mergeKey) : undefined);
+
+  // Directive elements first: `$patch: delete` removes by key, `$patch: replace` drops the original.
+  let items: JsonValue[] = [];
+  let replace = false;
+  for (const v of patch) {
+    const el = v as JsonObject;
+    if (!Object.hasOwn(el, DIRECTIVE)) {
+      items.push(el);
+      continue;
+    }
+    const directive = el[DIRECTIVE];
+    if (directive === "delete") {
+      const key = getOwn(el, mergeKey);
+      if (key === undefined) throw noMergeKey(el, mergeKey);
+      original = original.filter((o) => !keyEquals(keyOf(o), key));
+    } else if (directive === "replace") {
+      replace = true;
+    } else if (directive === "merge") {
+      throw internal("merging lists cannot yet be specified in the patch");
+    } else {
+      throw internal(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(el)}`);
+    }
+  }
+  if (replace) {
+    original = items.map((v) => fresh(v, meta?.items));
+    items = [];
+  }
+
+  const index = new Map<JsonValue, number>();
+  original.forEach((o, i) => {
+    if (!isObject(o)) throw internal(`value for key ${i} is not a map.`);
+    const k = getOwn(o, mergeKey);
+    if (k !== undefined && !index.has(k)) index.set(k, i);
+  });
+  const merged = [...original];
+  for (const v of items) {
+    const el = v as JsonObject;
+    const key = getOwn(el, mergeKey);
+    if (key === undefined) throw noMergeKey(el, mergeKey);
+    const at = index.get(key);
+    if (at !== undefined) merged[at] = mergeMap(merged[at] as JsonObject, el, meta?.items);
+    else {
+      index.set(key, merged.length);
+      merged.push(fresh(el, meta?.items));
+    }
+  }
+  const inPatch = new Set(items.map(keyOf));
+  const patchItems = merged.filter((v) => inPatch.has(keyOf(v)));
+  const serverOnly = merged.filter((v) => !inPatch.has(keyOf(v)));
+  return normalizeOrder(patchItems, serverOnly, items, original, keyOf);
+}
+
+const identity = (v: JsonValue) => v;
+
+function keyEquals(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  return a === b || (typeof a === "object" && a !== null && jsonEqual(a, b));
+}
+
+function noMergeKey(el: JsonObject, mergeKey: string): PatchError {
+  return internal(`map: ${goFormat(el)} does not contain declared merge key: ${mergeKey}`);
+}
+
+function elementKind(...lists: JsonValue[][]): string {
+  let kind: string | undefined;
+  for (const list of lists) {
+    for (const v of list) {
+      const k = kindOf(v);
+      if (kind === undefined) {
+        if (k === "array") throw new PatchError("Invalid", "lists of lists are not supported");
+        kind = k;
+      } else if (k !== kind) {
+        throw internal(`list element types are not identical: ${goFormat(lists)}`);
+      }
+    }
+  }
+  return kind ?? "null";
+}
+
+/**
+ * apimachinery's normalizeElementOrder: patch items in `patchOrder`, server-only items in
+ * `serverOrder`, then interleaved so that a server-only item goes before a patch item only when
+ * both were in the live list in that order. New items therefore come first, as in kube.
+ */
+function normalizeOrder(
+  patchItems: JsonValue[],
+  serverOnly: JsonValue[],
+  patchOrder: JsonValue[],
+  serverOrder: JsonValue[],
+  keyOf: (v: JsonValue) => JsonValue | undefined,
+): JsonValue[] {
+  const patchPos = positions(patchOrder, keyOf);
+  const serverPos = positions(serverOrder, keyOf);
+  const left = sortBy(serverOnly, serverPos, keyOf);
+  const right = sortBy(patchItems, patchPos, keyOf);
+  const out: JsonValue[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    if (j >= right.length) out.push(left[i++]);
+    else if (i >= left.length) out.push(right[j++]);
+    else {
+      const li = serverPos.get(keyOf(left[i]));
+      const ri = serverPos.get(keyOf(right[j]));
+      if (li !== undefined && ri !== undefined && li < ri) out.push(left[i++]);
+      else out.push(right[j++]);
+    }
+  }
+  return out;
+}
+
+function positions(list: JsonValue[], keyOf: (v: JsonValue) => JsonValue | undefined): Map<unknown, number> {
+  const m = new Map<unknown, number>();
+  list.forEach((v, i) => {
+    const k = keyOf(v);
+    if (!m.has(k)) m.set(k, i);
+  });
+  return m;
+}
+
+// A stable sort by position; items without one keep their relative order at the end.
+function sortBy(
+  list: JsonValue[],
+  pos: Map<unknown, number>,
+  keyOf: (v: JsonValue) => JsonValue | undefined,
+): JsonValue[] {
+  const at = (v: JsonValue) => pos.get(keyOf(v)) ?? Number.MAX_SAFE_INTEGER;
+  return list
+    .map((v, i) => [v, at(v), i] as const)
+    .sort((a, b) => a[1] - b[1] || a[2] - b[2])
+    .map((x) => x[0]);
+}
+
+function goTypeName(v: unknown): string {
+  const k = kindOf(v);
+  return k === "boolean" ? "bool" : k === "null" ? "null" : k;
+}
+
+/** Go's %v of a decoded JSON value, for messages that quote kube's. */
+export function goFormat(v: unknown): string {
+  if (v === null || v === undefined) return "<nil>";
+  if (Array.isArray(v)) return `[${v.map(goFormat).join(" ")}]`;
+  if (typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    return `map[${Object.keys(o)
+      .sort()
+      .map((k) => `${k}:${goFormat(o[k])}`)
+      .join(" ")}]`;
+  }
+  return String(v);
+}
