@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { Agent, type Dispatcher, ProxyAgent } from "undici";
 import type { RestConfig } from "./config.js";
 import { type CredentialSource, createCredentialSource } from "./credentials.js";
-import { NetworkError } from "./errors.js";
+import { NetworkError, StatusError, WatchDecodeError } from "./errors.js";
 import { createTokenBucket, type RateLimiter } from "./rate-limiter.js";
 
 /** Sent when the config names no user agent. */
@@ -173,7 +173,8 @@ export function createTransport(config: RestConfig, options: TransportOptions = 
  */
 export function toNetworkError(err: unknown, signal: AbortSignal | undefined, what: string): unknown {
   if (signal?.aborted) return signal.reason;
-  if (err instanceof NetworkError) return err;
+  if (err instanceof NetworkError || err instanceof StatusError || err instanceof WatchDecodeError)
+    return err;
   const code = (err as { code?: unknown } | undefined)?.code;
   if (code === "UND_ERR_INVALID_ARG") return err;
   const timedOut =
