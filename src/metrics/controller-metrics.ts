@@ -1,0 +1,96 @@
+// controller-runtime's controller metrics (pkg/internal/controller/metrics): same names, help,
+// labels and buckets, so existing dashboards and alerts work unchanged.
+import type { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { getOrCreateCounter, getOrCreateGauge, getOrCreateHistogram } from "./registry.js";
+
+/** The `result` label of `controller_runtime_reconcile_total`. */
+export type ReconcileResultLabel = "success" | "error" | "requeue" | "requeue_after";
+
+const reconcileResults: readonly ReconcileResultLabel[] = ["error", "requeue", "requeue_after", "success"];
+
+export interface ControllerMetrics {
+  /** `controller_runtime_reconcile_total{controller,result}` */
+  readonly reconcileTotal: Counter<"controller" | "result">;
+  /** `controller_runtime_reconcile_errors_total{controller}` */
+  readonly reconcileErrors: Counter<"controller">;
+  /** `controller_runtime_terminal_reconcile_errors_total{controller}` */
+  readonly terminalReconcileErrors: Counter<"controller">;
+  /** `controller_runtime_reconcile_panics_total{controller}`: reconcilers that threw unexpectedly. */
+  readonly reconcilePanics: Counter<"controller">;
+  /** `controller_runtime_reconcile_time_seconds{controller}` */
+  readonly reconcileTime: Histogram<"controller">;
+  /** `controller_runtime_reconcile_timeouts_total{controller}` */
+  readonly reconcileTimeouts: Counter<"controller">;
+  /** `controller_runtime_max_concurrent_reconciles{controller}` */
+  readonly maxConcurrentReconciles: Gauge<"controller">;
+  /** `controller_runtime_active_workers{controller}` */
+  readonly activeWorkers: Gauge<"controller">;
+  /**
+   * Sets every series of `controller` to its starting value (counters to 0, the worker gauges),
+   * as controller-runtime does when a controller starts, so rates exist before the first event.
+   */
+  initialize(controller: string, maxConcurrentReconciles: number): void;
+}
+
+// controller-runtime's buckets for controller_runtime_reconcile_time_seconds.
+const reconcileTimeBuckets = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25,
+  1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+
+/** The controller metrics on `registry`; each is registered once, later calls return the same. */
+export function controllerMetrics(registry: Registry): ControllerMetrics {
+  const perController = (name: string, help: string) =>
+    getOrCreateCounter(registry, { name, help, labelNames: ["controller"] });
+  const m = {
+    reconcileTotal: getOrCreateCounter(registry, {
+      name: "controller_runtime_reconcile_total",
+      help: "Total number of reconciliations per controller",
+      labelNames: ["controller", "result"],
+    }),
+    reconcileErrors: perController(
+      "controller_runtime_reconcile_errors_total",
+      "Total number of reconciliation errors per controller",
+    ),
+    terminalReconcileErrors: perController(
+      "controller_runtime_terminal_reconcile_errors_total",
+      "Total number of terminal reconciliation errors per controller",
+    ),
+    reconcilePanics: perController(
+      "controller_runtime_reconcile_panics_total",
+      "Total number of reconciliation panics per controller",
+    ),
+    reconcileTime: getOrCreateHistogram(registry, {
+      name: "controller_runtime_reconcile_time_seconds",
+      help: "Length of time per reconciliation per controller",
+      labelNames: ["controller"],
+      buckets: reconcileTimeBuckets,
+    }),
+    reconcileTimeouts: perController(
+      "controller_runtime_reconcile_timeouts_total",
+      "Total number of reconciliation timeouts per controller",
+    ),
+    maxConcurrentReconciles: getOrCreateGauge(registry, {
+      name: "controller_runtime_max_concurrent_reconciles",
+      help: "Maximum number of concurrent reconciles per controller",
+      labelNames: ["controller"],
+    }),
+    activeWorkers: getOrCreateGauge(registry, {
+      name: "controller_runtime_active_workers",
+      help: "Number of currently used workers per controller",
+      labelNames: ["controller"],
+    }),
+  };
+  return {
+    ...m,
+    initialize(controller: string, maxConcurrentReconciles: number): void {
+      for (const result of reconcileResults) m.reconcileTotal.inc({ controller, result }, 0);
+      m.reconcileErrors.inc({ controller }, 0);
+      m.terminalReconcileErrors.inc({ controller }, 0);
+      m.reconcilePanics.inc({ controller }, 0);
+      m.reconcileTimeouts.inc({ controller }, 0);
+      m.maxConcurrentReconciles.set({ controller }, maxConcurrentReconciles);
+      m.activeWorkers.set({ controller }, 0);
+    },
+  };
+}

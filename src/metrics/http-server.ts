@@ -1,0 +1,158 @@
+// A plain-HTTP server as a Runnable, shared by the metrics and health probe servers (and open to
+// the webhook server): Go-style bind addresses, "0" disables, graceful stop on abort.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Logger, nullLogger } from "../log/index.js";
+
+export type HTTPHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+/** A bind address that is neither `"0"` nor `host:port` / `:port` / `[v6]:port`. */
+export class InvalidBindAddressError extends Error {
+  override readonly name = "InvalidBindAddressError";
+  readonly code = "ERR_INVALID_BIND_ADDRESS";
+  constructor(what: string, address: string) {
+    super(
+      `invalid ${what} bind address ${JSON.stringify(address)}: use ":8080", "127.0.0.1:8080", ` +
+        `"[::1]:8080", ":0" for a free port, or "0" to disable`,
+    );
+  }
+}
+
+/** `start()` was called on a server that is running or has run. */
+export class ServerAlreadyStartedError extends Error {
+  override readonly name = "ServerAlreadyStartedError";
+  readonly code = "ERR_SERVER_ALREADY_STARTED";
+}
+
+/** Parsed bind address; `host` undefined means every interface. `undefined` means disabled. */
+export function parseBindAddress(
+  what: string,
+  address: string,
+): { host: string | undefined; port: number } | undefined {
+  if (address === "0") return undefined;
+  const match = /^(?:\[([0-9A-Fa-f:.%\w]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(address);
+  const port = match ? Number(match[3]) : Number.NaN;
+  if (!match || port > 65535) throw new InvalidBindAddressError(what, address);
+  const host = match[1] ?? match[2];
+  return { host: host === "" ? undefined : host, port };
+}
+
+export interface HTTPServerRunnableOptions {
+  /** Used in log lines and errors: "metrics", "health probe". */
+  name: string;
+  /** `":8080"`, `"127.0.0.1:8080"`, `":0"` (a free port: read it with `address()`), `"0"` (disabled). */
+  bindAddress: string;
+  handler: HTTPHandler;
+  /** Default: nullLogger(). */
+  logger?: Logger;
+  /**
+   * On abort, idle connections close at once; requests still running get this long before their
+   * sockets are destroyed.
+   * Default: 2000 ms.
+   */
+  shutdownTimeoutMs?: number;
+}
+
+export interface HTTPServerRunnable {
+  /** True when the bind address was `"0"`: `start()` then resolves at once and opens no port. */
+  readonly disabled: boolean;
+  /** Listens, serves until `signal` aborts, then stops; settles once the server has closed. */
+  start(signal: AbortSignal): Promise<void>;
+  /** Always false: every replica serves. */
+  needLeaderElection(): boolean;
+  /** The bound address while listening, else undefined. */
+  address(): AddressInfo | undefined;
+  /** Resolves once listening (undefined when disabled); rejects if listening failed. */
+  listening(): Promise<AddressInfo | undefined>;
+}
+
+/** An HTTP server Runnable; validates the bind address now, opens nothing until `start()`. */
+export function newHTTPServerRunnable(opts: HTTPServerRunnableOptions): HTTPServerRunnable {
+  const bind = parseBindAddress(opts.name, opts.bindAddress);
+  const log = opts.logger ?? nullLogger();
+  const shutdownTimeoutMs = opts.shutdownTimeoutMs ?? 2000;
+  let started = false;
+  let bound: AddressInfo | undefined;
+  let resolveListening!: (a: AddressInfo | undefined) => void;
+  let rejectListening!: (e: unknown) => void;
+  const listening = new Promise<AddressInfo | undefined>((resolve, reject) => {
+    resolveListening = resolve;
+    rejectListening = reject;
+  });
+  // Nobody may be waiting on it; the error also rejects start().
+  listening.catch(() => {});
+  if (!bind) resolveListening(undefined);
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const fail = (err: unknown) => {
+      log.error(err, "HTTP handler failed", { server: opts.name, path: req.url });
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
+        res.end("internal server error\n");
+      } else res.destroy();
+    };
+    try {
+      const result = opts.handler(req, res);
+      if (result instanceof Promise) result.catch(fail);
+    } catch (err) {
+      fail(err);
+    }
+  };
+
+  return {
+    disabled: bind === undefined,
+    needLeaderElection: () => false,
+    address: () => bound,
+    listening: () => listening,
+    async start(signal: AbortSignal): Promise<void> {
+      if (started) throw new ServerAlreadyStartedError(`the ${opts.name} server was already started`);
+      started = true;
+      if (!bind) return;
+      if (signal.aborted) {
+        resolveListening(undefined);
+        return;
+      }
+      const server = createServer(handle);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          server.once("error", reject);
+          server.listen({ host: bind.host, port: bind.port }, () => {
+            server.off("error", reject);
+            resolve();
+          });
+        });
+      } catch (err) {
+        const wrapped = new Error(`the ${opts.name} server could not listen on ${opts.bindAddress}: ${err}`, {
+          cause: err,
+        });
+        rejectListening(wrapped);
+        throw wrapped;
+      }
+      bound = server.address() as AddressInfo;
+      const addr = formatAddress(bound);
+      log.info("starting server", { name: opts.name, addr });
+      server.on("error", (err) => log.error(err, "server error", { name: opts.name, addr }));
+      resolveListening(bound);
+
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+      log.info("shutting down server", { name: opts.name, addr });
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.closeAllConnections(), shutdownTimeoutMs);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      bound = undefined;
+    },
+  };
+}
+
+function formatAddress(a: AddressInfo): string {
+  return a.family === "IPv6" ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`;
+}

@@ -1,0 +1,26 @@
+// metrics: the manager's private Prometheus registry (with Node's process metrics), the metric
+// definitions with controller-runtime's and client-go's names, and the `/metrics` server.
+export {
+  MetricConflictError,
+  getOrCreateCounter,
+  getOrCreateGauge,
+  getOrCreateHistogram,
+  newMetricsRegistry,
+} from "./registry.js";
+export type { RequestInfo, RequestMetricsHook, RestClientMetrics } from "./rest-client-metrics.js";
+export { restClientMetrics } from "./rest-client-metrics.js";
+export type { ControllerMetrics, ReconcileResultLabel } from "./controller-metrics.js";
+export { controllerMetrics } from "./controller-metrics.js";
+export type { LeaderElectionMetrics } from "./leader-election-metrics.js";
+export { leaderElectionMetrics } from "./leader-election-metrics.js";
+export type { WebhookMetrics } from "./webhook-metrics.js";
+export { webhookMetrics } from "./webhook-metrics.js";
+export type { MetricsServer, MetricsServerOptions } from "./server.js";
+export { ExtraHandlerError, metricsPath, newMetricsServer } from "./server.js";
+export type { HTTPHandler, HTTPServerRunnable, HTTPServerRunnableOptions } from "./http-server.js";
+export {
+  InvalidBindAddressError,
+  newHTTPServerRunnable,
+  parseBindAddress,
+  ServerAlreadyStartedError,
+} from "./http-server.js";

@@ -1,0 +1,140 @@
+// The metrics server: `/metrics` in Prometheus text format from the manager's registry, plus
+// extra handlers (pprof-like debug pages, ...) registered before it starts.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Registry } from "prom-client";
+import { type Logger, nullLogger } from "../log/index.js";
+import { type HTTPHandler, type HTTPServerRunnable, newHTTPServerRunnable } from "./http-server.js";
+
+/** Where metrics are served. */
+export const metricsPath = "/metrics";
+
+export interface MetricsServerOptions {
+  /**
+   * `":8080"`, `"127.0.0.1:8080"`, `":0"` (a free port, see `address()`), or `"0"` to disable:
+   * a disabled server opens no port and its `start()` resolves at once.
+   * Default: `":8080"`.
+   */
+  bindAddress?: string;
+  /** The manager's registry. */
+  registry: Registry;
+  /**
+   * More handlers by path. A path ending in `/` also serves everything below it, as in Go's
+   * ServeMux; other paths match exactly.
+   * Default: none.
+   */
+  extraHandlers?: Record<string, HTTPHandler>;
+  /** Default: nullLogger(). */
+  logger?: Logger;
+  /** Default: 2000 ms (see HTTPServerRunnableOptions). */
+  shutdownTimeoutMs?: number;
+}
+
+export interface MetricsServer extends HTTPServerRunnable {
+  /** Serves `handler` at `path`; only before `start()`, and never at `/metrics` or a taken path. */
+  addExtraHandler(path: string, handler: HTTPHandler): void;
+}
+
+/** A handler that cannot be registered: bad or taken path, or the server already started. */
+export class ExtraHandlerError extends Error {
+  override readonly name = "ExtraHandlerError";
+  readonly code = "ERR_METRICS_EXTRA_HANDLER";
+}
+
+/** A metrics server Runnable; nothing listens until `start()`. */
+export function newMetricsServer(opts: MetricsServerOptions): MetricsServer {
+  const log = (opts.logger ?? nullLogger()).withName("controller-runtime").withName("metrics");
+  const { registry } = opts;
+  const handlers = new Map<string, HTTPHandler>();
+  let started = false;
+
+  const serveMetrics = async (_req: IncomingMessage, res: ServerResponse) => {
+    let body: string;
+    try {
+      body = await registry.metrics();
+    } catch (err) {
+      log.error(err, "error gathering metrics");
+      res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
+      res.end(
+        `An error has occurred while serving metrics:\n\n${err instanceof Error ? err.message : err}\n`,
+      );
+      return;
+    }
+    res.writeHead(200, { "content-type": registry.contentType });
+    res.end(body);
+  };
+
+  const route = (path: string): HTTPHandler | undefined => {
+    if (path === metricsPath) return serveMetrics;
+    const exact = handlers.get(path);
+    if (exact) return exact;
+    // Go's ServeMux: the longest registered subtree ("/debug/") containing the path.
+    let best: string | undefined;
+    for (const p of handlers.keys()) {
+      if (p.endsWith("/") && path.startsWith(p) && (best === undefined || p.length > best.length)) best = p;
+    }
+    return best === undefined ? undefined : handlers.get(best);
+  };
+
+  const server = newHTTPServerRunnable({
+    name: "metrics",
+    bindAddress: opts.bindAddress ?? ":8080",
+    logger: log,
+    shutdownTimeoutMs: opts.shutdownTimeoutMs,
+    handler: (req, res) => {
+      const path = pathOf(req);
+      const handler = route(path);
+      if (handler) return handler(req, res);
+      res.writeHead(404, {
+        "content-type": "text/plain; charset=utf-8",
+        "x-content-type-options": "nosniff",
+      });
+      res.end("404 page not found\n");
+    },
+  });
+
+  const addExtraHandler = (path: string, handler: HTTPHandler) => {
+    if (started) {
+      throw new ExtraHandlerError(
+        `cannot add an extra handler for ${path}: the metrics server has already started; add handlers before starting the manager`,
+      );
+    }
+    if (!path.startsWith("/"))
+      throw new ExtraHandlerError(`extra handler path ${JSON.stringify(path)} must start with "/"`);
+    if (path === metricsPath)
+      throw new ExtraHandlerError(`overriding the builtin ${metricsPath} endpoint is not allowed`);
+    if (handlers.has(path)) {
+      throw new ExtraHandlerError(
+        `can't register extra handler by duplicate path ${JSON.stringify(path)} on metrics http server`,
+      );
+    }
+    handlers.set(path, handler);
+  };
+  for (const [path, handler] of Object.entries(opts.extraHandlers ?? {})) addExtraHandler(path, handler);
+
+  return {
+    disabled: server.disabled,
+    needLeaderElection: () => false,
+    address: () => server.address(),
+    listening: () => server.listening(),
+    addExtraHandler,
+    async start(signal: AbortSignal): Promise<void> {
+      started = true;
+      if (server.disabled) return server.start(signal);
+      log.info("Starting metrics server");
+      const running = server.start(signal);
+      server.listening().then(
+        (addr) =>
+          addr &&
+          log.info("Serving metrics server", { bindAddress: opts.bindAddress ?? ":8080", secure: false }),
+        () => {},
+      );
+      return running;
+    },
+  };
+}
+
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
+}
