@@ -5,7 +5,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Logger, nullLogger } from "../log/index.js";
 
-export type HTTPHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+/**
+ * Answers one request. A returned promise is watched: if it rejects, or the handler throws, the
+ * error is logged and the client gets a 500. (The return type is open so `(req, res) => res.end()`
+ * fits.)
+ */
+export type HTTPHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 /** A bind address that is neither `"0"` nor `host:port` / `:port` / `[v6]:port`. */
 export class InvalidBindAddressError extends Error {
