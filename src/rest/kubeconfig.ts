@@ -98,7 +98,7 @@ export function parseKubeconfig(text: string, file: string): Kubeconfig {
   if (syntax) {
     throw new ConfigError(
       "ERR_KUBECONFIG_SYNTAX",
-      `kubeconfig ${file}: invalid YAML: ${syntax.message.split("\n")[0]}`,
+      `kubeconfig ${file}: invalid YAML: ${syntax.message.split("\n")[0].replace(/:$/, "")}`,
       { cause: syntax },
     );
   }
