@@ -143,7 +143,7 @@ test("the context comes from --context or the option, else current-context", () 
   );
   assert.equal(
     getConfig(everything({ argv: ["--context", "other"], context: "main" })).host,
-    "https://flag.example",
+    "https://env.example",
   );
 });
 
