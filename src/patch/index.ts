@@ -9,3 +9,4 @@ export type { JsonPatchOperation } from "./json-patch.js";
 export { applyJsonPatch, escapePointerToken, parsePointer } from "./json-patch.js";
 export { applyMergePatch, createMergePatch } from "./merge-patch.js";
 export { applyStrategicMergePatch } from "./strategic-merge-patch.js";
+export { builtinPatchMeta } from "./builtin-meta.js";
