@@ -89,16 +89,30 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       };
       return { inc: (p) => child(p).inc(), dec: (p) => child(p).dec() };
     },
-    newAddsMetric: (name): CounterMetric => m.adds.labels(name, name),
-    newLatencyMetric: (name): HistogramMetric => m.latency.labels(name, name),
-    newWorkDurationMetric: (name): HistogramMetric => m.workDuration.labels(name, name),
+    // Series start at zero when the queue is created, as Go's WithLabelValues does, so that
+    // rate() and absent() see them before the first event.
+    newAddsMetric(name): CounterMetric {
+      m.adds.inc({ name, controller: name }, 0);
+      return m.adds.labels(name, name);
+    },
+    newLatencyMetric(name): HistogramMetric {
+      m.latency.zero({ name, controller: name });
+      return m.latency.labels(name, name);
+    },
+    newWorkDurationMetric(name): HistogramMetric {
+      m.workDuration.zero({ name, controller: name });
+      return m.workDuration.labels(name, name);
+    },
     newUnfinishedWorkSecondsMetric(name, sample) {
       unfinishedSamplers.set(name, sample);
     },
     newLongestRunningProcessorSecondsMetric(name, sample) {
       longestSamplers.set(name, sample);
     },
-    newRetriesMetric: (name): CounterMetric => m.retries.labels(name, name),
+    newRetriesMetric(name): CounterMetric {
+      m.retries.inc({ name, controller: name }, 0);
+      return m.retries.labels(name, name);
+    },
   };
 }
 
