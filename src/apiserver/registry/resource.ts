@@ -45,4 +45,13 @@ export interface ResourceDefinition {
   printerColumns: PrinterColumn[];
   /** Set for resources served from a CustomResourceDefinition. */
   crdName?: string;
+  /** Whether `metadata.generation` is kept (1 at create, +1 on changes outside metadata and status).
+   * Default: true for custom resources, per kind for built-ins (ConfigMaps have none). */
+  tracksGeneration?: boolean;
+  /** The rule for `metadata.name`: RFC 1123 subdomain, RFC 1123 label, RFC 1035 label, or any
+   * path segment (no `/`, `%`, `.`, `..`). Default: `subdomain`. */
+  nameValidation?: "subdomain" | "label" | "dns1035" | "path";
+  /** Whether DELETE answers the object rather than a `Status`, as custom resources do.
+   * Default: false. */
+  returnDeletedObject?: boolean;
 }

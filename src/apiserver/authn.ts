@@ -1,0 +1,101 @@
+// Authentication as kube-apiserver does it for this server: bearer tokens, client certificates
+// signed by the server's CA (CN is the user, O the groups), else the anonymous user, who may
+// only reach the health and version endpoints.
+import type { IncomingMessage } from "node:http";
+import type { TLSSocket } from "node:tls";
+import type { UserInfo } from "./handlers/context.js";
+import { ApiError } from "./status.js";
+
+export interface TokenUser {
+  token: string;
+  name: string;
+  /** Default: none besides `system:authenticated`. */
+  groups?: string[];
+}
+
+export const anonymous: UserInfo = { name: "system:anonymous", groups: ["system:unauthenticated"] };
+
+const publicPaths = /^\/(healthz|livez|readyz)(\/.*)?$|^\/version\/?$/;
+
+function unauthorized(): ApiError {
+  return new ApiError(401, "Unauthorized", "Unauthorized");
+}
+
+export class Authenticator {
+  readonly #tokens = new Map<string, UserInfo>();
+
+  constructor(users: readonly TokenUser[]) {
+    for (const u of users) {
+      this.#tokens.set(u.token, { name: u.name, groups: [...new Set([...(u.groups ?? []), "system:authenticated"])] });
+    }
+  }
+
+  /** The user of a request; throws 401 for bad credentials and 403 for anonymous requests off the public paths. */
+  authenticate(req: IncomingMessage, pathname: string): UserInfo {
+    const auth = req.headers.authorization;
+    if (auth !== undefined) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+      if (!m) throw unauthorized();
+      const user = this.#tokens.get(m[1]);
+      if (!user) throw unauthorized();
+      return user;
+    }
+    const socket = req.socket as TLSSocket;
+    if (typeof socket.getPeerCertificate === "function") {
+      const cert = socket.getPeerCertificate();
+      if (cert && Object.keys(cert).length > 0) {
+        if (!socket.authorized) throw unauthorized();
+        const subject = cert.subject as unknown as Record<string, string | string[] | undefined>;
+        const cn = subject.CN;
+        const o = subject.O;
+        const name = Array.isArray(cn) ? cn[0] : cn;
+        if (!name) throw unauthorized();
+        const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
+        return { name, groups: [...groups, "system:authenticated"] };
+      }
+    }
+    if (publicPaths.test(pathname)) return anonymous;
+    throw anonymousForbidden(req.method ?? "GET", pathname);
+  }
+}
+
+/** kube's 403 wording for the anonymous user, for resource and non-resource paths. */
+function anonymousForbidden(method: string, pathname: string): ApiError {
+  const user = `User "${anonymous.name}"`;
+  const seg = pathname.split("/").filter((s) => s !== "");
+  let group: string | undefined;
+  let rest: string[] = [];
+  if (seg[0] === "api" && seg.length > 2) {
+    group = "";
+    rest = seg.slice(2);
+  } else if (seg[0] === "apis" && seg.length > 3) {
+    group = seg[1];
+    rest = seg.slice(3);
+  }
+  if (group === undefined) {
+    const verb = method.toLowerCase() === "head" ? "get" : method.toLowerCase();
+    return new ApiError(403, "Forbidden", `forbidden: ${user} cannot ${verb} path "${pathname}"`, {});
+  }
+  let namespace = "";
+  if (rest[0] === "namespaces" && rest.length >= 3) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  const [resource, name] = rest;
+  const verbs: Record<string, string> = {
+    GET: name ? "get" : "list",
+    POST: "create",
+    PUT: "update",
+    PATCH: "patch",
+    DELETE: name ? "delete" : "deletecollection",
+  };
+  const verb = verbs[method] ?? method.toLowerCase();
+  const scope = namespace ? ` in the namespace "${namespace}"` : " at the cluster scope";
+  const subject = name ? `${resource} "${name}"` : resource;
+  return new ApiError(
+    403,
+    "Forbidden",
+    `${subject} is forbidden: ${user} cannot ${verb} resource "${resource}" in API group "${group}"${scope}`,
+    { ...(name ? { name } : {}), ...(group ? { group } : {}), kind: resource },
+  );
+}

@@ -1,0 +1,54 @@
+// The server's reactions to changes, in one place: namespace existence and termination checks
+// before creates, the namespace cleanup, CustomResourceDefinition lifecycle and garbage collection.
+import type { ChangeHooks, ServerContext } from "../handlers/context.js";
+import type { ResourceDefinition } from "../registry/index.js";
+import { forbidden, notFound } from "../status.js";
+import type { Obj, StoredObject } from "../storage/index.js";
+import { CrdController } from "./crd.js";
+import { GarbageCollector } from "./gc.js";
+import { NamespaceController } from "./namespace.js";
+
+export interface HooksOptions {
+  garbageCollection: boolean;
+  signal: AbortSignal;
+  onError(err: unknown): void;
+}
+
+const isNamespace = (def: ResourceDefinition) => def.group === "" && def.kind === "Namespace" && !def.crdName;
+const isCrd = (def: ResourceDefinition) => def.group === "apiextensions.k8s.io" && def.kind === "CustomResourceDefinition";
+
+export function createHooks(server: () => ServerContext, opts: HooksOptions): ChangeHooks {
+  const namespaces = new NamespaceController(server, opts.signal, opts.onError);
+  const crds = new CrdController(server, opts.signal, opts.onError);
+  const gc = opts.garbageCollection ? new GarbageCollector(server, opts.signal, opts.onError) : undefined;
+  return {
+    beforeCreate(def, obj) {
+      if (!def.namespaced) return;
+      const ns = (obj.metadata as Obj).namespace as string;
+      const stored = server().storage.get("/namespaces", ns);
+      if (!stored) throw notFound({ group: "", resource: "namespaces", kind: "Namespace" }, ns);
+      if ((stored.obj.metadata as Obj).deletionTimestamp) {
+        throw forbidden(
+          { group: def.group, resource: def.plural, kind: def.kind },
+          String((obj.metadata as Obj).name ?? ""),
+          `unable to create new content in namespace ${ns} because it is being terminated`,
+        );
+      }
+    },
+    afterWrite(def, stored: StoredObject) {
+      const meta = stored.obj.metadata as Obj;
+      if (isNamespace(def) && meta.deletionTimestamp) namespaces.touch(stored.name);
+      if (isCrd(def)) crds.touch(stored.name);
+      gc?.touch();
+    },
+    afterDelete(def, stored) {
+      if (def.namespaced && stored.namespace) {
+        const ns = server().storage.get("/namespaces", stored.namespace);
+        if (ns && (ns.obj.metadata as Obj).deletionTimestamp) namespaces.touch(stored.namespace);
+      }
+      if (isCrd(def)) crds.removed(stored);
+      if (def.crdName) crds.touch(def.crdName);
+      gc?.touch();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// What every handler receives: the server's shared state and one parsed resource request.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Registry, ResourceDefinition } from "../registry/index.js";
+import type { ResourceRef } from "../status.js";
+import type { Obj, Storage, StoredObject } from "../storage/index.js";
+
+export interface UserInfo {
+  name: string;
+  groups: string[];
+}
+
+/** Reactions to changes that kube-apiserver and its controllers perform (namespaces, CRDs, GC). */
+export interface ChangeHooks {
+  /** Before a create commits: may throw an ApiError (e.g. a namespace being terminated). */
+  beforeCreate(def: ResourceDefinition, obj: Obj): void;
+  /** After an object was written (created or updated). */
+  afterWrite(def: ResourceDefinition, stored: StoredObject, prev: StoredObject | undefined): void;
+  /** After an object left storage. */
+  afterDelete(def: ResourceDefinition, stored: StoredObject): void;
+}
+
+export interface ServerLimits {
+  /** Default: 3 MiB. */
+  maxBodyBytes: number;
+  /** Bytes a watcher may have unread before it is cut off. Default: 16 MiB. */
+  watchBufferBytes: number;
+  /** Default: 60 s. */
+  bookmarkIntervalMs: number;
+  /** Watch length when the client sets no timeoutSeconds. Default: 1800 s. */
+  defaultWatchTimeoutSeconds: number;
+}
+
+export interface ServerContext {
+  readonly storage: Storage;
+  readonly registry: Registry;
+  readonly limits: ServerLimits;
+  readonly hooks: ChangeHooks;
+  /** Aborted when the server stops: open watches end. */
+  readonly signal: AbortSignal;
+  now(): Date;
+}
+
+export interface ResourceRequest {
+  readonly server: ServerContext;
+  readonly def: ResourceDefinition;
+  /** "" for cluster-scoped requests and lists across namespaces. */
+  readonly namespace: string;
+  readonly name: string;
+  readonly subresource: string;
+  readonly query: URLSearchParams;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly user: UserInfo;
+}
+
+export function refOf(def: ResourceDefinition): ResourceRef {
+  return { group: def.group, resource: def.plural, kind: def.kind };
+}

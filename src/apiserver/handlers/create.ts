@@ -1,0 +1,57 @@
+// POST: create an object (generateName, namespace checks, admission, 409 AlreadyExists, dryRun).
+import { readBody, sendJson } from "../http-io.js";
+import { dropStatusOnCreate, normalizeOrder, prepareForCreate, randomSuffix } from "../object/meta.js";
+import { storeKeyOf } from "../registry/index.js";
+import { alreadyExists, badRequest } from "../status.js";
+import { objectKey, type Obj } from "../storage/index.js";
+import { refOf, type ResourceRequest } from "./context.js";
+import { admit, checkFields, checkTypeMeta, decodeObject, isDryRun, stampManagedFields, warningHeaders } from "./write.js";
+
+export async function handleCreate(r: ResourceRequest): Promise<void> {
+  const body = await readBody(r.req, r.server.limits.maxBodyBytes);
+  const { obj, text } = decodeObject(r, body);
+  const { json, headers } = createObject(r, obj, text);
+  sendJson(r.res, 201, json, headers);
+}
+
+/** The synchronous part of a create, shared with PATCH-apply of a missing object. */
+export function createObject(
+  r: ResourceRequest,
+  obj: Obj,
+  text: string | undefined,
+): { json: string; headers: Record<string, string | string[]> | undefined } {
+  checkTypeMeta(r, obj);
+  const meta = obj.metadata as Obj;
+  if (r.def.namespaced) {
+    if (meta.namespace !== undefined && meta.namespace !== "" && meta.namespace !== r.namespace) {
+      throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    }
+    meta.namespace = r.namespace;
+  }
+  const warnings = checkFields(r, obj, text);
+  const dryRun = isDryRun(r);
+  dropStatusOnCreate(r.def, obj);
+  admit(r, obj, undefined);
+  r.server.hooks.beforeCreate(r.def, obj);
+  const store = storeKeyOf(r.def);
+  const storage = r.server.storage;
+  if (!meta.name && typeof meta.generateName === "string") {
+    let name = "";
+    for (let i = 0; i < 8; i++) {
+      name = `${meta.generateName}${randomSuffix()}`;
+      if (!storage.get(store, objectKey(r.namespace, name))) break;
+    }
+    meta.name = name;
+  }
+  const name = meta.name as string;
+  if (storage.get(store, objectKey(r.def.namespaced ? r.namespace : "", name))) {
+    throw alreadyExists(refOf(r.def), name);
+  }
+  prepareForCreate(r.def, obj, r.namespace, r.server.now());
+  stampManagedFields(r, undefined, obj);
+  const ordered = normalizeOrder(r.def, obj);
+  if (dryRun) return { json: JSON.stringify(ordered), headers: warningHeaders(warnings) };
+  const stored = storage.put(store, ordered);
+  r.server.hooks.afterWrite(r.def, stored, undefined);
+  return { json: stored.json, headers: warningHeaders(warnings) };
+}

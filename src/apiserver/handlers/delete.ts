@@ -1,0 +1,71 @@
+// DELETE of one object and deletecollection.
+import { mediaType, readBody, sendJson } from "../http-io.js";
+import { storeKeyOf } from "../registry/index.js";
+import { badRequest, deleteSuccess } from "../status.js";
+import type { Obj } from "../storage/index.js";
+import { refOf, type ResourceRequest } from "./context.js";
+import { type DeleteOptions, deleteStored } from "./finalize.js";
+import { mustGet } from "./get.js";
+import { selectPage } from "./list.js";
+import { itemJson, listJson } from "./serialize.js";
+import { isDryRun } from "./write.js";
+
+async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
+  const body = await readBody(r.req, r.server.limits.maxBodyBytes);
+  const opts: DeleteOptions = { dryRun: isDryRun(r) };
+  const policy = r.query.get("propagationPolicy");
+  if (policy) opts.propagationPolicy = policy;
+  const grace = r.query.get("gracePeriodSeconds");
+  if (grace !== null) opts.gracePeriodSeconds = Number(grace);
+  if (body.length > 0) {
+    const ct = mediaType(r.req.headers["content-type"]);
+    if (ct !== "" && ct !== "application/json" && ct !== "application/yaml") {
+      throw badRequest(`unsupported content type for DeleteOptions: ${ct}`);
+    }
+    let parsed: Obj;
+    try {
+      parsed = JSON.parse(body.toString("utf8")) as Obj;
+    } catch (e) {
+      throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
+    }
+    if (parsed && typeof parsed === "object") {
+      if (typeof parsed.propagationPolicy === "string") opts.propagationPolicy = parsed.propagationPolicy;
+      if (parsed.orphanDependents === true && !opts.propagationPolicy) opts.propagationPolicy = "Orphan";
+      if (typeof parsed.gracePeriodSeconds === "number") opts.gracePeriodSeconds = parsed.gracePeriodSeconds;
+      if (parsed.preconditions && typeof parsed.preconditions === "object") {
+        opts.preconditions = parsed.preconditions as DeleteOptions["preconditions"];
+      }
+      if (Array.isArray(parsed.dryRun) && parsed.dryRun.includes("All")) opts.dryRun = true;
+    }
+  }
+  const policyValue = opts.propagationPolicy;
+  if (policyValue && !["Foreground", "Background", "Orphan"].includes(policyValue)) {
+    throw badRequest(`propagationPolicy: Unsupported value: "${policyValue}": supported values: "Foreground", "Background", "Orphan"`);
+  }
+  return opts;
+}
+
+export async function handleDelete(r: ResourceRequest): Promise<void> {
+  const opts = await deleteOptions(r);
+  const current = mustGet(r);
+  const outcome = deleteStored(r.server, r.def, current, opts);
+  if (!outcome.removed || (r.def.returnDeletedObject ?? r.def.crdName !== undefined)) {
+    sendJson(r.res, 200, outcome.stored.json);
+    return;
+  }
+  const uid = String((current.obj.metadata as Obj).uid);
+  sendJson(r.res, 200, JSON.stringify(deleteSuccess(refOf(r.def), r.name, uid)));
+}
+
+export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
+  const opts = await deleteOptions(r);
+  const page = selectPage(r);
+  const items: string[] = [];
+  for (const o of page.items) {
+    const current = r.server.storage.get(storeKeyOf(r.def), o.key);
+    if (!current) continue;
+    const outcome = deleteStored(r.server, r.def, current, { ...opts, preconditions: undefined });
+    items.push(itemJson(r.def, outcome.stored));
+  }
+  sendJson(r.res, 200, listJson(r.def, items, { resourceVersion: String(r.server.storage.resourceVersion) }, "object"));
+}

@@ -1,0 +1,92 @@
+// Deletion: preconditions, finalizers and deletionTimestamp, and the final removal once nothing
+// holds an object any more. Shared by DELETE, deletecollection, the namespace cleanup and GC.
+import { kindBehaviour } from "../kinds/index.js";
+import { kubeTime } from "../object/meta.js";
+import type { ResourceDefinition } from "../registry/index.js";
+import { storeKeyOf } from "../registry/index.js";
+import { preconditionFailed } from "../status.js";
+import type { Obj, StoredObject } from "../storage/index.js";
+import { type ServerContext, refOf } from "./context.js";
+
+export interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+  gracePeriodSeconds?: number;
+  dryRun?: boolean;
+}
+
+export interface DeleteOutcome {
+  /** True when the object left storage; false when it waits for finalizers. */
+  removed: boolean;
+  /** The removed object (stamped with the deletion's version) or the one now being deleted. */
+  stored: StoredObject;
+}
+
+function hasFinalizers(def: ResourceDefinition, obj: Readonly<Obj>): boolean {
+  const f = (obj.metadata as Obj).finalizers as unknown[] | undefined;
+  return (Array.isArray(f) && f.length > 0) || (kindBehaviour(def).held?.(obj) ?? false);
+}
+
+/** Deletes or starts deleting one stored object. */
+export function deleteStored(
+  server: ServerContext,
+  def: ResourceDefinition,
+  current: StoredObject,
+  opts: DeleteOptions,
+): DeleteOutcome {
+  const meta = current.obj.metadata as Obj;
+  const pre = opts.preconditions;
+  if (pre?.uid && pre.uid !== meta.uid) {
+    throw preconditionFailed(
+      refOf(def),
+      current.name,
+      `the UID in the precondition (${pre.uid}) does not match the UID in record (${String(meta.uid)}). The object might have been deleted and then recreated`,
+    );
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+    throw preconditionFailed(
+      refOf(def),
+      current.name,
+      `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${String(meta.resourceVersion)}). The object might have been modified`,
+    );
+  }
+  const next = JSON.parse(current.json) as Obj;
+  const nextMeta = next.metadata as Obj;
+  const finalizers = [...(((nextMeta.finalizers as string[] | undefined) ?? []) as string[])];
+  const addFinalizer = (f: string) => {
+    if (!finalizers.includes(f)) finalizers.push(f);
+  };
+  if (opts.propagationPolicy === "Foreground") addFinalizer("foregroundDeletion");
+  if (opts.propagationPolicy === "Orphan") addFinalizer("orphan");
+  if (finalizers.length > 0) nextMeta.finalizers = finalizers;
+  const behaviour = kindBehaviour(def);
+  const alreadyDeleting = meta.deletionTimestamp !== undefined;
+  if (!alreadyDeleting) behaviour.beginDelete?.(next, server.now());
+  if (!hasFinalizers(def, next)) {
+    if (opts.dryRun) return { removed: true, stored: current };
+    const removed = server.storage.remove(storeKeyOf(def), current.key)!;
+    server.hooks.afterDelete(def, removed);
+    return { removed: true, stored: removed };
+  }
+  if (!alreadyDeleting) {
+    nextMeta.deletionTimestamp = kubeTime(server.now());
+    nextMeta.deletionGracePeriodSeconds = 0;
+  }
+  if (alreadyDeleting && finalizers.length === ((meta.finalizers as unknown[] | undefined)?.length ?? 0)) {
+    return { removed: false, stored: current };
+  }
+  if (opts.dryRun) return { removed: false, stored: current };
+  const stored = server.storage.put(storeKeyOf(def), next);
+  server.hooks.afterWrite(def, stored, current);
+  return { removed: false, stored };
+}
+
+/** Removes an object being deleted once no finalizer holds it. Returns true when removed. */
+export function finalizeIfDone(server: ServerContext, def: ResourceDefinition, stored: StoredObject): boolean {
+  const meta = stored.obj.metadata as Obj;
+  if (!meta.deletionTimestamp || hasFinalizers(def, stored.obj)) return false;
+  if (!server.storage.get(storeKeyOf(def), stored.key)) return false;
+  const removed = server.storage.remove(storeKeyOf(def), stored.key)!;
+  server.hooks.afterDelete(def, removed);
+  return true;
+}

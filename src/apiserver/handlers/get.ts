@@ -1,0 +1,26 @@
+// GET of one object (and of its /status, which answers the whole object).
+import { negotiate, sendJson } from "../http-io.js";
+import { objectKey } from "../storage/index.js";
+import { storeKeyOf } from "../registry/index.js";
+import { notFound, type ApiError } from "../status.js";
+import type { StoredObject } from "../storage/index.js";
+import { refOf, type ResourceRequest } from "./context.js";
+import { formJson } from "./serialize.js";
+import { tableJson, tableSupported } from "./table.js";
+
+/** The stored object a request names, or 404. */
+export function mustGet(r: ResourceRequest): StoredObject {
+  const stored = r.server.storage.get(storeKeyOf(r.def), objectKey(r.namespace, r.name));
+  if (!stored) throw notFound(refOf(r.def), r.name) as ApiError;
+  return stored;
+}
+
+export function handleGet(r: ResourceRequest): void {
+  const form = negotiate(r.req.headers.accept, tableSupported());
+  const stored = mustGet(r);
+  if (form === "Table") {
+    sendJson(r.res, 200, tableJson(r, [stored], String(stored.rv)));
+    return;
+  }
+  sendJson(r.res, 200, formJson(r.def, stored, form));
+}

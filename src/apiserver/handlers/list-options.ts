@@ -1,0 +1,68 @@
+// resourceVersion / resourceVersionMatch / sendInitialEvents checks with ListOptions' 422 wording.
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { ApiError, cause } from "../status.js";
+
+function listOptionsInvalid(causes: StatusCause[]): ApiError {
+  const texts = causes.map((c) => `${c.field}: ${c.message}`);
+  const summary = texts.length === 1 ? texts[0] : `[${texts.join(", ")}]`;
+  return new ApiError(422, "Invalid", `ListOptions.meta.k8s.io "" is invalid: ${summary}`, {
+    group: "meta.k8s.io",
+    kind: "ListOptions",
+    causes,
+  });
+}
+
+/** Validates the list/watch options kube-apiserver checks before serving. */
+export function validateListOptions(query: URLSearchParams, watch: boolean): void {
+  const causes: StatusCause[] = [];
+  const match = query.get("resourceVersionMatch") ?? "";
+  const rv = query.get("resourceVersion") ?? "";
+  const sendInitial = query.get("sendInitialEvents");
+  const sendInitialOn = sendInitial === "true" || sendInitial === "1";
+  if (sendInitial !== null) {
+    if (!watch) causes.push(cause.forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
+    else if (match !== "NotOlderThan") {
+      causes.push(
+        cause.forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"),
+      );
+    }
+    if (watch && sendInitialOn && !isTrue(query.get("allowWatchBookmarks"))) {
+      causes.push(cause.forbidden("allowWatchBookmarks", "allowWatchBookmarks must be set to true"));
+    }
+  }
+  if (match !== "") {
+    if (watch && sendInitial === null) {
+      causes.push(cause.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch"));
+    }
+    if (!watch && rv === "") {
+      causes.push(cause.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
+    }
+    if (match !== "Exact" && match !== "NotOlderThan") {
+      causes.push(cause.notSupported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]));
+    }
+    if (match === "Exact" && rv === "0") {
+      causes.push(cause.forbidden("resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    }
+    if (query.get("continue")) {
+      causes.push(cause.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+    }
+  }
+  if (causes.length > 0) throw listOptionsInvalid(causes);
+}
+
+export function isTrue(v: string | null): boolean {
+  return v === "true" || v === "1";
+}
+
+/** Parses a resourceVersion parameter: a non-negative integer, or 400 as kube answers. */
+export function parseRv(value: string): number {
+  if (!/^\d+$/.test(value)) throw new ApiError(400, "BadRequest", `invalid resource version: ${value}`);
+  return Number(value);
+}
+
+export function tooLargeRv(requested: number, current: number): ApiError {
+  return new ApiError(504, "Timeout", `Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+    retryAfterSeconds: 1,
+  });
+}

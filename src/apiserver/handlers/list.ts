@@ -1,0 +1,99 @@
+// LIST: selectors, limit/continue over a consistent snapshot, resourceVersion semantics, and the
+// PartialObjectMetadataList and Table forms.
+import { negotiate, sendJson } from "../http-io.js";
+import { storeKeyOf } from "../registry/index.js";
+import { expired } from "../status.js";
+import type { StoredObject } from "../storage/index.js";
+import type { ResourceRequest } from "./context.js";
+import { decodeContinue, encodeContinue } from "./continue-token.js";
+import { parseRv, tooLargeRv, validateListOptions } from "./list-options.js";
+import { buildFilter } from "./selection.js";
+import { formJson, itemJson, type ListMetaOut, listJson } from "./serialize.js";
+import { tableJson, tableSupported } from "./table.js";
+
+const continueTooOld =
+  "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+
+export interface ListPage {
+  items: StoredObject[];
+  meta: ListMetaOut;
+}
+
+/** Selects one page of a list as the request's options say. */
+export function selectPage(r: ResourceRequest): ListPage {
+  validateListOptions(r.query, false);
+  const storage = r.server.storage;
+  const store = storeKeyOf(r.def);
+  const filter = buildFilter(r.def, r.namespace, r.query);
+  const rvParam = r.query.get("resourceVersion") ?? "";
+  const match = r.query.get("resourceVersionMatch") ?? "";
+  const token = r.query.get("continue");
+  let limit = Number.parseInt(r.query.get("limit") ?? "0", 10);
+  if (!Number.isFinite(limit) || limit < 0) limit = 0;
+  const current = storage.resourceVersion;
+
+  let atRv = current;
+  let startAfter = "";
+  let objects: StoredObject[] | undefined;
+  if (token) {
+    const t = decodeContinue(token);
+    atRv = t.rv;
+    startAfter = t.start;
+    objects = storage.snapshotAt(store, atRv, r.namespace || undefined);
+    if (!objects) throw expired(continueTooOld);
+  } else if (rvParam !== "" && rvParam !== "0") {
+    const requested = parseRv(rvParam);
+    if (requested > current) throw tooLargeRv(requested, current);
+    if (match === "Exact") {
+      atRv = requested;
+      objects = storage.snapshotAt(store, requested, r.namespace || undefined);
+      if (!objects) throw expired(`too old resource version: ${requested} (${storage.history.compactedThrough + 1})`);
+    }
+  } else if (rvParam === "0") {
+    // kube-apiserver serves resourceVersion=0 from its watch cache, which ignores the limit.
+    limit = 0;
+  }
+  objects ??= storage.list(store, r.namespace || undefined);
+
+  const items: StoredObject[] = [];
+  let i = 0;
+  if (startAfter) {
+    // objects are sorted by key: skip to the first key after the token's.
+    let lo = 0;
+    let hi = objects.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (objects[mid].key <= startAfter) lo = mid + 1;
+      else hi = mid;
+    }
+    i = lo;
+  }
+  for (; i < objects.length; i++) {
+    const o = objects[i];
+    if (!filter.matches(o.obj)) continue;
+    if (limit > 0 && items.length === limit) break;
+    items.push(o);
+  }
+  const meta: ListMetaOut = { resourceVersion: String(atRv) };
+  if (limit > 0 && i < objects.length) {
+    let remaining = 0;
+    for (let j = i; j < objects.length; j++) if (filter.matches(objects[j].obj)) remaining++;
+    if (remaining > 0 && items.length > 0) {
+      meta.continue = encodeContinue(atRv, items[items.length - 1].key);
+      if (filter.empty) meta.remainingItemCount = remaining;
+    }
+  }
+  return { items, meta };
+}
+
+export function handleList(r: ResourceRequest): void {
+  const form = negotiate(r.req.headers.accept, tableSupported());
+  const page = selectPage(r);
+  if (form === "Table") {
+    sendJson(r.res, 200, tableJson(r, page.items, page.meta.resourceVersion, page.meta.continue));
+    return;
+  }
+  const items =
+    form === "object" ? page.items.map((o) => itemJson(r.def, o)) : page.items.map((o) => formJson(r.def, o, form));
+  sendJson(r.res, 200, listJson(r.def, items, page.meta, form));
+}

@@ -1,0 +1,97 @@
+// PATCH: JSON patch, merge patch, strategic merge patch (built-in kinds only, as kube), and a
+// simple apply (create, or merge into the object) until server-side apply lands.
+import { parse as parseYaml } from "yaml";
+import {
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  builtinPatchMeta,
+  PatchError,
+} from "../../patch/index.js";
+import { mediaType, readBody, sendJson } from "../http-io.js";
+import { storeKeyOf } from "../registry/index.js";
+import { ApiError, badRequest, cause, invalid, notFound, unsupportedMediaType } from "../status.js";
+import { objectKey, type Obj } from "../storage/index.js";
+import { refOf, type ResourceRequest } from "./context.js";
+import { createObject } from "./create.js";
+import { checkFields, checkTypeMeta, commitUpdate, warningHeaders } from "./write.js";
+
+const JSON_PATCH = "application/json-patch+json";
+const MERGE_PATCH = "application/merge-patch+json";
+const STRATEGIC = "application/strategic-merge-patch+json";
+const APPLY = "application/apply-patch+yaml";
+
+function parsePatch(text: string, yaml: boolean): unknown {
+  try {
+    return yaml ? parseYaml(text) : JSON.parse(text);
+  } catch (e) {
+    throw badRequest(`error decoding patch: ${(e as Error).message}`);
+  }
+}
+
+export async function handlePatch(r: ResourceRequest): Promise<void> {
+  const ct = mediaType(r.req.headers["content-type"]);
+  const accepted = r.def.crdName ? [JSON_PATCH, MERGE_PATCH, APPLY] : [JSON_PATCH, MERGE_PATCH, APPLY, STRATEGIC];
+  if (!accepted.includes(ct)) throw unsupportedMediaType(accepted);
+  const body = await readBody(r.req, r.server.limits.maxBodyBytes);
+  const text = body.toString("utf8");
+  const patch = parsePatch(text, ct === APPLY);
+  const ref = refOf(r.def);
+  const current = r.server.storage.get(storeKeyOf(r.def), objectKey(r.namespace, r.name));
+
+  if (ct === APPLY) {
+    if (!r.query.get("fieldManager")) {
+      throw new ApiError(422, "Invalid", 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {
+        group: "meta.k8s.io",
+        kind: "PatchOptions",
+        causes: [cause.required("fieldManager", "is required for apply patch")],
+      });
+    }
+    if (patch === null || typeof patch !== "object" || Array.isArray(patch)) {
+      throw badRequest("error decoding YAML: the apply patch must be an object");
+    }
+    if (!current) {
+      const obj = structuredClone(patch) as Obj;
+      const meta = (obj.metadata ?? {}) as Obj;
+      if (meta.name !== undefined && meta.name !== r.name) {
+        throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${r.name})`);
+      }
+      obj.metadata = { ...meta, name: r.name };
+      const { json, headers } = createObject(r, obj, undefined);
+      sendJson(r.res, 201, json, headers);
+      return;
+    }
+  }
+  if (!current) throw notFound(ref, r.name);
+
+  let patched: unknown;
+  try {
+    const base = JSON.parse(current.json) as Obj;
+    if (ct === JSON_PATCH) patched = applyJsonPatch(base, patch);
+    else if (ct === STRATEGIC) {
+      const meta = r.def.patchMeta ?? builtinPatchMeta(r.def.group, r.def.version, r.def.kind);
+      patched = applyStrategicMergePatch(base, patch, meta);
+    } else patched = applyMergePatch(base, patch);
+  } catch (e) {
+    if (e instanceof PatchError) {
+      throw new ApiError(e.code, e.reason === "InternalError" ? "" : e.reason, e.statusMessage);
+    }
+    throw e;
+  }
+  if (patched === null || typeof patched !== "object" || Array.isArray(patched)) {
+    throw invalid(ref, r.name, [cause.invalid("", patched, "the patched object must be an object")]);
+  }
+  const obj = patched as Obj;
+  checkTypeMeta(r, obj);
+  const meta = obj.metadata as Obj;
+  if (meta.name !== r.name) {
+    throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${r.name})`);
+  }
+  if (r.def.namespaced && meta.namespace !== r.namespace) {
+    throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  }
+  if (meta.resourceVersion === undefined || meta.resourceVersion === null) meta.resourceVersion = String(current.rv);
+  const warnings = checkFields(r, obj, undefined);
+  const result = commitUpdate(r, current, obj, warnings);
+  sendJson(r.res, 200, result.json, warningHeaders(warnings));
+}

@@ -1,0 +1,214 @@
+// The write path shared by create, update and patch: decoding, type checks, field validation
+// (Strict/Warn/Ignore), pruning and defaulting, validation, and the commit with the metadata
+// rules, managedFields, no-op detection and finalization of objects being deleted.
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { decodeBody, mediaType } from "../http-io.js";
+import { kindBehaviour } from "../kinds/index.js";
+import { managerName, updateManagedFields } from "../object/managed-fields.js";
+import {
+  apiVersionOfDef,
+  kubeTime,
+  normalizeOrder,
+  prepareForUpdate,
+  unchanged,
+  validateMeta,
+} from "../object/meta.js";
+import { storeKeyOf } from "../registry/index.js";
+import { applyDefaults, findUnknownFields, pruneObject, validateObject } from "../schema/index.js";
+import { ApiError, badRequest, cause, conflict, invalid, staleObjectMessage, unsupportedMediaType } from "../status.js";
+import type { Obj, StoredObject } from "../storage/index.js";
+import { refOf, type ResourceRequest } from "./context.js";
+import { finalizeIfDone } from "./finalize.js";
+
+export const bodyMediaTypes = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+
+/** Decodes a create/update body into an object, with kube's 400/415 answers. */
+export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text: string } {
+  const ct = mediaType(r.req.headers["content-type"]);
+  if (ct !== "" && ct !== "application/json" && ct !== "application/yaml") throw unsupportedMediaType(bodyMediaTypes);
+  const value = decodeBody(body, ct === "application/yaml" ? ct : "application/json", r.def.kind);
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw badRequest(`the object provided is unrecognized (must be of type ${r.def.kind}): couldn't get version/kind`);
+  }
+  return { obj: value as Obj, text: body.toString("utf8") };
+}
+
+/** Fills apiVersion/kind and rejects a body meant for another type. */
+export function checkTypeMeta(r: ResourceRequest, obj: Obj): void {
+  const expected = apiVersionOfDef(r.def);
+  if (obj.apiVersion !== undefined && obj.apiVersion !== "" && obj.apiVersion !== expected) {
+    const served = r.def.crdName && typeof obj.apiVersion === "string" && obj.apiVersion.startsWith(`${r.def.group}/`);
+    if (!served) {
+      throw badRequest(
+        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
+      );
+    }
+  }
+  if (obj.kind !== undefined && obj.kind !== "" && obj.kind !== r.def.kind) {
+    throw badRequest(
+      `${String(obj.kind)} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: the object provided is unrecognized (must be of type ${r.def.kind})`,
+    );
+  }
+  obj.apiVersion = expected;
+  obj.kind = r.def.kind;
+  if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+  if (typeof obj.metadata !== "object" || Array.isArray(obj.metadata)) {
+    throw badRequest(`${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: metadata must be an object`);
+  }
+}
+
+/** `fieldValidation`: unknown and duplicate fields rejected (Strict), warned about (Warn, the default), or ignored. */
+export function checkFields(r: ResourceRequest, obj: Obj, text: string | undefined): string[] {
+  const mode = r.query.get("fieldValidation") ?? "Warn";
+  if (mode !== "Strict" && mode !== "Warn" && mode !== "Ignore") {
+    throw badRequest(`fieldValidation parameter unsupported: ${mode}, valid options are: Strict, Warn, Ignore`);
+  }
+  if (mode === "Ignore") return [];
+  const problems = findUnknownFields(r.def, obj).map((f) => `unknown field "${f}"`);
+  if (text !== undefined) problems.push(...duplicateFields(text).map((f) => `duplicate field "${f}"`));
+  if (problems.length === 0) return [];
+  if (mode === "Strict") {
+    const what = r.def.crdName ? "" : `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: `;
+    throw badRequest(`${what}strict decoding error: ${problems.join(", ")}`);
+  }
+  return problems;
+}
+
+// Duplicate keys in one JSON object: JSON.parse keeps the last silently; kube reports them.
+function duplicateFields(text: string): string[] {
+  if (!text.includes('"')) return [];
+  const out: string[] = [];
+  const stack: { keys: Set<string>; path: string; pendingKey: string | undefined; isArray: boolean }[] = [];
+  let i = 0;
+  let lastString = "";
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      try {
+        lastString = JSON.parse(text.slice(i, j + 1)) as string;
+      } catch {
+        return out;
+      }
+      i = j + 1;
+      continue;
+    }
+    const top = stack[stack.length - 1];
+    if (c === "{" || c === "[") {
+      const child = top && !top.isArray && top.pendingKey !== undefined ? top.pendingKey : "";
+      const path = top ? (child ? (top.path ? `${top.path}.${child}` : child) : top.path) : "";
+      stack.push({ keys: new Set(), path, pendingKey: undefined, isArray: c === "[" });
+    } else if (c === "}" || c === "]") stack.pop();
+    else if (c === ":" && top && !top.isArray) {
+      if (top.keys.has(lastString)) out.push(top.path ? `${top.path}.${lastString}` : lastString);
+      top.keys.add(lastString);
+      top.pendingKey = lastString;
+    }
+    i++;
+  }
+  return out;
+}
+
+/** Pruning, defaulting and validation: the admission-time work on a candidate object. */
+export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefined): void {
+  const behaviour = kindBehaviour(r.def);
+  if (r.def.crdName && r.def.schema) {
+    pruneObject(r.def, obj);
+    applyDefaults(r.def, obj);
+  }
+  behaviour.defaults?.(obj, { old, server: r.server });
+  const causes: StatusCause[] = [...validateMeta(r.def, obj)];
+  if (old) causes.push(...finalizerRules(old, obj));
+  if (r.def.crdName && r.def.schema) causes.push(...validateObject(r.def, obj));
+  causes.push(...(behaviour.validate?.(obj, old, r.server) ?? []));
+  if (causes.length > 0) {
+    const meta = obj.metadata as Obj;
+    throw invalid(refOf(r.def), String(meta.name ?? meta.generateName ?? ""), causes);
+  }
+}
+
+function finalizerRules(old: Readonly<Obj>, obj: Obj): StatusCause[] {
+  const oldMeta = old.metadata as Obj;
+  if (!oldMeta.deletionTimestamp) return [];
+  const before = new Set((oldMeta.finalizers as string[] | undefined) ?? []);
+  const added = (((obj.metadata as Obj).finalizers as string[] | undefined) ?? []).filter((f) => !before.has(f));
+  if (added.length === 0) return [];
+  const list = `[]string{${added.map((f) => JSON.stringify(f)).join(", ")}}`;
+  return [cause.forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${list}`)];
+}
+
+export function isDryRun(r: ResourceRequest): boolean {
+  const values = r.query.getAll("dryRun");
+  for (const v of values) {
+    if (v !== "All") throw badRequest(`Invalid dry run value: ${v}; only "All" is supported`);
+  }
+  return values.length > 0;
+}
+
+export function manager(r: ResourceRequest): string {
+  const fm = r.query.get("fieldManager");
+  if (fm !== null && fm.length > 128) {
+    throw invalid(refOf(r.def), "", [cause.invalid("fieldManager", fm, "must be no more than 128 characters")]);
+  }
+  return managerName(fm, r.req.headers["user-agent"]);
+}
+
+export function stampManagedFields(r: ResourceRequest, old: Readonly<Obj> | undefined, obj: Obj): void {
+  const meta = obj.metadata as Obj;
+  meta.managedFields = updateManagedFields(old, obj, {
+    manager: manager(r),
+    apiVersion: apiVersionOfDef(r.def),
+    subresource: r.subresource,
+    time: kubeTime(r.server.now()),
+    statusSubresource: r.def.statusSubresource,
+  });
+  if ((meta.managedFields as unknown[]).length === 0) delete meta.managedFields;
+}
+
+export interface UpdateResult {
+  /** What to answer: the committed object, or the candidate under dryRun. */
+  json: string;
+  stored: StoredObject | undefined;
+}
+
+/**
+ * Applies an update of `current` to `candidate` (already type-checked): optimistic concurrency,
+ * immutable fields, status isolation, admission, managedFields, no-op detection, and deletion
+ * once an object being deleted has no finalizers left.
+ */
+export function commitUpdate(r: ResourceRequest, current: StoredObject, candidate: Obj, warnings: string[]): UpdateResult {
+  const ref = refOf(r.def);
+  const meta = candidate.metadata as Obj;
+  const wantRv = meta.resourceVersion;
+  if (wantRv !== undefined && wantRv !== "" && wantRv !== String(current.rv)) {
+    throw conflict(ref, r.name, staleObjectMessage);
+  }
+  if ((wantRv === undefined || wantRv === "") && r.def.crdName) {
+    throw invalid(ref, r.name, [cause.invalid("metadata.resourceVersion", "0x0", "must be specified for an update")]);
+  }
+  const next = prepareForUpdate(r.def, current.obj, candidate, r.subresource);
+  admit(r, next, current.obj);
+  if (unchanged(current.obj, next)) {
+    return { json: current.json, stored: current };
+  }
+  stampManagedFields(r, current.obj, next);
+  const ordered = normalizeOrder(r.def, next);
+  if (isDryRun(r)) {
+    (ordered.metadata as Obj).resourceVersion = String(current.rv);
+    return { json: JSON.stringify(ordered), stored: undefined };
+  }
+  void warnings;
+  const stored = r.server.storage.put(storeKeyOf(r.def), ordered);
+  r.server.hooks.afterWrite(r.def, stored, current);
+  finalizeIfDone(r.server, r.def, stored);
+  return { json: stored.json, stored };
+}
+
+/** The Warning header values for field problems found under fieldValidation=Warn. */
+export function warningHeaders(warnings: string[]): Record<string, string[]> | undefined {
+  if (warnings.length === 0) return undefined;
+  return { Warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
+}
+
+export { ApiError };

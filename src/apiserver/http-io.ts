@@ -1,0 +1,118 @@
+// Reading request bodies and writing responses: size limits, media types, Accept negotiation.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { parse as parseYaml } from "yaml";
+import { ApiError, badRequest, notAcceptable, tooLarge } from "./status.js";
+
+/** Reads the whole body, failing with 413 past `limit` bytes. */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > limit) {
+    req.resume();
+    throw tooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      req.resume();
+      throw tooLarge(limit);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The media type of a Content-Type header, lower-cased, without parameters. */
+export function mediaType(header: string | undefined): string {
+  return (header ?? "").split(";")[0].trim().toLowerCase();
+}
+
+/** The representation a client asked for in `Accept`. */
+export type ResponseForm = "object" | "PartialObjectMetadata" | "PartialObjectMetadataList" | "Table";
+
+/** Picks the first entry of `Accept` the server can produce. */
+export function negotiate(accept: string | undefined, tableSupported: boolean): ResponseForm {
+  if (!accept) return "object";
+  let sawAny = false;
+  for (const entry of accept.split(",")) {
+    const [type, ...params] = entry.split(";").map((s) => s.trim());
+    const mt = type.toLowerCase();
+    if (mt !== "application/json" && mt !== "*/*" && mt !== "application/*") {
+      if (mt === "application/yaml" || mt === "application/vnd.kubernetes.protobuf") sawAny = true;
+      continue;
+    }
+    const p: Record<string, string> = {};
+    for (const kv of params) {
+      const eq = kv.indexOf("=");
+      if (eq > 0) p[kv.slice(0, eq).trim()] = kv.slice(eq + 1).trim();
+    }
+    if (p.as === undefined) return "object";
+    if (p.g !== "meta.k8s.io" || (p.v !== "v1" && p.v !== "v1beta1")) continue;
+    if (p.as === "Table") {
+      if (tableSupported) return "Table";
+      continue;
+    }
+    if (p.as === "PartialObjectMetadata" || p.as === "PartialObjectMetadataList") return p.as;
+  }
+  // Protobuf/YAML-only clients get JSON, which client-go and kubectl read whatever they asked.
+  if (sawAny) return "object";
+  throw notAcceptable();
+}
+
+export function sendJson(
+  res: ServerResponse,
+  code: number,
+  body: string,
+  headers: Record<string, string | string[]> = {},
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(code, {
+    "Content-Type": "application/json",
+    "Cache-Control": "no-cache, private",
+    "Content-Length": Buffer.byteLength(body),
+    ...headers,
+  });
+  res.end(body);
+}
+
+export function sendError(res: ServerResponse, err: ApiError): void {
+  sendJson(res, err.code, JSON.stringify(err.toStatus()));
+}
+
+export function sendText(res: ServerResponse, code: number, body: string): void {
+  res.writeHead(code, {
+    "Content-Type": "text/plain; charset=utf-8",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-cache, private",
+    "Content-Length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** Parses a JSON or YAML body, with kube's 400 wording for what cannot be decoded. */
+export function decodeBody(body: Buffer, contentType: string, kind: string): unknown {
+  const text = body.toString("utf8");
+  if (contentType === "application/yaml") {
+    try {
+      return parseYaml(text);
+    } catch (e) {
+      throw badRequest(`the object provided is unrecognized (must be of type ${kind}): ${(e as Error).message}`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const preview = text.length > 80 ? `${text.slice(0, 80)}...` : text;
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${(e as Error).message} (${preview})`,
+    );
+  }
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError;
+}

@@ -1,0 +1,28 @@
+// Namespaces: phase Active, the `kubernetes` finalizer in spec, the name label kube adds, and
+// phase Terminating while its contents are deleted.
+import type { KindBehaviour } from "./behaviour.js";
+import type { Obj } from "../storage/index.js";
+
+export const namespaceBehaviour: KindBehaviour = {
+  defaults(obj, { old }) {
+    const meta = obj.metadata as Obj;
+    const labels = (meta.labels ?? {}) as Record<string, string>;
+    if (typeof meta.name === "string") labels["kubernetes.io/metadata.name"] = meta.name;
+    meta.labels = labels;
+    if (!old) {
+      const spec = (obj.spec ?? {}) as Obj;
+      if (!Array.isArray(spec.finalizers)) spec.finalizers = ["kubernetes"];
+      obj.spec = spec;
+      obj.status = { phase: "Active" };
+    } else if (obj.spec === undefined && old.spec !== undefined) {
+      obj.spec = structuredClone(old.spec);
+    }
+  },
+  beginDelete(obj) {
+    obj.status = { ...((obj.status as Obj | undefined) ?? {}), phase: "Terminating" };
+  },
+  held(obj) {
+    const f = (obj.spec as Obj | undefined)?.finalizers;
+    return Array.isArray(f) && f.length > 0;
+  },
+};

@@ -1,0 +1,233 @@
+// ObjectMeta rules kube-apiserver applies on every write: system fields set by the server,
+// immutable fields kept, generation bumped on spec changes, status isolated behind /status.
+import { randomUUID } from "node:crypto";
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { labelValueErrors, qualifiedNameErrors } from "../../api/labels.js";
+import type { ResourceDefinition } from "../registry/index.js";
+import { cause } from "../status.js";
+import type { Obj } from "../storage/index.js";
+import { nameErrors } from "./names.js";
+
+/** RFC 3339 with seconds, as metav1.Time serializes. */
+export function kubeTime(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export function apiVersionOfDef(def: ResourceDefinition, version = def.version): string {
+  return def.group ? `${def.group}/${version}` : version;
+}
+
+const metaOrder = [
+  "name",
+  "generateName",
+  "namespace",
+  "selfLink",
+  "uid",
+  "resourceVersion",
+  "generation",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "labels",
+  "annotations",
+  "ownerReferences",
+  "finalizers",
+  "managedFields",
+];
+
+/**
+ * A copy with kube's field order: `kind`, `apiVersion` (or the reverse for custom resources,
+ * which are served as sorted unstructured JSON), `metadata` in ObjectMeta order, then the rest.
+ */
+export function normalizeOrder(def: ResourceDefinition, obj: Obj): Obj {
+  const meta = (obj.metadata ?? {}) as Obj;
+  const orderedMeta: Obj = {};
+  for (const k of metaOrder) if (meta[k] !== undefined) orderedMeta[k] = meta[k];
+  for (const [k, v] of Object.entries(meta)) if (!(k in orderedMeta) && v !== undefined) orderedMeta[k] = v;
+  const out: Obj = def.crdName
+    ? { apiVersion: obj.apiVersion, kind: obj.kind, metadata: orderedMeta }
+    : { kind: obj.kind, apiVersion: obj.apiVersion, metadata: orderedMeta };
+  for (const [k, v] of Object.entries(obj)) if (!(k in out) && v !== undefined) out[k] = v;
+  return out;
+}
+
+/** Whether `metadata.generation` is kept: always for custom resources, per kind for built-ins. */
+export function tracksGeneration(def: ResourceDefinition): boolean {
+  return def.tracksGeneration ?? def.crdName !== undefined;
+}
+
+const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+/** generateName's random suffix: five characters from apimachinery's alphabet. */
+export function randomSuffix(): string {
+  let s = "";
+  for (let i = 0; i < 5; i++) s += suffixAlphabet[Math.floor(Math.random() * suffixAlphabet.length)];
+  return s;
+}
+
+/** Problems with metadata that every kind shares (name, generateName, labels, annotations). */
+export function validateMeta(def: ResourceDefinition, obj: Obj): StatusCause[] {
+  const meta = (obj.metadata ?? {}) as Obj;
+  const causes: StatusCause[] = [];
+  const name = meta.name;
+  const generateName = meta.generateName;
+  if (typeof name !== "string" || name === "") {
+    if (typeof generateName !== "string" || generateName === "") {
+      causes.push(cause.required("metadata.name", "name or generateName is required"));
+    }
+  } else {
+    for (const msg of nameErrors(def, name)) causes.push(cause.invalid("metadata.name", name, msg));
+  }
+  if (typeof generateName === "string" && generateName !== "" && !name) {
+    for (const msg of nameErrors(def, generateName, true)) {
+      causes.push(cause.invalid("metadata.generateName", generateName, msg));
+    }
+  }
+  const labels = meta.labels;
+  if (labels !== undefined && labels !== null) {
+    if (typeof labels !== "object" || Array.isArray(labels)) {
+      causes.push(cause.invalid("metadata.labels", labels, "must be a map of strings"));
+    } else {
+      for (const [k, v] of Object.entries(labels as Obj)) {
+        for (const msg of qualifiedNameErrors(k)) causes.push(cause.invalid("metadata.labels", k, msg));
+        if (typeof v !== "string") causes.push(cause.invalid(`metadata.labels`, v, "must be a string"));
+        else for (const msg of labelValueErrors(v)) causes.push(cause.invalid("metadata.labels", v, msg));
+      }
+    }
+  }
+  const annotations = meta.annotations;
+  if (annotations !== undefined && annotations !== null) {
+    if (typeof annotations !== "object" || Array.isArray(annotations)) {
+      causes.push(cause.invalid("metadata.annotations", annotations, "must be a map of strings"));
+    } else {
+      let total = 0;
+      for (const [k, v] of Object.entries(annotations as Obj)) {
+        for (const msg of qualifiedNameErrors(k.toLowerCase())) {
+          causes.push(cause.invalid("metadata.annotations", k, msg));
+        }
+        if (typeof v !== "string") causes.push(cause.invalid("metadata.annotations", v, "must be a string"));
+        total += k.length + (typeof v === "string" ? v.length : 0);
+      }
+      if (total > 262144) {
+        causes.push({
+          reason: "FieldValueTooLong",
+          message: `Too long: must have at most 262144 bytes`,
+          field: "metadata.annotations",
+        });
+      }
+    }
+  }
+  const finalizers = meta.finalizers;
+  if (finalizers !== undefined && finalizers !== null && !Array.isArray(finalizers)) {
+    causes.push(cause.invalid("metadata.finalizers", finalizers, "must be a list of strings"));
+  }
+  return causes;
+}
+
+/** Sets what the server owns on create. `obj.metadata.name` must already be final. */
+export function prepareForCreate(def: ResourceDefinition, obj: Obj, namespace: string, now: Date): void {
+  const meta = obj.metadata as Obj;
+  if (def.namespaced) meta.namespace = namespace;
+  else delete meta.namespace;
+  meta.uid = randomUUID();
+  meta.creationTimestamp = kubeTime(now);
+  meta.resourceVersion = ""; // a placeholder keeping kube's field order; storage sets it
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.selfLink;
+  delete meta.managedFields;
+  if (tracksGeneration(def)) meta.generation = 1;
+  else delete meta.generation;
+  if (Array.isArray(meta.finalizers) && meta.finalizers.length === 0) delete meta.finalizers;
+}
+
+/** With a status subresource, a create may not set status (kube's PrepareForCreate resets it). */
+export function dropStatusOnCreate(def: ResourceDefinition, obj: Obj): void {
+  if (def.statusSubresource && !keepsStatusOnCreate(def)) delete obj.status;
+}
+
+// Kinds whose create keeps a client-set status (kube's nodeStrategy; CRDs get theirs from the server).
+function keepsStatusOnCreate(def: ResourceDefinition): boolean {
+  return def.group === "" && def.kind === "Node";
+}
+
+const systemMeta = ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"];
+
+/**
+ * Carries over what an update may not change and isolates status: through the main endpoint
+ * `status` keeps its stored value; through /status only `status` changes. Bumps generation on
+ * a change outside metadata and status.
+ */
+export function prepareForUpdate(def: ResourceDefinition, oldObj: Readonly<Obj>, obj: Obj, subresource: string): Obj {
+  const oldMeta = oldObj.metadata as Obj;
+  let next: Obj;
+  if (subresource === "status") {
+    next = structuredClone(oldObj) as Obj;
+    if (obj.status === undefined) delete next.status;
+    else next.status = obj.status;
+    const meta = next.metadata as Obj;
+    // ResetObjectMetaForStatus keeps labels/annotations/finalizers/ownerReferences from storage.
+    meta.resourceVersion = (obj.metadata as Obj | undefined)?.resourceVersion;
+  } else {
+    next = obj;
+    if (def.statusSubresource) {
+      if (oldObj.status === undefined) delete next.status;
+      else next.status = structuredClone(oldObj.status);
+    }
+  }
+  const meta = next.metadata as Obj;
+  meta.name = oldMeta.name;
+  if (def.namespaced) meta.namespace = oldMeta.namespace;
+  else delete meta.namespace;
+  for (const k of systemMeta) {
+    if (oldMeta[k] === undefined) delete meta[k];
+    else meta[k] = oldMeta[k];
+  }
+  delete meta.selfLink;
+  if (meta.generateName === undefined && oldMeta.generateName !== undefined) meta.generateName = oldMeta.generateName;
+  if (Array.isArray(meta.finalizers) && meta.finalizers.length === 0) delete meta.finalizers;
+  if (tracksGeneration(def) && specChanged(oldObj, next)) {
+    meta.generation = ((oldMeta.generation as number | undefined) ?? 0) + 1;
+  }
+  return next;
+}
+
+/** Whether anything outside metadata and status differs. */
+export function specChanged(a: Readonly<Obj>, b: Readonly<Obj>): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) {
+    if (k === "metadata" || k === "status" || k === "apiVersion" || k === "kind") continue;
+    if (!deepEqual(a[k], b[k])) return true;
+  }
+  return false;
+}
+
+/** Whether an update changes nothing but the resourceVersion and managedFields: then it is a no-op. */
+export function unchanged(a: Readonly<Obj>, b: Readonly<Obj>): boolean {
+  const strip = (o: Readonly<Obj>): Obj => {
+    const meta = { ...(o.metadata as Obj) };
+    delete meta.resourceVersion;
+    delete meta.managedFields;
+    return { ...o, metadata: meta };
+  };
+  return deepEqual(strip(a), strip(b));
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    if (a.length !== bb.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], bb[i])) return false;
+    return true;
+  }
+  const ao = a as Obj;
+  const bo = b as Obj;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  for (const k of ak) if (!deepEqual(ao[k], bo[k])) return false;
+  return true;
+}

@@ -1,0 +1,227 @@
+// The built-in resources the embedded server serves, described as kube-apiserver's discovery
+// describes them (verbs, short names, categories, subresources) plus the per-kind facts the
+// handlers need (selectable fields, name rules, whether generation is tracked).
+import type { ResourceDefinition } from "./resource.js";
+
+const allVerbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+type Obj = Record<string, unknown>;
+
+/** Reads a dotted path such as `spec.nodeName` as the string kube compares in field selectors. */
+export function fieldAt(obj: Obj, path: string): string | undefined {
+  let cur: unknown = obj;
+  for (const part of path.split(".")) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Obj)[part];
+  }
+  if (cur === undefined || cur === null) return "";
+  return typeof cur === "object" ? JSON.stringify(cur) : String(cur);
+}
+
+function fields(...paths: string[]): ResourceDefinition["selectableFields"] {
+  const out: ResourceDefinition["selectableFields"] = {};
+  for (const p of paths) out[p] = (obj) => fieldAt(obj, p);
+  return out;
+}
+
+interface Spec {
+  group: string;
+  kind: string;
+  plural?: string;
+  namespaced?: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  verbs?: string[];
+  status?: boolean;
+  scale?: boolean;
+  generation?: boolean;
+  nameValidation?: ResourceDefinition["nameValidation"];
+  selectableFields?: ResourceDefinition["selectableFields"];
+}
+
+function define(s: Spec): ResourceDefinition {
+  const plural = s.plural ?? `${s.kind.toLowerCase()}s`;
+  return {
+    group: s.group,
+    version: "v1",
+    kind: s.kind,
+    listKind: `${s.kind}List`,
+    plural,
+    singular: s.kind.toLowerCase(),
+    namespaced: s.namespaced ?? true,
+    shortNames: s.shortNames ?? [],
+    categories: s.categories ?? [],
+    verbs: s.verbs ?? allVerbs,
+    statusSubresource: s.status ?? false,
+    scale: s.scale
+      ? { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas", labelSelectorPath: ".spec.selector" }
+      : undefined,
+    storageVersion: "v1",
+    selectableFields: s.selectableFields ?? {},
+    printerColumns: [],
+    tracksGeneration: s.generation ?? false,
+    nameValidation: s.nameValidation ?? "subdomain",
+  };
+}
+
+const eventFields = fields(
+  "involvedObject.kind",
+  "involvedObject.namespace",
+  "involvedObject.name",
+  "involvedObject.uid",
+  "involvedObject.apiVersion",
+  "involvedObject.resourceVersion",
+  "involvedObject.fieldPath",
+  "reason",
+  "reportingComponent",
+  "type",
+);
+eventFields.source = (obj) => fieldAt(obj, "source.component");
+
+/** Every built-in resource, in discovery order within each group/version. */
+export function builtinResources(): ResourceDefinition[] {
+  const podFields = fields(
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "status.phase",
+    "status.podIP",
+    "status.nominatedNodeName",
+  );
+  podFields["spec.hostNetwork"] = (obj) => String(fieldAt(obj, "spec.hostNetwork") === "true");
+  const eventsV1Fields = fields(
+    "regarding.kind",
+    "regarding.namespace",
+    "regarding.name",
+    "regarding.uid",
+    "regarding.apiVersion",
+    "regarding.resourceVersion",
+    "regarding.fieldPath",
+    "reason",
+    "reportingController",
+    "type",
+  );
+  return [
+    define({ group: "", kind: "ConfigMap", shortNames: ["cm"] }),
+    define({ group: "", kind: "Endpoints", plural: "endpoints", shortNames: ["ep"] }),
+    define({ group: "", kind: "Event", shortNames: ["ev"], nameValidation: "path", selectableFields: eventFields }),
+    define({
+      group: "",
+      kind: "Namespace",
+      namespaced: false,
+      shortNames: ["ns"],
+      verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+      status: true,
+      nameValidation: "label",
+      selectableFields: fields("status.phase"),
+    }),
+    define({
+      group: "",
+      kind: "Node",
+      namespaced: false,
+      shortNames: ["no"],
+      status: true,
+      selectableFields: fields("spec.unschedulable"),
+    }),
+    define({ group: "", kind: "PersistentVolumeClaim", shortNames: ["pvc"], status: true }),
+    define({
+      group: "",
+      kind: "Pod",
+      shortNames: ["po"],
+      categories: ["all"],
+      status: true,
+      selectableFields: podFields,
+    }),
+    define({ group: "", kind: "Secret", selectableFields: fields("type") }),
+    define({ group: "", kind: "ServiceAccount", shortNames: ["sa"] }),
+    define({
+      group: "",
+      kind: "Service",
+      shortNames: ["svc"],
+      categories: ["all"],
+      status: true,
+      nameValidation: "dns1035",
+      selectableFields: fields("spec.clusterIP", "spec.type"),
+    }),
+    define({
+      group: "apps",
+      kind: "DaemonSet",
+      shortNames: ["ds"],
+      categories: ["all"],
+      status: true,
+      generation: true,
+    }),
+    define({
+      group: "apps",
+      kind: "Deployment",
+      shortNames: ["deploy"],
+      categories: ["all"],
+      status: true,
+      scale: true,
+      generation: true,
+    }),
+    define({
+      group: "apps",
+      kind: "ReplicaSet",
+      shortNames: ["rs"],
+      categories: ["all"],
+      status: true,
+      scale: true,
+      generation: true,
+      selectableFields: fields("status.replicas"),
+    }),
+    define({
+      group: "apps",
+      kind: "StatefulSet",
+      shortNames: ["sts"],
+      categories: ["all"],
+      status: true,
+      scale: true,
+      generation: true,
+    }),
+    define({
+      group: "batch",
+      kind: "Job",
+      categories: ["all"],
+      status: true,
+      generation: true,
+      selectableFields: fields("status.successful"),
+    }),
+    define({ group: "coordination.k8s.io", kind: "Lease" }),
+    define({
+      group: "events.k8s.io",
+      kind: "Event",
+      shortNames: ["ev"],
+      nameValidation: "path",
+      selectableFields: eventsV1Fields,
+    }),
+    define({
+      group: "apiextensions.k8s.io",
+      kind: "CustomResourceDefinition",
+      namespaced: false,
+      shortNames: ["crd", "crds"],
+      categories: ["api-extensions"],
+      status: true,
+      generation: true,
+    }),
+    define({
+      group: "admissionregistration.k8s.io",
+      kind: "MutatingWebhookConfiguration",
+      namespaced: false,
+      categories: ["api-extensions"],
+      generation: true,
+    }),
+    define({
+      group: "admissionregistration.k8s.io",
+      kind: "ValidatingWebhookConfiguration",
+      namespaced: false,
+      categories: ["api-extensions"],
+      generation: true,
+    }),
+    define({ group: "rbac.authorization.k8s.io", kind: "ClusterRoleBinding", namespaced: false, nameValidation: "path" }),
+    define({ group: "rbac.authorization.k8s.io", kind: "ClusterRole", namespaced: false, nameValidation: "path" }),
+    define({ group: "rbac.authorization.k8s.io", kind: "RoleBinding", nameValidation: "path" }),
+    define({ group: "rbac.authorization.k8s.io", kind: "Role", nameValidation: "path" }),
+  ];
+}

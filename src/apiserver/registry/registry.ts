@@ -1,0 +1,86 @@
+// The registry: which group/version/resources are served right now. Built-ins are fixed at start;
+// CustomResourceDefinitions add and remove theirs while the server runs.
+import type { ResourceDefinition } from "./resource.js";
+
+/** Where a resource's objects are kept: every version of a group/resource shares one store. */
+export function storeKeyOf(def: ResourceDefinition): string {
+  return `${def.group}/${def.plural}`;
+}
+
+export interface ServedGroup {
+  name: string;
+  /** Served versions, the preferred one first. */
+  versions: string[];
+}
+
+export class Registry {
+  readonly #byGvr = new Map<string, ResourceDefinition>();
+  // Groups in the order discovery lists them: built-ins first, then CRD groups as they arrive.
+  readonly #groupOrder: string[] = [];
+
+  constructor(defs: readonly ResourceDefinition[]) {
+    for (const d of defs) this.add(d);
+  }
+
+  add(def: ResourceDefinition): void {
+    this.#byGvr.set(`${def.group}/${def.version}/${def.plural}`, def);
+    if (!this.#groupOrder.includes(def.group)) this.#groupOrder.push(def.group);
+  }
+
+  remove(def: ResourceDefinition): void {
+    this.#byGvr.delete(`${def.group}/${def.version}/${def.plural}`);
+  }
+
+  /** Removes every resource a CRD registered. */
+  removeCrd(crdName: string): ResourceDefinition[] {
+    const removed = this.all().filter((d) => d.crdName === crdName);
+    for (const d of removed) this.remove(d);
+    return removed;
+  }
+
+  lookup(group: string, version: string, plural: string): ResourceDefinition | undefined {
+    return this.#byGvr.get(`${group}/${version}/${plural}`);
+  }
+
+  all(): ResourceDefinition[] {
+    return [...this.#byGvr.values()];
+  }
+
+  inGroupVersion(group: string, version: string): ResourceDefinition[] {
+    return this.all().filter((d) => d.group === group && d.version === version);
+  }
+
+  /** The kind's definition in any served version, preferring its storage version. */
+  byKind(group: string, kind: string): ResourceDefinition | undefined {
+    const all = this.all().filter((d) => d.group === group && d.kind === kind);
+    return all.find((d) => d.version === d.storageVersion) ?? all[0];
+  }
+
+  groups(): ServedGroup[] {
+    const out: ServedGroup[] = [];
+    for (const name of this.#groupOrder) {
+      const versions = [...new Set(this.all().filter((d) => d.group === name).map((d) => d.version))];
+      if (versions.length === 0) continue;
+      versions.sort(compareKubeVersions);
+      out.push({ name, versions });
+    }
+    return out;
+  }
+}
+
+// Kubernetes version priority: GA > beta > alpha, higher numbers first, then other strings.
+const versionPattern = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+export function compareKubeVersions(a: string, b: string): number {
+  const ma = versionPattern.exec(a);
+  const mb = versionPattern.exec(b);
+  if (!ma || !mb) {
+    if (ma) return -1;
+    if (mb) return 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  const rank = (m: RegExpExecArray) => (m[2] === undefined ? 2 : m[2] === "beta" ? 1 : 0);
+  if (rank(ma) !== rank(mb)) return rank(mb) - rank(ma);
+  if (ma[1] !== mb[1]) return Number(mb[1]) - Number(ma[1]);
+  return Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
+}

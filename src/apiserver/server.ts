@@ -1,0 +1,178 @@
+// The embedded API server: HTTPS on loopback with a generated CA, authentication, and the router.
+// start resolves once listening; stop() ends watches and destroys every connection.
+import { randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { createServer } from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+import { type CertificateAuthority, createCertificateAuthority, type KeyPair } from "../certs/index.js";
+import type { RestConfig } from "../rest/config.js";
+import { Authenticator, type TokenUser } from "./authn.js";
+import { createHooks } from "./controllers/hooks.js";
+import { crdStore } from "./controllers/crd.js";
+import type { ServerContext, ServerLimits } from "./handlers/context.js";
+import { sendError } from "./http-io.js";
+import { kubeconfigYaml } from "./kubeconfig.js";
+import { builtinResources, Registry } from "./registry/index.js";
+import { route } from "./router.js";
+import { seed } from "./seed.js";
+import { ApiError } from "./status.js";
+import { Storage } from "./storage/index.js";
+
+export interface ApiServerOptions {
+  /** Default: 0, a free port. */
+  port?: number;
+  /** Default: `127.0.0.1`. */
+  host?: string;
+  /** Writes the admin kubeconfig there (mode 0600). Default: not written. */
+  kubeconfigPath?: string;
+  /** Objects to serve; pass a previous server's `storage` to restart with the same data.
+   * Default: a new, empty storage with the system namespaces. */
+  storage?: Storage;
+  /** Reuse a CA (a previous server's `certificateAuthority`) so clients keep trusting the server.
+   * Default: a new CA. */
+  certificateAuthority?: CertificateAuthority;
+  /** The admin's bearer token. Default: random. */
+  adminToken?: string;
+  /** Further users authenticated by bearer token. Default: none. */
+  users?: TokenUser[];
+  /** Owner-reference garbage collection, as kube-controller-manager does it. Default: false. */
+  garbageCollection?: boolean;
+  /** Changes kept for watch replay and paged lists. Default: 20000. */
+  historySize?: number;
+  /** Default: 3 MiB (3145728 bytes), as kube-apiserver. */
+  maxBodyBytes?: number;
+  /** Unread bytes after which a watcher is cut off. Default: 16 MiB. */
+  watchBufferBytes?: number;
+  /** Period of BOOKMARK events for watches that allow them. Default: 60000 ms. */
+  bookmarkIntervalMs?: number;
+  /** Watch length without `timeoutSeconds`. Default: 1800 s. */
+  defaultWatchTimeoutSeconds?: number;
+  /** Unexpected errors (a bug, never bad input). Default: printed to stderr. */
+  onError?: (err: unknown) => void;
+}
+
+export interface RunningApiServer {
+  /** `https://127.0.0.1:PORT`. */
+  url: string;
+  port: number;
+  caPem: string;
+  /** Bearer token of an admin in `system:masters`. */
+  adminToken: string;
+  /** The admin's client certificate (CN admin, O system:masters). */
+  adminCertificate: KeyPair;
+  /** Kubeconfig YAML: the admin, with client-certificate authentication. */
+  kubeconfig: string;
+  kubeconfigPath: string | undefined;
+  /** Everything stored; give it to a new server to restart with the same data. */
+  storage: Storage;
+  certificateAuthority: CertificateAuthority;
+  /** A RestConfig for the admin (bearer token, the server's CA). */
+  restConfig(): RestConfig;
+  /** Closes every connection, including open watches. */
+  stop(): Promise<void>;
+}
+
+function resolveLimits(opts: ApiServerOptions): ServerLimits {
+  return {
+    maxBodyBytes: opts.maxBodyBytes ?? 3 * 1024 * 1024,
+    watchBufferBytes: opts.watchBufferBytes ?? 16 * 1024 * 1024,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
+    defaultWatchTimeoutSeconds: opts.defaultWatchTimeoutSeconds ?? 1800,
+  };
+}
+
+export async function startApiServer(opts: ApiServerOptions = {}): Promise<RunningApiServer> {
+  const host = opts.host ?? "127.0.0.1";
+  const onError = opts.onError ?? ((e: unknown) => console.error("apiserver: unexpected error:", e));
+  const ca = opts.certificateAuthority ?? (await createCertificateAuthority("embedded-apiserver-ca"));
+  const [serving, adminCert] = await Promise.all([
+    ca.issueServing({ dnsNames: ["localhost", "kubernetes", "kubernetes.default"], ipAddresses: ["127.0.0.1", "::1"] }),
+    ca.issueClient({ user: "admin", groups: ["system:masters"] }),
+  ]);
+  const adminToken = opts.adminToken ?? randomBytes(24).toString("base64url");
+  const authn = new Authenticator([
+    { token: adminToken, name: "admin", groups: ["system:masters"] },
+    ...(opts.users ?? []),
+  ]);
+
+  const fresh = opts.storage === undefined;
+  const storage = opts.storage ?? new Storage({ historySize: opts.historySize });
+  const stopping = new AbortController();
+  const registry = new Registry(builtinResources());
+  let context: ServerContext | undefined;
+  const getContext = () => context!;
+  const hooks = createHooks(getContext, { garbageCollection: opts.garbageCollection ?? false, signal: stopping.signal, onError });
+  context = {
+    storage,
+    registry,
+    limits: resolveLimits(opts),
+    hooks,
+    signal: stopping.signal,
+    now: () => new Date(),
+  };
+  if (fresh) seed(context);
+  // CRDs kept from a previous run are served again.
+  const crdDef = registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
+  for (const crd of storage.list(crdStore)) hooks.afterWrite(crdDef, crd, undefined);
+
+  const sockets = new Set<Socket>();
+  let serverAddress = "";
+  const server = createServer(
+    { key: serving.keyPem, cert: serving.certPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false },
+    (req, res) => {
+      const pathname = (req.url ?? "/").split("?")[0];
+      let user;
+      try {
+        user = authn.authenticate(req, pathname);
+      } catch (e) {
+        req.resume();
+        if (e instanceof ApiError) sendError(res, e);
+        else res.destroy();
+        return;
+      }
+      void route({ server: context!, serverAddress, onError }, req, res, user);
+    },
+  );
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 70_000;
+  server.requestTimeout = 0;
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  server.on("tlsClientError", () => {});
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  serverAddress = `${host}:${port}`;
+  const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const kubeconfig = kubeconfigYaml({ url, caPem: ca.certPem, clientCertPem: adminCert.certPem, clientKeyPem: adminCert.keyPem });
+  if (opts.kubeconfigPath) await writeFile(opts.kubeconfigPath, kubeconfig, { mode: 0o600 });
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    caPem: ca.certPem,
+    adminToken,
+    adminCertificate: adminCert,
+    kubeconfig,
+    kubeconfigPath: opts.kubeconfigPath,
+    storage,
+    certificateAuthority: ca,
+    restConfig: () => ({ host: url, tls: { ca: ca.certPem }, auth: { bearerToken: adminToken }, source: "embedded apiserver" }),
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
+        stopping.abort();
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+      return stopped;
+    },
+  };
+}

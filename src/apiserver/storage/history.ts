@@ -1,0 +1,59 @@
+// A bounded, global log of changes: watches replay from it and lists at an older resourceVersion
+// are rebuilt from it. When it is full the oldest entries fall off, and versions before them
+// become "too old" (410 Expired), as after an etcd compaction.
+import type { StoredEvent } from "./types.js";
+
+export class History {
+  readonly #capacity: number;
+  readonly #ring: (StoredEvent | undefined)[];
+  #start = 0;
+  #size = 0;
+  /** The resourceVersion of the newest event that fell off (0 while nothing has). */
+  #compactedThrough = 0;
+
+  constructor(capacity: number, compactedThrough = 0) {
+    this.#capacity = Math.max(1, capacity);
+    this.#ring = new Array(this.#capacity);
+    this.#compactedThrough = compactedThrough;
+  }
+
+  get compactedThrough(): number {
+    return this.#compactedThrough;
+  }
+
+  /** Whether every change after `rv` is still here. */
+  covers(rv: number): boolean {
+    return rv >= this.#compactedThrough;
+  }
+
+  push(ev: StoredEvent): void {
+    if (this.#size === this.#capacity) {
+      const dropped = this.#ring[this.#start];
+      if (dropped) this.#compactedThrough = dropped.rv;
+      this.#ring[this.#start] = ev;
+      this.#start = (this.#start + 1) % this.#capacity;
+      return;
+    }
+    this.#ring[(this.#start + this.#size) % this.#capacity] = ev;
+    this.#size++;
+  }
+
+  /** Events of one store with a version above `rv`, oldest first. */
+  since(rv: number, store: string): StoredEvent[] {
+    const out: StoredEvent[] = [];
+    // Binary search for the first event above rv: versions in the ring increase.
+    let lo = 0;
+    let hi = this.#size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const ev = this.#ring[(this.#start + mid) % this.#capacity]!;
+      if (ev.rv <= rv) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.#size; i++) {
+      const ev = this.#ring[(this.#start + i) % this.#capacity]!;
+      if (ev.store === store) out.push(ev);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,5 @@
+// storage: objects in memory, the global resourceVersion, change history and watch fan-out.
+export { History } from "./history.js";
+export type { StorageOptions } from "./store.js";
+export { objectKey, Storage } from "./store.js";
+export type { EventType, Obj, StoredEvent, StoredObject, WatchSink } from "./types.js";

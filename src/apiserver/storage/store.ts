@@ -1,0 +1,181 @@
+// In-memory storage for every resource: one global, monotonic resourceVersion, a map per store,
+// a bounded history of changes, and synchronous fan-out of each change to the store's watchers.
+// Everything here is synchronous: a handler that reads, checks and writes without awaiting in
+// between cannot race another request.
+import { History } from "./history.js";
+import type { EventType, Obj, StoredEvent, StoredObject, WatchSink } from "./types.js";
+
+export interface StorageOptions {
+  /** How many changes (across all resources) are kept for watch replay and paged lists.
+   * Default: 20000. */
+  historySize?: number;
+}
+
+interface ResourceStore {
+  readonly objects: Map<string, StoredObject>;
+  sortedKeys: string[] | undefined;
+  readonly watchers: Set<WatchSink>;
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+}
+
+export function objectKey(namespace: string, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/** All objects of all resources. Survives a server restart when passed to the next server. */
+export class Storage {
+  #rv: number;
+  readonly #stores = new Map<string, ResourceStore>();
+  readonly #history: History;
+
+  constructor(opts: StorageOptions = {}) {
+    this.#history = new History(opts.historySize ?? 20_000);
+    this.#rv = 1;
+  }
+
+  /** The newest resourceVersion handed out. */
+  get resourceVersion(): number {
+    return this.#rv;
+  }
+
+  get history(): History {
+    return this.#history;
+  }
+
+  #store(name: string): ResourceStore {
+    let s = this.#stores.get(name);
+    if (!s) {
+      s = { objects: new Map(), sortedKeys: undefined, watchers: new Set() };
+      this.#stores.set(name, s);
+    }
+    return s;
+  }
+
+  get(store: string, key: string): StoredObject | undefined {
+    return this.#stores.get(store)?.objects.get(key);
+  }
+
+  /** Current objects of a store, sorted by key, optionally only one namespace's. */
+  list(store: string, namespace?: string): StoredObject[] {
+    const s = this.#stores.get(store);
+    if (!s) return [];
+    if (!s.sortedKeys) s.sortedKeys = [...s.objects.keys()].sort();
+    const keys = s.sortedKeys;
+    let from = 0;
+    let to = keys.length;
+    if (namespace) {
+      const prefix = `${namespace}/`;
+      from = lowerBound(keys, prefix);
+      to = lowerBound(keys, `${namespace}0`); // '0' sorts right after '/'
+    }
+    const out: StoredObject[] = [];
+    for (let i = from; i < to; i++) out.push(s.objects.get(keys[i])!);
+    return out;
+  }
+
+  /** Store names that hold at least one object. */
+  storeNames(): string[] {
+    return [...this.#stores.keys()];
+  }
+
+  count(store: string, namespace?: string): number {
+    if (!namespace) return this.#stores.get(store)?.objects.size ?? 0;
+    return this.list(store, namespace).length;
+  }
+
+  /** Creates or replaces an object, stamping a new resourceVersion into `obj` (which it then owns). */
+  put(store: string, obj: Obj): StoredObject {
+    const s = this.#store(store);
+    const meta = obj.metadata as Obj;
+    const namespace = (meta.namespace as string | undefined) ?? "";
+    const name = meta.name as string;
+    const key = objectKey(namespace, name);
+    const prev = s.objects.get(key);
+    const rv = ++this.#rv;
+    meta.resourceVersion = String(rv);
+    const stored = freezeStored(obj, rv, key, namespace, name);
+    s.objects.set(key, stored);
+    if (!prev) s.sortedKeys = undefined;
+    this.#emit(s, store, prev ? "MODIFIED" : "ADDED", stored, prev);
+    return stored;
+  }
+
+  /** Removes an object; watchers get its last state stamped with the deletion's resourceVersion. */
+  remove(store: string, key: string): StoredObject | undefined {
+    const s = this.#stores.get(store);
+    const prev = s?.objects.get(key);
+    if (!s || !prev) return undefined;
+    s.objects.delete(key);
+    s.sortedKeys = undefined;
+    const rv = ++this.#rv;
+    const last = JSON.parse(prev.json) as Obj;
+    (last.metadata as Obj).resourceVersion = String(rv);
+    const stored = freezeStored(last, rv, key, prev.namespace, prev.name);
+    this.#emit(s, store, "DELETED", stored, prev);
+    return stored;
+  }
+
+  /** Drops a whole store without events (its resource is gone, as when a CRD is deleted). */
+  dropStore(store: string): void {
+    this.#stores.delete(store);
+  }
+
+  #emit(s: ResourceStore, store: string, type: EventType, object: StoredObject, prev?: StoredObject): void {
+    const ev: StoredEvent = { type, rv: object.rv, store, object, prev, lines: new Map() };
+    this.#history.push(ev);
+    for (const w of s.watchers) w.deliver(ev);
+  }
+
+  addWatcher(store: string, sink: WatchSink): void {
+    this.#store(store).watchers.add(sink);
+  }
+
+  removeWatcher(store: string, sink: WatchSink): void {
+    this.#stores.get(store)?.watchers.delete(sink);
+  }
+
+  watcherCount(store: string): number {
+    return this.#stores.get(store)?.watchers.size ?? 0;
+  }
+
+  /**
+   * The objects of a store as they were at `rv`, sorted by key; undefined when the history no
+   * longer reaches back that far.
+   */
+  snapshotAt(store: string, rv: number, namespace?: string): StoredObject[] | undefined {
+    if (rv >= this.#rv) return this.list(store, namespace);
+    if (!this.#history.covers(rv)) return undefined;
+    const byKey = new Map<string, StoredObject>();
+    for (const o of this.list(store, namespace)) byKey.set(o.key, o);
+    const later = this.#history.since(rv, store);
+    for (let i = later.length - 1; i >= 0; i--) {
+      const ev = later[i];
+      if (namespace && ev.object.namespace !== namespace) continue;
+      if (ev.type === "ADDED") byKey.delete(ev.object.key);
+      else if (ev.prev) byKey.set(ev.prev.key, ev.prev);
+    }
+    return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+}
+
+function freezeStored(obj: Obj, rv: number, key: string, namespace: string, name: string): StoredObject {
+  const json = JSON.stringify(obj);
+  deepFreeze(obj);
+  return Object.freeze({ obj, json, rv, key, namespace, name });
+}
+
+function lowerBound(keys: string[], value: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

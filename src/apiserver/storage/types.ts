@@ -1,0 +1,36 @@
+// What storage holds and emits. Stored objects are deep-frozen and kept with their JSON, so no
+// handler can change what is stored and reads need no copy.
+
+export type Obj = Record<string, unknown>;
+
+export interface StoredObject {
+  /** The object, deep-frozen. Copy (`JSON.parse(json)`) before changing it. */
+  readonly obj: Readonly<Obj>;
+  /** `JSON.stringify(obj)`, computed once at write. */
+  readonly json: string;
+  readonly rv: number;
+  /** `namespace/name`, or `name` for cluster-scoped objects. */
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export type EventType = "ADDED" | "MODIFIED" | "DELETED";
+
+export interface StoredEvent {
+  readonly type: EventType;
+  readonly rv: number;
+  /** The store (group/resource) the object belongs to. */
+  readonly store: string;
+  /** The object after the change; for DELETED, the last state stamped with the deletion's version. */
+  readonly object: StoredObject;
+  /** The object before the change, absent for ADDED. */
+  readonly prev: StoredObject | undefined;
+  /** Serialized watch lines, shared by every watcher that sends the same form. */
+  readonly lines: Map<string, string>;
+}
+
+/** Receives every change of one store, synchronously and in order. */
+export interface WatchSink {
+  deliver(ev: StoredEvent): void;
+}
