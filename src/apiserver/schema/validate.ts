@@ -47,6 +47,8 @@ export function jsonType(value: unknown): string {
 }
 
 const child = (path: string, key: string) => (path ? `${path}.${key}` : key);
+/** kube-openapi's "<path> in body" prefix of messages. */
+const inBody = (path: string) => (path ? `${path} in body` : "in body");
 
 class Validator {
   readonly errors: FieldError[] = [];
@@ -86,7 +88,7 @@ class Validator {
       type: "FieldValueTypeInvalid",
       field: path,
       value: actual,
-      detail: `${path} in body must be of type ${types.join(",")}: ${JSON.stringify(actual)}`,
+      detail: `${inBody(path)} must be of type ${types.join(",")}: ${JSON.stringify(actual)}`,
     });
   }
 
@@ -99,7 +101,7 @@ class Validator {
     if (schema.anyOf !== undefined && schema.anyOf.length > 0) {
       const results = schema.anyOf.map((s) => this.#trial(value, s, path));
       if (!results.some((r) => r.length === 0)) {
-        this.#invalid(path, value, `${path} in body must validate at least one schema (anyOf)`);
+        this.#invalid(path, value, `${inBody(path)} must validate at least one schema (anyOf)`);
         this.errors.push(...results[0]);
       }
     }
@@ -107,12 +109,12 @@ class Validator {
       const results = schema.oneOf.map((s) => this.#trial(value, s, path));
       const passed = results.filter((r) => r.length === 0).length;
       if (passed !== 1) {
-        this.#invalid(path, value, `${path} in body must validate one and only one schema (oneOf)`);
+        this.#invalid(path, value, `${inBody(path)} must validate one and only one schema (oneOf)`);
         if (passed === 0) this.errors.push(...results[0]);
       }
     }
     if (schema.not !== undefined && this.#trial(value, schema.not, path).length === 0) {
-      this.#invalid(path, value, `${path} in body must not validate the schema (not)`);
+      this.#invalid(path, value, `${inBody(path)} must not validate the schema (not)`);
     }
   }
 
@@ -134,17 +136,17 @@ class Validator {
       });
     }
     if (schema.minLength !== undefined && length < schema.minLength) {
-      this.#invalid(path, value, `${path} in body should be at least ${schema.minLength} chars long`);
+      this.#invalid(path, value, `${inBody(path)} should be at least ${schema.minLength} chars long`);
     }
     if (schema.pattern !== undefined && !safeRegExp(schema.pattern)?.test(value)) {
-      this.#invalid(path, value, `${path} in body should match '${schema.pattern}'`);
+      this.#invalid(path, value, `${inBody(path)} should match '${schema.pattern}'`);
     }
     if (schema.format !== undefined && !checkFormat(schema.format, value)) {
       this.errors.push({
         type: "FieldValueTypeInvalid",
         field: path,
         value,
-        detail: `${path} in body must be of type ${schema.format}: ${JSON.stringify(value)}`,
+        detail: `${inBody(path)} must be of type ${schema.format}: ${JSON.stringify(value)}`,
       });
     }
   }
@@ -153,17 +155,17 @@ class Validator {
     if (schema.multipleOf !== undefined && schema.multipleOf > 0) {
       const q = value / schema.multipleOf;
       if (Math.abs(q - Math.round(q)) > 1e-9) {
-        this.#invalid(path, value, `${path} in body should be a multiple of ${schema.multipleOf}`);
+        this.#invalid(path, value, `${inBody(path)} should be a multiple of ${schema.multipleOf}`);
       }
     }
     const { maximum, minimum } = schema;
     if (maximum !== undefined && (schema.exclusiveMaximum ? value >= maximum : value > maximum)) {
       const words = schema.exclusiveMaximum ? "less than" : "less than or equal to";
-      this.#invalid(path, value, `${path} in body should be ${words} ${maximum}`);
+      this.#invalid(path, value, `${inBody(path)} should be ${words} ${maximum}`);
     }
     if (minimum !== undefined && (schema.exclusiveMinimum ? value <= minimum : value < minimum)) {
       const words = schema.exclusiveMinimum ? "greater than" : "greater than or equal to";
-      this.#invalid(path, value, `${path} in body should be ${words} ${minimum}`);
+      this.#invalid(path, value, `${inBody(path)} should be ${words} ${minimum}`);
     }
   }
 
@@ -172,7 +174,7 @@ class Validator {
     if (items !== undefined)
       for (let i = 0; i < value.length; i++) this.node(value[i], items, `${path}[${i}]`);
     if (schema.minItems !== undefined && value.length < schema.minItems) {
-      this.#invalid(path, value, `${path} in body should have at least ${schema.minItems} items`);
+      this.#invalid(path, value, `${inBody(path)} should have at least ${schema.minItems} items`);
     }
     if (schema.maxItems !== undefined && value.length > schema.maxItems) {
       this.errors.push({
@@ -183,7 +185,7 @@ class Validator {
       });
     }
     if (schema.uniqueItems && new Set(value.map(canonical)).size !== value.length) {
-      this.#invalid(path, "", `${path} in body shouldn't contain duplicates`);
+      this.#invalid(path, "", `${inBody(path)} shouldn't contain duplicates`);
     }
     this.#listType(value, schema, path);
   }
@@ -228,7 +230,7 @@ class Validator {
       });
     }
     if (schema.minProperties !== undefined && count < schema.minProperties) {
-      this.#invalid(path, value, `${path} in body should have at least ${schema.minProperties} properties`);
+      this.#invalid(path, value, `${inBody(path)} should have at least ${schema.minProperties} properties`);
     }
     for (const key of schema.required ?? []) {
       if (!(key in value)) this.errors.push({ type: "FieldValueRequired", field: child(path, key) });

@@ -1,0 +1,255 @@
+// Validation of a CustomResourceDefinition on create and update, as apiextensions-apiserver
+// does it: names, group, scope, versions, schemas, subresources and printer columns.
+import type {
+  CustomResourceColumnDefinition,
+  CustomResourceDefinition,
+  CustomResourceDefinitionNames,
+  CustomResourceDefinitionVersion,
+} from "kubernetes-types/apiextensions/v1.js";
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import type { FieldError, Schema } from "../schema/index.js";
+import { toStatusCause } from "../schema/index.js";
+import { dns1035LabelErrors, dns1123SubdomainErrors } from "./names.js";
+import { defaultErrors, structuralErrors } from "./structural.js";
+
+const COLUMN_TYPES = ["boolean", "date", "integer", "number", "string"];
+const COLUMN_FORMATS = ["byte", "date", "date-time", "double", "float", "int32", "int64", "password"];
+
+/**
+ * The problems of a CRD as 422 causes; [] when it is valid. With `old`, also the rules of an
+ * update: `group` and `names.plural` never change, `scope` and `names.kind` not once established.
+ */
+export function validateCRD(crd: CustomResourceDefinition, old?: CustomResourceDefinition): StatusCause[] {
+  const errs: FieldError[] = [];
+  const spec = crd.spec ?? ({} as CustomResourceDefinition["spec"]);
+  const names = spec.names ?? ({} as CustomResourceDefinitionNames);
+  const name = crd.metadata?.name ?? "";
+  if (!name) {
+    errs.push({
+      type: "FieldValueRequired",
+      field: "metadata.name",
+      detail: "name or generateName is required",
+    });
+  } else {
+    const msgs = dns1123SubdomainErrors(name);
+    if (name !== `${names.plural}.${spec.group}`) msgs.push('must be spec.names.plural+"."+spec.group');
+    for (const m of msgs)
+      errs.push({ type: "FieldValueInvalid", field: "metadata.name", value: name, detail: m });
+  }
+  validateSpec(spec, errs);
+  if (old !== undefined) validateUpdate(crd, old, errs);
+  return errs.map(toStatusCause);
+}
+
+function validateSpec(spec: CustomResourceDefinition["spec"], errs: FieldError[]): void {
+  const group = spec.group ?? "";
+  if (!group) {
+    errs.push({ type: "FieldValueRequired", field: "spec.group" });
+  } else {
+    const msgs = dns1123SubdomainErrors(group);
+    if (msgs.length > 0)
+      errs.push({ type: "FieldValueInvalid", field: "spec.group", value: group, detail: msgs.join(",") });
+    else if (group.split(".").length < 2) {
+      errs.push({
+        type: "FieldValueInvalid",
+        field: "spec.group",
+        value: group,
+        detail: "should be a domain with at least one dot",
+      });
+    }
+  }
+  if (!spec.scope) errs.push({ type: "FieldValueRequired", field: "spec.scope" });
+  else if (spec.scope !== "Cluster" && spec.scope !== "Namespaced") {
+    errs.push({
+      type: "FieldValueNotSupported",
+      field: "spec.scope",
+      value: spec.scope,
+      detail: 'supported values: "Cluster", "Namespaced"',
+    });
+  }
+  const versions = spec.versions ?? [];
+  const seen = new Set<string>();
+  let unique = true;
+  versions.forEach((v, i) => {
+    if (seen.has(v.name)) unique = false;
+    seen.add(v.name);
+    const msgs = dns1035LabelErrors(v.name ?? "");
+    if (msgs.length > 0) {
+      errs.push({
+        type: "FieldValueInvalid",
+        field: `spec.versions[${i}].name`,
+        value: v.name ?? "",
+        detail: msgs.join(","),
+      });
+    }
+    validateVersion(v, `spec.versions[${i}]`, spec.preserveUnknownFields === true, errs);
+  });
+  if (!unique) {
+    errs.push({
+      type: "FieldValueInvalid",
+      field: "spec.versions",
+      value: versions,
+      detail: "must contain unique version names",
+    });
+  }
+  if (versions.filter((v) => v.storage).length !== 1) {
+    errs.push({
+      type: "FieldValueInvalid",
+      field: "spec.versions",
+      value: versions,
+      detail: "must have exactly one version marked as storage version",
+    });
+  }
+  if (versions.length > 0 && !versions.some((v) => v.served)) {
+    errs.push({
+      type: "FieldValueInvalid",
+      field: "spec.versions",
+      value: versions,
+      detail: "must have at least one served version",
+    });
+  }
+  const names = spec.names ?? ({} as CustomResourceDefinitionNames);
+  for (const key of ["plural", "singular", "kind", "listKind"] as const) {
+    // singular and listKind are defaulted from plural and kind before validation.
+    const defaulted = key === "singular" ? names.plural : key === "listKind" ? names.kind : undefined;
+    if (!names[key] && !defaulted) errs.push({ type: "FieldValueRequired", field: `spec.names.${key}` });
+  }
+  validateNames(names, "spec.names", errs);
+  const conversion = spec.conversion?.strategy;
+  if (conversion !== undefined && conversion !== "None" && conversion !== "Webhook") {
+    errs.push({
+      type: "FieldValueNotSupported",
+      field: "spec.conversion.strategy",
+      value: conversion,
+      detail: 'supported values: "None", "Webhook"',
+    });
+  }
+}
+
+function validateNames(names: CustomResourceDefinitionNames, path: string, errs: FieldError[]): void {
+  const label = (value: string | undefined, field: string, mixedCase: boolean) => {
+    if (!value) return;
+    const msgs = dns1035LabelErrors(mixedCase ? value.toLowerCase() : value);
+    if (msgs.length === 0) return;
+    const detail = mixedCase
+      ? `may have mixed case, but should otherwise match: ${msgs.join(",")}`
+      : msgs.join(",");
+    errs.push({ type: "FieldValueInvalid", field: `${path}.${field}`, value, detail });
+  };
+  label(names.plural, "plural", false);
+  label(names.singular, "singular", false);
+  label(names.kind, "kind", true);
+  label(names.listKind, "listKind", true);
+  (names.shortNames ?? []).forEach((s, i) => {
+    label(s, `shortNames[${i}]`, false);
+  });
+  if (names.kind && names.kind === names.listKind) {
+    errs.push({
+      type: "FieldValueInvalid",
+      field: `${path}.listKind`,
+      value: names.listKind,
+      detail: "kind and listKind may not be the same",
+    });
+  }
+  (names.categories ?? []).forEach((c, i) => {
+    label(c, `categories[${i}]`, false);
+  });
+}
+
+function validateVersion(
+  v: CustomResourceDefinitionVersion,
+  path: string,
+  preserveUnknownFields: boolean,
+  errs: FieldError[],
+): void {
+  const schema = v.schema?.openAPIV3Schema as Schema | undefined;
+  const schemaPath = `${path}.schema.openAPIV3Schema`;
+  if (schema === undefined) {
+    if (!preserveUnknownFields)
+      errs.push({ type: "FieldValueRequired", field: schemaPath, detail: "schemas are required" });
+  } else {
+    const structural = structuralErrors(schema, schemaPath);
+    errs.push(...structural);
+    if (structural.length === 0) errs.push(...defaultErrors(schema, schemaPath));
+  }
+  const scale = v.subresources?.scale;
+  if (scale !== undefined) {
+    const sp = `${path}.subresources.scale`;
+    simplePath(scale.specReplicasPath, `${sp}.specReplicasPath`, ".spec.", errs);
+    simplePath(scale.statusReplicasPath, `${sp}.statusReplicasPath`, ".status.", errs);
+    if (scale.labelSelectorPath) {
+      simplePath(scale.labelSelectorPath, `${sp}.labelSelectorPath`, [".spec.", ".status."], errs);
+    }
+  }
+  (v.additionalPrinterColumns ?? []).forEach((c, i) => {
+    validateColumn(c, `${path}.additionalPrinterColumns[${i}]`, errs);
+  });
+}
+
+function simplePath(
+  value: string | undefined,
+  field: string,
+  under: string | string[],
+  errs: FieldError[],
+): void {
+  const prefixes = Array.isArray(under) ? under : [under];
+  if (!value) {
+    errs.push({ type: "FieldValueRequired", field });
+  } else if (!value.startsWith(".")) {
+    errs.push({
+      type: "FieldValueInvalid",
+      field,
+      value,
+      detail: "must be a simple json path starting with .",
+    });
+  } else if (!prefixes.some((p) => value.startsWith(p))) {
+    const where = prefixes.map((p) => p.slice(0, -1)).join(" or ");
+    const detail = `should be a json path under ${prefixes.length > 1 ? "either " : ""}${where}`;
+    errs.push({ type: "FieldValueInvalid", field, value, detail });
+  }
+}
+
+function validateColumn(c: CustomResourceColumnDefinition, path: string, errs: FieldError[]): void {
+  if (!c.name) errs.push({ type: "FieldValueRequired", field: `${path}.name` });
+  const types = `must be one of ${COLUMN_TYPES.join(",")}`;
+  if (!c.type) errs.push({ type: "FieldValueRequired", field: `${path}.type`, detail: types });
+  else if (!COLUMN_TYPES.includes(c.type))
+    errs.push({ type: "FieldValueInvalid", field: `${path}.type`, value: c.type, detail: types });
+  if (c.format && !COLUMN_FORMATS.includes(c.format)) {
+    errs.push({
+      type: "FieldValueInvalid",
+      field: `${path}.format`,
+      value: c.format,
+      detail: `must be one of ${COLUMN_FORMATS.join(",")}`,
+    });
+  }
+  if (!c.jsonPath) errs.push({ type: "FieldValueRequired", field: `${path}.jsonPath` });
+  else if (!c.jsonPath.startsWith(".")) {
+    errs.push({
+      type: "FieldValueInvalid",
+      field: `${path}.jsonPath`,
+      value: c.jsonPath,
+      detail: "must be a simple json path starting with .",
+    });
+  }
+}
+
+function validateUpdate(
+  crd: CustomResourceDefinition,
+  old: CustomResourceDefinition,
+  errs: FieldError[],
+): void {
+  const immutable = (field: string, now: unknown, before: unknown) => {
+    if (now !== before)
+      errs.push({ type: "FieldValueInvalid", field, value: now, detail: "field is immutable" });
+  };
+  const established = (old.status?.conditions ?? []).some(
+    (c) => c.type === "Established" && c.status === "True",
+  );
+  if (established) {
+    immutable("spec.scope", crd.spec.scope, old.spec.scope);
+    immutable("spec.names.kind", crd.spec.names?.kind, old.spec.names?.kind);
+  }
+  immutable("spec.group", crd.spec.group, old.spec.group);
+  immutable("spec.names.plural", crd.spec.names?.plural, old.spec.names?.plural);
+}
