@@ -2,6 +2,7 @@
 // objects, strict field checks, built-in kinds' schemas, OpenAPI documents and Tables.
 export type { FieldError, FieldErrorType } from "./field-error.js";
 export { errorBody, goValue, invalidMessage, toStatusCause } from "./field-error.js";
+export { findDuplicateFields } from "./duplicate-fields.js";
 export { checkFormat } from "./formats.js";
 export { applyDefaults } from "./defaults.js";
 export type { JSONPath } from "./json-path.js";
