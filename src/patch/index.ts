@@ -10,3 +10,5 @@ export { applyJsonPatch, escapePointerToken, parsePointer } from "./json-patch.j
 export { applyMergePatch, createMergePatch } from "./merge-patch.js";
 export { applyStrategicMergePatch } from "./strategic-merge-patch.js";
 export { builtinPatchMeta } from "./builtin-meta.js";
+export { createJsonPatch } from "./json-patch-diff.js";
+export { createStrategicMergePatch } from "./strategic-merge-diff.js";
