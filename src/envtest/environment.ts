@@ -1,0 +1,151 @@
+// Environment: a Kubernetes API server for tests, as controller-runtime's envtest.Environment.
+// The embedded in-memory server by default; real etcd + kube-apiserver with KUBEBUILDER_ASSETS;
+// the current kubeconfig's cluster with USE_EXISTING_CLUSTER=true.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
+import { type ApiServerOptions, type RunningApiServer, startApiServer } from "../apiserver/index.js";
+import type { RestConfig } from "../rest/config.js";
+import { getConfig } from "../rest/get-config.js";
+import { startControlPlane } from "./control-plane.js";
+import { installCRDs, uninstallCRDs } from "./crd-install.js";
+import { readCRDs } from "./crd-files.js";
+import { renderKubeconfig } from "./kubeconfig.js";
+import { type EnvironmentMode, resolveSettings } from "./settings.js";
+
+export interface EnvironmentOptions {
+  /** CRD objects to install at start. Default: none. */
+  crds?: CustomResourceDefinition[];
+  /** Files and directories of CRD manifests (YAML or JSON) to install at start. Default: none. */
+  crdDirectoryPaths?: string[];
+  /** Fail when a CRD path does not exist. Default: false. */
+  errorIfCRDPathMissing?: boolean;
+  /** How long to wait for CRDs to be served. Default: 10 s. */
+  crdInstallTimeoutMs?: number;
+  /** Use the cluster of the current kubeconfig. Default: `USE_EXISTING_CLUSTER`. */
+  useExistingCluster?: boolean;
+  /** Directory holding `etcd` and `kube-apiserver`. Default: `KUBEBUILDER_ASSETS`. */
+  binaryAssetsDirectory?: string;
+  /** Copy the control plane's output to stderr. Default: `KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT`. */
+  attachControlPlaneOutput?: boolean;
+  /** Default: `KUBEBUILDER_CONTROLPLANE_START_TIMEOUT`, else 60 s. */
+  controlPlaneStartTimeoutMs?: number;
+  /** Default: `KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT`, else 60 s. */
+  controlPlaneStopTimeoutMs?: number;
+  /** Options of the embedded API server (its default mode). Default: `{}`. */
+  apiServer?: ApiServerOptions;
+  /** Environment variables to read. Default: `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A started environment: what tests need to reach it. */
+export interface StartedEnvironment {
+  mode: EnvironmentMode;
+  config: RestConfig;
+  /** Kubeconfig YAML for the environment's admin. */
+  kubeconfig: string;
+  /** A file holding `kubeconfig`, for kubectl and child processes. */
+  kubeconfigPath: string;
+  /** The embedded server, in the embedded mode. */
+  apiServer?: RunningApiServer;
+  /** The CRDs installed at start, as the server returned them. */
+  crds: CustomResourceDefinition[];
+}
+
+/** Thrown when the environment is used before `start()` or started twice. */
+export class EnvironmentStateError extends Error {
+  override readonly name = "EnvironmentStateError";
+  readonly code = "ERR_ENVTEST_STATE";
+}
+
+export class Environment {
+  readonly #opts: EnvironmentOptions;
+  #started: StartedEnvironment | undefined;
+  #stopControlPlane: (() => Promise<void>) | undefined;
+  #tempDir: string | undefined;
+
+  constructor(opts: EnvironmentOptions = {}) {
+    this.#opts = opts;
+  }
+
+  /** The started environment; throws before `start()`. */
+  get started(): StartedEnvironment {
+    if (!this.#started) throw new EnvironmentStateError("envtest: call start() before using the environment");
+    return this.#started;
+  }
+
+  /** The RestConfig of the environment's admin; throws before `start()`. */
+  get config(): RestConfig {
+    return this.started.config;
+  }
+
+  /** Starts the API server (or connects to the existing cluster), installs CRDs, returns a config. */
+  async start(): Promise<RestConfig> {
+    if (this.#started) throw new EnvironmentStateError("envtest: the environment is already started");
+    const opts = this.#opts;
+    const settings = resolveSettings(opts, opts.env ?? process.env);
+    // Read CRD files first: a bad path fails before anything is started.
+    const crds = [
+      ...(opts.crds ?? []),
+      ...readCRDs(opts.crdDirectoryPaths ?? [], opts.errorIfCRDPathMissing ?? false),
+    ];
+    this.#tempDir = mkdtempSync(join(tmpdir(), "envtest-kubeconfig-"));
+    const kubeconfigPath = join(this.#tempDir, "kubeconfig");
+    try {
+      let config: RestConfig;
+      let kubeconfig: string;
+      let apiServer: RunningApiServer | undefined;
+      if (settings.mode === "embedded") {
+        apiServer = await startApiServer(opts.apiServer);
+        this.#stopControlPlane = () => apiServer!.stop();
+        config = apiServer.restConfig();
+        kubeconfig = apiServer.kubeconfig;
+      } else if (settings.mode === "binaries") {
+        const plane = await startControlPlane(settings);
+        this.#stopControlPlane = plane.stop;
+        config = plane.config;
+        kubeconfig = renderKubeconfig(config);
+      } else {
+        config = getConfig({ env: opts.env ?? process.env });
+        kubeconfig = renderKubeconfig(config);
+      }
+      writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
+      const installed = crds.length
+        ? await installCRDs(config, crds, { maxTimeMs: opts.crdInstallTimeoutMs })
+        : [];
+      this.#started = { mode: settings.mode, config, kubeconfig, kubeconfigPath, apiServer, crds: installed };
+      return config;
+    } catch (err) {
+      await this.#teardown();
+      throw err;
+    }
+  }
+
+  /**
+   * Stops what `start()` started. On an existing cluster the CRDs installed at start are left in
+   * place, as controller-runtime's envtest leaves them.
+   */
+  async stop(): Promise<void> {
+    await this.#teardown();
+  }
+
+  /** Installs further CRDs into the running environment and waits until they are served. */
+  async installCRDs(crds: CustomResourceDefinition[]): Promise<CustomResourceDefinition[]> {
+    return installCRDs(this.config, crds, { maxTimeMs: this.#opts.crdInstallTimeoutMs });
+  }
+
+  /** Deletes CRDs from the running environment and waits until they are gone. */
+  async uninstallCRDs(crds: CustomResourceDefinition[]): Promise<void> {
+    await uninstallCRDs(this.config, crds, { maxTimeMs: this.#opts.crdInstallTimeoutMs });
+  }
+
+  async #teardown(): Promise<void> {
+    const stopPlane = this.#stopControlPlane;
+    this.#stopControlPlane = undefined;
+    this.#started = undefined;
+    if (stopPlane) await stopPlane();
+    if (this.#tempDir) rmSync(this.#tempDir, { recursive: true, force: true });
+    this.#tempDir = undefined;
+  }
+}

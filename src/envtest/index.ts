@@ -1,0 +1,11 @@
+// envtest: API servers for tests — the embedded one (default), real etcd + kube-apiserver
+// binaries (KUBEBUILDER_ASSETS), or an existing cluster (USE_EXISTING_CLUSTER=true).
+export type { CRDInstallOptions } from "./crd-install.js";
+export { installCRDs, uninstallCRDs } from "./crd-install.js";
+export { CRDFileError, readCRDs } from "./crd-files.js";
+export type { EnvironmentOptions, StartedEnvironment } from "./environment.js";
+export { Environment, EnvironmentStateError } from "./environment.js";
+export { renderKubeconfig } from "./kubeconfig.js";
+export { ControlPlaneError } from "./process.js";
+export type { EnvironmentMode, EnvtestSettings } from "./settings.js";
+export { resolveSettings } from "./settings.js";
