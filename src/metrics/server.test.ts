@@ -4,6 +4,7 @@ import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { Counter } from "prom-client";
+import { newLogger } from "../log/index.js";
 import {
   InvalidBindAddressError,
   newHTTPServerRunnable,
@@ -53,7 +54,9 @@ async function run(server: {
 test("GET /metrics serves the registry in Prometheus text format", async () => {
   const registry = newMetricsRegistry();
   new Counter({ name: "demo_total", help: "demo", registers: [registry] }).inc(5);
-  const server = newMetricsServer({ bindAddress: "127.0.0.1:0", registry });
+  const lines: Record<string, unknown>[] = [];
+  const logger = newLogger({ destination: { write: (l: string) => void lines.push(JSON.parse(l)) } });
+  const server = newMetricsServer({ bindAddress: "127.0.0.1:0", registry, logger });
   assert.equal(server.needLeaderElection(), false);
   assert.equal(server.address(), undefined, "nothing listens before start");
   const { addr, stop } = await run(server);
@@ -73,6 +76,16 @@ test("GET /metrics serves the registry in Prometheus text format", async () => {
   }
   await assert.rejects(get(addr, "/metrics"), { code: "ECONNREFUSED" });
   assert.equal(server.address(), undefined);
+  assert.deepEqual(
+    lines.map((l) => [l.logger, l.msg]),
+    [
+      ["controller-runtime.metrics", "Starting metrics server"],
+      ["controller-runtime.metrics", "starting server"],
+      ["controller-runtime.metrics", "Serving metrics server"],
+      ["controller-runtime.metrics", "shutting down server"],
+    ],
+  );
+  assert.equal(lines[2].bindAddress, "127.0.0.1:0");
 });
 
 test("extra handlers: exact and subtree paths, rules on registration", async () => {
