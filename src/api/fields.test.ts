@@ -84,3 +84,11 @@ test("escapes round-trip and fieldSelectorFromSet sorts by field", () => {
   assert.equal(fieldSelectorFromSet({}).empty, true);
   assert.equal(parseFieldSelector("").empty, true);
 });
+
+test("requiresExactMatch reports a pinned field value", () => {
+  const s = parseFieldSelector("metadata.name=a,spec.nodeName==n,status.phase!=Failed");
+  assert.equal(s.requiresExactMatch("metadata.name"), "a");
+  assert.equal(s.requiresExactMatch("spec.nodeName"), "n");
+  assert.equal(s.requiresExactMatch("status.phase"), undefined);
+  assert.equal(s.requiresExactMatch("other"), undefined);
+});

@@ -16,6 +16,8 @@ export interface FieldSelector {
   readonly requirements: readonly FieldRequirement[];
   /** `get` returns a field's value; a missing field counts as "" (as Go's `fields.Set`). */
   matches(get: (field: string) => string | undefined): boolean;
+  /** The value `field` must equal (`=` or `==`), if the selector pins it: the cache uses an index then. */
+  requiresExactMatch(field: string): string | undefined;
   /** The canonical text form, values escaped. */
   toString(): string;
 }
@@ -96,6 +98,10 @@ class TermsSelector implements FieldSelector {
       if (equal === (r.op === "!=")) return false;
     }
     return true;
+  }
+  requiresExactMatch(field: string): string | undefined {
+    for (const r of this.requirements) if (r.field === field && r.op !== "!=") return r.value;
+    return undefined;
   }
   toString(): string {
     // Go prints both "=" and "==" terms as "=".

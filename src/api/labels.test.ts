@@ -236,3 +236,14 @@ test("newRequirement validates like labels.NewRequirement", () => {
       /^\[values: Invalid value: \[\]string\{"a", "1"\}: for 'Gt', 'Lt' operators, exactly one value is required, values\[0\]: Invalid value: "a": /,
   });
 });
+
+test("requiresExactMatch reports a pinned label value", () => {
+  const s = parseLabelSelector("a=1,b==2,c in (3),d in (4,5),e!=6,f");
+  assert.equal(s.requiresExactMatch("a"), "1");
+  assert.equal(s.requiresExactMatch("b"), "2");
+  assert.equal(s.requiresExactMatch("c"), "3");
+  assert.equal(s.requiresExactMatch("d"), undefined);
+  assert.equal(s.requiresExactMatch("e"), undefined);
+  assert.equal(s.requiresExactMatch("f"), undefined);
+  assert.equal(s.requiresExactMatch("z"), undefined);
+});

@@ -18,6 +18,8 @@ export interface LabelSelector {
   /** Sorted by key, as apimachinery does, so `toString()` is deterministic. */
   readonly requirements: readonly Requirement[];
   matches(labels: Readonly<Record<string, string>> | undefined): boolean;
+  /** The value `label` must have (`=`, `==`, or `in` with one value), if the selector pins it. */
+  requiresExactMatch(label: string): string | undefined;
   /** The canonical text form, parseable by `parseLabelSelector`. */
   toString(): string;
 }
@@ -188,6 +190,11 @@ class RequirementsSelector implements LabelSelector {
     const l = labels ?? EMPTY_LABELS;
     for (const r of this.requirements) if (!requirementMatches(r, l)) return false;
     return true;
+  }
+  requiresExactMatch(label: string): string | undefined {
+    const r = this.requirements.find((x) => x.key === label);
+    if (r === undefined || r.values.length !== 1) return undefined;
+    return r.operator === "=" || r.operator === "==" || r.operator === "in" ? r.values[0] : undefined;
   }
   toString(): string {
     return this.requirements.map(requirementString).join(",");
