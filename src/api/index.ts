@@ -6,17 +6,20 @@ export { defineKind, pluralize } from "./kind.js";
 export * as kinds from "./kinds.js";
 export type { KubeList, KubeObject, ListMeta, ObjectKey, ObjectMeta, Unstructured } from "./object.js";
 export { keyOf, objectKeyString, parseObjectKey } from "./object.js";
-export type { LabelOperator, LabelSelector, Requirement } from "./labels.js";
+export type { LabelOperator, Requirement } from "./label-requirement.js";
 export {
   SelectorParseError,
+  labelValueErrors,
+  newRequirement,
+  qualifiedNameErrors,
+} from "./label-requirement.js";
+export type { LabelSelector } from "./labels.js";
+export {
   everythingLabelSelector,
   labelSelectorFromObject,
   labelSelectorFromRequirements,
   labelSelectorFromSet,
-  labelValueErrors,
-  newRequirement,
   parseLabelSelector,
-  qualifiedNameErrors,
 } from "./labels.js";
 export type { FieldOperator, FieldRequirement, FieldSelector } from "./fields.js";
 export {
