@@ -26,7 +26,10 @@ export class Authenticator {
 
   constructor(users: readonly TokenUser[]) {
     for (const u of users) {
-      this.#tokens.set(u.token, { name: u.name, groups: [...new Set([...(u.groups ?? []), "system:authenticated"])] });
+      this.#tokens.set(u.token, {
+        name: u.name,
+        groups: [...new Set([...(u.groups ?? []), "system:authenticated"])],
+      });
     }
   }
 

@@ -39,10 +39,24 @@ function resourceEntries(def: ResourceDefinition): Record<string, unknown>[] {
   const sub = { singularName: "", namespaced: def.namespaced, verbs: ["get", "patch", "update"] };
   if (def.statusSubresource) out.push({ name: `${def.plural}/status`, ...sub, kind: def.kind });
   if (def.scale) {
-    out.push({ name: `${def.plural}/scale`, singularName: "", namespaced: def.namespaced, group: "autoscaling", version: "v1", kind: "Scale", verbs: sub.verbs });
+    out.push({
+      name: `${def.plural}/scale`,
+      singularName: "",
+      namespaced: def.namespaced,
+      group: "autoscaling",
+      version: "v1",
+      kind: "Scale",
+      verbs: sub.verbs,
+    });
   }
   if (!def.crdName && def.group === "" && def.kind === "Namespace") {
-    out.push({ name: "namespaces/finalize", singularName: "", namespaced: false, kind: "Namespace", verbs: ["update"] });
+    out.push({
+      name: "namespaces/finalize",
+      singularName: "",
+      namespaced: false,
+      kind: "Namespace",
+      verbs: ["update"],
+    });
   }
   return out;
 }
@@ -91,7 +105,13 @@ export function sendVersion(res: ServerResponse): void {
   sendJson(res, 200, JSON.stringify(serverVersion, null, 2));
 }
 
-const healthChecks = ["ping", "log", "etcd", "poststarthook/start-apiextensions-controllers", "poststarthook/crd-informer-synced"];
+const healthChecks = [
+  "ping",
+  "log",
+  "etcd",
+  "poststarthook/start-apiextensions-controllers",
+  "poststarthook/crd-informer-synced",
+];
 
 /** /healthz, /livez, /readyz and their `/<check>` sub-paths; `?verbose` lists the checks. */
 export function sendHealth(res: ServerResponse, path: string, verbose: boolean): boolean {

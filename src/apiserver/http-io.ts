@@ -100,7 +100,9 @@ export function decodeBody(body: Buffer, contentType: string, kind: string): unk
     try {
       return parseYaml(text);
     } catch (e) {
-      throw badRequest(`the object provided is unrecognized (must be of type ${kind}): ${(e as Error).message}`);
+      throw badRequest(
+        `the object provided is unrecognized (must be of type ${kind}): ${(e as Error).message}`,
+      );
     }
   }
   try {

@@ -30,7 +30,12 @@ function splitPath(pathname: string): string[] {
     .map((s) => decodeURIComponent(s));
 }
 
-export async function route(env: RouteEnv, req: IncomingMessage, res: ServerResponse, user: UserInfo): Promise<void> {
+export async function route(
+  env: RouteEnv,
+  req: IncomingMessage,
+  res: ServerResponse,
+  user: UserInfo,
+): Promise<void> {
   try {
     await dispatch(env, req, res, user);
   } catch (e) {
@@ -43,7 +48,12 @@ export async function route(env: RouteEnv, req: IncomingMessage, res: ServerResp
   }
 }
 
-async function dispatch(env: RouteEnv, req: IncomingMessage, res: ServerResponse, user: UserInfo): Promise<void> {
+async function dispatch(
+  env: RouteEnv,
+  req: IncomingMessage,
+  res: ServerResponse,
+  user: UserInfo,
+): Promise<void> {
   const url = new URL(req.url ?? "/", "https://apiserver");
   const method = req.method ?? "GET";
   const seg = splitPath(url.pathname);
@@ -105,7 +115,11 @@ async function dispatch(env: RouteEnv, req: IncomingMessage, res: ServerResponse
     rest = rest.slice(1);
   }
   let namespace = "";
-  if (rest[0] === "namespaces" && rest.length >= 3 && !(rest.length === 3 && (rest[2] === "status" || rest[2] === "finalize"))) {
+  if (
+    rest[0] === "namespaces" &&
+    rest.length >= 3 &&
+    !(rest.length === 3 && (rest[2] === "status" || rest[2] === "finalize"))
+  ) {
     namespace = rest[1];
     rest = rest.slice(2);
   }
@@ -133,7 +147,8 @@ async function dispatch(env: RouteEnv, req: IncomingMessage, res: ServerResponse
     return;
   }
   if (subresource === "finalize" && method !== "PUT") throw methodNotAllowed();
-  if (subresource === "status" && method !== "GET" && method !== "PUT" && method !== "PATCH") throw methodNotAllowed();
+  if (subresource === "status" && method !== "GET" && method !== "PUT" && method !== "PATCH")
+    throw methodNotAllowed();
 
   switch (method) {
     case "GET":

@@ -9,7 +9,7 @@ import type { RestConfig } from "../rest/config.js";
 import { Authenticator, type TokenUser } from "./authn.js";
 import { createHooks } from "./controllers/hooks.js";
 import { crdStore } from "./controllers/crd.js";
-import type { ServerContext, ServerLimits } from "./handlers/context.js";
+import type { ServerContext, ServerLimits, UserInfo } from "./handlers/context.js";
 import { sendError } from "./http-io.js";
 import { kubeconfigYaml } from "./kubeconfig.js";
 import { builtinResources, Registry } from "./registry/index.js";
@@ -86,7 +86,10 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const onError = opts.onError ?? ((e: unknown) => console.error("apiserver: unexpected error:", e));
   const ca = opts.certificateAuthority ?? (await createCertificateAuthority("embedded-apiserver-ca"));
   const [serving, adminCert] = await Promise.all([
-    ca.issueServing({ dnsNames: ["localhost", "kubernetes", "kubernetes.default"], ipAddresses: ["127.0.0.1", "::1"] }),
+    ca.issueServing({
+      dnsNames: ["localhost", "kubernetes", "kubernetes.default"],
+      ipAddresses: ["127.0.0.1", "::1"],
+    }),
     ca.issueClient({ user: "admin", groups: ["system:masters"] }),
   ]);
   const adminToken = opts.adminToken ?? randomBytes(24).toString("base64url");
@@ -101,7 +104,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const registry = new Registry(builtinResources());
   let context: ServerContext | undefined;
   const getContext = () => context!;
-  const hooks = createHooks(getContext, { garbageCollection: opts.garbageCollection ?? false, signal: stopping.signal, onError });
+  const hooks = createHooks(getContext, {
+    garbageCollection: opts.garbageCollection ?? false,
+    signal: stopping.signal,
+    onError,
+  });
   context = {
     storage,
     registry,
@@ -118,10 +125,16 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const sockets = new Set<Socket>();
   let serverAddress = "";
   const server = createServer(
-    { key: serving.keyPem, cert: serving.certPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false },
+    {
+      key: serving.keyPem,
+      cert: serving.certPem,
+      ca: ca.certPem,
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
     (req, res) => {
       const pathname = (req.url ?? "/").split("?")[0];
-      let user;
+      let user: UserInfo;
       try {
         user = authn.authenticate(req, pathname);
       } catch (e) {
@@ -151,7 +164,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const port = (server.address() as AddressInfo).port;
   serverAddress = `${host}:${port}`;
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  const kubeconfig = kubeconfigYaml({ url, caPem: ca.certPem, clientCertPem: adminCert.certPem, clientKeyPem: adminCert.keyPem });
+  const kubeconfig = kubeconfigYaml({
+    url,
+    caPem: ca.certPem,
+    clientCertPem: adminCert.certPem,
+    clientKeyPem: adminCert.keyPem,
+  });
   if (opts.kubeconfigPath) await writeFile(opts.kubeconfigPath, kubeconfig, { mode: 0o600 });
 
   let stopped: Promise<void> | undefined;
@@ -165,7 +183,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     kubeconfigPath: opts.kubeconfigPath,
     storage,
     certificateAuthority: ca,
-    restConfig: () => ({ host: url, tls: { ca: ca.certPem }, auth: { bearerToken: adminToken }, source: "embedded apiserver" }),
+    restConfig: () => ({
+      host: url,
+      tls: { ca: ca.certPem },
+      auth: { bearerToken: adminToken },
+      source: "embedded apiserver",
+    }),
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         stopping.abort();

@@ -23,8 +23,20 @@ export class ApiError extends Error {
   }
 }
 
-export function failureStatus(code: number, reason: string, message: string, details?: StatusDetails): Status {
-  const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason };
+export function failureStatus(
+  code: number,
+  reason: string,
+  message: string,
+  details?: StatusDetails,
+): Status {
+  const status: Status = {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    reason,
+  };
   if (details !== undefined) status.details = details;
   status.code = code;
   return status;
@@ -55,7 +67,12 @@ function resourceDetails(r: ResourceRef, name: string): StatusDetails {
 }
 
 export function notFound(r: ResourceRef, name: string): ApiError {
-  return new ApiError(404, "NotFound", `${qualifiedResource(r)} "${name}" not found`, resourceDetails(r, name));
+  return new ApiError(
+    404,
+    "NotFound",
+    `${qualifiedResource(r)} "${name}" not found`,
+    resourceDetails(r, name),
+  );
 }
 
 export function alreadyExists(r: ResourceRef, name: string): ApiError {
@@ -113,7 +130,12 @@ export function forbidden(r: ResourceRef, name: string, why: string): ApiError {
 }
 
 export function methodNotAllowed(): ApiError {
-  return new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {});
+  return new ApiError(
+    405,
+    "MethodNotAllowed",
+    "the server does not allow this method on the requested resource",
+    {},
+  );
 }
 
 export function resourceNotFound(): ApiError {
@@ -156,7 +178,11 @@ export const cause = {
     return { reason: "FieldValueInvalid", message: `Invalid value: ${goValue(value)}: ${detail}`, field };
   },
   required(field: string, detail = ""): StatusCause {
-    return { reason: "FieldValueRequired", message: detail ? `Required value: ${detail}` : "Required value", field };
+    return {
+      reason: "FieldValueRequired",
+      message: detail ? `Required value: ${detail}` : "Required value",
+      field,
+    };
   },
   forbidden(field: string, detail: string): StatusCause {
     return { reason: "FieldValueForbidden", message: `Forbidden: ${detail}`, field };

@@ -11,7 +11,7 @@ import type { Obj, StoredObject } from "../storage/index.js";
 import { Debouncer } from "./debouncer.js";
 
 export const crdStore = "apiextensions.k8s.io/customresourcedefinitions";
-export const crdCleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io";
+import { crdCleanupFinalizer } from "../kinds/index.js";
 
 interface Condition {
   type: string;
@@ -27,7 +27,13 @@ export class CrdController {
 
   constructor(server: () => ServerContext, signal: AbortSignal, onError: (err: unknown) => void) {
     this.#server = server;
-    this.#pending = new Debouncer((names) => names.forEach((n) => this.#sync(n)), signal, onError);
+    this.#pending = new Debouncer(
+      (names) => {
+        for (const n of names) this.#sync(n);
+      },
+      signal,
+      onError,
+    );
   }
 
   touch(name: string): void {
@@ -72,12 +78,23 @@ export class CrdController {
     const set = (c: Omit<Condition, "lastTransitionTime">) => {
       const i = conditions.findIndex((x) => x.type === c.type);
       if (i >= 0 && conditions[i].status === c.status) return false;
-      const full = { type: c.type, status: c.status, lastTransitionTime: now, reason: c.reason, message: c.message };
+      const full = {
+        type: c.type,
+        status: c.status,
+        lastTransitionTime: now,
+        reason: c.reason,
+        message: c.message,
+      };
       if (i >= 0) conditions[i] = full;
       else conditions.push(full);
       return true;
     };
-    let changed = set({ type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found" });
+    let changed = set({
+      type: "NamesAccepted",
+      status: "True",
+      reason: "NoConflicts",
+      message: "no conflicts found",
+    });
     changed =
       set({
         type: "Established",
@@ -122,7 +139,9 @@ export class CrdController {
     if (remaining > 0) return;
     const next = JSON.parse(crd.json) as Obj;
     const meta = next.metadata as Obj;
-    const finalizers = ((meta.finalizers as string[] | undefined) ?? []).filter((f) => f !== crdCleanupFinalizer);
+    const finalizers = ((meta.finalizers as string[] | undefined) ?? []).filter(
+      (f) => f !== crdCleanupFinalizer,
+    );
     if (finalizers.length > 0) meta.finalizers = finalizers;
     else delete meta.finalizers;
     const written = server.storage.put(crdStore, next);

@@ -47,7 +47,11 @@ export class GarbageCollector {
     }
     for (const e of all) {
       const refs = ownerRefs(e.o);
-      if (refs.length > 0 && refs.every((r) => !live.has(r.uid)) && !(e.o.obj.metadata as Obj).deletionTimestamp) {
+      if (
+        refs.length > 0 &&
+        refs.every((r) => !live.has(r.uid)) &&
+        !(e.o.obj.metadata as Obj).deletionTimestamp
+      ) {
         deleteStored(server, e.def, e.o, {});
       }
     }

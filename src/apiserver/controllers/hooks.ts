@@ -15,7 +15,8 @@ export interface HooksOptions {
 }
 
 const isNamespace = (def: ResourceDefinition) => def.group === "" && def.kind === "Namespace" && !def.crdName;
-const isCrd = (def: ResourceDefinition) => def.group === "apiextensions.k8s.io" && def.kind === "CustomResourceDefinition";
+const isCrd = (def: ResourceDefinition) =>
+  def.group === "apiextensions.k8s.io" && def.kind === "CustomResourceDefinition";
 
 export function createHooks(server: () => ServerContext, opts: HooksOptions): ChangeHooks {
   const namespaces = new NamespaceController(server, opts.signal, opts.onError);

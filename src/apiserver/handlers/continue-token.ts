@@ -22,7 +22,10 @@ export function decodeContinue(token: string): ContinueToken {
     if (parsed.v !== "meta.k8s.io/v1" || typeof parsed.rv !== "number" || typeof parsed.start !== "string") {
       throw new Error("unexpected content");
     }
-    return { rv: parsed.rv, start: parsed.start.replace(/\u0000$/, "") };
+    return {
+      rv: parsed.rv,
+      start: parsed.start.endsWith("\u0000") ? parsed.start.slice(0, -1) : parsed.start,
+    };
   } catch (e) {
     throw badRequest(`continue key is not valid: ${(e as Error).message}`);
   }

@@ -5,7 +5,15 @@ import { storeKeyOf } from "../registry/index.js";
 import { alreadyExists, badRequest } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
-import { admit, checkFields, checkTypeMeta, decodeObject, isDryRun, stampManagedFields, warningHeaders } from "./write.js";
+import {
+  admit,
+  checkFields,
+  checkTypeMeta,
+  decodeObject,
+  isDryRun,
+  stampManagedFields,
+  warningHeaders,
+} from "./write.js";
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
@@ -24,7 +32,9 @@ export function createObject(
   const meta = obj.metadata as Obj;
   if (r.def.namespaced) {
     if (meta.namespace !== undefined && meta.namespace !== "" && meta.namespace !== r.namespace) {
-      throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      throw badRequest(
+        "the namespace of the provided object does not match the namespace sent on the request",
+      );
     }
     meta.namespace = r.namespace;
   }

@@ -26,7 +26,9 @@ async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
     try {
       parsed = JSON.parse(body.toString("utf8")) as Obj;
     } catch (e) {
-      throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
+      throw badRequest(
+        `the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`,
+      );
     }
     if (parsed && typeof parsed === "object") {
       if (typeof parsed.propagationPolicy === "string") opts.propagationPolicy = parsed.propagationPolicy;
@@ -40,7 +42,9 @@ async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   }
   const policyValue = opts.propagationPolicy;
   if (policyValue && !["Foreground", "Background", "Orphan"].includes(policyValue)) {
-    throw badRequest(`propagationPolicy: Unsupported value: "${policyValue}": supported values: "Foreground", "Background", "Orphan"`);
+    throw badRequest(
+      `propagationPolicy: Unsupported value: "${policyValue}": supported values: "Foreground", "Background", "Orphan"`,
+    );
   }
   return opts;
 }
@@ -67,5 +71,9 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
     const outcome = deleteStored(r.server, r.def, current, { ...opts, preconditions: undefined });
     items.push(itemJson(r.def, outcome.stored));
   }
-  sendJson(r.res, 200, listJson(r.def, items, { resourceVersion: String(r.server.storage.resourceVersion) }, "object"));
+  sendJson(
+    r.res,
+    200,
+    listJson(r.def, items, { resourceVersion: String(r.server.storage.resourceVersion) }, "object"),
+  );
 }

@@ -82,7 +82,11 @@ export function deleteStored(
 }
 
 /** Removes an object being deleted once no finalizer holds it. Returns true when removed. */
-export function finalizeIfDone(server: ServerContext, def: ResourceDefinition, stored: StoredObject): boolean {
+export function finalizeIfDone(
+  server: ServerContext,
+  def: ResourceDefinition,
+  stored: StoredObject,
+): boolean {
   const meta = stored.obj.metadata as Obj;
   if (!meta.deletionTimestamp || hasFinalizers(def, stored.obj)) return false;
   if (!server.storage.get(storeKeyOf(def), stored.key)) return false;

@@ -23,7 +23,10 @@ export function validateListOptions(query: URLSearchParams, watch: boolean): voi
     if (!watch) causes.push(cause.forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
     else if (match !== "NotOlderThan") {
       causes.push(
-        cause.forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"),
+        cause.forbidden(
+          "resourceVersionMatch",
+          "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+        ),
       );
     }
     if (watch && sendInitialOn && !isTrue(query.get("allowWatchBookmarks"))) {
@@ -35,16 +38,31 @@ export function validateListOptions(query: URLSearchParams, watch: boolean): voi
       causes.push(cause.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch"));
     }
     if (!watch && rv === "") {
-      causes.push(cause.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
+      causes.push(
+        cause.forbidden(
+          "resourceVersionMatch",
+          "resourceVersionMatch is forbidden unless resourceVersion is provided",
+        ),
+      );
     }
     if (match !== "Exact" && match !== "NotOlderThan") {
       causes.push(cause.notSupported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]));
     }
     if (match === "Exact" && rv === "0") {
-      causes.push(cause.forbidden("resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+      causes.push(
+        cause.forbidden(
+          "resourceVersionMatch",
+          'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+        ),
+      );
     }
     if (query.get("continue")) {
-      causes.push(cause.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+      causes.push(
+        cause.forbidden(
+          "resourceVersionMatch",
+          "resourceVersionMatch is forbidden when continue is provided",
+        ),
+      );
     }
   }
   if (causes.length > 0) throw listOptionsInvalid(causes);

@@ -47,7 +47,8 @@ export function selectPage(r: ResourceRequest): ListPage {
     if (match === "Exact") {
       atRv = requested;
       objects = storage.snapshotAt(store, requested, r.namespace || undefined);
-      if (!objects) throw expired(`too old resource version: ${requested} (${storage.history.compactedThrough + 1})`);
+      if (!objects)
+        throw expired(`too old resource version: ${requested} (${storage.history.compactedThrough + 1})`);
     }
   } else if (rvParam === "0") {
     // kube-apiserver serves resourceVersion=0 from its watch cache, which ignores the limit.
@@ -94,6 +95,8 @@ export function handleList(r: ResourceRequest): void {
     return;
   }
   const items =
-    form === "object" ? page.items.map((o) => itemJson(r.def, o)) : page.items.map((o) => formJson(r.def, o, form));
+    form === "object"
+      ? page.items.map((o) => itemJson(r.def, o))
+      : page.items.map((o) => formJson(r.def, o, form));
   sendJson(r.res, 200, listJson(r.def, items, page.meta, form));
 }

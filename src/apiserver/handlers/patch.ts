@@ -31,7 +31,9 @@ function parsePatch(text: string, yaml: boolean): unknown {
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const ct = mediaType(r.req.headers["content-type"]);
-  const accepted = r.def.crdName ? [JSON_PATCH, MERGE_PATCH, APPLY] : [JSON_PATCH, MERGE_PATCH, APPLY, STRATEGIC];
+  const accepted = r.def.crdName
+    ? [JSON_PATCH, MERGE_PATCH, APPLY]
+    : [JSON_PATCH, MERGE_PATCH, APPLY, STRATEGIC];
   if (!accepted.includes(ct)) throw unsupportedMediaType(accepted);
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const text = body.toString("utf8");
@@ -41,11 +43,16 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
 
   if (ct === APPLY) {
     if (!r.query.get("fieldManager")) {
-      throw new ApiError(422, "Invalid", 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {
-        group: "meta.k8s.io",
-        kind: "PatchOptions",
-        causes: [cause.required("fieldManager", "is required for apply patch")],
-      });
+      throw new ApiError(
+        422,
+        "Invalid",
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+        {
+          group: "meta.k8s.io",
+          kind: "PatchOptions",
+          causes: [cause.required("fieldManager", "is required for apply patch")],
+        },
+      );
     }
     if (patch === null || typeof patch !== "object" || Array.isArray(patch)) {
       throw badRequest("error decoding YAML: the apply patch must be an object");
@@ -54,7 +61,9 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
       const obj = structuredClone(patch) as Obj;
       const meta = (obj.metadata ?? {}) as Obj;
       if (meta.name !== undefined && meta.name !== r.name) {
-        throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${r.name})`);
+        throw badRequest(
+          `the name of the object (${String(meta.name)}) does not match the name on the URL (${r.name})`,
+        );
       }
       obj.metadata = { ...meta, name: r.name };
       const { json, headers } = createObject(r, obj, undefined);
@@ -85,12 +94,15 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   checkTypeMeta(r, obj);
   const meta = obj.metadata as Obj;
   if (meta.name !== r.name) {
-    throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${r.name})`);
+    throw badRequest(
+      `the name of the object (${String(meta.name)}) does not match the name on the URL (${r.name})`,
+    );
   }
   if (r.def.namespaced && meta.namespace !== r.namespace) {
     throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
   }
-  if (meta.resourceVersion === undefined || meta.resourceVersion === null) meta.resourceVersion = String(current.rv);
+  if (meta.resourceVersion === undefined || meta.resourceVersion === null)
+    meta.resourceVersion = String(current.rv);
   const warnings = checkFields(r, obj, undefined);
   const result = commitUpdate(r, current, obj, warnings);
   sendJson(r.res, 200, result.json, warningHeaders(warnings));

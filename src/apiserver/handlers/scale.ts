@@ -1,7 +1,7 @@
 // The /scale subresource: an autoscaling/v1 Scale view of a replicas field.
 import { parse as parseYaml } from "yaml";
 import { applyJsonPatch, applyMergePatch, PatchError } from "../../patch/index.js";
-import { labelSelectorFromObject } from "../../api/labels.js";
+import { labelSelectorFromObject } from "../../api/index.js";
 import { mediaType, readBody, sendJson } from "../http-io.js";
 import { ApiError, badRequest, conflict, staleObjectMessage, unsupportedMediaType } from "../status.js";
 import type { Obj, StoredObject } from "../storage/index.js";
@@ -37,7 +37,9 @@ function scaleOf(r: ResourceRequest, stored: StoredObject): Obj {
     if (typeof sel === "string") selector = sel;
     else if (sel && typeof sel === "object") selector = labelSelectorFromObject(sel as Obj).toString();
   }
-  const status: Obj = { replicas: (getPath(stored.obj, scale.statusReplicasPath) as number | undefined) ?? 0 };
+  const status: Obj = {
+    replicas: (getPath(stored.obj, scale.statusReplicasPath) as number | undefined) ?? 0,
+  };
   if (selector) status.selector = selector;
   return {
     kind: "Scale",
@@ -69,7 +71,8 @@ export async function handleScale(r: ResourceRequest, method: string): Promise<v
         throw unsupportedMediaType(["application/json", "application/yaml"]);
       }
       scale = (ct === "application/yaml" ? parseYaml(body) : JSON.parse(body)) as Obj;
-    } else if (ct === "application/json-patch+json") scale = applyJsonPatch(scaleOf(r, current), JSON.parse(body));
+    } else if (ct === "application/json-patch+json")
+      scale = applyJsonPatch(scaleOf(r, current), JSON.parse(body));
     else if (ct === "application/merge-patch+json" || ct === "application/strategic-merge-patch+json") {
       scale = applyMergePatch(scaleOf(r, current), JSON.parse(body)) as Obj;
     } else throw unsupportedMediaType(["application/json-patch+json", "application/merge-patch+json"]);

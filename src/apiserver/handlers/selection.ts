@@ -1,7 +1,7 @@
 // Which objects a list or watch selects: namespace, label selector and field selector, with the
 // per-kind field set kube-apiserver supports.
-import { type FieldSelector, FieldSelectorParseError, parseFieldSelector } from "../../api/fields.js";
-import { type LabelSelector, parseLabelSelector, SelectorParseError } from "../../api/labels.js";
+import { type FieldSelector, FieldSelectorParseError, parseFieldSelector } from "../../api/index.js";
+import { type LabelSelector, parseLabelSelector, SelectorParseError } from "../../api/index.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { badRequest } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -12,7 +12,11 @@ export interface ObjectFilter {
   matches(obj: Readonly<Obj>): boolean;
 }
 
-export function buildFilter(def: ResourceDefinition, namespace: string, query: URLSearchParams): ObjectFilter {
+export function buildFilter(
+  def: ResourceDefinition,
+  namespace: string,
+  query: URLSearchParams,
+): ObjectFilter {
   let labels: LabelSelector;
   let fields: FieldSelector;
   try {

@@ -39,7 +39,12 @@ export interface ListMetaOut {
   remainingItemCount?: number;
 }
 
-export function listJson(def: ResourceDefinition, items: string[], meta: ListMetaOut, form: ResponseForm): string {
+export function listJson(
+  def: ResourceDefinition,
+  items: string[],
+  meta: ListMetaOut,
+  form: ResponseForm,
+): string {
   const head =
     form === "PartialObjectMetadataList" || form === "PartialObjectMetadata"
       ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1"`

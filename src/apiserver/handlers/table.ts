@@ -8,6 +8,11 @@ export function tableSupported(): boolean {
   return false;
 }
 
-export function tableJson(_r: ResourceRequest, _objects: StoredObject[], _rv: string, _continue?: string): string {
+export function tableJson(
+  _r: ResourceRequest,
+  _objects: StoredObject[],
+  _rv: string,
+  _continue?: string,
+): string {
   throw notAcceptable();
 }

@@ -11,11 +11,18 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const { obj, text } = decodeObject(r, body);
   checkTypeMeta(r, obj);
   const meta = obj.metadata as Obj;
-  if (r.def.namespaced && meta.namespace !== undefined && meta.namespace !== "" && meta.namespace !== r.namespace) {
+  if (
+    r.def.namespaced &&
+    meta.namespace !== undefined &&
+    meta.namespace !== "" &&
+    meta.namespace !== r.namespace
+  ) {
     throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
   }
   if (meta.name !== undefined && meta.name !== "" && meta.name !== r.name) {
-    throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${r.name})`);
+    throw badRequest(
+      `the name of the object (${String(meta.name)}) does not match the name on the URL (${r.name})`,
+    );
   }
   const warnings = checkFields(r, obj, text);
   const current = mustGet(r);

@@ -40,7 +40,13 @@ class Watcher implements WatchSink {
   readonly #minRv: number;
   readonly #onClose: () => void;
 
-  constructor(r: ResourceRequest, filter: ObjectFilter, form: ResponseForm, minRv: number, onClose: () => void) {
+  constructor(
+    r: ResourceRequest,
+    filter: ObjectFilter,
+    form: ResponseForm,
+    minRv: number,
+    onClose: () => void,
+  ) {
     this.#r = r;
     this.#filter = filter;
     this.#form = form;
@@ -72,7 +78,8 @@ class Watcher implements WatchSink {
       type = "DELETED";
     } else if (now && before) type = "MODIFIED";
     else if (now) type = "ADDED";
-    else if (before) type = "GONE"; // stopped matching: DELETED with the previous content
+    else if (before)
+      type = "GONE"; // stopped matching: DELETED with the previous content
     else return;
     const cacheKey = `${type}|${this.#key}`;
     let line = ev.lines.get(cacheKey);
@@ -162,10 +169,16 @@ export function handleWatch(r: ResourceRequest): void {
   }
 
   const onAbort = () => watcher.close();
-  const watcher: Watcher = new Watcher(r, filter, form, fromRv !== undefined && fromRv > current ? fromRv : 0, () => {
-    storage.removeWatcher(store, watcher);
-    r.server.signal.removeEventListener("abort", onAbort);
-  });
+  const watcher: Watcher = new Watcher(
+    r,
+    filter,
+    form,
+    fromRv !== undefined && fromRv > current ? fromRv : 0,
+    () => {
+      storage.removeWatcher(store, watcher);
+      r.server.signal.removeEventListener("abort", onAbort);
+    },
+  );
 
   // Everything from here to addWatcher runs without yielding, so no change falls in between.
   if (sendInitialEvents || fromRv === undefined) {

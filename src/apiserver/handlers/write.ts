@@ -4,6 +4,7 @@
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { decodeBody, mediaType } from "../http-io.js";
 import { kindBehaviour } from "../kinds/index.js";
+import { unknownTopLevelFields } from "../kinds/index.js";
 import { managerName, updateManagedFields } from "../object/managed-fields.js";
 import {
   apiVersionOfDef,
@@ -15,7 +16,15 @@ import {
 } from "../object/meta.js";
 import { storeKeyOf } from "../registry/index.js";
 import { applyDefaults, findUnknownFields, pruneObject, validateObject } from "../schema/index.js";
-import { ApiError, badRequest, cause, conflict, invalid, staleObjectMessage, unsupportedMediaType } from "../status.js";
+import {
+  ApiError,
+  badRequest,
+  cause,
+  conflict,
+  invalid,
+  staleObjectMessage,
+  unsupportedMediaType,
+} from "../status.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { finalizeIfDone } from "./finalize.js";
@@ -25,10 +34,13 @@ export const bodyMediaTypes = ["application/json", "application/yaml", "applicat
 /** Decodes a create/update body into an object, with kube's 400/415 answers. */
 export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text: string } {
   const ct = mediaType(r.req.headers["content-type"]);
-  if (ct !== "" && ct !== "application/json" && ct !== "application/yaml") throw unsupportedMediaType(bodyMediaTypes);
+  if (ct !== "" && ct !== "application/json" && ct !== "application/yaml")
+    throw unsupportedMediaType(bodyMediaTypes);
   const value = decodeBody(body, ct === "application/yaml" ? ct : "application/json", r.def.kind);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw badRequest(`the object provided is unrecognized (must be of type ${r.def.kind}): couldn't get version/kind`);
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${r.def.kind}): couldn't get version/kind`,
+    );
   }
   return { obj: value as Obj, text: body.toString("utf8") };
 }
@@ -37,7 +49,8 @@ export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text
 export function checkTypeMeta(r: ResourceRequest, obj: Obj): void {
   const expected = apiVersionOfDef(r.def);
   if (obj.apiVersion !== undefined && obj.apiVersion !== "" && obj.apiVersion !== expected) {
-    const served = r.def.crdName && typeof obj.apiVersion === "string" && obj.apiVersion.startsWith(`${r.def.group}/`);
+    const served =
+      r.def.crdName && typeof obj.apiVersion === "string" && obj.apiVersion.startsWith(`${r.def.group}/`);
     if (!served) {
       throw badRequest(
         `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
@@ -53,7 +66,9 @@ export function checkTypeMeta(r: ResourceRequest, obj: Obj): void {
   obj.kind = r.def.kind;
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   if (typeof obj.metadata !== "object" || Array.isArray(obj.metadata)) {
-    throw badRequest(`${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: metadata must be an object`);
+    throw badRequest(
+      `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: metadata must be an object`,
+    );
   }
 }
 
@@ -61,14 +76,19 @@ export function checkTypeMeta(r: ResourceRequest, obj: Obj): void {
 export function checkFields(r: ResourceRequest, obj: Obj, text: string | undefined): string[] {
   const mode = r.query.get("fieldValidation") ?? "Warn";
   if (mode !== "Strict" && mode !== "Warn" && mode !== "Ignore") {
-    throw badRequest(`fieldValidation parameter unsupported: ${mode}, valid options are: Strict, Warn, Ignore`);
+    throw badRequest(
+      `fieldValidation parameter unsupported: ${mode}, valid options are: Strict, Warn, Ignore`,
+    );
   }
   if (mode === "Ignore") return [];
-  const problems = findUnknownFields(r.def, obj).map((f) => `unknown field "${f}"`);
+  const unknown = r.def.crdName ? findUnknownFields(r.def, obj) : unknownTopLevelFields(r.def, obj);
+  const problems = unknown.map((f) => `unknown field "${f}"`);
   if (text !== undefined) problems.push(...duplicateFields(text).map((f) => `duplicate field "${f}"`));
   if (problems.length === 0) return [];
   if (mode === "Strict") {
-    const what = r.def.crdName ? "" : `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: `;
+    const what = r.def.crdName
+      ? ""
+      : `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: `;
     throw badRequest(`${what}strict decoding error: ${problems.join(", ")}`);
   }
   return problems;
@@ -116,6 +136,9 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
   if (r.def.crdName && r.def.schema) {
     pruneObject(r.def, obj);
     applyDefaults(r.def, obj);
+  } else {
+    // A Go struct decoder drops what it does not know.
+    for (const f of unknownTopLevelFields(r.def, obj)) delete obj[f];
   }
   behaviour.defaults?.(obj, { old, server: r.server });
   const causes: StatusCause[] = [...validateMeta(r.def, obj)];
@@ -132,10 +155,17 @@ function finalizerRules(old: Readonly<Obj>, obj: Obj): StatusCause[] {
   const oldMeta = old.metadata as Obj;
   if (!oldMeta.deletionTimestamp) return [];
   const before = new Set((oldMeta.finalizers as string[] | undefined) ?? []);
-  const added = (((obj.metadata as Obj).finalizers as string[] | undefined) ?? []).filter((f) => !before.has(f));
+  const added = (((obj.metadata as Obj).finalizers as string[] | undefined) ?? []).filter(
+    (f) => !before.has(f),
+  );
   if (added.length === 0) return [];
   const list = `[]string{${added.map((f) => JSON.stringify(f)).join(", ")}}`;
-  return [cause.forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${list}`)];
+  return [
+    cause.forbidden(
+      "metadata.finalizers",
+      `no new finalizers can be added if the object is being deleted, found new finalizers ${list}`,
+    ),
+  ];
 }
 
 export function isDryRun(r: ResourceRequest): boolean {
@@ -149,7 +179,9 @@ export function isDryRun(r: ResourceRequest): boolean {
 export function manager(r: ResourceRequest): string {
   const fm = r.query.get("fieldManager");
   if (fm !== null && fm.length > 128) {
-    throw invalid(refOf(r.def), "", [cause.invalid("fieldManager", fm, "must be no more than 128 characters")]);
+    throw invalid(refOf(r.def), "", [
+      cause.invalid("fieldManager", fm, "must be no more than 128 characters"),
+    ]);
   }
   return managerName(fm, r.req.headers["user-agent"]);
 }
@@ -177,7 +209,12 @@ export interface UpdateResult {
  * immutable fields, status isolation, admission, managedFields, no-op detection, and deletion
  * once an object being deleted has no finalizers left.
  */
-export function commitUpdate(r: ResourceRequest, current: StoredObject, candidate: Obj, warnings: string[]): UpdateResult {
+export function commitUpdate(
+  r: ResourceRequest,
+  current: StoredObject,
+  candidate: Obj,
+  warnings: string[],
+): UpdateResult {
   const ref = refOf(r.def);
   const meta = candidate.metadata as Obj;
   const wantRv = meta.resourceVersion;
@@ -185,7 +222,9 @@ export function commitUpdate(r: ResourceRequest, current: StoredObject, candidat
     throw conflict(ref, r.name, staleObjectMessage);
   }
   if ((wantRv === undefined || wantRv === "") && r.def.crdName) {
-    throw invalid(ref, r.name, [cause.invalid("metadata.resourceVersion", "0x0", "must be specified for an update")]);
+    throw invalid(ref, r.name, [
+      cause.invalid("metadata.resourceVersion", "0x0", "must be specified for an update"),
+    ]);
   }
   const next = prepareForUpdate(r.def, current.obj, candidate, r.subresource);
   admit(r, next, current.obj);

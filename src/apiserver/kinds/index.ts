@@ -1,14 +1,35 @@
 // kinds: per-kind behaviour of built-in resources (defaults, validation, deletion rules).
 import type { ResourceDefinition } from "../registry/index.js";
 import type { KindBehaviour } from "./behaviour.js";
+import { crdBehaviour } from "./crd.js";
 import { namespaceBehaviour } from "./namespace.js";
+import { podBehaviour } from "./pod.js";
+import { secretBehaviour, serviceBehaviour } from "./service.js";
+import {
+  daemonSetBehaviour,
+  deploymentBehaviour,
+  jobBehaviour,
+  replicaSetBehaviour,
+  statefulSetBehaviour,
+} from "./workloads.js";
 
 export type { KindBehaviour } from "./behaviour.js";
+export { crdCleanupFinalizer } from "./crd.js";
+export { knownTopLevelFields, unknownTopLevelFields } from "./fields.js";
 
 const none: KindBehaviour = {};
 
 const byKind: Record<string, KindBehaviour> = {
   "/Namespace": namespaceBehaviour,
+  "/Pod": podBehaviour,
+  "/Service": serviceBehaviour,
+  "/Secret": secretBehaviour,
+  "apps/Deployment": deploymentBehaviour,
+  "apps/ReplicaSet": replicaSetBehaviour,
+  "apps/StatefulSet": statefulSetBehaviour,
+  "apps/DaemonSet": daemonSetBehaviour,
+  "batch/Job": jobBehaviour,
+  "apiextensions.k8s.io/CustomResourceDefinition": crdBehaviour(),
 };
 
 export function kindBehaviour(def: ResourceDefinition): KindBehaviour {

@@ -90,11 +90,17 @@ export function updateManagedFields(
   let mine: ManagedFieldsEntry | undefined;
   for (const e of previous) {
     const isMine =
-      e.manager === u.manager && e.operation === "Update" && (e.subresource ?? "") === sub && e.apiVersion === u.apiVersion;
+      e.manager === u.manager &&
+      e.operation === "Update" &&
+      (e.subresource ?? "") === sub &&
+      e.apiVersion === u.apiVersion;
     const owned = new Set<string>();
     fromTree(e.fieldsV1, "", owned);
-    const touchesThisWrite = (p: string) => (u.statusSubresource ? p.startsWith("f:status") === (sub === "status") : true);
-    const kept = [...owned].filter((p) => !touchesThisWrite(p) || (after.has(p) && (isMine || !changed.has(p))));
+    const touchesThisWrite = (p: string) =>
+      u.statusSubresource ? p.startsWith("f:status") === (sub === "status") : true;
+    const kept = [...owned].filter(
+      (p) => !touchesThisWrite(p) || (after.has(p) && (isMine || !changed.has(p))),
+    );
     if (isMine) {
       for (const p of changed) if (!kept.includes(p)) kept.push(p);
       mine = { ...e, fieldsV1: toTree(kept), time: changed.size > 0 ? u.time : e.time };

@@ -2,7 +2,7 @@
 // immutable fields kept, generation bumped on spec changes, status isolated behind /status.
 import { randomUUID } from "node:crypto";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
-import { labelValueErrors, qualifiedNameErrors } from "../../api/labels.js";
+import { labelValueErrors, qualifiedNameErrors } from "../../api/index.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -151,14 +151,25 @@ function keepsStatusOnCreate(def: ResourceDefinition): boolean {
   return def.group === "" && def.kind === "Node";
 }
 
-const systemMeta = ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"];
+const systemMeta = [
+  "uid",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "generation",
+];
 
 /**
  * Carries over what an update may not change and isolates status: through the main endpoint
  * `status` keeps its stored value; through /status only `status` changes. Bumps generation on
  * a change outside metadata and status.
  */
-export function prepareForUpdate(def: ResourceDefinition, oldObj: Readonly<Obj>, obj: Obj, subresource: string): Obj {
+export function prepareForUpdate(
+  def: ResourceDefinition,
+  oldObj: Readonly<Obj>,
+  obj: Obj,
+  subresource: string,
+): Obj {
   const oldMeta = oldObj.metadata as Obj;
   let next: Obj;
   if (subresource === "status") {
@@ -184,7 +195,8 @@ export function prepareForUpdate(def: ResourceDefinition, oldObj: Readonly<Obj>,
     else meta[k] = oldMeta[k];
   }
   delete meta.selfLink;
-  if (meta.generateName === undefined && oldMeta.generateName !== undefined) meta.generateName = oldMeta.generateName;
+  if (meta.generateName === undefined && oldMeta.generateName !== undefined)
+    meta.generateName = oldMeta.generateName;
   if (Array.isArray(meta.finalizers) && meta.finalizers.length === 0) delete meta.finalizers;
   if (tracksGeneration(def) && specChanged(oldObj, next)) {
     meta.generation = ((oldMeta.generation as number | undefined) ?? 0) + 1;

@@ -54,7 +54,11 @@ function define(s: Spec): ResourceDefinition {
     verbs: s.verbs ?? allVerbs,
     statusSubresource: s.status ?? false,
     scale: s.scale
-      ? { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas", labelSelectorPath: ".spec.selector" }
+      ? {
+          specReplicasPath: ".spec.replicas",
+          statusReplicasPath: ".status.replicas",
+          labelSelectorPath: ".spec.selector",
+        }
       : undefined,
     storageVersion: "v1",
     selectableFields: s.selectableFields ?? {},
@@ -105,7 +109,13 @@ export function builtinResources(): ResourceDefinition[] {
   return [
     define({ group: "", kind: "ConfigMap", shortNames: ["cm"] }),
     define({ group: "", kind: "Endpoints", plural: "endpoints", shortNames: ["ep"] }),
-    define({ group: "", kind: "Event", shortNames: ["ev"], nameValidation: "path", selectableFields: eventFields }),
+    define({
+      group: "",
+      kind: "Event",
+      shortNames: ["ev"],
+      nameValidation: "path",
+      selectableFields: eventFields,
+    }),
     define({
       group: "",
       kind: "Namespace",
@@ -219,8 +229,18 @@ export function builtinResources(): ResourceDefinition[] {
       categories: ["api-extensions"],
       generation: true,
     }),
-    define({ group: "rbac.authorization.k8s.io", kind: "ClusterRoleBinding", namespaced: false, nameValidation: "path" }),
-    define({ group: "rbac.authorization.k8s.io", kind: "ClusterRole", namespaced: false, nameValidation: "path" }),
+    define({
+      group: "rbac.authorization.k8s.io",
+      kind: "ClusterRoleBinding",
+      namespaced: false,
+      nameValidation: "path",
+    }),
+    define({
+      group: "rbac.authorization.k8s.io",
+      kind: "ClusterRole",
+      namespaced: false,
+      nameValidation: "path",
+    }),
     define({ group: "rbac.authorization.k8s.io", kind: "RoleBinding", nameValidation: "path" }),
     define({ group: "rbac.authorization.k8s.io", kind: "Role", nameValidation: "path" }),
   ];

@@ -59,7 +59,13 @@ export class Registry {
   groups(): ServedGroup[] {
     const out: ServedGroup[] = [];
     for (const name of this.#groupOrder) {
-      const versions = [...new Set(this.all().filter((d) => d.group === name).map((d) => d.version))];
+      const versions = [
+        ...new Set(
+          this.all()
+            .filter((d) => d.group === name)
+            .map((d) => d.version),
+        ),
+      ];
       if (versions.length === 0) continue;
       versions.sort(compareKubeVersions);
       out.push({ name, versions });
