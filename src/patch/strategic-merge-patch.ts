@@ -5,6 +5,8 @@
 import { PatchError, badRequest } from "./errors.js";
 import { type JsonObject, type JsonValue, getOwn, isObject, jsonEqual, kindOf, setOwn } from "./json.js";
 import type { PatchMeta } from "./patch-meta.js";
+import { normalizeOrder } from "./element-order.js";
+import { goFormat, goTypeName } from "./go-format.js";
 import { cloneJson } from "./json.js";
 
 export const DIRECTIVE = "$patch";
@@ -271,77 +273,4 @@ function elementKind(...lists: JsonValue[][]): string {
     }
   }
   return kind ?? "null";
-}
-
-/**
- * apimachinery's normalizeElementOrder: patch items in `patchOrder`, server-only items in
- * `serverOrder`, then interleaved so that a server-only item goes before a patch item only when
- * both were in the live list in that order. New items therefore come first, as in kube.
- */
-function normalizeOrder(
-  patchItems: JsonValue[],
-  serverOnly: JsonValue[],
-  patchOrder: JsonValue[],
-  serverOrder: JsonValue[],
-  keyOf: (v: JsonValue) => JsonValue | undefined,
-): JsonValue[] {
-  const patchPos = positions(patchOrder, keyOf);
-  const serverPos = positions(serverOrder, keyOf);
-  const left = sortBy(serverOnly, serverPos, keyOf);
-  const right = sortBy(patchItems, patchPos, keyOf);
-  const out: JsonValue[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < left.length || j < right.length) {
-    if (j >= right.length) out.push(left[i++]);
-    else if (i >= left.length) out.push(right[j++]);
-    else {
-      const li = serverPos.get(keyOf(left[i]));
-      const ri = serverPos.get(keyOf(right[j]));
-      if (li !== undefined && ri !== undefined && li < ri) out.push(left[i++]);
-      else out.push(right[j++]);
-    }
-  }
-  return out;
-}
-
-function positions(list: JsonValue[], keyOf: (v: JsonValue) => JsonValue | undefined): Map<unknown, number> {
-  const m = new Map<unknown, number>();
-  list.forEach((v, i) => {
-    const k = keyOf(v);
-    if (!m.has(k)) m.set(k, i);
-  });
-  return m;
-}
-
-// A stable sort by position; items without one keep their relative order at the end.
-function sortBy(
-  list: JsonValue[],
-  pos: Map<unknown, number>,
-  keyOf: (v: JsonValue) => JsonValue | undefined,
-): JsonValue[] {
-  const at = (v: JsonValue) => pos.get(keyOf(v)) ?? Number.MAX_SAFE_INTEGER;
-  return list
-    .map((v, i) => [v, at(v), i] as const)
-    .sort((a, b) => a[1] - b[1] || a[2] - b[2])
-    .map((x) => x[0]);
-}
-
-function goTypeName(v: unknown): string {
-  const k = kindOf(v);
-  return k === "boolean" ? "bool" : k === "null" ? "null" : k;
-}
-
-/** Go's %v of a decoded JSON value, for messages that quote kube's. */
-export function goFormat(v: unknown): string {
-  if (v === null || v === undefined) return "<nil>";
-  if (Array.isArray(v)) return `[${v.map(goFormat).join(" ")}]`;
-  if (typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    return `map[${Object.keys(o)
-      .sort()
-      .map((k) => `${k}:${goFormat(o[k])}`)
-      .join(" ")}]`;
-  }
-  return String(v);
 }
