@@ -214,8 +214,10 @@ test("a leader that cannot renew stops leading at renewDeadline after its last r
 test("a leader whose lease was taken stops at its next renewal", async () => {
   const store = new Store();
   const clock = new FakeClock();
-  const a = candidate(store, clock, "a");
+  const slowPaths: string[] = [];
+  const a = candidate(store, clock, "a", { name: "mgr", onSlowPath: (n) => slowPaths.push(n) });
   await clock.advance(3_000);
+  assert.deepEqual(slowPaths, [], "renewals take the fast path: no read");
   const now = clock.wallNow();
   store.set({ ...store.record!, holderIdentity: "intruder", renewTime: now, acquireTime: now });
   await clock.advance(2_000);
@@ -223,6 +225,7 @@ test("a leader whose lease was taken stops at its next renewal", async () => {
   const err = await a.outcome;
   assert.ok(err instanceof LeaderElectionLostError);
   assert.match((err as Error).message, /held by "intruder"/);
+  assert.deepEqual(slowPaths, ["mgr"], "the conflicting renewal fell back to reading the lock");
 });
 
 test("releaseOnCancel hands the lease over once leader work finished", async () => {

@@ -30,6 +30,8 @@ export interface LeaderElector {
   isLeader(): boolean;
   /** The holder last observed in the lock; `""` if none or not yet read. */
   getLeader(): string;
+  /** Resolves when this replica first starts leading; stays pending if it never does. */
+  elected(): Promise<void>;
 }
 
 /** Creates an elector; checks the options (throws `LeaderElectionConfigError`). Does no I/O. */
@@ -48,8 +50,13 @@ class Elector implements LeaderElector {
   private readonly clock: Clock;
   private readonly identity: string;
   private readonly desc: string;
+  private readonly electedPromise: Promise<void>;
+  private markElected: () => void = () => {};
 
   constructor(private readonly o: ResolvedElectorOptions) {
+    this.electedPromise = new Promise((resolve) => {
+      this.markElected = resolve;
+    });
     this.clock = o.clock;
     this.identity = o.lock.identity;
     this.desc = o.lock.describe();
@@ -61,6 +68,10 @@ class Elector implements LeaderElector {
 
   getLeader(): string {
     return this.observed?.holderIdentity ?? "";
+  }
+
+  elected(): Promise<void> {
+    return this.electedPromise;
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -128,6 +139,7 @@ class Elector implements LeaderElector {
     signal.addEventListener("abort", onAbort, { once: true });
 
     this.setLeading(true);
+    this.markElected();
     armDeadline();
     const work = this.startLeaderWork(leadingCtl.signal);
     const loop = leadingCtl.signal;
@@ -186,7 +198,32 @@ class Elector implements LeaderElector {
       leaderTransitions: 0,
     };
 
-    // 1. Read the lock, or create it.
+    // 1. Fast path (client-go ≥ 1.25): the leader renews with a PUT on the version it last
+    // wrote, skipping the read. A conflict (someone else wrote) falls back to the slow path.
+    const observed = this.observed;
+    if (
+      observed?.holderIdentity === this.identity &&
+      this.observedTime + observed.leaseDurationSeconds * 1000 > now
+    ) {
+      desired.acquireTime = observed.acquireTime;
+      desired.leaderTransitions = observed.leaderTransitions;
+      try {
+        await this.o.lock.update(desired, signal);
+        this.setObserved(desired);
+        return true;
+      } catch (err) {
+        if (signal.aborted) return false;
+        this.o.logger.v(1).info("failed to update lock optimistically, falling back to slow path", {
+          lock: this.desc,
+          error: err,
+        });
+        this.o.onSlowPath?.(this.o.name);
+      }
+      desired.acquireTime = wallNow;
+      desired.leaderTransitions = 0;
+    }
+
+    // 2. Read the lock, or create it.
     let reading: LockReading | undefined;
     try {
       reading = await this.o.lock.get(signal);
@@ -207,7 +244,7 @@ class Elector implements LeaderElector {
       return true;
     }
 
-    // 2. Restart the expiry clock if the record changed; back off while it is held and fresh.
+    // 3. Restart the expiry clock if the record changed; back off while it is held and fresh.
     if (reading.fingerprint !== this.observedFingerprint) {
       this.observed = reading.record;
       this.observedFingerprint = reading.fingerprint;
@@ -227,7 +264,7 @@ class Elector implements LeaderElector {
       return false;
     }
 
-    // 3. Renew (keeping acquireTime and transitions) or take over (one more transition).
+    // 4. Renew (keeping acquireTime and transitions) or take over (one more transition).
     if (holdsIt) {
       desired.acquireTime = current.acquireTime;
       desired.leaderTransitions = current.leaderTransitions;

@@ -93,7 +93,8 @@ test("the Lease holds the leader's record in client-go's format", async () => {
   const ns = await newNamespace();
   const terms: Term[] = [];
   const a = candidate("a", ns, terms);
-  await eventually("a leads", () => a.elector.isLeader());
+  await a.elector.elected();
+  assert.equal(a.elector.isLeader(), true);
   const lease = await getLease(ns);
   assert.equal(lease.spec?.holderIdentity, "a");
   assert.equal(lease.spec?.leaseDurationSeconds, 1);

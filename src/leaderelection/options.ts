@@ -59,6 +59,8 @@ export interface LeaderElectorOptions {
   onNewLeader?: (identity: string) => void;
   /** Told when leading starts and stops: the hook for `leader_election_master_status`. Default: none. */
   onLeadingChange?: (leading: boolean, name: string) => void;
+  /** Told each time a renewal had to fall back to reading the lock: the hook for `leader_election_slowpath_total`. Default: none. */
+  onSlowPath?: (name: string) => void;
   /** Default: a logger that discards everything. */
   logger?: ElectionLogger;
   /** Monotonic time and timers. Default: `realClock()`. */
@@ -76,6 +78,7 @@ export interface ResolvedElectorOptions {
   onStoppedLeading?: () => void;
   onNewLeader?: (identity: string) => void;
   onLeadingChange?: (leading: boolean, name: string) => void;
+  onSlowPath?: (name: string) => void;
   logger: ElectionLogger;
   clock: Clock;
 }
@@ -95,6 +98,7 @@ export function resolveElectorOptions(opts: LeaderElectorOptions): ResolvedElect
     onStoppedLeading: opts.onStoppedLeading,
     onNewLeader: opts.onNewLeader,
     onLeadingChange: opts.onLeadingChange,
+    onSlowPath: opts.onSlowPath,
     logger: opts.logger ?? discard,
     clock: opts.clock ?? realClock(),
   };
