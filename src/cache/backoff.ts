@@ -1,0 +1,94 @@
+// Backoff as a wrapper around a stream of watcher events: the watcher reports a failure as an
+// `error` event and carries on; this wrapper waits before pulling the next event (so before the
+// next request), and forgets past failures once something succeeds. client-go's reflector uses
+// 800 ms doubling to 30 s with full jitter; a `Retry-After` from the server waits at least that.
+import { retryAfterSeconds } from "../rest/index.js";
+
+/** Delays for consecutive failures. */
+export interface Backoff {
+  /** The delay before the next attempt, in ms; each call counts one more failure. */
+  next(): number;
+  /** Forgets past failures: the next delay is the initial one. */
+  reset(): void;
+}
+
+export interface ExponentialBackoffOptions {
+  /** Default: 800 ms (client-go's reflector). */
+  initialMs?: number;
+  /** Default: 30 000 ms. */
+  maxMs?: number;
+  /** Default: 2. */
+  factor?: number;
+  /** Each delay grows by up to this fraction of itself, at random. Default: 1 (client-go's). */
+  jitter?: number;
+  /** Default: Math.random. */
+  random?: () => number;
+}
+
+/** Jittered exponential backoff: `initial·factor^n`, capped, plus up to `jitter` times that. */
+export function exponentialBackoff(opts: ExponentialBackoffOptions = {}): Backoff {
+  const initial = opts.initialMs ?? 800;
+  const max = opts.maxMs ?? 30_000;
+  const factor = opts.factor ?? 2;
+  const jitter = opts.jitter ?? 1;
+  const random = opts.random ?? Math.random;
+  let current = initial;
+  return {
+    next() {
+      const base = Math.min(current, max);
+      current = Math.min(current * factor, max);
+      return base + base * jitter * random();
+    },
+    reset() {
+      current = initial;
+    },
+  };
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** What the backoff wrapper needs to know about an event. */
+export interface BackoffEvent {
+  readonly type: string;
+  readonly error?: unknown;
+}
+
+/**
+ * Passes `events` through, waiting after each `error` event (the backoff's delay, or the
+ * server's `Retry-After` when longer) and resetting the backoff after any other event.
+ * Ends when `events` ends; rejects with the signal's reason when it aborts during a wait.
+ */
+export async function* withBackoff<E extends BackoffEvent>(
+  events: AsyncIterable<E>,
+  backoff: Backoff,
+  signal?: AbortSignal,
+): AsyncGenerator<E, void, undefined> {
+  for await (const event of events) {
+    if (event.type !== "error") {
+      backoff.reset();
+      yield event;
+      continue;
+    }
+    yield event;
+    const retryAfter = retryAfterSeconds(event.error);
+    const delay = Math.max(backoff.next(), retryAfter !== undefined ? retryAfter * 1000 : 0);
+    await sleep(delay, signal);
+  }
+}

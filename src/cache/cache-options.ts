@@ -1,0 +1,116 @@
+// Options of the Cache, with every default applied in one place (resolveCacheOptions), as
+// controller-runtime's `cache.Options` and `defaultOpts`.
+import type { FieldSelector, GroupVersionKind, Kind, LabelSelector } from "../api/index.js";
+import { nullLogger, type Logger } from "../log/index.js";
+import type { RestClient } from "../rest/index.js";
+import type { Backoff } from "./backoff.js";
+import { stripManagedFields, type TransformFunc } from "./transform.js";
+import type { WatcherOptions } from "./watcher.js";
+
+/** Settings for one kind, overriding the cache's defaults. */
+export interface ByObject {
+  kind: Kind;
+  /** Watch only these namespaces. Default: the cache's `defaultNamespaces`. */
+  namespaces?: readonly string[];
+  /** Default: the cache's `defaultLabelSelector`. */
+  labelSelector?: string | LabelSelector;
+  /** Default: the cache's `defaultFieldSelector`. */
+  fieldSelector?: string | FieldSelector;
+  /** Default: the cache's `defaultTransform`. */
+  transform?: TransformFunc;
+  /**
+   * Accepted for controller-runtime parity and ignored: cached objects are frozen and handed out
+   * without a copy, so there is no copy to disable. Default: false.
+   */
+  unsafeDisableDeepCopy?: boolean;
+  /** Default: the cache's `syncPeriodMs`. */
+  syncPeriodMs?: number;
+}
+
+export interface CacheOptions {
+  /** The REST client informers list and watch through. Default: `createRestClient(config)`. */
+  restClient?: RestClient;
+  /** Watch namespaced kinds in these namespaces only. Default: all namespaces. */
+  defaultNamespaces?: readonly string[];
+  /** Default: everything. */
+  defaultLabelSelector?: string | LabelSelector;
+  /** Default: everything. */
+  defaultFieldSelector?: string | FieldSelector;
+  /** Per-kind settings, matched by group, version and kind. Default: none. */
+  byObject?: readonly ByObject[];
+  /** Applied to every object before it is stored. Default: `stripManagedFields`. */
+  defaultTransform?: TransformFunc;
+  /** Resync period of every informer (0: never), jittered ±12.5 %. Default: 36 000 000 ms (10 h). */
+  syncPeriodMs?: number;
+  /**
+   * Reads of a kind with no informer fail with `ResourceNotCachedError` instead of starting one.
+   * Default: false.
+   */
+  readerFailOnMissingInformer?: boolean;
+  /** Default: nullLogger(). */
+  logger?: Logger;
+  /** Options of every informer's list/watch state machine. Default: its defaults. */
+  watcher?: WatcherOptions;
+  /** A backoff for each reflector. Default: `exponentialBackoff()`. */
+  backoff?: () => Backoff;
+}
+
+export interface ResolvedKindOptions {
+  namespaces: readonly string[];
+  labelSelector: string | LabelSelector | undefined;
+  fieldSelector: string | FieldSelector | undefined;
+  transform: TransformFunc;
+  syncPeriodMs: number;
+}
+
+export interface ResolvedCacheOptions {
+  restClient: RestClient | undefined;
+  readerFailOnMissingInformer: boolean;
+  logger: Logger;
+  watcher: WatcherOptions | undefined;
+  backoff: (() => Backoff) | undefined;
+  /** The settings of a kind: its byObject entry over the defaults. */
+  forKind(kind: GroupVersionKind): ResolvedKindOptions;
+}
+
+function gvkKey(g: GroupVersionKind): string {
+  return `${g.group}/${g.version}/${g.kind}`;
+}
+
+export function resolveCacheOptions(opts: CacheOptions): ResolvedCacheOptions {
+  const byObject = new Map<string, ByObject>();
+  for (const b of opts.byObject ?? []) {
+    const key = gvkKey(b.kind);
+    if (byObject.has(key)) {
+      throw new TypeError(
+        `byObject lists ${b.kind.kind} (${b.kind.apiVersion}) twice: merge the two entries`,
+      );
+    }
+    byObject.set(key, b);
+  }
+  const defaults: ResolvedKindOptions = {
+    namespaces: opts.defaultNamespaces ?? [],
+    labelSelector: opts.defaultLabelSelector,
+    fieldSelector: opts.defaultFieldSelector,
+    transform: opts.defaultTransform ?? stripManagedFields,
+    syncPeriodMs: opts.syncPeriodMs ?? 10 * 3600 * 1000,
+  };
+  return {
+    restClient: opts.restClient,
+    readerFailOnMissingInformer: opts.readerFailOnMissingInformer ?? false,
+    logger: opts.logger ?? nullLogger(),
+    watcher: opts.watcher,
+    backoff: opts.backoff,
+    forKind(kind) {
+      const b = byObject.get(gvkKey(kind));
+      if (!b) return defaults;
+      return {
+        namespaces: b.namespaces ?? defaults.namespaces,
+        labelSelector: b.labelSelector ?? defaults.labelSelector,
+        fieldSelector: b.fieldSelector ?? defaults.fieldSelector,
+        transform: b.transform ?? defaults.transform,
+        syncPeriodMs: b.syncPeriodMs ?? defaults.syncPeriodMs,
+      };
+    },
+  };
+}

@@ -1,0 +1,241 @@
+// The Cache: informers shared by kind, started with the cache (or on first use once it runs),
+// and a Reader over their stores. One informer per kind (and metadata-only flag) serves every
+// controller, the client and the field indexer; its namespaces, selectors and transform come from
+// the cache's options, as in controller-runtime, so everyone asking for a kind sees the same set.
+import type { APIResourceList } from "kubernetes-types/meta/v1.js";
+import type { GroupVersionKind, Kind, KubeList, KubeObject, ObjectKey } from "../api/index.js";
+import { defineKind } from "../api/index.js";
+import type { RestConfig } from "../rest/config.js";
+import { createRestClient, groupVersionPath, type RestClient } from "../rest/index.js";
+import { type CacheOptions, type ResolvedCacheOptions, resolveCacheOptions } from "./cache-options.js";
+import {
+  type CacheGetOptions,
+  type CacheListOptions,
+  getFromInformer,
+  listFromInformer,
+} from "./cache-reader.js";
+import { CacheNotStartedError, CacheSyncError, NoKindMatchError, ResourceNotCachedError } from "./errors.js";
+import { fieldIndexName, type IndexerFunc, indexByFieldAndNamespace } from "./field-index.js";
+import { type Informer, newInformer } from "./informer.js";
+import { isMetadataOnly } from "./metadata-kind.js";
+
+/** Reads objects: from the cache, or (the Client's API reader) from the server. */
+export interface Reader {
+  /** The object, frozen; a missing one rejects with a NotFound `StatusError` (`isNotFound`). */
+  get<T extends KubeObject>(kind: Kind<T>, key: ObjectKey, opts?: CacheGetOptions): Promise<Readonly<T>>;
+  list<T extends KubeObject>(kind: Kind<T>, opts?: CacheListOptions): Promise<KubeList<Readonly<T>>>;
+}
+
+/** Registers field indexes for `matchingFields` (controller-runtime's FieldIndexer). */
+export interface FieldIndexer {
+  /**
+   * Indexes `kind` by `field` with the values `extract` returns. Allowed before and after the
+   * cache started: a running informer's index is filled from the objects it holds. Registering
+   * one field twice for a kind is refused (`IndexConflictError`).
+   */
+  indexField<T extends KubeObject>(kind: Kind<T>, field: string, extract: IndexerFunc<T>): Promise<void>;
+}
+
+export interface GetInformerOptions {
+  /** Wait until the informer synced when the cache runs. Default: true. */
+  blockUntilSynced?: boolean;
+  /** Cancels the wait. Default: none. */
+  signal?: AbortSignal;
+}
+
+export interface Cache extends Reader, FieldIndexer {
+  /** The shared informer of `kind`, created (and started, if the cache runs) on first use. */
+  getInformer<T extends KubeObject>(kind: Kind<T>, opts?: GetInformerOptions): Promise<Informer<T>>;
+  /** As `getInformer`, for a kind known by name only (discovery finds its resource and scope). */
+  getInformerForKind(gvk: GroupVersionKind, opts?: GetInformerOptions): Promise<Informer>;
+  /** Stops and forgets the informer of `kind`; true if there was one. */
+  removeInformer(kind: Kind): boolean;
+  /** Resolves true once the cache started and every informer synced, false if `signal` fires first. */
+  waitForCacheSync(signal?: AbortSignal): Promise<boolean>;
+  /** Runs the informers until `signal` aborts; resolves once all stopped. Runs once. */
+  start(signal: AbortSignal): Promise<void>;
+  /** The Manager's readiness: every informer synced. */
+  hasSynced(): boolean;
+}
+
+interface Entry {
+  informer: Informer;
+  stop: AbortController;
+  done?: Promise<void>;
+}
+
+/** A cache reading through `config` (or `opts.restClient`). Opens no connection until started. */
+export function createCache(config: RestConfig, opts: CacheOptions = {}): Cache {
+  return new InformerCache(config, resolveCacheOptions(opts));
+}
+
+function informerKey(kind: GroupVersionKind, metadataOnly: boolean): string {
+  return `${kind.group}/${kind.version}/${kind.kind}${metadataOnly ? "#metadata" : ""}`;
+}
+
+class InformerCache implements Cache {
+  readonly #config: RestConfig;
+  readonly #opts: ResolvedCacheOptions;
+  readonly #informers = new Map<string, Entry>();
+  #rest: RestClient | undefined;
+  #signal: AbortSignal | undefined;
+  #onStart: (() => void)[] = [];
+
+  constructor(config: RestConfig, opts: ResolvedCacheOptions) {
+    this.#config = config;
+    this.#opts = opts;
+  }
+
+  #restClient(): RestClient {
+    this.#rest ??= this.#opts.restClient ?? createRestClient(this.#config);
+    return this.#rest;
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#signal) throw new Error("the cache was already started; a cache runs once");
+    this.#signal = signal;
+    for (const entry of this.#informers.values()) this.#run(entry);
+    for (const f of this.#onStart.splice(0)) f();
+    if (!signal.aborted)
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    await Promise.all([...this.#informers.values()].map((e) => e.done));
+    if (!this.#opts.restClient && this.#rest) await this.#rest.close();
+  }
+
+  #run(entry: Entry): void {
+    const signal = this.#signal;
+    if (!signal || entry.done) return;
+    entry.done = entry.informer.run(AbortSignal.any([signal, entry.stop.signal])).catch((err: unknown) => {
+      this.#opts.logger.error(err, "informer stopped with an error", { kind: entry.informer.kind.kind });
+    });
+  }
+
+  #entry<T extends KubeObject>(kind: Kind<T>, create: boolean): Entry | undefined {
+    const key = informerKey(kind, isMetadataOnly(kind));
+    let entry = this.#informers.get(key);
+    if (entry || !create) return entry;
+    const k = this.#opts.forKind(kind);
+    const informer = newInformer(this.#restClient(), kind, {
+      namespaces: k.namespaces,
+      labelSelector: k.labelSelector,
+      fieldSelector: k.fieldSelector,
+      transform: k.transform,
+      syncPeriodMs: k.syncPeriodMs,
+      metadataOnly: isMetadataOnly(kind),
+      logger: this.#opts.logger.withName("cache"),
+      watcher: this.#opts.watcher,
+      backoff: this.#opts.backoff,
+    });
+    entry = { informer: informer as unknown as Informer, stop: new AbortController() };
+    this.#informers.set(key, entry);
+    this.#run(entry);
+    return entry;
+  }
+
+  async getInformer<T extends KubeObject>(
+    kind: Kind<T>,
+    opts: GetInformerOptions = {},
+  ): Promise<Informer<T>> {
+    const entry = this.#entry(kind, true)!;
+    const informer = entry.informer as unknown as Informer<T>;
+    if ((opts.blockUntilSynced ?? true) && this.#signal) await this.#waitSynced(informer, opts.signal);
+    return informer;
+  }
+
+  async getInformerForKind(gvk: GroupVersionKind, opts: GetInformerOptions = {}): Promise<Informer> {
+    const existing = this.#informers.get(informerKey(gvk, false));
+    if (existing) return this.getInformer(existing.informer.kind, opts);
+    return this.getInformer(await this.#discover(gvk, opts.signal), opts);
+  }
+
+  async #discover(gvk: GroupVersionKind, signal: AbortSignal | undefined): Promise<Kind> {
+    const list = await this.#restClient().request<APIResourceList>({
+      path: groupVersionPath(gvk.group, gvk.version),
+      signal,
+    });
+    const found = list.resources.find((r) => r.kind === gvk.kind && !r.name.includes("/"));
+    if (!found) {
+      throw new NoKindMatchError(gvk, list.groupVersion);
+    }
+    return defineKind({ ...gvk, plural: found.name, namespaced: found.namespaced });
+  }
+
+  removeInformer(kind: Kind): boolean {
+    const key = informerKey(kind, isMetadataOnly(kind));
+    const entry = this.#informers.get(key);
+    if (!entry) return false;
+    entry.stop.abort();
+    this.#informers.delete(key);
+    return true;
+  }
+
+  hasSynced(): boolean {
+    return this.#signal !== undefined && [...this.#informers.values()].every((e) => e.informer.hasSynced());
+  }
+
+  async waitForCacheSync(signal?: AbortSignal): Promise<boolean> {
+    if (!this.#signal) {
+      const started = await new Promise<boolean>((resolve) => {
+        if (signal?.aborted) return resolve(false);
+        const onAbort = () => resolve(false);
+        signal?.addEventListener("abort", onAbort, { once: true });
+        this.#onStart.push(() => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(true);
+        });
+      });
+      if (!started) return false;
+    }
+    const results = await Promise.all(
+      [...this.#informers.values()].map((e) => e.informer.waitForSync(signal)),
+    );
+    return results.every(Boolean);
+  }
+
+  async indexField<T extends KubeObject>(
+    kind: Kind<T>,
+    field: string,
+    extract: IndexerFunc<T>,
+  ): Promise<void> {
+    if (!field) throw new TypeError("indexField: the field name must not be empty");
+    const informer = this.#entry(kind, true)!.informer as unknown as Informer<T>;
+    informer.addIndexers({ [fieldIndexName(field)]: indexByFieldAndNamespace(extract) });
+  }
+
+  async #readable<T extends KubeObject>(
+    kind: Kind<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<Informer<T>> {
+    if (!this.#signal) throw new CacheNotStartedError();
+    const existing = this.#entry(kind, false);
+    if (!existing && this.#opts.readerFailOnMissingInformer) throw new ResourceNotCachedError(kind);
+    const informer = (existing ?? this.#entry(kind, true)!).informer as unknown as Informer<T>;
+    await this.#waitSynced(informer, signal);
+    return informer;
+  }
+
+  async #waitSynced(informer: Informer, signal: AbortSignal | undefined): Promise<void> {
+    if (informer.hasSynced()) return;
+    if (!(await informer.waitForSync(signal))) {
+      signal?.throwIfAborted();
+      throw new CacheSyncError(
+        `the ${informer.kind.kind} informer stopped before it synced; the cache is shutting down`,
+      );
+    }
+  }
+
+  async get<T extends KubeObject>(
+    kind: Kind<T>,
+    key: ObjectKey,
+    opts: CacheGetOptions = {},
+  ): Promise<Readonly<T>> {
+    return getFromInformer(await this.#readable(kind, opts.signal), key);
+  }
+
+  async list<T extends KubeObject>(
+    kind: Kind<T>,
+    opts: CacheListOptions = {},
+  ): Promise<KubeList<Readonly<T>>> {
+    return listFromInformer(await this.#readable(kind, opts.signal), opts);
+  }
+}

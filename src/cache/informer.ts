@@ -1,0 +1,289 @@
+// The shared informer: one store of a kind, kept current by one reflector per watched namespace,
+// with indexes and event handlers (client-go's sharedIndexInformer). Handlers run on the
+// informer's own loop, in order, after the store holds the change; a late handler first gets the
+// current objects as adds. Objects are frozen when they arrive (see freeze.ts).
+import type { FieldSelector, Kind, KubeObject, LabelSelector } from "../api/index.js";
+import { nullLogger, type Logger } from "../log/index.js";
+import type { RestClient } from "../rest/index.js";
+import type { Backoff } from "./backoff.js";
+import {
+  DeletedFinalStateUnknown,
+  type HandlerRegistration,
+  type ResourceEventHandler,
+} from "./event-handler.js";
+import { namespaceIndexFunc } from "./field-index.js";
+import { deepFreeze } from "./freeze.js";
+import { listWatcherFor } from "./list-watcher.js";
+import { Reflector, type ReflectorHealth, type ReflectorSink } from "./reflector.js";
+import { type IndexFunc, IndexedStore, NAMESPACE_INDEX, type StoreReader } from "./store.js";
+import { stripManagedFields, type TransformFunc } from "./transform.js";
+import type { WatcherOptions } from "./watcher.js";
+
+export interface InformerOptions {
+  /** Watch only these namespaces (one list/watch each; ignored for cluster-scoped kinds). Default: all. */
+  namespaces?: readonly string[];
+  /** Only objects with matching labels. Default: everything. */
+  labelSelector?: string | LabelSelector;
+  /** Only objects with matching fields (server-side field selectors). Default: everything. */
+  fieldSelector?: string | FieldSelector;
+  /** Applied to each object before it is stored. Default: `stripManagedFields`. */
+  transform?: TransformFunc;
+  /** Store `PartialObjectMetadata` only, asked for with the `Accept` header. Default: false. */
+  metadataOnly?: boolean;
+  /**
+   * How often every object is replayed to the handlers as an update (0 turns it off); each period
+   * is jittered to 87.5–112.5 % as controller-runtime does. Default: 36 000 000 ms (10 h).
+   */
+  syncPeriodMs?: number;
+  /** Default: nullLogger(). */
+  logger?: Logger;
+  /** A backoff for each reflector. Default: `exponentialBackoff()`. */
+  backoff?: () => Backoff;
+  /** Options of the list/watch state machine (streaming lists, page size, watch length). Default: its defaults. */
+  watcher?: WatcherOptions;
+}
+
+/** The health of an informer: the worst of its reflectors'. */
+export type InformerHealth = ReflectorHealth;
+
+/** A shared informer of one kind. */
+export interface Informer<T extends KubeObject = KubeObject> {
+  readonly kind: Kind<T>;
+  /** The namespaces watched; empty means all. */
+  readonly namespaces: readonly string[];
+  /** Calls `handler` for every change from now on; if objects are stored, first as adds. */
+  addEventHandler(handler: ResourceEventHandler<T>): HandlerRegistration;
+  /** Adds indexes; allowed at any time (the new ones are filled from the stored objects). */
+  addIndexers(indexers: Readonly<Record<string, IndexFunc<T>>>): void;
+  /** The store: frozen objects, read without copying. */
+  readonly store: StoreReader<T>;
+  /** True once every watched namespace has been listed. */
+  hasSynced(): boolean;
+  /** Resolves true once synced, false if the informer stops or the signal aborts first. */
+  waitForSync(signal?: AbortSignal): Promise<boolean>;
+  health(): InformerHealth;
+  /** The resourceVersion of the last change seen (the lowest over namespaces). */
+  lastResourceVersion(): string;
+  /** Lists and watches until `signal` aborts; resolves once stopped. A second call is refused. */
+  run(signal: AbortSignal): Promise<void>;
+  /** True after `run` has ended. */
+  isStopped(): boolean;
+}
+
+interface Registration<T extends KubeObject> {
+  handler: ResourceEventHandler<T>;
+  removed: boolean;
+}
+
+/** An informer for `kind` through `rest`. Starts nothing until `run`. */
+export function newInformer<T extends KubeObject>(
+  rest: RestClient,
+  kind: Kind<T>,
+  opts: InformerOptions = {},
+): Informer<T> {
+  return new SharedInformer(rest, kind, opts);
+}
+
+function selectorText(s: string | LabelSelector | FieldSelector | undefined): string | undefined {
+  return s === undefined ? undefined : typeof s === "string" ? s : s.toString();
+}
+
+class SharedInformer<T extends KubeObject> implements Informer<T> {
+  readonly kind: Kind<T>;
+  readonly namespaces: readonly string[];
+  readonly #store = new IndexedStore<T>();
+  readonly #reflectors: Reflector<T>[];
+  readonly #log: Logger;
+  readonly #syncPeriodMs: number;
+  #handlers: Registration<T>[] = [];
+  #waiters = new Set<(synced: boolean) => void>();
+  #started = false;
+  #stopped = false;
+
+  constructor(rest: RestClient, kind: Kind<T>, opts: InformerOptions) {
+    this.kind = kind;
+    this.#log = (opts.logger ?? nullLogger()).withValues({ kind: kind.kind, group: kind.group });
+    this.#syncPeriodMs = opts.syncPeriodMs ?? 10 * 3600 * 1000;
+    this.namespaces = kind.namespaced ? [...new Set(opts.namespaces ?? [])] : [];
+    this.#store.addIndexers({ [NAMESPACE_INDEX]: namespaceIndexFunc });
+    const ingest = ingestFunc(kind, opts.transform ?? stripManagedFields);
+    const scopes: (string | undefined)[] = this.namespaces.length > 0 ? [...this.namespaces] : [undefined];
+    this.#reflectors = scopes.map((namespace) => {
+      const lw = listWatcherFor(rest, kind, {
+        namespace,
+        labelSelector: selectorText(opts.labelSelector),
+        fieldSelector: selectorText(opts.fieldSelector),
+        metadataOnly: opts.metadataOnly,
+      });
+      const log = namespace ? this.#log.withValues({ namespace }) : this.#log;
+      return new Reflector(lw, this.#sink(namespace), {
+        ingest,
+        logger: log,
+        backoff: opts.backoff?.(),
+        watcher: opts.watcher,
+      });
+    });
+  }
+
+  get store(): StoreReader<T> {
+    return this.#store;
+  }
+
+  hasSynced(): boolean {
+    return this.#reflectors.every((r) => r.hasSynced());
+  }
+
+  isStopped(): boolean {
+    return this.#stopped;
+  }
+
+  waitForSync(signal?: AbortSignal): Promise<boolean> {
+    if (this.hasSynced()) return Promise.resolve(true);
+    if (this.#stopped || signal?.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (synced: boolean) => {
+        this.#waiters.delete(done);
+        signal?.removeEventListener("abort", onAbort);
+        resolve(synced);
+      };
+      const onAbort = () => done(false);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.add(done);
+    });
+  }
+
+  health(): InformerHealth {
+    const all = this.#reflectors.map((r) => r.health());
+    const worst = all.reduce((a, b) => (b.consecutiveErrors > a.consecutiveErrors ? b : a));
+    const oldest = all.reduce((a, b) =>
+      (b.lastSyncTime?.getTime() ?? 0) < (a.lastSyncTime?.getTime() ?? 0) ? b : a,
+    );
+    return {
+      ...worst,
+      hasSynced: all.every((h) => h.hasSynced),
+      lastSyncTime: oldest.lastSyncTime,
+      resourceVersion: this.lastResourceVersion(),
+    };
+  }
+
+  lastResourceVersion(): string {
+    let min = "";
+    for (const r of this.#reflectors) {
+      const rv = r.health().resourceVersion;
+      if (min === "" || (rv !== "" && compareRv(rv, min) < 0)) min = rv;
+    }
+    return min;
+  }
+
+  addIndexers(indexers: Readonly<Record<string, IndexFunc<T>>>): void {
+    this.#store.addIndexers(indexers);
+  }
+
+  addEventHandler(handler: ResourceEventHandler<T>): HandlerRegistration {
+    const reg: Registration<T> = { handler, removed: false };
+    this.#handlers = [...this.#handlers, reg];
+    for (const obj of this.#store.list()) this.#call(reg, "onAdd", () => handler.onAdd?.(obj, true));
+    return {
+      hasSynced: () => !reg.removed && this.hasSynced(),
+      remove: () => {
+        reg.removed = true;
+        this.#handlers = this.#handlers.filter((r) => r !== reg);
+      },
+    };
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#started)
+      throw new Error(`the ${this.kind.kind} informer was already started; an informer runs once`);
+    this.#started = true;
+    let resync: NodeJS.Timeout | undefined;
+    const schedule = () => {
+      if (this.#syncPeriodMs <= 0) return;
+      resync = setTimeout(
+        () => {
+          this.#resync();
+          schedule();
+        },
+        this.#syncPeriodMs * (0.875 + Math.random() / 4),
+      );
+    };
+    schedule();
+    try {
+      await Promise.all(this.#reflectors.map((r) => r.run(signal)));
+    } finally {
+      clearTimeout(resync);
+      this.#stopped = true;
+      for (const done of [...this.#waiters]) done(false);
+    }
+  }
+
+  #resync(): void {
+    const handlers = this.#handlers;
+    if (handlers.length === 0) return;
+    for (const obj of this.#store.list()) {
+      for (const reg of handlers) this.#call(reg, "onUpdate", () => reg.handler.onUpdate?.(obj, obj));
+    }
+  }
+
+  #sink(namespace: string | undefined): ReflectorSink<T> {
+    const prefix = namespace ? `${namespace}/` : "";
+    const inScope = prefix ? (key: string) => key.startsWith(prefix) : () => true;
+    let first = true;
+    return {
+      replace: (items) => {
+        const changes = this.#store.replace(items, inScope);
+        const initial = first;
+        first = false;
+        for (const [key, old] of changes.deleted) {
+          const gone = new DeletedFinalStateUnknown(key, old);
+          this.#each("onDelete", (h) => h.onDelete?.(gone));
+        }
+        for (const obj of changes.added) this.#each("onAdd", (h) => h.onAdd?.(obj, initial));
+        for (const [old, obj] of changes.updated) this.#each("onUpdate", (h) => h.onUpdate?.(old, obj));
+        if (this.#waiters.size > 0 && this.hasSynced()) for (const done of [...this.#waiters]) done(true);
+      },
+      apply: (key, obj) => {
+        const old = this.#store.set(key, obj);
+        if (old === undefined) this.#each("onAdd", (h) => h.onAdd?.(obj, false));
+        else this.#each("onUpdate", (h) => h.onUpdate?.(old, obj));
+      },
+      delete: (key, obj) => {
+        this.#store.delete(key);
+        this.#each("onDelete", (h) => h.onDelete?.(obj));
+      },
+    };
+  }
+
+  #each(what: string, call: (h: ResourceEventHandler<T>) => void | Promise<void>): void {
+    for (const reg of this.#handlers) this.#call(reg, what, () => call(reg.handler));
+  }
+
+  #call(reg: Registration<T>, what: string, call: () => void | Promise<void>): void {
+    if (reg.removed) return;
+    try {
+      const out = call();
+      if (out !== undefined && typeof (out as Promise<void>).then === "function") {
+        (out as Promise<void>).catch((err: unknown) => this.#log.error(err, `event handler ${what} failed`));
+      }
+    } catch (err) {
+      this.#log.error(err, `event handler ${what} failed`);
+    }
+  }
+}
+
+/** Compares resourceVersions as numbers when both are (the embedded server's and etcd's are). */
+function compareRv(a: string, b: string): number {
+  if (a.length !== b.length && /^\d+$/.test(a) && /^\d+$/.test(b)) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Fills in apiVersion and kind (list items come without them), transforms, freezes. */
+function ingestFunc<T extends KubeObject>(kind: Kind<T>, transform: TransformFunc): (obj: T) => Readonly<T> {
+  return (obj) => {
+    if (obj.kind !== kind.kind || obj.apiVersion !== kind.apiVersion) {
+      obj.apiVersion = kind.apiVersion;
+      obj.kind = kind.kind;
+    }
+    return deepFreeze(transform(obj) as T);
+  };
+}

@@ -1,0 +1,150 @@
+// The reflector: runs a watcher (with backoff) and applies its events to a sink, the informer's
+// store. A list is gathered object by object and handed over whole at `initDone`, so the store
+// changes atomically. Each object is transformed and frozen once, here, on its way in.
+// It also keeps the health a readyz check reads.
+import type { KubeObject } from "../api/index.js";
+import { nullLogger, type Logger } from "../log/index.js";
+import { type Backoff, exponentialBackoff, withBackoff } from "./backoff.js";
+import type { ListerWatcher } from "./list-watcher.js";
+import { watcher, type WatcherOptions } from "./watcher.js";
+
+/** Where a reflector puts what it learns. Keys are `namespace/name` (or `name`). */
+export interface ReflectorSink<T extends KubeObject> {
+  /** The complete state of this reflector's scope, from a (re)list. */
+  replace(items: ReadonlyMap<string, Readonly<T>>): void;
+  apply(key: string, obj: Readonly<T>): void;
+  delete(key: string, obj: Readonly<T>): void;
+}
+
+/** How a reflector is doing, for readiness checks and logs. */
+export interface ReflectorHealth {
+  /** The first full list has been stored. */
+  hasSynced: boolean;
+  /** The last resourceVersion seen (from a list, an event or a bookmark). */
+  resourceVersion: string;
+  /** When the server last answered with something useful (a list, an event, a bookmark). */
+  lastSyncTime: Date | undefined;
+  /** The last failure, until the next success. */
+  lastError: unknown;
+  lastErrorTime: Date | undefined;
+  /** Failures since the last success. */
+  consecutiveErrors: number;
+}
+
+export interface ReflectorOptions<T extends KubeObject> {
+  /** Turns a decoded object into the stored one (transform + freeze). Default: as is. */
+  ingest?: (obj: T) => Readonly<T>;
+  /** Default: nullLogger(). */
+  logger?: Logger;
+  /** Default: `exponentialBackoff()` (800 ms doubling to 30 s, full jitter). */
+  backoff?: Backoff;
+  watcher?: WatcherOptions;
+}
+
+/** The store key of an object: `namespace/name`, or `name` when it has no namespace. */
+export function storeKeyOf(obj: KubeObject): string {
+  const meta = obj.metadata;
+  const name = meta?.name ?? "";
+  const ns = meta?.namespace;
+  return ns ? `${ns}/${name}` : name;
+}
+
+export class Reflector<T extends KubeObject> {
+  readonly #lw: ListerWatcher<T>;
+  readonly #sink: ReflectorSink<T>;
+  readonly #ingest: (obj: T) => Readonly<T>;
+  readonly #log: Logger;
+  readonly #backoff: Backoff;
+  readonly #watcherOptions: WatcherOptions;
+  #synced = false;
+  #rv = "";
+  #lastSyncMs = 0;
+  #lastError: unknown;
+  #lastErrorMs = 0;
+  #errors = 0;
+
+  constructor(lw: ListerWatcher<T>, sink: ReflectorSink<T>, opts: ReflectorOptions<T> = {}) {
+    this.#lw = lw;
+    this.#sink = sink;
+    this.#ingest = opts.ingest ?? ((o) => o);
+    this.#log = opts.logger ?? nullLogger();
+    this.#backoff = opts.backoff ?? exponentialBackoff();
+    this.#watcherOptions = { ...opts.watcher, logger: opts.watcher?.logger ?? this.#log };
+  }
+
+  hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  health(): ReflectorHealth {
+    return {
+      hasSynced: this.#synced,
+      resourceVersion: this.#rv,
+      lastSyncTime: this.#lastSyncMs ? new Date(this.#lastSyncMs) : undefined,
+      lastError: this.#lastError,
+      lastErrorTime: this.#lastErrorMs ? new Date(this.#lastErrorMs) : undefined,
+      consecutiveErrors: this.#errors,
+    };
+  }
+
+  /** Lists and watches until `signal` aborts; resolves then. Never rejects on server failures. */
+  async run(signal: AbortSignal): Promise<void> {
+    let buffer: Map<string, Readonly<T>> | undefined;
+    const events = withBackoff(watcher(this.#lw, signal, this.#watcherOptions), this.#backoff, signal);
+    try {
+      for await (const ev of events) {
+        switch (ev.type) {
+          case "init":
+            buffer = new Map();
+            break;
+          case "initApply": {
+            const obj = this.#ingest(ev.object);
+            buffer?.set(storeKeyOf(obj), obj);
+            break;
+          }
+          case "initDone":
+            this.#sink.replace(buffer ?? new Map());
+            buffer = undefined;
+            this.#synced = true;
+            this.#ok(ev.resourceVersion);
+            break;
+          case "apply": {
+            const obj = this.#ingest(ev.object);
+            this.#sink.apply(storeKeyOf(obj), obj);
+            this.#ok(ev.resourceVersion);
+            break;
+          }
+          case "delete": {
+            const obj = this.#ingest(ev.object);
+            this.#sink.delete(storeKeyOf(obj), obj);
+            this.#ok(ev.resourceVersion);
+            break;
+          }
+          case "bookmark":
+            this.#ok(ev.resourceVersion);
+            break;
+          case "error":
+            this.#errors++;
+            this.#lastError = ev.error;
+            this.#lastErrorMs = Date.now();
+            this.#log.error(ev.error, "list/watch failed; retrying after a backoff", {
+              resourceVersion: this.#rv,
+              consecutiveErrors: this.#errors,
+            });
+            break;
+        }
+      }
+    } catch (err) {
+      if (!signal.aborted) throw err;
+    }
+  }
+
+  #ok(rv: string): void {
+    this.#rv = rv;
+    this.#lastSyncMs = Date.now();
+    if (this.#errors !== 0) {
+      this.#errors = 0;
+      this.#lastError = undefined;
+    }
+  }
+}

@@ -1,0 +1,31 @@
+// Transforms: what the informer applies to each object before storing it. The default drops
+// `metadata.managedFields`, which controllers rarely read and which can be most of an object's
+// size (controller-runtime's `TransformStripManagedFields`).
+import type { KubeObject } from "../api/index.js";
+
+/**
+ * Changes or replaces an object before it is stored. It receives a freshly decoded object that
+ * nothing else holds, so it may change it in place. It runs on the informer's hot path.
+ */
+export type TransformFunc = (obj: KubeObject) => KubeObject;
+
+/** Removes `metadata.managedFields` (the default transform). */
+export function stripManagedFields(obj: KubeObject): KubeObject {
+  const meta = obj.metadata;
+  if (meta?.managedFields === undefined) return obj;
+  // A rebuilt metadata object keeps V8's fast properties, where `delete` would not.
+  const { managedFields: _, ...rest } = meta;
+  obj.metadata = rest;
+  return obj;
+}
+
+/** Applies `transforms` in order. */
+export function chainTransforms(...transforms: readonly (TransformFunc | undefined)[]): TransformFunc {
+  const fns = transforms.filter((t): t is TransformFunc => t !== undefined);
+  if (fns.length === 1) return fns[0];
+  return (obj) => {
+    let out = obj;
+    for (const fn of fns) out = fn(out);
+    return out;
+  };
+}
