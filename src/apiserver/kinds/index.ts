@@ -1,4 +1,5 @@
 // kinds: per-kind behaviour of built-in resources (defaults, validation, deletion rules).
+import { validateCRD } from "../crd/index.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import type { KindBehaviour } from "./behaviour.js";
 import { crdBehaviour } from "./crd.js";
@@ -29,7 +30,7 @@ const byKind: Record<string, KindBehaviour> = {
   "apps/StatefulSet": statefulSetBehaviour,
   "apps/DaemonSet": daemonSetBehaviour,
   "batch/Job": jobBehaviour,
-  "apiextensions.k8s.io/CustomResourceDefinition": crdBehaviour(),
+  "apiextensions.k8s.io/CustomResourceDefinition": crdBehaviour(validateCRD),
 };
 
 export function kindBehaviour(def: ResourceDefinition): KindBehaviour {
