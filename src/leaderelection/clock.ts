@@ -53,3 +53,22 @@ export function jitter(durationMs: number, maxFactor: number): number {
   const factor = maxFactor > 0 ? maxFactor : 1;
   return durationMs + Math.random() * factor * durationMs;
 }
+
+/** Runs `fn` with a signal that aborts with `parent` or at monotonic time `deadline` on `clock`. */
+export async function withDeadline<T>(
+  clock: Clock,
+  parent: AbortSignal,
+  deadline: number,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const ctl = new AbortController();
+  const timer = clock.setTimeout(
+    () => ctl.abort(new Error("leader election request deadline passed")),
+    deadline - clock.now(),
+  );
+  try {
+    return await fn(AbortSignal.any([parent, ctl.signal]));
+  } finally {
+    timer.cancel();
+  }
+}

@@ -7,7 +7,7 @@
 // first saw that renewal after it was written, so it waits at least `leaseDuration` from a later
 // instant; since renewDeadline < leaseDuration, leader work has `leaseDuration - renewDeadline`
 // to wind down before anyone else may take over.
-import { type Clock, jitter, sleep, type TimerHandle } from "./clock.js";
+import { type Clock, jitter, sleep, type TimerHandle, withDeadline } from "./clock.js";
 import { LeaderElectionLostError } from "./errors.js";
 import type { LockReading } from "./lock.js";
 import {
@@ -91,7 +91,7 @@ class Elector implements LeaderElector {
     this.o.logger.info("attempting to acquire leader lease", { lock: this.desc });
     while (!signal.aborted) {
       const start = this.clock.now();
-      const ok = await this.withDeadline(signal, start + this.o.renewDeadlineMs, (s) =>
+      const ok = await withDeadline(this.clock, signal, start + this.o.renewDeadlineMs, (s) =>
         this.tryAcquireOrRenew(s),
       );
       this.maybeReportTransition();
@@ -147,7 +147,7 @@ class Elector implements LeaderElector {
       await sleep(this.clock, this.o.retryPeriodMs, loop);
       if (loop.aborted) break;
       const start = this.clock.now();
-      const ok = await this.withDeadline(loop, lastRenew + this.o.renewDeadlineMs, (s) =>
+      const ok = await withDeadline(this.clock, loop, lastRenew + this.o.renewDeadlineMs, (s) =>
         this.tryAcquireOrRenew(s),
       );
       this.maybeReportTransition();
@@ -294,7 +294,7 @@ class Elector implements LeaderElector {
     };
     const never = new AbortController().signal;
     try {
-      await this.withDeadline(never, this.clock.now() + this.o.renewDeadlineMs, (s) =>
+      await withDeadline(this.clock, never, this.clock.now() + this.o.renewDeadlineMs, (s) =>
         this.o.lock.update(released, s),
       );
       this.setObserved(released);
@@ -321,23 +321,5 @@ class Elector implements LeaderElector {
     if (holder === this.reportedLeader) return;
     this.reportedLeader = holder;
     if (holder !== "") this.o.onNewLeader?.(holder);
-  }
-
-  /** Runs `fn` with a signal that also aborts at monotonic time `deadline`. */
-  private async withDeadline<T>(
-    parent: AbortSignal,
-    deadline: number,
-    fn: (s: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    const ctl = new AbortController();
-    const timer = this.clock.setTimeout(
-      () => ctl.abort(new Error("leader election request deadline passed")),
-      deadline - this.clock.now(),
-    );
-    try {
-      return await fn(AbortSignal.any([parent, ctl.signal]));
-    } finally {
-      timer.cancel();
-    }
   }
 }
