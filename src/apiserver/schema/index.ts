@@ -12,3 +12,13 @@ export { findUnknownFields, pruneObject } from "./prune.js";
 export type { Schema } from "./schema-types.js";
 export { asJSONSchemaProps, isObject, SchemaResolver, schemaOf } from "./schema-types.js";
 export { jsonType, validateObject, validateValue } from "./validate.js";
+export type { CompactDefinition } from "./builtin-schemas.js";
+export {
+  builtinDefinition,
+  builtinDefinitionName,
+  builtinDefinitions,
+  builtinSchema,
+  fullDefinitionName,
+  schemaForDefinition,
+} from "./builtin-schemas.js";
+export { objectMetaSchema } from "./prune.js";

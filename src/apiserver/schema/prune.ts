@@ -3,14 +3,15 @@
 // keeps them. The object root and `x-kubernetes-embedded-resource` objects keep `apiVersion`
 // and `kind`, and their `metadata` is pruned to ObjectMeta's fields.
 import type { ResourceDefinition } from "../registry/resource.js";
+import { OBJECT_META, schemaForDefinition } from "./builtin-schemas.js";
 import type { Schema } from "./schema-types.js";
 import { isObject, preservesUnknown, SchemaResolver, schemaOf } from "./schema-types.js";
 
 /** Options of the unknown-field walk. */
 export interface UnknownFieldOptions {
   /**
-   * Schema of `metadata` at the root and in embedded resources. Default: the top-level fields of
-   * ObjectMeta only (nested ones are kept as they are).
+   * Schema of `metadata` at the root and in embedded resources, with the definitions it needs.
+   * Default: the built-in ObjectMeta schema (pass one in to build it once).
    */
   objectMeta?: Schema;
 }
@@ -44,30 +45,6 @@ export function findUnknownFields(
   return new UnknownFieldWalk(root, false, options).run(obj);
 }
 
-/** ObjectMeta's fields, for metadata when no ObjectMeta schema is given. */
-const OBJECT_META_FIELDS = [
-  "name",
-  "generateName",
-  "namespace",
-  "selfLink",
-  "uid",
-  "resourceVersion",
-  "generation",
-  "creationTimestamp",
-  "deletionTimestamp",
-  "deletionGracePeriodSeconds",
-  "labels",
-  "annotations",
-  "ownerReferences",
-  "finalizers",
-  "managedFields",
-] as const;
-
-function shallowObjectMeta(): Schema {
-  const keep: Schema = { "x-kubernetes-preserve-unknown-fields": true };
-  return { type: "object", properties: Object.fromEntries(OBJECT_META_FIELDS.map((f) => [f, keep])) };
-}
-
 const child = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
 class UnknownFieldWalk {
@@ -82,7 +59,7 @@ class UnknownFieldWalk {
     this.#root = root;
     this.#r = new SchemaResolver(root);
     this.#mutate = mutate;
-    this.#objectMeta = options.objectMeta ?? shallowObjectMeta();
+    this.#objectMeta = options.objectMeta ?? objectMetaSchema();
     this.#metaResolver = new SchemaResolver(this.#objectMeta);
   }
 
@@ -123,4 +100,9 @@ class UnknownFieldWalk {
       }
     }
   }
+}
+
+/** ObjectMeta's schema with its definitions: what `metadata` of any object may hold. */
+export function objectMetaSchema(): Schema {
+  return schemaForDefinition(OBJECT_META)!;
 }

@@ -1,0 +1,175 @@
+// Schemas of the built-in kinds, expanded from the compact generated module into OpenAPI v3
+// definitions named as kube names them (`io.k8s.api.core.v1.Pod`). Leaf types kube models as
+// their own definitions (Quantity, IntOrString, Time, RawExtension, ...) are definitions here
+// too, so the OpenAPI v2 renderer can swap in their v2 forms.
+import { BUILTIN_DEFINITIONS } from "./builtin-schemas.generated.js";
+import type { Schema } from "./schema-types.js";
+
+/** A definition in the generated module: properties by type code, required names, GVK. */
+export interface CompactDefinition {
+  /** `[group, version, kind]` for top-level kinds. */
+  gvk?: [string, string, string];
+  required?: string[];
+  /**
+   * Type codes: `string`, `integer`, `number`, `boolean`, `date-time`, `int-or-string`,
+   * `quantity`, `object` (free-form), `fields-v1`, `any`, `[]<code>` (array), `{}<code>` (map) and
+   * `@<module>.<version>.<Type>` (a definition).
+   */
+  properties: Record<string, string>;
+}
+
+/** kube's package prefix per kubernetes-types module folder. */
+const PACKAGES: Record<string, string> = {
+  meta: "io.k8s.apimachinery.pkg.apis.meta",
+  apiextensions: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",
+};
+
+export const QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity";
+export const INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
+export const TIME = "io.k8s.apimachinery.pkg.apis.meta.v1.Time";
+export const RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension";
+export const FIELDS_V1 = "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1";
+export const OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+const ref = (name: string): Schema => ({ $ref: `#/definitions/${name}` });
+
+/** The leaf definitions, in their OpenAPI v3 forms. */
+function leafDefinitions(): Record<string, Schema> {
+  return {
+    [QUANTITY]: { oneOf: [{ type: "string" }, { type: "number" }] },
+    [INT_OR_STRING]: { "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] },
+    [TIME]: { type: "string", format: "date-time" },
+    [RAW_EXTENSION]: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+    [FIELDS_V1]: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+  };
+}
+
+/** `core.v1.Pod` → `io.k8s.api.core.v1.Pod`. */
+export function fullDefinitionName(short: string): string {
+  const dot = short.indexOf(".");
+  const module = short.slice(0, dot);
+  return `${PACKAGES[module] ?? `io.k8s.api.${module}`}${short.slice(dot)}`;
+}
+
+function expand(code: string): Schema {
+  if (code.startsWith("[]")) return { type: "array", items: expand(code.slice(2)) };
+  if (code.startsWith("{}")) return { type: "object", additionalProperties: expand(code.slice(2)) };
+  if (code.startsWith("@")) return ref(fullDefinitionName(code.slice(1)));
+  switch (code) {
+    case "string":
+    case "boolean":
+      return { type: code };
+    case "integer":
+      return { type: "integer", format: "int64" };
+    case "number":
+      return { type: "number", format: "double" };
+    case "date-time":
+      return ref(TIME);
+    case "int-or-string":
+      return ref(INT_OR_STRING);
+    case "quantity":
+      return ref(QUANTITY);
+    case "object":
+      return ref(RAW_EXTENSION);
+    case "fields-v1":
+      return ref(FIELDS_V1);
+    default:
+      return { "x-kubernetes-preserve-unknown-fields": true };
+  }
+}
+
+function expandDefinition(def: CompactDefinition): Schema {
+  const schema: Schema = { type: "object", properties: {} };
+  for (const [k, code] of Object.entries(def.properties)) schema.properties![k] = expand(code);
+  if (def.required) schema.required = [...def.required];
+  if (def.gvk) {
+    const [group, version, kind] = def.gvk;
+    schema["x-kubernetes-group-version-kind"] = [{ group, version, kind }];
+  }
+  return schema;
+}
+
+/** `io.k8s.api.core.v1.Pod` → `core.v1.Pod`. */
+function shortDefinitionName(full: string): string {
+  for (const [module, pkg] of Object.entries(PACKAGES)) {
+    if (full.startsWith(`${pkg}.`)) return `${module}${full.slice(pkg.length)}`;
+  }
+  return full.replace(/^io\.k8s\.api\./, "");
+}
+
+/** One built-in definition by kube's name, freshly built; undefined if unknown. */
+export function builtinDefinition(name: string): Schema | undefined {
+  const leaf = leafDefinitions()[name];
+  if (leaf !== undefined) return leaf;
+  const def = BUILTIN_DEFINITIONS[shortDefinitionName(name)];
+  return def === undefined ? undefined : expandDefinition(def);
+}
+
+/**
+ * Every built-in definition by kube's name, freshly built (callers may change them). The
+ * server builds these once per registry generation through its OpenAPI cache.
+ */
+export function builtinDefinitions(): Record<string, Schema> {
+  const out: Record<string, Schema> = leafDefinitions();
+  for (const [short, def] of Object.entries(BUILTIN_DEFINITIONS))
+    out[fullDefinitionName(short)] = expandDefinition(def);
+  return out;
+}
+
+/** The definition name of a built-in kind (`io.k8s.api.apps.v1.Deployment`), if there is one. */
+export function builtinDefinitionName(group: string, version: string, kind: string): string | undefined {
+  for (const [short, def] of Object.entries(BUILTIN_DEFINITIONS)) {
+    const gvk = def.gvk;
+    if (gvk && gvk[0] === group && gvk[1] === version && gvk[2] === kind) return fullDefinitionName(short);
+  }
+  return undefined;
+}
+
+/**
+ * The schema of a built-in kind: its definition at the root, with every definition it reaches
+ * under `definitions` (walkers resolve `$ref`s through SchemaResolver). Undefined for kinds
+ * without a generated schema.
+ */
+export function builtinSchema(group: string, version: string, kind: string): Schema | undefined {
+  const name = builtinDefinitionName(group, version, kind);
+  return name === undefined ? undefined : schemaForDefinition(name);
+}
+
+/**
+ * A definition with the definitions it reaches, as a self-contained schema. Definitions come
+ * from `lookup` (default: the built-ins, expanded on demand).
+ */
+export function schemaForDefinition(
+  name: string,
+  lookup: (name: string) => Schema | undefined = builtinDefinition,
+): Schema | undefined {
+  const definitions = reachable(name, lookup);
+  const root = definitions[name];
+  return root === undefined ? undefined : { ...root, definitions };
+}
+
+/** The definitions reachable from `name` (itself included). */
+export function reachable(
+  name: string,
+  lookup: (name: string) => Schema | undefined,
+): Record<string, Schema> {
+  const out: Record<string, Schema> = {};
+  const pending = [name];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (out[next] !== undefined) continue;
+    const def = lookup(next);
+    if (def === undefined) continue;
+    out[next] = def;
+    collectRefs(def, pending);
+  }
+  return out;
+}
+
+function collectRefs(s: Schema, into: string[]): void {
+  if (s.$ref) into.push(s.$ref.replace("#/definitions/", ""));
+  for (const p of Object.values(s.properties ?? {})) collectRefs(p, into);
+  if (s.items && !Array.isArray(s.items)) collectRefs(s.items, into);
+  if (typeof s.additionalProperties === "object") collectRefs(s.additionalProperties, into);
+  for (const list of [s.allOf, s.anyOf, s.oneOf]) for (const x of list ?? []) collectRefs(x, into);
+}
