@@ -28,11 +28,13 @@ export interface ReconcileContext {
  * `TerminalError` to fail without a retry.
  */
 export interface Reconciler<Req = Request> {
+  // biome-ignore lint/suspicious/noConfusingVoidType: lets `async reconcile() {}` (Promise<void>) implement it
   reconcile(req: Req, ctx: ReconcileContext): Promise<Result | void>;
 }
 
 /** A reconciler from a function (controller-runtime's `reconcile.Func`). */
 export function reconcilerFn<Req = Request>(
+  // biome-ignore lint/suspicious/noConfusingVoidType: a function with no return value is a valid reconcile
   fn: (req: Req, ctx: ReconcileContext) => Promise<Result | void> | Result | void,
 ): Reconciler<Req> {
   return { reconcile: async (req, ctx) => fn(req, ctx) };

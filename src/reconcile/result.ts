@@ -20,6 +20,6 @@ export interface Result {
 }
 
 /** True when `r` asks for nothing (no requeue of either kind). */
-export function isZeroResult(r: Result | undefined | void): boolean {
+export function isZeroResult(r: Result | undefined): boolean {
   return r === undefined || (!(r.requeueAfter !== undefined && r.requeueAfter > 0) && r.requeue !== true);
 }

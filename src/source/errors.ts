@@ -1,0 +1,41 @@
+// Errors of the sources, in one place: each a class with a stable `code` and `name`, and a message
+// that says what to do.
+import type { GroupVersionKind } from "../api/index.js";
+
+function gvkText(gvk: GroupVersionKind): string {
+  return gvk.group ? `${gvk.group}/${gvk.version}, Kind=${gvk.kind}` : `${gvk.version}, Kind=${gvk.kind}`;
+}
+
+/** A kind source's informer did not sync in time (a kind the server does not serve, most often). */
+export class KindSyncTimeoutError extends Error {
+  override readonly name = "KindSyncTimeoutError";
+  readonly code = "ERR_KIND_SYNC_TIMEOUT";
+  constructor(gvk: GroupVersionKind, lastError: unknown) {
+    const why = lastError === undefined ? "" : `; last error: ${messageOf(lastError)}`;
+    super(
+      `timed out waiting for the informer of ${gvkText(gvk)} to sync${why}. If the kind is a ` +
+        "CustomResourceDefinition, install it (and wait until it is Established) before starting the " +
+        "controller; check its group, version and kind; or raise cacheSyncTimeout",
+      lastError === undefined ? undefined : { cause: lastError },
+    );
+  }
+}
+
+/** An informer source's informer did not sync in time, or stopped before it synced. */
+export class InformerSyncError extends Error {
+  override readonly name = "InformerSyncError";
+  readonly code = "ERR_INFORMER_SYNC";
+}
+
+/** A send on a closed {@link Channel}. */
+export class ChannelClosedError extends Error {
+  override readonly name = "ChannelClosedError";
+  readonly code = "ERR_CHANNEL_CLOSED";
+  constructor() {
+    super("send on a closed channel: the channel's close() was called; create a new channel to send again");
+  }
+}
+
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
