@@ -14,6 +14,7 @@ import {
   unchanged,
   validateMeta,
 } from "../object/meta.js";
+import { decodeProtobuf } from "../protobuf.js";
 import { storeKeyOf } from "../registry/index.js";
 import { applyDefaults, findUnknownFields, pruneObject, validateObject } from "../schema/index.js";
 import {
@@ -32,10 +33,22 @@ import { finalizeIfDone } from "./finalize.js";
 export const bodyMediaTypes = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
 
 /** Decodes a create/update body into an object, with kube's 400/415 answers. */
-export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text: string } {
+export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text: string | undefined } {
   const ct = mediaType(r.req.headers["content-type"]);
-  if (ct !== "" && ct !== "application/json" && ct !== "application/yaml")
+  if (ct === "application/vnd.kubernetes.protobuf" && !r.def.crdName && r.def.group === "") {
+    let decoded: Obj | undefined;
+    try {
+      decoded = decodeProtobuf(body, r.def.kind);
+    } catch (e) {
+      throw badRequest(
+        `the object provided is unrecognized (must be of type ${r.def.kind}): ${(e as Error).message}`,
+      );
+    }
+    if (decoded) return { obj: decoded, text: undefined };
+  }
+  if (ct !== "" && ct !== "application/json" && ct !== "application/yaml") {
     throw unsupportedMediaType(bodyMediaTypes);
+  }
   const value = decodeBody(body, ct === "application/yaml" ? ct : "application/json", r.def.kind);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw badRequest(
