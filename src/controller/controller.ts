@@ -1,0 +1,284 @@
+// The controller: sources → work queue → workers → reconciler (controller-runtime's
+// pkg/internal/controller). Start order matters:
+//   1. the queue is made and every source started (all at once, so that each registers its
+//      informer before any is waited for), then each is waited on to sync, within cacheSyncTimeout;
+//   2. only then do the workers start, so that reconcilers read a filled cache;
+//   3. on abort the queue stops handing out keys, and `start` resolves once the reconciles in
+//      flight have finished: a reconcile is never cut off by the controller, only told by its signal.
+// The queue hands a key to one worker at a time, which is what keeps a key from being reconciled
+// twice at once; a key added while it is being reconciled waits and runs once more afterwards.
+import { randomUUID } from "node:crypto";
+import type { RequestQueue } from "../handler/index.js";
+import type { Logger } from "../log/index.js";
+import { type ControllerMetrics, controllerMetrics } from "../metrics/index.js";
+import type { Request, Result } from "../reconcile/index.js";
+import { isTerminalError } from "../reconcile/index.js";
+import type { Source } from "../source/index.js";
+import type { PriorityQueue } from "../workqueue/index.js";
+import type { ControllerContext, ControllerRunnable } from "./context.js";
+import {
+  ControllerStartedTwiceError,
+  isPanic,
+  ReconcilePanicError,
+  ReconciliationTimeoutError,
+  SourceStartTimeoutError,
+  SourceSyncError,
+} from "./errors.js";
+import { startSource } from "./start-source.js";
+import {
+  type ControllerOptions,
+  type ResolvedControllerOptions,
+  resolveControllerOptions,
+} from "./options.js";
+import { checkControllerName } from "./name.js";
+
+/** A controller: watches sources and reconciles the requests they queue. It is a Runnable. */
+export interface Controller<Req = Request> extends ControllerRunnable {
+  readonly name: string;
+  /**
+   * Adds a source. Before the controller starts, the source waits and starts with the others;
+   * afterwards it starts at once (and the promise settles once it started).
+   */
+  watch(source: Source<Req>): Promise<void>;
+  /** Runs the controller until `signal` aborts; resolves once every reconcile in flight finished. */
+  start(signal: AbortSignal): Promise<void>;
+  /**
+   * With `enableWarmup`, starts the sources (filling the caches) without reconciling, so that a
+   * non-leader is ready to take over fast; resolves once they synced. Does nothing otherwise.
+   */
+  warmup(signal: AbortSignal): Promise<void>;
+  needLeaderElection(): boolean;
+  /** The controller's logger (with `controller` and the other keys of its log constructor). */
+  getLogger(): Logger;
+}
+
+/** A controller added to the context's Manager (`ctx.add`), as controller-runtime's `controller.New`. */
+export function newController<Req = Request>(
+  name: string,
+  ctx: ControllerContext,
+  options: ControllerOptions<Req>,
+): Controller<Req> {
+  const c = newUnmanagedController(name, ctx, options);
+  ctx.add?.(c);
+  return c;
+}
+
+/** A controller that the caller starts itself (controller-runtime's `controller.NewUnmanaged`). */
+export function newUnmanagedController<Req = Request>(
+  name: string,
+  ctx: ControllerContext,
+  options: ControllerOptions<Req>,
+): Controller<Req> {
+  const resolved = resolveControllerOptions(name, ctx, options);
+  checkControllerName(name, ctx, resolved.skipNameValidation);
+  return new ControllerImpl(name, ctx, resolved);
+}
+
+/** Marks a throw that must stop the controller (a panic with recoverPanic off). */
+class FatalPanic {
+  constructor(readonly value: unknown) {}
+}
+
+class ControllerImpl<Req> implements Controller<Req> {
+  readonly name: string;
+  readonly #o: ResolvedControllerOptions<Req>;
+  readonly #metrics: ControllerMetrics | undefined;
+  readonly #log: Logger;
+  #watches: Source<Req>[] = [];
+  #queue: PriorityQueue<string> | undefined;
+  #sourcesStarted: Promise<void> | undefined;
+  #sourceSignal: AbortSignal | undefined;
+  #started = false;
+  /** Aborted with the thrown value when a panic is not recovered. */
+  readonly #fatal = new AbortController();
+
+  constructor(name: string, ctx: ControllerContext, o: ResolvedControllerOptions<Req>) {
+    this.name = name;
+    this.#o = o;
+    this.#metrics = ctx.metricsRegistry === undefined ? undefined : controllerMetrics(ctx.metricsRegistry);
+    this.#log = o.logConstructor(undefined);
+  }
+
+  readonly #requestQueue: RequestQueue<Req> = {
+    add: (req, options) => this.#queue!.add(this.#o.requestCodec.toKey(req), options),
+  };
+
+  getLogger(): Logger {
+    return this.#log;
+  }
+
+  needLeaderElection(): boolean {
+    return this.#o.needLeaderElection;
+  }
+
+  async watch(source: Source<Req>): Promise<void> {
+    if (this.#sourcesStarted === undefined) {
+      this.#watches.push(source);
+      return;
+    }
+    // Sources given while the others start join once those are done, as Go's mutex orders them.
+    await this.#sourcesStarted.catch(() => {});
+    const log = this.#log.withValues({ source: String(source) });
+    log.info("Starting EventSource");
+    await source.start(this.#sourceSignal!, this.#requestQueue, { logger: log });
+  }
+
+  async warmup(signal: AbortSignal): Promise<void> {
+    if (!this.#o.enableWarmup) return;
+    await this.#startSources(signal);
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new ControllerStartedTwiceError(this.name);
+    this.#started = true;
+    this.#metrics?.initialize(this.name, this.#o.maxConcurrentReconciles);
+    await this.#startSources(signal);
+    // Sources may have been started by warmup under another signal: this one stops the queue too.
+    const queue = this.#queue!;
+    if (signal.aborted) queue.shutDown();
+    else signal.addEventListener("abort", () => queue.shutDown(), { once: true });
+
+    const workerSignal = AbortSignal.any([signal, this.#fatal.signal]);
+    if (!workerSignal.aborted) {
+      this.#log.info("Starting Controller");
+      this.#log.info("Starting workers", { "worker count": this.#o.maxConcurrentReconciles });
+      const workers = Array.from({ length: this.#o.maxConcurrentReconciles }, () =>
+        this.#worker(queue, workerSignal),
+      );
+      await new Promise<void>((resolve) =>
+        workerSignal.addEventListener("abort", () => resolve(), { once: true }),
+      );
+      this.#log.info("Shutdown signal received, waiting for all workers to finish");
+      await Promise.all(workers);
+      this.#log.info("All workers finished");
+    }
+    if (this.#fatal.signal.aborted) throw this.#fatal.signal.reason;
+  }
+
+  /** Makes the queue and starts every source, once; later calls share the first call's outcome. */
+  #startSources(signal: AbortSignal): Promise<void> {
+    if (this.#sourcesStarted !== undefined) return this.#sourcesStarted;
+    const queue = this.#o.newQueue(this.name, this.#o.rateLimiter);
+    this.#queue = queue;
+    this.#sourceSignal = signal;
+    if (signal.aborted) queue.shutDown();
+    else signal.addEventListener("abort", () => queue.shutDown(), { once: true });
+    const watches = this.#watches;
+    // Sources are held only until started: each may hold a cache that should be collectable.
+    this.#watches = [];
+    this.#sourcesStarted = Promise.all(
+      watches.map((w) =>
+        startSource(w, {
+          signal,
+          queue: this.#requestQueue,
+          logger: this.#log.withValues({ source: String(w) }),
+          timeoutMs: this.#o.cacheSyncTimeout,
+          onStartTimeout: () => new SourceStartTimeoutError(String(w), this.#o.cacheSyncTimeout),
+          onSyncError: (err) => new SourceSyncError(this.name, String(w), err),
+        }),
+      ),
+    ).then(() => undefined);
+    return this.#sourcesStarted;
+  }
+
+  async #worker(queue: PriorityQueue<string>, signal: AbortSignal): Promise<void> {
+    const labels = { controller: this.name };
+    while (!signal.aborted) {
+      let item: Awaited<ReturnType<PriorityQueue<string>["get"]>>;
+      try {
+        item = await queue.get({ signal });
+      } catch {
+        return; // aborted: hand out no more work
+      }
+      if (item.shutdown) return;
+      this.#metrics?.activeWorkers.inc(labels);
+      try {
+        await this.#reconcileHandler(queue, item.key, item.priority, signal);
+      } catch (err) {
+        if (!(err instanceof FatalPanic)) throw err;
+        this.#fatal.abort(err.value);
+        return;
+      } finally {
+        queue.done(item.key);
+        this.#metrics?.activeWorkers.dec(labels);
+      }
+    }
+  }
+
+  async #reconcileHandler(
+    queue: PriorityQueue<string>,
+    key: string,
+    handedOutPriority: number,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const started = performance.now();
+    const req = this.#o.requestCodec.fromKey(key);
+    const reconcileID = randomUUID();
+    const log = this.#o.logConstructor(req).withValues({ reconcileID });
+    const m = this.#metrics;
+    const labels = { controller: this.name };
+    try {
+      log.v(5).info("Reconciling");
+      let result: Result;
+      try {
+        result = await this.#reconcile(req, log, reconcileID, signal);
+      } catch (err) {
+        if (err instanceof FatalPanic) throw err;
+        // A failure is retried with backoff at the priority the key had, unless it is terminal.
+        if (isTerminalError(err)) m?.terminalReconcileErrors.inc(labels);
+        else queue.add(key, { rateLimited: true, priority: handedOutPriority });
+        m?.reconcileErrors.inc(labels);
+        m?.reconcileTotal.inc({ controller: this.name, result: "error" });
+        log.error(err, "Reconciler error");
+        return;
+      }
+      const priority = result.priority ?? handedOutPriority;
+      if (result.requeueAfter !== undefined && result.requeueAfter > 0) {
+        log.v(5).info(`Reconcile done, requeueing after ${result.requeueAfter}ms`);
+        // Forget first: a requeueAfter is a plan, not a failure, so the backoff starts over.
+        queue.forget(key);
+        queue.add(key, { after: result.requeueAfter, priority });
+        m?.reconcileTotal.inc({ controller: this.name, result: "requeue_after" });
+      } else if (result.requeue === true) {
+        log.v(5).info("Reconcile done, requeueing");
+        queue.add(key, { rateLimited: true, priority });
+        m?.reconcileTotal.inc({ controller: this.name, result: "requeue" });
+      } else {
+        log.v(5).info("Reconcile successful");
+        queue.forget(key);
+        m?.reconcileTotal.inc({ controller: this.name, result: "success" });
+      }
+    } finally {
+      m?.reconcileTime.observe(labels, (performance.now() - started) / 1000);
+    }
+  }
+
+  /** Calls the reconciler with the timeout and the panic handling around it. */
+  async #reconcile(req: Req, logger: Logger, reconcileID: string, signal: AbortSignal): Promise<Result> {
+    const timeoutMs = this.#o.reconciliationTimeout;
+    let timer: NodeJS.Timeout | undefined;
+    let reconcileSignal = signal;
+    if (timeoutMs > 0) {
+      const timeout = new AbortController();
+      timer = setTimeout(() => timeout.abort(new ReconciliationTimeoutError(timeoutMs)), timeoutMs);
+      reconcileSignal = AbortSignal.any([signal, timeout.signal]);
+    }
+    try {
+      return (
+        (await this.#o.reconciler.reconcile(req, { signal: reconcileSignal, logger, reconcileID })) ?? {}
+      );
+    } catch (thrown) {
+      if (!isPanic(thrown)) throw thrown;
+      this.#metrics?.reconcilePanics.inc({ controller: this.name });
+      if (this.#o.recoverPanic) throw new ReconcilePanicError(thrown);
+      logger.info(`Observed a panic in reconciler: ${String(thrown)}`);
+      throw new FatalPanic(thrown);
+    } finally {
+      clearTimeout(timer);
+      // Counted only when our own deadline fired first, not on shutdown.
+      if (reconcileSignal.aborted && reconcileSignal.reason instanceof ReconciliationTimeoutError) {
+        this.#metrics?.reconcileTimeouts.inc({ controller: this.name });
+      }
+    }
+  }
+}
