@@ -22,3 +22,14 @@ export {
   schemaForDefinition,
 } from "./builtin-schemas.js";
 export { objectMetaSchema } from "./prune.js";
+export type { CachedDocument, OpenAPICache } from "./openapi-cache.js";
+export { createOpenAPICache } from "./openapi-cache.js";
+export type { DefinitionSet } from "./openapi-definitions.js";
+export { collectDefinitions, crdDefinitionName } from "./openapi-definitions.js";
+export {
+  documentHash,
+  groupVersionPath,
+  openAPIV2,
+  openAPIV3GroupVersion,
+  openAPIV3Paths,
+} from "./openapi-documents.js";
