@@ -63,25 +63,29 @@ export interface QueueMetrics {
 }
 
 /**
- * Binds `provider`'s metrics for a queue named `name`; `processing` maps each key handed out to
- * the time (ms on `now`'s scale) it was handed out, and is read on each sample.
+ * Binds `provider`'s metrics for a queue named `name`; `forEachProcessing` calls its visitor with
+ * the time (ms on `now`'s scale) each key being processed was handed out, and runs on each sample.
  */
 export function bindQueueMetrics(
   provider: WorkqueueMetricsProvider,
   name: string,
-  processing: ReadonlyMap<string, number>,
+  forEachProcessing: (visit: (since: number) => void) => void,
   now: () => number,
 ): QueueMetrics {
   provider.newUnfinishedWorkSecondsMetric(name, () => {
     const t = now();
     let total = 0;
-    for (const start of processing.values()) total += t - start;
+    forEachProcessing((since) => {
+      total += t - since;
+    });
     return total / 1000;
   });
   provider.newLongestRunningProcessorSecondsMetric(name, () => {
     const t = now();
     let oldest = 0;
-    for (const start of processing.values()) oldest = Math.max(oldest, t - start);
+    forEachProcessing((since) => {
+      oldest = Math.max(oldest, t - since);
+    });
     return oldest / 1000;
   });
   return {

@@ -3,16 +3,17 @@
 // (≥ 0.23) defaults to its priority queue: with every key at the default priority it behaves as
 // client-go's rate-limiting queue.
 //
-// A key is in at most one of these places at a time, plus possibly "processing":
-//   delayed (delay heap) → ready (ReadySet) → handed out by get (processing) → done
-// A key added while it is processing gets a new entry that waits ("parked") until `done`, so the
-// change is never lost and the key is never processed twice at once. JavaScript runs one callback
-// at a time, so the bookkeeping needs no locks: every method finishes its update before returning.
+// Each key has one record (entry.ts) while it is queued or processing. Queued, it is in at most one
+// of: delayed (delay heap) → ready (ReadySet) → handed out by get (processing) → done.
+// A key added while it is processing waits "parked" until `done`, so the change is never lost and
+// the key is never processed twice at once. JavaScript runs one callback at a time, so the
+// bookkeeping needs no locks: every method finishes its update before returning.
 import { type Clock, realClock, type TimerHandle } from "./clock.js";
-import { IndexedHeap } from "./indexed-heap.js";
+import { DeadlineHeap } from "./deadline-heap.js";
 import { bindQueueMetrics, type QueueMetrics, type WorkqueueMetricsProvider } from "./metrics.js";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiter.js";
-import { Entry, EntryState, ReadySet } from "./ready-set.js";
+import { Entry, EntryState } from "./entry.js";
+import { ReadySet } from "./ready-set.js";
 
 /** Priority of events from the initial list and from resyncs (controller-runtime's `handler.LowPriority`). */
 export const LowPriority = -100;
@@ -110,6 +111,10 @@ class Waiter<K extends string> {
   ) {}
 }
 
+// Records of keys done and not queued again are kept for reuse, up to this many: with a long
+// queue, fresh records would live long enough to be promoted and cost a full GC each.
+const poolSize = 1024;
+
 class Queue<K extends string> implements PriorityQueue<K> {
   readonly #clock: Clock;
   readonly #rateLimiter: RateLimiter<K>;
@@ -118,16 +123,16 @@ class Queue<K extends string> implements PriorityQueue<K> {
   readonly #timed: boolean;
   readonly #aging: boolean;
   readonly #now: () => number;
-  /** Every waiting entry by key: delayed, ready or parked. Handed-out keys are not here. */
-  readonly #items = new Map<K, Entry<K>>();
-  /** Keys handed out and not yet done, with the time they were handed out. */
-  readonly #processing = new Map<K, number>();
+  /** The record of every key queued or processing. */
+  readonly #entries = new Map<K, Entry<K>>();
+  readonly #pool: Entry<K>[] = [];
   readonly #ready: ReadySet<K>;
-  readonly #delayed = new IndexedHeap<Entry<K>>(
-    (a, b) => a.deadline < b.deadline || (a.deadline === b.deadline && a.seq < b.seq),
-  );
+  readonly #delayed = new DeadlineHeap<K>();
   #seq = 0;
   #parked = 0;
+  /** Keys being processed, in a list for the unfinished-work samples, and their number. */
+  #procHead: Entry<K> | null = null;
+  #processing = 0;
   #timer: TimerHandle | undefined = undefined;
   #timerDeadline = 0;
   #waitersHead: Waiter<K> | null = null;
@@ -151,7 +156,14 @@ class Queue<K extends string> implements PriorityQueue<K> {
     const name = options.name ?? "";
     this.#metrics =
       options.metricsProvider !== undefined && name !== ""
-        ? bindQueueMetrics(options.metricsProvider, name, this.#processing, this.#now)
+        ? bindQueueMetrics(
+            options.metricsProvider,
+            name,
+            (visit) => {
+              for (let e = this.#procHead; e !== null; e = e.procNext) visit(e.processingSince);
+            },
+            this.#now,
+          )
         : undefined;
     this.#timed = this.#metrics !== undefined;
   }
@@ -178,14 +190,20 @@ class Queue<K extends string> implements PriorityQueue<K> {
       }
     }
     if (after > 0) this.#metrics?.retries.inc();
-    const e = this.#items.get(key);
+    let e = this.#entries.get(key);
     if (e === undefined) {
-      const entry = new Entry<K>(key, priority, this.#seq++);
-      this.#items.set(key, entry);
+      e = this.#pool.pop() ?? new Entry<K>(key);
+      e.key = key;
+      this.#entries.set(key, e);
+    }
+    if (e.state === EntryState.None) {
+      // Not queued (new, or only processing): queue it as given.
+      e.priority = priority;
+      e.seq = this.#seq++;
       if (after > 0) {
-        this.#delay(entry, this.#clock.now() + after);
+        this.#delay(e, this.#clock.now() + after);
       } else {
-        this.#makeReady(entry);
+        this.#makeReady(e);
         this.#dispatch();
       }
       return;
@@ -201,7 +219,7 @@ class Queue<K extends string> implements PriorityQueue<K> {
       const deadline = this.#clock.now() + after;
       if (deadline < e.deadline) {
         e.deadline = deadline;
-        this.#delayed.fix(e);
+        this.#delayed.moveEarlier(e);
         this.#armTimer();
       }
     }
@@ -258,18 +276,26 @@ class Queue<K extends string> implements PriorityQueue<K> {
   }
 
   done(key: K): void {
-    const started = this.#processing.get(key);
-    if (started === undefined) return;
-    this.#processing.delete(key);
-    const now = this.#timed || this.#aging ? this.#clock.now() : 0;
-    this.#metrics?.workDuration.observe((now - started) / 1000);
-    const e = this.#items.get(key);
-    if (e !== undefined && e.state === EntryState.Parked) {
+    const e = this.#entries.get(key);
+    if (e === undefined || !e.processing) return;
+    e.processing = false;
+    if (e.procPrev === null) this.#procHead = e.procNext;
+    else e.procPrev.procNext = e.procNext;
+    if (e.procNext !== null) e.procNext.procPrev = e.procPrev;
+    e.procPrev = e.procNext = null;
+    this.#processing--;
+    if (this.#metrics !== undefined) {
+      this.#metrics.workDuration.observe((this.#clock.now() - e.processingSince) / 1000);
+    }
+    if (e.state === EntryState.None) {
+      this.#entries.delete(key);
+      if (this.#pool.length < poolSize) this.#pool.push(e);
+    } else if (e.state === EntryState.Parked) {
       this.#parked--;
-      this.#ready.push(e, now);
+      this.#ready.push(e, this.#aging ? this.#clock.now() : 0);
       this.#dispatch();
     }
-    if (this.#processing.size === 0) this.#releaseDrainers();
+    if (this.#processing === 0) this.#releaseDrainers();
   }
 
   len(): number {
@@ -283,7 +309,7 @@ class Queue<K extends string> implements PriorityQueue<K> {
 
   shutDownWithDrain(): Promise<void> {
     this.#stop();
-    if (this.#processing.size === 0) return Promise.resolve();
+    if (this.#processing === 0) return Promise.resolve();
     return new Promise<void>((resolve) => this.#drainers.push(resolve));
   }
 
@@ -296,7 +322,10 @@ class Queue<K extends string> implements PriorityQueue<K> {
     this.#shuttingDown = true;
     // Delayed keys are dropped, as client-go's delaying queue stops its loop; ready and parked
     // keys stay so that workers still running can finish them.
-    for (const e of this.#delayed.clear()) this.#items.delete(e.key);
+    for (const e of this.#delayed.clear()) {
+      e.state = EntryState.None;
+      if (!e.processing) this.#entries.delete(e.key);
+    }
     this.#armTimer();
     // Waiters exist only while nothing is ready, so all of them are told to stop.
     for (let w = this.#waitersHead; w !== null; w = this.#waitersHead) {
@@ -320,7 +349,7 @@ class Queue<K extends string> implements PriorityQueue<K> {
       this.#metrics.adds.inc();
       this.#metrics.depth.inc(e.priority);
     }
-    if (this.#processing.has(e.key)) {
+    if (e.processing) {
       e.state = EntryState.Parked;
       this.#parked++;
     } else {
@@ -338,10 +367,15 @@ class Queue<K extends string> implements PriorityQueue<K> {
   }
 
   #handOut(e: Entry<K>): GetResult<K> {
-    this.#items.delete(e.key);
-    const now = this.#timed ? this.#clock.now() : 0;
-    this.#processing.set(e.key, now);
+    e.state = EntryState.None;
+    e.processing = true;
+    e.procNext = this.#procHead;
+    if (this.#procHead !== null) this.#procHead.procPrev = e;
+    this.#procHead = e;
+    this.#processing++;
     if (this.#metrics !== undefined) {
+      const now = this.#clock.now();
+      e.processingSince = now;
       this.#metrics.depth.dec(e.priority);
       this.#metrics.latency.observe((now - e.readySince) / 1000);
     }
@@ -378,31 +412,26 @@ class Queue<K extends string> implements PriorityQueue<K> {
 
   /** Moves every delayed entry whose deadline has passed into the ready set; true if any moved. */
   #promoteDue(): boolean {
+    const delayed = this.#delayed;
     const now = this.#clock.now();
-    let moved = false;
-    for (
-      let top = this.#delayed.peek();
-      top !== undefined && top.deadline <= now;
-      top = this.#delayed.peek()
-    ) {
-      this.#delayed.pop();
-      this.#makeReady(top);
-      moved = true;
-    }
-    return moved;
+    if (delayed.peekDeadline() > now) return false;
+    do {
+      this.#makeReady(delayed.pop()!);
+    } while (delayed.peekDeadline() <= now);
+    return true;
   }
 
   /** Keeps exactly one timer, set for the earliest deadline; none when nothing is delayed. */
   #armTimer(): void {
-    const top = this.#delayed.peek();
+    const next = this.#delayed.peekDeadline();
     if (this.#timer !== undefined) {
-      if (top !== undefined && this.#timerDeadline <= top.deadline) return;
+      if (next !== Number.POSITIVE_INFINITY && this.#timerDeadline <= next) return;
       this.#clock.clearTimer(this.#timer);
       this.#timer = undefined;
     }
-    if (top === undefined) return;
-    this.#timerDeadline = top.deadline;
-    this.#timer = this.#clock.setTimer(this.#onTimer, top.deadline - this.#clock.now());
+    if (next === Number.POSITIVE_INFINITY) return;
+    this.#timerDeadline = next;
+    this.#timer = this.#clock.setTimer(this.#onTimer, next - this.#clock.now());
   }
 
   readonly #onTimer = (): void => {

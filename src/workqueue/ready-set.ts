@@ -3,49 +3,11 @@
 // aging). Every operation is O(1) apart from O(log p) in the number of distinct priorities, so the
 // common case (one priority, or a few) costs the same as a plain FIFO however long the queue is.
 // Internal to the workqueue folder.
+import { type Entry, EntryState } from "./entry.js";
 import { IndexedHeap } from "./indexed-heap.js";
 
-/** Where an entry is. Plain numbers: compared on every add, so kept monomorphic and small. */
-export const EntryState = {
-  /** Waiting for its deadline in the delay heap. */
-  Delayed: 0,
-  /** In the ready set. */
-  Ready: 1,
-  /** Ready, but the same key is being processed: waits for `done` outside the ready set. */
-  Parked: 2,
-} as const;
-export type EntryState = (typeof EntryState)[keyof typeof EntryState];
-
-/** One queued key. An entry lives from the key's add until it is handed out by `get`. */
-export class Entry<K extends string> {
-  key: K;
-  priority: number;
-  state: EntryState = EntryState.Delayed as EntryState;
-  /** Delayed: when it becomes ready (clock ms). */
-  deadline = 0;
-  /** Creation order: breaks ties between equal deadlines. */
-  readonly seq: number;
-  /** Position in the delay heap, -1 outside it. */
-  heapIndex = -1;
-  /** When it became ready or parked (for the latency metric). */
-  readySince = 0;
-  /** When it entered the ready set (for aging); increases along the age list. */
-  enqueuedAt = 0;
-  bucket: Bucket<K> | null = null;
-  prev: Entry<K> | null = null;
-  next: Entry<K> | null = null;
-  agePrev: Entry<K> | null = null;
-  ageNext: Entry<K> | null = null;
-
-  constructor(key: K, priority: number, seq: number) {
-    this.key = key;
-    this.priority = priority;
-    this.seq = seq;
-  }
-}
-
 /** The ready keys of one priority, oldest first. */
-class Bucket<K extends string> {
+export class Bucket<K extends string> {
   readonly priority: number;
   head: Entry<K> | null = null;
   tail: Entry<K> | null = null;

@@ -1,0 +1,52 @@
+// The record the queue keeps per key, from the key's first add until it is done and not queued
+// again. One record (and one map lookup per operation) holds both where the key waits and whether
+// it is being processed. Internal to the workqueue folder.
+import type { Bucket } from "./ready-set.js";
+
+/** Where a key waits. Plain numbers, compared on every operation. */
+export const EntryState = {
+  /** Not queued: the key is only being processed. */
+  None: 0,
+  /** Waiting for its deadline in the delay heap. */
+  Delayed: 1,
+  /** In the ready set. */
+  Ready: 2,
+  /** Ready, but the key is being processed: waits for `done` outside the ready set. */
+  Parked: 3,
+} as const;
+export type EntryState = (typeof EntryState)[keyof typeof EntryState];
+
+export class Entry<K extends string> {
+  key: K;
+  /** Priority of the queued key (merged by max while it waits). */
+  priority = 0;
+  state: EntryState = EntryState.None as EntryState;
+  /** Delayed: when it becomes ready (clock ms). */
+  deadline = 0;
+  /** Creation order of the queued key: breaks ties between equal deadlines. */
+  seq = 0;
+  /** Position in the delay heap, -1 outside it. */
+  heapIndex = -1;
+  /** When it became ready or parked (for the latency metric). */
+  readySince = 0;
+  /** When it entered the ready set (for aging); increases along the age list. */
+  enqueuedAt = 0;
+  /** Ready: its priority's list. */
+  bucket: Bucket<K> | null = null;
+  prev: Entry<K> | null = null;
+  next: Entry<K> | null = null;
+  /** Ready: the list of all ready keys, in the order they became ready. */
+  agePrev: Entry<K> | null = null;
+  ageNext: Entry<K> | null = null;
+  /** Handed out by `get` and not yet done. */
+  processing = false;
+  /** When it was handed out (clock ms; 0 when the queue reads no clock). */
+  processingSince = 0;
+  /** Processing: the list of keys being processed (for the unfinished-work metrics). */
+  procPrev: Entry<K> | null = null;
+  procNext: Entry<K> | null = null;
+
+  constructor(key: K) {
+    this.key = key;
+  }
+}
