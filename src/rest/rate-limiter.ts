@@ -38,7 +38,7 @@ export function createTokenBucket(options: TokenBucketOptions): RateLimiter {
 
   return {
     wait(signal) {
-      signal?.throwIfAborted();
+      if (signal?.aborted) return Promise.reject(signal.reason);
       const t = now();
       tokens = Math.min(burst, tokens + (t - last) / msPerToken);
       last = t;
