@@ -14,7 +14,10 @@ after(() => target.close());
 
 async function fill(ns: string, n: number, labels?: (i: number) => Record<string, string>) {
   for (let i = 0; i < n; i++) {
-    const r = await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap(`c${i}`, { i: String(i) }, labels?.(i)));
+    const r = await api.post(
+      `/api/v1/namespaces/${ns}/configmaps`,
+      configMap(`c${i}`, { i: String(i) }, labels?.(i)),
+    );
     assert.equal(r.status, 201);
   }
 }
@@ -24,9 +27,13 @@ const names = (list: { items: { metadata: { name: string } }[] }) => list.items.
 describe("list", () => {
   test("label selectors: =, !=, in, notin, exists, !", async () => {
     const ns = await api.namespace();
-    await fill(ns, 4, (i) => (i === 3 ? {} : { app: i === 0 ? "a" : "b", ...(i === 2 ? { tier: "x" } : {}) }));
+    await fill(ns, 4, (i) =>
+      i === 3 ? {} : { app: i === 0 ? "a" : "b", ...(i === 2 ? { tier: "x" } : {}) },
+    );
     const q = async (sel: string) =>
-      names((await api.get(`/api/v1/namespaces/${ns}/configmaps?labelSelector=${encodeURIComponent(sel)}`)).body);
+      names(
+        (await api.get(`/api/v1/namespaces/${ns}/configmaps?labelSelector=${encodeURIComponent(sel)}`)).body,
+      );
     assert.deepEqual(await q("app=a"), ["c0"]);
     assert.deepEqual(await q("app==b"), ["c1", "c2"]);
     assert.deepEqual(await q("app!=a"), ["c1", "c2", "c3"]);
@@ -34,7 +41,9 @@ describe("list", () => {
     assert.deepEqual(await q("app notin (a)"), ["c1", "c2", "c3"]);
     assert.deepEqual(await q("tier"), ["c2"]);
     assert.deepEqual(await q("!app"), ["c3"]);
-    const bad = await api.get(`/api/v1/namespaces/${ns}/configmaps?labelSelector=${encodeURIComponent("a b")}`);
+    const bad = await api.get(
+      `/api/v1/namespaces/${ns}/configmaps?labelSelector=${encodeURIComponent("a b")}`,
+    );
     assert.equal(bad.status, 400);
   });
 
@@ -57,7 +66,10 @@ describe("list", () => {
     assert.deepEqual(names(notName.body), ["c0", "c2"]);
     const bad = await api.get(`/api/v1/namespaces/${ns}/configmaps?fieldSelector=data.a%3Db`);
     assert.equal(bad.status, 400);
-    assert.equal(bad.body.message, '"data.a" is not a known field selector: only "metadata.name", "metadata.namespace"');
+    assert.equal(
+      bad.body.message,
+      '"data.a" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    );
     for (const [name, reason, type] of [
       ["e1", "Started", "Normal"],
       ["e2", "Failed", "Warning"],
@@ -93,7 +105,9 @@ describe("list", () => {
     assert.deepEqual(names(second.body), ["c3", "c4", "c5"]);
     assert.equal(second.body.items[2].data.changed, undefined);
     assert.equal(second.body.metadata.resourceVersion, first.body.metadata.resourceVersion);
-    const third = await api.get(`/api/v1/namespaces/${ns}/configmaps?limit=3&continue=${second.body.metadata.continue}`);
+    const third = await api.get(
+      `/api/v1/namespaces/${ns}/configmaps?limit=3&continue=${second.body.metadata.continue}`,
+    );
     assert.deepEqual(names(third.body), ["c6"]);
     assert.equal(third.body.metadata.continue, undefined);
     const fresh = await api.get(`/api/v1/namespaces/${ns}/configmaps`);
@@ -106,7 +120,9 @@ describe("list", () => {
     const before = await api.get(`/api/v1/namespaces/${ns}/configmaps`);
     await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("later"));
     const rv = before.body.metadata.resourceVersion;
-    const exact = await api.get(`/api/v1/namespaces/${ns}/configmaps?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+    const exact = await api.get(
+      `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${rv}&resourceVersionMatch=Exact`,
+    );
     assert.equal(exact.status, 200);
     assert.deepEqual(names(exact.body), ["c0", "c1"]);
     assert.equal(exact.body.metadata.resourceVersion, rv);
@@ -134,7 +150,10 @@ describe("list", () => {
     await api.post(`/api/v1/namespaces/${a}/configmaps`, configMap("x", {}, { across: a }));
     await api.post(`/api/v1/namespaces/${b}/configmaps`, configMap("y", {}, { across: a }));
     const r = await api.get(`/api/v1/configmaps?labelSelector=across%3D${a}`);
-    assert.deepEqual(r.body.items.map((i: { metadata: { namespace: string } }) => i.metadata.namespace).sort(), [a, b].sort());
+    assert.deepEqual(
+      r.body.items.map((i: { metadata: { namespace: string } }) => i.metadata.namespace).sort(),
+      [a, b].sort(),
+    );
   });
 });
 
@@ -153,7 +172,10 @@ describe("watch", () => {
     await api.delete(`/api/v1/namespaces/${ns}/configmaps/w1`);
     const second = await events.next();
     assert.equal(second.value?.type, "DELETED");
-    assert.ok(Number(second.value?.object.metadata.resourceVersion) > Number(first.value?.object.metadata.resourceVersion));
+    assert.ok(
+      Number(second.value?.object.metadata.resourceVersion) >
+        Number(first.value?.object.metadata.resourceVersion),
+    );
     ac.abort();
   });
 
@@ -168,7 +190,9 @@ describe("watch", () => {
     await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("w1"));
     await api.patch(`/api/v1/namespaces/${ns}/configmaps/w1`, { metadata: { labels: { app: "y" } } });
     await api.patch(`/api/v1/namespaces/${ns}/configmaps/w1`, { data: { b: "2" } });
-    const off = await api.patch(`/api/v1/namespaces/${ns}/configmaps/w1`, { metadata: { labels: { app: "z" } } });
+    const off = await api.patch(`/api/v1/namespaces/${ns}/configmaps/w1`, {
+      metadata: { labels: { app: "z" } },
+    });
     const seen = await collect(events, (s) => s.length === 3);
     ac.abort();
     assert.deepEqual(
@@ -184,7 +208,10 @@ describe("watch", () => {
     const ns = await api.namespace();
     await fill(ns, 2);
     const ac = new AbortController();
-    const seen = await collect(api.watch(`/api/v1/namespaces/${ns}/configmaps?watch=true`, ac.signal), (s) => s.length === 2);
+    const seen = await collect(
+      api.watch(`/api/v1/namespaces/${ns}/configmaps?watch=true`, ac.signal),
+      (s) => s.length === 2,
+    );
     ac.abort();
     assert.deepEqual(
       seen.map((e) => `${e.type} ${e.object.metadata.name}`),
@@ -204,7 +231,9 @@ describe("watch", () => {
     const last = seen[seen.length - 1];
     assert.equal(last.type, "BOOKMARK");
     assert.equal(last.object.kind, "ConfigMap");
-    assert.ok(Number(last.object.metadata.resourceVersion) >= Number(seen[0].object.metadata.resourceVersion));
+    assert.ok(
+      Number(last.object.metadata.resourceVersion) >= Number(seen[0].object.metadata.resourceVersion),
+    );
   });
 
   test("sendInitialEvents streams the current objects, then an initial-events-end bookmark", async (t) => {
@@ -231,7 +260,11 @@ describe("watch", () => {
     await fill(ns, 1);
     const ac = new AbortController();
     const seen = await collect(
-      api.watch(`/api/v1/namespaces/${ns}/configmaps?watch=1`, ac.signal, "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"),
+      api.watch(
+        `/api/v1/namespaces/${ns}/configmaps?watch=1`,
+        ac.signal,
+        "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+      ),
       (s) => s.length === 1,
     );
     ac.abort();

@@ -156,6 +156,8 @@ export function handleWatch(r: ResourceRequest): void {
     "Transfer-Encoding": "chunked",
   });
   r.res.socket?.setNoDelay(true);
+  // Clients (client-go) wait for the response headers before they consider the watch open.
+  r.res.flushHeaders();
 
   const current = storage.resourceVersion;
   if (fromRv !== undefined && !sendInitialEvents && !storage.history.covers(fromRv)) {
