@@ -33,3 +33,7 @@ export {
   openAPIV3GroupVersion,
   openAPIV3Paths,
 } from "./openapi-documents.js";
+export type { TableOptions } from "./table.js";
+export { toTable } from "./table.js";
+export { age, humanDuration } from "./table-format.js";
+export type { PartialObjectMetadata, Table, TableColumnDefinition, TableRow } from "./table-types.js";
