@@ -24,10 +24,10 @@ export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
  */
 export interface ResourceEventHandler<T extends KubeObject = KubeObject> {
   /** `isInInitialList`: the object came with the first list (or is replayed to a late handler). */
-  onAdd?(obj: Readonly<T>, isInInitialList: boolean): void | Promise<void>;
+  onAdd?(obj: Readonly<T>, isInInitialList: boolean): void;
   /** A change, or a resync (then `oldObj === newObj`). */
-  onUpdate?(oldObj: Readonly<T>, newObj: Readonly<T>): void | Promise<void>;
-  onDelete?(obj: Readonly<T> | DeletedFinalStateUnknown<T>): void | Promise<void>;
+  onUpdate?(oldObj: Readonly<T>, newObj: Readonly<T>): void;
+  onDelete?(obj: Readonly<T> | DeletedFinalStateUnknown<T>): void;
 }
 
 /** A handler added to an informer: remove it, or ask whether it got the initial list. */

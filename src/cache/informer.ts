@@ -240,7 +240,9 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
         }
         for (const obj of changes.added) this.#each("onAdd", (h) => h.onAdd?.(obj, initial));
         for (const [old, obj] of changes.updated) this.#each("onUpdate", (h) => h.onUpdate?.(old, obj));
-        if (this.#waiters.size > 0 && this.hasSynced()) for (const done of [...this.#waiters]) done(true);
+      },
+      synced: () => {
+        if (this.hasSynced()) for (const done of [...this.#waiters]) done(true);
       },
       apply: (key, obj) => {
         const old = this.#store.set(key, obj);
@@ -254,11 +256,11 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     };
   }
 
-  #each(what: string, call: (h: ResourceEventHandler<T>) => void | Promise<void>): void {
+  #each(what: string, call: (h: ResourceEventHandler<T>) => unknown): void {
     for (const reg of this.#handlers) this.#call(reg, what, () => call(reg.handler));
   }
 
-  #call(reg: Registration<T>, what: string, call: () => void | Promise<void>): void {
+  #call(reg: Registration<T>, what: string, call: () => unknown): void {
     if (reg.removed) return;
     try {
       const out = call();

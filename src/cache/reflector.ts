@@ -14,6 +14,8 @@ export interface ReflectorSink<T extends KubeObject> {
   replace(items: ReadonlyMap<string, Readonly<T>>): void;
   apply(key: string, obj: Readonly<T>): void;
   delete(key: string, obj: Readonly<T>): void;
+  /** Called after the first `replace`, once `hasSynced()` is true. */
+  synced?(): void;
 }
 
 /** How a reflector is doing, for readiness checks and logs. */
@@ -105,8 +107,11 @@ export class Reflector<T extends KubeObject> {
           case "initDone":
             this.#sink.replace(buffer ?? new Map());
             buffer = undefined;
-            this.#synced = true;
             this.#ok(ev.resourceVersion);
+            if (!this.#synced) {
+              this.#synced = true;
+              this.#sink.synced?.();
+            }
             break;
           case "apply": {
             const obj = this.#ingest(ev.object);
