@@ -1,0 +1,325 @@
+// The Manager: owns the shared cache, clients, metrics and probes, and runs every Runnable in
+// controller-runtime's order — HTTP servers, webhooks, caches (until synced), runnables that need
+// no leader, warm-up, then leader-elected runnables once this replica leads. Shutdown goes in
+// reverse, bounded by gracefulShutdownTimeout.
+import type { Registry } from "prom-client";
+import type { Cache, FieldIndexer } from "../cache/index.js";
+import { createCache } from "../cache/index.js";
+import type { ControllerContext, ControllerDefaults } from "../controller/index.js";
+import { type Checker, type HealthProbeServer, newHealthProbeServer } from "../healthz/index.js";
+import {
+  defaultIdentity,
+  type LeaderElector,
+  newLeaderElector,
+  newLeaseLock,
+} from "../leaderelection/index.js";
+import type { Logger } from "../log/index.js";
+import {
+  type HTTPHandler,
+  leaderElectionMetrics,
+  type MetricsServer,
+  newMetricsRegistry,
+  newMetricsServer,
+} from "../metrics/index.js";
+import {
+  type EventRecorder,
+  type EventRecorderProvider,
+  newEventRecorderProvider,
+} from "../recorder/index.js";
+import type { RestConfig } from "../rest/config.js";
+import { createRestClient, type RestClient } from "../rest/index.js";
+import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../workqueue/index.js";
+import { type ManagerOptions, type ResolvedManagerOptions, resolveManagerOptions } from "./options.js";
+import { aborted, needsLeaderElection, type Runnable } from "./runnable.js";
+import { RunnableGroup } from "./runnable-group.js";
+import { ShutdownTimeoutError, ManagerStateError } from "./errors.js";
+
+/** Controller-runtime's manager.Manager. Create one with `Manager.create(config, options)`. */
+export interface Manager extends ControllerContext {
+  /** Runs `runnable` in its group; after `start()`, it starts at once. */
+  add(runnable: Runnable): void;
+  /**
+   * Starts everything and runs until `signal` aborts, then shuts down gracefully. Rejects with
+   * the first error of a runnable, with "leader election lost", or when shutdown overran
+   * `gracefulShutdownTimeout`. Runs once.
+   */
+  start(signal: AbortSignal): Promise<void>;
+  /** Resolves once this replica leads (at start, without leader election). */
+  elected(): Promise<void>;
+  addHealthzCheck(name: string, check: Checker): void;
+  addReadyzCheck(name: string, check: Checker): void;
+  addMetricsServerExtraHandler(path: string, handler: HTTPHandler): void;
+  getConfig(): RestConfig;
+  getCache(): Cache;
+  getFieldIndexer(): FieldIndexer;
+  getEventRecorderFor(name: string): EventRecorder;
+  getLogger(): Logger;
+  getControllerOptions(): ControllerDefaults;
+  /** The registry of every metric this manager serves on `/metrics`. */
+  getMetricsRegistry(): Registry;
+  /** The REST client the manager's parts share (one keep-alive connection pool). */
+  getRestClient(): RestClient;
+  /** The metrics server (its bound address once started), or the disabled server. */
+  getMetricsServer(): MetricsServer;
+  /** The health probe server (its bound address once started), or the disabled server. */
+  getHealthProbeServer(): HealthProbeServer;
+}
+
+class ControllerManager implements Manager {
+  readonly #config: RestConfig;
+  readonly #o: ResolvedManagerOptions;
+  readonly #log: Logger;
+  readonly #registry: Registry;
+  readonly #rest: RestClient;
+  readonly #cache: Cache;
+  readonly #recorders: EventRecorderProvider;
+  readonly #metricsServer: MetricsServer;
+  readonly #probes: HealthProbeServer;
+  readonly #groups: {
+    http: RunnableGroup;
+    webhooks: RunnableGroup;
+    caches: RunnableGroup;
+    others: RunnableGroup;
+    warmup: RunnableGroup;
+    leader: RunnableGroup;
+  };
+  readonly #elected: Promise<void>;
+  #resolveElected!: () => void;
+  #firstError: unknown;
+  #failed = new AbortController();
+  #started = false;
+
+  readonly logger: Logger;
+  readonly metricsRegistry: Registry;
+  readonly workqueueMetrics: WorkqueueMetricsProvider;
+  readonly controllerDefaults: ControllerDefaults;
+  readonly controllerNames = new Set<string>();
+
+  constructor(config: RestConfig, o: ResolvedManagerOptions) {
+    this.#config = config;
+    this.#o = o;
+    this.#log = o.logger;
+    this.logger = o.logger;
+    this.#registry = newMetricsRegistry();
+    this.metricsRegistry = this.#registry;
+    this.workqueueMetrics = prometheusWorkqueueMetrics(this.#registry);
+    this.controllerDefaults = o.controller;
+    this.#rest = createRestClient(config);
+    this.#cache = createCache(config, {
+      ...o.cache,
+      restClient: o.cache.restClient ?? this.#rest,
+      logger: o.cache.logger ?? this.#log.withName("cache"),
+    });
+    this.#recorders = newEventRecorderProvider({
+      client: this.#rest,
+      logger: this.#log.withName("events"),
+      registry: this.#registry,
+    });
+    this.#metricsServer = newMetricsServer({
+      bindAddress: o.metrics.bindAddress,
+      registry: this.#registry,
+      extraHandlers: o.metrics.extraHandlers,
+      logger: this.#log.withName("controller-runtime.metrics"),
+    });
+    this.#probes = newHealthProbeServer({
+      bindAddress: o.healthProbeBindAddress,
+      readinessEndpointName: o.readinessEndpointName,
+      livenessEndpointName: o.livenessEndpointName,
+      logger: this.#log.withName("controller-runtime.healthz"),
+    });
+    const onError = (err: unknown) => this.#fail(err);
+    this.#groups = {
+      http: new RunnableGroup("HTTP servers", onError),
+      webhooks: new RunnableGroup("webhooks", onError),
+      caches: new RunnableGroup("caches", onError),
+      others: new RunnableGroup("others", onError),
+      warmup: new RunnableGroup("warm-up", onError),
+      leader: new RunnableGroup("leader election", onError),
+    };
+    this.#elected = new Promise((resolve) => {
+      this.#resolveElected = resolve;
+    });
+    const listening = (s: MetricsServer | HealthProbeServer) => async () => {
+      await s.listening();
+    };
+    void this.#groups.http.add(this.#metricsServer, listening(this.#metricsServer));
+    void this.#groups.http.add(this.#probes, listening(this.#probes));
+    void this.#groups.caches.add(this.#cache, async (signal) => {
+      if (!(await this.#cache.waitForCacheSync(signal)) && !signal.aborted) {
+        throw new Error("manager: the cache did not sync");
+      }
+    });
+  }
+
+  add(runnable: Runnable): void {
+    const warm = runnable as Runnable & { warmup?: (signal: AbortSignal) => Promise<void> };
+    if (typeof warm.warmup === "function" && needsLeaderElection(runnable)) {
+      void this.#groups.warmup.add({ start: (s) => warm.warmup!(s), needLeaderElection: () => false });
+    }
+    const group = needsLeaderElection(runnable) ? this.#groups.leader : this.#groups.others;
+    group.add(runnable).catch((err: unknown) => this.#fail(err));
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started)
+      throw new ManagerStateError("manager: start() was already called; a manager runs once");
+    this.#started = true;
+    const stop = AbortSignal.any([signal, this.#failed.signal]);
+    let elector: LeaderElector | undefined;
+    let electorDone: Promise<void> | undefined;
+    const electionSignal = new AbortController();
+    try {
+      const g = this.#groups;
+      await g.http.start(stop);
+      await g.webhooks.start(stop);
+      await g.caches.start(stop);
+      await g.others.start(stop);
+      await g.warmup.start(stop);
+      if (!stop.aborted) {
+        if (this.#o.leaderElection) {
+          elector = this.#newElector();
+          electorDone = elector.run(electionSignal.signal).catch((err: unknown) => this.#fail(err));
+        } else {
+          await g.leader.start(stop);
+          this.#resolveElected();
+        }
+      }
+      await aborted(stop);
+    } finally {
+      await this.#shutdown(electionSignal, electorDone);
+    }
+    if (this.#firstError !== undefined) throw this.#firstError;
+  }
+
+  elected(): Promise<void> {
+    return this.#elected;
+  }
+
+  #newElector(): LeaderElector {
+    const o = this.#o;
+    const metrics = leaderElectionMetrics(this.#registry);
+    const log = this.#log.withName("leader-election");
+    return newLeaderElector({
+      lock: newLeaseLock({
+        client: this.#rest,
+        namespace: o.leaderElectionNamespace,
+        name: o.leaderElectionID,
+        identity: o.leaderElectionIdentity ?? defaultIdentity(),
+      }),
+      leaseDurationMs: o.leaseDuration,
+      renewDeadlineMs: o.renewDeadline,
+      retryPeriodMs: o.retryPeriod,
+      releaseOnCancel: o.leaderElectionReleaseOnCancel,
+      logger: log,
+      onLeadingChange: (leading, name) => metrics.setLeader(name, leading),
+      onSlowPath: (name) => metrics.slowpathTotal.inc({ name }),
+      // Leader runnables run under `leading`, which the elector aborts the instant leadership is
+      // lost; the returned promise settles once they stopped, so a release comes only after.
+      onStartedLeading: async (leading) => {
+        const group = this.#groups.leader;
+        void group.start(leading);
+        this.#resolveElected();
+        await aborted(leading);
+        await group.stop();
+      },
+    });
+  }
+
+  // Reverse start order: leader runnables first (and the Lease released, if asked), then the
+  // rest, caches, webhooks, and the HTTP servers last so probes answer during shutdown.
+  async #shutdown(electionSignal: AbortController, electorDone: Promise<void> | undefined): Promise<void> {
+    const g = this.#groups;
+    const steps = async () => {
+      await g.leader.stop();
+      electionSignal.abort();
+      await electorDone;
+      await g.warmup.stop();
+      await g.others.stop();
+      await g.caches.stop();
+      await g.webhooks.stop();
+      await this.#recorders.shutdown({ timeoutMs: Math.min(5_000, this.#o.gracefulShutdownTimeout) });
+      await g.http.stop();
+      await this.#rest.close();
+    };
+    const timeout = this.#o.gracefulShutdownTimeout;
+    let timer: NodeJS.Timeout | undefined;
+    const overran = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), timeout);
+    });
+    const result = await Promise.race([steps().then(() => "done" as const), overran]);
+    clearTimeout(timer);
+    if (result === "timeout" && this.#firstError === undefined) {
+      this.#firstError = new ShutdownTimeoutError(
+        `manager: runnables did not stop within the graceful shutdown timeout of ${timeout} ms`,
+      );
+    }
+  }
+
+  #fail(err: unknown): void {
+    if (this.#firstError === undefined) {
+      this.#firstError = err;
+      this.#log.error(err, "error received after stop sequence was engaged");
+    }
+    this.#failed.abort(err);
+  }
+
+  addHealthzCheck(name: string, check: Checker): void {
+    this.#probes.addHealthzCheck(name, check);
+  }
+
+  addReadyzCheck(name: string, check: Checker): void {
+    this.#probes.addReadyzCheck(name, check);
+  }
+
+  addMetricsServerExtraHandler(path: string, handler: HTTPHandler): void {
+    this.#metricsServer.addExtraHandler(path, handler);
+  }
+
+  getConfig(): RestConfig {
+    return this.#config;
+  }
+
+  getCache(): Cache {
+    return this.#cache;
+  }
+
+  getFieldIndexer(): FieldIndexer {
+    return this.#cache;
+  }
+
+  getEventRecorderFor(name: string): EventRecorder {
+    return this.#recorders.getEventRecorderFor(name);
+  }
+
+  getLogger(): Logger {
+    return this.#log;
+  }
+
+  getControllerOptions(): ControllerDefaults {
+    return this.#o.controller;
+  }
+
+  getMetricsRegistry(): Registry {
+    return this.#registry;
+  }
+
+  getRestClient(): RestClient {
+    return this.#rest;
+  }
+
+  getMetricsServer(): MetricsServer {
+    return this.#metricsServer;
+  }
+
+  getHealthProbeServer(): HealthProbeServer {
+    return this.#probes;
+  }
+}
+
+/** Creates a Manager; nothing connects or listens until `start()`. */
+async function create(config: RestConfig, options: ManagerOptions = {}): Promise<Manager> {
+  return new ControllerManager(config, resolveManagerOptions(options, config.namespace));
+}
+
+/** `Manager.create(config, options)`, as controller-runtime's `manager.New`. */
+export const Manager = { create };

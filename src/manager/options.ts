@@ -1,0 +1,117 @@
+// Manager options, named as controller-runtime's manager.Options, with every default applied in
+// one place (resolveManagerOptions). Durations are milliseconds.
+import type { Kind } from "../api/index.js";
+import type { CacheOptions } from "../cache/index.js";
+import type { ControllerDefaults } from "../controller/index.js";
+import type { HTTPHandler } from "../metrics/index.js";
+import { type Logger, newLogger } from "../log/index.js";
+
+export interface MetricsOptions {
+  /** `:8080`, `127.0.0.1:8080`, `:0` (a free port), or `"0"` to disable. Default: `":8080"`. */
+  bindAddress?: string;
+  /** More handlers on the metrics server (pprof-like endpoints). Default: none. */
+  extraHandlers?: Record<string, HTTPHandler>;
+}
+
+export interface ClientOptions {
+  /** Kinds always read from the API server, never from the cache. Default: none. */
+  cacheDisableFor?: Kind[];
+}
+
+export interface ManagerOptions {
+  /** Default: JSON logs to stdout at info (`newLogger()`). */
+  logger?: Logger;
+  /** Options of the shared cache. Default: `{}` (all namespaces, 10 h resync). */
+  cache?: CacheOptions;
+  /** Options of the client `getClient()` returns. Default: `{}`. */
+  client?: ClientOptions;
+
+  /** Run leader-elected runnables only while this replica holds the Lease. Default: false. */
+  leaderElection?: boolean;
+  /** Name of the Lease. Required with `leaderElection`. */
+  leaderElectionID?: string;
+  /** Namespace of the Lease. Default: the in-cluster namespace, else `default`. */
+  leaderElectionNamespace?: string;
+  /** This replica's identity in the Lease. Default: `<hostname>_<uuid>`. */
+  leaderElectionIdentity?: string;
+  /** Give the Lease up on shutdown so a successor takes over within a retry period. Default: false. */
+  leaderElectionReleaseOnCancel?: boolean;
+  /** Default: 15 000 ms. */
+  leaseDuration?: number;
+  /** Default: 10 000 ms. */
+  renewDeadline?: number;
+  /** Default: 2 000 ms. */
+  retryPeriod?: number;
+
+  /** Address of `/healthz` and `/readyz`, e.g. `:8081`; `"0"` or empty disables. Default: `"0"`. */
+  healthProbeBindAddress?: string;
+  /** Default: `/readyz`. */
+  readinessEndpointName?: string;
+  /** Default: `/healthz`. */
+  livenessEndpointName?: string;
+  /** The Prometheus metrics server. Default: `{ bindAddress: ":8080" }`. */
+  metrics?: MetricsOptions;
+
+  /** How long shutdown may take before `start()` rejects with a timeout. Default: 30 000 ms. */
+  gracefulShutdownTimeout?: number;
+  /** Defaults for controllers built on this manager. Default: `{}`. */
+  controller?: ControllerDefaults;
+}
+
+export interface ResolvedManagerOptions {
+  logger: Logger;
+  cache: CacheOptions;
+  client: ClientOptions;
+  leaderElection: boolean;
+  leaderElectionID: string;
+  leaderElectionNamespace: string;
+  leaderElectionIdentity: string | undefined;
+  leaderElectionReleaseOnCancel: boolean;
+  leaseDuration: number;
+  renewDeadline: number;
+  retryPeriod: number;
+  healthProbeBindAddress: string;
+  readinessEndpointName: string;
+  livenessEndpointName: string;
+  metrics: Required<Pick<MetricsOptions, "bindAddress">> & MetricsOptions;
+  gracefulShutdownTimeout: number;
+  controller: ControllerDefaults;
+}
+
+/** Thrown by Manager.create for options that cannot work; the message says which and why. */
+export class ManagerOptionsError extends Error {
+  override readonly name = "ManagerOptionsError";
+  readonly code = "ERR_MANAGER_OPTIONS";
+}
+
+export function resolveManagerOptions(
+  opts: ManagerOptions,
+  configNamespace?: string,
+): ResolvedManagerOptions {
+  const leaderElection = opts.leaderElection ?? false;
+  if (leaderElection && !opts.leaderElectionID) {
+    throw new ManagerOptionsError(
+      "manager: leaderElection needs leaderElectionID, the name of the Lease replicas compete for " +
+        '(kubebuilder uses "<hash>.<domain>")',
+    );
+  }
+  return {
+    logger: opts.logger ?? newLogger(),
+    cache: opts.cache ?? {},
+    client: opts.client ?? {},
+    leaderElection,
+    leaderElectionID: opts.leaderElectionID ?? "",
+    leaderElectionNamespace: opts.leaderElectionNamespace ?? configNamespace ?? "default",
+    leaderElectionIdentity: opts.leaderElectionIdentity,
+    leaderElectionReleaseOnCancel: opts.leaderElectionReleaseOnCancel ?? false,
+    leaseDuration: opts.leaseDuration ?? 15_000,
+    renewDeadline: opts.renewDeadline ?? 10_000,
+    retryPeriod: opts.retryPeriod ?? 2_000,
+    healthProbeBindAddress: opts.healthProbeBindAddress ?? "0",
+    readinessEndpointName: opts.readinessEndpointName ?? "/readyz",
+    livenessEndpointName: opts.livenessEndpointName ?? "/healthz",
+    metrics: { ...opts.metrics, bindAddress: opts.metrics?.bindAddress ?? ":8080" },
+    gracefulShutdownTimeout: opts.gracefulShutdownTimeout ?? 30_000,
+    controller: opts.controller ?? {},
+  };
+}
