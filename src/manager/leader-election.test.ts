@@ -1,0 +1,154 @@
+// Three managers compete for one Lease: leader runnables run on exactly one at any instant,
+// runnables that need no leader run on all three, and fail-over follows abort and release.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Environment } from "../envtest/index.js";
+import { nullLogger } from "../log/index.js";
+import type { RestConfig } from "../rest/config.js";
+import { createRestClient } from "../rest/index.js";
+import { Manager } from "./index.js";
+import { aborted, runnableFunc } from "./runnable.js";
+
+const env = new Environment({ env: {} });
+let config: RestConfig;
+before(async () => {
+  config = await env.start();
+});
+after(() => env.stop());
+
+interface Period {
+  who: string;
+  start: number;
+  end?: number;
+}
+
+async function until(cond: () => boolean, what: string, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function electionManagers(id: string, releaseOnCancel: boolean) {
+  const periods: Period[] = [];
+  const others = new Set<string>();
+  const replicas = await Promise.all(
+    ["a", "b", "c"].map(async (who) => {
+      const mgr = await Manager.create(config, {
+        logger: nullLogger(),
+        metrics: { bindAddress: "0" },
+        leaderElection: true,
+        leaderElectionID: id,
+        leaderElectionIdentity: who,
+        leaderElectionReleaseOnCancel: releaseOnCancel,
+        leaseDuration: 1_500,
+        renewDeadline: 1_000,
+        retryPeriod: 200,
+      });
+      mgr.add(
+        runnableFunc(async (signal) => {
+          const p: Period = { who, start: performance.now() };
+          periods.push(p);
+          await aborted(signal);
+          p.end = performance.now();
+        }),
+      );
+      mgr.add(
+        runnableFunc(
+          async (signal) => {
+            others.add(who);
+            await aborted(signal);
+          },
+          { needLeaderElection: false },
+        ),
+      );
+      const stop = new AbortController();
+      const done = mgr.start(stop.signal);
+      return { who, mgr, stop, done };
+    }),
+  );
+  return { periods, others, replicas };
+}
+
+function assertNoOverlap(periods: Period[]): void {
+  const sorted = [...periods].sort((x, y) => x.start - y.start);
+  for (let i = 1; i < sorted.length; i++) {
+    const prev = sorted[i - 1]!;
+    const cur = sorted[i]!;
+    assert.ok(
+      prev.end !== undefined && prev.end <= cur.start,
+      `${prev.who} and ${cur.who} led at the same time`,
+    );
+  }
+}
+
+test("one leader at a time; abort without release hands over after the lease expires", async () => {
+  const { periods, others, replicas } = await electionManagers("le-no-release", false);
+  await until(() => periods.length === 1, "a first leader");
+  await until(() => others.size === 3, "non-leader runnables on all replicas");
+  const first = replicas.find((r) => r.who === periods[0]!.who)!;
+  first.stop.abort();
+  await first.done;
+  await until(() => periods.length === 2, "a second leader");
+  assert.notEqual(periods[1]!.who, first.who);
+  for (const r of replicas) r.stop.abort();
+  await Promise.all(replicas.map((r) => r.done));
+  assertNoOverlap(periods);
+});
+
+test("with leaderElectionReleaseOnCancel the successor takes over before the lease would expire", async () => {
+  const { periods, replicas } = await electionManagers("le-release", true);
+  await until(() => periods.length === 1, "a first leader");
+  const first = replicas.find((r) => r.who === periods[0]!.who)!;
+  first.stop.abort();
+  await first.done;
+  const client = createRestClient(config);
+  const lease = await client.get<{ spec?: { holderIdentity?: string } }>(
+    { group: "coordination.k8s.io", version: "v1", resource: "leases", namespaced: true },
+    "le-release",
+    { namespace: "default" },
+  );
+  await client.close();
+  assert.notEqual(lease.spec?.holderIdentity, first.who, "the lease was released or already taken over");
+  await until(() => periods.length === 2, "a successor");
+  for (const r of replicas) r.stop.abort();
+  await Promise.all(replicas.map((r) => r.done));
+  assertNoOverlap(periods);
+});
+
+test("a leader whose lease is taken stops its leader runnables and start() rejects", async () => {
+  const mgr = await Manager.create(config, {
+    logger: nullLogger(),
+    metrics: { bindAddress: "0" },
+    leaderElection: true,
+    leaderElectionID: "le-taken",
+    leaderElectionIdentity: "victim",
+    leaseDuration: 1_500,
+    renewDeadline: 1_000,
+    retryPeriod: 200,
+  });
+  let leading: AbortSignal | undefined;
+  mgr.add(
+    runnableFunc(async (signal) => {
+      leading = signal;
+      await aborted(signal);
+    }),
+  );
+  const running = mgr.start(new AbortController().signal);
+  await mgr.elected();
+  await until(() => leading !== undefined, "the leader runnable");
+  const client = createRestClient(config);
+  const leases = { group: "coordination.k8s.io", version: "v1", resource: "leases", namespaced: true };
+  const lease = await client.get<{ spec: Record<string, unknown> }>(leases, "le-taken", {
+    namespace: "default",
+  });
+  await client.update(
+    leases,
+    { ...lease, spec: { ...lease.spec, holderIdentity: "usurper" } },
+    { namespace: "default" },
+  );
+  await client.close();
+  await assert.rejects(running, /leader election lost|lost/i);
+  assert.equal(leading?.aborted, true);
+});
