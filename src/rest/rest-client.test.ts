@@ -354,9 +354,9 @@ test("a call with timeoutMs that gets no answer fails with a timed-out NetworkEr
 });
 
 test("a 200 whose body is not JSON is a NetworkError naming the content type", async () => {
-  const server = await startLocalServer((_req, res) =>
-    res.writeHead(200, { "content-type": "text/html" }).end("<html>"),
-  );
+  const server = await startLocalServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/html" }).end("<html>");
+  });
   const client = createRestClient(server.config());
   try {
     await assert.rejects(

@@ -77,7 +77,11 @@ test("sends the user agent, the bearer token and the client certificate", async 
   const server = await startLocalServer(
     (req, res) => {
       const peer = (req.socket as TLSSocket).getPeerCertificate();
-      seen.push({ ua: req.headers["user-agent"], auth: req.headers.authorization, cn: peer.subject?.CN });
+      seen.push({
+        ua: req.headers["user-agent"],
+        auth: req.headers.authorization,
+        cn: peer.subject?.CN as string | undefined,
+      });
       json(res, 200, {});
     },
     { ca, requestCert: true },

@@ -20,6 +20,7 @@ const added = (name: string, rv: number): WatchEvent => ({
     metadata: { name, namespace: "w", resourceVersion: String(rv) },
   },
 });
+const nameOf = (e: WatchEvent) => (e.type === "ERROR" ? "(error)" : String(e.object.metadata?.name));
 const line = (e: unknown) => `${JSON.stringify(e)}\n`;
 
 function startStream(res: ServerResponse): void {
@@ -95,7 +96,7 @@ test("the server ending the stream ends the iteration normally", async () => {
   });
   try {
     const names: string[] = [];
-    for await (const e of await s.client.watch(cms)) names.push(String(e.object.metadata?.name));
+    for await (const e of await s.client.watch(cms)) names.push(nameOf(e));
     assert.deepEqual(names, ["a", "b"]);
   } finally {
     await s.stop();
@@ -110,7 +111,7 @@ test("a connection dropped mid-event ends the iteration after the whole events",
   });
   try {
     const names: string[] = [];
-    for await (const e of await s.client.watch(cms)) names.push(String(e.object.metadata?.name));
+    for await (const e of await s.client.watch(cms)) names.push(nameOf(e));
     assert.deepEqual(names, ["a"]);
   } finally {
     await s.stop();
@@ -149,7 +150,7 @@ test("a malformed line is a WatchDecodeError the caller sees", async () => {
   try {
     const names: string[] = [];
     await assert.rejects(async () => {
-      for await (const e of await s.client.watch(cms)) names.push(String(e.object.metadata?.name));
+      for await (const e of await s.client.watch(cms)) names.push(nameOf(e));
     }, WatchDecodeError);
     assert.deepEqual(names, ["a"]);
     await s.closed[0]; // the connection was closed, not left open

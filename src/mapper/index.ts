@@ -1,0 +1,14 @@
+// mapper: the RESTMapper. Kind ⇄ resource and scope, read lazily from discovery per group,
+// cached, and read again once on a miss so that kinds installed after start are found.
+export type { DiscoveryClient, GroupVersions } from "./discovery.js";
+export { fetchGroupVersions, fetchResources } from "./discovery.js";
+export { isNoMatchError, NoKindMatchError, NoResourceMatchError } from "./errors.js";
+export type {
+  GroupKind,
+  MapperCallOptions,
+  PartialResource,
+  RESTMapper,
+  RESTMapping,
+  RestMapperOptions,
+} from "./rest-mapper.js";
+export { createRestMapper } from "./rest-mapper.js";
