@@ -1,0 +1,49 @@
+// webhook: the HTTPS webhook server (certificates followed on disk, client-certificate checks,
+// per-path metrics), the builder core behind `webhookManagedBy`, and the default paths.
+// Admission and conversion live in ./admission and ./conversion, re-exported here.
+export type { WebhookServer } from "./server.js";
+export { newWebhookServer } from "./server.js";
+export type { WebhookServerOptions, WebhookTLSOptions } from "./server-options.js";
+export type { Webhook, WebhookHandler, WebhookHTTPHandler, WebhookRequestContext } from "./handler.js";
+export { CertificateLoadError, DuplicateWebhookPathError, InvalidWebhookPathError } from "./errors.js";
+export { convertPath, mutatePath, validatePath } from "./paths.js";
+export type { WebhookBuilder } from "./builder.js";
+export { WebhookBuilderError, webhookFor } from "./builder.js";
+export { maxRequestSize } from "./internal/read-body.js";
+export type {
+  AdmissionRequest,
+  AdmissionResponse,
+  AdmissionReview,
+  AdmissionWebhook,
+  CustomDefaulter,
+  CustomValidator,
+  Handler,
+  Operation,
+  ValidationWarnings,
+} from "./admission/index.js";
+export {
+  allowed,
+  denied,
+  deniedByError,
+  errored,
+  newAdmissionWebhook,
+  patched,
+  patchedWith,
+  patchOperations,
+  patchResponseFromRaw,
+  validationResponse,
+  validationResponseFromStatus,
+  withDefaulter,
+  withValidator,
+  withWarnings,
+} from "./admission/index.js";
+export type {
+  ConversionRequest,
+  ConversionResponse,
+  ConversionReview,
+  ConversionSpec,
+  ConversionWebhook,
+  GroupKind,
+  SpokeConverter,
+} from "./conversion/index.js";
+export { ConversionError, isConversionWebhook, newConversionWebhook } from "./conversion/index.js";
