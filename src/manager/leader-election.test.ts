@@ -2,6 +2,7 @@
 // runnables that need no leader run on all three, and fail-over follows abort and release.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import type { Lease } from "kubernetes-types/coordination/v1.js";
 import { Environment } from "../envtest/index.js";
 import { nullLogger } from "../log/index.js";
 import type { RestConfig } from "../rest/config.js";
@@ -104,7 +105,7 @@ test("with leaderElectionReleaseOnCancel the successor takes over before the lea
   first.stop.abort();
   await first.done;
   const client = createRestClient(config);
-  const lease = await client.get<{ spec?: { holderIdentity?: string } }>(
+  const lease = await client.get<Lease>(
     { group: "coordination.k8s.io", version: "v1", resource: "leases", namespaced: true },
     "le-release",
     { namespace: "default" },
@@ -140,7 +141,7 @@ test("a leader whose lease is taken stops its leader runnables and start() rejec
   await until(() => leading !== undefined, "the leader runnable");
   const client = createRestClient(config);
   const leases = { group: "coordination.k8s.io", version: "v1", resource: "leases", namespaced: true };
-  const lease = await client.get<{ spec: Record<string, unknown> }>(leases, "le-taken", {
+  const lease = await client.get<Lease>(leases, "le-taken", {
     namespace: "default",
   });
   await client.update(

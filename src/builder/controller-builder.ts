@@ -1,0 +1,243 @@
+// controllerManagedBy(mgr): controller-runtime's builder. It collects `for`, `owns` and `watches`
+// settings, and reports the first mistake at complete()/build() with a message that says what to
+// do, rather than failing half-way through wiring.
+import type { Kind, KubeObject } from "../api/index.js";
+import { metadataOnly } from "../cache/index.js";
+import {
+  type Controller,
+  type ControllerContext,
+  type ControllerOptions,
+  type LogConstructor,
+  newController,
+  newLogConstructor,
+} from "../controller/index.js";
+import type { GenericEvent } from "../event/index.js";
+import { type EventHandler, enqueueRequestForObject, enqueueRequestForOwner } from "../handler/index.js";
+import type { Predicate } from "../predicate/index.js";
+import type { Reconciler, Request } from "../reconcile/index.js";
+import {
+  type Channel,
+  channel,
+  type InformerCache,
+  kind as kindSource,
+  type Source,
+} from "../source/index.js";
+
+/** What the builder needs of the Manager. */
+export interface BuilderManager extends ControllerContext {
+  getCache(): InformerCache;
+}
+
+export interface ForOptions<T extends KubeObject> {
+  /** Filters for events of the primary kind. Default: none. */
+  predicates?: Predicate<T>[];
+  /** Watch metadata only (`PartialObjectMetadata`), saving memory for large kinds. Default: false. */
+  onlyMetadata?: boolean;
+}
+
+export interface OwnsOptions<T extends KubeObject> {
+  predicates?: Predicate<T>[];
+  /** Queue every owner of the primary kind, not only the controller owner. Default: false. */
+  matchEveryOwner?: boolean;
+  onlyMetadata?: boolean;
+}
+
+export interface WatchesOptions<T extends KubeObject> {
+  predicates?: Predicate<T>[];
+  onlyMetadata?: boolean;
+  /** For a channel: events buffered for this source. Default: 1024. */
+  bufferSize?: number;
+}
+
+/** Thrown by complete()/build() for a builder that cannot make a working controller. */
+export class BuilderError extends Error {
+  override readonly name = "BuilderError";
+  readonly code = "ERR_BUILDER";
+}
+
+type Watchable<T extends KubeObject> =
+  | Kind<T>
+  | Source<Request>
+  | Channel<GenericEvent<T>>
+  | AsyncIterable<GenericEvent<T>>;
+
+function isKind(x: unknown): x is Kind {
+  return typeof x === "object" && x !== null && "plural" in x && "kind" in x && "apiVersion" in x;
+}
+
+function isSource(x: unknown): x is Source<Request> {
+  return typeof x === "object" && x !== null && typeof (x as Source).start === "function";
+}
+
+interface PendingWatch {
+  describe: string;
+  make(globalPredicates: Predicate<KubeObject>[]): Source<Request>;
+}
+
+export class ControllerBuilder {
+  readonly #mgr: BuilderManager;
+  #forKind: Kind | undefined;
+  #forOptions: ForOptions<KubeObject> = {};
+  readonly #watches: PendingWatch[] = [];
+  readonly #globalPredicates: Predicate<KubeObject>[] = [];
+  #options: Partial<ControllerOptions<Request>> = {};
+  #name: string | undefined;
+  #logConstructor: LogConstructor<Request> | undefined;
+  readonly #errors: string[] = [];
+
+  constructor(mgr: BuilderManager) {
+    this.#mgr = mgr;
+  }
+
+  /** The kind this controller reconciles: its events queue a request for the object itself. */
+  for<T extends KubeObject>(kind: Kind<T>, opts: ForOptions<T> = {}): this {
+    if (this.#forKind) {
+      this.#errors.push(`for() was called twice (${this.#forKind.kind}, then ${kind.kind}): call it once`);
+    }
+    this.#forKind = kind;
+    this.#forOptions = opts as ForOptions<KubeObject>;
+    return this;
+  }
+
+  /** A kind the controller creates: its events queue the owner (of the `for()` kind) found in ownerReferences. */
+  owns<T extends KubeObject>(kind: Kind<T>, opts: OwnsOptions<T> = {}): this {
+    this.#watches.push({
+      describe: `owns(${kind.kind})`,
+      make: (global) => {
+        if (!this.#forKind)
+          throw new BuilderError("owns() can only be used together with for(): name the owner kind in for()");
+        const handler = enqueueRequestForOwner<KubeObject, T>(this.#forKind, {
+          onlyControllerOwner: !(opts.matchEveryOwner ?? false),
+        });
+        return this.#kindSource(kind, handler, opts.onlyMetadata, [...global, ...(opts.predicates ?? [])]);
+      },
+    });
+    return this;
+  }
+
+  /**
+   * Another source of requests: a kind with a handler (`enqueueRequestsFromMapFunc(...)`), a
+   * channel or async iterable of GenericEvents with a handler (events from outside the cluster),
+   * or a ready-made Source (its own handler; `handler` must be omitted).
+   */
+  watches<T extends KubeObject>(
+    what: Watchable<T>,
+    handler?: EventHandler<T, Request>,
+    opts: WatchesOptions<T> = {},
+  ): this {
+    const predicates = (opts.predicates ?? []) as Predicate<KubeObject>[];
+    if (isKind(what)) {
+      const k = what as Kind<T>;
+      this.#watches.push({
+        describe: `watches(${k.kind})`,
+        make: (global) => {
+          if (!handler)
+            throw new BuilderError(
+              `watches(${k.kind}) needs an event handler, e.g. enqueueRequestsFromMapFunc`,
+            );
+          return this.#kindSource(k, handler, opts.onlyMetadata, [...global, ...predicates]);
+        },
+      });
+    } else if (isSource(what)) {
+      if (handler)
+        this.#errors.push("watches(source, handler): a Source brings its own handler; omit the handler");
+      this.#watches.push({ describe: String(what), make: () => what });
+    } else {
+      this.#watches.push({
+        describe: "watches(channel)",
+        make: (global) => {
+          if (!handler)
+            throw new BuilderError(
+              "watches(channel) needs an event handler, e.g. enqueueRequestsFromMapFunc",
+            );
+          return channel(what as AsyncIterable<GenericEvent<T>>, handler, {
+            bufferSize: opts.bufferSize,
+            predicates: [...global, ...predicates] as Predicate<T>[],
+          });
+        },
+      });
+    }
+    return this;
+  }
+
+  /** Filters applied to every kind and channel watched through this builder. */
+  withEventFilter(p: Predicate<KubeObject>): this {
+    this.#globalPredicates.push(p);
+    return this;
+  }
+
+  /** Controller options (maxConcurrentReconciles, rateLimiter, ...); the manager's defaults fill the rest. */
+  withOptions(options: Partial<Omit<ControllerOptions<Request>, "reconciler">>): this {
+    this.#options = { ...this.#options, ...options };
+    return this;
+  }
+
+  /** The controller's name, in logs and metrics. Default: the `for()` kind, lower-cased. */
+  named(name: string): this {
+    this.#name = name;
+    return this;
+  }
+
+  withLogConstructor(f: LogConstructor<Request>): this {
+    this.#logConstructor = f;
+    return this;
+  }
+
+  /** Builds the controller, adds it to the manager, and returns it. */
+  build(reconciler: Reconciler<Request>): Controller<Request> {
+    const errors = [...this.#errors];
+    if (!this.#forKind && !this.#name)
+      errors.push("call for(Kind) or named(name) before complete(): a controller needs a name");
+    if (!this.#forKind && this.#watches.length === 0) {
+      errors.push("the controller watches nothing: add for(Kind), owns(Kind) or watches(...)");
+    }
+    if (errors.length > 0) throw new BuilderError(`controllerManagedBy: ${errors.join("; ")}`);
+    const name = this.#name ?? this.#forKind!.kind.toLowerCase();
+    const sources: Source<Request>[] = [];
+    const global = this.#globalPredicates;
+    if (this.#forKind) {
+      const fo = this.#forOptions;
+      sources.push(
+        this.#kindSource(this.#forKind, enqueueRequestForObject(), fo.onlyMetadata, [
+          ...global,
+          ...(fo.predicates ?? []),
+        ]),
+      );
+    }
+    for (const w of this.#watches) sources.push(w.make(global));
+    // controller-runtime logs the primary kind on every line (controllerGroup, controllerKind).
+    const logConstructor =
+      this.#logConstructor ??
+      this.#options.logConstructor ??
+      (this.#mgr.logger
+        ? newLogConstructor<Request>({ logger: this.#mgr.logger, controllerName: name, kind: this.#forKind })
+        : undefined);
+    const controller = newController<Request>(name, this.#mgr, {
+      ...this.#options,
+      reconciler,
+      logConstructor,
+    });
+    for (const s of sources) void controller.watch(s);
+    return controller;
+  }
+
+  /** Builds the controller and adds it to the manager (controller-runtime's Complete). */
+  complete(reconciler: Reconciler<Request>): void {
+    this.build(reconciler);
+  }
+
+  #kindSource<T extends KubeObject>(
+    k: Kind<T>,
+    handler: EventHandler<T, Request>,
+    onlyMetadata: boolean | undefined,
+    predicates: Predicate<KubeObject>[],
+  ): Source<Request> {
+    const watched = (onlyMetadata ? metadataOnly(k) : k) as Kind<T>;
+    return kindSource(this.#mgr.getCache(), watched, handler, ...(predicates as Predicate<T>[]));
+  }
+}
+
+/** Starts a controller builder for `mgr`, as controller-runtime's `ctrl.NewControllerManagedBy`. */
+export function controllerManagedBy(mgr: BuilderManager): ControllerBuilder {
+  return new ControllerBuilder(mgr);
+}

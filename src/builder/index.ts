@@ -1,0 +1,3 @@
+// builder: controllerManagedBy(mgr), as controller-runtime's builder package.
+export type { BuilderManager, ForOptions, OwnsOptions, WatchesOptions } from "./controller-builder.js";
+export { BuilderError, ControllerBuilder, controllerManagedBy } from "./controller-builder.js";
