@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DeadlineHeap } from "./deadline-heap.js";
-import { Entry } from "./entry.js";
+import { Entry, EntryState } from "./entry.js";
 
 test("the deadline heap matches a sorted reference under random pushes, pops, removals and earlier deadlines", () => {
   const heap = new DeadlineHeap<string>();
@@ -13,10 +13,13 @@ test("the deadline heap matches a sorted reference under random pushes, pops, re
     return seed % n;
   };
   const order = (a: Entry<string>, b: Entry<string>) => a.deadline - b.deadline || a.seq - b.seq;
-  for (let i = 0; i < 20_000; i++) {
+  // Entries leave and come back (as the queue's pooled records do), so stale nodes must never revive.
+  const spare: Entry<string>[] = [];
+  for (let i = 0; i < 30_000; i++) {
     const op = rand(4);
     if (op === 0 || inHeap.length === 0) {
-      const e = new Entry(`k${i}`);
+      const e = spare.pop() ?? new Entry(`k${i}`);
+      e.state = EntryState.Delayed;
       e.deadline = rand(500);
       e.seq = seq++;
       heap.push(e);
@@ -26,21 +29,26 @@ test("the deadline heap matches a sorted reference under random pushes, pops, re
       assert.equal(heap.peekDeadline(), min.deadline);
       const top = heap.pop()!;
       assert.equal(top, min, "earliest deadline first, ties in creation order");
-      assert.equal(top.heapIndex, -1);
       inHeap.splice(inHeap.indexOf(top), 1);
+      top.state = EntryState.None;
+      spare.push(top);
     } else if (op === 2) {
       const e = inHeap.splice(rand(inHeap.length), 1)[0]!;
+      e.state = EntryState.Ready;
       heap.remove(e);
-      assert.equal(e.heapIndex, -1);
+      spare.push(e);
     } else {
       const e = inHeap[rand(inHeap.length)]!;
-      e.deadline -= rand(100);
+      e.deadline -= 1 + rand(100);
       heap.moveEarlier(e);
     }
     assert.equal(heap.size, inHeap.length);
   }
+  assert.deepEqual(new Set(heap.clear()), new Set(inHeap), "clear returns exactly the live entries");
+  assert.equal(heap.size, 0);
+  assert.equal(heap.peekDeadline(), Number.POSITIVE_INFINITY);
+  for (const e of inHeap) heap.push(e);
   const drained: Entry<string>[] = [];
   for (let e = heap.pop(); e !== undefined; e = heap.pop()) drained.push(e);
   assert.deepEqual(drained, inHeap.sort(order));
-  assert.equal(heap.peekDeadline(), Number.POSITIVE_INFINITY);
 });

@@ -23,21 +23,17 @@ export class Entry<K extends string> {
   state: EntryState = EntryState.None as EntryState;
   /** Delayed: when it becomes ready (clock ms). */
   deadline = 0;
-  /** Creation order of the queued key: breaks ties between equal deadlines. */
+  /** Creation order of the queued key: breaks ties between equal deadlines, and tells the delay
+   * heap's live node from stale ones. */
   seq = 0;
-  /** Position in the delay heap, -1 outside it. */
-  heapIndex = -1;
   /** When it became ready or parked (for the latency metric). */
   readySince = 0;
-  /** When it entered the ready set (for aging); increases along the age list. */
+  /** When it entered its priority's list in the ready set (for aging). */
   enqueuedAt = 0;
-  /** Ready: its priority's list. */
+  /** Ready: its priority's list, and its neighbours there. */
   bucket: Bucket<K> | null = null;
   prev: Entry<K> | null = null;
   next: Entry<K> | null = null;
-  /** Ready: the list of all ready keys, in the order they became ready. */
-  agePrev: Entry<K> | null = null;
-  ageNext: Entry<K> | null = null;
   /** Handed out by `get` and not yet done. */
   processing = false;
   /** When it was handed out (clock ms; 0 when the queue reads no clock). */

@@ -357,6 +357,34 @@ test("aging: keys waiting past the threshold take every other hand-out, oldest f
   assert.deepEqual(takeAll(q), ["l1", "h1", "l2", "h2", "l3", "h3", "h4"]);
 });
 
+test("aging: each key's wait counts from when it became ready at its priority", () => {
+  const { q, clock } = setup({ agingThreshold: 600 });
+  q.add("low", { priority: LowPriority });
+  clock.advance(500);
+  q.add("mid", { priority: -50 });
+  clock.advance(500);
+  for (const k of ["h1", "h2", "h3", "h4"]) q.add(k);
+  const next = () => {
+    const k = keyOf(q.tryGet())!;
+    q.done(k);
+    return k;
+  };
+  assert.deepEqual([next(), next(), next()], ["low", "h1", "h2"], "mid has waited only 500 ms");
+  clock.advance(100);
+  assert.deepEqual([next(), next(), next()], ["mid", "h3", "h4"]);
+});
+
+test("aging: raising a key's priority restarts its wait", () => {
+  const { q, clock } = setup({ agingThreshold: 1000 });
+  q.add("x", { priority: LowPriority });
+  clock.advance(900);
+  q.add("x", { priority: -50 });
+  clock.advance(900);
+  q.add("h1");
+  q.add("h2");
+  assert.deepEqual(takeAll(q), ["h1", "h2", "x"], "x has waited 900 ms at -50");
+});
+
 test("aging: below the threshold priorities are strict", () => {
   const { q, clock } = setup({ agingThreshold: 1000 });
   q.add("low", { priority: LowPriority });

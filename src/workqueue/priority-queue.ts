@@ -81,11 +81,13 @@ export interface PriorityQueueOptions<K extends string = string> {
   /** Time source for delays and metrics. Default: the real clock (`performance.now`, `setTimeout`). */
   clock?: Clock;
   /**
-   * Aging, beyond controller-runtime (its issue #3496): once the key that became ready longest ago
-   * has waited this many ms, it takes every other hand-out, whatever its priority, so low-priority
-   * keys (initial list, resyncs) cannot starve behind a steady stream of higher-priority keys, while
-   * those still get at least half of the hand-outs. Infinity gives controller-runtime's strict order.
-   * Default: 30_000.
+   * Aging, beyond controller-runtime (its issue #3496), so that low-priority keys (initial list,
+   * resyncs) cannot starve behind a steady stream of higher-priority keys. The rule: when the
+   * longest-waiting key below the top priority has waited this many ms (since it became ready, or
+   * since its priority was last raised), it takes the next hand-out instead of the top priority;
+   * aged keys take at most every other hand-out (oldest first), so the higher priorities keep at
+   * least half. Below the threshold the order is controller-runtime's: highest priority first,
+   * FIFO within a priority. Infinity turns aging off. Default: 30_000.
    */
   agingThreshold?: number;
 }
@@ -211,8 +213,8 @@ class Queue<K extends string> implements PriorityQueue<K> {
     if (priority > e.priority) this.#raise(e, priority);
     if (e.state !== EntryState.Delayed) return;
     if (after <= 0) {
-      this.#delayed.remove(e);
       this.#makeReady(e);
+      this.#delayed.remove(e);
       this.#dispatch();
       this.#armTimer();
     } else {
@@ -362,7 +364,8 @@ class Queue<K extends string> implements PriorityQueue<K> {
       this.#metrics.depth.dec(e.priority);
       this.#metrics.depth.inc(priority);
     }
-    if (e.state === EntryState.Ready) this.#ready.reprioritize(e, priority);
+    if (e.state === EntryState.Ready)
+      this.#ready.reprioritize(e, priority, this.#aging ? this.#clock.now() : 0);
     else e.priority = priority;
   }
 

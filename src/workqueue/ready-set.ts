@@ -1,90 +1,96 @@
-// The keys ready to be handed out, ordered for `get`: a FIFO list per priority, a max-heap of the
-// priorities that have keys, and one list of all ready keys in the order they became ready (for
-// aging). Every operation is O(1) apart from O(log p) in the number of distinct priorities, so the
-// common case (one priority, or a few) costs the same as a plain FIFO however long the queue is.
+// The keys ready to be handed out, ordered for `get`: a FIFO list per priority and two small heaps
+// over those lists, one by priority and one by how long each list's head has waited (for aging).
+// Work per key is O(1) plus O(log p) in the number of distinct priorities, so the common case
+// (one priority, or a few) costs the same as a plain FIFO however long the queue is, and no
+// operation touches keys other than the one moved and its list neighbours.
 // Internal to the workqueue folder.
 import { type Entry, EntryState } from "./entry.js";
 import { IndexedHeap } from "./indexed-heap.js";
 
-/** The ready keys of one priority, oldest first. */
+/** The ready keys of one priority, in the order they entered it (so the head has waited longest). */
 export class Bucket<K extends string> {
   readonly priority: number;
   head: Entry<K> | null = null;
   tail: Entry<K> | null = null;
+  /** Position in the priority heap. */
   heapIndex = -1;
+  /** This bucket's node in the age heap. */
+  readonly age: AgeNode<K>;
 
   constructor(priority: number) {
     this.priority = priority;
+    this.age = { bucket: this, heapIndex: -1 };
   }
+}
+
+interface AgeNode<K extends string> {
+  readonly bucket: Bucket<K>;
+  heapIndex: number;
 }
 
 export class ReadySet<K extends string> {
   #size = 0;
   readonly #buckets = new Map<number, Bucket<K>>();
-  readonly #priorities = new IndexedHeap<Bucket<K>>((a, b) => a.priority > b.priority);
-  #ageHead: Entry<K> | null = null;
-  #ageTail: Entry<K> | null = null;
-  /** Keys ready this long (ms) take every other hand-out, oldest first. */
+  readonly #byPriority = new IndexedHeap<Bucket<K>>((a, b) => a.priority > b.priority);
+  readonly #byAge = new IndexedHeap<AgeNode<K>>(
+    (a, b) => a.bucket.head!.enqueuedAt < b.bucket.head!.enqueuedAt,
+  );
+  /** A key ready this long (ms) takes every other hand-out; Infinity turns aging (and the age heap) off. */
   readonly #agingThreshold: number;
+  readonly #aging: boolean;
   /** Whether the last hand-out went to an aged key out of priority order. */
   #lastWasAged = false;
 
   constructor(agingThreshold: number) {
     this.#agingThreshold = agingThreshold;
+    this.#aging = agingThreshold !== Number.POSITIVE_INFINITY;
   }
 
   get size(): number {
     return this.#size;
   }
 
-  /** Appends `e` at the tail of its priority and of the age list; `now` is its enqueue time. */
+  /** Appends `e` at the tail of its priority; `now` (clock ms) starts its wait. */
   push(e: Entry<K>, now: number): void {
     e.state = EntryState.Ready;
     e.enqueuedAt = now;
     this.#link(e);
-    e.agePrev = this.#ageTail;
-    e.ageNext = null;
-    if (this.#ageTail === null) this.#ageHead = e;
-    else this.#ageTail.ageNext = e;
-    this.#ageTail = e;
     this.#size++;
   }
 
   /** Removes `e`, which must be in the set. */
   remove(e: Entry<K>): void {
     this.#unlink(e);
-    if (e.agePrev === null) this.#ageHead = e.ageNext;
-    else e.agePrev.ageNext = e.ageNext;
-    if (e.ageNext === null) this.#ageTail = e.agePrev;
-    else e.ageNext.agePrev = e.agePrev;
-    e.agePrev = e.ageNext = null;
     this.#size--;
   }
 
-  /** Moves `e` to the tail of `priority`; its place in the age list (how long it has waited) stays. */
-  reprioritize(e: Entry<K>, priority: number): void {
+  /** Moves `e` to the tail of `priority`; its wait restarts at `now`, as it entered a new list. */
+  reprioritize(e: Entry<K>, priority: number, now: number): void {
     this.#unlink(e);
     e.priority = priority;
+    e.enqueuedAt = now;
     this.#link(e);
   }
 
   /**
    * Removes and returns the key `get` should hand out: the oldest key of the highest priority,
-   * except that when the oldest key of all has waited `agingThreshold` or longer it takes every
-   * other turn. Alternating (rather than serving aged keys first) bounds the wait of low-priority
-   * keys without handing a whole aged backlog ahead of fresh high-priority keys. `now` is only read
-   * when the two candidates differ.
+   * except that when a key of another priority has waited `agingThreshold` or longer, the oldest
+   * such key takes every other turn. Alternating (rather than serving aged keys first) bounds the
+   * wait of low-priority keys without handing a whole aged backlog ahead of fresh high-priority
+   * keys. `now` is only read when keys of several priorities are ready.
    */
   shift(now: () => number): Entry<K> | undefined {
-    const top = this.#priorities.peek();
+    const top = this.#byPriority.peek();
     if (top === undefined) return undefined;
     let e = top.head!;
-    const oldest = this.#ageHead!;
-    if (this.#lastWasAged || oldest === e || this.#agingThreshold === Infinity) {
+    if (this.#lastWasAged || this.#byAge.size < 2) {
       this.#lastWasAged = false;
-    } else if (now() - oldest.enqueuedAt >= this.#agingThreshold) {
-      e = oldest;
-      this.#lastWasAged = true;
+    } else {
+      const oldest = this.#byAge.peek()!.bucket;
+      if (oldest !== top && now() - oldest.head!.enqueuedAt >= this.#agingThreshold) {
+        e = oldest.head!;
+        this.#lastWasAged = true;
+      }
     }
     this.remove(e);
     return e;
@@ -101,24 +107,30 @@ export class ReadySet<K extends string> {
     e.next = null;
     if (b.tail === null) {
       b.head = e;
-      this.#priorities.push(b);
+      b.tail = e;
+      this.#byPriority.push(b);
+      if (this.#aging) this.#byAge.push(b.age);
     } else {
       b.tail.next = e;
+      b.tail = e;
     }
-    b.tail = e;
   }
 
   #unlink(e: Entry<K>): void {
     const b = e.bucket!;
-    if (e.prev === null) b.head = e.next;
-    else e.prev.next = e.next;
+    const wasHead = e.prev === null;
+    if (wasHead) b.head = e.next;
+    else e.prev!.next = e.next;
     if (e.next === null) b.tail = e.prev;
     else e.next.prev = e.prev;
     e.prev = e.next = e.bucket = null;
     if (b.head === null) {
-      // An empty bucket leaves the heap and the map, so that neither grows with priorities seen once.
-      this.#priorities.remove(b);
+      // An empty bucket leaves the heaps and the map, so that none grows with priorities seen once.
+      this.#byPriority.remove(b);
+      if (this.#aging) this.#byAge.remove(b.age);
       this.#buckets.delete(b.priority);
+    } else if (wasHead && this.#aging) {
+      this.#byAge.fix(b.age);
     }
   }
 }
