@@ -1,0 +1,33 @@
+// client: the Client controllers read and write with. Reads of cached kinds come from the cache
+// (frozen objects), everything else from the API server; writes go to the server and return what
+// it answered. Status and other subresources, patches (merge, JSON, strategic, apply), server-side
+// apply, and the API reader (`newAPIReader`, always the server).
+export type { ApplyConfiguration, DeepPartial } from "./apply-configuration.js";
+export { applyConfiguration } from "./apply-configuration.js";
+export type { APIReaderOptions, Client, ClientReader, ClientWriter, KindName } from "./client.js";
+export { newAPIReader, newClient } from "./client.js";
+export {
+  FieldOwnerRequiredError,
+  MissingKindError,
+  MissingNameError,
+  OptimisticLockError,
+  StrategicMergeUnsupportedError,
+} from "./errors.js";
+export type { KindMapper } from "./kind-mapper.js";
+export { discoveryKindMapper } from "./kind-mapper.js";
+export type {
+  ApplyOptions,
+  ClientOptions,
+  CreateOptions,
+  DeleteAllOfOptions,
+  DeleteOptions,
+  FieldValidation,
+  GetOptions,
+  ListOptions,
+  PatchOptions,
+  UpdateOptions,
+  WriteOptions,
+} from "./options.js";
+export type { MergeFromOptions, Patch } from "./patch.js";
+export { applyPatch, jsonPatch, mergeFrom, rawPatch, strategicMergeFrom } from "./patch.js";
+export type { SubResourceClient, SubResourceUpdateOptions } from "./subresource-client.js";

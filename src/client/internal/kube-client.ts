@@ -1,0 +1,222 @@
+import type { ApplyInput } from "../apply-configuration.js";
+// The Client's implementation: reads from the cache or the server, writes to the server. Kinds
+// named by descriptor are used as they are; any other name (and every object written) is
+// resolved through the KindMapper.
+import type { Status } from "kubernetes-types/meta/v1.js";
+import {
+  fieldSelectorFromSet,
+  type Kind,
+  type KubeList,
+  type KubeObject,
+  labelSelectorFromSet,
+  type ObjectKey,
+  parseApiVersion,
+  type Unstructured,
+} from "../../api/index.js";
+import { isMetadataOnly, type Reader } from "../../cache/index.js";
+import {
+  ACCEPT_PARTIAL_METADATA,
+  ACCEPT_PARTIAL_METADATA_LIST,
+  type RestClient,
+  resourceOf,
+} from "../../rest/index.js";
+import type { Client, KindName } from "../client.js";
+import type { KindMapper } from "../kind-mapper.js";
+import {
+  type ApplyOptions,
+  type CreateOptions,
+  type DeleteAllOfOptions,
+  type DeleteOptions,
+  type GetOptions,
+  gvkKey,
+  type ListOptions,
+  type PatchOptions,
+  type ResolvedClientOptions,
+  type UpdateOptions,
+} from "../options.js";
+import type { Patch } from "../patch.js";
+import type { SubResourceClient } from "../subresource-client.js";
+import { checkNamespace, Writer } from "./writer.js";
+import { SubResource } from "./subresource.js";
+
+export interface KubeClientParts {
+  rest: RestClient;
+  ownRest: boolean;
+  mapper: KindMapper;
+  options: ResolvedClientOptions;
+}
+
+export function isKind(ref: Kind | KindName): ref is Kind {
+  return "plural" in ref && "namespaced" in ref && "apiVersion" in ref;
+}
+
+function selectorText(...parts: (string | undefined)[]): string | undefined {
+  const text = parts.filter((p) => p !== undefined && p !== "").join(",");
+  return text === "" ? undefined : text;
+}
+
+/** The label and field selectors of list options, as query text. */
+export function listSelectors(
+  opts: Pick<ListOptions, "matchingLabels" | "labelSelector" | "matchingFields" | "fieldSelector">,
+): {
+  labelSelector?: string;
+  fieldSelector?: string;
+} {
+  const labels =
+    opts.matchingLabels && Object.keys(opts.matchingLabels).length > 0
+      ? labelSelectorFromSet(opts.matchingLabels).toString()
+      : undefined;
+  const fields =
+    opts.matchingFields && Object.keys(opts.matchingFields).length > 0
+      ? fieldSelectorFromSet(opts.matchingFields).toString()
+      : undefined;
+  return {
+    labelSelector: selectorText(labels, opts.labelSelector?.toString()),
+    fieldSelector: selectorText(fields, opts.fieldSelector?.toString()),
+  };
+}
+
+/** Objects in lists come without apiVersion and kind; controllers expect them, so fill them in. */
+function stampKind(obj: KubeObject, kind: Kind): void {
+  if (obj.apiVersion !== kind.apiVersion || obj.kind !== kind.kind) {
+    obj.apiVersion = kind.apiVersion;
+    obj.kind = kind.kind;
+  }
+}
+
+export class KubeClient implements Client {
+  readonly #rest: RestClient;
+  readonly #ownRest: boolean;
+  readonly #mapper: KindMapper;
+  readonly #opts: ResolvedClientOptions;
+  readonly #writer: Writer;
+
+  constructor(parts: KubeClientParts) {
+    this.#rest = parts.rest;
+    this.#ownRest = parts.ownRest;
+    this.#mapper = parts.mapper;
+    this.#opts = parts.options;
+    this.#writer = new Writer(parts.rest, parts.options, parts.mapper);
+  }
+
+  async kindFor(obj: Readonly<KubeObject> | KindName, opts: { signal?: AbortSignal } = {}): Promise<Kind> {
+    if ("group" in obj && "version" in obj && "kind" in obj && typeof obj.kind === "string") {
+      return this.#mapper.kindFor({ group: obj.group, version: obj.version, kind: obj.kind }, opts);
+    }
+    return this.#writer.kindOfObject(obj as KubeObject, "kindFor", opts.signal);
+  }
+
+  async isObjectNamespaced(obj: Readonly<KubeObject>): Promise<boolean> {
+    return (await this.kindFor(obj)).namespaced;
+  }
+
+  async #resolve(ref: Kind | KindName, signal: AbortSignal | undefined): Promise<Kind> {
+    if (isKind(ref)) return ref;
+    const gvk = "apiVersion" in ref ? { ...parseApiVersion(ref.apiVersion), kind: ref.kind } : ref;
+    return this.#mapper.kindFor(gvk, { signal });
+  }
+
+  /** The cache to read `kind` from, if any: descriptors always, names only with `cacheUnstructured`. */
+  #cacheFor(kind: Kind, byDescriptor: boolean): Reader | undefined {
+    const { cache, cacheDisableFor, cacheUnstructured } = this.#opts;
+    if (!cache || cacheDisableFor.has(gvkKey(kind))) return undefined;
+    return byDescriptor || cacheUnstructured ? cache : undefined;
+  }
+
+  async get<T extends KubeObject>(
+    ref: Kind<T> | KindName,
+    key: ObjectKey,
+    opts: GetOptions = {},
+  ): Promise<Readonly<T>> {
+    const kind = (await this.#resolve(ref, opts.signal)) as Kind<T>;
+    checkNamespace(kind, key.namespace, key.name, "get");
+    const cache = this.#cacheFor(kind, isKind(ref));
+    if (cache) return cache.get(kind, key, { signal: opts.signal });
+    const metadataOnly = isMetadataOnly(kind);
+    const obj = await this.#rest.get<T>(resourceOf(kind), key.name, {
+      namespace: kind.namespaced ? key.namespace : undefined,
+      accept: metadataOnly ? ACCEPT_PARTIAL_METADATA : undefined,
+      signal: opts.signal,
+    });
+    if (metadataOnly) stampKind(obj, kind);
+    return obj;
+  }
+
+  async list<T extends KubeObject>(
+    ref: Kind<T> | KindName,
+    opts: ListOptions = {},
+  ): Promise<KubeList<Readonly<T>>> {
+    const kind = (await this.#resolve(ref, opts.signal)) as Kind<T>;
+    const cache = this.#cacheFor(kind, isKind(ref));
+    if (cache) return cache.list(kind, opts);
+    const list = await this.#rest.list<T>(resourceOf(kind), {
+      namespace: kind.namespaced ? opts.inNamespace || undefined : undefined,
+      ...listSelectors(opts),
+      limit: opts.limit,
+      continue: opts.continue,
+      accept: isMetadataOnly(kind) ? ACCEPT_PARTIAL_METADATA_LIST : undefined,
+      signal: opts.signal,
+    });
+    list.items ??= [];
+    for (const item of list.items) stampKind(item, kind);
+    return list;
+  }
+
+  create<T extends KubeObject>(obj: T, opts: CreateOptions = {}): Promise<T> {
+    return this.#writer.create(obj, undefined, opts);
+  }
+
+  update<T extends KubeObject>(obj: T, opts: UpdateOptions = {}): Promise<T> {
+    return this.#writer.update(obj, undefined, obj, opts);
+  }
+
+  patch<T extends KubeObject>(obj: T, patch: Patch, opts: PatchOptions = {}): Promise<T> {
+    return this.#writer.patch(obj, undefined, patch, opts);
+  }
+
+  apply<T extends KubeObject = Unstructured>(config: ApplyInput<T>, opts: ApplyOptions = {}): Promise<T> {
+    return this.#writer.apply(config as KubeObject, undefined, opts) as Promise<T>;
+  }
+
+  async delete(obj: Readonly<KubeObject>, opts: DeleteOptions = {}): Promise<void> {
+    const { kind, namespace, name } = await this.#writer.target(obj, "delete", opts.signal);
+    await this.#rest.delete<KubeObject | Status>(resourceOf(kind), name, {
+      namespace,
+      dryRun: opts.dryRun,
+      propagationPolicy: opts.propagationPolicy,
+      gracePeriodSeconds: opts.gracePeriodSeconds,
+      preconditions: opts.preconditions,
+      signal: opts.signal,
+    });
+  }
+
+  async deleteAllOf(ref: Kind | KindName, opts: DeleteAllOfOptions = {}): Promise<void> {
+    const kind = await this.#resolve(ref, opts.signal);
+    await this.#rest.deleteCollection(resourceOf(kind), {
+      namespace: kind.namespaced ? opts.inNamespace || undefined : undefined,
+      ...listSelectors(opts),
+      dryRun: opts.dryRun,
+      propagationPolicy: opts.propagationPolicy,
+      gracePeriodSeconds: opts.gracePeriodSeconds,
+      preconditions: opts.preconditions,
+      signal: opts.signal,
+    });
+  }
+
+  status(): SubResourceClient {
+    return new SubResource(this.#rest, this.#writer, "status");
+  }
+
+  subResource(name: string): SubResourceClient {
+    if (!name || name.includes("/")) {
+      throw new TypeError(
+        `subResource: ${JSON.stringify(name)} is not a subresource name; use e.g. "status", "scale", "eviction"`,
+      );
+    }
+    return new SubResource(this.#rest, this.#writer, name);
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownRest) await this.#rest.close();
+  }
+}

@@ -1,0 +1,121 @@
+// Writes shared by the Client and its subresource clients: find the object's resource from its
+// apiVersion and kind, send, return what the server answered. Nothing here changes its arguments.
+import { type Kind, type KubeObject, parseApiVersion } from "../../api/index.js";
+import { type RestClient, resourceOf, type WriteOptions as RestWriteOptions } from "../../rest/index.js";
+import { FieldOwnerRequiredError, MissingKindError, MissingNameError } from "../errors.js";
+import type { KindMapper } from "../kind-mapper.js";
+import type { ApplyOptions, PatchOptions, ResolvedClientOptions, WriteOptions } from "../options.js";
+import type { Patch } from "../patch.js";
+
+/** Where an object lives: its kind's descriptor, namespace (for namespaced kinds) and name. */
+export interface Target {
+  kind: Kind;
+  namespace: string | undefined;
+  name: string;
+}
+
+/** Refuses a namespaced kind without a namespace: the server would answer a confusing 404. */
+export function checkNamespace(kind: Kind, namespace: string | undefined, name: string, verb: string): void {
+  if (kind.namespaced && !namespace) {
+    throw new TypeError(
+      `${verb}: ${kind.kind} is namespaced, but no namespace was given for "${name}"; set metadata.namespace (or the key's namespace)`,
+    );
+  }
+}
+
+export class Writer {
+  readonly #rest: RestClient;
+  readonly #opts: ResolvedClientOptions;
+  readonly #mapper: KindMapper;
+
+  constructor(rest: RestClient, opts: ResolvedClientOptions, mapper: KindMapper) {
+    this.#rest = rest;
+    this.#opts = opts;
+    this.#mapper = mapper;
+  }
+
+  kindOfObject(obj: Readonly<KubeObject>, verb: string, signal: AbortSignal | undefined): Promise<Kind> {
+    if (!obj.apiVersion || !obj.kind) return Promise.reject(new MissingKindError(verb, obj.metadata?.name));
+    return this.#mapper.kindFor({ ...parseApiVersion(obj.apiVersion), kind: obj.kind }, { signal });
+  }
+
+  /** The kind, namespace and name of an existing object `verb` addresses. */
+  async target(obj: Readonly<KubeObject>, verb: string, signal: AbortSignal | undefined): Promise<Target> {
+    const kind = await this.kindOfObject(obj, verb, signal);
+    const name = obj.metadata?.name;
+    if (!name) throw new MissingNameError(verb, kind.kind);
+    const namespace = kind.namespaced ? obj.metadata?.namespace : undefined;
+    checkNamespace(kind, namespace, name, verb);
+    return { kind, namespace, name };
+  }
+
+  writeOptions(opts: WriteOptions): RestWriteOptions {
+    return {
+      dryRun: opts.dryRun,
+      fieldManager: opts.fieldOwner ?? this.#opts.fieldOwner,
+      fieldValidation: opts.fieldValidation ?? this.#opts.fieldValidation,
+      signal: opts.signal,
+    };
+  }
+
+  async create<T extends KubeObject>(
+    obj: T,
+    subresource: string | undefined,
+    opts: WriteOptions,
+  ): Promise<T> {
+    const kind = await this.kindOfObject(obj, "create", opts.signal);
+    if (!obj.metadata?.name && !obj.metadata?.generateName) throw new MissingNameError("create", kind.kind);
+    const namespace = kind.namespaced ? obj.metadata?.namespace : undefined;
+    checkNamespace(kind, namespace, obj.metadata?.name ?? obj.metadata?.generateName ?? "", "create");
+    return this.#rest.create(resourceOf(kind), obj, { ...this.writeOptions(opts), namespace, subresource });
+  }
+
+  async update<T extends KubeObject, R extends KubeObject>(
+    obj: T,
+    subresource: string | undefined,
+    body: KubeObject,
+    opts: WriteOptions,
+  ): Promise<R> {
+    const verb = subresource ? `${subresource} update` : "update";
+    const { kind, namespace, name } = await this.target(obj, verb, opts.signal);
+    return this.#rest.update(resourceOf(kind), body as R, {
+      ...this.writeOptions(opts),
+      namespace,
+      name,
+      subresource,
+    });
+  }
+
+  async patch<T extends KubeObject>(
+    obj: T,
+    subresource: string | undefined,
+    patch: Patch,
+    opts: PatchOptions,
+  ): Promise<T> {
+    const verb = subresource ? `${subresource} patch` : "patch";
+    const { kind, namespace, name } = await this.target(obj, verb, opts.signal);
+    const rest = this.writeOptions(opts);
+    if (patch.type === "apply" && !rest.fieldManager) throw new FieldOwnerRequiredError(verb);
+    return this.#rest.patch<T>(resourceOf(kind), name, patch.data(obj), {
+      ...rest,
+      patchType: patch.type,
+      force: patch.type === "apply" ? opts.force : undefined,
+      namespace,
+      subresource,
+    });
+  }
+
+  async apply(config: KubeObject, subresource: string | undefined, opts: ApplyOptions): Promise<KubeObject> {
+    const verb = subresource ? `${subresource} apply` : "apply";
+    const { kind, namespace, name } = await this.target(config, verb, opts.signal);
+    const rest = this.writeOptions(opts);
+    if (!rest.fieldManager) throw new FieldOwnerRequiredError(verb);
+    return this.#rest.patch(resourceOf(kind), name, config, {
+      ...rest,
+      patchType: "apply",
+      force: opts.force,
+      namespace,
+      subresource,
+    });
+  }
+}

@@ -1,0 +1,108 @@
+// Options of the Client and of each verb, after controller-runtime's client.Options and its
+// GetOptions, ListOptions, CreateOptions, ... Every default is applied in resolveClientOptions.
+import type { Preconditions } from "kubernetes-types/meta/v1.js";
+import type { GroupVersionKind } from "../api/index.js";
+import type { CacheListOptions, Reader } from "../cache/index.js";
+import type { RestClient } from "../rest/index.js";
+import type { KindMapper } from "./kind-mapper.js";
+
+/** `Strict`, `Warn` or `Ignore`: what unknown or duplicate fields in a write cause. */
+export type FieldValidation = "Strict" | "Warn" | "Ignore";
+
+export interface ClientOptions {
+  /**
+   * Serves reads (`get`, `list`) of kinds named by a descriptor; writes always go to the server.
+   * The Manager passes its cache. Default: none: every read goes to the API server.
+   */
+  cache?: Reader;
+  /** Kinds always read from the server even with a cache (matched by group, version, kind). Default: none. */
+  cacheDisableFor?: readonly GroupVersionKind[];
+  /**
+   * Also read kinds named only by apiVersion/kind (no `Kind` descriptor, "unstructured") through
+   * the cache, as controller-runtime's `CacheOptions.Unstructured`. Default: false.
+   */
+  cacheUnstructured?: boolean;
+  /** Sends every request. Default: `createRestClient(config)`, closed by `client.close()`. */
+  restClient?: RestClient;
+  /** Finds the resource and scope of kinds named by apiVersion/kind. Default: discovery through the REST client. */
+  mapper?: KindMapper;
+  /** Field manager of every write that names none (controller-runtime's `WithFieldOwner`). Default: none (the server's default; `apply` then needs one per call). */
+  fieldOwner?: string;
+  /** `fieldValidation` of every write that names none (`WithFieldValidation`). Default: none (the server's, `Warn`). */
+  fieldValidation?: FieldValidation;
+}
+
+export interface ResolvedClientOptions {
+  cache: Reader | undefined;
+  cacheDisableFor: ReadonlySet<string>;
+  cacheUnstructured: boolean;
+  fieldOwner: string | undefined;
+  fieldValidation: FieldValidation | undefined;
+}
+
+export function gvkKey(gvk: GroupVersionKind): string {
+  return `${gvk.group}/${gvk.version}/${gvk.kind}`;
+}
+
+/** Applies every default of `ClientOptions` (the REST client and mapper are made by `newClient`). */
+export function resolveClientOptions(opts: ClientOptions): ResolvedClientOptions {
+  return {
+    cache: opts.cache,
+    cacheDisableFor: new Set((opts.cacheDisableFor ?? []).map(gvkKey)),
+    cacheUnstructured: opts.cacheUnstructured ?? false,
+    fieldOwner: opts.fieldOwner,
+    fieldValidation: opts.fieldValidation,
+  };
+}
+
+export interface GetOptions {
+  /** Cancels the read. Default: none. */
+  signal?: AbortSignal;
+}
+
+/** As the cache's list options; from the server, `matchingFields` become a field selector. */
+export type ListOptions = CacheListOptions;
+
+export interface WriteOptions {
+  /** Validate and admit but persist nothing (`dryRun=All`). Default: false. */
+  dryRun?: boolean;
+  /** The field manager of this write. Default: the client's `fieldOwner`. */
+  fieldOwner?: string;
+  /** Default: the client's `fieldValidation`. */
+  fieldValidation?: FieldValidation;
+  /** Cancels the request. Default: none. */
+  signal?: AbortSignal;
+}
+
+export type CreateOptions = WriteOptions;
+export type UpdateOptions = WriteOptions;
+
+export interface PatchOptions extends WriteOptions {
+  /** Apply patches only: take ownership of fields other managers own. Default: false. */
+  force?: boolean;
+}
+
+export interface ApplyOptions extends WriteOptions {
+  /** Take ownership of fields other managers own instead of failing with a 409 Conflict. Default: false. */
+  force?: boolean;
+}
+
+export interface DeleteOptions {
+  /** Default: false. */
+  dryRun?: boolean;
+  /** `Orphan`, `Background` or `Foreground`. Default: the resource's (usually `Background`). */
+  propagationPolicy?: "Orphan" | "Background" | "Foreground";
+  /** Default: the object's own (`terminationGracePeriodSeconds` for pods). */
+  gracePeriodSeconds?: number;
+  /** Delete only if the object still has this uid / resourceVersion (else 409). Default: none. */
+  preconditions?: Preconditions;
+  /** Default: none. */
+  signal?: AbortSignal;
+}
+
+export interface DeleteAllOfOptions
+  extends DeleteOptions,
+    Pick<
+      ListOptions,
+      "inNamespace" | "matchingLabels" | "labelSelector" | "matchingFields" | "fieldSelector"
+    > {}
