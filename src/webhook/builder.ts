@@ -68,16 +68,16 @@ export function webhookFor<T extends KubeObject>(server: WebhookServer, kind: Ki
       if (completed) throw new WebhookBuilderError(`${what}: complete() was already called`);
       completed = true;
       if (errors.length > 0) throw new WebhookBuilderError(`${what}: ${errors[0]}`);
-      if (!defaulter && !validator && !conversion) {
-        throw new WebhookBuilderError(
-          `${what}: nothing to register: call withDefaulter, withValidator or withConverter`,
-        );
-      }
       if (defaulterPath !== undefined && !defaulter) {
         throw new WebhookBuilderError(`${what}: withDefaulterCustomPath needs withDefaulter`);
       }
       if (validatorPath !== undefined && !validator) {
         throw new WebhookBuilderError(`${what}: withValidatorCustomPath needs withValidator`);
+      }
+      if (!defaulter && !validator && !conversion) {
+        throw new WebhookBuilderError(
+          `${what}: nothing to register: call withDefaulter, withValidator or withConverter`,
+        );
       }
       if (defaulter) server.register(defaulterPath ?? mutatePath(kind), withDefaulter(kind, defaulter));
       if (validator) server.register(validatorPath ?? validatePath(kind), withValidator(kind, validator));
