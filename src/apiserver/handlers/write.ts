@@ -94,7 +94,9 @@ export function checkFields(r: ResourceRequest, obj: Obj, text: string | undefin
     );
   }
   if (mode === "Ignore") return [];
-  const unknown = r.def.crdName ? findUnknownFields(r.def, obj) : unknownTopLevelFields(r.def, obj);
+  const unknown = r.def.schema
+    ? findUnknownFields(r.def, obj, { objectMeta: r.server.objectMetaSchema() })
+    : unknownTopLevelFields(r.def, obj);
   const problems = unknown.map((f) => `unknown field "${f}"`);
   if (text !== undefined) problems.push(...duplicateFields(text).map((f) => `duplicate field "${f}"`));
   if (problems.length === 0) return [];
@@ -147,10 +149,12 @@ function duplicateFields(text: string): string[] {
 export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefined): void {
   const behaviour = kindBehaviour(r.def);
   if (r.def.crdName && r.def.schema) {
-    pruneObject(r.def, obj);
+    pruneObject(r.def, obj, { objectMeta: r.server.objectMetaSchema() });
     applyDefaults(r.def, obj);
+  } else if (r.def.schema) {
+    // A Go struct decoder drops what it does not know, at any depth.
+    pruneObject(r.def, obj, { objectMeta: r.server.objectMetaSchema() });
   } else {
-    // A Go struct decoder drops what it does not know.
     for (const f of unknownTopLevelFields(r.def, obj)) delete obj[f];
   }
   behaviour.defaults?.(obj, { old, server: r.server });
