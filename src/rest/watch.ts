@@ -1,7 +1,7 @@
 // Watch-stream decoding: the API server frames a watch as one JSON event per line. The decoder
 // is a pure function over the body's chunks so it can be tested alone; it is on the informer's
-// hot path, so it splits on bytes (a newline byte never occurs inside a multi-byte UTF-8
-// sequence) and decodes each complete line once, never the whole stream.
+// hot path, so it decodes each chunk once and parses each complete line once, never holding
+// more than the line in progress.
 import type { Status } from "kubernetes-types/meta/v1.js";
 import type { KubeObject } from "../api/index.js";
 import { WatchDecodeError } from "./errors.js";
@@ -22,7 +22,6 @@ export interface DecodeWatchOptions {
   signal?: AbortSignal;
 }
 
-const NEWLINE = 10;
 const EVENT_TYPES = new Set<string>(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
 
 /**
@@ -37,71 +36,45 @@ export async function* decodeWatchStream<T extends KubeObject = KubeObject>(
   options: DecodeWatchOptions = {},
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
   const { signal } = options;
+  // A streaming decoder keeps a multi-byte character split across chunks for the next one.
+  // Decoding whole chunks and cutting lines out of the string measured faster than cutting
+  // bytes and decoding each line; a long pending line grows as a rope, flattened once.
   const decoder = new TextDecoder();
-  // The bytes of a line not yet ended, kept as slices and joined once its newline arrives, so a
-  // large object spread over many chunks is copied once.
-  const pending: Uint8Array[] = [];
-  let pendingLength = 0;
+  let pending = "";
   signal?.throwIfAborted();
   for await (const chunk of source) {
+    const text = pending + decoder.decode(chunk, { stream: true });
     let start = 0;
-    let nl = chunk.indexOf(NEWLINE);
+    let nl = text.indexOf("\n");
     while (nl !== -1) {
-      let bytes = chunk.subarray(start, nl);
-      if (pendingLength > 0) {
-        pending.push(bytes);
-        bytes = join(pending, pendingLength + bytes.length);
-        pending.length = 0;
-        pendingLength = 0;
-      }
+      const line = text.slice(start, nl);
       start = nl + 1;
-      nl = chunk.indexOf(NEWLINE, start);
-      if (isBlank(bytes)) continue;
-      const event = parseEvent<T>(decoder.decode(bytes));
+      nl = text.indexOf("\n", start);
+      if (isBlank(line)) continue;
+      const event = parseEvent<T>(line);
       signal?.throwIfAborted();
       yield event;
     }
-    if (start < chunk.length) {
-      const rest = chunk.subarray(start);
-      pending.push(rest);
-      pendingLength += rest.length;
-    }
+    pending = start === 0 ? text : text.slice(start);
   }
   // A stream may end without a final newline; a complete event there still counts.
-  if (pendingLength > 0) {
-    const bytes = join(pending, pendingLength);
-    if (isBlank(bytes)) return;
-    const text = decoder.decode(bytes);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return; // cut off by the connection closing mid-event
-    }
-    const event = toEvent<T>(value, text);
-    signal?.throwIfAborted();
-    yield event;
+  const rest = pending + decoder.decode();
+  if (isBlank(rest)) return;
+  let value: unknown;
+  try {
+    value = JSON.parse(rest);
+  } catch {
+    return; // cut off by the connection closing mid-event
   }
-}
-
-function join(parts: Uint8Array[], length: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
+  const event = toEvent<T>(value, rest);
+  signal?.throwIfAborted();
+  yield event;
 }
 
 // Whitespace-only lines (a `\r` before the newline, keep-alive blank lines) carry nothing.
-function isBlank(bytes: Uint8Array): boolean {
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
-    if (b !== 32 && b !== 13 && b !== 9) return false;
-  }
-  return true;
+// Events start with `{`, so the common case costs one character comparison.
+function isBlank(line: string): boolean {
+  return line.charCodeAt(0) !== 123 && line.trim() === "";
 }
 
 function parseEvent<T extends KubeObject>(line: string): WatchEvent<T> {
