@@ -13,7 +13,6 @@ import { handleUpdate } from "./handlers/update.js";
 import { handleWatch } from "./handlers/watch.js";
 import { isTrue } from "./handlers/list-options.js";
 import { sendError, sendJson } from "./http-io.js";
-import { handleOpenAPI } from "./openapi.js";
 import { ApiError, internalError, methodNotAllowed, resourceNotFound } from "./status.js";
 
 export interface RouteEnv {
@@ -67,8 +66,7 @@ async function dispatch(
     return;
   }
   if (seg[0] === "openapi") {
-    if (!isRead) throw methodNotAllowed();
-    handleOpenAPI(env.server, url, res);
+    env.server.openapi.handle(req, res, url);
     return;
   }
   let group: string;

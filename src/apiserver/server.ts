@@ -12,8 +12,10 @@ import { crdStore } from "./controllers/crd.js";
 import type { ServerContext, ServerLimits, UserInfo } from "./handlers/context.js";
 import { sendError } from "./http-io.js";
 import { kubeconfigYaml } from "./kubeconfig.js";
+import { OpenAPIService } from "./openapi/index.js";
 import { builtinResources, Registry } from "./registry/index.js";
 import { route } from "./router.js";
+import { objectMetaSchema, type Schema } from "./schema/index.js";
 import { seed } from "./seed.js";
 import { ApiError } from "./status.js";
 import { Storage } from "./storage/index.js";
@@ -103,6 +105,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const stopping = new AbortController();
   const registry = new Registry(builtinResources());
   let context: ServerContext | undefined;
+  let objectMeta: Schema | undefined;
   const getContext = () => context!;
   const hooks = createHooks(getContext, {
     garbageCollection: opts.garbageCollection ?? false,
@@ -114,6 +117,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     registry,
     limits: resolveLimits(opts),
     hooks,
+    openapi: new OpenAPIService(registry),
+    objectMetaSchema: () => {
+      objectMeta ??= objectMetaSchema();
+      return objectMeta;
+    },
     signal: stopping.signal,
     now: () => new Date(),
   };

@@ -1,6 +1,8 @@
 // What every handler receives: the server's shared state and one parsed resource request.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { OpenAPIService } from "../openapi/index.js";
 import type { Registry, ResourceDefinition } from "../registry/index.js";
+import type { Schema } from "../schema/index.js";
 import type { ResourceRef } from "../status.js";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
 
@@ -35,6 +37,10 @@ export interface ServerContext {
   readonly registry: Registry;
   readonly limits: ServerLimits;
   readonly hooks: ChangeHooks;
+  /** /openapi/v2 and /openapi/v3, with their caches. */
+  readonly openapi: OpenAPIService;
+  /** ObjectMeta's schema, built once per server, for the unknown-field walks. */
+  objectMetaSchema(): Schema;
   /** Aborted when the server stops: open watches end. */
   readonly signal: AbortSignal;
   now(): Date;

@@ -1,6 +1,8 @@
 // The built-in resources the embedded server serves, described as kube-apiserver's discovery
 // describes them (verbs, short names, categories, subresources) plus the per-kind facts the
 // handlers need (selectable fields, name rules, whether generation is tracked).
+import type { JSONSchemaProps } from "kubernetes-types/apiextensions/v1.js";
+import { asJSONSchemaProps, builtinSchema } from "../schema/index.js";
 import type { ResourceDefinition } from "./resource.js";
 
 const allVerbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -39,9 +41,36 @@ interface Spec {
   selectableFields?: ResourceDefinition["selectableFields"];
 }
 
+/**
+ * Gives `def` the kind's generated schema, built on first use: expanding every kind's
+ * definitions costs about 100 ms, too much for each server start when most kinds are never
+ * written.
+ */
+function withBuiltinSchema(def: ResourceDefinition): ResourceDefinition {
+  let schema: JSONSchemaProps | undefined;
+  let built = false;
+  Object.defineProperty(def, "schema", {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (!built) {
+        const s = builtinSchema(def.group, def.version, def.kind);
+        schema = s === undefined ? undefined : asJSONSchemaProps(s);
+        built = true;
+      }
+      return schema;
+    },
+    set(value: JSONSchemaProps | undefined) {
+      schema = value;
+      built = true;
+    },
+  });
+  return def;
+}
+
 function define(s: Spec): ResourceDefinition {
   const plural = s.plural ?? `${s.kind.toLowerCase()}s`;
-  return {
+  return withBuiltinSchema({
     group: s.group,
     version: "v1",
     kind: s.kind,
@@ -65,7 +94,7 @@ function define(s: Spec): ResourceDefinition {
     printerColumns: [],
     tracksGeneration: s.generation ?? false,
     nameValidation: s.nameValidation ?? "subdomain",
-  };
+  });
 }
 
 const eventFields = fields(

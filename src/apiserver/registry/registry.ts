@@ -17,17 +17,25 @@ export class Registry {
   readonly #byGvr = new Map<string, ResourceDefinition>();
   // Groups in the order discovery lists them: built-ins first, then CRD groups as they arrive.
   readonly #groupOrder: string[] = [];
+  #generation = 0;
 
   constructor(defs: readonly ResourceDefinition[]) {
     for (const d of defs) this.add(d);
   }
 
+  /** Bumped on every change of what is served: documents built from the registry key on it. */
+  get generation(): number {
+    return this.#generation;
+  }
+
   add(def: ResourceDefinition): void {
+    this.#generation++;
     this.#byGvr.set(`${def.group}/${def.version}/${def.plural}`, def);
     if (!this.#groupOrder.includes(def.group)) this.#groupOrder.push(def.group);
   }
 
   remove(def: ResourceDefinition): void {
+    this.#generation++;
     this.#byGvr.delete(`${def.group}/${def.version}/${def.plural}`);
   }
 

@@ -1,0 +1,147 @@
+// Serving /openapi/v2 and /openapi/v3 as kube-openapi's handlers do: documents built once per
+// registry generation (the schema helper's cache), ETags and 304s, content negotiation with 406,
+// the protobuf form of v2 for older kubectl, and immutable caching of v3 documents fetched with
+// the `?hash=` the index hands out (a stale hash is redirected to the current one).
+import { createHash } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Registry } from "../registry/index.js";
+import { createOpenAPICache, type OpenAPICache } from "../schema/index.js";
+import { methodNotAllowed, resourceNotFound } from "../status.js";
+import { acceptedTypes } from "./accept.js";
+import { openAPIV2Protobuf } from "./v2-protobuf.js";
+
+const V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+const V2_PROTOBUF_DEPRECATED = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+
+interface Body {
+  data: Buffer;
+  contentType: string;
+  etag: string;
+}
+
+/** The server's OpenAPI endpoints, with caches that live as long as the server. */
+export class OpenAPIService {
+  readonly #registry: Registry;
+  readonly #cache: OpenAPICache = createOpenAPICache();
+  #protobuf: { hash: string; data: Buffer } | undefined;
+  #generation = Number.NaN;
+  #lastModified = new Date();
+
+  constructor(registry: Registry) {
+    this.#registry = registry;
+  }
+
+  /** Answers a request under `/openapi`; throws an ApiError (404, 405) for what is not served. */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const method = req.method ?? "GET";
+    if (method !== "GET" && method !== "HEAD") throw methodNotAllowed();
+    const generation = this.#registry.generation;
+    if (generation !== this.#generation) {
+      this.#generation = generation;
+      this.#lastModified = new Date();
+    }
+    const defs = this.#registry.all();
+    const path = url.pathname.replace(/\/+$/, "");
+    if (path === "/openapi/v2") {
+      this.#v2(req, res, generation);
+      return;
+    }
+    if (path === "/openapi/v3") {
+      const doc = this.#cache.v3Index(generation, defs);
+      send(req, res, this.#lastModified, {
+        data: Buffer.from(doc.json),
+        contentType: "application/json",
+        etag: hashOf(doc.json),
+      });
+      return;
+    }
+    const m = /^\/openapi\/v3\/(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(path);
+    if (!m) throw resourceNotFound();
+    const [group, version] = m[1] !== undefined ? ["", m[1]] : [m[2], m[3]];
+    const doc = this.#cache.v3GroupVersion(generation, defs, group, version);
+    if (!doc) throw resourceNotFound();
+    res.setHeader("Vary", "Accept");
+    // kube-openapi also offers the v3 protobuf form; no kubectl asks for it, so JSON only.
+    if (!acceptedTypes(req.headers.accept).some((t) => matches(t, "application/json"))) {
+      notAcceptable(res);
+      return;
+    }
+    const hash = url.searchParams.get("hash");
+    if (hash) {
+      if (hash !== doc.hash) {
+        const key = group === "" ? `api/${version}` : `apis/${group}/${version}`;
+        res.writeHead(301, { Location: `/openapi/v3/${key}?hash=${doc.hash}`, "Content-Length": 0 });
+        res.end();
+        return;
+      }
+      // The URL names this exact document: clients may keep it for good.
+      res.setHeader("Cache-Control", "public, immutable");
+      res.setHeader("Expires", new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString());
+    }
+    send(req, res, this.#lastModified, {
+      data: Buffer.from(doc.json),
+      contentType: "application/json",
+      etag: doc.hash,
+    });
+  }
+
+  #v2(req: IncomingMessage, res: ServerResponse, generation: number): void {
+    res.setHeader("Vary", "Accept");
+    const doc = this.#cache.v2(generation, this.#registry.all());
+    for (const type of acceptedTypes(req.headers.accept)) {
+      if (matches(type, "application/json")) {
+        send(req, res, this.#lastModified, {
+          data: Buffer.from(doc.json),
+          contentType: "application/json",
+          etag: doc.hash,
+        });
+        return;
+      }
+      if (matches(type, V2_PROTOBUF) || matches(type, V2_PROTOBUF_DEPRECATED)) {
+        if (this.#protobuf?.hash !== doc.hash) {
+          this.#protobuf = { hash: doc.hash, data: openAPIV2Protobuf(JSON.parse(doc.json)) };
+        }
+        send(req, res, this.#lastModified, {
+          data: this.#protobuf.data,
+          contentType: V2_PROTOBUF,
+          etag: doc.hash,
+        });
+        return;
+      }
+    }
+    notAcceptable(res);
+  }
+}
+
+/** Whether an Accept media range (`*\/*`, `application/*`, a type) admits `type`. */
+function matches(range: string, type: string): boolean {
+  if (range === "*/*" || range === type) return true;
+  return range.endsWith("/*") && type.startsWith(range.slice(0, -1));
+}
+
+/** kube's ETag of a document: the SHA-512 of its bytes, upper-case hex. */
+function hashOf(json: string): string {
+  return createHash("sha512").update(json).digest("hex").toUpperCase();
+}
+
+/** kube-openapi answers a bare 406 when no offered type is acceptable. */
+function notAcceptable(res: ServerResponse): void {
+  res.writeHead(406, { "Content-Length": 0 });
+  res.end();
+}
+
+/** As Go's http.ServeContent: ETag and Last-Modified, 304 on a matching If-None-Match. */
+function send(req: IncomingMessage, res: ServerResponse, lastModified: Date, body: Body): void {
+  const etag = JSON.stringify(body.etag);
+  res.setHeader("Etag", etag);
+  res.setHeader("Last-Modified", lastModified.toUTCString());
+  if (!res.hasHeader("Cache-Control")) res.setHeader("Cache-Control", "no-cache, private");
+  const inm = req.headers["if-none-match"];
+  if (inm?.split(",").some((t) => t.trim() === etag || t.trim() === "*")) {
+    res.writeHead(304);
+    res.end();
+    return;
+  }
+  res.writeHead(200, { "Content-Type": body.contentType, "Content-Length": body.data.length });
+  res.end(req.method === "HEAD" ? undefined : body.data);
+}
