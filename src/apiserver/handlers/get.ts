@@ -19,7 +19,7 @@ export function handleGet(r: ResourceRequest): void {
   const form = negotiate(r.req.headers.accept, tableSupported());
   const stored = mustGet(r);
   if (form === "Table") {
-    sendJson(r.res, 200, tableJson(r, [stored], String(stored.rv)));
+    sendJson(r.res, 200, tableJson(r, [stored], { resourceVersion: String(stored.rv) }));
     return;
   }
   sendJson(r.res, 200, formJson(r.def, stored, form));

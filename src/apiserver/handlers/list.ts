@@ -91,7 +91,7 @@ export function handleList(r: ResourceRequest): void {
   const form = negotiate(r.req.headers.accept, tableSupported());
   const page = selectPage(r);
   if (form === "Table") {
-    sendJson(r.res, 200, tableJson(r, page.items, page.meta.resourceVersion, page.meta.continue));
+    sendJson(r.res, 200, tableJson(r, page.items, page.meta));
     return;
   }
   const items =

@@ -1,18 +1,68 @@
-// The Table form (`Accept: application/json;as=Table;g=meta.k8s.io;v=v1`), built by the schema
-// helper's conversion once it is available; until then clients fall back to plain JSON.
-import { notAcceptable } from "../status.js";
+// The Table form (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`) that `kubectl get`
+// asks for: rows built by the schema helper's `toTable` (kube's columns for built-in kinds, a
+// CRD's printer columns), each carrying the object, its metadata (the default) or nothing, as
+// `?includeObject=` says.
+import { apiVersionOfDef } from "../object/meta.js";
+import { toTable } from "../schema/index.js";
+import { badRequest } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
+import type { ListMetaOut } from "./serialize.js";
 
 export function tableSupported(): boolean {
-  return false;
+  return true;
 }
 
+type IncludeObject = "None" | "Object" | "Metadata";
+
+/** `?includeObject=`, checked as kube checks it. */
+export function includeObjectOf(query: URLSearchParams): IncludeObject {
+  const v = query.get("includeObject") ?? "";
+  if (v === "") return "Metadata";
+  if (v === "None" || v === "Object" || v === "Metadata") return v;
+  throw badRequest(`unrecognized includeObject value: ${JSON.stringify(v)}`);
+}
+
+/** The Table's apiVersion: meta.k8s.io/v1 unless the client preferred v1beta1. */
+function tableApiVersion(accept: string | undefined): string {
+  for (const entry of (accept ?? "").split(",")) {
+    if (!/;\s*as=Table\b/.test(entry) || !/;\s*g=meta\.k8s\.io\b/.test(entry)) continue;
+    return /;\s*v=v1beta1\b/.test(entry) ? "meta.k8s.io/v1beta1" : "meta.k8s.io/v1";
+  }
+  return "meta.k8s.io/v1";
+}
+
+/** The object as the request's version serves it (a CRD may store another version). */
+function servedVersion(r: ResourceRequest, o: StoredObject): unknown {
+  const apiVersion = apiVersionOfDef(r.def);
+  return o.obj.apiVersion === apiVersion ? o.obj : { ...o.obj, apiVersion };
+}
+
+export interface TableRequest {
+  /** Rows' object form. */
+  includeObject: IncludeObject;
+  /** Whether the column definitions are left out (watch events after the first). */
+  noHeaders?: boolean;
+}
+
+/** The JSON of a Table of `objects`, with `meta` as the list's metadata. */
 export function tableJson(
-  _r: ResourceRequest,
-  _objects: StoredObject[],
-  _rv: string,
-  _continue?: string,
+  r: ResourceRequest,
+  objects: readonly StoredObject[],
+  meta: ListMetaOut,
+  opts: TableRequest = { includeObject: includeObjectOf(r.query) },
 ): string {
-  throw notAcceptable();
+  const table = toTable(
+    r.def,
+    objects.map((o) => servedVersion(r, o)),
+    {
+      includeObject: opts.includeObject,
+      noHeaders: opts.noHeaders,
+      listMeta: meta,
+      now: r.server.now().getTime(),
+    },
+  );
+  const apiVersion = tableApiVersion(r.req.headers.accept);
+  const out = apiVersion === table.apiVersion ? table : { ...table, apiVersion };
+  return JSON.stringify(out);
 }

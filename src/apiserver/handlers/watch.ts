@@ -11,6 +11,7 @@ import type { ResourceRequest } from "./context.js";
 import { isTrue, parseRv, validateListOptions } from "./list-options.js";
 import { buildFilter, type ObjectFilter } from "./selection.js";
 import { formJson } from "./serialize.js";
+import { includeObjectOf, tableJson, tableSupported } from "./table.js";
 
 /** Parses `timeoutSeconds`, else a Go duration in `timeout` (`8m1s`), in seconds. */
 function watchTimeout(query: URLSearchParams, fallback: number): number {
@@ -39,6 +40,8 @@ class Watcher implements WatchSink {
   readonly #apiVersion: string;
   readonly #minRv: number;
   readonly #onClose: () => void;
+  readonly #includeObject: "None" | "Object" | "Metadata";
+  #tableHeadersSent = false;
 
   constructor(
     r: ResourceRequest,
@@ -54,6 +57,7 @@ class Watcher implements WatchSink {
     this.#key = `${form}|${this.#apiVersion}`;
     this.#minRv = minRv;
     this.#onClose = onClose;
+    this.#includeObject = includeObjectOf(r.query);
   }
 
   get closed(): boolean {
@@ -65,7 +69,23 @@ class Watcher implements WatchSink {
   }
 
   #line(type: string, stored: StoredObject): string {
-    return `{"type":"${type}","object":${formJson(this.#r.def, stored, this.#form)}}\n`;
+    return `{"type":"${type}","object":${this.#objectJson(stored)}}\n`;
+  }
+
+  #objectJson(stored: StoredObject): string {
+    if (this.#form !== "Table") return formJson(this.#r.def, stored, this.#form);
+    // As kube: the first event's Table carries the column definitions, later ones only rows.
+    const json = tableJson(
+      this.#r,
+      [stored],
+      { resourceVersion: String(stored.rv) },
+      {
+        includeObject: this.#includeObject,
+        noHeaders: this.#tableHeadersSent,
+      },
+    );
+    this.#tableHeadersSent = true;
+    return json;
   }
 
   deliver(ev: StoredEvent): void {
@@ -82,7 +102,8 @@ class Watcher implements WatchSink {
       type = "GONE"; // stopped matching: DELETED with the previous content
     else return;
     const cacheKey = `${type}|${this.#key}`;
-    let line = ev.lines.get(cacheKey);
+    // Table lines depend on this watcher's state (headers sent), so they are not shared.
+    let line = this.#form === "Table" ? undefined : ev.lines.get(cacheKey);
     if (line === undefined) {
       if (type === "GONE") {
         const prev = JSON.parse(ev.prev!.json) as Obj;
@@ -90,7 +111,7 @@ class Watcher implements WatchSink {
         const stored: StoredObject = { ...ev.prev!, obj: prev, json: JSON.stringify(prev), rv: ev.rv };
         line = this.#line("DELETED", stored);
       } else line = this.#line(type, ev.object);
-      ev.lines.set(cacheKey, line);
+      if (this.#form !== "Table") ev.lines.set(cacheKey, line);
     }
     this.write(line);
   }
@@ -106,6 +127,12 @@ class Watcher implements WatchSink {
     const obj = metaForm
       ? { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: meta }
       : { kind: this.#r.def.kind, apiVersion: this.#apiVersion, metadata: meta };
+    if (this.#form === "Table") {
+      // kube turns bookmarks into Tables too: one row for the bookmark's (empty) object.
+      const stored = { obj, json: JSON.stringify(obj), rv, key: "", namespace: "", name: "" };
+      this.write(`{"type":"BOOKMARK","object":${this.#objectJson(stored)}}\n`);
+      return;
+    }
     this.write(`{"type":"BOOKMARK","object":${JSON.stringify(obj)}}\n`);
   }
 
@@ -140,7 +167,8 @@ class Watcher implements WatchSink {
 
 export function handleWatch(r: ResourceRequest): void {
   validateListOptions(r.query, true);
-  const form = negotiate(r.req.headers.accept, false);
+  const form = negotiate(r.req.headers.accept, tableSupported());
+  includeObjectOf(r.query); // a bad value is a 400, before the stream starts
   const filter = buildFilter(r.def, r.namespace, r.query);
   const storage = r.server.storage;
   const store = storeKeyOf(r.def);
