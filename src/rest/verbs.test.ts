@@ -178,9 +178,7 @@ test("patch: JSON patch, merge patch, strategic merge patch and server-side appl
   assert.equal(forced.data?.owner, "two");
 });
 
-test("server-side apply: a second manager conflicts unless it forces", {
-  todo: "the embedded server does not detect apply conflicts yet",
-}, async () => {
+test("server-side apply: a second manager conflicts unless it forces", async () => {
   const ns = await namespace("verbs-apply-conflict");
   const body = (owner: string) => ({
     apiVersion: "v1",
@@ -193,6 +191,13 @@ test("server-side apply: a second manager conflicts unless it forces", {
     client.patch(cms, "c", body("two"), { namespace: ns, patchType: "apply", fieldManager: "two" }),
     (err: unknown) => isConflict(err),
   );
+  const forced = await client.patch<ConfigMap>(cms, "c", body("two"), {
+    namespace: ns,
+    patchType: "apply",
+    fieldManager: "two",
+    force: true,
+  });
+  assert.equal(forced.data?.owner, "two");
 });
 
 test("the status subresource: get and update", async () => {
