@@ -1,6 +1,5 @@
-// PATCH: JSON patch, merge patch, strategic merge patch (built-in kinds only, as kube), and a
-// simple apply (create, or merge into the object) until server-side apply lands.
-import { parse as parseYaml } from "yaml";
+// PATCH: JSON patch, merge patch, strategic merge patch (built-in kinds only, as kube), and
+// server-side apply (../apply).
 import {
   applyJsonPatch,
   applyMergePatch,
@@ -13,7 +12,7 @@ import { storeKeyOf } from "../registry/index.js";
 import { ApiError, badRequest, cause, invalid, notFound, unsupportedMediaType } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
-import { createObject } from "./create.js";
+import { handleApply } from "../apply/index.js";
 import { checkFields, checkTypeMeta, commitUpdate, warningHeaders } from "./write.js";
 
 const JSON_PATCH = "application/json-patch+json";
@@ -21,9 +20,9 @@ const MERGE_PATCH = "application/merge-patch+json";
 const STRATEGIC = "application/strategic-merge-patch+json";
 const APPLY = "application/apply-patch+yaml";
 
-function parsePatch(text: string, yaml: boolean): unknown {
+function parsePatch(text: string): unknown {
   try {
-    return yaml ? parseYaml(text) : JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
     throw badRequest(`error decoding patch: ${(e as Error).message}`);
   }
@@ -35,42 +34,23 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     ? [JSON_PATCH, MERGE_PATCH, APPLY]
     : [JSON_PATCH, MERGE_PATCH, APPLY, STRATEGIC];
   if (!accepted.includes(ct)) throw unsupportedMediaType(accepted);
+  if (ct === APPLY) return handleApply(r);
+  if (r.query.has("force")) {
+    throw new ApiError(
+      422,
+      "Invalid",
+      'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+      {
+        group: "meta.k8s.io",
+        kind: "PatchOptions",
+        causes: [cause.forbidden("force", "may not be specified for non-apply patch")],
+      },
+    );
+  }
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
-  const text = body.toString("utf8");
-  const patch = parsePatch(text, ct === APPLY);
+  const patch = parsePatch(body.toString("utf8"));
   const ref = refOf(r.def);
   const current = r.server.storage.get(storeKeyOf(r.def), objectKey(r.namespace, r.name));
-
-  if (ct === APPLY) {
-    if (!r.query.get("fieldManager")) {
-      throw new ApiError(
-        422,
-        "Invalid",
-        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
-        {
-          group: "meta.k8s.io",
-          kind: "PatchOptions",
-          causes: [cause.required("fieldManager", "is required for apply patch")],
-        },
-      );
-    }
-    if (patch === null || typeof patch !== "object" || Array.isArray(patch)) {
-      throw badRequest("error decoding YAML: the apply patch must be an object");
-    }
-    if (!current) {
-      const obj = structuredClone(patch) as Obj;
-      const meta = (obj.metadata ?? {}) as Obj;
-      if (meta.name !== undefined && meta.name !== r.name) {
-        throw badRequest(
-          `the name of the object (${String(meta.name)}) does not match the name on the URL (${r.name})`,
-        );
-      }
-      obj.metadata = { ...meta, name: r.name };
-      const { json, headers } = createObject(r, obj, undefined);
-      sendJson(r.res, 201, json, headers);
-      return;
-    }
-  }
   if (!current) throw notFound(ref, r.name);
 
   let patched: unknown;

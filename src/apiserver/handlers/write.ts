@@ -1,13 +1,14 @@
 // The write path shared by create, update and patch: decoding, type checks, field validation
 // (Strict/Warn/Ignore), pruning and defaulting, validation, and the commit with the metadata
 // rules, managedFields, no-op detection and finalization of objects being deleted.
-import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import type { ManagedFieldsEntry, StatusCause } from "kubernetes-types/meta/v1.js";
 import { decodeBody, mediaType } from "../http-io.js";
 import { kindBehaviour } from "../kinds/index.js";
 import { unknownTopLevelFields } from "../kinds/index.js";
 import { managerName, updateManagedFields } from "../object/managed-fields.js";
 import {
   apiVersionOfDef,
+  deepEqual,
   kubeTime,
   normalizeOrder,
   prepareForUpdate,
@@ -203,16 +204,25 @@ export function manager(r: ResourceRequest): string {
   return managerName(fm, r.req.headers["user-agent"]);
 }
 
+/** Records the request's manager as the `Update` owner of what it changed (kube's field manager). */
 export function stampManagedFields(r: ResourceRequest, old: Readonly<Obj> | undefined, obj: Obj): void {
+  setManagedFields(
+    obj,
+    updateManagedFields(old, obj, {
+      manager: manager(r),
+      def: r.def,
+      apiVersion: apiVersionOfDef(r.def),
+      subresource: r.subresource,
+      time: kubeTime(r.server.now()),
+    }),
+  );
+}
+
+/** Sets metadata.managedFields, leaving it out when empty as kube does. */
+export function setManagedFields(obj: Obj, entries: readonly ManagedFieldsEntry[]): void {
   const meta = obj.metadata as Obj;
-  meta.managedFields = updateManagedFields(old, obj, {
-    manager: manager(r),
-    apiVersion: apiVersionOfDef(r.def),
-    subresource: r.subresource,
-    time: kubeTime(r.server.now()),
-    statusSubresource: r.def.statusSubresource,
-  });
-  if ((meta.managedFields as unknown[]).length === 0) delete meta.managedFields;
+  if (entries.length === 0) delete meta.managedFields;
+  else meta.managedFields = entries;
 }
 
 export interface UpdateResult {
@@ -223,14 +233,16 @@ export interface UpdateResult {
 
 /**
  * Applies an update of `current` to `candidate` (already type-checked): optimistic concurrency,
- * immutable fields, status isolation, admission, managedFields, no-op detection, and deletion
- * once an object being deleted has no finalizers left.
+ * immutable fields, status isolation, admission, managedFields (`applied` for server-side apply,
+ * else an Update by the request's manager), no-op detection, and deletion once an object being
+ * deleted has no finalizers left.
  */
 export function commitUpdate(
   r: ResourceRequest,
   current: StoredObject,
   candidate: Obj,
   warnings: string[],
+  applied?: readonly ManagedFieldsEntry[],
 ): UpdateResult {
   const ref = refOf(r.def);
   const meta = candidate.metadata as Obj;
@@ -245,10 +257,14 @@ export function commitUpdate(
   }
   const next = prepareForUpdate(r.def, current.obj, candidate, r.subresource);
   admit(r, next, current.obj);
-  if (unchanged(current.obj, next)) {
+  // An apply brings its own managedFields; every other write records an Update. A write that
+  // changes nothing, ownership included, is a no-op.
+  if (applied) setManagedFields(next, applied);
+  else stampManagedFields(r, current.obj, next);
+  const oldManaged = (current.obj.metadata as Obj).managedFields;
+  if (unchanged(current.obj, next) && deepEqual(oldManaged, (next.metadata as Obj).managedFields)) {
     return { json: current.json, stored: current };
   }
-  stampManagedFields(r, current.obj, next);
   const ordered = normalizeOrder(r.def, next);
   if (isDryRun(r)) {
     (ordered.metadata as Obj).resourceVersion = String(current.rv);

@@ -1,0 +1,119 @@
+// What changed between two versions of an object, as SMD's TypedValue.Compare: leaves (scalars,
+// atomic lists and maps, empty containers) added, modified or removed, and the maps, lists and
+// list items that appeared or disappeared as a whole.
+import { deepEqual } from "../object/meta.js";
+import { FieldSet } from "./field-set.js";
+import { indexList } from "./list-items.js";
+import type { Json, PathElement } from "./path-element.js";
+import { type TypeNode, typeFor } from "./type-model.js";
+
+export interface Comparison {
+  readonly added: FieldSet;
+  readonly modified: FieldSet;
+  readonly removed: FieldSet;
+}
+
+/** Compares `lhs` (before) with `rhs` (after); undefined stands for an absent value. */
+export function compareObjects(lhs: Json | undefined, rhs: Json | undefined, t: TypeNode): Comparison {
+  const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  walk(lhs, rhs, t, [], c);
+  return c;
+}
+
+/** The comparison without the paths under top-level fields `drop` selects (ignored fields). */
+export function excludeTopLevel(c: Comparison, drop: (pe: PathElement) => boolean): Comparison {
+  return {
+    added: c.added.withoutTopLevel(drop),
+    modified: c.modified.withoutTopLevel(drop),
+    removed: c.removed.withoutTopLevel(drop),
+  };
+}
+
+function leaf(l: Json | undefined, r: Json | undefined, path: PathElement[], c: Comparison): void {
+  if (l === undefined) c.added.insert(path);
+  else if (r === undefined) c.removed.insert(path);
+  else if (!deepEqual(l, r)) c.modified.insert(path);
+}
+
+function isEmpty(v: Json | undefined): boolean {
+  if (v === undefined || v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return typeof v === "object" && Object.keys(v).length === 0;
+}
+
+function walk(
+  l: Json | undefined,
+  r: Json | undefined,
+  declared: TypeNode,
+  path: PathElement[],
+  c: Comparison,
+): void {
+  if (l === undefined && r === undefined) return;
+  const tl = l === undefined ? undefined : typeFor(declared, l);
+  const tr = r === undefined ? undefined : typeFor(declared, r);
+  const t = tr ?? tl;
+  if (!t || t.kind === "scalar" || (tl && tr && tl.kind !== tr.kind)) {
+    leaf(l, r, path, c);
+    return;
+  }
+  if (t.kind === "list") {
+    if (t.listType === "atomic" || (isEmpty(l) && isEmpty(r))) {
+      leaf(l, r, path, c);
+      return;
+    }
+    compareItems(l as Json[] | undefined, r as Json[] | undefined, t, path, c);
+  } else {
+    if (t.atomic || (isEmpty(l) && isEmpty(r))) {
+      leaf(l, r, path, c);
+      return;
+    }
+    const lm = (l ?? {}) as Record<string, Json>;
+    const rm = (r ?? {}) as Record<string, Json>;
+    for (const k of new Set([...Object.keys(lm), ...Object.keys(rm)])) {
+      path.push({ field: k });
+      walk(
+        Object.hasOwn(lm, k) ? lm[k] : undefined,
+        Object.hasOwn(rm, k) ? rm[k] : undefined,
+        t.field(k) ?? t.element(),
+        path,
+        c,
+      );
+      path.pop();
+    }
+  }
+  // A map or list that appeared or disappeared is itself added or removed.
+  if (l === undefined) c.added.insert(path);
+  else if (r === undefined) c.removed.insert(path);
+}
+
+function compareItems(
+  l: Json[] | undefined,
+  r: Json[] | undefined,
+  t: Extract<TypeNode, { kind: "list" }>,
+  path: PathElement[],
+  c: Comparison,
+): void {
+  const li = indexList(t, l ?? [], path);
+  const ri = indexList(t, r ?? [], path);
+  const keys = new Set([...li.keys(), ...ri.keys()]);
+  for (const k of keys) {
+    const a = li.get(k);
+    const b = ri.get(k);
+    const pe = (a ?? b)!.pe;
+    const ln = a?.values.length ?? 0;
+    const rn = b?.values.length ?? 0;
+    path.push(pe);
+    if (ln <= 1 && rn <= 1) walk(a?.values[0], b?.values[0], t.element(), path, c);
+    else if (ln >= 2 && rn >= 2) {
+      // Duplicates on both sides are compared as one atomic value.
+      if (!deepEqual(a?.values, b?.values)) c.modified.insert(path);
+    } else if (ln >= 2) {
+      if (rn !== 0) walk(undefined, b?.values[0], t.element(), path, c);
+      c.removed.insert(path);
+    } else {
+      if (ln !== 0) walk(a?.values[0], undefined, t.element(), path, c);
+      c.added.insert(path);
+    }
+    path.pop();
+  }
+}

@@ -1,0 +1,138 @@
+// kube-apiserver's FieldManager over whole objects: reads and writes metadata.managedFields
+// around the updater, picks the fields an endpoint resets, and turns errors into what kube
+// answers (an Update that cannot be tracked drops managedFields rather than failing).
+import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
+import type { ResourceDefinition } from "../registry/index.js";
+import { FieldsV1Error } from "./fields-v1.js";
+import { ApplyTypeError } from "./list-items.js";
+import { decodeManagedFields, encodeManagedFields, type Managers } from "./managers.js";
+import type { Json, PathElement } from "./path-element.js";
+import { objectType } from "./type-model.js";
+import { applyConfiguration, type OwnershipContext, recordUpdate } from "./updater.js";
+
+type Obj = Record<string, unknown>;
+
+export interface WriteContext {
+  readonly def: ResourceDefinition;
+  /** The endpoint's apiVersion (`apps/v1`). */
+  readonly apiVersion: string;
+  /** "" or `status`. */
+  readonly subresource: string;
+  /** RFC 3339 with seconds. */
+  readonly time: string;
+}
+
+/**
+ * Fields a write through this endpoint does not own: `status` on the main resource of a kind
+ * with a status subresource, everything but `status` through /status.
+ */
+function ignoredFields(def: ResourceDefinition, subresource: string): (pe: PathElement) => boolean {
+  if (subresource === "status") return (pe) => !("field" in pe && pe.field === "status");
+  if (def.statusSubresource) return (pe) => "field" in pe && pe.field === "status";
+  return () => false;
+}
+
+export function ownershipContext(w: WriteContext): OwnershipContext {
+  return {
+    type: objectType(w.def),
+    apiVersion: w.apiVersion,
+    subresource: w.subresource,
+    ignored: ignoredFields(w.def, w.subresource),
+    time: w.time,
+  };
+}
+
+function withoutManagedFields(obj: Obj): Record<string, Json> {
+  const meta = obj.metadata;
+  if (meta === null || typeof meta !== "object" || !("managedFields" in meta))
+    return obj as Record<string, Json>;
+  const { managedFields: _, ...rest } = meta as Obj;
+  return { ...obj, metadata: rest } as Record<string, Json>;
+}
+
+function decodeOrEmpty(entries: unknown): Managers {
+  try {
+    return decodeManagedFields(entries);
+  } catch (e) {
+    if (e instanceof FieldsV1Error) return new Map();
+    throw e;
+  }
+}
+
+function managedFieldsOf(obj: Obj | undefined): unknown {
+  return (obj?.metadata as Obj | undefined)?.managedFields;
+}
+
+/**
+ * managedFields after an Update (create, update, non-apply patch) by `manager` turned `oldObj`
+ * into `newObj` (undefined on create). Managed fields the request sets itself are the starting
+ * point, as in kube, unless empty or invalid or written through a subresource.
+ */
+export function updatedManagedFields(
+  oldObj: Readonly<Obj> | undefined,
+  newObj: Readonly<Obj>,
+  manager: string,
+  w: WriteContext,
+): ManagedFieldsEntry[] {
+  let managers: Managers | undefined;
+  const given = managedFieldsOf(newObj);
+  if (w.subresource === "" && Array.isArray(given) && given.length > 0) {
+    try {
+      managers = decodeManagedFields(given);
+    } catch (e) {
+      if (!(e instanceof FieldsV1Error)) throw e;
+    }
+  }
+  managers ??= decodeOrEmpty(managedFieldsOf(oldObj));
+  const before = oldObj ? withoutManagedFields(oldObj) : { apiVersion: newObj.apiVersion, kind: newObj.kind };
+  try {
+    const next = recordUpdate(
+      before as Record<string, Json>,
+      withoutManagedFields(newObj),
+      managers,
+      manager,
+      ownershipContext(w),
+    );
+    return encodeManagedFields(next);
+  } catch (e) {
+    // kube drops managedFields when it cannot track an update rather than failing the write.
+    if (e instanceof ApplyTypeError) return [];
+    throw e;
+  }
+}
+
+export interface AppliedObject {
+  /** The merged object, without managedFields. */
+  object: Obj;
+  managedFields: ManagedFieldsEntry[];
+  /** Whether the object changed (apart from managedFields). */
+  changed: boolean;
+}
+
+/**
+ * Applies `config` to `live` (undefined: create) for `manager`. Throws ApplyConflictError and
+ * ApplyTypeError.
+ */
+export function applyToObject(
+  live: Readonly<Obj> | undefined,
+  config: Readonly<Obj>,
+  manager: string,
+  force: boolean,
+  w: WriteContext,
+): AppliedObject {
+  const managers = decodeOrEmpty(managedFieldsOf(live));
+  const base = live ? withoutManagedFields(live) : { apiVersion: config.apiVersion, kind: config.kind };
+  const result = applyConfiguration(
+    base as Record<string, Json>,
+    config as Record<string, Json>,
+    managers,
+    manager,
+    force,
+    ownershipContext(w),
+  );
+  return {
+    object: result.object as Obj,
+    managedFields: encodeManagedFields(result.managers),
+    changed: result.changed,
+  };
+}

@@ -1,0 +1,169 @@
+// PATCH with `application/apply-patch+yaml`: server-side apply. Checks the request as kube's
+// patch handler does (fieldManager, force, the configuration's type and name), merges the
+// configuration into the live object (or an empty one: apply creates), tracks ownership, and
+// commits through the shared write path.
+import { parse as parseYaml } from "yaml";
+import { readBody, sendJson } from "../http-io.js";
+import type { ResourceRequest } from "../handlers/context.js";
+import { refOf } from "../handlers/context.js";
+import {
+  admit,
+  checkFields,
+  commitUpdate,
+  isDryRun,
+  manager,
+  setManagedFields,
+  warningHeaders,
+} from "../handlers/write.js";
+import { unknownTopLevelFields } from "../kinds/index.js";
+import {
+  apiVersionOfDef,
+  dropStatusOnCreate,
+  kubeTime,
+  normalizeOrder,
+  prepareForCreate,
+} from "../object/meta.js";
+import { storeKeyOf } from "../registry/index.js";
+import { pruneObject } from "../schema/index.js";
+import { alreadyExists, ApiError, badRequest, cause, internalError, notFound } from "../status.js";
+import { objectKey, type Obj } from "../storage/index.js";
+import { ApplyConflictError } from "./conflict.js";
+import { applyToObject } from "./field-manager.js";
+import { ApplyTypeError } from "./list-items.js";
+
+function requireFieldManager(r: ResourceRequest): string {
+  if (!r.query.get("fieldManager")) {
+    throw new ApiError(
+      422,
+      "Invalid",
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+      {
+        group: "meta.k8s.io",
+        kind: "PatchOptions",
+        causes: [cause.required("fieldManager", "is required for apply patch")],
+      },
+    );
+  }
+  return manager(r);
+}
+
+function parseForce(r: ResourceRequest): boolean {
+  const v = r.query.get("force");
+  if (v === null || v === "") return false;
+  if (v === "true" || v === "1" || v === "True" || v === "TRUE" || v === "t" || v === "T") return true;
+  if (v === "false" || v === "0" || v === "False" || v === "FALSE" || v === "f" || v === "F") return false;
+  throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+}
+
+function parseConfiguration(text: string): Obj {
+  let value: unknown;
+  try {
+    value = parseYaml(text, { uniqueKeys: false });
+  } catch (e) {
+    throw badRequest(`error decoding YAML: ${(e as Error).message}`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw badRequest("error decoding YAML: the apply configuration must be an object");
+  }
+  return value as Obj;
+}
+
+/** What kube's version check demands: the configuration is of the endpoint's group, version and kind. */
+function checkConfigurationType(r: ResourceRequest, config: Obj): void {
+  const apiVersion = typeof config.apiVersion === "string" ? config.apiVersion : "";
+  const kind = typeof config.kind === "string" ? config.kind : "";
+  if (apiVersion === apiVersionOfDef(r.def) && kind === r.def.kind) return;
+  const slash = apiVersion.lastIndexOf("/");
+  const gv = slash >= 0 ? apiVersion : `/${apiVersion}`;
+  throw badRequest(`invalid object type: ${gv}, Kind=${kind}`);
+}
+
+/** kube's checkName for patches: the result must keep the URL's name and namespace. */
+function checkName(r: ResourceRequest, obj: Obj): void {
+  const meta = (obj.metadata ?? {}) as Obj;
+  const name = typeof meta.name === "string" ? meta.name : "";
+  if (name !== r.name) {
+    throw badRequest(`the name of the object (${name}) does not match the name on the URL (${r.name})`);
+  }
+  const ns = typeof meta.namespace === "string" ? meta.namespace : "";
+  if (r.def.namespaced && ns !== "" && ns !== r.namespace) {
+    throw badRequest(
+      `the namespace of the object (${ns}) does not match the namespace on the request (${r.namespace})`,
+    );
+  }
+}
+
+/** Serves an apply PATCH. */
+export async function handleApply(r: ResourceRequest): Promise<void> {
+  const fieldManager = requireFieldManager(r);
+  const force = parseForce(r);
+  const text = (await readBody(r.req, r.server.limits.maxBodyBytes)).toString("utf8");
+  // Read after the body: the merge must start from the object as it is now.
+  const current = r.server.storage.get(storeKeyOf(r.def), objectKey(r.namespace, r.name));
+  const config = parseConfiguration(text);
+  checkConfigurationType(r, config);
+  const meta = config.metadata;
+  const given = meta !== null && typeof meta === "object" ? (meta as Obj).managedFields : undefined;
+  if (given !== undefined && given !== null) {
+    throw badRequest("metadata.managedFields must be nil");
+  }
+  if (!current && r.subresource !== "") throw notFound(refOf(r.def), r.name);
+  const warnings = checkFields(r, config, text.trimStart().startsWith("{") ? text : undefined);
+  // What kube's decoder drops never reaches the merge (and is never owned).
+  if (r.def.crdName && r.def.schema) pruneObject(r.def, config);
+  else for (const f of unknownTopLevelFields(r.def, config)) delete config[f];
+
+  let applied: ReturnType<typeof applyToObject>;
+  try {
+    applied = applyToObject(current?.obj, config, fieldManager, force, {
+      def: r.def,
+      apiVersion: apiVersionOfDef(r.def),
+      subresource: r.subresource,
+      time: kubeTime(r.server.now()),
+    });
+  } catch (e) {
+    if (e instanceof ApplyConflictError) throw e.toApiError();
+    if (e instanceof ApplyTypeError) {
+      const gvk = `${r.def.group}/${r.def.version}, Kind=${r.def.kind}`;
+      throw internalError(
+        `failed to create typed patch object (${r.namespace}/${r.name}; ${gvk}): ${e.message}`,
+      );
+    }
+    throw e;
+  }
+  const obj = structuredClone(applied.object) as Obj;
+  if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+  checkName(r, obj);
+
+  if (current) {
+    const result = commitUpdate(r, current, obj, warnings, applied.managedFields);
+    sendJson(r.res, 200, result.json, warningHeaders(warnings));
+    return;
+  }
+  const json = createApplied(r, obj, applied.managedFields);
+  sendJson(r.res, 201, json, warningHeaders(warnings));
+}
+
+/** The create half of apply: the object did not exist, so the merge result is created. */
+function createApplied(
+  r: ResourceRequest,
+  obj: Obj,
+  managedFields: Parameters<typeof setManagedFields>[1],
+): string {
+  const meta = obj.metadata as Obj;
+  if (r.def.namespaced) meta.namespace = r.namespace;
+  dropStatusOnCreate(r.def, obj);
+  admit(r, obj, undefined);
+  r.server.hooks.beforeCreate(r.def, obj);
+  const store = storeKeyOf(r.def);
+  if (r.server.storage.get(store, objectKey(r.def.namespaced ? r.namespace : "", r.name))) {
+    throw alreadyExists(refOf(r.def), r.name);
+  }
+  prepareForCreate(r.def, obj, r.namespace, r.server.now());
+  setManagedFields(obj, managedFields);
+  const ordered = normalizeOrder(r.def, obj);
+  if (isDryRun(r)) return JSON.stringify(ordered);
+  const stored = r.server.storage.put(store, ordered);
+  r.server.hooks.afterWrite(r.def, stored, undefined);
+  return stored.json;
+}

@@ -1,0 +1,15 @@
+// apply: server-side apply and field ownership (metadata.managedFields) for the embedded API
+// server, after sigs.k8s.io/structured-merge-diff and kube-apiserver's fieldmanager: field sets
+// and their FieldsV1 form, schema-driven merge types, merging, conflicts, and the PATCH handler.
+export type { FieldsV1 } from "./fields-v1.js";
+export { FieldsV1Error, fromFieldsV1, toFieldsV1 } from "./fields-v1.js";
+export { FieldSet } from "./field-set.js";
+export type { Json, Path, PathElement } from "./path-element.js";
+export { elementKey, FieldPathError, parseElementKey, pathText } from "./path-element.js";
+export { ApplyConflictError, printManager } from "./conflict.js";
+export { ApplyTypeError } from "./list-items.js";
+export type { AppliedObject, WriteContext } from "./field-manager.js";
+export { applyToObject, updatedManagedFields } from "./field-manager.js";
+export type { MapType, TypeNode } from "./type-model.js";
+export { objectType } from "./type-model.js";
+export { handleApply } from "./handle-apply.js";

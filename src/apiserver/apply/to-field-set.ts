@@ -1,0 +1,70 @@
+// The fields a value sets, as SMD's TypedValue.ToFieldSet: every scalar, every list item of a
+// set or map list, atomic lists and maps as one leaf, and map keys the schema does not name.
+// Declared struct fields are not members themselves (ensureNamedFieldsAreMembers adds them).
+import { FieldSet } from "./field-set.js";
+import { indexList } from "./list-items.js";
+import type { Json, PathElement } from "./path-element.js";
+import { DEDUCED, type TypeNode, typeFor } from "./type-model.js";
+
+/** The field set of `value`; `unique` rejects duplicate list keys (apply configurations). */
+export function toFieldSet(value: Json, t: TypeNode, unique = false): FieldSet {
+  const set = new FieldSet();
+  walk(value, t, [], set, unique);
+  return set;
+}
+
+function walk(v: Json, declared: TypeNode, path: PathElement[], set: FieldSet, unique: boolean): void {
+  const t = typeFor(declared, v);
+  if (t.kind === "scalar") {
+    // A null where a map or list is declared sets nothing, as SMD's nil map/list.
+    if (v === null && (declared.kind === "map" || declared.kind === "list")) return;
+    set.insert(path);
+    return;
+  }
+  if (t.kind === "list") {
+    if (t.listType === "atomic") {
+      set.insert(path);
+      return;
+    }
+    const items = indexList(t, v as Json[], path, unique);
+    for (const { pe, values } of items.values()) {
+      path.push(pe);
+      for (const item of values) walk(item, t.element(), path, set, unique);
+      set.insert(path);
+      path.pop();
+    }
+    return;
+  }
+  if (t.atomic) {
+    set.insert(path);
+    return;
+  }
+  for (const [k, child] of Object.entries(v as Record<string, Json>)) {
+    const ft = t.field(k);
+    path.push({ field: k });
+    walk(child, ft ?? t.element(), path, set, unique);
+    if (!ft) set.insert(path);
+    path.pop();
+  }
+}
+
+/** The type below one path element of a value of type `t` (deduced when unknown). */
+export function childType(t: TypeNode, pe: PathElement): TypeNode {
+  if ("field" in pe) return t.kind === "map" ? (t.field(pe.field) ?? t.element()) : DEDUCED;
+  if ("key" in pe || "index" in pe) return t.kind === "list" ? t.element() : DEDUCED;
+  return DEDUCED;
+}
+
+/**
+ * `set` plus the declared struct fields its paths go through, so that removing such a field
+ * removes it whole (SMD's Set.EnsureNamedFieldsAreMembers).
+ */
+export function ensureNamedFieldsAreMembers(set: FieldSet, t: TypeNode): FieldSet {
+  const out = new FieldSet();
+  for (const pe of set.members()) out.insertMember(pe);
+  for (const { pe, set: child } of set.children()) {
+    if ("field" in pe && t.kind === "map" && t.field(pe.field)) out.insertMember(pe);
+    out.addUnder(pe, ensureNamedFieldsAreMembers(child, childType(t, pe)));
+  }
+  return out;
+}
