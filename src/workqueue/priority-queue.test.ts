@@ -458,3 +458,45 @@ test("the default rate limiter runs on the queue's clock", () => {
   clock.advance(1);
   assert.deepEqual(takeAll(q), ["k100"]);
 });
+
+test("len counts ready keys and keys waiting for done, not delayed or processing ones", () => {
+  const { q } = setup();
+  q.add("a");
+  q.add("b");
+  q.addAfter("c", 100);
+  assert.equal(q.len(), 2);
+  q.tryGet();
+  assert.equal(q.len(), 1, "a is processing");
+  q.add("a");
+  assert.equal(q.len(), 2, "a waits for done");
+});
+
+test("an aborted get rejects with an AbortError by default", async () => {
+  const { q } = setup();
+  const ac = new AbortController();
+  const pending = q.get({ signal: ac.signal });
+  ac.abort();
+  await assert.rejects(pending, { name: "AbortError" });
+});
+
+test("keys freed by a late timer go to earlier getters first", async () => {
+  // A clock whose timers never fire: only get() notices that the deadline has passed.
+  let now = 0;
+  const q = newPriorityQueue({ clock: { now: () => now, setTimer: () => ({}), clearTimer() {} } });
+  const first = q.get();
+  q.addAfter("a", 10);
+  q.addAfter("b", 10);
+  now = 10;
+  const second = q.get();
+  assert.equal(keyOf(await first), "a", "the getter that waited longer is served first");
+  assert.equal(keyOf(await second), "b");
+});
+
+test("a delayed key keeps a raised priority when it becomes ready", () => {
+  const { q, clock } = setup();
+  q.addAfter("a", 10);
+  q.add("a", { priority: 4, after: 20 });
+  q.add("b", { priority: 1 });
+  clock.advance(10);
+  assert.deepEqual(q.tryGet(), { shutdown: false, key: "a", priority: 4 });
+});
