@@ -2,24 +2,15 @@
 // resources once it is accepted (conditions NamesAccepted and Established), and on deletion
 // removing every custom object before the CRD itself goes.
 import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
-import { resourcesFromCRD } from "../crd/index.js";
+import { type CRDStatusUpdate, crdConditions, type NamesInUse, resourcesFromCRD } from "../crd/index.js";
 import type { ServerContext } from "../handlers/context.js";
 import { deleteStored, finalizeIfDone } from "../handlers/finalize.js";
-import { kubeTime } from "../object/meta.js";
 import { type ResourceDefinition, storeKeyOf } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import { Debouncer } from "./debouncer.js";
 
 export const crdStore = "apiextensions.k8s.io/customresourcedefinitions";
 import { crdCleanupFinalizer } from "../kinds/index.js";
-
-interface Condition {
-  type: string;
-  status: string;
-  lastTransitionTime: string;
-  reason: string;
-  message: string;
-}
 
 export class CrdController {
   readonly #server: () => ServerContext;
@@ -45,6 +36,38 @@ export class CrdController {
   removed(stored: StoredObject): void {
     const server = this.#server();
     for (const d of server.registry.removeCrd(stored.name)) server.storage.dropStore(storeKeyOf(d));
+    const group = (stored.obj as unknown as CustomResourceDefinition).spec?.group;
+    if (group) this.#requeueGroup(group, stored.name);
+  }
+
+  /**
+   * The names other resources of `group` use: built-ins, other CRDs' served resources, and other
+   * CRDs' accepted names (kube's naming controller compares with those).
+   */
+  #namesInUse(group: string, except: string): NamesInUse[] {
+    const server = this.#server();
+    const out: NamesInUse[] = server.registry
+      .all()
+      .filter((d) => d.group === group && d.crdName !== except)
+      .map((d) => ({
+        plural: d.plural,
+        singular: d.singular,
+        kind: d.kind,
+        listKind: d.listKind,
+        shortNames: d.shortNames,
+      }));
+    for (const o of server.storage.list(crdStore)) {
+      const other = o.obj as unknown as CustomResourceDefinition;
+      if (o.name === except || other.spec?.group !== group) continue;
+      if (other.status?.acceptedNames?.plural) out.push(other.status.acceptedNames);
+    }
+    return out;
+  }
+
+  /** The status kube's controllers would give the CRD now. */
+  #status(crd: StoredObject): CRDStatusUpdate {
+    const obj = crd.obj as unknown as CustomResourceDefinition;
+    return crdConditions(obj, this.#server().now(), this.#namesInUse(obj.spec.group, crd.name));
   }
 
   #register(name: string): void {
@@ -57,6 +80,9 @@ export class CrdController {
     } catch {
       return; // validation rejects such CRDs; one that slipped through is simply not served
     }
+    // A CRD whose names clash with another resource of its group is not served (not Established).
+    const established = this.#status(crd).conditions.find((c) => c.type === "Established");
+    if (established?.status !== "True") return;
     server.registry.removeCrd(name);
     for (const d of defs) server.registry.add(d);
   }
@@ -73,53 +99,23 @@ export class CrdController {
     const next = JSON.parse(crd.json) as Obj;
     const spec = next.spec as CustomResourceDefinition["spec"];
     const status = (next.status ?? {}) as Obj;
-    const now = kubeTime(server.now());
-    const conditions = ((status.conditions as Condition[] | null | undefined) ?? []).slice();
-    const set = (c: Omit<Condition, "lastTransitionTime">) => {
-      const i = conditions.findIndex((x) => x.type === c.type);
-      if (i >= 0 && conditions[i].status === c.status) return false;
-      const full = {
-        type: c.type,
-        status: c.status,
-        lastTransitionTime: now,
-        reason: c.reason,
-        message: c.message,
-      };
-      if (i >= 0) conditions[i] = full;
-      else conditions.push(full);
-      return true;
-    };
-    let changed = set({
-      type: "NamesAccepted",
-      status: "True",
-      reason: "NoConflicts",
-      message: "no conflicts found",
-    });
-    changed =
-      set({
-        type: "Established",
-        status: "True",
-        reason: "InitialNamesAccepted",
-        message: "the initial names have been accepted",
-      }) || changed;
-    const names = spec.names;
-    const acceptedNames: Obj = { plural: names.plural };
-    if (names.singular) acceptedNames.singular = names.singular;
-    if (names.shortNames?.length) acceptedNames.shortNames = names.shortNames;
-    acceptedNames.kind = names.kind;
-    acceptedNames.listKind = names.listKind || `${names.kind}List`;
-    if (names.categories?.length) acceptedNames.categories = names.categories;
-    if (JSON.stringify(status.acceptedNames) !== JSON.stringify(acceptedNames)) changed = true;
+    const update = this.#status(crd);
     const stored = new Set((status.storedVersions as string[] | undefined) ?? []);
     const storageVersion = spec.versions.find((v) => v.storage)?.name;
-    if (storageVersion && !stored.has(storageVersion)) {
-      stored.add(storageVersion);
-      changed = true;
-    }
-    if (!changed) return;
-    next.status = { conditions, acceptedNames, storedVersions: [...stored] };
+    if (storageVersion) stored.add(storageVersion);
+    const nextStatus: Obj = { ...status, ...update, storedVersions: [...stored] };
+    if (JSON.stringify(nextStatus) === JSON.stringify(status)) return;
+    next.status = nextStatus;
     const written = server.storage.put(crdStore, next);
     server.hooks.afterWrite(crdDef, written, crd);
+  }
+
+  /** Looks again at the CRDs of `group`: a name freed by one may be accepted for another. */
+  #requeueGroup(group: string, except: string): void {
+    for (const o of this.#server().storage.list(crdStore)) {
+      const other = o.obj as unknown as CustomResourceDefinition;
+      if (o.name !== except && other.spec?.group === group) this.touch(o.name);
+    }
   }
 
   #cleanup(crd: StoredObject, crdDef: ResourceDefinition): void {
