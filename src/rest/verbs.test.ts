@@ -122,7 +122,7 @@ test("list as PartialObjectMetadataList", async () => {
   assert.equal(meta.items[0].data, undefined);
 });
 
-test("list as Table", { todo: "the embedded server does not serve Tables yet (406)" }, async () => {
+test("list as Table", async () => {
   const ns = await namespace("verbs-table");
   await client.create<ConfigMap>(cms, { metadata: { name: "t" } }, { namespace: ns });
   const table = await client.list<ConfigMap, { kind: string; rows: unknown[] }>(cms, {
