@@ -1,0 +1,119 @@
+// Shared set-up of the controller tests: one embedded API server per test file, and per test a
+// namespace, a cache restricted to it, a metrics registry and a controller context. Not exported.
+import { randomBytes } from "node:crypto";
+import { Writable } from "node:stream";
+import type { TestContext } from "node:test";
+import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import { Registry } from "prom-client";
+import { type Kind, type KubeObject, kinds } from "../../api/index.js";
+import { type Cache, createCache } from "../../cache/index.js";
+import { Environment } from "../../envtest/index.js";
+import { type Logger, newLogger } from "../../log/index.js";
+import { createRestClient, type RestClient, resourceOf } from "../../rest/index.js";
+import { type ControllerContext, newControllerContext } from "../context.js";
+
+export interface Harness {
+  ns: string;
+  rest: RestClient;
+  cache: Cache;
+  ctx: ControllerContext;
+  registry: Registry;
+  /** Every log line, parsed. */
+  lines: Record<string, unknown>[];
+  /** Stops the cache and everything started with `signal`. */
+  signal: AbortSignal;
+  createConfigMap(name: string, meta?: Record<string, unknown>): Promise<ConfigMap>;
+  touch(name: string, value: string): Promise<ConfigMap>;
+  /** Resolves once the cache holds `obj`'s resourceVersion (or a later write). */
+  cached<T extends KubeObject>(kind: Kind<T>, obj: T): Promise<void>;
+}
+
+/** Starts the embedded server for a test file; call `stop` in `after`. */
+export async function startEnv(): Promise<{ env: Environment; rest: RestClient }> {
+  const env = new Environment({ env: {} });
+  const config = await env.start();
+  return { env, rest: createRestClient(config) };
+}
+
+export async function newHarness(t: TestContext, env: Environment, rest: RestClient): Promise<Harness> {
+  const ns = `ctrl-${randomBytes(4).toString("hex")}`;
+  await rest.create(resourceOf(kinds.Namespace), { metadata: { name: ns } });
+  const cache = createCache(env.config, { defaultNamespaces: [ns] });
+  const stop = new AbortController();
+  const cacheDone = cache.start(stop.signal);
+  const registry = new Registry();
+  const lines: Record<string, unknown>[] = [];
+  const logger = captureLogger(lines);
+  const ctx = newControllerContext({ logger, metricsRegistry: registry });
+  t.after(async () => {
+    stop.abort();
+    await cacheDone;
+  });
+  const cm = resourceOf(kinds.ConfigMap);
+  return {
+    ns,
+    rest,
+    cache,
+    ctx,
+    registry,
+    lines,
+    signal: stop.signal,
+    createConfigMap: (name, meta = {}) =>
+      rest.create<ConfigMap>(cm, { metadata: { name, namespace: ns, ...meta }, data: {} }, { namespace: ns }),
+    touch: (name, value) =>
+      rest.patch<ConfigMap>(cm, name, { data: { v: value } }, { namespace: ns, patchType: "merge" }),
+    async cached(kind, obj) {
+      const want = BigInt(obj.metadata!.resourceVersion!);
+      await waitFor(async () => {
+        try {
+          const got = await cache.get(kind, { namespace: ns, name: obj.metadata!.name! });
+          return BigInt(got.metadata!.resourceVersion!) >= want;
+        } catch {
+          return false;
+        }
+      });
+    },
+  };
+}
+
+/** A JSON logger writing parsed lines into `lines`. */
+export function captureLogger(lines: Record<string, unknown>[]): Logger {
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString().split("\n")) if (l.trim() !== "") lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  return newLogger({ destination, level: 0 });
+}
+
+/** Polls `cond` until it holds; fails after `ms` (a deadline for hung tests, not a timing assertion). */
+export async function waitFor(cond: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error("waitFor: condition not met before the deadline");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** A promise with its resolve function, to await events from reconcilers. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve(v: T): void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** The value of a counter or gauge series in `registry`. */
+export async function metricValue(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string>,
+): Promise<number | undefined> {
+  const m = registry.getSingleMetric(name);
+  if (m === undefined) return undefined;
+  const { values } = await m.get();
+  const v = values.find((x) => Object.entries(labels).every(([k, l]) => x.labels[k] === l));
+  return v?.value;
+}
