@@ -1,0 +1,148 @@
+// /openapi/v2 and /openapi/v3 as kubectl reads them: documents with kube's definition names and
+// GVKs, ETags and 304s, the protobuf form of v2 (kubectl ≤ 1.26), 406 for what cannot be served,
+// and v3 documents addressed by hash (immutable caching, a stale hash redirected).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Api, startTarget, type Target } from "./harness.js";
+
+let target: Target;
+let api: Api;
+
+before(async () => {
+  target = await startTarget();
+  api = new Api(target);
+});
+after(() => target.close());
+
+/** A fetch that does not follow redirects and keeps the body as bytes. */
+async function raw(path: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${target.url}${path}`, {
+    headers: { authorization: `Bearer ${target.token}`, ...headers },
+    redirect: "manual",
+    dispatcher: target.agent,
+  } as unknown as RequestInit);
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+describe("openapi v2", () => {
+  test("a swagger 2.0 document with every kind under kube's name and its GVK", async () => {
+    const r = await api.get("/openapi/v2", { accept: "application/json" });
+    assert.equal(r.status, 200);
+    assert.match(r.headers.get("content-type") ?? "", /^application\/json/);
+    assert.equal(r.body.swagger, "2.0");
+    const deployment = r.body.definitions["io.k8s.api.apps.v1.Deployment"];
+    assert.deepEqual(deployment["x-kubernetes-group-version-kind"], [
+      { group: "apps", kind: "Deployment", version: "v1" },
+    ]);
+    assert.ok(r.body.definitions["io.k8s.api.core.v1.ConfigMap"]);
+    assert.ok(r.body.paths["/api/v1/namespaces/{namespace}/configmaps/{name}"]);
+  });
+
+  test("an ETag that a conditional GET answers with 304", async () => {
+    const first = await raw("/openapi/v2", { accept: "application/json" });
+    const etag = first.headers.get("etag");
+    assert.match(etag ?? "", /^"[0-9A-F]{128}"$/);
+    const again = await raw("/openapi/v2", { accept: "application/json", "if-none-match": etag! });
+    assert.equal(again.status, 304);
+    assert.equal(again.body.length, 0);
+  });
+
+  test("the protobuf form kubectl 1.20 asks for; 406 for a type it cannot serve", async () => {
+    const pb = await raw("/openapi/v2", {
+      accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+    });
+    assert.equal(pb.status, 200);
+    assert.equal(
+      pb.headers.get("content-type"),
+      "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+    );
+    // Field 1 (swagger) is a length-delimited "2.0": 0x0a 0x03 '2' '.' '0'.
+    assert.deepEqual([...pb.body.subarray(0, 5)], [0x0a, 0x03, 0x32, 0x2e, 0x30]);
+    assert.ok(pb.body.includes(Buffer.from("io.k8s.api.apps.v1.Deployment")));
+    const none = await raw("/openapi/v2", { accept: "text/html" });
+    assert.equal(none.status, 406);
+  });
+});
+
+describe("openapi v3", () => {
+  test("the index lists group-versions; a document fetched by its hash is immutable", async () => {
+    const index = await api.get("/openapi/v3");
+    assert.equal(index.status, 200);
+    const url: string = index.body.paths["apis/apps/v1"].serverRelativeURL;
+    assert.match(url, /^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]{128}$/);
+    assert.ok(index.body.paths["api/v1"]);
+
+    const doc = await raw(url);
+    assert.equal(doc.status, 200);
+    assert.equal(doc.headers.get("cache-control"), "public, immutable");
+    assert.ok(doc.headers.get("expires"));
+    assert.equal(doc.headers.get("etag"), `"${url.split("hash=")[1]}"`);
+    const body = JSON.parse(doc.body.toString());
+    assert.equal(body.openapi, "3.0.0");
+    assert.ok(body.components.schemas["io.k8s.api.apps.v1.Deployment"]);
+
+    const plain = await raw("/openapi/v3/apis/apps/v1");
+    assert.equal(plain.status, 200);
+    assert.notEqual(plain.headers.get("cache-control"), "public, immutable");
+  });
+
+  test("a stale hash is redirected to the current document", async () => {
+    const stale = await raw(`/openapi/v3/api/v1?hash=${"0".repeat(128)}`);
+    assert.equal(stale.status, 301);
+    assert.match(stale.headers.get("location") ?? "", /^\/openapi\/v3\/api\/v1\?hash=[0-9A-F]{128}$/);
+  });
+
+  test("a CRD's group-version appears in the index with its schema, and goes with it", async () => {
+    const name = `openapis.oa${Date.now().toString(36)}.example.com`;
+    const group = name.slice("openapis.".length);
+    const crd = {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name },
+      spec: {
+        group,
+        names: { kind: "OpenAPIThing", plural: "openapis" },
+        scope: "Namespaced",
+        versions: [
+          {
+            name: "v1",
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: "object",
+                properties: { spec: { type: "object", properties: { size: { type: "integer" } } } },
+              },
+            },
+          },
+        ],
+      },
+    };
+    assert.equal(
+      (await api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)).status,
+      201,
+    );
+    try {
+      let url: string | undefined;
+      for (let i = 0; i < 100 && !url; i++) {
+        const index = await api.get("/openapi/v3");
+        url = index.body.paths[`apis/${group}/v1`]?.serverRelativeURL;
+        if (!url) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(url, "the CRD's group-version is listed");
+      const doc = JSON.parse((await raw(url)).body.toString());
+      const schemaName = `${group.split(".").reverse().join(".")}.v1.OpenAPIThing`;
+      assert.equal(doc.components.schemas[schemaName].properties.spec.properties.size.type, "integer");
+      const v2 = await api.get("/openapi/v2", { accept: "application/json" });
+      assert.ok(v2.body.definitions[schemaName]);
+    } finally {
+      await api.delete(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+    }
+    let listed = true;
+    for (let i = 0; i < 100 && listed; i++) {
+      listed = (await api.get("/openapi/v3")).body.paths[`apis/${group}/v1`] !== undefined;
+      if (listed) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(listed, false);
+  });
+});
