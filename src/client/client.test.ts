@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { ConfigMap, Pod } from "kubernetes-types/core/v1.js";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
-import { kinds } from "../api/index.js";
+import { type KubeObject, kinds } from "../api/index.js";
 import { Environment } from "../envtest/index.js";
 import {
   createRestClient,
@@ -382,7 +382,11 @@ test("deleteAllOf deletes what the label selector selects, in one namespace", as
 
 test("cluster-scoped kinds ignore namespaces", async () => {
   const name = `ns-${Date.now().toString(36)}`;
-  const created = await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  const created = await client.create<KubeObject>({
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name },
+  });
   const got = await client.get(kinds.Namespace, { name });
   assert.equal(got.metadata?.uid, created.metadata?.uid);
   assert.equal(await client.isObjectNamespaced(got), false);
