@@ -38,6 +38,7 @@ export class ReadySet<K extends string> {
   /** A key ready this long (ms) takes every other hand-out; Infinity turns aging (and the age heap) off. */
   readonly #agingThreshold: number;
   readonly #aging: boolean;
+  #last: Bucket<K> | null = null;
   /** Whether the last hand-out went to an aged key out of priority order. */
   #lastWasAged = false;
 
@@ -97,10 +98,15 @@ export class ReadySet<K extends string> {
   }
 
   #link(e: Entry<K>): void {
-    let b = this.#buckets.get(e.priority);
-    if (b === undefined) {
-      b = new Bucket<K>(e.priority);
-      this.#buckets.set(e.priority, b);
+    // Consecutive keys mostly share a priority: the last bucket used saves a map lookup.
+    let b = this.#last;
+    if (b === null || b.priority !== e.priority) {
+      b = this.#buckets.get(e.priority) ?? null;
+      if (b === null) {
+        b = new Bucket<K>(e.priority);
+        this.#buckets.set(e.priority, b);
+      }
+      this.#last = b;
     }
     e.bucket = b;
     e.prev = b.tail;
@@ -129,7 +135,8 @@ export class ReadySet<K extends string> {
       this.#byPriority.remove(b);
       if (this.#aging) this.#byAge.remove(b.age);
       this.#buckets.delete(b.priority);
-    } else if (wasHead && this.#aging) {
+      if (this.#last === b) this.#last = null;
+    } else if (wasHead && this.#byAge.size > 1) {
       this.#byAge.fix(b.age);
     }
   }
