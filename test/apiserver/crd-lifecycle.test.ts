@@ -1,0 +1,142 @@
+// CustomResourceDefinitions over their life: names defaulted before they are stored, a name
+// another CRD of the group holds is not accepted (and the CRD is not served until it is freed),
+// and deleting a CRD deletes its objects and its discovery entry.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Api, startTarget, type Target } from "./harness.js";
+
+let target: Target;
+let api: Api;
+
+before(async () => {
+  target = await startTarget();
+  api = new Api(target);
+});
+after(() => target.close());
+
+const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+function crd(group: string, plural: string, kind: string, extra: Record<string, unknown> = {}) {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      names: { kind, plural, ...extra },
+      scope: "Namespaced",
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+        },
+      ],
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` returns a value, up to about 10 s. */
+async function eventually<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const v = await check();
+    if (v !== undefined) return v;
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: conditions are plain JSON
+const condition = (obj: any, type: string) => obj?.status?.conditions?.find((c: any) => c.type === type);
+
+const uniqueGroup = (p: string) =>
+  `${p}${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}.example.com`;
+
+describe("CRD names", () => {
+  test("singular and listKind are defaulted in what is stored", async () => {
+    const group = uniqueGroup("names");
+    const r = await api.post(CRDS, crd(group, "sprockets", "Sprocket"));
+    assert.equal(r.status, 201);
+    assert.equal(r.body.spec.names.singular, "sprocket");
+    assert.equal(r.body.spec.names.listKind, "SprocketList");
+    const accepted = await eventually(async () => {
+      const got = await api.get(`${CRDS}/sprockets.${group}`);
+      return condition(got.body, "Established")?.status === "True" ? got.body : undefined;
+    }, "Established");
+    assert.deepEqual(accepted.status.acceptedNames, {
+      plural: "sprockets",
+      singular: "sprocket",
+      kind: "Sprocket",
+      listKind: "SprocketList",
+    });
+    await api.delete(`${CRDS}/sprockets.${group}`);
+  });
+
+  test("a kind another CRD of the group uses is not accepted until that CRD goes", async () => {
+    const group = uniqueGroup("clash");
+    assert.equal((await api.post(CRDS, crd(group, "cogs", "Cog"))).status, 201);
+    await eventually(async () => {
+      const got = await api.get(`${CRDS}/cogs.${group}`);
+      return condition(got.body, "Established")?.status === "True" ? true : undefined;
+    }, "the first CRD established");
+
+    assert.equal((await api.post(CRDS, crd(group, "gears", "Cog", { singular: "gear" }))).status, 201);
+    const refused = await eventually(async () => {
+      const got = await api.get(`${CRDS}/gears.${group}`);
+      return condition(got.body, "NamesAccepted") ? got.body : undefined;
+    }, "NamesAccepted on the second CRD");
+    assert.equal(condition(refused, "NamesAccepted").status, "False");
+    assert.equal(condition(refused, "NamesAccepted").reason, "KindConflict");
+    assert.equal(condition(refused, "NamesAccepted").message, '"Cog" is already in use');
+    assert.equal(condition(refused, "Established").status, "False");
+    assert.equal((await api.get(`/apis/${group}/v1/gears`)).status, 404);
+
+    await api.delete(`${CRDS}/cogs.${group}`);
+    await eventually(async () => {
+      const got = await api.get(`${CRDS}/gears.${group}`);
+      return condition(got.body, "Established")?.status === "True" ? true : undefined;
+    }, "the second CRD established once the first is gone");
+    await eventually(
+      async () => ((await api.get(`/apis/${group}/v1/gears`)).status === 200 ? true : undefined),
+      "served",
+    );
+    await api.delete(`${CRDS}/gears.${group}`);
+  });
+});
+
+describe("CRD deletion", () => {
+  test("deleting a CRD deletes its objects and removes it from discovery", async () => {
+    const group = uniqueGroup("del");
+    assert.equal((await api.post(CRDS, crd(group, "widgets", "Widget"))).status, 201);
+    const ns = await api.namespace("crd");
+    const path = `/apis/${group}/v1/namespaces/${ns}/widgets`;
+    await eventually(async () => {
+      const r = await api.post(path, { apiVersion: `${group}/v1`, kind: "Widget", metadata: { name: "w1" } });
+      return r.status === 201 ? true : undefined;
+    }, "a custom object created");
+    await api.post(path, { apiVersion: `${group}/v1`, kind: "Widget", metadata: { name: "w2" } });
+    const groups = await api.get("/apis");
+    assert.ok(groups.body.groups.some((g: { name: string }) => g.name === group));
+
+    assert.equal((await api.delete(`${CRDS}/widgets.${group}`)).status, 200);
+    await eventually(
+      async () => ((await api.get(`${CRDS}/widgets.${group}`)).status === 404 ? true : undefined),
+      "the CRD gone",
+    );
+    assert.equal((await api.get(`/apis/${group}/v1`)).status, 404);
+    const after = await api.get("/apis");
+    assert.ok(!after.body.groups.some((g: { name: string }) => g.name === group));
+
+    // Created again, the resource starts empty: the old objects went with the CRD.
+    assert.equal((await api.post(CRDS, crd(group, "widgets", "Widget"))).status, 201);
+    const list = await eventually(async () => {
+      const r = await api.get(path);
+      return r.status === 200 ? r.body : undefined;
+    }, "served again");
+    assert.deepEqual(list.items, []);
+    await api.delete(`${CRDS}/widgets.${group}`);
+  });
+});
