@@ -59,3 +59,22 @@ export { decodeWatchStream } from "./watch.js";
 export type { OpenWatchRequest, WatchStream } from "./watch-stream.js";
 export type { Warning, WarningHandler } from "./warnings.js";
 export { parseWarningHeader } from "./warnings.js";
+export type { AuthConfig, ExecConfig, RestConfig, TLSConfig } from "./config.js";
+export type { ConfigErrorCode } from "./config-error.js";
+export { ConfigError, isConfigError } from "./config-error.js";
+export type { CredentialSource, CredentialSourceOptions } from "./credentials.js";
+export { createCredentialSource } from "./credentials.js";
+export type { ExecClusterInfo, ExecCredentialResult, RunExecPluginOptions } from "./exec-credential.js";
+export { isSupportedExecVersion, parseExecCredential, runExecPlugin } from "./exec-credential.js";
+export type { GetConfigOptions, KubeconfigContextOptions } from "./get-config.js";
+export { configFromKubeconfig, getConfig } from "./get-config.js";
+export type { InClusterOptions } from "./in-cluster.js";
+export { defaultServiceAccountDir, inClusterConfig } from "./in-cluster.js";
+export type {
+  Kubeconfig,
+  KubeconfigCluster,
+  KubeconfigContext,
+  KubeconfigUser,
+  Named,
+} from "./kubeconfig.js";
+export { loadKubeconfig, parseKubeconfig } from "./kubeconfig.js";
