@@ -1,7 +1,7 @@
 // webhook: the HTTPS webhook server (certificates followed on disk, client-certificate checks,
 // per-path metrics), the builder core behind `webhookManagedBy`, and the default paths.
 // Admission and conversion live in ./admission and ./conversion, re-exported here.
-export type { WebhookServer } from "./server.js";
+export type { WebhookServer, WebhookServerSettings } from "./server.js";
 export { newWebhookServer } from "./server.js";
 export type { WebhookServerOptions, WebhookTLSOptions } from "./server-options.js";
 export type { Webhook, WebhookHandler, WebhookHTTPHandler, WebhookRequestContext } from "./handler.js";

@@ -44,6 +44,11 @@ describe("registration", () => {
     assert.equal(server.registered("/a"), h);
     assert.equal(server.needLeaderElection(), false);
     assert.equal(server.address(), undefined);
+    assert.equal(server.options().port, 9443);
+    assert.equal(server.options().host, "");
+    assert.match(server.options().certDir, /k8s-webhook-server[/\\]serving-certs$/);
+    assert.equal(server.options().certName, "tls.crt");
+    assert.equal(server.options().keyName, "tls.key");
   });
 
   test("options are checked without I/O", () => {
@@ -342,7 +347,7 @@ describe("requests", () => {
     });
     const done = server.start(ac.signal);
     const addr = await server.listening();
-    const run = { server, addr, certs, registry: undefined as never, stop: async () => {} };
+    const run = { addr, certs };
     try {
       const pending = post(run, "/wait", {});
       await entered.promise;

@@ -25,6 +25,8 @@ export interface WebhookServer {
   registered(path: string): WebhookHandler | undefined;
   /** Every registered path, in registration order. */
   paths(): string[];
+  /** Where the server listens and reads its certificates, defaults applied. */
+  options(): WebhookServerSettings;
   /** Reads the certificates, listens, serves until `signal` aborts, then shuts down gracefully. */
   start(signal: AbortSignal): Promise<void>;
   /** Resolves with the bound address once serving; rejects if `start()` failed. */
@@ -38,6 +40,16 @@ export interface WebhookServer {
    * port, as controller-runtime's StartedChecker dials it.
    */
   startedChecker(): Checker;
+}
+
+/** The resolved settings a server runs with (envtest points webhook configurations at them). */
+export interface WebhookServerSettings {
+  readonly host: string;
+  readonly port: number;
+  readonly certDir: string;
+  readonly certName: string;
+  readonly keyName: string;
+  readonly clientCAName: string | undefined;
 }
 
 /** A webhook server; nothing is read or opened until `start()`. */
@@ -65,8 +77,11 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
     if (handlers.has(path)) throw new DuplicateWebhookPathError(path);
     const serve: WebhookHTTPHandler = typeof handler === "function" ? handler : handler.serveHTTP;
     handlers.set(path, { handler, serve });
-    // Zero series, so that dashboards see the path before its first request.
+    // Zero series, so that dashboards see the path before its first request (controller-runtime
+    // initialises the codes 200 and 500 the same way).
     metrics.requestsInFlight.labels(path).set(0);
+    metrics.requestTotal.labels(path, "200").inc(0);
+    metrics.requestTotal.labels(path, "500").inc(0);
     log.info("Registering webhook", { path });
   }
 
@@ -209,6 +224,14 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
     register,
     registered: (path) => handlers.get(path)?.handler,
     paths: () => [...handlers.keys()],
+    options: () => ({
+      host: opts.host,
+      port: opts.port,
+      certDir: opts.certDir,
+      certName: opts.certName,
+      keyName: opts.keyName,
+      clientCAName: opts.clientCAName,
+    }),
     start,
     listening: () => listening,
     address: () => bound,

@@ -26,6 +26,9 @@ const widget: Widget = {
   spec: { size: 3, legacy: "drop me", tags: ["a"] },
 };
 
+/** The widget with another spec. */
+const withSpec = (spec: Widget["spec"]): Widget => ({ ...widget, spec });
+
 function req(
   operation: AdmissionRequest["operation"],
   extra: Partial<AdmissionRequest> = {},
@@ -185,7 +188,7 @@ describe("customDefaulter and customValidator", () => {
     const resp = await call(
       run,
       validatePath(Widget),
-      req("CREATE", { object: { ...widget, spec: { color: "green" } } }),
+      req("CREATE", { object: withSpec({ color: "green" }) }),
     );
     assert.deepEqual(resp, {
       uid: "uid-CREATE",
@@ -196,11 +199,7 @@ describe("customDefaulter and customValidator", () => {
   });
 
   test("a plain error from the validator denies with 403 Forbidden", async () => {
-    const resp = await call(
-      run,
-      validatePath(Widget),
-      req("CREATE", { object: { ...widget, spec: { size: 11 } } }),
-    );
+    const resp = await call(run, validatePath(Widget), req("CREATE", { object: withSpec({ size: 11 }) }));
     assert.deepEqual(resp, {
       uid: "uid-CREATE",
       allowed: false,
@@ -212,7 +211,7 @@ describe("customDefaulter and customValidator", () => {
     const resp = await call(
       run,
       validatePath(Widget),
-      req("CREATE", { object: { ...widget, spec: { color: "invalid" } } }),
+      req("CREATE", { object: withSpec({ color: "invalid" }) }),
     );
     assert.equal(resp.allowed, false);
     assert.equal(resp.status?.code, 422);
@@ -222,7 +221,7 @@ describe("customDefaulter and customValidator", () => {
   });
 
   test("validateUpdate gets the old and the new object", async () => {
-    const changed = { ...widget, spec: { color: "blue" } };
+    const changed = withSpec({ color: "blue" });
     const denied = await call(
       run,
       validatePath(Widget),

@@ -180,7 +180,7 @@ describe("admission webhook over HTTPS", () => {
   });
 
   describe("malformed reviews get HTTP 200 and an errored review, as controller-runtime answers", () => {
-    async function expectError(body: unknown, code: number, message: RegExp, contentType?: string) {
+    async function errorReview(body: unknown, code: number, message: RegExp, contentType?: string) {
       const res = await post(run, "/allow", body, { contentType });
       assert.equal(res.status, 200);
       const review = res.json<AdmissionReview>();
@@ -189,6 +189,14 @@ describe("admission webhook over HTTPS", () => {
       assert.equal(review.response?.status?.code, code);
       assert.match(review.response?.status?.message ?? "", message);
       return review;
+    }
+    async function expectError(
+      body: unknown,
+      code: number,
+      message: RegExp,
+      contentType?: string,
+    ): Promise<void> {
+      await errorReview(body, code, message, contentType);
     }
 
     test("a body that is not JSON", () => expectError("{not json", 400, /unable to decode the request/));
@@ -216,7 +224,7 @@ describe("admission webhook over HTTPS", () => {
     test("no request", () =>
       expectError({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" }, 400, /has no request/));
     test("no request uid", async () => {
-      const review = await expectError(reviewOf(request({ uid: "" })), 400, /request has no uid/);
+      const review = await errorReview(reviewOf(request({ uid: "" })), 400, /request has no uid/);
       assert.equal(review.apiVersion, "admission.k8s.io/v1");
     });
     test("a body over the limit is answered 413 without being kept", async () => {

@@ -152,7 +152,8 @@ describe("conversion webhook", () => {
   });
 
   test("a converter that throws fails the response with its message", async () => {
-    const body = await convert("apps.example.com/v1", [{ ...v1alpha1, spec: { size: -1, image: "x" } }]);
+    const negative: AppV1alpha1 = { ...v1alpha1, spec: { size: -1, image: "x" } };
+    const body = await convert("apps.example.com/v1", [negative]);
     assert.equal(body.response?.result.status, "Failure");
     assert.match(
       body.response?.result.message ?? "",

@@ -1,11 +1,12 @@
 // Test support for the webhook tests (not exported): a certificate directory with a CA's serving
 // pair, a started server on 127.0.0.1:0, and an HTTPS client that opens a new TLS connection per
 // request (so that each sees the server's current certificate).
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
+import type { TLSSocket } from "node:tls";
 import { Registry } from "prom-client";
 import { type CertificateAuthority, createCertificateAuthority, type KeyPair } from "../../certs/index.js";
 import type { WebhookServerOptions } from "../server-options.js";
@@ -26,7 +27,6 @@ export async function makeCertDir(): Promise<CertDir> {
     // Key first, then certificate, each replaced atomically.
     await writeFile(join(dir, ".tls.key.tmp"), pair.keyPem);
     await writeFile(join(dir, ".tls.crt.tmp"), pair.certPem);
-    const { rename } = await import("node:fs/promises");
     await rename(join(dir, ".tls.key.tmp"), join(dir, "tls.key"));
     await rename(join(dir, ".tls.crt.tmp"), join(dir, "tls.crt"));
   };
@@ -91,7 +91,7 @@ export interface PostResult {
 
 /** Sends `body` (a value is JSON-encoded) over a new TLS connection. */
 export function post(
-  run: RunningServer,
+  run: Pick<RunningServer, "addr" | "certs">,
   path: string,
   body: unknown,
   opts: PostOptions = {},
@@ -115,10 +115,7 @@ export function post(
         },
       },
       (res) => {
-        const serial =
-          res.socket && "getPeerCertificate" in res.socket
-            ? res.socket.getPeerCertificate().serialNumber
-            : "";
+        const serial = (res.socket as TLSSocket).getPeerCertificate().serialNumber;
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("error", reject);
