@@ -143,9 +143,10 @@ test("probes and metrics answer over HTTP while the manager runs", async () => {
   assert.match(notReady.body, /\[-\]ready-flag failed/);
   ready = true;
   assert.equal((await get(`${probes}/readyz/ready-flag`)).status, 200);
+  await mgr.getRestClient().request({ path: "/version" });
   const text = (await get(`${metrics}/metrics`)).body;
   assert.match(text, /process_cpu_user_seconds_total/);
-  assert.match(text, /rest_client_requests_total|workqueue_depth|leader_election_master_status|# HELP/);
+  assert.match(text, /rest_client_requests_total\{code="200",method="GET",host="127\.0\.0\.1:\d+"\} [1-9]/);
   assert.equal((await get(`${metrics}/debug/hello`)).body, "hello");
   stop.abort();
   await running;

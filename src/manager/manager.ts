@@ -20,6 +20,7 @@ import {
   type MetricsServer,
   newMetricsRegistry,
   newMetricsServer,
+  restClientMetrics,
 } from "../metrics/index.js";
 import {
   type EventRecorder,
@@ -104,7 +105,8 @@ class ControllerManager implements Manager {
     this.metricsRegistry = this.#registry;
     this.workqueueMetrics = prometheusWorkqueueMetrics(this.#registry);
     this.controllerDefaults = o.controller;
-    this.#rest = createRestClient(config);
+    // One transport (one keep-alive pool) for every part of the manager, counted in the metrics.
+    this.#rest = createRestClient(config, { onRequestDone: restClientMetrics(this.#registry).observe });
     this.#cache = createCache(config, {
       ...o.cache,
       restClient: o.cache.restClient ?? this.#rest,

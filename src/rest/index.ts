@@ -52,7 +52,13 @@ export {
   isUnsupportedMediaType,
   retryAfterSeconds,
 } from "./status-reasons.js";
-export type { Transport, TransportOptions, TransportRequest, TransportResponse } from "./transport.js";
+export type {
+  RequestDoneInfo,
+  Transport,
+  TransportOptions,
+  TransportRequest,
+  TransportResponse,
+} from "./transport.js";
 export { createTransport, DEFAULT_USER_AGENT } from "./transport.js";
 export type { DecodeWatchOptions, WatchEvent, WatchEventType } from "./watch.js";
 export { decodeWatchStream } from "./watch.js";

@@ -20,6 +20,21 @@ export interface TransportOptions {
   connections?: number;
   /** How long an idle connection is kept open, in ms. Default: 30000. */
   keepAliveTimeoutMs?: number;
+  /**
+   * Called when each request's response headers arrived (or it failed), for client-go's
+   * `rest_client_requests_total` and latency metrics. Default: none.
+   */
+  onRequestDone?: (info: RequestDoneInfo) => void;
+}
+
+/** One finished request, as the REST client metrics count it. */
+export interface RequestDoneInfo {
+  method: string;
+  /** `host:port` of the server. */
+  host: string;
+  /** The HTTP status code, or `"<error>"` when no response came. */
+  code: number | string;
+  durationSeconds: number;
 }
 
 export interface TransportRequest {
@@ -131,7 +146,33 @@ export function createTransport(config: RestConfig, options: TransportOptions = 
     }
   }
 
+  const onDone = options.onRequestDone;
+  const host = url.host;
+
   async function send(req: TransportRequest): Promise<TransportResponse> {
+    if (!onDone) return sendOnce(req);
+    const start = performance.now();
+    try {
+      const res = await sendOnce(req);
+      onDone({
+        method: req.method,
+        host,
+        code: res.statusCode,
+        durationSeconds: (performance.now() - start) / 1000,
+      });
+      return res;
+    } catch (err) {
+      onDone({
+        method: req.method,
+        host,
+        code: "<error>",
+        durationSeconds: (performance.now() - start) / 1000,
+      });
+      throw err;
+    }
+  }
+
+  async function sendOnce(req: TransportRequest): Promise<TransportResponse> {
     if (closed) throw new NetworkError(`transport to ${origin} is closed; create a new one to send requests`);
     const { signal } = req;
     await limiter?.wait(signal);
