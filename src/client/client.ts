@@ -12,10 +12,10 @@
 // a copy to change.
 import type { GroupVersionKind, Kind, KubeList, KubeObject, ObjectKey, Unstructured } from "../api/index.js";
 import type { RestConfig } from "../rest/config.js";
+import { createRestMapper } from "../mapper/index.js";
 import { createRestClient } from "../rest/index.js";
 import type { ApplyInput } from "./apply-configuration.js";
 import { KubeClient } from "./internal/kube-client.js";
-import { discoveryKindMapper } from "./kind-mapper.js";
 import type {
   ApplyOptions,
   ClientOptions,
@@ -86,7 +86,7 @@ export function newClient(config: RestConfig, opts: ClientOptions = {}): Client 
   return new KubeClient({
     rest,
     ownRest: opts.restClient === undefined,
-    mapper: opts.mapper ?? discoveryKindMapper(rest),
+    mapper: opts.mapper ?? createRestMapper(rest),
     options: resolveClientOptions(opts),
   });
 }

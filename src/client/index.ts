@@ -13,8 +13,6 @@ export {
   OptimisticLockError,
   StrategicMergeUnsupportedError,
 } from "./errors.js";
-export type { KindMapper } from "./kind-mapper.js";
-export { discoveryKindMapper } from "./kind-mapper.js";
 export type {
   ApplyOptions,
   ClientOptions,

@@ -4,7 +4,7 @@ import type { Preconditions } from "kubernetes-types/meta/v1.js";
 import type { GroupVersionKind } from "../api/index.js";
 import type { CacheListOptions, Reader } from "../cache/index.js";
 import type { RestClient } from "../rest/index.js";
-import type { KindMapper } from "./kind-mapper.js";
+import type { RESTMapper } from "../mapper/index.js";
 
 /** `Strict`, `Warn` or `Ignore`: what unknown or duplicate fields in a write cause. */
 export type FieldValidation = "Strict" | "Warn" | "Ignore";
@@ -24,8 +24,8 @@ export interface ClientOptions {
   cacheUnstructured?: boolean;
   /** Sends every request. Default: `createRestClient(config)`, closed by `client.close()`. */
   restClient?: RestClient;
-  /** Finds the resource and scope of kinds named by apiVersion/kind. Default: discovery through the REST client. */
-  mapper?: KindMapper;
+  /** Finds the resource and scope of kinds named by apiVersion/kind (the Manager shares its own). Default: `createRestMapper(restClient)`. */
+  mapper?: RESTMapper;
   /** Field manager of every write that names none (controller-runtime's `WithFieldOwner`). Default: none (the server's default; `apply` then needs one per call). */
   fieldOwner?: string;
   /** `fieldValidation` of every write that names none (`WithFieldValidation`). Default: none (the server's, `Warn`). */

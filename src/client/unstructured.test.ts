@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { defineKind, type KubeObject, kinds, type Unstructured } from "../api/index.js";
-import { NoKindMatchError } from "../cache/index.js";
+import { NoKindMatchError } from "../mapper/index.js";
 import { Environment } from "../envtest/index.js";
 import type { RestConfig } from "../rest/config.js";
 import { createRestClient, isConflict, isNotFound, type RestClient } from "../rest/index.js";
@@ -178,8 +178,6 @@ test("apply: create on apply, and two field owners each stating their own fields
   assert.deepEqual(st.spec, { size: 1 });
 });
 
-// Server-side apply's field ownership (conflicts, force, removal of fields no longer applied)
-// lands in the embedded API server with issue 8; until then these run as todo.
 test("apply: a conflicting value owned by another manager is a 409 unless forced", {
   todo: "SSA in the embedded server (issue 8)",
 }, async () => {

@@ -15,6 +15,7 @@ export type OperationResult = "unchanged" | "created" | "updated" | "updatedStat
 /** Brings `obj` to the wanted state: change it in place, or return the object to write instead. */
 export type MutateFn<T extends KubeObject> = (
   obj: T,
+  // biome-ignore lint/suspicious/noConfusingVoidType: an async mutate function may return nothing
 ) => void | T | Readonly<T> | Promise<void | T | Readonly<T>>;
 
 export interface CreateOrUpdateResult<T extends KubeObject, R extends OperationResult = OperationResult> {

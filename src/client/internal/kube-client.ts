@@ -1,7 +1,7 @@
 import type { ApplyInput } from "../apply-configuration.js";
 // The Client's implementation: reads from the cache or the server, writes to the server. Kinds
 // named by descriptor are used as they are; any other name (and every object written) is
-// resolved through the KindMapper.
+// resolved through the RESTMapper (built-in kinds without asking).
 import type { Status } from "kubernetes-types/meta/v1.js";
 import {
   fieldSelectorFromSet,
@@ -21,7 +21,7 @@ import {
   resourceOf,
 } from "../../rest/index.js";
 import type { Client, KindName } from "../client.js";
-import type { KindMapper } from "../kind-mapper.js";
+import type { RESTMapper } from "../../mapper/index.js";
 import {
   type ApplyOptions,
   type CreateOptions,
@@ -37,12 +37,13 @@ import {
 import type { Patch } from "../patch.js";
 import type { SubResourceClient } from "../subresource-client.js";
 import { checkNamespace, Writer } from "./writer.js";
+import { KindResolver } from "./kind-resolver.js";
 import { SubResource } from "./subresource.js";
 
 export interface KubeClientParts {
   rest: RestClient;
   ownRest: boolean;
-  mapper: KindMapper;
+  mapper: RESTMapper;
   options: ResolvedClientOptions;
 }
 
@@ -87,21 +88,21 @@ function stampKind(obj: KubeObject, kind: Kind): void {
 export class KubeClient implements Client {
   readonly #rest: RestClient;
   readonly #ownRest: boolean;
-  readonly #mapper: KindMapper;
   readonly #opts: ResolvedClientOptions;
   readonly #writer: Writer;
+  readonly #kinds: KindResolver;
 
   constructor(parts: KubeClientParts) {
     this.#rest = parts.rest;
     this.#ownRest = parts.ownRest;
-    this.#mapper = parts.mapper;
     this.#opts = parts.options;
-    this.#writer = new Writer(parts.rest, parts.options, parts.mapper);
+    this.#kinds = new KindResolver(parts.mapper);
+    this.#writer = new Writer(parts.rest, parts.options, this.#kinds);
   }
 
   async kindFor(obj: Readonly<KubeObject> | KindName, opts: { signal?: AbortSignal } = {}): Promise<Kind> {
     if ("group" in obj && "version" in obj && "kind" in obj && typeof obj.kind === "string") {
-      return this.#mapper.kindFor({ group: obj.group, version: obj.version, kind: obj.kind }, opts);
+      return this.#kinds.kindFor({ group: obj.group, version: obj.version, kind: obj.kind }, opts.signal);
     }
     return this.#writer.kindOfObject(obj as KubeObject, "kindFor", opts.signal);
   }
@@ -113,7 +114,7 @@ export class KubeClient implements Client {
   async #resolve(ref: Kind | KindName, signal: AbortSignal | undefined): Promise<Kind> {
     if (isKind(ref)) return ref;
     const gvk = "apiVersion" in ref ? { ...parseApiVersion(ref.apiVersion), kind: ref.kind } : ref;
-    return this.#mapper.kindFor(gvk, { signal });
+    return this.#kinds.kindFor(gvk, signal);
   }
 
   /** The cache to read `kind` from, if any: descriptors always, names only with `cacheUnstructured`. */

@@ -3,7 +3,7 @@
 import { type Kind, type KubeObject, parseApiVersion } from "../../api/index.js";
 import { type RestClient, resourceOf, type WriteOptions as RestWriteOptions } from "../../rest/index.js";
 import { FieldOwnerRequiredError, MissingKindError, MissingNameError } from "../errors.js";
-import type { KindMapper } from "../kind-mapper.js";
+import type { KindResolver } from "./kind-resolver.js";
 import type { ApplyOptions, PatchOptions, ResolvedClientOptions, WriteOptions } from "../options.js";
 import type { Patch } from "../patch.js";
 
@@ -26,17 +26,17 @@ export function checkNamespace(kind: Kind, namespace: string | undefined, name: 
 export class Writer {
   readonly #rest: RestClient;
   readonly #opts: ResolvedClientOptions;
-  readonly #mapper: KindMapper;
+  readonly #kinds: KindResolver;
 
-  constructor(rest: RestClient, opts: ResolvedClientOptions, mapper: KindMapper) {
+  constructor(rest: RestClient, opts: ResolvedClientOptions, kinds: KindResolver) {
     this.#rest = rest;
     this.#opts = opts;
-    this.#mapper = mapper;
+    this.#kinds = kinds;
   }
 
   kindOfObject(obj: Readonly<KubeObject>, verb: string, signal: AbortSignal | undefined): Promise<Kind> {
     if (!obj.apiVersion || !obj.kind) return Promise.reject(new MissingKindError(verb, obj.metadata?.name));
-    return this.#mapper.kindFor({ ...parseApiVersion(obj.apiVersion), kind: obj.kind }, { signal });
+    return this.#kinds.kindFor({ ...parseApiVersion(obj.apiVersion), kind: obj.kind }, signal);
   }
 
   /** The kind, namespace and name of an existing object `verb` addresses. */
