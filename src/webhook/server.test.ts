@@ -10,6 +10,7 @@ import type { IncomingMessage } from "node:http";
 import { createCertificateAuthority } from "../certs/index.js";
 import { CertificateLoadError, DuplicateWebhookPathError, InvalidWebhookPathError } from "./errors.js";
 import { makeCertDir, metricValue, post, startServer } from "./internal/test-server.js";
+import type { Webhook } from "./handler.js";
 import { newWebhookServer } from "./server.js";
 
 const fakeReq = {} as IncomingMessage;
@@ -79,7 +80,13 @@ describe("serving", () => {
       s.register("/async", async () => {
         throw new Error("async");
       });
-      s.register("/ok", { serveHTTP: (_req, res) => res.end("ok") });
+      // A webhook object's method keeps its `this`.
+      s.register("/ok", {
+        body: "ok",
+        serveHTTP(_req, res) {
+          res.end(this.body);
+        },
+      } as Webhook & { body: string });
     });
     try {
       assert.equal((await post(run, "/sync", {})).status, 500);

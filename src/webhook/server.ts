@@ -75,7 +75,8 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
   function register(path: string, handler: WebhookHandler): void {
     if (!path.startsWith("/") || /[?#]/.test(path)) throw new InvalidWebhookPathError(path);
     if (handlers.has(path)) throw new DuplicateWebhookPathError(path);
-    const serve: WebhookHTTPHandler = typeof handler === "function" ? handler : handler.serveHTTP;
+    const serve: WebhookHTTPHandler =
+      typeof handler === "function" ? handler : (req, res, ctx) => handler.serveHTTP(req, res, ctx);
     handlers.set(path, { handler, serve });
     // Zero series, so that dashboards see the path before its first request (controller-runtime
     // initialises the codes 200 and 500 the same way).
