@@ -1,0 +1,65 @@
+// controller-runtime for TypeScript: the names a controller author needs, in one import.
+// Each folder is also its own subpath (`controller-runtime/manager`, `/envtest`, `/apiserver`, ...).
+export type {
+  Kind,
+  KindOptions,
+  KubeList,
+  KubeObject,
+  ObjectKey,
+  ObjectOf,
+  Unstructured,
+} from "./api/index.js";
+export { defineKind, keyOf, kinds, objectKeyString } from "./api/index.js";
+export type { ForOptions, OwnsOptions, WatchesOptions } from "./builder/index.js";
+export { BuilderError, controllerManagedBy } from "./builder/index.js";
+export type { Cache, CacheListOptions, CacheOptions, FieldIndexer, Reader } from "./cache/index.js";
+export type { Controller, ControllerOptions } from "./controller/index.js";
+export { newController, newUnmanagedController } from "./controller/index.js";
+export type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from "./event/index.js";
+export type { EventHandler, MapFunc } from "./handler/index.js";
+export {
+  enqueueRequestForObject,
+  enqueueRequestForOwner,
+  enqueueRequestsFromMapFunc,
+  funcs as handlerFuncs,
+} from "./handler/index.js";
+export type { Checker } from "./healthz/index.js";
+export { ping } from "./healthz/index.js";
+export type { Logger } from "./log/index.js";
+export { loggerFromFlags, newLogger } from "./log/index.js";
+export type { ManagerOptions, Runnable } from "./manager/index.js";
+export { Manager, runnableFunc, setupSignalHandler } from "./manager/index.js";
+export type { Predicate } from "./predicate/index.js";
+export {
+  and,
+  annotationChanged,
+  funcs as predicateFuncs,
+  generationChanged,
+  labelChanged,
+  labelSelector,
+  not,
+  or,
+  resourceVersionChanged,
+} from "./predicate/index.js";
+export type { EventRecorder } from "./recorder/index.js";
+export type { ReconcileContext, Reconciler, Request, Result } from "./reconcile/index.js";
+export { reconcilerFn, TerminalError, terminalError } from "./reconcile/index.js";
+export type { RestConfig } from "./rest/index.js";
+export {
+  getConfig,
+  ignoreAlreadyExists,
+  ignoreNotFound,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isNotFound,
+  isTimeout,
+  isTooManyRequests,
+  isUnauthorized,
+  NetworkError,
+  StatusError,
+} from "./rest/index.js";
+export type { Channel, Source } from "./source/index.js";
+export { channel, kind, newChannel } from "./source/index.js";
