@@ -178,9 +178,7 @@ test("apply: create on apply, and two field owners each stating their own fields
   assert.deepEqual(st.spec, { size: 1 });
 });
 
-test("apply: a conflicting value owned by another manager is a 409 unless forced", {
-  todo: "SSA in the embedded server (issue 8)",
-}, async () => {
+test("apply: a conflicting value owned by another manager is a 409 unless forced", async () => {
   const ns = await newNamespace(rest, "applyconflict");
   const cm = (data: Record<string, string>) =>
     applyConfiguration(kinds.ConfigMap, { metadata: { name: "c", namespace: ns }, data });
@@ -190,9 +188,7 @@ test("apply: a conflicting value owned by another manager is a 409 unless forced
   assert.deepEqual(forced.data, { k: "b" });
 });
 
-test("apply: a field its only owner stops applying is removed", {
-  todo: "SSA in the embedded server (issue 8)",
-}, async () => {
+test("apply: a field its only owner stops applying is removed", async () => {
   const ns = await newNamespace(rest, "applyremove");
   const cm = (data: Record<string, string>) =>
     applyConfiguration(kinds.ConfigMap, { metadata: { name: "r", namespace: ns }, data });
