@@ -194,6 +194,40 @@ describe("create-on-apply and request checks", () => {
     assert.equal(managed.body.message, "metadata.managedFields must be nil");
   });
 
+  test("a configuration that does not fit the schema is answered as kube does (500, no reason)", async () => {
+    const ns = await api.namespace("apply");
+    const path = `/apis/apps/v1/namespaces/${ns}/deployments/d1`;
+    const dep = (spec: Record<string, unknown>) => ({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "d1" },
+      spec,
+    });
+    const noKey = await apply(path, dep({ template: { spec: { containers: [{ image: "nginx" }] } } }), "m");
+    assert.equal(noKey.status, 500);
+    assert.deepEqual(noKey.body, {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: `failed to create typed patch object (${ns}/d1; apps/v1, Kind=Deployment): .spec.template.spec.containers: element 0: associative list with keys has an element that omits key field "name" (and doesn't have default value)`,
+      code: 500,
+    });
+    const dup = await apply(
+      path,
+      dep({ template: { spec: { containers: [{ name: "a" }, { name: "a" }] } } }),
+      "m",
+    );
+    assert.equal(dup.status, 500);
+    assert.match(
+      dup.body.message,
+      /\.spec\.template\.spec\.containers: duplicate entries for key \[name="a"\]$/,
+    );
+    const undeclared = await apply(path, dep({ topologyKeys: ["x"] }), "m");
+    assert.equal(undeclared.status, 500);
+    assert.match(undeclared.body.message, /: \.spec\.topologyKeys: field not declared in schema$/);
+  });
+
   test("force is only for apply patches", async () => {
     const ns = await api.namespace("apply");
     await apply(`/api/v1/namespaces/${ns}/configmaps/c1`, cm("c1", { a: "1" }), "m");

@@ -25,11 +25,24 @@ import {
 } from "../object/meta.js";
 import { storeKeyOf } from "../registry/index.js";
 import { pruneObject } from "../schema/index.js";
-import { alreadyExists, ApiError, badRequest, cause, internalError, notFound } from "../status.js";
+import { alreadyExists, ApiError, badRequest, cause, notFound } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import { ApplyConflictError } from "./conflict.js";
 import { applyToObject } from "./field-manager.js";
 import { ApplyTypeError } from "./list-items.js";
+
+/** kube answers a configuration that does not fit the schema with a bare 500 Status (no reason). */
+class UntypedError extends ApiError {
+  constructor(message: string) {
+    super(500, "", message);
+  }
+
+  override toStatus() {
+    const status = super.toStatus();
+    delete status.reason;
+    return status;
+  }
+}
 
 function requireFieldManager(r: ResourceRequest): string {
   if (!r.query.get("fieldManager")) {
@@ -125,7 +138,7 @@ export async function handleApply(r: ResourceRequest): Promise<void> {
     if (e instanceof ApplyConflictError) throw e.toApiError();
     if (e instanceof ApplyTypeError) {
       const gvk = `${r.def.group}/${r.def.version}, Kind=${r.def.kind}`;
-      throw internalError(
+      throw new UntypedError(
         `failed to create typed patch object (${r.namespace}/${r.name}; ${gvk}): ${e.message}`,
       );
     }

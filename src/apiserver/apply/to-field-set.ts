@@ -2,18 +2,21 @@
 // set or map list, atomic lists and maps as one leaf, and map keys the schema does not name.
 // Declared struct fields are not members themselves (ensureNamedFieldsAreMembers adds them).
 import { FieldSet } from "./field-set.js";
-import { indexList } from "./list-items.js";
-import type { Json, PathElement } from "./path-element.js";
+import { ApplyTypeError, indexList } from "./list-items.js";
+import { type Json, type PathElement, pathText } from "./path-element.js";
 import { DEDUCED, type TypeNode, typeFor } from "./type-model.js";
 
-/** The field set of `value`; `unique` rejects duplicate list keys (apply configurations). */
-export function toFieldSet(value: Json, t: TypeNode, unique = false): FieldSet {
+/**
+ * The field set of `value`. For an apply configuration (`config`), duplicate list keys and
+ * fields a struct does not declare are errors, as SMD's typed conversion makes them.
+ */
+export function toFieldSet(value: Json, t: TypeNode, config = false): FieldSet {
   const set = new FieldSet();
-  walk(value, t, [], set, unique);
+  walk(value, t, [], set, config);
   return set;
 }
 
-function walk(v: Json, declared: TypeNode, path: PathElement[], set: FieldSet, unique: boolean): void {
+function walk(v: Json, declared: TypeNode, path: PathElement[], set: FieldSet, config: boolean): void {
   const t = typeFor(declared, v);
   if (t.kind === "scalar") {
     // A null where a map or list is declared sets nothing, as SMD's nil map/list.
@@ -26,10 +29,10 @@ function walk(v: Json, declared: TypeNode, path: PathElement[], set: FieldSet, u
       set.insert(path);
       return;
     }
-    const items = indexList(t, v as Json[], path, unique);
+    const items = indexList(t, v as Json[], path, config);
     for (const { pe, values } of items.values()) {
       path.push(pe);
-      for (const item of values) walk(item, t.element(), path, set, unique);
+      for (const item of values) walk(item, t.element(), path, set, config);
       set.insert(path);
       path.pop();
     }
@@ -42,7 +45,9 @@ function walk(v: Json, declared: TypeNode, path: PathElement[], set: FieldSet, u
   for (const [k, child] of Object.entries(v as Record<string, Json>)) {
     const ft = t.field(k);
     path.push({ field: k });
-    walk(child, ft ?? t.element(), path, set, unique);
+    if (!ft && t.closed && config)
+      throw new ApplyTypeError(`${pathText(path)}: field not declared in schema`);
+    walk(child, ft ?? t.element(), path, set, config);
     if (!ft) set.insert(path);
     path.pop();
   }

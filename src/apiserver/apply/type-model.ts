@@ -16,6 +16,8 @@ export interface MapType {
   readonly kind: "map";
   /** Owned and replaced as a whole (`x-kubernetes-map-type: atomic`). */
   readonly atomic: boolean;
+  /** A struct that declares its fields and takes no others. */
+  readonly closed: boolean;
   /** The type of a declared field, undefined for a key the schema does not name. */
   field(name: string): TypeNode | undefined;
   /** The type of keys the schema does not name (additionalProperties, or deduced). */
@@ -45,6 +47,7 @@ export const DEDUCED: DeducedType = Object.freeze({ kind: "deduced" });
 const DEDUCED_MAP: MapType = Object.freeze({
   kind: "map",
   atomic: false,
+  closed: false,
   field: () => undefined,
   element: () => DEDUCED,
 });
@@ -116,9 +119,11 @@ class TypeBuilder {
     const ap = s.additionalProperties;
     const fields = new Map<string, TypeNode>();
     let element: TypeNode | undefined;
+    const closed = (ap === undefined || ap === false) && !s["x-kubernetes-preserve-unknown-fields"];
     return {
       kind: "map",
       atomic,
+      closed,
       field: (name) => {
         if (!Object.hasOwn(props, name)) return undefined;
         let t = fields.get(name);
