@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../api/index.js";
-import { type Cache, createCache } from "../cache/index.js";
+import { type Cache, createCache, type Reader } from "../cache/index.js";
 import { Environment } from "../envtest/index.js";
 import type { RestConfig } from "../rest/config.js";
 import { createRestClient, isNotFound, type RestClient, resourceOf } from "../rest/index.js";
@@ -30,6 +30,8 @@ before(async () => {
   });
   cacheDone = cache.start(stop.signal);
   client = newClient(config, { cache, cacheDisableFor: [kinds.Secret] });
+  const asReader: Reader = client; // a Client serves wherever a cache Reader is expected
+  assert.ok(asReader);
 });
 
 after(async () => {

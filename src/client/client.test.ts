@@ -395,7 +395,7 @@ test("cluster-scoped kinds ignore namespaces", async () => {
   await client.delete(got);
 });
 
-test("subResource: scale reads and writes a Scale; eviction creates an Eviction when the server serves it", async () => {
+test('subResource("scale") reads and writes a Scale', async () => {
   const ns = await newNamespace(rest, "sub");
   const d = await client.create(deployment(ns, "scaled", 2));
   const scale = await client
@@ -408,7 +408,10 @@ test("subResource: scale reads and writes a Scale; eviction creates an Eviction 
     .update(d, { body: { ...scale, spec: { replicas: 5 } } as never });
   assert.equal((rescaled as { spec?: { replicas?: number } }).spec?.replicas, 5);
   assert.equal((await client.get(kinds.Deployment, { namespace: ns, name: "scaled" })).spec?.replicas, 5);
+});
 
+test('subResource("eviction").create evicts a pod when the server serves evictions', async (t) => {
+  const ns = await newNamespace(rest, "evict");
   const pod = await client.create<Pod>({
     apiVersion: "v1",
     kind: "Pod",
@@ -424,7 +427,7 @@ test("subResource: scale reads and writes a Scale; eviction creates an Eviction 
     await client.subResource("eviction").create(pod, eviction);
   } catch (err) {
     if (isNotFound(err) || (err instanceof StatusError && err.status.code === 405)) {
-      // The embedded server does not serve pods/eviction yet: nothing more to check.
+      t.skip("the API server does not serve pods/eviction (the embedded one does not yet)");
       return;
     }
     throw err;

@@ -161,6 +161,7 @@ test("apply: create on apply, and two field owners each stating their own fields
   assert.deepEqual(b.data, { a: "1", b: "2" });
   const managers = (b.metadata?.managedFields ?? []).map((m) => m.manager).sort();
   assert.deepEqual(managers, ["owner-a", "owner-b"]);
+  assert.ok((b.metadata?.managedFields ?? []).every((m) => m.operation === "Apply"));
 
   // Apply to a custom resource's status subresource.
   await client.create<Unstructured>({
@@ -183,7 +184,11 @@ test("apply: a conflicting value owned by another manager is a 409 unless forced
   const cm = (data: Record<string, string>) =>
     applyConfiguration(kinds.ConfigMap, { metadata: { name: "c", namespace: ns }, data });
   await client.apply(cm({ k: "a" }), { fieldOwner: "owner-a" });
-  await assert.rejects(client.apply(cm({ k: "b" }), { fieldOwner: "owner-b" }), isConflict);
+  await assert.rejects(client.apply(cm({ k: "b" }), { fieldOwner: "owner-b" }), (err: unknown) => {
+    assert.ok(isConflict(err));
+    assert.match((err as Error).message, /owner-a/, "the conflict names the manager that owns the field");
+    return true;
+  });
   const forced = await client.apply(cm({ k: "b" }), { fieldOwner: "owner-b", force: true });
   assert.deepEqual(forced.data, { k: "b" });
 });
