@@ -2,7 +2,7 @@
 // certificates, TLS options, request signals, metrics and graceful shutdown.
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
-import { request } from "node:https";
+import { Agent, request } from "node:https";
 import { join } from "node:path";
 import { connect } from "node:tls";
 import { describe, test } from "node:test";
@@ -341,7 +341,7 @@ describe("requests", () => {
     }
   });
 
-  test("shutdown waits for requests in flight, then stops listening", async () => {
+  test("shutdown waits for requests in flight, closes their keep-alive connections, then stops listening", async () => {
     const entered = deferred();
     const release = deferred();
     const ac = new AbortController();
@@ -355,8 +355,9 @@ describe("requests", () => {
     const done = server.start(ac.signal);
     const addr = await server.listening();
     const run = { addr, certs };
+    const agent = new Agent({ keepAlive: true });
     try {
-      const pending = post(run, "/wait", {});
+      const pending = post(run, "/wait", {}, { agent });
       await entered.promise;
       ac.abort();
       let stopped = false;
@@ -366,7 +367,9 @@ describe("requests", () => {
       await new Promise((r) => setImmediate(r));
       assert.equal(stopped, false, "start() settled while a request was running");
       release.resolve();
-      assert.equal((await pending).text, "finished");
+      const res = await pending;
+      assert.equal(res.text, "finished");
+      assert.equal(res.headers.connection, "close");
       await finished;
       assert.equal(server.address(), undefined);
       await assert.rejects(post(run, "/wait", {}), /ECONNREFUSED/);
@@ -374,6 +377,7 @@ describe("requests", () => {
       release.resolve();
       ac.abort();
       await done;
+      agent.destroy();
       await certs.cleanup();
     }
   });

@@ -61,6 +61,10 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
   let started = false;
   let bound: AddressInfo | undefined;
   let shuttingDown = false;
+  // Responses not yet closed, so that shutdown can ask their connections not to stay open.
+  const inFlight = new Set<ServerResponse>();
+  // Set while serving: closes connections that went idle (after their last response).
+  let closeIdle: (() => void) | undefined;
   // Aborted when the shutdown grace period ends: requests still running are cut off.
   const forceStop = new AbortController();
 
@@ -99,7 +103,12 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
     const endTimer = metrics.requestLatency.startTimer({ webhook: path });
     metrics.requestsInFlight.labels(path).inc();
     const { signal, done } = requestSignal(req, res, url, forceStop.signal);
+    inFlight.add(res);
     res.once("close", () => {
+      inFlight.delete(res);
+      // During shutdown, a keep-alive connection whose last response just ended goes now rather
+      // than at its keep-alive timeout.
+      if (shuttingDown) setImmediate(() => closeIdle?.());
       done();
       endTimer();
       metrics.requestsInFlight.labels(path).dec();
@@ -168,6 +177,8 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
     });
     log.info("Shutting down webhook server", { timeoutMs: opts.shutdownTimeoutMs });
     shuttingDown = true;
+    closeIdle = () => server.closeIdleConnections();
+    for (const res of inFlight) if (!res.headersSent) res.setHeader("connection", "close");
     watchStop.abort();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
@@ -176,6 +187,7 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
       }, opts.shutdownTimeoutMs);
       server.close(() => {
         clearTimeout(timer);
+        closeIdle = undefined;
         resolve();
       });
       server.closeIdleConnections();

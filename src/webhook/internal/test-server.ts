@@ -2,7 +2,7 @@
 // pair, a started server on 127.0.0.1:0, and an HTTPS client that opens a new TLS connection per
 // request (so that each sees the server's current certificate).
 import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
-import { request } from "node:https";
+import { type Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
@@ -78,6 +78,8 @@ export interface PostOptions {
   /** A client certificate. */
   clientCert?: KeyPair;
   method?: string;
+  /** Default: none (a new connection per request). */
+  agent?: Agent;
 }
 
 export interface PostResult {
@@ -105,7 +107,7 @@ export function post(
         port: run.addr.port,
         path,
         method: opts.method ?? "POST",
-        agent: false,
+        agent: opts.agent ?? false,
         ca: opts.ca ?? run.certs.ca.certPem,
         cert: opts.clientCert?.certPem,
         key: opts.clientCert?.keyPem,
