@@ -128,3 +128,22 @@ test("a queue without a name reports nothing", async () => {
   q.add("a");
   assert.equal(await value(registry, "workqueue_adds_total", ctrl), undefined);
 });
+
+test("queues sharing a name add up", async () => {
+  const registry = new Registry();
+  const provider = prometheusWorkqueueMetrics(registry);
+  const clock = createFakeClock();
+  const a = newPriorityQueue({ name: "ctrl", metricsProvider: provider, clock });
+  const b = newPriorityQueue({ name: "ctrl", metricsProvider: provider, clock });
+  a.add("x");
+  b.add("x");
+  b.add("y");
+  assert.equal(await value(registry, "workqueue_depth", { ...ctrl, priority: "0" }), 3);
+  assert.equal(await value(registry, "workqueue_adds_total", ctrl), 3);
+  a.tryGet();
+  b.tryGet();
+  clock.advance(2000);
+  assert.equal(await value(registry, "workqueue_unfinished_work_seconds", ctrl), 4);
+  assert.equal(await value(registry, "workqueue_longest_running_processor_seconds", ctrl), 2);
+  assert.equal(await value(registry, "workqueue_adds_total", ctrl), 3, "counts are flushed once");
+});

@@ -6,17 +6,56 @@ import type { CounterMetric, DepthMetric, HistogramMetric, WorkqueueMetricsProvi
 // controller-runtime's buckets: 10 ns to 1000 s, ×10 per bucket.
 const durationBuckets = exponentialBuckets(10e-9, 10, 12);
 
+/** Adds of one queue, kept in a plain number and added to the counter on each scrape. */
+class PendingCount implements CounterMetric {
+  n = 0;
+  constructor(readonly name: string) {}
+  inc(): void {
+    this.n++;
+  }
+}
+
+/** Depth of one queue per priority, set on the gauge on each scrape. */
+class DepthByPriority implements DepthMetric {
+  readonly values = new Map<number, number>();
+  constructor(readonly name: string) {}
+  inc(priority: number): void {
+    this.values.set(priority, (this.values.get(priority) ?? 0) + 1);
+  }
+  dec(priority: number): void {
+    this.values.set(priority, (this.values.get(priority) ?? 0) - 1);
+  }
+}
+
+/** Per queue name, the sum (or the maximum) of what several queues of that name report. */
+function combine(
+  parts: Iterable<[name: string, value: number]>,
+  op: (a: number, b: number) => number,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [name, value] of parts) {
+    const prev = out.get(name);
+    out.set(name, prev === undefined ? value : op(prev, value));
+  }
+  return out;
+}
+
 /**
  * A metrics provider registering `workqueue_*` metrics on `registry`. Create one per registry and
  * share it between queues: the metric names can be registered only once. Every metric carries the
  * labels `name` and `controller` (both the queue's name, as controller-runtime sets them);
- * `workqueue_depth` also `priority`. The two unfinished-work gauges are computed on each scrape.
+ * `workqueue_depth` also `priority`. Queues sharing a name add up.
+ *
+ * prom-client hashes the label set on every update, which would cost more than the queue operation
+ * itself; so counts and depths are kept in plain numbers and handed to prom-client in `collect()`,
+ * which runs on each scrape, as do the two unfinished-work gauges. Histograms are observed directly.
  */
 export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetricsProvider {
-  // Sampled gauges: the latest queue registered under a name wins (a restarted controller
-  // replaces its predecessor).
-  const unfinishedSamplers = new Map<string, () => number>();
-  const longestSamplers = new Map<string, () => number>();
+  const adds: PendingCount[] = [];
+  const retries: PendingCount[] = [];
+  const depths: DepthByPriority[] = [];
+  const unfinished: [string, () => number][] = [];
+  const longest: [string, () => number][] = [];
   const registers = [registry];
   const m = registerAll(() => ({
     depth: new Gauge({
@@ -24,12 +63,25 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       help: "Current depth of workqueue by workqueue and priority",
       labelNames: ["name", "controller", "priority"] as const,
       registers,
+      collect() {
+        const parts: [string, number][] = [];
+        for (const d of depths) {
+          for (const [priority, value] of d.values) parts.push([`${d.name}\u0000${priority}`, value]);
+        }
+        for (const [key, value] of combine(parts, (a, b) => a + b)) {
+          const [name = "", priority = ""] = key.split("\u0000");
+          this.set({ name, controller: name, priority }, value);
+        }
+      },
     }),
     adds: new Counter({
       name: "workqueue_adds_total",
       help: "Total number of adds handled by workqueue",
       labelNames: ["name", "controller"] as const,
       registers,
+      collect() {
+        flush(this, adds);
+      },
     }),
     latency: new Histogram({
       name: "workqueue_queue_duration_seconds",
@@ -54,7 +106,11 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       labelNames: ["name", "controller"] as const,
       registers,
       collect() {
-        for (const [name, sample] of unfinishedSamplers) this.set({ name, controller: name }, sample());
+        const totals = combine(
+          unfinished.map(([name, sample]) => [name, sample()]),
+          (a, b) => a + b,
+        );
+        for (const [name, value] of totals) this.set({ name, controller: name }, value);
       },
     }),
     longest: new Gauge({
@@ -63,7 +119,11 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       labelNames: ["name", "controller"] as const,
       registers,
       collect() {
-        for (const [name, sample] of longestSamplers) this.set({ name, controller: name }, sample());
+        const oldest = combine(
+          longest.map(([name, sample]) => [name, sample()]),
+          Math.max,
+        );
+        for (const [name, value] of oldest) this.set({ name, controller: name }, value);
       },
     }),
     retries: new Counter({
@@ -71,29 +131,25 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       help: "Total number of retries handled by workqueue",
       labelNames: ["name", "controller"] as const,
       registers,
+      collect() {
+        flush(this, retries);
+      },
     }),
   }));
 
   return {
     newDepthMetric(name): DepthMetric {
-      // One child per priority, cached: looking labels up on every add and get would cost more
-      // than the queue operation itself.
-      const children = new Map<number, { inc(): void; dec(): void }>();
-      const child = (priority: number) => {
-        let c = children.get(priority);
-        if (c === undefined) {
-          c = m.depth.labels(name, name, String(priority));
-          children.set(priority, c);
-        }
-        return c;
-      };
-      return { inc: (p) => child(p).inc(), dec: (p) => child(p).dec() };
+      const d = new DepthByPriority(name);
+      depths.push(d);
+      return d;
     },
     // Series start at zero when the queue is created, as Go's WithLabelValues does, so that
     // rate() and absent() see them before the first event.
     newAddsMetric(name): CounterMetric {
       m.adds.inc({ name, controller: name }, 0);
-      return m.adds.labels(name, name);
+      const c = new PendingCount(name);
+      adds.push(c);
+      return c;
     },
     newLatencyMetric(name): HistogramMetric {
       m.latency.zero({ name, controller: name });
@@ -104,16 +160,27 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       return m.workDuration.labels(name, name);
     },
     newUnfinishedWorkSecondsMetric(name, sample) {
-      unfinishedSamplers.set(name, sample);
+      unfinished.push([name, sample]);
     },
     newLongestRunningProcessorSecondsMetric(name, sample) {
-      longestSamplers.set(name, sample);
+      longest.push([name, sample]);
     },
     newRetriesMetric(name): CounterMetric {
       m.retries.inc({ name, controller: name }, 0);
-      return m.retries.labels(name, name);
+      const c = new PendingCount(name);
+      retries.push(c);
+      return c;
     },
   };
+}
+
+/** Adds the counts gathered since the last scrape to `counter`. */
+function flush(counter: Counter<"name" | "controller">, pending: readonly PendingCount[]): void {
+  for (const c of pending) {
+    if (c.n === 0) continue;
+    counter.inc({ name: c.name, controller: c.name }, c.n);
+    c.n = 0;
+  }
 }
 
 function registerAll<T>(create: () => T): T {
