@@ -7,11 +7,10 @@ import { join } from "node:path";
 import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
 import { type ApiServerOptions, type RunningApiServer, startApiServer } from "../apiserver/index.js";
 import type { RestConfig } from "../rest/config.js";
-import { getConfig } from "../rest/get-config.js";
+import { getConfig, renderKubeconfig } from "../rest/index.js";
 import { startControlPlane } from "./control-plane.js";
 import { installCRDs, uninstallCRDs } from "./crd-install.js";
 import { readCRDs } from "./crd-files.js";
-import { renderKubeconfig } from "./kubeconfig.js";
 import { type EnvironmentMode, resolveSettings } from "./settings.js";
 
 export interface EnvironmentOptions {
@@ -105,10 +104,10 @@ export class Environment {
         const plane = await startControlPlane(settings);
         this.#stopControlPlane = plane.stop;
         config = plane.config;
-        kubeconfig = renderKubeconfig(config);
+        kubeconfig = renderKubeconfig(config, "envtest");
       } else {
         config = getConfig({ env: opts.env ?? process.env });
-        kubeconfig = renderKubeconfig(config);
+        kubeconfig = renderKubeconfig(config, "envtest");
       }
       writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
       const installed = crds.length

@@ -5,7 +5,6 @@ export { installCRDs, uninstallCRDs } from "./crd-install.js";
 export { CRDFileError, readCRDs } from "./crd-files.js";
 export type { EnvironmentOptions, StartedEnvironment } from "./environment.js";
 export { Environment, EnvironmentStateError } from "./environment.js";
-export { renderKubeconfig } from "./kubeconfig.js";
 export { ControlPlaneError } from "./process.js";
 export type { EnvironmentMode, EnvtestSettings } from "./settings.js";
 export { resolveSettings } from "./settings.js";

@@ -84,3 +84,4 @@ export type {
   Named,
 } from "./kubeconfig.js";
 export { loadKubeconfig, parseKubeconfig } from "./kubeconfig.js";
+export { renderKubeconfig } from "./kubeconfig-write.js";
