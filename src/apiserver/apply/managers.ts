@@ -88,3 +88,36 @@ export function encodeManagedFields(managers: Managers): ManagedFieldsEntry[] {
     return e;
   });
 }
+
+/** How many Update entries kube keeps before folding the oldest into `ancient-changes`. */
+export const MAX_UPDATE_MANAGERS = 10;
+
+/**
+ * kube's capManagersManager: past MAX_UPDATE_MANAGERS Update entries, the oldest are merged
+ * into one `ancient-changes` entry per apiVersion, so managedFields cannot grow without bound.
+ */
+export function capUpdateManagers(managers: Managers, max = MAX_UPDATE_MANAGERS): Managers {
+  const updaters = [...managers].filter(([, m]) => m.operation !== "Apply");
+  if (updaters.length <= max) return managers;
+  updaters.sort(([ia, a], [ib, b]) => seconds(a.time) - seconds(b.time) || compareText(ia, ib));
+  const out: Managers = new Map(managers);
+  let count = updaters.length;
+  for (const [id, m] of updaters) {
+    if (count <= max) break;
+    const bucket = {
+      manager: "ancient-changes",
+      operation: "Update",
+      apiVersion: m.apiVersion,
+      subresource: "",
+    };
+    const bucketId = managerIdentity(bucket);
+    if (bucketId === id) continue;
+    const previous = out.get(bucketId);
+    if (!previous) count++;
+    const time = previous && seconds(previous.time) >= seconds(m.time) ? previous.time : m.time;
+    out.set(bucketId, { ...bucket, time, set: previous ? m.set.union(previous.set) : m.set });
+    out.delete(id);
+    count--;
+  }
+  return out;
+}

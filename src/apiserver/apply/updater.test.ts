@@ -212,3 +212,21 @@ test("applying a second container keeps the first in place", () => {
     { name: "b", image: "y" },
   ]);
 });
+
+test("past ten Update managers the oldest fold into ancient-changes", () => {
+  const def = widgetDef();
+  let obj: Obj = widget({ color: "red" });
+  for (let i = 0; i < 12; i++) {
+    const meta = obj.metadata as Obj;
+    const next = { ...obj, metadata: { ...meta, labels: { ...(meta.labels as Obj), [`l${i}`]: "x" } } };
+    const mf = updatedManagedFields(obj, next, `u${String(i).padStart(2, "0")}`, {
+      ...ctx(def),
+      time: `2026-01-01T00:00:${String(i).padStart(2, "0")}Z`,
+    });
+    obj = { ...next, metadata: { ...(next.metadata as Obj), managedFields: mf } };
+  }
+  const managers = ((obj.metadata as Obj).managedFields as { manager: string }[]).map((e) => e.manager);
+  assert.equal(managers.length, 10);
+  assert.equal(managers[0], "ancient-changes");
+  assert.ok(!managers.includes("u00") && !managers.includes("u01") && !managers.includes("u02"));
+});

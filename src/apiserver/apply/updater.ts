@@ -5,7 +5,7 @@ import { deepEqual } from "../object/meta.js";
 import { compareObjects, excludeTopLevel } from "./compare.js";
 import { type ManagerConflict, ApplyConflictError } from "./conflict.js";
 import { FieldSet } from "./field-set.js";
-import { type Managers, type ManagerSet, managerIdentity } from "./managers.js";
+import { capUpdateManagers, type Managers, type ManagerSet, managerIdentity } from "./managers.js";
 import { mergeObjects } from "./merge.js";
 import type { Json, PathElement } from "./path-element.js";
 import { removeItems } from "./remove-items.js";
@@ -110,7 +110,7 @@ export function recordUpdate(
   const id = managerIdentity(entry);
   const previous = out.get(id);
   out.set(id, { ...entry, time: ctx.time, set: previous ? mine.union(previous.set) : mine });
-  return out;
+  return capUpdateManagers(out);
 }
 
 export interface ApplyResult {
