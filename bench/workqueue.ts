@@ -20,7 +20,7 @@ import { type BenchRow, printRows } from "./report.js";
 const queued = 1_000_000;
 const cycles = 1_000_000;
 /** Cycles of the secondary rows, to keep the whole run short. */
-const short = 300_000;
+const short = 200_000;
 
 /** Keys made up front, so that string building is not measured. */
 function keys(prefix: string, n: number): string[] {
@@ -107,7 +107,7 @@ export async function run(): Promise<BenchRow[]> {
   const note = "1M keys queued";
 
   // Warm up the JIT on a small queue so that the first row is not penalised.
-  syncCycles(filled(backlog.slice(0, 10_000)), fresh, 200_000);
+  syncCycles(filled(backlog.slice(0, 10_000)), fresh, 100_000);
 
   {
     const peer = new PlainQueue();
