@@ -12,6 +12,7 @@ import type { RestConfig } from "../rest/config.js";
 import { createRestClient, isConflict, isNotFound, type RestClient } from "../rest/index.js";
 import {
   applyConfiguration,
+  applyPatch,
   type Client,
   mergeFrom,
   newClient,
@@ -162,6 +163,14 @@ test("apply: create on apply, and two field owners each stating their own fields
   const managers = (b.metadata?.managedFields ?? []).map((m) => m.manager).sort();
   assert.deepEqual(managers, ["owner-a", "owner-b"]);
   assert.ok((b.metadata?.managedFields ?? []).every((m) => m.operation === "Apply"));
+
+  // The same through patch(obj, applyPatch): the object itself is the apply configuration.
+  const c = await client.patch(
+    { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "shared", namespace: ns }, data: { c: "3" } },
+    applyPatch,
+    { fieldOwner: "owner-c" },
+  );
+  assert.deepEqual(c.data, { a: "1", b: "2", c: "3" });
 
   // Apply to a custom resource's status subresource.
   await client.create<Unstructured>({

@@ -166,6 +166,10 @@ test("createOrUpdate: created, then unchanged, then updated; mutate gets a mutab
   assert.equal(first.result, "created");
   assert.deepEqual(first.object.data, { v: "1" });
   assert.equal((await createOrUpdate(client, kinds.ConfigMap, key, want("1"))).result, "unchanged");
+  const noop = await createOrUpdate(client, kinds.ConfigMap, key, (obj) => {
+    obj.binaryData = undefined; // absent before, absent on the wire: no change
+  });
+  assert.equal(noop.result, "unchanged");
   const third = await createOrUpdate(client, kinds.ConfigMap, key, want("2"));
   assert.equal(third.result, "updated");
   assert.deepEqual(third.object.data, { v: "2" });

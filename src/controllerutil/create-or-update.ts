@@ -41,7 +41,8 @@ async function runMutate<T extends KubeObject>(
 ): Promise<T> {
   const out = ((await mutate(obj)) ?? obj) as T;
   if (!sameKey(kind, out, key)) throw new MutatedKeyError();
-  return out;
+  // As the server will see it: a field set to `undefined` is no change.
+  return JSON.parse(JSON.stringify(out)) as T;
 }
 
 async function read<T extends KubeObject>(
