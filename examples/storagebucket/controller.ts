@@ -1,0 +1,90 @@
+// The StorageBucket controller: reconciles every bucket once per probe interval (a ticker feeding
+// a channel source) and whenever its spec changes. Each reconcile probes the bucket and records
+// the finding in status.conditions, with an Event when the finding changes.
+import type { Client } from "../../src/client/index.js";
+import { mergeFrom } from "../../src/client/index.js";
+import { controllerManagedBy } from "../../src/builder/index.js";
+import type { GenericEvent } from "../../src/event/index.js";
+import { enqueueRequestsFromMapFunc } from "../../src/handler/index.js";
+import type { Manager } from "../../src/manager/index.js";
+import { generationChanged } from "../../src/predicate/index.js";
+import type { EventRecorder } from "../../src/recorder/index.js";
+import { type ReconcileContext, type Reconciler, type Request, requestOf } from "../../src/reconcile/index.js";
+import { isNotFound } from "../../src/rest/index.js";
+import { newChannel } from "../../src/source/index.js";
+import { conditionAvailable, StorageBucket } from "./api.js";
+import { findStatusCondition, setStatusCondition } from "./conditions.js";
+import { headBucket } from "./probe.js";
+import { newTicker } from "./ticker.js";
+
+export interface StorageBucketControllerOptions {
+  /** How often every bucket is probed. */
+  probeIntervalMs: number;
+}
+
+export class StorageBucketReconciler implements Reconciler {
+  constructor(
+    private readonly client: Client,
+    private readonly recorder: EventRecorder,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async reconcile(req: Request, { signal, logger }: ReconcileContext): Promise<void> {
+    let bucket: Readonly<StorageBucket>;
+    try {
+      bucket = await this.client.get(StorageBucket, req, { signal });
+    } catch (err) {
+      if (isNotFound(err)) return; // deleted: nothing outside the cluster to clean up
+      throw err;
+    }
+    const spec = bucket.spec;
+    if (!spec) return;
+
+    const found = await headBucket(spec.endpoint, spec.bucketName, {
+      timeoutMs: (spec.probe?.timeoutSeconds ?? 5) * 1000,
+      signal,
+    });
+    const generation = bucket.metadata?.generation;
+    const previous = findStatusCondition(bucket.status?.conditions, conditionAvailable);
+    const { conditions, changed } = setStatusCondition(
+      bucket.status?.conditions ?? [],
+      { type: conditionAvailable, ...found, observedGeneration: generation },
+      this.now(),
+    );
+    // Most probes find what the last one found: write nothing then, and the API server and
+    // the other watchers of StorageBuckets are spared an update every interval.
+    if (!changed && bucket.status?.observedGeneration === generation) return;
+
+    const updated = structuredClone(bucket) as StorageBucket;
+    updated.status = { ...updated.status, observedGeneration: generation, conditions };
+    await this.client.status().patch(updated, mergeFrom(bucket));
+    logger.info("bucket probed", { available: found.status, reason: found.reason });
+
+    if (previous?.status !== found.status || previous?.reason !== found.reason) {
+      this.recorder.event(bucket, found.status === "True" ? "Normal" : "Warning", found.reason, found.message);
+    }
+  }
+}
+
+/** Adds the controller and its ticker to `mgr`, as kubebuilder's SetupWithManager. */
+export function setupStorageBucketController(
+  mgr: Manager,
+  client: Client,
+  opts: StorageBucketControllerOptions,
+): void {
+  // Outside events enter through a channel: the ticker sends, the controller's source reads.
+  const ticks = newChannel<GenericEvent>();
+  mgr.add(newTicker(ticks, opts.probeIntervalMs));
+
+  // A tick is about no object in particular: it stands for every bucket, listed from the cache.
+  const everyBucket = enqueueRequestsFromMapFunc(async (_obj, { signal }) => {
+    const buckets = await mgr.getCache().list(StorageBucket, { signal });
+    return buckets.items.map(requestOf);
+  });
+
+  controllerManagedBy(mgr)
+    // Our own status writes bump no generation: they must not trigger another probe.
+    .for(StorageBucket, { predicates: [generationChanged()] })
+    .watches(ticks, everyBucket)
+    .complete(new StorageBucketReconciler(client, mgr.getEventRecorderFor("storagebucket-controller")));
+}

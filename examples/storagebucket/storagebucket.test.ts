@@ -1,0 +1,151 @@
+// End to end on the embedded API server: a local HTTP server plays S3 and the StorageBucket's
+// status and Events follow it as it answers 200, stops answering, 404, 403 and 200 again.
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { Condition } from "kubernetes-types/meta/v1.js";
+import { type Client, newClient } from "../../src/client/index.js";
+import { Environment } from "../../src/envtest/index.js";
+import { nullLogger } from "../../src/log/index.js";
+import { Manager } from "../../src/manager/index.js";
+import { managerClient } from "../shared/manager-client.js";
+import { eventReasons, eventually, newNamespace } from "../shared/test-support.js";
+import { conditionAvailable, StorageBucket } from "./api.js";
+import { setupStorageBucketController } from "./controller.js";
+
+/** A fake S3: HEAD /<bucket> answers `mode`; "down" drops the connection without an answer. */
+class FakeS3 {
+  mode: 200 | 403 | 404 | "down" = 200;
+  heads = 0;
+  readonly server: Server = createServer((req, res) => {
+    this.heads++;
+    if (this.mode === "down") {
+      req.socket.destroy();
+      return;
+    }
+    res.writeHead(req.method === "HEAD" ? this.mode : 405).end();
+  });
+  get endpoint(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+}
+
+const env = new Environment({
+  env: {},
+  crdDirectoryPaths: [fileURLToPath(new URL("./config/crd", import.meta.url))],
+});
+const s3 = new FakeS3();
+const stop = new AbortController();
+let client: Client;
+let managerDone: Promise<void>;
+
+before(async () => {
+  const config = await env.start();
+  client = newClient(config);
+  await new Promise<void>((resolve) => s3.server.listen(0, "127.0.0.1", resolve));
+  const mgr = await Manager.create(config, { logger: nullLogger(), metrics: { bindAddress: "0" } });
+  // A short interval keeps the test quick; the test waits on states, never on the clock.
+  setupStorageBucketController(mgr, managerClient(mgr), { probeIntervalMs: 100 });
+  managerDone = mgr.start(stop.signal);
+});
+
+after(async () => {
+  stop.abort();
+  await managerDone;
+  s3.server.closeAllConnections();
+  await new Promise((resolve) => s3.server.close(resolve));
+  await client.close();
+  await env.stop();
+});
+
+async function availableOf(namespace: string, name: string): Promise<Condition | undefined> {
+  const bucket = await client.get(StorageBucket, { namespace, name });
+  return bucket.status?.conditions?.find((c) => c.type === conditionAvailable);
+}
+
+function waitForReason(namespace: string, name: string, reason: string): Promise<Condition> {
+  return eventually(`Available reason ${reason}`, async () => {
+    const c = await availableOf(namespace, name);
+    return c?.reason === reason ? c : undefined;
+  });
+}
+
+test("the status follows the bucket as the storage answers, with an Event on every change", async () => {
+  const ns = await newNamespace(client, "storagebucket");
+  const created = await client.create<StorageBucket>({
+    apiVersion: StorageBucket.apiVersion,
+    kind: StorageBucket.kind,
+    metadata: { name: "photos", namespace: ns },
+    spec: { endpoint: s3.endpoint, bucketName: "photos" },
+  });
+  // The CRD's schema defaults the probe timeout.
+  assert.equal(created.spec?.probe?.timeoutSeconds, 5);
+
+  const up = await waitForReason(ns, "photos", "BucketExists");
+  assert.equal(up.status, "True");
+  assert.equal(up.observedGeneration, created.metadata?.generation);
+  const bucket = await client.get(StorageBucket, { namespace: ns, name: "photos" });
+  assert.equal(bucket.status?.observedGeneration, created.metadata?.generation);
+
+  s3.mode = "down";
+  const down = await waitForReason(ns, "photos", "Unreachable");
+  assert.equal(down.status, "Unknown");
+  assert.match(down.message ?? "", /HEAD http:\/\/127\.0\.0\.1:\d+\/photos/);
+
+  s3.mode = 404;
+  const missing = await waitForReason(ns, "photos", "NoSuchBucket");
+  assert.equal(missing.status, "False");
+
+  // Still False, for another reason: the transition time stays that of the change to False.
+  s3.mode = 403;
+  const denied = await waitForReason(ns, "photos", "AccessDenied");
+  assert.equal(denied.status, "False");
+  assert.equal(denied.lastTransitionTime, missing.lastTransitionTime);
+
+  s3.mode = 200;
+  await waitForReason(ns, "photos", "BucketExists");
+
+  const reasons = await eventually("an Event for every change", async () => {
+    const r = await eventReasons(client, ns, "photos");
+    return r.length >= 4 ? r : undefined;
+  });
+  for (const reason of ["BucketExists", "Unreachable", "NoSuchBucket", "AccessDenied"]) {
+    assert.ok(reasons.includes(reason), `an Event with reason ${reason} in ${reasons.join(", ")}`);
+  }
+});
+
+test("probes that find nothing new write nothing", async () => {
+  const ns = await newNamespace(client, "storagebucket-quiet");
+  await client.create<StorageBucket>({
+    apiVersion: StorageBucket.apiVersion,
+    kind: StorageBucket.kind,
+    metadata: { name: "logs", namespace: ns },
+    spec: { endpoint: s3.endpoint, bucketName: "logs" },
+  });
+  await waitForReason(ns, "logs", "BucketExists");
+  const before = await client.get(StorageBucket, { namespace: ns, name: "logs" });
+  const heads = s3.heads;
+  await eventually("three more probes", () => s3.heads >= heads + 3);
+  const after = await client.get(StorageBucket, { namespace: ns, name: "logs" });
+  assert.equal(after.metadata?.resourceVersion, before.metadata?.resourceVersion);
+});
+
+test("a new spec is probed at once and its generation observed", async () => {
+  const ns = await newNamespace(client, "storagebucket-spec");
+  const created = await client.create<StorageBucket>({
+    apiVersion: StorageBucket.apiVersion,
+    kind: StorageBucket.kind,
+    metadata: { name: "assets", namespace: ns },
+    spec: { endpoint: s3.endpoint, bucketName: "assets" },
+  });
+  await waitForReason(ns, "assets", "BucketExists");
+  const current = await client.get(StorageBucket, { namespace: ns, name: "assets" });
+  const changed = structuredClone(current) as StorageBucket;
+  changed.spec = { endpoint: "http://127.0.0.1:1", bucketName: "assets" };
+  const updated = await client.update(changed);
+  assert.ok((updated.metadata?.generation ?? 0) > (created.metadata?.generation ?? 0));
+  const c = await waitForReason(ns, "assets", "Unreachable");
+  assert.equal(c.observedGeneration, updated.metadata?.generation);
+});

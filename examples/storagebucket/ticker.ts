@@ -1,0 +1,24 @@
+// The ticker: a Runnable that sends an empty GenericEvent into a channel every interval, so that
+// the controller reconciles on the passing of time, something no Kubernetes object announces.
+// It needs leader election: only the leading replica should probe, as only it reconciles.
+import { setInterval } from "node:timers/promises";
+import type { GenericEvent } from "../../src/event/index.js";
+import type { Runnable } from "../../src/manager/index.js";
+import type { Channel } from "../../src/source/index.js";
+
+export function newTicker(events: Channel<GenericEvent>, intervalMs: number): Runnable {
+  return {
+    needLeaderElection: () => true,
+    async start(signal) {
+      try {
+        for await (const _ of setInterval(intervalMs, undefined, { signal })) {
+          // An empty event, as Go's event.GenericEvent{}: "time has passed", about no object.
+          await events.send({}, { signal });
+        }
+      } catch (err) {
+        // The manager stopping us is the normal way out.
+        if (!signal.aborted) throw err;
+      }
+    },
+  };
+}
