@@ -180,10 +180,11 @@ test("after a server restart the watch resumes from history: changes made while 
   await rest.create(CM, configMap(ns, "goes"), { namespace: ns });
   const rec = recording(listWatcherFor(rest, kinds.ConfigMap, { namespace: ns }));
   const sink = mapSink();
-  const reflector = new Reflector(rec.lw, sink, { backoff: fastBackoff() });
+  const reflector = new Reflector(rec.lw, sink, { backoff: fastBackoff(), watcher: { streamingList: true } });
   const stop = new AbortController();
   const running = reflector.run(stop.signal);
   await until("synced", () => reflector.hasSynced());
+  assert.equal(rec.watches[0]?.sendInitialEvents, true, "the first list was streamed");
   await first.stop();
 
   // Another server on the same data makes the changes while the first port is dark.
@@ -305,7 +306,7 @@ test("a server that refuses streaming lists (422, as v1.26) gets list + watch", 
       watch: (o, s) => inner.watch({ ...o, sendInitialEvents: undefined }, s),
     };
     const sink = mapSink();
-    const reflector = new Reflector(lw, sink, { backoff: fastBackoff() });
+    const reflector = new Reflector(lw, sink, { backoff: fastBackoff(), watcher: { streamingList: true } });
     const stop = new AbortController();
     const running = reflector.run(stop.signal);
     await until("synced", () => reflector.hasSynced());
@@ -337,7 +338,7 @@ test("a server that ignores sendInitialEvents (never ends the initial events) ge
     const sink = mapSink();
     const reflector = new Reflector(lw, sink, {
       backoff: fastBackoff(),
-      watcher: { initialEventsTimeoutMs: 200 },
+      watcher: { streamingList: true, initialEventsTimeoutMs: 200 },
     });
     const stop = new AbortController();
     const running = reflector.run(stop.signal);

@@ -25,7 +25,10 @@ export type WatcherEvent<T extends KubeObject = KubeObject> =
 export interface WatcherOptions {
   /**
    * Start with a streaming list (`sendInitialEvents=true`), falling back to list + watch when the
-   * server refuses it or never ends the initial events. Default: true.
+   * server refuses it or never ends the initial events. Off by default, as in client-go before
+   * its WatchListClient gate: against the embedded server a streaming list of 10 000 ConfigMaps
+   * syncs 1.3–1.8× slower than one list (the server writes each initial event apart; see
+   * bench/cache.ts). Default: false.
    */
   streamingList?: boolean;
   /** Page size of lists. Default: 500 (client-go's). */
@@ -51,7 +54,7 @@ interface ResolvedWatcherOptions {
 
 function resolveWatcherOptions(opts: WatcherOptions): ResolvedWatcherOptions {
   return {
-    streamingList: opts.streamingList ?? true,
+    streamingList: opts.streamingList ?? false,
     pageSize: opts.pageSize ?? 500,
     watchTimeoutSeconds: opts.watchTimeoutSeconds ?? (() => 300 + Math.floor(Math.random() * 300)),
     initialEventsTimeoutMs: opts.initialEventsTimeoutMs ?? 10_000,
