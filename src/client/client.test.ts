@@ -5,6 +5,7 @@ import { after, before, test } from "node:test";
 import type { ConfigMap, Pod } from "kubernetes-types/core/v1.js";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import { type KubeObject, kinds } from "../api/index.js";
+import { metadataOnly } from "../cache/index.js";
 import { Environment } from "../envtest/index.js";
 import {
   createRestClient,
@@ -451,4 +452,27 @@ test("newAPIReader reads from the server; invalid objects are the server's 422",
     await reader.close();
   }
   await assert.rejects(client.create(configMap(ns, "Not_Valid")), isInvalid);
+});
+
+test("an aborted signal stops reads and writes before anything is written", async () => {
+  const ns = await newNamespace(rest, "abort");
+  const aborted = AbortSignal.abort(new Error("stop"));
+  await assert.rejects(client.get(kinds.ConfigMap, { namespace: ns, name: "x" }, { signal: aborted }));
+  await assert.rejects(client.list(kinds.ConfigMap, { inNamespace: ns, signal: aborted }));
+  await assert.rejects(client.create(configMap(ns, "x"), { signal: aborted }));
+  await assert.rejects(client.get(kinds.ConfigMap, { namespace: ns, name: "x" }), isNotFound);
+});
+
+test("metadata-only kinds read PartialObjectMetadata that still say their kind", async () => {
+  const ns = await newNamespace(rest, "meta");
+  await client.create(configMap(ns, "m", { big: "value" }));
+  const meta = await client.get(metadataOnly(kinds.ConfigMap), { namespace: ns, name: "m" });
+  assert.equal(meta.metadata.name, "m");
+  assert.equal(meta.kind, "ConfigMap");
+  assert.equal((meta as { data?: unknown }).data, undefined);
+  const list = await client.list(metadataOnly(kinds.ConfigMap), { inNamespace: ns });
+  assert.deepEqual(
+    list.items.filter((i) => i.metadata.name === "m").map((i) => [i.kind, (i as { data?: unknown }).data]),
+    [["ConfigMap", undefined]],
+  );
 });
