@@ -29,6 +29,7 @@ import {
 } from "../recorder/index.js";
 import type { RestConfig } from "../rest/config.js";
 import { createRestClient, type RestClient } from "../rest/index.js";
+import { newWebhookServer, type WebhookServer } from "../webhook/index.js";
 import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../workqueue/index.js";
 import { type ManagerOptions, type ResolvedManagerOptions, resolveManagerOptions } from "./options.js";
 import { aborted, needsLeaderElection, type Runnable } from "./runnable.js";
@@ -64,6 +65,11 @@ export interface Manager extends ControllerContext {
   getMetricsServer(): MetricsServer;
   /** The health probe server (its bound address once started), or the disabled server. */
   getHealthProbeServer(): HealthProbeServer;
+  /**
+   * The webhook server, made on first use and run in the Webhooks group (before caches, on every
+   * replica: webhooks need no leader).
+   */
+  getWebhookServer(): WebhookServer;
 }
 
 class ControllerManager implements Manager {
@@ -87,6 +93,7 @@ class ControllerManager implements Manager {
   readonly #elected: Promise<void>;
   #resolveElected!: () => void;
   #firstError: unknown;
+  #webhookServer: WebhookServer | undefined;
   #failed = new AbortController();
   #started = false;
 
@@ -315,6 +322,27 @@ class ControllerManager implements Manager {
 
   getHealthProbeServer(): HealthProbeServer {
     return this.#probes;
+  }
+
+  getWebhookServer(): WebhookServer {
+    if (!this.#webhookServer) {
+      const given = this.#o.webhookServer;
+      const server =
+        "register" in given
+          ? (given as WebhookServer)
+          : newWebhookServer({
+              ...given,
+              logger: given.logger ?? this.#log.withName("controller-runtime.webhook"),
+              registry: given.registry ?? this.#registry,
+            });
+      this.#webhookServer = server;
+      this.#groups.webhooks
+        .add(server, async () => {
+          await server.listening();
+        })
+        .catch((err: unknown) => this.#fail(err));
+    }
+    return this.#webhookServer;
   }
 }
 

@@ -5,6 +5,7 @@ import type { CacheOptions } from "../cache/index.js";
 import type { ControllerDefaults } from "../controller/index.js";
 import type { HTTPHandler } from "../metrics/index.js";
 import { type Logger, newLogger } from "../log/index.js";
+import type { WebhookServer, WebhookServerOptions } from "../webhook/index.js";
 
 export interface MetricsOptions {
   /** `:8080`, `127.0.0.1:8080`, `:0` (a free port), or `"0"` to disable. Default: `":8080"`. */
@@ -56,6 +57,11 @@ export interface ManagerOptions {
   gracefulShutdownTimeout?: number;
   /** Defaults for controllers built on this manager. Default: `{}`. */
   controller?: ControllerDefaults;
+  /**
+   * The webhook server `getWebhookServer()` returns: a server, or options for one made on first
+   * use (port 9443, certificates from `<tmpdir>/k8s-webhook-server/serving-certs`). Default: `{}`.
+   */
+  webhookServer?: WebhookServer | WebhookServerOptions;
 }
 
 export interface ResolvedManagerOptions {
@@ -76,6 +82,7 @@ export interface ResolvedManagerOptions {
   metrics: Required<Pick<MetricsOptions, "bindAddress">> & MetricsOptions;
   gracefulShutdownTimeout: number;
   controller: ControllerDefaults;
+  webhookServer: WebhookServer | WebhookServerOptions;
 }
 
 /** Thrown by Manager.create for options that cannot work; the message says which and why. */
@@ -113,5 +120,6 @@ export function resolveManagerOptions(
     metrics: { ...opts.metrics, bindAddress: opts.metrics?.bindAddress ?? ":8080" },
     gracefulShutdownTimeout: opts.gracefulShutdownTimeout ?? 30_000,
     controller: opts.controller ?? {},
+    webhookServer: opts.webhookServer ?? {},
   };
 }
