@@ -38,7 +38,9 @@ function leaf(l: Json | undefined, r: Json | undefined, path: PathElement[], c: 
 function isEmpty(v: Json | undefined): boolean {
   if (v === undefined || v === null) return true;
   if (Array.isArray(v)) return v.length === 0;
-  return typeof v === "object" && Object.keys(v).length === 0;
+  if (typeof v !== "object") return false;
+  for (const _ in v) return false;
+  return true;
 }
 
 function walk(
@@ -69,15 +71,15 @@ function walk(
     }
     const lm = (l ?? {}) as Record<string, Json>;
     const rm = (r ?? {}) as Record<string, Json>;
-    for (const k of new Set([...Object.keys(lm), ...Object.keys(rm)])) {
+    for (const k in lm) {
       path.push({ field: k });
-      walk(
-        Object.hasOwn(lm, k) ? lm[k] : undefined,
-        Object.hasOwn(rm, k) ? rm[k] : undefined,
-        t.field(k) ?? t.element(),
-        path,
-        c,
-      );
+      walk(lm[k], Object.hasOwn(rm, k) ? rm[k] : undefined, t.field(k) ?? t.element(), path, c);
+      path.pop();
+    }
+    for (const k in rm) {
+      if (Object.hasOwn(lm, k)) continue;
+      path.push({ field: k });
+      walk(undefined, rm[k], t.field(k) ?? t.element(), path, c);
       path.pop();
     }
   }

@@ -2,6 +2,7 @@
 // around the updater, picks the fields an endpoint resets, and turns errors into what kube
 // answers (an Update that cannot be tracked drops managedFields rather than failing).
 import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
+import { deepEqual } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { FieldsV1Error } from "./fields-v1.js";
 import { ApplyTypeError } from "./list-items.js";
@@ -76,6 +77,16 @@ export function updatedManagedFields(
 ): ManagedFieldsEntry[] {
   let managers: Managers | undefined;
   const given = managedFieldsOf(newObj);
+  const previous = managedFieldsOf(oldObj);
+  // Nothing changed and no new managedFields given: ownership stays as it is.
+  if (
+    oldObj &&
+    Array.isArray(previous) &&
+    (given === undefined || deepEqual(given, previous)) &&
+    deepEqual(withoutManagedFields(oldObj), withoutManagedFields(newObj))
+  ) {
+    return previous as ManagedFieldsEntry[];
+  }
   if (w.subresource === "" && Array.isArray(given) && given.length > 0) {
     try {
       managers = decodeManagedFields(given);
@@ -83,7 +94,7 @@ export function updatedManagedFields(
       if (!(e instanceof FieldsV1Error)) throw e;
     }
   }
-  managers ??= decodeOrEmpty(managedFieldsOf(oldObj));
+  managers ??= decodeOrEmpty(previous);
   const before = oldObj ? withoutManagedFields(oldObj) : { apiVersion: newObj.apiVersion, kind: newObj.kind };
   try {
     const next = recordUpdate(

@@ -33,6 +33,11 @@ export class FieldSet {
     this.#members.set(elementKey(pe), pe);
   }
 
+  /** The child set below `pe`, created empty if missing (the caller must not leave it empty). */
+  descend(pe: PathElement): FieldSet {
+    return this.#childFor(pe);
+  }
+
   /** Adds every path of `set` below `pe`. */
   addUnder(pe: PathElement, set: FieldSet): void {
     if (!set.isEmpty()) this.#childFor(pe).#addAll(set);

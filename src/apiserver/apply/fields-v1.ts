@@ -74,12 +74,13 @@ function read(value: unknown, set: FieldSet, where: string): void {
     if (typeof v !== "object" || v === null || Array.isArray(v)) {
       throw new FieldsV1Error(`FieldsV1 at ${where}${k} must be an object`);
     }
-    const keys = Object.keys(v);
-    if (keys.length === 0 || keys.includes(".")) set.insertMember(pe);
-    if (keys.some((x) => x !== ".")) {
-      const child = new FieldSet();
-      read(v, child, `${where}${k}/`);
-      set.addUnder(pe, child);
+    let self = false;
+    let children = false;
+    for (const x in v) {
+      if (x === ".") self = true;
+      else children = true;
     }
+    if (self || !children) set.insertMember(pe);
+    if (children) read(v, set.descend(pe), `${where}${k}/`);
   }
 }

@@ -215,6 +215,19 @@ function isObjectMetaSlot(s: Schema | undefined): boolean {
  * the generated definitions and strategic-merge tags; deduced where nothing is known.
  */
 export function objectType(def: ResourceDefinition): MapType {
+  let t = builtTypes.get(def);
+  if (!t) {
+    t = buildObjectType(def);
+    builtTypes.set(def, t);
+  }
+  return t;
+}
+
+// A memo, not state: a definition's type never changes (a changed CRD is a new definition), and
+// its nodes resolve lazily, so every write of a kind shares the nodes built so far.
+const builtTypes = new WeakMap<ResourceDefinition, MapType>();
+
+function buildObjectType(def: ResourceDefinition): MapType {
   const builder = new TypeBuilder();
   if (def.crdName) {
     const schema: Schema = { ...((def.schema ?? { type: "object" }) as Schema) };
