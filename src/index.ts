@@ -11,7 +11,7 @@ export type {
 } from "./api/index.js";
 export { defineKind, keyOf, kinds, objectKeyString } from "./api/index.js";
 export type { ForOptions, OwnsOptions, WatchesOptions } from "./builder/index.js";
-export { BuilderError, controllerManagedBy } from "./builder/index.js";
+export { BuilderError, controllerManagedBy, webhookManagedBy } from "./builder/index.js";
 export type { Cache, CacheListOptions, CacheOptions, FieldIndexer, Reader } from "./cache/index.js";
 export type { Controller, ControllerOptions } from "./controller/index.js";
 export { newController, newUnmanagedController } from "./controller/index.js";
