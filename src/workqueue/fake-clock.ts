@@ -48,6 +48,7 @@ export function createFakeClock(start = 0): FakeClock {
       timers.delete(handle as FakeTimer);
     },
     advance(ms) {
+      if (!(ms >= 0)) throw new RangeError(`FakeClock.advance: ms must be >= 0, got ${ms}`);
       const end = time + ms;
       for (;;) {
         const next = earliest();
