@@ -151,3 +151,30 @@ test("probes and metrics answer over HTTP while the manager runs", async () => {
   stop.abort();
   await running;
 });
+
+test("getClient reads through the cache and writes to the server; getAPIReader reads the server", async () => {
+  const mgr = await Manager.create(config, quiet);
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  await mgr.elected();
+  try {
+    const client = mgr.getClient();
+    await client.create({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "via-client", namespace: "default" },
+    });
+    const fromServer = await mgr
+      .getAPIReader()
+      .get(kinds.ConfigMap, { namespace: "default", name: "via-client" });
+    assert.equal(fromServer.metadata?.name, "via-client");
+    // The first cached read of a kind starts its informer and waits for it to sync.
+    const cached = await client.get(kinds.ConfigMap, { namespace: "default", name: "via-client" });
+    assert.ok(Object.isFrozen(cached), "cached objects are frozen");
+    const mapping = await mgr.getRESTMapper().restMapping({ group: "apps", kind: "Deployment" });
+    assert.equal(mapping.resource.resource, "deployments");
+  } finally {
+    stop.abort();
+    await running;
+  }
+});

@@ -4,6 +4,7 @@
 // reverse, bounded by gracefulShutdownTimeout.
 import type { Registry } from "prom-client";
 import type { Cache, FieldIndexer } from "../cache/index.js";
+import { type Client, type ClientReader, newAPIReader, newClient } from "../client/index.js";
 import { createCache } from "../cache/index.js";
 import type { ControllerContext, ControllerDefaults } from "../controller/index.js";
 import { type Checker, type HealthProbeServer, newHealthProbeServer } from "../healthz/index.js";
@@ -14,6 +15,7 @@ import {
   newLeaseLock,
 } from "../leaderelection/index.js";
 import type { Logger } from "../log/index.js";
+import { createRestMapper, type RESTMapper } from "../mapper/index.js";
 import {
   type HTTPHandler,
   leaderElectionMetrics,
@@ -52,6 +54,12 @@ export interface Manager extends ControllerContext {
   addReadyzCheck(name: string, check: Checker): void;
   addMetricsServerExtraHandler(path: string, handler: HTTPHandler): void;
   getConfig(): RestConfig;
+  /** The client: reads from the cache (except `client.cacheDisableFor`), writes to the API server. */
+  getClient(): Client;
+  /** Reads straight from the API server; use sparingly, where the cache will not do. */
+  getAPIReader(): ClientReader;
+  /** Kind ⇄ resource mappings from discovery, refreshed on a miss. */
+  getRESTMapper(): RESTMapper;
   getCache(): Cache;
   getFieldIndexer(): FieldIndexer;
   getEventRecorderFor(name: string): EventRecorder;
@@ -79,6 +87,9 @@ class ControllerManager implements Manager {
   readonly #registry: Registry;
   readonly #rest: RestClient;
   readonly #cache: Cache;
+  readonly #mapper: RESTMapper;
+  readonly #client: Client;
+  readonly #apiReader: ClientReader;
   readonly #recorders: EventRecorderProvider;
   readonly #metricsServer: MetricsServer;
   readonly #probes: HealthProbeServer;
@@ -119,6 +130,14 @@ class ControllerManager implements Manager {
       restClient: o.cache.restClient ?? this.#rest,
       logger: o.cache.logger ?? this.#log.withName("cache"),
     });
+    this.#mapper = createRestMapper(this.#rest);
+    this.#client = newClient(config, {
+      cache: this.#cache,
+      cacheDisableFor: o.client.cacheDisableFor,
+      restClient: this.#rest,
+      mapper: this.#mapper,
+    });
+    this.#apiReader = newAPIReader(config, { restClient: this.#rest, mapper: this.#mapper });
     this.#recorders = newEventRecorderProvider({
       client: this.#rest,
       logger: this.#log.withName("events"),
@@ -286,6 +305,18 @@ class ControllerManager implements Manager {
 
   getConfig(): RestConfig {
     return this.#config;
+  }
+
+  getClient(): Client {
+    return this.#client;
+  }
+
+  getAPIReader(): ClientReader {
+    return this.#apiReader;
+  }
+
+  getRESTMapper(): RESTMapper {
+    return this.#mapper;
   }
 
   getCache(): Cache {
