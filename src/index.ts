@@ -13,6 +13,24 @@ export { defineKind, keyOf, kinds, objectKeyString } from "./api/index.js";
 export type { ForOptions, OwnsOptions, WatchesOptions } from "./builder/index.js";
 export { BuilderError, controllerManagedBy, webhookManagedBy } from "./builder/index.js";
 export type { Cache, CacheListOptions, CacheOptions, FieldIndexer, Reader } from "./cache/index.js";
+export type { ApplyConfiguration, Client, ClientReader } from "./client/index.js";
+export {
+  applyConfiguration,
+  jsonPatch,
+  mergeFrom,
+  newAPIReader,
+  newClient,
+  strategicMergeFrom,
+} from "./client/index.js";
+export {
+  addFinalizer,
+  containsFinalizer,
+  createOrPatch,
+  createOrUpdate,
+  removeFinalizer,
+  setControllerReference,
+  setOwnerReference,
+} from "./controllerutil/index.js";
 export type { Controller, ControllerOptions } from "./controller/index.js";
 export { newController, newUnmanagedController } from "./controller/index.js";
 export type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from "./event/index.js";
