@@ -581,4 +581,19 @@ describe("kubectl apply --server-side", () => {
     const owners = forced.metadata.managedFields.map((e: { manager: string }) => e.manager);
     assert.deepEqual(owners, ["other"], "kubectl lost its only field to the forced apply");
   });
+
+  test("moves an object from client-side apply without conflicts on the fields it last applied", async (t) => {
+    if (!available) return t.skip("kubectl not on PATH");
+    const file = join(dir, "csa.yaml");
+    const manifest = (data: Record<string, string>) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: csa, namespace: default}\ndata: ${JSON.stringify(data)}\n`;
+    await writeFile(file, manifest({ a: "1" }));
+    assert.match(await kubectl("apply", "--validate=false", "-f", file), /created/);
+    await writeFile(file, manifest({ a: "2" }));
+    assert.match(await kubectl("apply", "--server-side", "-f", file), /serverside-applied/);
+    const cmJson = JSON.parse(await kubectl("get", "configmap", "csa", "-o", "json"));
+    assert.deepEqual(cmJson.data, { a: "2" });
+    const last = JSON.parse(cmJson.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]);
+    assert.deepEqual(last.data, { a: "2" }, "the annotation follows the server-side apply");
+  });
 });

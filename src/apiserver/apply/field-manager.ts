@@ -4,7 +4,14 @@
 import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
 import { deepEqual } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
+import { ApplyConflictError } from "./conflict.js";
 import { FieldsV1Error } from "./fields-v1.js";
+import {
+  conflictsBeyondLastApplied,
+  hasLastApplied,
+  KUBECTL_MANAGER,
+  setLastApplied,
+} from "./last-applied.js";
 import { ApplyTypeError } from "./list-items.js";
 import { decodeManagedFields, encodeManagedFields, type Managers } from "./managers.js";
 import type { Json, PathElement } from "./path-element.js";
@@ -132,18 +139,25 @@ export function applyToObject(
   w: WriteContext,
 ): AppliedObject {
   const managers = decodeOrEmpty(managedFieldsOf(live));
-  const base = live ? withoutManagedFields(live) : { apiVersion: config.apiVersion, kind: config.kind };
-  const result = applyConfiguration(
-    base as Record<string, Json>,
-    config as Record<string, Json>,
-    managers,
-    manager,
-    force,
-    ownershipContext(w),
-  );
-  return {
-    object: result.object as Obj,
-    managedFields: encodeManagedFields(result.managers),
-    changed: result.changed,
-  };
+  const base = (
+    live ? withoutManagedFields(live) : { apiVersion: config.apiVersion, kind: config.kind }
+  ) as Record<string, Json>;
+  const cfg = config as Record<string, Json>;
+  const ctx = ownershipContext(w);
+  let result: ReturnType<typeof applyConfiguration>;
+  try {
+    result = applyConfiguration(base, cfg, managers, manager, force, ctx);
+  } catch (e) {
+    // kubectl moving an object from client-side apply: conflicts the annotation explains are forced.
+    if (!(e instanceof ApplyConflictError) || manager !== KUBECTL_MANAGER) throw e;
+    const remaining = conflictsBeyondLastApplied(base, e.conflicts, ctx.type);
+    if (remaining === undefined) throw e;
+    if (remaining.length > 0) throw new ApplyConflictError(remaining);
+    result = applyConfiguration(base, cfg, managers, manager, true, ctx);
+  }
+  const object = result.object as Obj;
+  if (manager === KUBECTL_MANAGER && hasLastApplied(base)) {
+    setLastApplied(object as Record<string, Json>, cfg);
+  }
+  return { object, managedFields: encodeManagedFields(result.managers), changed: result.changed };
 }
