@@ -1,5 +1,6 @@
 // What every handler receives: the server's shared state and one parsed resource request.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Admission } from "../admission/index.js";
 import type { OpenAPIService } from "../openapi/index.js";
 import type { Registry, ResourceDefinition } from "../registry/index.js";
 import type { Schema } from "../schema/index.js";
@@ -37,6 +38,8 @@ export interface ServerContext {
   readonly registry: Registry;
   readonly limits: ServerLimits;
   readonly hooks: ChangeHooks;
+  /** Admission webhooks (Mutating/ValidatingWebhookConfigurations). Default: none are called. */
+  readonly admission?: Admission;
   /** /openapi/v2 and /openapi/v3, with their caches. */
   readonly openapi: OpenAPIService;
   /** ObjectMeta's schema, built once per server, for the unknown-field walks. */

@@ -1,0 +1,159 @@
+// Calls a webhook over HTTPS as kube-apiserver's webhook client does: `clientConfig.url`, or a
+// `service` reference turned into an address by the server's service resolver, TLS that trusts
+// only `caBundle` (the system roots without one), `?timeout=Ns`, and Go's wording for failures so
+// that messages read as kube's. Shared by admission and CRD conversion.
+import { request } from "node:https";
+import type { ClientConfig } from "./types.js";
+
+/** A Service named by a webhook's `clientConfig.service`. */
+export interface ServiceReference {
+  namespace: string;
+  name: string;
+  /** Default: 443. */
+  port: number;
+}
+
+/**
+ * Where a Service reference is reached: a base URL such as `https://127.0.0.1:9443` (the
+ * reference's `path` is appended). The TLS server name stays `<name>.<namespace>.svc`, as kube
+ * checks it, so the webhook's certificate must name it.
+ */
+export type ServiceResolver = (svc: ServiceReference) => string;
+
+/** The default resolver: the Service's cluster DNS name, which resolves only inside a cluster. */
+export const clusterDnsResolver: ServiceResolver = (svc) =>
+  `https://${svc.name}.${svc.namespace}.svc:${svc.port}`;
+
+/** Thrown when a webhook could not be called or answered something unusable. */
+export class WebhookCallError extends Error {
+  override readonly name = "WebhookCallError";
+}
+
+export interface WebhookCall {
+  clientConfig: ClientConfig;
+  body: string;
+  timeoutSeconds: number;
+  resolver: ServiceResolver;
+  /** Aborted when the API server stops. */
+  signal: AbortSignal;
+  /** Largest response read. Default: 30 MiB. */
+  maxResponseBytes?: number;
+}
+
+interface Target {
+  url: URL;
+  servername: string | undefined;
+}
+
+function targetOf(cfg: ClientConfig, resolver: ServiceResolver, timeoutSeconds: number): Target {
+  let url: URL;
+  let servername: string | undefined;
+  if (cfg.url) {
+    url = new URL(cfg.url);
+  } else if (cfg.service) {
+    const svc = cfg.service;
+    const base = resolver({ namespace: svc.namespace, name: svc.name, port: svc.port ?? 443 });
+    url = new URL(`${base.replace(/\/$/, "")}${svc.path ?? ""}`);
+    servername = `${svc.name}.${svc.namespace}.svc`;
+  } else {
+    throw new WebhookCallError("webhook has no clientConfig.url or clientConfig.service");
+  }
+  url.searchParams.set("timeout", `${timeoutSeconds}s`);
+  return { url, servername };
+}
+
+function goError(e: unknown, url: URL, timedOut: boolean): string {
+  const post = `Post "${url.toString()}"`;
+  if (timedOut) return `${post}: context deadline exceeded`;
+  const err = e as NodeJS.ErrnoException & { code?: string };
+  const host = url.port ? `${url.hostname}:${url.port}` : url.hostname;
+  switch (err.code) {
+    case "ECONNREFUSED":
+      return `${post}: dial tcp ${host}: connect: connection refused`;
+    case "ENOTFOUND":
+      return `${post}: dial tcp: lookup ${url.hostname}: no such host`;
+    case "ECONNRESET":
+      return `${post}: read: connection reset by peer`;
+    case "UNABLE_TO_VERIFY_LEAF_SIGNATURE":
+    case "SELF_SIGNED_CERT_IN_CHAIN":
+    case "DEPTH_ZERO_SELF_SIGNED_CERT":
+    case "UNABLE_TO_GET_ISSUER_CERT_LOCALLY":
+    case "UNABLE_TO_GET_ISSUER_CERT":
+      return `${post}: tls: failed to verify certificate: x509: certificate signed by unknown authority`;
+    case "CERT_HAS_EXPIRED":
+      return `${post}: tls: failed to verify certificate: x509: certificate has expired or is not yet valid`;
+    case "ERR_TLS_CERT_ALTNAME_INVALID":
+      return `${post}: tls: failed to verify certificate: x509: certificate is not valid for ${url.hostname}`;
+    default:
+      return `${post}: ${err.message ?? String(e)}`;
+  }
+}
+
+/** POSTs `body` and answers the response body of a 2xx reply; anything else is a WebhookCallError. */
+export async function callWebhook(call: WebhookCall): Promise<Buffer> {
+  const { url, servername } = targetOf(call.clientConfig, call.resolver, call.timeoutSeconds);
+  const ca = call.clientConfig.caBundle
+    ? Buffer.from(call.clientConfig.caBundle, "base64").toString("utf8")
+    : undefined;
+  const timeout = AbortSignal.timeout(call.timeoutSeconds * 1000);
+  const signal = AbortSignal.any([timeout, call.signal]);
+  const limit = call.maxResponseBytes ?? 30 * 1024 * 1024;
+  try {
+    return await new Promise<Buffer>((resolve, reject) => {
+      const req = request(
+        url,
+        {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/json",
+            Accept: "application/json, */*",
+            "Content-Length": Buffer.byteLength(call.body),
+          },
+          ...(ca !== undefined ? { ca } : {}),
+          ...(servername !== undefined ? { servername } : {}),
+          // A new connection per call: a webhook's rotated certificate is used at once.
+          agent: false,
+          signal,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on("data", (c: Buffer) => {
+            size += c.length;
+            if (size > limit) {
+              res.destroy(new WebhookCallError(`webhook response was larger than ${limit} bytes`));
+              return;
+            }
+            chunks.push(c);
+          });
+          res.on("error", reject);
+          res.on("end", () => {
+            const body = Buffer.concat(chunks);
+            const code = res.statusCode ?? 0;
+            if (code >= 200 && code < 300) resolve(body);
+            else reject(new WebhookCallError(statusText(code, body)));
+          });
+        },
+      );
+      req.on("error", reject);
+      req.end(call.body);
+    });
+  } catch (e) {
+    if (e instanceof WebhookCallError) throw e;
+    throw new WebhookCallError(goError(e, url, timeout.aborted));
+  }
+}
+
+// client-go's wording for a non-2xx answer: the Status message when there is one.
+function statusText(code: number, body: Buffer): string {
+  try {
+    const parsed = JSON.parse(body.toString("utf8")) as { kind?: string; message?: string };
+    if (parsed?.kind === "Status" && parsed.message) return parsed.message;
+  } catch {
+    // not a Status
+  }
+  const text = body.toString("utf8").trim();
+  if (text === "")
+    return `the server responded with the status code ${code} but did not return more information`;
+  return `an error on the server (${JSON.stringify(text.slice(0, 256))}) has prevented the request from succeeding`;
+}

@@ -1,0 +1,232 @@
+// The admission chain for webhooks: the mutating webhooks one after another (with one round of
+// reinvocation for `reinvocationPolicy: IfNeeded`), then the validating webhooks in parallel.
+// Each call honours sideEffects under dryRun, failurePolicy, timeoutSeconds, the
+// AdmissionReview version and, under matchPolicy Equivalent, the version the webhook asked for.
+import { applyJsonPatch, PatchError } from "../../patch/index.js";
+import { deepEqual } from "../object/meta.js";
+import type { Registry, ResourceDefinition } from "../registry/index.js";
+import { internalError } from "../status.js";
+import type { Obj, Storage } from "../storage/index.js";
+import { callWebhook, type ServiceResolver, WebhookCallError } from "./client.js";
+import { WebhookConfigurations } from "./configurations.js";
+import { CallingWebhookError, deniedError, dryRunUnsupported, failedClosed } from "./errors.js";
+import { type Invocation, isExempt, matchRules, shouldCall } from "./matching.js";
+import {
+  admissionReview,
+  InvalidResponseError,
+  pickReviewVersion,
+  UndecodableResponseError,
+  verifyAdmissionResponse,
+} from "./review.js";
+import type { AdmissionAttributes, ResolvedWebhook } from "./types.js";
+
+/** Converts a custom resource between two served versions of its CRD. */
+export type VersionConverter = (
+  obj: Readonly<Obj>,
+  from: ResourceDefinition,
+  to: ResourceDefinition,
+) => Promise<Obj>;
+
+export interface AdmissionOptions {
+  storage: Storage;
+  registry: Registry;
+  serviceResolver: ServiceResolver;
+  /** Aborted when the server stops: calls in flight end. */
+  signal: AbortSignal;
+  /** For webhooks that asked for another version of a CRD. Default: rewrites apiVersion only. */
+  convert?: VersionConverter;
+}
+
+const rewriteApiVersion: VersionConverter = async (obj, _from, to) => ({
+  ...structuredClone(obj as Obj),
+  apiVersion: to.group ? `${to.group}/${to.version}` : to.version,
+});
+
+/** Calls the stored webhook configurations for the requests of one API server. */
+export class Admission {
+  readonly #opts: AdmissionOptions;
+  readonly #configs: WebhookConfigurations;
+  readonly #convert: VersionConverter;
+
+  constructor(opts: AdmissionOptions) {
+    this.#opts = opts;
+    this.#configs = new WebhookConfigurations(opts.storage);
+    this.#convert = opts.convert ?? rewriteApiVersion;
+  }
+
+  /** Whether any webhook's rules select this request: when none does, the write path stays synchronous. */
+  interested(attrs: AdmissionAttributes): boolean {
+    if (isExempt(attrs.def)) return false;
+    const matches = (h: ResolvedWebhook) => matchRules(h, attrs, this.#opts.registry) !== undefined;
+    return this.#configs.mutating().some(matches) || this.#configs.validating().some(matches);
+  }
+
+  /** Runs the mutating webhooks; answers the (possibly patched) object. Warnings are appended. */
+  async mutate(attrs: AdmissionAttributes, warnings: string[]): Promise<Obj | undefined> {
+    const hooks = this.#configs.mutating();
+    let object = attrs.object;
+    const reinvocable = new Set<ResolvedWebhook>();
+    const reinvoke = new Set<ResolvedWebhook>();
+    for (const round of [0, 1]) {
+      if (round === 1 && reinvoke.size === 0) break;
+      for (const hook of hooks) {
+        if (round === 1 && !reinvoke.has(hook)) continue;
+        const current = { ...attrs, object };
+        const invocation = shouldCall(hook, current, this.#opts.registry, this.#opts.storage);
+        if (!invocation) continue;
+        let changed = false;
+        try {
+          const next = await this.#callMutating(invocation, current, warnings);
+          if (next !== undefined && !deepEqual(next, object)) {
+            object = next;
+            changed = true;
+          }
+        } catch (e) {
+          if (!(e instanceof CallingWebhookError)) throw e;
+          if (hook.failurePolicy !== "Ignore") throw failedClosed(e);
+        }
+        if (changed && round === 0) {
+          for (const h of reinvocable) reinvoke.add(h);
+          reinvocable.clear();
+        }
+        if (round === 0 && hook.reinvocationPolicy === "IfNeeded") reinvocable.add(hook);
+      }
+    }
+    return object;
+  }
+
+  /** Runs the validating webhooks in parallel; the first failure in configuration order wins. */
+  async validate(attrs: AdmissionAttributes, warnings: string[]): Promise<void> {
+    const invocations: Invocation[] = [];
+    for (const hook of this.#configs.validating()) {
+      const inv = shouldCall(hook, attrs, this.#opts.registry, this.#opts.storage);
+      if (inv) invocations.push(inv);
+    }
+    if (invocations.length === 0) return;
+    const outcomes = await Promise.all(
+      invocations.map(async (inv) => {
+        const own: string[] = [];
+        try {
+          await this.#call(inv, attrs, own);
+          return { inv, own, error: undefined as unknown };
+        } catch (error) {
+          return { inv, own, error };
+        }
+      }),
+    );
+    let first: unknown;
+    for (const { inv, own, error } of outcomes) {
+      warnings.push(...own);
+      if (error === undefined || first !== undefined) continue;
+      if (!(error instanceof CallingWebhookError)) first = error;
+      else if (inv.hook.failurePolicy !== "Ignore") first = failedClosed(error);
+    }
+    if (first !== undefined) throw first;
+  }
+
+  async #callMutating(
+    inv: Invocation,
+    attrs: AdmissionAttributes,
+    warnings: string[],
+  ): Promise<Obj | undefined> {
+    const answer = await this.#call(inv, attrs, warnings);
+    if (!answer.patch) return undefined;
+    const name = inv.hook.name;
+    let ops: unknown;
+    try {
+      ops = JSON.parse(answer.patch.toString("utf8"));
+    } catch (e) {
+      throw new CallingWebhookError(
+        name,
+        `received undecodable patch in webhook response: ${(e as Error).message}`,
+      );
+    }
+    if (!Array.isArray(ops)) {
+      throw new CallingWebhookError(
+        name,
+        "received undecodable patch in webhook response: json: cannot unmarshal object into Go value of type jsonpatch.Patch",
+      );
+    }
+    if (ops.length === 0) return undefined;
+    if (attrs.object === undefined) {
+      throw internalError(
+        `admission webhook "${name}" attempted to modify the object, which is not supported for this operation`,
+      );
+    }
+    if (answer.patchType !== "JSONPatch") {
+      throw new CallingWebhookError(name, `unsupported patch type "${answer.patchType}"`);
+    }
+    let patched: unknown;
+    try {
+      patched = applyJsonPatch(structuredClone(answer.sent as Obj), ops);
+    } catch (e) {
+      if (e instanceof PatchError) throw internalError(e.message);
+      throw e;
+    }
+    if (patched === null || typeof patched !== "object" || Array.isArray(patched)) {
+      throw internalError(`admission webhook "${name}" patched the object into a non-object`);
+    }
+    const result = patched as Obj;
+    // The webhook worked in the version it asked for; the request goes on in its own.
+    return inv.def === attrs.def ? result : this.#convert(result, inv.def, attrs.def);
+  }
+
+  /** One call: the review, the HTTP round trip and the checks on the answer; throws a denial. */
+  async #call(
+    inv: Invocation,
+    attrs: AdmissionAttributes,
+    warnings: string[],
+  ): Promise<{ patch: Buffer | undefined; patchType: string; sent: Obj | undefined }> {
+    const hook = inv.hook;
+    if (attrs.dryRun) {
+      if (hook.sideEffects === undefined)
+        throw new CallingWebhookError(hook.name, "Webhook SideEffects is nil");
+      if (hook.sideEffects !== "None" && hook.sideEffects !== "NoneOnDryRun")
+        throw dryRunUnsupported(hook.name);
+    }
+    const version = pickReviewVersion(hook.admissionReviewVersions);
+    if (!version) {
+      throw new CallingWebhookError(
+        hook.name,
+        "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)",
+      );
+    }
+    const sameVersion = inv.def === attrs.def;
+    const object =
+      attrs.object && !sameVersion ? await this.#convert(attrs.object, attrs.def, inv.def) : attrs.object;
+    const oldObject =
+      attrs.oldObject && !sameVersion
+        ? await this.#convert(attrs.oldObject, attrs.def, inv.def)
+        : attrs.oldObject;
+    const review = admissionReview(version, attrs, inv.def, object, oldObject);
+    let body: Buffer;
+    try {
+      body = await callWebhook({
+        clientConfig: hook.clientConfig,
+        body: review.body,
+        timeoutSeconds: hook.timeoutSeconds,
+        resolver: this.#opts.serviceResolver,
+        signal: this.#opts.signal,
+      });
+    } catch (e) {
+      if (e instanceof WebhookCallError)
+        throw new CallingWebhookError(hook.name, `failed to call webhook: ${e.message}`);
+      throw e;
+    }
+    let answer: ReturnType<typeof verifyAdmissionResponse>;
+    try {
+      answer = verifyAdmissionResponse(version, review.uid, hook.mutating, body);
+    } catch (e) {
+      if (e instanceof UndecodableResponseError) {
+        throw new CallingWebhookError(hook.name, `failed to call webhook: ${e.message}`);
+      }
+      if (e instanceof InvalidResponseError) {
+        throw new CallingWebhookError(hook.name, `received invalid webhook response: ${e.message}`);
+      }
+      throw e;
+    }
+    warnings.push(...answer.warnings);
+    if (!answer.allowed) throw deniedError(hook.name, answer.result);
+    return { patch: answer.patch, patchType: answer.patchType, sent: object as Obj | undefined };
+  }
+}
