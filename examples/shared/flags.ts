@@ -25,7 +25,8 @@ export function parseFlags<O extends Options>(
   options: O,
   argv: readonly string[] = process.argv.slice(2),
 ): Parsed<O> {
-  return parseArgs({ options, args: goBooleans(argv, options), strict: true, allowPositionals: false }).values;
+  return parseArgs({ options, args: goBooleans(argv, options), strict: true, allowPositionals: false })
+    .values;
 }
 
 function goBooleans(argv: readonly string[], options: Options): string[] {

@@ -1,0 +1,30 @@
+// Helpers the simulated controllers share: listing what an object controls, straight from the
+// API server. Kube's own controllers read a cache and keep "expectations" of the creates and
+// deletes in flight; a live list is the simple stand-in, and never counts a Pod twice.
+import type { Kind, KubeObject } from "../../src/api/index.js";
+import type { ClientReader } from "../../src/client/index.js";
+import { getControllerOf } from "../../src/controllerutil/index.js";
+
+export async function listControlled<T extends KubeObject>(
+  reader: ClientReader,
+  kind: Kind<T>,
+  owner: Readonly<KubeObject>,
+  signal: AbortSignal,
+): Promise<Readonly<T>[]> {
+  const list = await reader.list(kind, { inNamespace: owner.metadata?.namespace, signal });
+  return list.items.filter(
+    (o) => getControllerOf(o)?.uid === owner.metadata?.uid && !o.metadata?.deletionTimestamp,
+  );
+}
+
+/** The controller reference kube's controllers set on what they create. */
+export function controlledBy(owner: Readonly<KubeObject>) {
+  return {
+    apiVersion: owner.apiVersion ?? "",
+    kind: owner.kind ?? "",
+    name: owner.metadata?.name ?? "",
+    uid: owner.metadata?.uid ?? "",
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
