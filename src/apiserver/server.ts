@@ -7,6 +7,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { type CertificateAuthority, createCertificateAuthority, type KeyPair } from "../certs/index.js";
 import type { RestConfig } from "../rest/config.js";
 import { Authenticator, type TokenUser } from "./authn.js";
+import { Admission, clusterDnsResolver, type ServiceResolver } from "./admission/index.js";
 import { createHooks } from "./controllers/hooks.js";
 import { crdStore } from "./controllers/crd.js";
 import type { ServerContext, ServerLimits, UserInfo } from "./handlers/context.js";
@@ -43,7 +44,8 @@ export interface ApiServerOptions {
   historySize?: number;
   /** Default: 3 MiB (3145728 bytes), as kube-apiserver. */
   maxBodyBytes?: number;
-  /** Unread bytes after which a watcher is cut off. Default: 16 MiB. */
+  /** Unsent bytes after which a watcher is cut off: when they stay above this for a second, or
+   * reach four times it. Default: 16 MiB. */
   watchBufferBytes?: number;
   /** Period of BOOKMARK events for watches that allow them. Default: 60000 ms. */
   bookmarkIntervalMs?: number;
@@ -51,6 +53,13 @@ export interface ApiServerOptions {
   defaultWatchTimeoutSeconds?: number;
   /** Unexpected errors (a bug, never bad input). Default: printed to stderr. */
   onError?: (err: unknown) => void;
+  /**
+   * Where webhooks given as `clientConfig.service` are reached (admission and CRD conversion):
+   * answers a base URL such as `https://127.0.0.1:9443`; TLS still checks the name
+   * `<name>.<namespace>.svc`. Default: `https://<name>.<namespace>.svc:<port>`, which resolves
+   * only inside a cluster.
+   */
+  serviceResolver?: ServiceResolver;
 }
 
 export interface RunningApiServer {
@@ -117,6 +126,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     registry,
     limits: resolveLimits(opts),
     hooks,
+    admission: new Admission({
+      storage,
+      registry,
+      serviceResolver: opts.serviceResolver ?? clusterDnsResolver,
+      signal: stopping.signal,
+    }),
     openapi: new OpenAPIService(registry),
     objectMetaSchema: () => {
       objectMeta ??= objectMetaSchema();
