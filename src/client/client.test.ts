@@ -91,7 +91,7 @@ test("create, get, update and delete round-trip a ConfigMap and never change the
   await client.delete(updated);
   await assert.rejects(client.get(kinds.ConfigMap, { namespace: ns, name: "a" }), isNotFound);
   assert.equal(
-    ignoreNotFound(await client.get(kinds.ConfigMap, { namespace: ns, name: "a" }).catch((e) => e)),
+    await client.get(kinds.ConfigMap, { namespace: ns, name: "a" }).catch(ignoreNotFound),
     undefined,
   );
   await assert.rejects(

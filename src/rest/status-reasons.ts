@@ -116,14 +116,20 @@ export function isServiceUnavailable(err: unknown): boolean {
   return matches(err, "ServiceUnavailable", 503);
 }
 
-/** Returns `undefined` for NotFound errors and `err` otherwise: `ignoreNotFound(e)` in a catch. */
-export function ignoreNotFound<E>(err: E): E | undefined {
-  return isNotFound(err) ? undefined : err;
+/**
+ * Swallows a NotFound error and rethrows any other: `await client.get(...).catch(ignoreNotFound)`
+ * resolves to the object or `undefined`, and a 500 still rejects. (Go's IgnoreNotFound returns the
+ * error instead; a thrown error is how TypeScript passes it on.)
+ */
+export function ignoreNotFound(err: unknown): undefined {
+  if (isNotFound(err)) return undefined;
+  throw err;
 }
 
-/** Returns `undefined` for AlreadyExists errors and `err` otherwise. */
-export function ignoreAlreadyExists<E>(err: E): E | undefined {
-  return isAlreadyExists(err) ? undefined : err;
+/** Swallows an AlreadyExists error and rethrows any other, as {@link ignoreNotFound}. */
+export function ignoreAlreadyExists(err: unknown): undefined {
+  if (isAlreadyExists(err)) return undefined;
+  throw err;
 }
 
 /**
