@@ -1,4 +1,5 @@
 // POST: create an object (generateName, namespace checks, admission, 409 AlreadyExists, dryRun).
+import { createWithAdmission } from "../admission/index.js";
 import { readBody, sendJson } from "../http-io.js";
 import { dropStatusOnCreate, normalizeOrder, prepareForCreate, randomSuffix } from "../object/meta.js";
 import { storeKeyOf } from "../registry/index.js";
@@ -18,7 +19,7 @@ import {
 export async function handleCreate(r: ResourceRequest): Promise<void> {
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const { obj, text } = decodeObject(r, body);
-  const { json, headers } = createObject(r, obj, text);
+  const { json, headers } = await createWithAdmission(r, obj, text, createObject);
   sendJson(r.res, 201, json, headers);
 }
 

@@ -1,4 +1,5 @@
 // DELETE of one object and deletecollection.
+import { deleteWithAdmission } from "../admission/index.js";
 import { mediaType, readBody, sendJson } from "../http-io.js";
 import { storeKeyOf } from "../registry/index.js";
 import { badRequest, deleteSuccess } from "../status.js";
@@ -51,7 +52,7 @@ async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
 
 export async function handleDelete(r: ResourceRequest): Promise<void> {
   const opts = await deleteOptions(r);
-  const current = mustGet(r);
+  const current = await deleteWithAdmission(r, mustGet(r), opts);
   const outcome = deleteStored(r.server, r.def, current, opts);
   if (!outcome.removed || (r.def.returnDeletedObject ?? r.def.crdName !== undefined)) {
     sendJson(r.res, 200, outcome.stored.json);
@@ -66,8 +67,9 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
   const page = selectPage(r);
   const items: string[] = [];
   for (const o of page.items) {
-    const current = r.server.storage.get(storeKeyOf(r.def), o.key);
-    if (!current) continue;
+    const listed = r.server.storage.get(storeKeyOf(r.def), o.key);
+    if (!listed) continue;
+    const current = await deleteWithAdmission(r, listed, opts, listed.name);
     const outcome = deleteStored(r.server, r.def, current, { ...opts, preconditions: undefined });
     items.push(itemJson(r.def, outcome.stored));
   }

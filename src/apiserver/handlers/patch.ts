@@ -13,7 +13,8 @@ import { ApiError, badRequest, cause, invalid, notFound, unsupportedMediaType } 
 import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { handleApply } from "../apply/index.js";
-import { checkFields, checkTypeMeta, commitUpdate, warningHeaders } from "./write.js";
+import { updateWithAdmission } from "../admission/index.js";
+import { checkFields, checkTypeMeta, warningHeaders } from "./write.js";
 
 const JSON_PATCH = "application/json-patch+json";
 const MERGE_PATCH = "application/merge-patch+json";
@@ -84,6 +85,6 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   if (meta.resourceVersion === undefined || meta.resourceVersion === null)
     meta.resourceVersion = String(current.rv);
   const warnings = checkFields(r, obj, undefined);
-  const result = commitUpdate(r, current, obj, warnings);
+  const result = await updateWithAdmission(r, current, obj, warnings);
   sendJson(r.res, 200, result.json, warningHeaders(warnings));
 }

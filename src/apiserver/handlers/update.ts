@@ -1,10 +1,11 @@
 // PUT: replace an object (or its status) with optimistic concurrency.
+import { updateWithAdmission } from "../admission/index.js";
 import { readBody, sendJson } from "../http-io.js";
 import { badRequest } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import { mustGet } from "./get.js";
-import { checkFields, checkTypeMeta, commitUpdate, decodeObject, warningHeaders } from "./write.js";
+import { checkFields, checkTypeMeta, decodeObject, warningHeaders } from "./write.js";
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
@@ -26,6 +27,6 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   }
   const warnings = checkFields(r, obj, text);
   const current = mustGet(r);
-  const result = commitUpdate(r, current, obj, warnings);
+  const result = await updateWithAdmission(r, current, obj, warnings);
   sendJson(r.res, 200, result.json, warningHeaders(warnings));
 }
