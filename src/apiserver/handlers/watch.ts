@@ -30,6 +30,11 @@ function watchTimeout(query: URLSearchParams, fallback: number): number {
   return fallback;
 }
 
+/** How long a watcher's unsent bytes may stay above the limit before it is cut off. */
+const CONGESTION_GRACE_MS = 1000;
+/** Unsent bytes, as a multiple of the limit, that cut a watcher off at once. */
+const HARD_LIMIT_FACTOR = 4;
+
 class Watcher implements WatchSink {
   #closed = false;
   #timers: NodeJS.Timeout[] = [];
@@ -42,6 +47,8 @@ class Watcher implements WatchSink {
   readonly #onClose: () => void;
   readonly #includeObject: "None" | "Object" | "Metadata";
   #tableHeadersSent = false;
+  /** Whether unsent bytes passed the limit and a drain is awaited. */
+  #congested = false;
 
   constructor(
     r: ResourceRequest,
@@ -140,7 +147,26 @@ class Watcher implements WatchSink {
     if (this.#closed) return;
     const res = this.#r.res;
     res.write(line);
-    if (res.writableLength > this.#r.server.limits.watchBufferBytes) this.#overflow();
+    const limit = this.#r.server.limits.watchBufferBytes;
+    const pending = res.writableLength;
+    if (pending <= limit) return;
+    // A burst (a namespace deleted, one large object) may pass the limit for a moment even for
+    // a client that reads: cut off only a watcher that stays above it, or that goes far above.
+    if (pending > limit * HARD_LIMIT_FACTOR) {
+      this.#overflow();
+      return;
+    }
+    if (this.#congested) return;
+    this.#congested = true;
+    const timer = setTimeout(() => {
+      this.#congested = false;
+      if (!this.#closed && res.writableLength > limit) this.#overflow();
+    }, CONGESTION_GRACE_MS);
+    this.addTimer(timer);
+    res.once("drain", () => {
+      clearTimeout(timer);
+      this.#congested = false;
+    });
   }
 
   #overflow(): void {
@@ -148,7 +174,7 @@ class Watcher implements WatchSink {
     const status = failureStatus(
       500,
       "InternalError",
-      `watch closed: the client did not read events fast enough (more than ${limit} bytes unread); watch again from the last resourceVersion it saw`,
+      `watch closed: the client did not read events fast enough (more than ${limit} bytes unsent); watch again from the last resourceVersion it saw`,
     );
     this.#r.res.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
     this.close();
