@@ -1,0 +1,170 @@
+// The server as a whole: a restart on the same storage, CA and token keeps objects, versions and
+// clients' trust, and a watch resumed from the last version gets later changes; owner-reference
+// garbage collection is off by default and on when asked; the CLI serves until Ctrl-C.
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { Agent } from "undici";
+import { Api, collect, configMap, type Target } from "../../test/apiserver/harness.js";
+import { type RunningApiServer, startApiServer } from "./index.js";
+
+const run = promisify(execFile);
+
+function apiFor(server: RunningApiServer, agent = new Agent({ connect: { ca: server.caPem } })): Api {
+  const target: Target = {
+    url: server.url,
+    token: server.adminToken,
+    caPem: server.caPem,
+    embedded: true,
+    agent,
+    close: () => agent.close(),
+  };
+  return new Api(target);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("restart", () => {
+  test("objects, resourceVersions, the CA and the token survive; a resumed watch gets later changes", async () => {
+    const first = await startApiServer();
+    const agent = new Agent({ connect: { ca: first.caPem } });
+    const api1 = apiFor(first, agent);
+    const ns = await api1.namespace("rs");
+    const created = await api1.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("kept", { a: "1" }));
+    const lastRv = created.body.metadata.resourceVersion;
+    await first.stop();
+
+    const second = await startApiServer({
+      storage: first.storage,
+      certificateAuthority: first.certificateAuthority,
+      adminToken: first.adminToken,
+    });
+    try {
+      // The same agent (trusting the first server's CA) and token work against the new one.
+      const api2 = apiFor(second, agent);
+      assert.equal(second.caPem, first.caPem);
+      const got = await api2.get(`/api/v1/namespaces/${ns}/configmaps/kept`);
+      assert.equal(got.status, 200);
+      assert.equal(got.body.metadata.resourceVersion, lastRv);
+      assert.equal(got.body.metadata.uid, created.body.metadata.uid);
+
+      const ac = new AbortController();
+      const events = collect(
+        api2.watch(`/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${lastRv}`, ac.signal),
+        (seen) => seen.length === 1,
+      );
+      const later = await api2.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("later"));
+      assert.ok(Number(later.body.metadata.resourceVersion) > Number(lastRv), "versions keep increasing");
+      const [ev] = await events;
+      ac.abort();
+      assert.equal(ev.type, "ADDED");
+      assert.equal(ev.object.metadata.name, "later");
+    } finally {
+      await second.stop();
+      await agent.close();
+    }
+  });
+});
+
+describe("garbage collection", () => {
+  async function ownerAndDependent(api: Api) {
+    const ns = await api.namespace("gc");
+    const owner = await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("owner"));
+    const dependent = configMap("dependent") as ReturnType<typeof configMap> & {
+      metadata: Record<string, unknown>;
+    };
+    dependent.metadata.ownerReferences = [
+      { apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.body.metadata.uid },
+    ];
+    assert.equal((await api.post(`/api/v1/namespaces/${ns}/configmaps`, dependent)).status, 201);
+    assert.equal((await api.delete(`/api/v1/namespaces/${ns}/configmaps/owner`)).status, 200);
+    return ns;
+  }
+
+  test("off by default: dependents stay when their owner is deleted", async () => {
+    const server = await startApiServer();
+    const api = apiFor(server);
+    try {
+      const ns = await ownerAndDependent(api);
+      await sleep(200);
+      assert.equal((await api.get(`/api/v1/namespaces/${ns}/configmaps/dependent`)).status, 200);
+    } finally {
+      await api.target.close();
+      await server.stop();
+    }
+  });
+
+  test("on: dependents whose owners are all gone are deleted", async () => {
+    const server = await startApiServer({ garbageCollection: true });
+    const api = apiFor(server);
+    try {
+      const ns = await ownerAndDependent(api);
+      let status = 200;
+      for (let i = 0; i < 100 && status === 200; i++) {
+        status = (await api.get(`/api/v1/namespaces/${ns}/configmaps/dependent`)).status;
+        if (status === 200) await sleep(50);
+      }
+      assert.equal(status, 404);
+    } finally {
+      await api.target.close();
+      await server.stop();
+    }
+  });
+});
+
+describe("CLI", () => {
+  test("prints its URL, writes a kubeconfig kubectl can use, and exits 0 on SIGINT", async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), "apiserver-cli-"));
+    const kubeconfig = join(dir, "config");
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        fileURLToPath(new URL("./cli.ts", import.meta.url)),
+        "--port",
+        "0",
+        "--kubeconfig",
+        kubeconfig,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    try {
+      let out = "";
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+          const m = /listening on (https:\/\/\S+)/.exec(out);
+          if (m && out.includes("kubeconfig written")) resolve(m[1]);
+        });
+        child.once("exit", (code) => reject(new Error(`the CLI exited early (${code}): ${out}`)));
+      });
+      assert.match(url, /^https:\/\/127\.0\.0\.1:\d+$/);
+      let kubectl = true;
+      try {
+        await run("kubectl", ["version", "--client"]);
+      } catch {
+        kubectl = false;
+      }
+      if (kubectl) {
+        const { stdout } = await run(
+          "kubectl",
+          ["--kubeconfig", kubeconfig, "--cache-dir", join(dir, "cache"), "get", "namespaces", "-o", "name"],
+          {},
+        );
+        assert.match(stdout, /namespace\/default/);
+      } else t.diagnostic("kubectl not on PATH: only the HTTP side is checked");
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      child.kill("SIGINT");
+      assert.equal(await exited, 0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
