@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { type KubeObject, kinds } from "../api/index.js";
-import { Environment } from "../envtest/index.js";
+import { Environment, eventually } from "../envtest/index.js";
 import type { GenericEvent } from "../event/index.js";
 import { enqueueRequestsFromMapFunc } from "../handler/index.js";
 import { nullLogger } from "../log/index.js";
@@ -33,14 +33,6 @@ async function namespace(name: string): Promise<string> {
   return name;
 }
 
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 async function runManager(setup: (mgr: Manager) => void): Promise<{ stop(): Promise<void> }> {
   const mgr = await Manager.create(config, { logger: nullLogger(), metrics: { bindAddress: "0" } });
   setup(mgr);
@@ -70,7 +62,7 @@ test("for + owns: a change to an owned object reconciles its owner", async () =>
   );
   try {
     const owner = await client.create<KubeObject>(cms, { metadata: { name: "owner" } }, { namespace: ns });
-    await until(() => seen.some((r) => r.name === "owner"), "the owner's own reconcile");
+    await eventually("the owner's own reconcile", () => seen.some((r) => r.name === "owner"));
     seen.length = 0;
     await client.create(
       secrets,
@@ -90,7 +82,9 @@ test("for + owns: a change to an owned object reconciles its owner", async () =>
       },
       { namespace: ns },
     );
-    await until(() => seen.some((r) => r.name === "owner" && r.namespace === ns), "a reconcile of the owner");
+    await eventually("a reconcile of the owner", () =>
+      seen.some((r) => r.name === "owner" && r.namespace === ns),
+    );
     assert.ok(!seen.some((r) => r.name === "owned"), "the owned object itself is not reconciled");
   } finally {
     await run.stop();
@@ -123,7 +117,7 @@ test("watches(channel, mapFunc): a GenericEvent with no object enqueues every ob
   try {
     assert.ok(mgrRef);
     await ticks.send({});
-    await until(() => seen.size === 3, "a reconcile of each ConfigMap");
+    await eventually("a reconcile of each ConfigMap", () => seen.size === 3);
     assert.deepEqual([...seen].sort(), ["a", "b", "c"]);
   } finally {
     ticks.close();
@@ -155,7 +149,7 @@ test("predicates filter events, per watch and through withEventFilter", async ()
       { namespace: "default" },
     );
     await client.create(cms, { metadata: { name: "wanted", labels: { watch: "yes" } } }, { namespace: ns });
-    await until(() => seen.includes("wanted"), "the matching object's reconcile");
+    await eventually("the matching object's reconcile", () => seen.includes("wanted"));
     assert.deepEqual(seen, ["wanted"]);
   } finally {
     await run.stop();

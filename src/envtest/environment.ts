@@ -12,6 +12,14 @@ import { startControlPlane } from "./control-plane.js";
 import { installCRDs, uninstallCRDs } from "./crd-install.js";
 import { readCRDs } from "./crd-files.js";
 import { type EnvironmentMode, resolveSettings } from "./settings.js";
+import {
+  type InstalledWebhooks,
+  installWebhooks,
+  type LocalServing,
+  prepareLocalServing,
+  type WebhookInstallOptions,
+  withLocalConversion,
+} from "./webhook-install.js";
 
 export interface EnvironmentOptions {
   /** CRD objects to install at start. Default: none. */
@@ -36,6 +44,12 @@ export interface EnvironmentOptions {
   apiServer?: ApiServerOptions;
   /** Environment variables to read. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Webhooks to install at start, pointed at a local server with generated certificates (CRD
+   * conversion webhooks too); read the address and certificate directory from
+   * `webhookInstallOptions` after start. Default: none.
+   */
+  webhookInstallOptions?: WebhookInstallOptions;
 }
 
 /** A started environment: what tests need to reach it. */
@@ -63,6 +77,8 @@ export class Environment {
   #started: StartedEnvironment | undefined;
   #stopControlPlane: (() => Promise<void>) | undefined;
   #tempDir: string | undefined;
+  #serving: LocalServing | undefined;
+  #webhooks: InstalledWebhooks | undefined;
 
   constructor(opts: EnvironmentOptions = {}) {
     this.#opts = opts;
@@ -77,6 +93,16 @@ export class Environment {
   /** The RestConfig of the environment's admin; throws before `start()`. */
   get config(): RestConfig {
     return this.started.config;
+  }
+
+  /** The local webhook serving address, certificates and installed configurations; throws
+   * before `start()` or when no `webhookInstallOptions` were given. */
+  get webhookInstallOptions(): InstalledWebhooks {
+    this.started;
+    if (!this.#webhooks) {
+      throw new EnvironmentStateError("envtest: no webhookInstallOptions were given to the Environment");
+    }
+    return this.#webhooks;
   }
 
   /** Starts the API server (or connects to the existing cluster), installs CRDs, returns a config. */
@@ -110,9 +136,14 @@ export class Environment {
         kubeconfig = renderKubeconfig(config, "envtest");
       }
       writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
-      const installed = crds.length
-        ? await installCRDs(config, crds, { maxTimeMs: opts.crdInstallTimeoutMs })
+      const webhookOpts = opts.webhookInstallOptions;
+      if (webhookOpts) this.#serving = await prepareLocalServing(webhookOpts);
+      const toInstall = this.#serving ? withLocalConversion(crds, this.#serving) : crds;
+      const installed = toInstall.length
+        ? await installCRDs(config, toInstall, { maxTimeMs: opts.crdInstallTimeoutMs })
         : [];
+      if (webhookOpts && this.#serving)
+        this.#webhooks = await installWebhooks(config, webhookOpts, this.#serving);
       this.#started = { mode: settings.mode, config, kubeconfig, kubeconfigPath, apiServer, crds: installed };
       return config;
     } catch (err) {
@@ -146,5 +177,8 @@ export class Environment {
     if (stopPlane) await stopPlane();
     if (this.#tempDir) rmSync(this.#tempDir, { recursive: true, force: true });
     this.#tempDir = undefined;
+    this.#serving?.cleanup();
+    this.#serving = undefined;
+    this.#webhooks = undefined;
   }
 }

@@ -6,5 +6,16 @@ export { CRDFileError, readCRDs } from "./crd-files.js";
 export type { EnvironmentOptions, StartedEnvironment } from "./environment.js";
 export { Environment, EnvironmentStateError } from "./environment.js";
 export { ControlPlaneError } from "./process.js";
+export type { InstalledWebhooks, LocalServing, WebhookInstallOptions } from "./webhook-install.js";
+export {
+  installWebhooks,
+  localClientConfig,
+  prepareLocalServing,
+  readWebhookManifests,
+  WebhookManifestError,
+  withLocalConversion,
+} from "./webhook-install.js";
 export type { EnvironmentMode, EnvtestSettings } from "./settings.js";
 export { resolveSettings } from "./settings.js";
+export type { EventuallyOptions } from "./eventually.js";
+export { EventuallyTimeoutError, eventually } from "./eventually.js";

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
-import { Environment } from "../envtest/index.js";
+import { Environment, eventually } from "../envtest/index.js";
 import { nullLogger } from "../log/index.js";
 import type { RestConfig } from "../rest/config.js";
 import { createRestClient } from "../rest/index.js";
@@ -21,14 +21,6 @@ interface Period {
   who: string;
   start: number;
   end?: number;
-}
-
-async function until(cond: () => boolean, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 async function electionManagers(id: string, releaseOnCancel: boolean) {
@@ -86,12 +78,12 @@ function assertNoOverlap(periods: Period[]): void {
 
 test("one leader at a time; abort without release hands over after the lease expires", async () => {
   const { periods, others, replicas } = await electionManagers("le-no-release", false);
-  await until(() => periods.length === 1, "a first leader");
-  await until(() => others.size === 3, "non-leader runnables on all replicas");
+  await eventually("a first leader", () => periods.length === 1);
+  await eventually("non-leader runnables on all replicas", () => others.size === 3);
   const first = replicas.find((r) => r.who === periods[0]!.who)!;
   first.stop.abort();
   await first.done;
-  await until(() => periods.length === 2, "a second leader");
+  await eventually("a second leader", () => periods.length === 2);
   assert.notEqual(periods[1]!.who, first.who);
   for (const r of replicas) r.stop.abort();
   await Promise.all(replicas.map((r) => r.done));
@@ -100,7 +92,7 @@ test("one leader at a time; abort without release hands over after the lease exp
 
 test("with leaderElectionReleaseOnCancel the successor takes over before the lease would expire", async () => {
   const { periods, replicas } = await electionManagers("le-release", true);
-  await until(() => periods.length === 1, "a first leader");
+  await eventually("a first leader", () => periods.length === 1);
   const first = replicas.find((r) => r.who === periods[0]!.who)!;
   first.stop.abort();
   await first.done;
@@ -112,7 +104,7 @@ test("with leaderElectionReleaseOnCancel the successor takes over before the lea
   );
   await client.close();
   assert.notEqual(lease.spec?.holderIdentity, first.who, "the lease was released or already taken over");
-  await until(() => periods.length === 2, "a successor");
+  await eventually("a successor", () => periods.length === 2);
   for (const r of replicas) r.stop.abort();
   await Promise.all(replicas.map((r) => r.done));
   assertNoOverlap(periods);
@@ -138,7 +130,7 @@ test("a leader whose lease is taken stops its leader runnables and start() rejec
   );
   const running = mgr.start(new AbortController().signal);
   await mgr.elected();
-  await until(() => leading !== undefined, "the leader runnable");
+  await eventually("the leader runnable", () => leading !== undefined);
   const client = createRestClient(config);
   const leases = { group: "coordination.k8s.io", version: "v1", resource: "leases", namespaced: true };
   const lease = await client.get<Lease>(leases, "le-taken", {

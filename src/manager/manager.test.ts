@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { request } from "undici";
 import { kinds } from "../api/index.js";
-import { Environment } from "../envtest/index.js";
+import { Environment, eventually } from "../envtest/index.js";
 import { nullLogger } from "../log/index.js";
 import type { RestConfig } from "../rest/config.js";
 import { ManagerOptionsError, ShutdownTimeoutError } from "./index.js";
@@ -32,14 +32,6 @@ function recorder() {
   return { events, runnable };
 }
 
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 test("runnables start in controller-runtime's group order and stop in reverse", async () => {
   const mgr = await Manager.create(config, { ...quiet, healthProbeBindAddress: "127.0.0.1:0" });
   const { events, runnable } = recorder();
@@ -63,7 +55,7 @@ test("runnables start in controller-runtime's group order and stop in reverse", 
   const stop = new AbortController();
   const running = mgr.start(stop.signal);
   await mgr.elected();
-  await until(() => events.includes("start leader"), "the leader runnable");
+  await eventually("the leader runnable", () => events.includes("start leader"));
   assert.deepEqual(events, ["start other", "start leader"]);
   assert.ok(cacheSyncedWhenOthersStarted, "caches sync before runnables that need no leader start");
   assert.ok(probesListeningWhenOthersStarted, "HTTP servers listen before the other groups start");
@@ -80,7 +72,7 @@ test("a runnable added after start starts at once in its group", async () => {
   await mgr.elected();
   mgr.add(runnable("late-leader", true));
   mgr.add(runnable("late-other", false));
-  await until(() => events.length === 2, "late runnables");
+  await eventually("late runnables", () => events.length === 2);
   stop.abort();
   await running;
   assert.ok(events.includes("stop late-leader") && events.includes("stop late-other"));
