@@ -4,39 +4,24 @@
 // reverse, bounded by gracefulShutdownTimeout.
 import type { Registry } from "prom-client";
 import type { Cache, FieldIndexer } from "../cache/index.js";
-import { type Client, type ClientReader, newAPIReader, newClient } from "../client/index.js";
-import { createCache } from "../cache/index.js";
+import type { Client, ClientReader } from "../client/index.js";
 import type { ControllerContext, ControllerDefaults } from "../controller/index.js";
-import { type Checker, type HealthProbeServer, newHealthProbeServer } from "../healthz/index.js";
-import {
-  defaultIdentity,
-  type LeaderElector,
-  newLeaderElector,
-  newLeaseLock,
-} from "../leaderelection/index.js";
+import type { Checker, HealthProbeServer } from "../healthz/index.js";
+import type { LeaderElector } from "../leaderelection/index.js";
 import type { Logger } from "../log/index.js";
-import { createRestMapper, type RESTMapper } from "../mapper/index.js";
-import {
-  type HTTPHandler,
-  leaderElectionMetrics,
-  type MetricsServer,
-  newMetricsRegistry,
-  newMetricsServer,
-  restClientMetrics,
-} from "../metrics/index.js";
-import {
-  type EventRecorder,
-  type EventRecorderProvider,
-  newEventRecorderProvider,
-} from "../recorder/index.js";
+import type { RESTMapper } from "../mapper/index.js";
+import type { HTTPHandler, MetricsServer } from "../metrics/index.js";
+import type { EventRecorder } from "../recorder/index.js";
 import type { RestConfig } from "../rest/config.js";
-import { createRestClient, type RestClient } from "../rest/index.js";
+import type { RestClient } from "../rest/index.js";
 import { newWebhookServer, type WebhookServer } from "../webhook/index.js";
-import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../workqueue/index.js";
+import type { WorkqueueMetricsProvider } from "../workqueue/index.js";
+import { type ManagerComponents, newManagerComponents } from "./components.js";
+import { newManagerElector } from "./election.js";
+import { ManagerStateError, ShutdownTimeoutError } from "./errors.js";
 import { type ManagerOptions, type ResolvedManagerOptions, resolveManagerOptions } from "./options.js";
 import { aborted, needsLeaderElection, type Runnable } from "./runnable.js";
 import { RunnableGroup } from "./runnable-group.js";
-import { ShutdownTimeoutError, ManagerStateError } from "./errors.js";
 
 /** Controller-runtime's manager.Manager. Create one with `Manager.create(config, options)`. */
 export interface Manager extends ControllerContext {
@@ -84,15 +69,7 @@ class ControllerManager implements Manager {
   readonly #config: RestConfig;
   readonly #o: ResolvedManagerOptions;
   readonly #log: Logger;
-  readonly #registry: Registry;
-  readonly #rest: RestClient;
-  readonly #cache: Cache;
-  readonly #mapper: RESTMapper;
-  readonly #client: Client;
-  readonly #apiReader: ClientReader;
-  readonly #recorders: EventRecorderProvider;
-  readonly #metricsServer: MetricsServer;
-  readonly #probes: HealthProbeServer;
+  readonly #c: ManagerComponents;
   readonly #groups: {
     http: RunnableGroup;
     webhooks: RunnableGroup;
@@ -119,42 +96,11 @@ class ControllerManager implements Manager {
     this.#o = o;
     this.#log = o.logger;
     this.logger = o.logger;
-    this.#registry = newMetricsRegistry();
-    this.metricsRegistry = this.#registry;
-    this.workqueueMetrics = prometheusWorkqueueMetrics(this.#registry);
+    const c = newManagerComponents(config, o);
+    this.#c = c;
+    this.metricsRegistry = c.registry;
+    this.workqueueMetrics = c.workqueueMetrics;
     this.controllerDefaults = o.controller;
-    // One transport (one keep-alive pool) for every part of the manager, counted in the metrics.
-    this.#rest = createRestClient(config, { onRequestDone: restClientMetrics(this.#registry).observe });
-    this.#cache = createCache(config, {
-      ...o.cache,
-      restClient: o.cache.restClient ?? this.#rest,
-      logger: o.cache.logger ?? this.#log.withName("cache"),
-    });
-    this.#mapper = createRestMapper(this.#rest);
-    this.#client = newClient(config, {
-      cache: this.#cache,
-      cacheDisableFor: o.client.cacheDisableFor,
-      restClient: this.#rest,
-      mapper: this.#mapper,
-    });
-    this.#apiReader = newAPIReader(config, { restClient: this.#rest, mapper: this.#mapper });
-    this.#recorders = newEventRecorderProvider({
-      client: this.#rest,
-      logger: this.#log.withName("events"),
-      registry: this.#registry,
-    });
-    this.#metricsServer = newMetricsServer({
-      bindAddress: o.metrics.bindAddress,
-      registry: this.#registry,
-      extraHandlers: o.metrics.extraHandlers,
-      logger: this.#log.withName("controller-runtime.metrics"),
-    });
-    this.#probes = newHealthProbeServer({
-      bindAddress: o.healthProbeBindAddress,
-      readinessEndpointName: o.readinessEndpointName,
-      livenessEndpointName: o.livenessEndpointName,
-      logger: this.#log.withName("controller-runtime.healthz"),
-    });
     const onError = (err: unknown) => this.#fail(err);
     this.#groups = {
       http: new RunnableGroup("HTTP servers", onError),
@@ -170,10 +116,10 @@ class ControllerManager implements Manager {
     const listening = (s: MetricsServer | HealthProbeServer) => async () => {
       await s.listening();
     };
-    void this.#groups.http.add(this.#metricsServer, listening(this.#metricsServer));
-    void this.#groups.http.add(this.#probes, listening(this.#probes));
-    void this.#groups.caches.add(this.#cache, async (signal) => {
-      if (!(await this.#cache.waitForCacheSync(signal)) && !signal.aborted) {
+    void this.#groups.http.add(c.metricsServer, listening(c.metricsServer));
+    void this.#groups.http.add(c.probes, listening(c.probes));
+    void this.#groups.caches.add(c.cache, async (signal) => {
+      if (!(await c.cache.waitForCacheSync(signal)) && !signal.aborted) {
         throw new Error("manager: the cache did not sync");
       }
     });
@@ -205,7 +151,7 @@ class ControllerManager implements Manager {
       await g.warmup.start(stop);
       if (!stop.aborted) {
         if (this.#o.leaderElection) {
-          elector = this.#newElector();
+          elector = newManagerElector(this.#c, this.#o, (leading) => this.#lead(leading));
           electorDone = elector.run(electionSignal.signal).catch((err: unknown) => this.#fail(err));
         } else {
           await g.leader.start(stop);
@@ -223,34 +169,12 @@ class ControllerManager implements Manager {
     return this.#elected;
   }
 
-  #newElector(): LeaderElector {
-    const o = this.#o;
-    const metrics = leaderElectionMetrics(this.#registry);
-    const log = this.#log.withName("leader-election");
-    return newLeaderElector({
-      lock: newLeaseLock({
-        client: this.#rest,
-        namespace: o.leaderElectionNamespace,
-        name: o.leaderElectionID,
-        identity: o.leaderElectionIdentity ?? defaultIdentity(),
-      }),
-      leaseDurationMs: o.leaseDuration,
-      renewDeadlineMs: o.renewDeadline,
-      retryPeriodMs: o.retryPeriod,
-      releaseOnCancel: o.leaderElectionReleaseOnCancel,
-      logger: log,
-      onLeadingChange: (leading, name) => metrics.setLeader(name, leading),
-      onSlowPath: (name) => metrics.slowpathTotal.inc({ name }),
-      // Leader runnables run under `leading`, which the elector aborts the instant leadership is
-      // lost; the returned promise settles once they stopped, so a release comes only after.
-      onStartedLeading: async (leading) => {
-        const group = this.#groups.leader;
-        void group.start(leading);
-        this.#resolveElected();
-        await aborted(leading);
-        await group.stop();
-      },
-    });
+  async #lead(leading: AbortSignal): Promise<void> {
+    const group = this.#groups.leader;
+    void group.start(leading);
+    this.#resolveElected();
+    await aborted(leading);
+    await group.stop();
   }
 
   // Reverse start order: leader runnables first (and the Lease released, if asked), then the
@@ -265,9 +189,9 @@ class ControllerManager implements Manager {
       await g.others.stop();
       await g.caches.stop();
       await g.webhooks.stop();
-      await this.#recorders.shutdown({ timeoutMs: Math.min(5_000, this.#o.gracefulShutdownTimeout) });
+      await this.#c.recorders.shutdown({ timeoutMs: Math.min(5_000, this.#o.gracefulShutdownTimeout) });
       await g.http.stop();
-      await this.#rest.close();
+      await this.#c.rest.close();
     };
     const timeout = this.#o.gracefulShutdownTimeout;
     let timer: NodeJS.Timeout | undefined;
@@ -292,15 +216,15 @@ class ControllerManager implements Manager {
   }
 
   addHealthzCheck(name: string, check: Checker): void {
-    this.#probes.addHealthzCheck(name, check);
+    this.#c.probes.addHealthzCheck(name, check);
   }
 
   addReadyzCheck(name: string, check: Checker): void {
-    this.#probes.addReadyzCheck(name, check);
+    this.#c.probes.addReadyzCheck(name, check);
   }
 
   addMetricsServerExtraHandler(path: string, handler: HTTPHandler): void {
-    this.#metricsServer.addExtraHandler(path, handler);
+    this.#c.metricsServer.addExtraHandler(path, handler);
   }
 
   getConfig(): RestConfig {
@@ -308,27 +232,27 @@ class ControllerManager implements Manager {
   }
 
   getClient(): Client {
-    return this.#client;
+    return this.#c.client;
   }
 
   getAPIReader(): ClientReader {
-    return this.#apiReader;
+    return this.#c.apiReader;
   }
 
   getRESTMapper(): RESTMapper {
-    return this.#mapper;
+    return this.#c.mapper;
   }
 
   getCache(): Cache {
-    return this.#cache;
+    return this.#c.cache;
   }
 
   getFieldIndexer(): FieldIndexer {
-    return this.#cache;
+    return this.#c.cache;
   }
 
   getEventRecorderFor(name: string): EventRecorder {
-    return this.#recorders.getEventRecorderFor(name);
+    return this.#c.recorders.getEventRecorderFor(name);
   }
 
   getLogger(): Logger {
@@ -340,19 +264,19 @@ class ControllerManager implements Manager {
   }
 
   getMetricsRegistry(): Registry {
-    return this.#registry;
+    return this.#c.registry;
   }
 
   getRestClient(): RestClient {
-    return this.#rest;
+    return this.#c.rest;
   }
 
   getMetricsServer(): MetricsServer {
-    return this.#metricsServer;
+    return this.#c.metricsServer;
   }
 
   getHealthProbeServer(): HealthProbeServer {
-    return this.#probes;
+    return this.#c.probes;
   }
 
   getWebhookServer(): WebhookServer {
@@ -364,7 +288,7 @@ class ControllerManager implements Manager {
           : newWebhookServer({
               ...given,
               logger: given.logger ?? this.#log.withName("controller-runtime.webhook"),
-              registry: given.registry ?? this.#registry,
+              registry: given.registry ?? this.#c.registry,
             });
       this.#webhookServer = server;
       this.#groups.webhooks

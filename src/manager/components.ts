@@ -1,0 +1,67 @@
+// The shared parts a Manager owns, built in one place: one REST client (one keep-alive pool,
+// counted in the metrics) under the cache, the mapper, the clients, the Event recorder and the
+// Lease lock; one metrics registry under every metric.
+import type { Registry } from "prom-client";
+import { type Cache, createCache } from "../cache/index.js";
+import { type Client, type ClientReader, newAPIReader, newClient } from "../client/index.js";
+import { type HealthProbeServer, newHealthProbeServer } from "../healthz/index.js";
+import { createRestMapper, type RESTMapper } from "../mapper/index.js";
+import {
+  type MetricsServer,
+  newMetricsRegistry,
+  newMetricsServer,
+  restClientMetrics,
+} from "../metrics/index.js";
+import { type EventRecorderProvider, newEventRecorderProvider } from "../recorder/index.js";
+import type { RestConfig } from "../rest/config.js";
+import { createRestClient, type RestClient } from "../rest/index.js";
+import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../workqueue/index.js";
+import type { ResolvedManagerOptions } from "./options.js";
+
+export interface ManagerComponents {
+  registry: Registry;
+  workqueueMetrics: WorkqueueMetricsProvider;
+  rest: RestClient;
+  cache: Cache;
+  mapper: RESTMapper;
+  client: Client;
+  apiReader: ClientReader;
+  recorders: EventRecorderProvider;
+  metricsServer: MetricsServer;
+  probes: HealthProbeServer;
+}
+
+/** Builds every shared part; none connects or listens until the manager starts it. */
+export function newManagerComponents(config: RestConfig, o: ResolvedManagerOptions): ManagerComponents {
+  const log = o.logger;
+  const registry = newMetricsRegistry();
+  const rest = createRestClient(config, { onRequestDone: restClientMetrics(registry).observe });
+  const cache = createCache(config, {
+    ...o.cache,
+    restClient: o.cache.restClient ?? rest,
+    logger: o.cache.logger ?? log.withName("cache"),
+  });
+  const mapper = createRestMapper(rest);
+  return {
+    registry,
+    workqueueMetrics: prometheusWorkqueueMetrics(registry),
+    rest,
+    cache,
+    mapper,
+    client: newClient(config, { cache, cacheDisableFor: o.client.cacheDisableFor, restClient: rest, mapper }),
+    apiReader: newAPIReader(config, { restClient: rest, mapper }),
+    recorders: newEventRecorderProvider({ client: rest, logger: log.withName("events"), registry }),
+    metricsServer: newMetricsServer({
+      bindAddress: o.metrics.bindAddress,
+      registry,
+      extraHandlers: o.metrics.extraHandlers,
+      logger: log.withName("controller-runtime.metrics"),
+    }),
+    probes: newHealthProbeServer({
+      bindAddress: o.healthProbeBindAddress,
+      readinessEndpointName: o.readinessEndpointName,
+      livenessEndpointName: o.livenessEndpointName,
+      logger: log.withName("controller-runtime.healthz"),
+    }),
+  };
+}
