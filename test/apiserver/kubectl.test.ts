@@ -69,10 +69,9 @@ test("kubectl apply creates then configures a Deployment; api-resources lists sh
   const manifest = (replicas: number) =>
     `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: ${replicas}\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx}]}\n`;
   await writeFile(file, manifest(1));
-  // Client-side validation needs /openapi, served once the schema documents are wired in.
-  assert.match(await kubectl("apply", "--validate=false", "-f", file), /created/);
+  assert.match(await kubectl("apply", "-f", file), /created/);
   await writeFile(file, manifest(2));
-  assert.match(await kubectl("apply", "--validate=false", "-f", file), /configured/);
+  assert.match(await kubectl("apply", "-f", file), /configured/);
   const d = JSON.parse(await kubectl("get", "deploy", "web", "-o", "json"));
   assert.equal(d.spec.replicas, 2);
   assert.equal(d.metadata.generation, 2);
@@ -141,7 +140,7 @@ test("kubectl wait --for=condition=Established on a CRD, then uses its resource"
   };
   const file = join(dir, "crd.json");
   await writeFile(file, JSON.stringify(crd));
-  await kubectl("create", "--validate=false", "-f", file);
+  await kubectl("create", "-f", file);
   assert.match(
     await kubectl("wait", "--for=condition=Established", "crd/gadgets.example.com", "--timeout=20s"),
     /condition met/,
@@ -156,7 +155,7 @@ test("kubectl wait --for=condition=Established on a CRD, then uses its resource"
       spec: {},
     }),
   );
-  await kubectl("create", "--validate=false", "-f", cr);
+  await kubectl("create", "-f", cr);
   const got = JSON.parse(await kubectl("get", "gd", "g1", "-o", "json"));
   assert.equal(got.spec.size, 3);
   assert.match(await kubectl("delete", "crd", "gadgets.example.com"), /deleted/);
