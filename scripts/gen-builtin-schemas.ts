@@ -90,8 +90,10 @@ const EXTRA_TYPES: { module: string; name: string }[] = [
   { module: "apiextensions/v1", name: "ValidationRule" },
 ];
 
-/** Fields kubernetes-types leaves out (its JSONSchemaProps has no `x-kubernetes-*`). */
+/** Fields kubernetes-types leaves out (its JSONSchemaProps has no `x-kubernetes-*`; its
+ * RuleWithOperations lacks the fields Go embeds from Rule). */
 const EXTRA_PROPERTIES: Record<string, Record<string, string>> = {
+  "admissionregistration.v1.RuleWithOperations": { resources: "[]string", scope: "string" },
   "apiextensions.v1.JSONSchemaProps": {
     "x-kubernetes-embedded-resource": "boolean",
     "x-kubernetes-int-or-string": "boolean",

@@ -44,7 +44,13 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     required: ["items"],
   },
   "admissionregistration.v1.RuleWithOperations": {
-    properties: { apiGroups: "[]string", apiVersions: "[]string", operations: "[]string" },
+    properties: {
+      apiGroups: "[]string",
+      apiVersions: "[]string",
+      operations: "[]string",
+      resources: "[]string",
+      scope: "string",
+    },
   },
   "admissionregistration.v1.ServiceReference": {
     properties: { name: "string", namespace: "string", path: "string", port: "integer" },
