@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import type { RuleWithOperations } from "kubernetes-types/admissionregistration/v1.js";
 import type { Namespace } from "kubernetes-types/core/v1.js";
 import { kinds } from "../../src/api/index.js";
 import { createCertificateAuthority } from "../../src/certs/index.js";
@@ -131,4 +132,15 @@ export function answer(review: Review, response: Record<string, unknown>): RawAn
 /** A JSON patch as a mutating webhook returns it. */
 export function jsonPatch(ops: unknown[]): { patch: string; patchType: "JSONPatch" } {
   return { patch: Buffer.from(JSON.stringify(ops)).toString("base64"), patchType: "JSONPatch" };
+}
+
+/** A webhook rule. kubernetes-types' RuleWithOperations lacks `resources` and `scope` (Go embeds them). */
+export function rule(r: {
+  apiGroups: string[];
+  apiVersions: string[];
+  operations: string[];
+  resources: string[];
+  scope?: string;
+}): RuleWithOperations {
+  return r as RuleWithOperations;
 }

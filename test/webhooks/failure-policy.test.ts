@@ -1,0 +1,362 @@
+// How the API server treats webhooks that fail: unreachable, slow, untrusted, or answering
+// garbage; failurePolicy decides, with kube's messages. Also the AdmissionReview versions.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type {
+  MutatingWebhookConfiguration,
+  ValidatingWebhook,
+  ValidatingWebhookConfiguration,
+} from "kubernetes-types/admissionregistration/v1.js";
+import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import { kinds } from "../../src/api/index.js";
+import { Environment } from "../../src/envtest/index.js";
+import {
+  createRestClient,
+  type RestClient,
+  resourceOf,
+  StatusError,
+  type Warning,
+} from "../../src/rest/index.js";
+import {
+  answer,
+  jsonPatch,
+  newNamespace,
+  type RawWebhook,
+  type Review,
+  rule,
+  startRawWebhook,
+} from "./harness.js";
+
+const configMaps = resourceOf(kinds.ConfigMap);
+const validating = resourceOf(kinds.ValidatingWebhookConfiguration);
+const mutating = resourceOf(kinds.MutatingWebhookConfiguration);
+const env = new Environment({ env: {} });
+let client: RestClient;
+let hook: RawWebhook;
+
+// Answers by path: the test picks the behaviour through the webhook's URL.
+function respond(review: Review, path: string) {
+  const route = path.split("?")[0];
+  switch (route) {
+    case "/allow":
+      return answer(review, { allowed: true });
+    case "/garbage":
+      return { body: "<html>not a review</html>" };
+    case "/wrong-uid":
+      return answer(review, { allowed: true, uid: "someone-else" });
+    case "/no-response":
+      return { body: { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" } };
+    case "/wrong-kind":
+      return {
+        body: {
+          apiVersion: "admission.k8s.io/v1beta1",
+          kind: "AdmissionReview",
+          response: { uid: review.request.uid, allowed: true },
+        },
+      };
+    case "/server-error":
+      return { status: 500, body: "boom" };
+    case "/patch-without-type":
+      return answer(review, { allowed: true, patch: jsonPatch([]).patch });
+    case "/bad-patch":
+      return answer(review, { allowed: true, ...jsonPatch([{ op: "remove", path: "/data/missing" }]) });
+    case "/deny-invalid":
+      return answer(review, {
+        allowed: false,
+        warnings: ["first warning", "second warning"],
+        status: {
+          code: 422,
+          reason: "Invalid",
+          message: "spec is wrong",
+          details: { causes: [{ field: "data.x", message: "bad" }] },
+        },
+      });
+    case "/v1beta1":
+      // v1beta1 answers are not checked for uid or kind.
+      return {
+        body: {
+          response: { allowed: false, status: { code: 403, message: "from v1beta1" } },
+          kind: "AdmissionReview",
+        },
+      };
+    case "/never":
+      return undefined;
+    default:
+      return { status: 404, body: "" };
+  }
+}
+
+before(async () => {
+  client = createRestClient(await env.start());
+  hook = await startRawWebhook(respond);
+});
+after(async () => {
+  await hook?.close();
+  await client?.close();
+  await env.stop();
+});
+
+function webhook(
+  name: string,
+  path: string,
+  ns: string,
+  extra: Partial<ValidatingWebhook> = {},
+): ValidatingWebhook {
+  return {
+    name,
+    admissionReviewVersions: ["v1"],
+    sideEffects: "None",
+    clientConfig: { url: `${hook.url}${path}`, caBundle: hook.caBundle },
+    rules: [
+      rule({ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }),
+    ],
+    namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } },
+    ...extra,
+  };
+}
+
+async function withValidating<T>(
+  name: string,
+  hooks: ValidatingWebhook[],
+  body: () => Promise<T>,
+): Promise<T> {
+  const cfg: ValidatingWebhookConfiguration = {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingWebhookConfiguration",
+    metadata: { name },
+    webhooks: hooks,
+  };
+  await client.create(validating, cfg);
+  try {
+    return await body();
+  } finally {
+    await client.delete(validating, name);
+  }
+}
+
+function cm(name: string): ConfigMap {
+  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { a: "1" } };
+}
+
+async function createError(ns: string, name: string): Promise<StatusError> {
+  return client.create(configMaps, cm(name), { namespace: ns }).then(
+    () => assert.fail(`${name} was admitted`),
+    (e: unknown) => {
+      assert.ok(e instanceof StatusError, String(e));
+      return e;
+    },
+  );
+}
+
+async function labelledNamespace(prefix: string): Promise<string> {
+  const ns = await newNamespace(client, prefix);
+  // The namespace controller labels namespaces with their name, as kube does; wait for nothing.
+  const read = await client.get(resourceOf(kinds.Namespace), ns);
+  if (read.metadata?.labels?.["kubernetes.io/metadata.name"] !== ns) {
+    await client.patch(
+      resourceOf(kinds.Namespace),
+      ns,
+      { metadata: { labels: { "kubernetes.io/metadata.name": ns } } },
+      { patchType: "merge" },
+    );
+  }
+  return ns;
+}
+
+test("with the webhook down, failurePolicy Fail answers 500 naming the webhook, Ignore admits", async () => {
+  const down = await startRawWebhook(() => undefined);
+  const url = `${down.url}/validate`;
+  await down.close();
+  const ns = await labelledNamespace("down");
+  const fail = webhook("down-fail.example.com", "", ns, { clientConfig: { url, caBundle: hook.caBundle } });
+  await withValidating("down-fail", [fail], async () => {
+    const err = await createError(ns, "c1");
+    assert.equal(err.statusCode, 500);
+    assert.equal(err.reason, "InternalError");
+    const port = new URL(url).port;
+    assert.equal(
+      err.message,
+      `Internal error occurred: failed calling webhook "down-fail.example.com": failed to call webhook: Post "${url}?timeout=10s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
+    );
+  });
+  await withValidating(
+    "down-ignore",
+    [{ ...fail, name: "down-ignore.example.com", failurePolicy: "Ignore" }],
+    async () => {
+      await client.create(configMaps, cm("c2"), { namespace: ns });
+    },
+  );
+});
+
+const malformed: [string, string][] = [
+  ["/garbage", "failed to call webhook: couldn't get version/kind; json parse error"],
+  ["/wrong-uid", 'received invalid webhook response: expected response.uid="'],
+  ["/no-response", "received invalid webhook response: webhook response was absent"],
+  [
+    "/wrong-kind",
+    "received invalid webhook response: expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got admission.k8s.io/v1beta1, Kind=AdmissionReview",
+  ],
+  [
+    "/server-error",
+    'failed to call webhook: an error on the server ("boom") has prevented the request from succeeding',
+  ],
+];
+
+test("malformed AdmissionReviews fail the request under Fail and are skipped under Ignore", async () => {
+  const ns = await labelledNamespace("garbage");
+  let i = 0;
+  for (const [path, expected] of malformed) {
+    i++;
+    const name = `malformed${i}.example.com`;
+    await withValidating(`malformed-${i}`, [webhook(name, path, ns)], async () => {
+      const err = await createError(ns, `fail-${i}`);
+      assert.equal(err.statusCode, 500, path);
+      assert.ok(
+        err.message.startsWith(`Internal error occurred: failed calling webhook "${name}": ${expected}`),
+        `${path}: ${err.message}`,
+      );
+    });
+    await withValidating(
+      `malformed-ignore-${i}`,
+      [webhook(name, path, ns, { failurePolicy: "Ignore" })],
+      async () => {
+        await client.create(configMaps, cm(`ignore-${i}`), { namespace: ns });
+      },
+    );
+  }
+});
+
+test("a mutating webhook's patch without patchType is malformed; a patch that does not apply fails whatever the policy", async () => {
+  const ns = await labelledNamespace("patches");
+  const cfg = (name: string, path: string, failurePolicy: string): MutatingWebhookConfiguration => ({
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "MutatingWebhookConfiguration",
+    metadata: { name },
+    webhooks: [{ ...webhook(`${name}.example.com`, path, ns), failurePolicy }],
+  });
+  await client.create(mutating, cfg("no-type", "/patch-without-type", "Fail"));
+  try {
+    const err = await createError(ns, "p1");
+    assert.match(
+      err.message,
+      /failed calling webhook "no-type.example.com": received invalid webhook response: webhook returned response.patch but not response.patchType/,
+    );
+  } finally {
+    await client.delete(mutating, "no-type");
+  }
+  await client.create(mutating, cfg("bad-patch", "/bad-patch", "Ignore"));
+  try {
+    const err = await createError(ns, "p2");
+    assert.equal(err.statusCode, 500);
+    assert.equal(err.reason, "InternalError");
+  } finally {
+    await client.delete(mutating, "bad-patch");
+  }
+});
+
+test("a webhook slower than timeoutSeconds fails as a deadline; the URL carries ?timeout=", async () => {
+  const ns = await labelledNamespace("slow");
+  const before = hook.calls.length;
+  await withValidating(
+    "slow",
+    [webhook("slow.example.com", "/never", ns, { timeoutSeconds: 1 })],
+    async () => {
+      const err = await createError(ns, "s1");
+      assert.equal(err.statusCode, 500);
+      assert.match(
+        err.message,
+        /failed calling webhook "slow.example.com": failed to call webhook: Post ".*\/never\?timeout=1s": context deadline exceeded$/,
+      );
+    },
+  );
+  assert.equal(hook.calls[before]?.path, "/never?timeout=1s");
+});
+
+test("TLS to a webhook trusts only its caBundle", async () => {
+  const ns = await labelledNamespace("tls");
+  const other = await startRawWebhook(() => undefined);
+  await other.close();
+  const untrusted = webhook("tls.example.com", "/allow", ns, {
+    clientConfig: { url: `${hook.url}/allow`, caBundle: other.caBundle },
+  });
+  await withValidating("tls", [untrusted], async () => {
+    const err = await createError(ns, "t1");
+    assert.match(
+      err.message,
+      /failed calling webhook "tls.example.com": failed to call webhook: Post ".*": tls: failed to verify certificate: x509: certificate signed by unknown authority/,
+    );
+  });
+});
+
+test("a denial keeps the webhook's code, reason and causes; its warnings reach the client", async () => {
+  const ns = await labelledNamespace("deny");
+  await withValidating("deny", [webhook("deny.example.com", "/deny-invalid", ns)], async () => {
+    const warnings: Warning[] = [];
+    const err = await client
+      .create(configMaps, cm("d1"), { namespace: ns, onWarning: (w) => warnings.push(w) })
+      .then(
+        () => assert.fail("admitted"),
+        (e: StatusError) => e,
+      );
+    assert.equal(err.statusCode, 422);
+    assert.equal(err.reason, "Invalid");
+    assert.equal(err.message, 'admission webhook "deny.example.com" denied the request: spec is wrong');
+    assert.deepEqual(err.details?.causes, [{ field: "data.x", message: "bad" }]);
+    assert.deepEqual(
+      warnings.map((w) => w.text),
+      ["first warning", "second warning"],
+    );
+  });
+});
+
+test("the first AdmissionReview version the webhook accepts is sent; none known fails the call", async () => {
+  const ns = await labelledNamespace("versions");
+  const before = hook.calls.length;
+  await withValidating(
+    "v1beta1",
+    [webhook("beta.example.com", "/v1beta1", ns, { admissionReviewVersions: ["v1beta1", "v1"] })],
+    async () => {
+      const err = await createError(ns, "b1");
+      assert.equal(err.message, 'admission webhook "beta.example.com" denied the request: from v1beta1');
+    },
+  );
+  assert.equal(hook.calls[before]?.review.apiVersion, "admission.k8s.io/v1beta1");
+  await withValidating(
+    "v2",
+    [webhook("v2.example.com", "/allow", ns, { admissionReviewVersions: ["v2"] })],
+    async () => {
+      const err = await createError(ns, "b2");
+      assert.match(
+        err.message,
+        /failed calling webhook "v2.example.com": could not create admission objects: webhook does not accept known AdmissionReview versions \(v1, v1beta1\)/,
+      );
+    },
+  );
+});
+
+test("the review names the request: kinds, resources, user, options, objects", async () => {
+  const ns = await labelledNamespace("review");
+  const before = hook.calls.length;
+  await withValidating("review", [webhook("review.example.com", "/allow", ns)], async () => {
+    await client.create(configMaps, cm("r1"), { namespace: ns, fieldManager: "tester" });
+  });
+  const request = hook.calls[before]?.review.request;
+  assert.equal(hook.calls[before]?.review.apiVersion, "admission.k8s.io/v1");
+  assert.deepEqual(request.kind, { group: "", version: "v1", kind: "ConfigMap" });
+  assert.deepEqual(request.resource, { group: "", version: "v1", resource: "configmaps" });
+  assert.deepEqual(request.requestKind, request.kind);
+  assert.equal(request.operation, "CREATE");
+  assert.equal(request.namespace, ns);
+  assert.equal(request.name, "r1");
+  assert.equal(request.userInfo.username, "admin");
+  assert.deepEqual(request.options, {
+    kind: "CreateOptions",
+    apiVersion: "meta.k8s.io/v1",
+    fieldManager: "tester",
+  });
+  assert.equal(request.dryRun, false);
+  assert.equal(request.oldObject, null);
+  // Validating webhooks see the object as it will be stored.
+  assert.equal(typeof request.object.metadata.uid, "string");
+  assert.equal(request.object.metadata.namespace, ns);
+});
