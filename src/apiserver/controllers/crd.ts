@@ -15,6 +15,8 @@ import { crdCleanupFinalizer } from "../kinds/index.js";
 export class CrdController {
   readonly #server: () => ServerContext;
   readonly #pending: Debouncer<string>;
+  /** The spec (as JSON) each served CRD was registered from. */
+  readonly #served = new Map<string, string>();
 
   constructor(server: () => ServerContext, signal: AbortSignal, onError: (err: unknown) => void) {
     this.#server = server;
@@ -36,6 +38,7 @@ export class CrdController {
   removed(stored: StoredObject): void {
     const server = this.#server();
     for (const d of server.registry.removeCrd(stored.name)) server.storage.dropStore(storeKeyOf(d));
+    this.#served.delete(stored.name);
     const group = (stored.obj as unknown as CustomResourceDefinition).spec?.group;
     if (group) this.#requeueGroup(group, stored.name);
   }
@@ -83,8 +86,12 @@ export class CrdController {
     // A CRD whose names clash with another resource of its group is not served (not Established).
     const established = this.#status(crd).conditions.find((c) => c.type === "Established");
     if (established?.status !== "True") return;
+    // Re-registering an unchanged spec would only invalidate what is built from the registry.
+    const spec = JSON.stringify((crd.obj as Obj).spec);
+    if (this.#served.get(name) === spec && server.registry.all().some((d) => d.crdName === name)) return;
     server.registry.removeCrd(name);
     for (const d of defs) server.registry.add(d);
+    this.#served.set(name, spec);
   }
 
   #sync(name: string): void {

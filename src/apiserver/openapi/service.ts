@@ -5,7 +5,14 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Registry } from "../registry/index.js";
-import { createOpenAPICache, type OpenAPICache } from "../schema/index.js";
+import type { ResourceDefinition } from "../registry/index.js";
+import {
+  type CachedDocument,
+  createOpenAPICache,
+  groupVersionPath,
+  type OpenAPICache,
+  openAPIV3GroupVersion,
+} from "../schema/index.js";
 import { methodNotAllowed, resourceNotFound } from "../status.js";
 import { acceptedTypes } from "./accept.js";
 import { openAPIV2Protobuf } from "./v2-protobuf.js";
@@ -24,6 +31,10 @@ export class OpenAPIService {
   readonly #registry: Registry;
   readonly #cache: OpenAPICache = createOpenAPICache();
   #protobuf: { hash: string; data: Buffer } | undefined;
+  // v3 documents per group-version, kept while that group-version's definitions are the same
+  // objects: a CRD coming or going rebuilds its own document, not every built-in one.
+  readonly #v3 = new Map<string, { defs: ResourceDefinition[]; doc: CachedDocument }>();
+  #v3Index: { generation: number; doc: CachedDocument } | undefined;
   #generation = Number.NaN;
   #lastModified = new Date();
 
@@ -47,18 +58,18 @@ export class OpenAPIService {
       return;
     }
     if (path === "/openapi/v3") {
-      const doc = this.#cache.v3Index(generation, defs);
+      const doc = this.#index(generation, defs);
       send(req, res, this.#lastModified, {
         data: Buffer.from(doc.json),
         contentType: "application/json",
-        etag: hashOf(doc.json),
+        etag: doc.hash,
       });
       return;
     }
     const m = /^\/openapi\/v3\/(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(path);
     if (!m) throw resourceNotFound();
     const [group, version] = m[1] !== undefined ? ["", m[1]] : [m[2], m[3]];
-    const doc = this.#cache.v3GroupVersion(generation, defs, group, version);
+    const doc = this.#groupVersion(defs, group, version);
     if (!doc) throw resourceNotFound();
     res.setHeader("Vary", "Accept");
     // kube-openapi also offers the v3 protobuf form; no kubectl asks for it, so JSON only.
@@ -83,6 +94,51 @@ export class OpenAPIService {
       contentType: "application/json",
       etag: doc.hash,
     });
+  }
+
+  #groupVersion(
+    defs: readonly ResourceDefinition[],
+    group: string,
+    version: string,
+  ): CachedDocument | undefined {
+    const key = groupVersionPath(group, version);
+    const mine = defs.filter((d) => d.group === group && d.version === version);
+    const cached = this.#v3.get(key);
+    if (cached && cached.defs.length === mine.length && cached.defs.every((d, i) => d === mine[i])) {
+      return cached.doc;
+    }
+    const built = openAPIV3GroupVersion(mine, group, version);
+    if (built === undefined) {
+      this.#v3.delete(key);
+      return undefined;
+    }
+    const json = JSON.stringify(built);
+    const doc = { json, hash: hashOf(json) };
+    this.#v3.set(key, { defs: mine, doc });
+    return doc;
+  }
+
+  /** `/openapi/v3`: every served group-version with the hash of its document. */
+  #index(generation: number, defs: readonly ResourceDefinition[]): CachedDocument {
+    if (this.#v3Index?.generation === generation) return this.#v3Index.doc;
+    const keys = [...new Set(defs.map((d) => `${d.group}/${d.version}`))];
+    const paths: Record<string, { serverRelativeURL: string }> = {};
+    const entries: [string, string][] = [];
+    for (const k of keys) {
+      const slash = k.lastIndexOf("/");
+      const [group, version] = [k.slice(0, slash), k.slice(slash + 1)];
+      const doc = this.#groupVersion(defs, group, version);
+      if (doc) entries.push([groupVersionPath(group, version), doc.hash]);
+    }
+    entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    for (const [path, hash] of entries)
+      paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
+    // Group-versions no longer served drop out of the cache.
+    for (const k of this.#v3.keys()) if (!(k in paths)) this.#v3.delete(k);
+    const json = JSON.stringify({ paths });
+    const doc = { json, hash: hashOf(json) };
+    this.#v3Index = { generation, doc };
+    return doc;
   }
 
   #v2(req: IncomingMessage, res: ServerResponse, generation: number): void {
