@@ -83,12 +83,13 @@ export interface RawWebhook {
   close(): Promise<void>;
 }
 
-/** A webhook on 127.0.0.1 whose answer `handler` decides; `undefined` never answers. */
+/** A webhook on 127.0.0.1 (its certificate also names `dnsNames`) whose answer `handler` decides; `undefined` never answers. */
 export async function startRawWebhook(
   handler: (review: Review, path: string) => RawAnswer | undefined,
+  dnsNames: string[] = [],
 ): Promise<RawWebhook> {
   const ca = await createCertificateAuthority("raw-webhook-ca");
-  const serving = await ca.issueServing({ ipAddresses: ["127.0.0.1"] });
+  const serving = await ca.issueServing({ ipAddresses: ["127.0.0.1"], dnsNames });
   const calls: RawWebhook["calls"] = [];
   const server: Server = createServer({ key: serving.keyPem, cert: serving.certPem }, (req, res) => {
     const chunks: Buffer[] = [];

@@ -62,7 +62,7 @@ function targetOf(cfg: ClientConfig, resolver: ServiceResolver, timeoutSeconds: 
   return { url, servername };
 }
 
-function goError(e: unknown, url: URL, timedOut: boolean): string {
+function goError(e: unknown, url: URL, servername: string | undefined, timedOut: boolean): string {
   const post = `Post "${url.toString()}"`;
   if (timedOut) return `${post}: context deadline exceeded`;
   const err = e as NodeJS.ErrnoException & { code?: string };
@@ -83,7 +83,7 @@ function goError(e: unknown, url: URL, timedOut: boolean): string {
     case "CERT_HAS_EXPIRED":
       return `${post}: tls: failed to verify certificate: x509: certificate has expired or is not yet valid`;
     case "ERR_TLS_CERT_ALTNAME_INVALID":
-      return `${post}: tls: failed to verify certificate: x509: certificate is not valid for ${url.hostname}`;
+      return `${post}: tls: failed to verify certificate: x509: certificate is not valid for ${servername ?? url.hostname}`;
     default:
       return `${post}: ${err.message ?? String(e)}`;
   }
@@ -140,7 +140,7 @@ export async function callWebhook(call: WebhookCall): Promise<Buffer> {
     });
   } catch (e) {
     if (e instanceof WebhookCallError) throw e;
-    throw new WebhookCallError(goError(e, url, timeout.aborted));
+    throw new WebhookCallError(goError(e, url, servername, timeout.aborted));
   }
 }
 
