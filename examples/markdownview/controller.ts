@@ -46,7 +46,7 @@ export class MarkdownViewReconciler implements Reconciler {
     await this.removeStaleConfigMaps(mdView, logger);
     const dep = await this.client.apply(viewerDeployment(mdView), { fieldOwner, force: true, signal });
     await this.client.apply(viewerService(mdView), { fieldOwner, force: true, signal });
-    await this.updateStatus(mdView, dep.status?.availableReplicas ?? 0);
+    await this.updateStatus(mdView, dep.status?.availableReplicas ?? 0, logger);
   }
 
   async reconcileConfigMap(mdView: Readonly<MarkdownView>, logger: Logger): Promise<void> {
@@ -73,7 +73,7 @@ export class MarkdownViewReconciler implements Reconciler {
     }
   }
 
-  async updateStatus(mdView: Readonly<MarkdownView>, available: number): Promise<void> {
+  async updateStatus(mdView: Readonly<MarkdownView>, available: number, logger: Logger): Promise<void> {
     let status: MarkdownViewStatus;
     if (available === 0) status = "NotReady";
     else if (available === (mdView.spec?.replicas ?? 1)) status = "Healthy";
@@ -88,6 +88,7 @@ export class MarkdownViewReconciler implements Reconciler {
       if (isConflict(err)) return;
       throw err;
     }
+    logger.info("status updated", { status });
     const { namespace, name } = mdView.metadata ?? {};
     this.recorder.event(mdView, "Normal", "Updated", `MarkdownView(${namespace}:${name}) updated: ${status}`);
   }

@@ -9,7 +9,12 @@ import { enqueueRequestsFromMapFunc } from "../../src/handler/index.js";
 import type { Manager } from "../../src/manager/index.js";
 import { generationChanged } from "../../src/predicate/index.js";
 import type { EventRecorder } from "../../src/recorder/index.js";
-import { type ReconcileContext, type Reconciler, type Request, requestOf } from "../../src/reconcile/index.js";
+import {
+  type ReconcileContext,
+  type Reconciler,
+  type Request,
+  requestOf,
+} from "../../src/reconcile/index.js";
 import { isNotFound } from "../../src/rest/index.js";
 import { newChannel } from "../../src/source/index.js";
 import { conditionAvailable, StorageBucket } from "./api.js";
@@ -61,7 +66,12 @@ export class StorageBucketReconciler implements Reconciler {
     logger.info("bucket probed", { available: found.status, reason: found.reason });
 
     if (previous?.status !== found.status || previous?.reason !== found.reason) {
-      this.recorder.event(bucket, found.status === "True" ? "Normal" : "Warning", found.reason, found.message);
+      this.recorder.event(
+        bucket,
+        found.status === "True" ? "Normal" : "Warning",
+        found.reason,
+        found.message,
+      );
     }
   }
 }

@@ -33,7 +33,11 @@ export async function headBucket(endpoint: string, bucket: string, opts: ProbeOp
     case 200:
       return { status: "True", reason: "BucketExists", message: `bucket ${bucket} exists at ${endpoint}` };
     case 404:
-      return { status: "False", reason: "NoSuchBucket", message: `bucket ${bucket} does not exist at ${endpoint}` };
+      return {
+        status: "False",
+        reason: "NoSuchBucket",
+        message: `bucket ${bucket} does not exist at ${endpoint}`,
+      };
     case 403:
       return {
         status: "False",

@@ -1,8 +1,6 @@
 // End to end on the embedded API server: a local HTTP server plays S3 and the StorageBucket's
-// status and Events follow it as it answers 200, stops answering, 404, 403 and 200 again.
+// status and Events follow it as it answers 200, stops answering, then answers 404, 403 and 200.
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Condition } from "kubernetes-types/meta/v1.js";
@@ -14,23 +12,7 @@ import { managerClient } from "../shared/manager-client.js";
 import { eventReasons, eventually, newNamespace } from "../shared/test-support.js";
 import { conditionAvailable, StorageBucket } from "./api.js";
 import { setupStorageBucketController } from "./controller.js";
-
-/** A fake S3: HEAD /<bucket> answers `mode`; "down" drops the connection without an answer. */
-class FakeS3 {
-  mode: 200 | 403 | 404 | "down" = 200;
-  heads = 0;
-  readonly server: Server = createServer((req, res) => {
-    this.heads++;
-    if (this.mode === "down") {
-      req.socket.destroy();
-      return;
-    }
-    res.writeHead(req.method === "HEAD" ? this.mode : 405).end();
-  });
-  get endpoint(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-}
+import { FakeS3 } from "./fake-s3.js";
 
 const env = new Environment({
   env: {},
@@ -44,7 +26,8 @@ let managerDone: Promise<void>;
 before(async () => {
   const config = await env.start();
   client = newClient(config);
-  await new Promise<void>((resolve) => s3.server.listen(0, "127.0.0.1", resolve));
+  await s3.start();
+  for (const bucket of ["photos", "logs", "assets"]) s3.buckets.set(bucket, "ok");
   const mgr = await Manager.create(config, { logger: nullLogger(), metrics: { bindAddress: "0" } });
   // A short interval keeps the test quick; the test waits on states, never on the clock.
   setupStorageBucketController(mgr, managerClient(mgr), { probeIntervalMs: 100 });
@@ -54,8 +37,7 @@ before(async () => {
 after(async () => {
   stop.abort();
   await managerDone;
-  s3.server.closeAllConnections();
-  await new Promise((resolve) => s3.server.close(resolve));
+  await s3.stop();
   await client.close();
   await env.stop();
 });
@@ -89,22 +71,23 @@ test("the status follows the bucket as the storage answers, with an Event on eve
   const bucket = await client.get(StorageBucket, { namespace: ns, name: "photos" });
   assert.equal(bucket.status?.observedGeneration, created.metadata?.generation);
 
-  s3.mode = "down";
+  s3.down = true;
   const down = await waitForReason(ns, "photos", "Unreachable");
   assert.equal(down.status, "Unknown");
   assert.match(down.message ?? "", /HEAD http:\/\/127\.0\.0\.1:\d+\/photos/);
 
-  s3.mode = 404;
+  s3.down = false;
+  s3.buckets.delete("photos");
   const missing = await waitForReason(ns, "photos", "NoSuchBucket");
   assert.equal(missing.status, "False");
 
   // Still False, for another reason: the transition time stays that of the change to False.
-  s3.mode = 403;
+  s3.buckets.set("photos", "denied");
   const denied = await waitForReason(ns, "photos", "AccessDenied");
   assert.equal(denied.status, "False");
   assert.equal(denied.lastTransitionTime, missing.lastTransitionTime);
 
-  s3.mode = 200;
+  s3.buckets.set("photos", "ok");
   await waitForReason(ns, "photos", "BucketExists");
 
   const reasons = await eventually("an Event for every change", async () => {

@@ -1,0 +1,92 @@
+// What `npm start` sets up when no cluster is given: the embedded API server, the examples' CRDs
+// and sample objects, a fake S3 for the StorageBuckets to probe, and the simulator that plays
+// kube-controller-manager and the kubelet so that the viewer Deployments become available.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import { type RunningApiServer, startApiServer } from "../../src/apiserver/index.js";
+import { type Client, newClient } from "../../src/client/index.js";
+import { installCRDs, readCRDs } from "../../src/envtest/index.js";
+import { newLogger } from "../../src/log/index.js";
+import { Manager } from "../../src/manager/index.js";
+import { ignoreAlreadyExists, type RestConfig } from "../../src/rest/index.js";
+import type { MarkdownView } from "../markdownview/api.js";
+import { setupSimulator } from "../simulator/simulator.js";
+import { type StorageBucket, StorageBucket as StorageBucketKind } from "../storagebucket/api.js";
+import { FakeS3 } from "../storagebucket/fake-s3.js";
+
+const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+export const crdDirectories = [path("../storagebucket/config/crd"), path("../markdownview/config/crd")];
+
+export interface EmbeddedCluster {
+  server: RunningApiServer;
+  s3: FakeS3;
+  /** Runs the simulator until `signal` aborts. */
+  simulate(signal: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startEmbeddedCluster(opts: {
+  port: number;
+  kubeconfigPath: string;
+}): Promise<EmbeddedCluster> {
+  const server = await startApiServer({
+    port: opts.port,
+    kubeconfigPath: opts.kubeconfigPath,
+    garbageCollection: true,
+  });
+  const s3 = new FakeS3();
+  await s3.start();
+  s3.buckets.set("photos", "ok");
+  s3.buckets.set("private", "denied");
+  const config = server.restConfig();
+  await installExampleCRDs(config);
+  await createSamples(newClient(config), s3.endpoint);
+
+  // The simulator speaks up only when something goes wrong: the examples' logs are the show.
+  const sim = await Manager.create(config, {
+    logger: newLogger({ format: "console", level: "error" }).withName("simulator"),
+    metrics: { bindAddress: "0" },
+  });
+  setupSimulator(sim, { podStartupMs: 3000 });
+  return {
+    server,
+    s3,
+    simulate: (signal) => sim.start(signal),
+    async stop() {
+      await s3.stop();
+      await server.stop();
+    },
+  };
+}
+
+export async function installExampleCRDs(config: RestConfig): Promise<void> {
+  await installCRDs(config, readCRDs(crdDirectories, true));
+}
+
+/** The MarkdownView sample of config/samples, and three buckets: one there, one denied, one missing. */
+async function createSamples(client: Client, endpoint: string): Promise<void> {
+  const view = parse(
+    readFileSync(path("../markdownview/config/samples/markdownview.yaml"), "utf8"),
+  ) as MarkdownView;
+  const bucket = (name: string): StorageBucket => ({
+    apiVersion: StorageBucketKind.apiVersion,
+    kind: StorageBucketKind.kind,
+    metadata: { name, namespace: "default" },
+    spec: { endpoint, bucketName: name },
+  });
+  try {
+    for (const obj of [
+      { ...view, metadata: { ...view.metadata, namespace: "default" } },
+      bucket("photos"),
+      bucket("private"),
+      bucket("archive"),
+    ]) {
+      await client.create(obj).catch((err) => {
+        if (ignoreAlreadyExists(err)) throw err;
+      });
+    }
+  } finally {
+    await client.close();
+  }
+}
