@@ -1,6 +1,7 @@
 // What every handler receives: the server's shared state and one parsed resource request.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Admission } from "../admission/index.js";
+import type { Conversion } from "../conversion/index.js";
 import type { OpenAPIService } from "../openapi/index.js";
 import type { Registry, ResourceDefinition } from "../registry/index.js";
 import type { Schema } from "../schema/index.js";
@@ -40,6 +41,8 @@ export interface ServerContext {
   readonly hooks: ChangeHooks;
   /** Admission webhooks (Mutating/ValidatingWebhookConfigurations). Default: none are called. */
   readonly admission?: Admission;
+  /** Custom resources between the versions of their CRD. Default: apiVersion rewritten only. */
+  readonly conversion?: Conversion;
   /** /openapi/v2 and /openapi/v3, with their caches. */
   readonly openapi: OpenAPIService;
   /** ObjectMeta's schema, built once per server, for the unknown-field walks. */

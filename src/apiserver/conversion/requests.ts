@@ -1,0 +1,60 @@
+// Conversion at the handlers' edges: the stored objects a request reads or updates, in the
+// request's version; watch lines converted in order before they are written.
+import type { ResourceRequest } from "../handlers/context.js";
+import { apiVersionOfDef } from "../object/meta.js";
+import { ApiError, internalError } from "../status.js";
+import type { Obj, StoredObject } from "../storage/index.js";
+
+/** The stored object as the request's version serves it. */
+export async function inRequestVersion(r: ResourceRequest, stored: StoredObject): Promise<StoredObject> {
+  const conversion = r.server.conversion;
+  if (!conversion || stored.obj.apiVersion === apiVersionOfDef(r.def)) return stored;
+  const [view] = await conversion.views(r.def, [stored]);
+  return view;
+}
+
+/** Stored objects as the request's version serves them, converted in one review. */
+export async function itemsInRequestVersion(
+  r: ResourceRequest,
+  stored: StoredObject[],
+): Promise<StoredObject[]> {
+  const conversion = r.server.conversion;
+  if (!conversion) return stored;
+  return conversion.views(r.def, stored);
+}
+
+/** Writes watch lines in order, converting their objects first. */
+export interface WatchLineConverter {
+  /** `write` receives the line (converted); `fail` an ERROR line, after which nothing is written. */
+  push(line: string, write: (line: string) => void, fail: (line: string) => void): void;
+}
+
+/** A converter for a watch whose objects may need the conversion webhook; undefined when none can. */
+export function watchLineConverter(r: ResourceRequest): WatchLineConverter | undefined {
+  const conversion = r.server.conversion;
+  if (!conversion || !r.def.crdName || !conversion.usesWebhook(r.def)) return undefined;
+  const desired = apiVersionOfDef(r.def);
+  let chain: Promise<void> = Promise.resolve();
+  let failed = false;
+  return {
+    push(line, write, fail) {
+      chain = chain.then(async () => {
+        if (failed) return;
+        const event = JSON.parse(line) as { type: string; object: Obj };
+        const o = event.object;
+        if (o?.kind !== r.def.kind || o.apiVersion === desired || event.type === "ERROR") {
+          write(line);
+          return;
+        }
+        try {
+          const [converted] = await conversion.convert(r.def, [o]);
+          write(`${JSON.stringify({ type: event.type, object: converted })}\n`);
+        } catch (e) {
+          failed = true;
+          const err = e instanceof ApiError ? e : internalError((e as Error).message);
+          fail(`{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}\n`);
+        }
+      });
+    },
+  };
+}
