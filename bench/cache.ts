@@ -1,6 +1,6 @@
 // The informer cache: for 10 000 and 50 000 ConfigMaps of about 1 KiB in the embedded API server,
 // the time from informer start to synced and the heap held per cached object, for our informer
-// (streaming list, and list + watch), for @kubernetes/client-node 1.x's makeInformer, and for the
+// (list + watch), for @kubernetes/client-node 1.x's makeInformer, and for the
 // floor (one raw list GET + JSON.parse of the same bytes, kept in memory). Each of those runs in
 // its own child process (`node --expose-gc`) so heaps do not mix; the API server runs here.
 // Then, in this process: reads of a cached object (frozen and handed out, versus copied on each
@@ -24,17 +24,15 @@ import { indexByFieldAndNamespace, namespaceIndexFunc } from "../src/cache/field
 import { createRestClient, decodeWatchStream, resourceOf, type WatchStream } from "../src/rest/index.js";
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import type { RestConfig } from "../src/rest/config.js";
+import { newLogger } from "../src/log/index.js";
 import { type BenchRow, printRows } from "./report.js";
 
 const SIZES = process.env.CACHE_BENCH_SIZES
   ? process.env.CACHE_BENCH_SIZES.split(",").map(Number)
   : [10_000, 50_000];
-const SCENARIOS = [
-  "floor",
-  "ours (streaming list)",
-  "ours (list + watch)",
-  "client-node makeInformer",
-] as const;
+// Streaming lists are left out: the embedded server cuts a watch off as a slow reader once 16 MiB
+// are unread, which a streamed list of 10 000 1-KiB objects passes (the watcher then falls back).
+const SCENARIOS = ["floor", "ours (list + watch)", "client-node makeInformer"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 interface ChildTask {
@@ -56,6 +54,10 @@ function configMapData(i: number): Record<string, string> {
 }
 
 // ---- child side: one scenario, one fresh heap --------------------------------------------------
+
+function debug(what: string): void {
+  if (process.env.CACHE_BENCH_DEBUG) process.stderr.write(`${what}\n`);
+}
 
 function heapNow(): number {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -86,11 +88,9 @@ async function child(task: ChildTask): Promise<ChildResult> {
       keep = list;
       break;
     }
-    case "ours (streaming list)":
     case "ours (list + watch)": {
       const cache = createCache(config, {
         restClient: rest,
-        watcher: { streamingList: task.scenario === "ours (streaming list)" },
         logger: process.env.CACHE_BENCH_DEBUG
           ? (await import("../src/log/index.js")).newLogger({
               level: 2,
@@ -247,7 +247,7 @@ async function eventsRow(objects: ConfigMap[]): Promise<BenchRow> {
     watch: async (_o, signal) => {
       async function* chunks() {
         for (let i = 0; i < body.length; i += 65536) yield body.subarray(i, i + 65536);
-        await new Promise((r) => signal.addEventListener("abort", r, { once: true }));
+        if (!signal.aborted) await new Promise((r) => signal.addEventListener("abort", r, { once: true }));
       }
       return decodeWatchStream<ConfigMap>(chunks(), { signal }) as unknown as WatchStream<ConfigMap>;
     },
@@ -260,14 +260,21 @@ async function eventsRow(objects: ConfigMap[]): Promise<BenchRow> {
       },
       apply: (key, obj) => {
         store.set(key, obj);
-        if (++applied === events) {
+        if (++applied % 10000 === 0) debug(`applied ${applied}`);
+        if (applied === events) {
           last = performance.now();
           done.abort();
         }
       },
       delete: (key) => store.delete(key),
     },
-    { ingest: (o) => deepFreeze(stripManagedFields(o) as ConfigMap), watcher: { streamingList: false } },
+    {
+      ingest: (o) => deepFreeze(stripManagedFields(o) as ConfigMap),
+      watcher: { streamingList: false },
+      logger: process.env.CACHE_BENCH_DEBUG
+        ? newLogger({ level: 2, format: "console", destination: process.stderr })
+        : undefined,
+    },
   );
   const start = performance.now();
   await reflector.run(done.signal);
@@ -321,7 +328,7 @@ export async function run(): Promise<BenchRow[]> {
       const results = new Map<Scenario, ChildResult>();
       for (const scenario of SCENARIOS) {
         if (process.env.CACHE_BENCH_ONLY && !scenario.startsWith(process.env.CACHE_BENCH_ONLY)) continue;
-        process.stderr.write(`child ${scenario} ${n}\n`);
+        if (process.env.CACHE_BENCH_DEBUG) process.stderr.write(`child ${scenario} ${n}\n`);
         const r = await runChild({
           scenario,
           kubeconfig: server.kubeconfig,
@@ -332,6 +339,7 @@ export async function run(): Promise<BenchRow[]> {
         if (r.count !== n) throw new Error(`${scenario} saw ${r.count} objects, not ${n}`);
         results.set(scenario, r);
       }
+      if (results.size < SCENARIOS.length) continue;
       const floor = results.get("floor")!;
       const peer = results.get("client-node makeInformer")!;
       for (const scenario of SCENARIOS) {
@@ -365,13 +373,16 @@ export async function run(): Promise<BenchRow[]> {
     const list = await cache.list(kinds.ConfigMap, { inNamespace: `bench-${SIZES[0]}` });
     const objects = list.items.map((o) => structuredClone(o) as ConfigMap);
     const keys = objects.map((o) => ({ namespace: o.metadata?.namespace, name: o.metadata?.name ?? "" }));
+    debug("cache.get");
     const getsStart = performance.now();
     const gets = 200_000;
     for (let i = 0; i < gets; i++) await cache.get(kinds.ConfigMap, keys[i % keys.length]);
     const cacheGetNs = ((performance.now() - getsStart) * 1e6) / gets;
     ctl.abort();
     await running;
+    debug("reads");
     rows.push(...(await readRows(objects, cacheGetNs)));
+    debug("events");
     const rawObjects = (await rest.list<ConfigMap>(CM, { namespace: `bench-${SIZES[0]}` })).items;
     rows.push(await eventsRow(rawObjects));
   } finally {

@@ -62,6 +62,7 @@ interface Entry {
   informer: Informer;
   stop: AbortController;
   done?: Promise<void>;
+  removed?: boolean;
 }
 
 /** A cache reading through `config` (or `opts.restClient`). Opens no connection until started. */
@@ -77,6 +78,8 @@ class InformerCache implements Cache {
   readonly #config: RestConfig;
   readonly #opts: ResolvedCacheOptions;
   readonly #informers = new Map<string, Entry>();
+  /** Entries by descriptor, so that a read of a synced kind needs no key building. */
+  readonly #byKind = new WeakMap<Kind, Entry>();
   #rest: RestClient | undefined;
   #signal: AbortSignal | undefined;
   #onStart: (() => void)[] = [];
@@ -165,6 +168,7 @@ class InformerCache implements Cache {
     const entry = this.#informers.get(key);
     if (!entry) return false;
     entry.stop.abort();
+    entry.removed = true;
     this.#informers.delete(key);
     return true;
   }
@@ -224,18 +228,39 @@ class InformerCache implements Cache {
     }
   }
 
-  async get<T extends KubeObject>(
-    kind: Kind<T>,
-    key: ObjectKey,
-    opts: CacheGetOptions = {},
-  ): Promise<Readonly<T>> {
-    return getFromInformer(await this.#readable(kind, opts.signal), key);
+  /** The informer of `kind` when the cache runs and it synced: the fast path of reads. */
+  #synced<T extends KubeObject>(kind: Kind<T>): Informer<T> | undefined {
+    if (!this.#signal) return undefined;
+    let entry = this.#byKind.get(kind);
+    if (!entry || entry.removed) {
+      entry = this.#entry(kind, false);
+      if (!entry) return undefined;
+      this.#byKind.set(kind, entry);
+    }
+    return entry.informer.hasSynced() ? (entry.informer as unknown as Informer<T>) : undefined;
   }
 
-  async list<T extends KubeObject>(
-    kind: Kind<T>,
-    opts: CacheListOptions = {},
-  ): Promise<KubeList<Readonly<T>>> {
-    return listFromInformer(await this.#readable(kind, opts.signal), opts);
+  get<T extends KubeObject>(kind: Kind<T>, key: ObjectKey, opts: CacheGetOptions = {}): Promise<Readonly<T>> {
+    const informer = this.#synced(kind);
+    if (informer) {
+      try {
+        return Promise.resolve(getFromInformer(informer, key));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return this.#readable(kind, opts.signal).then((i) => getFromInformer(i, key));
+  }
+
+  list<T extends KubeObject>(kind: Kind<T>, opts: CacheListOptions = {}): Promise<KubeList<Readonly<T>>> {
+    const informer = this.#synced(kind);
+    if (informer) {
+      try {
+        return Promise.resolve(listFromInformer(informer, opts));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return this.#readable(kind, opts.signal).then((i) => listFromInformer(i, opts));
   }
 }

@@ -99,6 +99,8 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   #waiters = new Set<(synced: boolean) => void>();
   #started = false;
   #stopped = false;
+  /** Set once every reflector synced; never unset (as client-go's HasSynced). */
+  #synced = false;
 
   constructor(rest: RestClient, kind: Kind<T>, opts: InformerOptions) {
     this.kind = kind;
@@ -130,7 +132,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   }
 
   hasSynced(): boolean {
-    return this.#reflectors.every((r) => r.hasSynced());
+    return this.#synced;
   }
 
   isStopped(): boolean {
@@ -242,7 +244,8 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
         for (const [old, obj] of changes.updated) this.#each("onUpdate", (h) => h.onUpdate?.(old, obj));
       },
       synced: () => {
-        if (this.hasSynced()) for (const done of [...this.#waiters]) done(true);
+        this.#synced = this.#reflectors.every((r) => r.hasSynced());
+        if (this.#synced) for (const done of [...this.#waiters]) done(true);
       },
       apply: (key, obj) => {
         const old = this.#store.set(key, obj);

@@ -105,6 +105,9 @@ export async function* watcher<T extends KubeObject>(
   // The version to relist at is gone too: list with "" (a consistent read) instead.
   let relistAtLatest = false;
   let state: State = { kind: "empty", rv: "0" };
+  // Streaming lists that failed before their end, in a row: after two, list + watch instead (a
+  // server may cut off a large initial stream as a slow watcher).
+  let streamFailures = 0;
 
   while (!signal.aborted) {
     try {
@@ -116,6 +119,7 @@ export async function* watcher<T extends KubeObject>(
           streaming = false;
           log.info("streaming lists are not supported by the server; listing and watching instead");
         }
+        streamFailures = 0;
         continue;
       }
       if (state.kind === "empty") {
@@ -148,6 +152,12 @@ export async function* watcher<T extends KubeObject>(
       state = yield* watchFrom(lw, state.rv, signal, opts);
     } catch (err) {
       if (signal.aborted) return;
+      if (streaming && state.kind === "empty" && ++streamFailures >= 2) {
+        streaming = false;
+        log.info("streaming lists failed twice before their end; listing and watching instead", {
+          error: String(err),
+        });
+      }
       if (expired(err)) {
         // A 410 answer to a list at a version: the next list reads the latest state.
         if (state.kind === "empty") relistAtLatest = true;
@@ -234,8 +244,27 @@ async function* streamInitial<T extends KubeObject>(
   opts: ResolvedWatcherOptions,
   setState: (s: State) => void,
 ): AsyncGenerator<WatcherEvent<T>, "done" | "unsupported", undefined> {
+  // Its own controller, chained by hand: AbortSignal.any would leave a listener on `signal` for
+  // every attempt until garbage collection.
   const silent = new AbortController();
-  const streamSignal = AbortSignal.any([signal, silent.signal]);
+  const streamSignal = silent.signal;
+  const onAbort = () => silent.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    return yield* streamOn(lw, signal, silent, streamSignal, opts, setState);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+async function* streamOn<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  signal: AbortSignal,
+  silent: AbortController,
+  streamSignal: AbortSignal,
+  opts: ResolvedWatcherOptions,
+  setState: (s: State) => void,
+): AsyncGenerator<WatcherEvent<T>, "done" | "unsupported", undefined> {
   let stream: WatchStream<T>;
   try {
     stream = await lw.watch(
