@@ -9,6 +9,7 @@ import type { RestConfig } from "../rest/config.js";
 import { Authenticator, type TokenUser } from "./authn.js";
 import { Admission, clusterDnsResolver, type ServiceResolver } from "./admission/index.js";
 import { createHooks } from "./controllers/hooks.js";
+import { Conversion } from "./conversion/index.js";
 import { crdStore } from "./controllers/crd.js";
 import type { ServerContext, ServerLimits, UserInfo } from "./handlers/context.js";
 import { sendError } from "./http-io.js";
@@ -116,6 +117,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   let context: ServerContext | undefined;
   let objectMeta: Schema | undefined;
   const getContext = () => context!;
+  const serviceResolver = opts.serviceResolver ?? clusterDnsResolver;
+  const conversion = new Conversion({ storage, serviceResolver, signal: stopping.signal });
   const hooks = createHooks(getContext, {
     garbageCollection: opts.garbageCollection ?? false,
     signal: stopping.signal,
@@ -129,9 +132,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     admission: new Admission({
       storage,
       registry,
-      serviceResolver: opts.serviceResolver ?? clusterDnsResolver,
+      serviceResolver,
       signal: stopping.signal,
+      // A webhook that asked for another version of a CRD gets the object converted to it.
+      convert: async (obj, _from, to) => (await conversion.convert(to, [obj]))[0],
     }),
+    conversion,
     openapi: new OpenAPIService(registry),
     objectMetaSchema: () => {
       objectMeta ??= objectMetaSchema();
