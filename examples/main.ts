@@ -39,7 +39,18 @@ const flags = parseFlags(
 const logger = loggerFromFlags(["--zap-encoder=console", ...argv]);
 const log = logger.withName("setup");
 
-const signal = setupSignalHandler();
+// Ctrl-C under `npm start` reaches this process more than once at the same moment (from the
+// terminal, and relayed by npm and by tsx); only a second Ctrl-C a moment later forces an exit.
+const firstSignalAt = { ms: 0 };
+const signal = setupSignalHandler({
+  onSecondSignal: () => {
+    if (Date.now() - firstSignalAt.ms > 1000) process.exit(1);
+  },
+});
+signal.addEventListener("abort", () => {
+  firstSignalAt.ms = Date.now();
+  log.info("shutting down (Ctrl-C again to exit at once)");
+});
 // Stops everything on Ctrl-C, and also when a part fails (a port in use, say).
 const stop = new AbortController();
 signal.addEventListener("abort", () => stop.abort(), { once: true });
