@@ -3,6 +3,7 @@ import { validateCRD } from "../crd/index.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import type { KindBehaviour } from "./behaviour.js";
 import { crdBehaviour } from "./crd.js";
+import { canonicalizeQuantities } from "./quantities.js";
 import { namespaceBehaviour } from "./namespace.js";
 import { podBehaviour } from "./pod.js";
 import { secretBehaviour, serviceBehaviour } from "./service.js";
@@ -35,5 +36,13 @@ const byKind: Record<string, KindBehaviour> = {
 
 export function kindBehaviour(def: ResourceDefinition): KindBehaviour {
   if (def.crdName) return none;
-  return byKind[`${def.group}/${def.kind}`] ?? none;
+  const b = byKind[`${def.group}/${def.kind}`] ?? none;
+  // Every built-in kind also stores numeric quantities as kube's canonical strings.
+  return {
+    ...b,
+    defaults(obj, ctx) {
+      canonicalizeQuantities(def, obj);
+      b.defaults?.(obj, ctx);
+    },
+  };
 }
