@@ -151,12 +151,12 @@ async function dispatch(
   switch (method) {
     case "GET":
     case "HEAD":
-      if (name && !watch) handleGet(r);
+      if (name && !watch) await handleGet(r);
       else if (watch) {
         if (name) query.set("fieldSelector", mergeNameSelector(query.get("fieldSelector"), name));
         const named: ResourceRequest = name ? { ...r, name: "" } : r;
         handleWatch(named);
-      } else handleList(r);
+      } else await handleList(r);
       return;
     case "POST":
       if (name || (def.namespaced && !namespace)) throw methodNotAllowed();

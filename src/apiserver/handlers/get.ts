@@ -1,4 +1,5 @@
 // GET of one object (and of its /status, which answers the whole object).
+import { inRequestVersion } from "../conversion/index.js";
 import { negotiate, sendJson } from "../http-io.js";
 import { objectKey } from "../storage/index.js";
 import { storeKeyOf } from "../registry/index.js";
@@ -15,9 +16,9 @@ export function mustGet(r: ResourceRequest): StoredObject {
   return stored;
 }
 
-export function handleGet(r: ResourceRequest): void {
+export async function handleGet(r: ResourceRequest): Promise<void> {
   const form = negotiate(r.req.headers.accept, tableSupported());
-  const stored = mustGet(r);
+  const stored = await inRequestVersion(r, mustGet(r));
   if (form === "Table") {
     sendJson(r.res, 200, tableJson(r, [stored], { resourceVersion: String(stored.rv) }));
     return;

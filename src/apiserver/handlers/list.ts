@@ -1,5 +1,6 @@
 // LIST: selectors, limit/continue over a consistent snapshot, resourceVersion semantics, and the
 // PartialObjectMetadataList and Table forms.
+import { itemsInRequestVersion } from "../conversion/index.js";
 import { negotiate, sendJson } from "../http-io.js";
 import { storeKeyOf } from "../registry/index.js";
 import { expired } from "../status.js";
@@ -87,9 +88,10 @@ export function selectPage(r: ResourceRequest): ListPage {
   return { items, meta };
 }
 
-export function handleList(r: ResourceRequest): void {
+export async function handleList(r: ResourceRequest): Promise<void> {
   const form = negotiate(r.req.headers.accept, tableSupported());
   const page = selectPage(r);
+  page.items = await itemsInRequestVersion(r, page.items);
   if (form === "Table") {
     sendJson(r.res, 200, tableJson(r, page.items, page.meta));
     return;

@@ -14,6 +14,7 @@ import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { handleApply } from "../apply/index.js";
 import { updateWithAdmission } from "../admission/index.js";
+import { inRequestVersion } from "../conversion/index.js";
 import { checkFields, checkTypeMeta, warningHeaders } from "./write.js";
 
 const JSON_PATCH = "application/json-patch+json";
@@ -51,8 +52,9 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const patch = parsePatch(body.toString("utf8"));
   const ref = refOf(r.def);
-  const current = r.server.storage.get(storeKeyOf(r.def), objectKey(r.namespace, r.name));
-  if (!current) throw notFound(ref, r.name);
+  const found = r.server.storage.get(storeKeyOf(r.def), objectKey(r.namespace, r.name));
+  if (!found) throw notFound(ref, r.name);
+  const current = await inRequestVersion(r, found);
 
   let patched: unknown;
   try {

@@ -1,5 +1,6 @@
 // PUT: replace an object (or its status) with optimistic concurrency.
 import { updateWithAdmission } from "../admission/index.js";
+import { inRequestVersion } from "../conversion/index.js";
 import { readBody, sendJson } from "../http-io.js";
 import { badRequest } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -26,7 +27,7 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
     );
   }
   const warnings = checkFields(r, obj, text);
-  const current = mustGet(r);
+  const current = await inRequestVersion(r, mustGet(r));
   const result = await updateWithAdmission(r, current, obj, warnings);
   sendJson(r.res, 200, result.json, warningHeaders(warnings));
 }

@@ -2,6 +2,7 @@
 // it is gone), then stream; initial events (sendInitialEvents, or no resourceVersion), periodic
 // and initial-events-end bookmarks, selectors applied to transitions, timeouts, and a cut-off
 // for watchers that do not read. One JSON object per line, one chunk per event.
+import { type WatchLineConverter, watchLineConverter } from "../conversion/index.js";
 import { negotiate, type ResponseForm } from "../http-io.js";
 import { apiVersionOfDef } from "../object/meta.js";
 import { storeKeyOf } from "../registry/index.js";
@@ -49,6 +50,8 @@ class Watcher implements WatchSink {
   #tableHeadersSent = false;
   /** Whether unsent bytes passed the limit and a drain is awaited. */
   #congested = false;
+  /** Set when objects may need a CRD's conversion webhook: lines then wait for it, in order. */
+  readonly #converter: WatchLineConverter | undefined;
 
   constructor(
     r: ResourceRequest,
@@ -65,6 +68,7 @@ class Watcher implements WatchSink {
     this.#minRv = minRv;
     this.#onClose = onClose;
     this.#includeObject = includeObjectOf(r.query);
+    this.#converter = form === "object" ? watchLineConverter(r) : undefined;
   }
 
   get closed(): boolean {
@@ -96,6 +100,27 @@ class Watcher implements WatchSink {
   }
 
   deliver(ev: StoredEvent): void {
+    // Called inside a writer's request: a failure here must end this watch, not the write.
+    this.guard(() => this.#deliver(ev));
+  }
+
+  /** Runs `fn`; if it throws, the watch ends with an ERROR event saying why. */
+  guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      if (this.#closed) return;
+      const status = failureStatus(
+        500,
+        "InternalError",
+        `watch closed: ${(e as Error)?.message ?? String(e)}`,
+      );
+      this.#r.res.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+      this.close();
+    }
+  }
+
+  #deliver(ev: StoredEvent): void {
     if (this.#closed || ev.rv <= this.#minRv) return;
     const now = ev.type !== "DELETED" && this.#filter.matches(ev.object.obj);
     const before = ev.prev !== undefined && this.#filter.matches(ev.prev.obj);
@@ -144,6 +169,22 @@ class Watcher implements WatchSink {
   }
 
   write(line: string): void {
+    if (this.#closed) return;
+    if (this.#converter) {
+      this.#converter.push(
+        line,
+        (l) => this.#send(l),
+        (error) => {
+          this.#send(error);
+          this.close();
+        },
+      );
+      return;
+    }
+    this.#send(line);
+  }
+
+  #send(line: string): void {
     if (this.#closed) return;
     const res = this.#r.res;
     res.write(line);
@@ -250,7 +291,7 @@ export function handleWatch(r: ResourceRequest): void {
   r.res.on("error", () => watcher.close());
   watcher.addTimer(
     setTimeout(() => {
-      if (bookmarks) watcher.bookmark(storage.resourceVersion);
+      if (bookmarks) watcher.guard(() => watcher.bookmark(storage.resourceVersion));
       watcher.close();
     }, timeoutSeconds * 1000),
   );
@@ -258,7 +299,7 @@ export function handleWatch(r: ResourceRequest): void {
     const every = r.server.limits.bookmarkIntervalMs;
     const tick = () => {
       if (watcher.closed) return;
-      watcher.bookmark(storage.resourceVersion);
+      watcher.guard(() => watcher.bookmark(storage.resourceVersion));
       watcher.addTimer(setTimeout(tick, every));
     };
     watcher.addTimer(setTimeout(tick, every));
