@@ -80,10 +80,12 @@ async function get<T extends KubeObject>(kind: Kind<T>, namespace: string, name:
 
 /** Plays the Deployment controller: `available` of the Deployment's replicas are available. */
 async function setAvailable(namespace: string, available: number): Promise<void> {
-  const dep = await client.get(kinds.Deployment, { namespace, name: "viewer-sample" });
-  await client.status().update<Deployment>({
-    ...dep,
-    status: { replicas: dep.spec?.replicas, availableReplicas: available, readyReplicas: available },
+  await eventually("the Deployment's status written", async () => {
+    const dep = await client.get(kinds.Deployment, { namespace, name: "viewer-sample" });
+    return client.status().update<Deployment>({
+      ...dep,
+      status: { replicas: dep.spec?.replicas, availableReplicas: available, readyReplicas: available },
+    });
   });
 }
 
@@ -117,10 +119,13 @@ test("spec changes reach the owned objects, and a deleted ConfigMap comes back",
   await createView(ns, { markdowns });
   await eventually("the Deployment", () => get(kinds.Deployment, ns, "viewer-sample"));
 
-  const view = await client.get(MarkdownView, { namespace: ns, name: "sample" });
-  await client.update<MarkdownView>({
-    ...view,
-    spec: { markdowns: { ...markdowns, "page2.md": "# Page 2\n" }, replicas: 3, viewerImage: "mdbook:v2" },
+  // The controller writes the status meanwhile: an update from a stale read is refused (409), so retry.
+  await eventually("the spec updated", async () => {
+    const view = await client.get(MarkdownView, { namespace: ns, name: "sample" });
+    return client.update<MarkdownView>({
+      ...view,
+      spec: { markdowns: { ...markdowns, "page2.md": "# Page 2\n" }, replicas: 3, viewerImage: "mdbook:v2" },
+    });
   });
   await eventually("the new page in the ConfigMap", async () => {
     const cm = await get(kinds.ConfigMap, ns, "markdowns-sample");
