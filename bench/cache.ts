@@ -91,6 +91,7 @@ async function child(task: ChildTask): Promise<ChildResult> {
     case "ours (list + watch)": {
       const cache = createCache(config, {
         restClient: rest,
+        defaultNamespaces: [task.namespace],
         logger: process.env.CACHE_BENCH_DEBUG
           ? (await import("../src/log/index.js")).newLogger({
               level: 2,
