@@ -36,6 +36,8 @@ export interface WebhookCall {
   resolver: ServiceResolver;
   /** Aborted when the API server stops. */
   signal: AbortSignal;
+  /** Whether the URL carries `?timeout=Ns`, as admission calls do (conversion calls do not). Default: true. */
+  timeoutParam?: boolean;
   /** Largest response read. Default: 30 MiB. */
   maxResponseBytes?: number;
 }
@@ -45,7 +47,7 @@ interface Target {
   servername: string | undefined;
 }
 
-function targetOf(cfg: ClientConfig, resolver: ServiceResolver, timeoutSeconds: number): Target {
+function targetOf(cfg: ClientConfig, resolver: ServiceResolver, timeoutSeconds: number | undefined): Target {
   let url: URL;
   let servername: string | undefined;
   if (cfg.url) {
@@ -58,7 +60,7 @@ function targetOf(cfg: ClientConfig, resolver: ServiceResolver, timeoutSeconds: 
   } else {
     throw new WebhookCallError("webhook has no clientConfig.url or clientConfig.service");
   }
-  url.searchParams.set("timeout", `${timeoutSeconds}s`);
+  if (timeoutSeconds !== undefined) url.searchParams.set("timeout", `${timeoutSeconds}s`);
   return { url, servername };
 }
 
@@ -91,7 +93,11 @@ function goError(e: unknown, url: URL, servername: string | undefined, timedOut:
 
 /** POSTs `body` and answers the response body of a 2xx reply; anything else is a WebhookCallError. */
 export async function callWebhook(call: WebhookCall): Promise<Buffer> {
-  const { url, servername } = targetOf(call.clientConfig, call.resolver, call.timeoutSeconds);
+  const { url, servername } = targetOf(
+    call.clientConfig,
+    call.resolver,
+    call.timeoutParam === false ? undefined : call.timeoutSeconds,
+  );
   const ca = call.clientConfig.caBundle
     ? Buffer.from(call.clientConfig.caBundle, "base64").toString("utf8")
     : undefined;

@@ -88,6 +88,7 @@ export class Conversion {
         clientConfig: webhook.clientConfig,
         body: review.body,
         timeoutSeconds: this.#opts.timeoutSeconds ?? 30,
+        timeoutParam: false,
         resolver: this.#opts.serviceResolver,
         signal: this.#opts.signal,
       });

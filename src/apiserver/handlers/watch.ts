@@ -84,6 +84,8 @@ class Watcher implements WatchSink {
   }
 
   #objectJson(stored: StoredObject): string {
+    // The converter needs the stored apiVersion to convert from.
+    if (this.#converter) return stored.json;
     if (this.#form !== "Table") return formJson(this.#r.def, stored, this.#form);
     // As kube: the first event's Table carries the column definitions, later ones only rows.
     const json = tableJson(
