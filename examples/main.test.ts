@@ -6,19 +6,28 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { kinds } from "../src/api/index.js";
+import { newClient } from "../src/client/index.js";
+import { Environment } from "../src/envtest/index.js";
+import { MarkdownView } from "./markdownview/api.js";
 import { eventually } from "./shared/test-support.js";
 
 const run = promisify(execFile);
 const workDir = mkdtempSync(join(tmpdir(), "examples-main-"));
-let child: ChildProcess;
-let output = "";
-let exited: Promise<number | null>;
 
-before(() => {
-  child = spawn(
+interface Running {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+const started: Running[] = [];
+
+/** `examples/main.ts` with `args`, on free ports, in the scratch directory. */
+function startMain(...args: string[]): Running {
+  const child = spawn(
     process.execPath,
     [
       "--import",
@@ -26,31 +35,39 @@ before(() => {
       fileURLToPath(new URL("./main.ts", import.meta.url)),
       "--metrics-bind-address=:0",
       "--health-probe-bind-address=:0",
-      "--probe-interval=500ms",
+      ...args,
     ],
     { cwd: workDir, stdio: ["ignore", "pipe", "pipe"] },
   );
+  let output = "";
   child.stdout?.on("data", (b) => {
     output += b;
   });
   child.stderr?.on("data", (b) => {
     output += b;
   });
-  exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
-});
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const running = { child, output: () => output, exited };
+  started.push(running);
+  return running;
+}
 
 after(async () => {
-  if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  await exited;
+  for (const { child, exited } of started) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await exited;
+  }
   rmSync(workDir, { recursive: true, force: true });
 });
 
-function field(pattern: RegExp): string[] {
+function fieldsOf(output: string, pattern: RegExp): string[] {
   return [...output.matchAll(pattern)].map((m) => m[1]);
 }
 
 test("npm start runs two replicas, one leading, and stops cleanly on SIGINT", async () => {
-  await eventually("the banner", () => output.includes("Press Ctrl-C to stop."), 60_000);
+  const { child, output, exited } = startMain("--probe-interval=500ms");
+  const field = (pattern: RegExp) => fieldsOf(output(), pattern);
+  await eventually("the banner", () => output().includes("Press Ctrl-C to stop."), 60_000);
   const [kubeconfig] = field(/^ {2}kubeconfig {2}(\S+)$/gm);
   assert.equal(kubeconfig, join(workDir, ".tmp", "kubeconfig"));
   assert.equal(field(/\((leader)\)$/gm).length, 1, "one replica leads");
@@ -106,6 +123,33 @@ test("npm start runs two replicas, one leading, and stops cleanly on SIGINT", as
   assert.match(events, /MarkdownView\(default:markdownview-sample\) updated: NotReady/);
 
   child.kill("SIGINT");
-  assert.equal(await exited, 0, output.slice(-2000));
-  assert.match(output, /released leader lease/);
+  assert.equal(await exited, 0, output().slice(-2000));
+  assert.match(output(), /released leader lease/);
+});
+
+test("with --kubeconfig it runs on that cluster, installing the CRDs only with --install-crds", async () => {
+  const env = new Environment({ env: {} });
+  await env.start();
+  try {
+    const client = newClient(env.config);
+    const crds = async () =>
+      (await client.list(kinds.CustomResourceDefinition)).items.map((c) => c.metadata?.name).sort();
+    assert.deepEqual(await crds(), []);
+
+    const { child, output, exited } = startMain("--kubeconfig", env.started.kubeconfigPath, "--install-crds");
+    await eventually("the banner", () => output().includes("Press Ctrl-C to stop."), 60_000);
+    assert.deepEqual(await crds(), [
+      "markdownviews.view.zoetrope.github.io",
+      "storagebuckets.storage.example.com",
+    ]);
+    assert.match(output(), new RegExp(`kubeconfig {2}${env.started.kubeconfigPath}`));
+    assert.doesNotMatch(output(), /fake S3|embedded/, "no embedded server, no fake storage");
+    // No samples are created on someone's cluster.
+    assert.equal((await client.list(MarkdownView)).items.length, 0);
+    child.kill("SIGINT");
+    assert.equal(await exited, 0, output().slice(-2000));
+    await client.close();
+  } finally {
+    await env.stop();
+  }
 });
