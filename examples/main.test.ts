@@ -11,9 +11,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { kinds } from "../src/api/index.js";
 import { newClient } from "../src/client/index.js";
-import { Environment } from "../src/envtest/index.js";
+import { Environment, eventually } from "../src/envtest/index.js";
 import { MarkdownView } from "./markdownview/api.js";
-import { eventually } from "./shared/test-support.js";
 
 const run = promisify(execFile);
 const workDir = mkdtempSync(join(tmpdir(), "examples-main-"));
@@ -67,7 +66,7 @@ function fieldsOf(output: string, pattern: RegExp): string[] {
 test("npm start runs two replicas, one leading, and stops cleanly on SIGINT", async () => {
   const { child, output, exited } = startMain("--probe-interval=500ms");
   const field = (pattern: RegExp) => fieldsOf(output(), pattern);
-  await eventually("the banner", () => output().includes("Press Ctrl-C to stop."), 60_000);
+  await eventually("the banner", () => output().includes("Press Ctrl-C to stop."), { timeoutMs: 60_000 });
   const [kubeconfig] = field(/^ {2}kubeconfig {2}(\S+)$/gm);
   assert.equal(kubeconfig, join(workDir, ".tmp", "kubeconfig"));
   assert.equal(field(/\((leader)\)$/gm).length, 1, "one replica leads");
@@ -117,7 +116,7 @@ test("npm start runs two replicas, one leading, and stops cleanly on SIGINT", as
   await eventually(
     "the MarkdownView Healthy",
     async () => /Healthy/.test(await kubectl("get", "markdownview", "markdownview-sample")),
-    30_000,
+    { timeoutMs: 30_000 },
   );
   const events = await kubectl("get", "events");
   assert.match(events, /MarkdownView\(default:markdownview-sample\) updated: NotReady/);
@@ -137,7 +136,7 @@ test("with --kubeconfig it runs on that cluster, installing the CRDs only with -
     assert.deepEqual(await crds(), []);
 
     const { child, output, exited } = startMain("--kubeconfig", env.started.kubeconfigPath, "--install-crds");
-    await eventually("the banner", () => output().includes("Press Ctrl-C to stop."), 60_000);
+    await eventually("the banner", () => output().includes("Press Ctrl-C to stop."), { timeoutMs: 60_000 });
     assert.deepEqual(await crds(), [
       "markdownviews.view.zoetrope.github.io",
       "storagebuckets.storage.example.com",

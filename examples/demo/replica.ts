@@ -7,7 +7,6 @@ import { Manager } from "../../src/manager/index.js";
 import type { RestConfig } from "../../src/rest/index.js";
 import { setupMarkdownViewController } from "../markdownview/controller.js";
 import { setupPodsAndDeployments } from "../pods-deployments/controllers.js";
-import { managerClient } from "../shared/manager-client.js";
 import { setupStorageBucketController } from "../storagebucket/controller.js";
 
 /** The Lease the replicas compete for. */
@@ -35,7 +34,7 @@ export async function newReplica(config: RestConfig, opts: ReplicaOptions): Prom
     // On Ctrl-C the leader gives the Lease up, so a successor need not wait for it to expire.
     leaderElectionReleaseOnCancel: true,
   });
-  const client = managerClient(mgr);
+  const client = mgr.getClient();
   setupStorageBucketController(mgr, client, { probeIntervalMs: opts.probeIntervalMs });
   await setupMarkdownViewController(mgr, client);
   setupPodsAndDeployments(mgr);

@@ -6,7 +6,6 @@ import { loggerFromFlags } from "../../src/log/index.js";
 import { Manager, setupSignalHandler } from "../../src/manager/index.js";
 import { getConfig } from "../../src/rest/index.js";
 import { managerFlags, parseFlags } from "../shared/flags.js";
-import { managerClient } from "../shared/manager-client.js";
 import { setupMarkdownViewController } from "./controller.js";
 
 const flags = parseFlags(managerFlags);
@@ -22,7 +21,7 @@ try {
     leaderElectionID: "3ca5b296.zoetrope.github.io",
     leaderElectionReleaseOnCancel: true,
   });
-  await setupMarkdownViewController(mgr, managerClient(mgr));
+  await setupMarkdownViewController(mgr, mgr.getClient());
   mgr.addHealthzCheck("healthz", ping);
   mgr.addReadyzCheck("readyz", ping);
 

@@ -8,12 +8,11 @@ import { fileURLToPath } from "node:url";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import { type Kind, type KubeObject, kinds } from "../../src/api/index.js";
 import { type Client, newClient } from "../../src/client/index.js";
-import { Environment } from "../../src/envtest/index.js";
+import { Environment, eventually } from "../../src/envtest/index.js";
 import { nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
 import { isNotFound } from "../../src/rest/index.js";
-import { managerClient } from "../shared/manager-client.js";
-import { eventually, newNamespace } from "../shared/test-support.js";
+import { newNamespace } from "../shared/test-support.js";
 import { setupSimulator } from "../simulator/simulator.js";
 import { MarkdownView, type MarkdownViewSpec } from "./api.js";
 import { setupMarkdownViewController } from "./controller.js";
@@ -34,7 +33,7 @@ before(async () => {
   await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: simulated } });
 
   const mgr = await Manager.create(config, { logger: nullLogger(), metrics: { bindAddress: "0" } });
-  await setupMarkdownViewController(mgr, managerClient(mgr));
+  await setupMarkdownViewController(mgr, mgr.getClient());
   const sim = await Manager.create(config, {
     logger: nullLogger(),
     metrics: { bindAddress: "0" },

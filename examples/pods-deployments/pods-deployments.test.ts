@@ -5,10 +5,10 @@ import { Writable } from "node:stream";
 import { after, before, test } from "node:test";
 import { kinds } from "../../src/api/index.js";
 import { type Client, newClient } from "../../src/client/index.js";
-import { Environment } from "../../src/envtest/index.js";
+import { Environment, eventually } from "../../src/envtest/index.js";
 import { newLogger, nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
-import { eventually, newNamespace } from "../shared/test-support.js";
+import { newNamespace } from "../shared/test-support.js";
 import { setupPodsAndDeployments } from "./controllers.js";
 
 const env = new Environment({ env: {} });

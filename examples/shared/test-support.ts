@@ -1,5 +1,5 @@
-// Shared by the examples' tests: a namespace per test, and polling for a state with a deadline
-// (the deadline is a safety net for a failing test, never a timing assertion).
+// Shared by the examples' tests: a namespace per test, and the Events about an object.
+// (Waiting for a state is envtest's `eventually`.)
 import { randomUUID } from "node:crypto";
 import type { Event } from "kubernetes-types/core/v1.js";
 import { kinds } from "../../src/api/index.js";
@@ -9,28 +9,6 @@ export async function newNamespace(client: Client, prefix: string): Promise<stri
   const name = `${prefix}-${randomUUID().slice(0, 8)}`;
   await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
   return name;
-}
-
-/** Resolves with the first truthy value `probe` returns; rejects with `what` after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 /** The reasons of the Events about the object `name` in `namespace` (in no particular order). */

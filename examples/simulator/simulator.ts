@@ -4,11 +4,9 @@
 // Written with the library itself: three controllers on one Manager.
 import { kinds } from "../../src/api/index.js";
 import { controllerManagedBy } from "../../src/builder/index.js";
-import { newAPIReader } from "../../src/client/index.js";
 import type { Manager } from "../../src/manager/index.js";
 import type { Reconciler } from "../../src/reconcile/index.js";
 import { isConflict } from "../../src/rest/index.js";
-import { managerClient } from "../shared/manager-client.js";
 import { DeploymentSimulator } from "./deployment.js";
 import { KubeletSimulator } from "./kubelet.js";
 import { ReplicaSetSimulator } from "./replicaset.js";
@@ -19,8 +17,8 @@ export interface SimulatorOptions {
 }
 
 export function setupSimulator(mgr: Manager, opts: SimulatorOptions = {}): void {
-  const client = managerClient(mgr);
-  const apiReader = newAPIReader(mgr.getConfig(), { restClient: mgr.getRestClient() });
+  const client = mgr.getClient();
+  const apiReader = mgr.getAPIReader();
   controllerManagedBy(mgr)
     .named("simulated-deployment-controller")
     .for(kinds.Deployment)

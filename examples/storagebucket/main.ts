@@ -5,7 +5,6 @@ import { getConfig } from "../../src/rest/index.js";
 import { ping } from "../../src/healthz/index.js";
 import { loggerFromFlags } from "../../src/log/index.js";
 import { Manager, setupSignalHandler } from "../../src/manager/index.js";
-import { managerClient } from "../shared/manager-client.js";
 import { managerFlags, parseDuration, parseFlags } from "../shared/flags.js";
 import { setupStorageBucketController } from "./controller.js";
 
@@ -23,7 +22,7 @@ try {
     // The replica stepping down hands over at once instead of after a lease duration.
     leaderElectionReleaseOnCancel: true,
   });
-  setupStorageBucketController(mgr, managerClient(mgr), {
+  setupStorageBucketController(mgr, mgr.getClient(), {
     probeIntervalMs: parseDuration("probe-interval", flags["probe-interval"]),
   });
   mgr.addHealthzCheck("healthz", ping);

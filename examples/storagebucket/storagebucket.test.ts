@@ -5,11 +5,10 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Condition } from "kubernetes-types/meta/v1.js";
 import { type Client, newClient } from "../../src/client/index.js";
-import { Environment } from "../../src/envtest/index.js";
+import { Environment, eventually } from "../../src/envtest/index.js";
 import { nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
-import { managerClient } from "../shared/manager-client.js";
-import { eventReasons, eventually, newNamespace } from "../shared/test-support.js";
+import { eventReasons, newNamespace } from "../shared/test-support.js";
 import { conditionAvailable, StorageBucket } from "./api.js";
 import { setupStorageBucketController } from "./controller.js";
 import { FakeS3 } from "./fake-s3.js";
@@ -30,7 +29,7 @@ before(async () => {
   for (const bucket of ["photos", "logs", "assets"]) s3.buckets.set(bucket, "ok");
   const mgr = await Manager.create(config, { logger: nullLogger(), metrics: { bindAddress: "0" } });
   // A short interval keeps the test quick; the test waits on states, never on the clock.
-  setupStorageBucketController(mgr, managerClient(mgr), { probeIntervalMs: 100 });
+  setupStorageBucketController(mgr, mgr.getClient(), { probeIntervalMs: 100 });
   managerDone = mgr.start(stop.signal);
 });
 
