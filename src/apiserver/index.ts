@@ -1,6 +1,7 @@
 // apiserver: an embedded, in-memory Kubernetes API server for development and tests. It speaks
 // kube-apiserver's HTTP API (discovery, CRUD, watch, patch, CRDs) closely enough for kubectl and
 // client libraries; see the issue notes for what differs.
+export type { ServiceReference, ServiceResolver } from "./admission/index.js";
 export type { TokenUser } from "./authn.js";
 export type { ResourceDefinition } from "./registry/index.js";
 export type { ApiServerOptions, RunningApiServer } from "./server.js";

@@ -8,7 +8,7 @@ import type { Obj, StoredObject } from "../storage/index.js";
 /** The stored object as the request's version serves it. */
 export async function inRequestVersion(r: ResourceRequest, stored: StoredObject): Promise<StoredObject> {
   const conversion = r.server.conversion;
-  if (!conversion || stored.obj.apiVersion === apiVersionOfDef(r.def)) return stored;
+  if (!conversion || !r.def.crdName || stored.obj.apiVersion === apiVersionOfDef(r.def)) return stored;
   const [view] = await conversion.views(r.def, [stored]);
   return view;
 }
@@ -19,7 +19,7 @@ export async function itemsInRequestVersion(
   stored: StoredObject[],
 ): Promise<StoredObject[]> {
   const conversion = r.server.conversion;
-  if (!conversion) return stored;
+  if (!conversion || !r.def.crdName) return stored;
   return conversion.views(r.def, stored);
 }
 
