@@ -7,6 +7,7 @@
 //      flight have finished: a reconcile is never cut off by the controller, only told by its signal.
 // The queue hands a key to one worker at a time, which is what keeps a key from being reconciled
 // twice at once; a key added while it is being reconciled waits and runs once more afterwards.
+import { setMaxListeners } from "node:events";
 import { randomUUID } from "node:crypto";
 import type { RequestQueue } from "../handler/index.js";
 import type { Logger } from "../log/index.js";
@@ -160,6 +161,14 @@ class ControllerImpl<Req> implements Controller<Req> {
     if (this.#sourcesStarted !== undefined) return this.#sourcesStarted;
     const queue = this.#o.newQueue(this.name, this.#o.rateLimiter);
     this.#queue = queue;
+    // Every source and informer waiter listens on this signal: a child of our own, linked to the
+    // caller's by one listener, so many sources never trip Node's max-listeners warning on a
+    // signal the manager shares between all its runnables.
+    const own = new AbortController();
+    setMaxListeners(0, own.signal);
+    if (signal.aborted) own.abort(signal.reason);
+    else signal.addEventListener("abort", () => own.abort(signal.reason), { once: true });
+    signal = own.signal;
     this.#sourceSignal = signal;
     if (signal.aborted) queue.shutDown();
     else signal.addEventListener("abort", () => queue.shutDown(), { once: true });

@@ -55,13 +55,13 @@ export function newManagerComponents(config: RestConfig, o: ResolvedManagerOptio
       bindAddress: o.metrics.bindAddress,
       registry,
       extraHandlers: o.metrics.extraHandlers,
-      logger: log.withName("controller-runtime.metrics"),
+      logger: log, // the server names its logger controller-runtime.metrics
     }),
     probes: newHealthProbeServer({
       bindAddress: o.healthProbeBindAddress,
       readinessEndpointName: o.readinessEndpointName,
       livenessEndpointName: o.livenessEndpointName,
-      logger: log.withName("controller-runtime.healthz"),
+      logger: log, // the server names its logger controller-runtime.healthz
     }),
   };
 }

@@ -287,7 +287,7 @@ class ControllerManager implements Manager {
           ? (given as WebhookServer)
           : newWebhookServer({
               ...given,
-              logger: given.logger ?? this.#log.withName("controller-runtime.webhook"),
+              logger: given.logger ?? this.#log.withName("controller-runtime"), // the server adds "webhook"
               registry: given.registry ?? this.#c.registry,
             });
       this.#webhookServer = server;

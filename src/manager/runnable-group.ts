@@ -1,6 +1,7 @@
 // A group of runnables started and stopped together, like controller-runtime's runnableGroup.
 // The manager keeps one group per phase (HTTP servers, webhooks, caches, others, warm-up, leader
 // election) and starts them in that order, each after the previous one is ready.
+import { setMaxListeners } from "node:events";
 import type { Runnable } from "./runnable.js";
 
 /** Resolves once a runnable is ready to be relied on (a cache synced, a server listening). */
@@ -56,6 +57,8 @@ export class RunnableGroup {
   async start(until?: AbortSignal): Promise<void> {
     if (this.#controller) return;
     const controller = new AbortController();
+    // Each member listens on the group's signal; a group may hold any number of them.
+    setMaxListeners(0, controller.signal);
     this.#controller = controller;
     for (const m of this.#members) this.#run(m, controller.signal);
     const waitSignal = until ? AbortSignal.any([until, controller.signal]) : controller.signal;
