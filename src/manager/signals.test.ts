@@ -7,8 +7,11 @@ import { setupSignalHandler } from "./signals.js";
 /** Sends the signal to this process and waits until its listeners ran. */
 async function raise(): Promise<void> {
   const delivered = once(process, "SIGUSR2");
+  // Signal handles do not keep the event loop alive; this timer does until the signal arrives.
+  const keepAlive = setTimeout(() => {}, 5_000);
   process.kill(process.pid, "SIGUSR2");
   await delivered;
+  clearTimeout(keepAlive);
 }
 
 test("the first signal aborts; repeats within the window are the same signal; a later one exits", async () => {
