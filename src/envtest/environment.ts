@@ -98,7 +98,7 @@ export class Environment {
   /** The local webhook serving address, certificates and installed configurations; throws
    * before `start()` or when no `webhookInstallOptions` were given. */
   get webhookInstallOptions(): InstalledWebhooks {
-    this.started;
+    if (!this.#started) throw new EnvironmentStateError("envtest: call start() before using the environment");
     if (!this.#webhooks) {
       throw new EnvironmentStateError("envtest: no webhookInstallOptions were given to the Environment");
     }
