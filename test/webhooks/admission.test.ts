@@ -254,3 +254,21 @@ test("a webhook that may have side effects refuses dry runs with 400, as kube", 
     await client.delete(configs, "side-effects");
   }
 });
+
+test("server-side apply passes the webhooks, on create and on update", async () => {
+  const ns = await newNamespace(client, "adm", { "webhooks-test": "admission" });
+  const apply = (data: Record<string, string>) =>
+    client.patch<ConfigMap>(configMaps, "applied", cm("applied", data), {
+      namespace: ns,
+      patchType: "apply",
+      fieldManager: "applier",
+    });
+  const created = await apply({ a: "1" });
+  assert.deepEqual(created.data, { a: "1", defaulted: "yes" });
+  await assert.rejects(
+    apply({ a: "1", forbidden: "x" }),
+    /denied the request: the key "forbidden" is not allowed/,
+  );
+  const read = await client.get<ConfigMap>(configMaps, "applied", { namespace: ns });
+  assert.equal(read.data?.forbidden, undefined);
+});

@@ -3,13 +3,14 @@
 // configuration into the live object (or an empty one: apply creates), tracks ownership, and
 // commits through the shared write path.
 import { parse as parseYaml } from "yaml";
+import { createWithAdmission, updateWithAdmission } from "../admission/index.js";
+import { inRequestVersion } from "../conversion/index.js";
 import { readBody, sendJson } from "../http-io.js";
 import type { ResourceRequest } from "../handlers/context.js";
 import { refOf } from "../handlers/context.js";
 import {
   admit,
   checkFields,
-  commitUpdate,
   isDryRun,
   manager,
   setManagedFields,
@@ -112,7 +113,9 @@ export async function handleApply(r: ResourceRequest): Promise<void> {
   const force = parseForce(r);
   const text = (await readBody(r.req, r.server.limits.maxBodyBytes)).toString("utf8");
   // Read after the body: the merge must start from the object as it is now.
-  const current = r.server.storage.get(storeKeyOf(r.def), objectKey(r.namespace, r.name));
+  const found = r.server.storage.get(storeKeyOf(r.def), objectKey(r.namespace, r.name));
+  // A custom resource stored in another version merges in the version the request speaks.
+  const current = found ? await inRequestVersion(r, found) : undefined;
   const config = parseConfiguration(text);
   checkConfigurationType(r, config);
   const meta = config.metadata;
@@ -148,13 +151,29 @@ export async function handleApply(r: ResourceRequest): Promise<void> {
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   checkName(r, obj);
 
+  // Applied writes pass the admission webhooks like any other create or update.
   if (current) {
-    const result = commitUpdate(r, current, obj, warnings, applied.managedFields);
+    const result = await updateWithAdmission(r, current, obj, warnings, applied.managedFields);
     sendJson(r.res, 200, result.json, warningHeaders(warnings));
     return;
   }
-  const json = createApplied(r, obj, applied.managedFields);
-  sendJson(r.res, 201, json, warningHeaders(warnings));
+  const created = await createWithAdmission(r, obj, undefined, (rr, o) => ({
+    json: createApplied(rr, o, applied.managedFields),
+    headers: undefined,
+  }));
+  sendJson(r.res, 201, created.json, withWarnings(created.headers, warnings));
+}
+
+/** The webhooks' headers plus the apply's own warnings. */
+function withWarnings(
+  headers: Record<string, string | string[]> | undefined,
+  warnings: string[],
+): Record<string, string | string[]> | undefined {
+  const own = warningHeaders(warnings);
+  if (!own) return headers;
+  const prior = headers?.Warning;
+  const before = prior === undefined ? [] : Array.isArray(prior) ? prior : [prior];
+  return { ...headers, Warning: [...before, ...own.Warning] };
 }
 
 /** The create half of apply: the object did not exist, so the merge result is created. */
