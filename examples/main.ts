@@ -97,7 +97,13 @@ try {
 
   // Once every replica listens and one leads, say where everything is.
   let leader = -1;
-  const elected = Promise.race(replicas.map((mgr, i) => mgr.elected().then(() => void (leader = i))));
+  const elected = Promise.race(
+    replicas.map((mgr, i) =>
+      mgr.elected().then(() => {
+        leader = i;
+      }),
+    ),
+  );
   const stopped = new Promise<void>((r) => stop.signal.addEventListener("abort", () => r(), { once: true }));
   const addresses = Promise.all(
     replicas.map(async (mgr) => ({
