@@ -2,33 +2,16 @@
 // built-in kind and of a custom resource, then again (unchanged), unknown fields rejected (by
 // the server under kubectl 1.32's fieldValidation=Strict, by the client's OpenAPI v2
 // validation under kubectl 1.20), `get` with kube's columns and a CRD's printer columns, and
-// `explain`. kubectl 1.32 is the one on PATH; Debian's kubectl 1.20 runs when it is found at
-// $KUBECTL_1_20 or .tmp/kubectl-1.20/usr/bin/kubectl (see the issue notes for how CI gets it).
+// `explain`. Runs under each kubectl of kubectl-binaries.ts (1.32 on PATH, Debian's 1.20 when
+// found).
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
 import { type RunningApiServer, startApiServer } from "../../src/apiserver/index.js";
+import { isUsable, type KubectlRunner, kubectlClients, kubectlRunner } from "./kubectl-binaries.js";
 import { builtinManifests, dial, list, printerCrd } from "./kubectl-manifests.js";
-
-const run = promisify(execFile);
-
-function kubectl120(): string | undefined {
-  const fromEnv = process.env.KUBECTL_1_20;
-  if (fromEnv) return fromEnv;
-  const local = fileURLToPath(new URL("../../.tmp/kubectl-1.20/usr/bin/kubectl", import.meta.url));
-  return existsSync(local) ? local : undefined;
-}
-
-const clients: { version: string; bin: string | undefined }[] = [
-  { version: "1.32", bin: "kubectl" },
-  { version: "1.20", bin: kubectl120() },
-];
 
 let server: RunningApiServer;
 let dir: string;
@@ -41,43 +24,17 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-for (const client of clients) {
+for (const client of kubectlClients()) {
   describe(`kubectl ${client.version}`, () => {
-    const id = `k${client.version.replace(".", "")}`;
+    const id = client.id;
     const ns = `apply-${id}`;
     let usable = false;
+    let kubectl: KubectlRunner;
 
     before(async () => {
-      if (!client.bin) return;
-      try {
-        await run(client.bin, ["version", "--client"]);
-        usable = true;
-      } catch {
-        usable = false;
-      }
+      usable = await isUsable(client);
+      if (usable) kubectl = kubectlRunner(client, join(dir, "config"), dir);
     });
-
-    async function kubectl(...args: string[]): Promise<Result> {
-      try {
-        const { stdout, stderr } = await run(
-          client.bin!,
-          ["--cache-dir", join(dir, `cache-${id}`), ...args],
-          {
-            env: { ...process.env, KUBECONFIG: join(dir, "config") },
-          },
-        );
-        return { code: 0, stdout, stderr };
-      } catch (e) {
-        const err = e as { code?: number; stdout?: string; stderr?: string };
-        return { code: err.code ?? 1, stdout: err.stdout ?? "", stderr: err.stderr ?? "" };
-      }
-    }
 
     async function file(name: string, text: string): Promise<string> {
       const path = join(dir, `${id}-${name}`);
