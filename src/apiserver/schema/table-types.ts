@@ -22,7 +22,8 @@ export interface Table {
   kind: "Table";
   apiVersion: "meta.k8s.io/v1";
   metadata: ListMeta;
-  columnDefinitions: TableColumnDefinition[];
+  /** null when headers are omitted (watch events after the first), as kube encodes it. */
+  columnDefinitions: TableColumnDefinition[] | null;
   rows: TableRow[];
 }
 

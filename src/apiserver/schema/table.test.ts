@@ -44,7 +44,7 @@ test("ConfigMaps: Name, Data, Age with PartialObjectMetadata rows, as recorded",
   assert.equal(table.apiVersion, "meta.k8s.io/v1");
   assert.deepEqual(table.metadata, { resourceVersion: "463" });
   assert.deepEqual(
-    table.columnDefinitions.map((c) => [c.name, c.type, c.format, c.priority]),
+    table.columnDefinitions?.map((c) => [c.name, c.type, c.format, c.priority]),
     [
       ["Name", "string", "name", 0],
       ["Data", "string", "", 0],
@@ -59,7 +59,7 @@ test("ConfigMaps: Name, Data, Age with PartialObjectMetadata rows, as recorded",
   ]);
   assert.equal(toTable(def("", "ConfigMap"), [cm], { includeObject: "Object", now }).rows[0].object, cm);
   assert.equal(toTable(def("", "ConfigMap"), [cm], { includeObject: "None", now }).rows[0].object, null);
-  assert.deepEqual(toTable(def("", "ConfigMap"), [cm], { noHeaders: true, now }).columnDefinitions, []);
+  assert.equal(toTable(def("", "ConfigMap"), [cm], { noHeaders: true, now }).columnDefinitions, null);
 });
 
 test("Pods: Ready, Status, Restarts", () => {
@@ -77,7 +77,7 @@ test("Pods: Ready, Status, Restarts", () => {
   };
   const t = toTable(def("", "Pod"), [pod], { now });
   assert.deepEqual(
-    t.columnDefinitions.filter((c) => c.priority === 0).map((c) => c.name),
+    t.columnDefinitions?.filter((c) => c.priority === 0).map((c) => c.name),
     ["Name", "Ready", "Status", "Restarts", "Age"],
   );
   assert.deepEqual(t.rows[0].cells.slice(0, 7), [
@@ -130,7 +130,7 @@ test("Deployments, Namespaces and Events", () => {
   };
   const t = toTable(def("", "Event"), [ev], { now });
   assert.deepEqual(
-    t.columnDefinitions.filter((c) => c.priority === 0).map((c) => c.name),
+    t.columnDefinitions?.filter((c) => c.priority === 0).map((c) => c.name),
     ["Last Seen", "Type", "Reason", "Object", "Message"],
   );
   assert.deepEqual(t.rows[0].cells, [
@@ -171,7 +171,7 @@ test("custom resources use their printer columns through JSONPath, typed as kube
   };
   const t = toTable(widgets, [w, { metadata: { name: "w2" } }], { now });
   assert.deepEqual(
-    t.columnDefinitions.map((c) => [c.name, c.type, c.priority]),
+    t.columnDefinitions?.map((c) => [c.name, c.type, c.priority]),
     [
       ["Name", "string", 0],
       ["Color", "string", 0],
@@ -186,7 +186,7 @@ test("custom resources use their printer columns through JSONPath, typed as kube
   assert.deepEqual(t.rows[1].cells, ["w2", null, null, null, null, null, null]);
   const plain = toTable(resourcesFromCRD(widgetCRD())[0], [w], { now });
   assert.deepEqual(
-    plain.columnDefinitions.map((c) => c.name),
+    plain.columnDefinitions?.map((c) => c.name),
     ["Name", "Age"],
   );
   assert.deepEqual(plain.rows[0].cells, ["w1", "10m"]);

@@ -11,7 +11,10 @@ import type { PartialObjectMetadata, Table, TableColumnDefinition } from "./tabl
 export interface TableOptions {
   /** What each row carries: the object, its metadata, or nothing. Default: `Metadata`. */
   includeObject?: "None" | "Object" | "Metadata";
-  /** `?noHeaders=true` (TableOptions.noHeaders): omit the column definitions. Default: false. */
+  /**
+   * Omit the column definitions (TableOptions.noHeaders): watch events after the first carry
+   * `"columnDefinitions": null`, as kube-apiserver's nil slice encodes. Default: false.
+   */
   noHeaders?: boolean;
   /** The list's metadata (`resourceVersion`, `continue`). Default: `{}`. */
   listMeta?: ListMeta;
@@ -53,7 +56,7 @@ export function toTable(
     kind: "Table",
     apiVersion: "meta.k8s.io/v1",
     metadata: { ...(options.listMeta ?? {}) },
-    columnDefinitions: options.noHeaders ? [] : columns,
+    columnDefinitions: options.noHeaders ? null : columns,
     rows,
   };
 }
