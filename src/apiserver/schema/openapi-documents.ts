@@ -9,8 +9,11 @@ import type { DefinitionSet } from "./openapi-definitions.js";
 import { collectDefinitions } from "./openapi-definitions.js";
 import type { Schema } from "./schema-types.js";
 
-/** Reported in `info.version`: the Kubernetes version the server speaks. */
-const INFO = { title: "Kubernetes", version: "v1.26.1" };
+/**
+ * Reported in `info.version`: the Kubernetes version the server speaks, as kube-apiserver
+ * reports its own (the gitVersion of /version without its `-suffix`).
+ */
+const INFO = { title: "Kubernetes", version: "v1.32.0" };
 const V3_REF = "#/components/schemas/";
 
 type Json = Record<string, unknown>;
