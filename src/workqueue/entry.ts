@@ -18,6 +18,8 @@ export type EntryState = (typeof EntryState)[keyof typeof EntryState];
 
 export class Entry<K extends string> {
   key: K;
+  /** The key's hash in the queue's key table (key-table.ts). */
+  hash = 0;
   /** Priority of the queued key (merged by max while it waits). */
   priority = 0;
   state: EntryState = EntryState.None as EntryState;

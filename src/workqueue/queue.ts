@@ -7,6 +7,7 @@
 import { type Clock, realClock, type TimerHandle } from "./clock.js";
 import { DeadlineHeap } from "./deadline-heap.js";
 import { Entry, EntryState } from "./entry.js";
+import { KeyTable } from "./key-table.js";
 import { bindQueueMetrics, type QueueMetrics } from "./metrics.js";
 import type { AddOptions, GetResult, PriorityQueue, PriorityQueueOptions } from "./priority-queue.js";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiter.js";
@@ -29,7 +30,7 @@ export class Queue<K extends string> implements PriorityQueue<K> {
   readonly #aging: boolean;
   readonly #now: () => number;
   /** The record of every key queued or processing. */
-  readonly #entries = new Map<K, Entry<K>>();
+  readonly #entries = new KeyTable<K, Entry<K>>();
   readonly #pool: Entry<K>[] = [];
   readonly #ready: ReadySet<K>;
   readonly #delayed = new DeadlineHeap<K>();
@@ -94,11 +95,13 @@ export class Queue<K extends string> implements PriorityQueue<K> {
       }
     }
     if (after > 0) this.#metrics?.retries.inc();
-    let e = this.#entries.get(key);
+    const entries = this.#entries;
+    const h = entries.hash(key);
+    let e = entries.get(key, h);
     if (e === undefined) {
       e = this.#pool.pop() ?? new Entry<K>(key);
       e.key = key;
-      this.#entries.set(key, e);
+      entries.insert(e, h);
     }
     if (e.state === EntryState.None) {
       // Not queued (new, or only processing): queue it as given.
@@ -166,8 +169,8 @@ export class Queue<K extends string> implements PriorityQueue<K> {
   }
 
   done(key: K): void {
-    const e = this.#entries.get(key);
-    if (e === undefined || !e.processing) return;
+    const e = this.#processingEntry(key);
+    if (e === undefined) return;
     e.processing = false;
     if (e.procPrev === null) this.#procHead = e.procNext;
     else e.procPrev.procNext = e.procNext;
@@ -178,7 +181,7 @@ export class Queue<K extends string> implements PriorityQueue<K> {
       this.#metrics.workDuration.observe((this.#clock.now() - e.processingSince) / 1000);
     }
     if (e.state === EntryState.None) {
-      this.#entries.delete(key);
+      this.#entries.delete(e);
       if (this.#pool.length < poolSize) this.#pool.push(e);
     } else if (e.state === EntryState.Parked) {
       this.#parked--;
@@ -186,6 +189,16 @@ export class Queue<K extends string> implements PriorityQueue<K> {
       this.#dispatch();
     }
     if (this.#processing === 0) this.#releaseDrainers();
+  }
+
+  /** The record of `key` if it is being processed. A few workers: their list is shorter than a lookup. */
+  #processingEntry(key: K): Entry<K> | undefined {
+    if (this.#processing <= 8) {
+      for (let e = this.#procHead; e !== null; e = e.procNext) if (e.key === key) return e;
+      return undefined;
+    }
+    const e = this.#entries.get(key, this.#entries.hash(key));
+    return e?.processing ? e : undefined;
   }
 
   len(): number {
@@ -214,7 +227,7 @@ export class Queue<K extends string> implements PriorityQueue<K> {
     // keys stay so that workers still running can finish them.
     for (const e of this.#delayed.clear()) {
       e.state = EntryState.None;
-      if (!e.processing) this.#entries.delete(e.key);
+      if (!e.processing) this.#entries.delete(e);
     }
     this.#armTimer();
     // Waiters exist only while nothing is ready, so all of them are told to stop.
