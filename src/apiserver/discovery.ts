@@ -49,6 +49,17 @@ function resourceEntries(def: ResourceDefinition): Record<string, unknown>[] {
       verbs: sub.verbs,
     });
   }
+  if (!def.crdName && def.group === "" && def.kind === "Pod") {
+    out.push({
+      name: "pods/eviction",
+      singularName: "",
+      namespaced: true,
+      group: "policy",
+      version: "v1",
+      kind: "Eviction",
+      verbs: ["create"],
+    });
+  }
   if (!def.crdName && def.group === "" && def.kind === "Namespace") {
     out.push({
       name: "namespaces/finalize",

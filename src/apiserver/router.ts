@@ -8,6 +8,7 @@ import { handleDelete, handleDeleteCollection } from "./handlers/delete.js";
 import { handleGet } from "./handlers/get.js";
 import { handleList } from "./handlers/list.js";
 import { handlePatch } from "./handlers/patch.js";
+import { handleEviction, isEviction } from "./handlers/eviction.js";
 import { handleScale } from "./handlers/scale.js";
 import { handleUpdate } from "./handlers/update.js";
 import { handleWatch } from "./handlers/watch.js";
@@ -131,7 +132,8 @@ async function dispatch(
     const known =
       (subresource === "status" && def.statusSubresource) ||
       (subresource === "scale" && def.scale !== undefined) ||
-      (subresource === "finalize" && def.group === "" && def.kind === "Namespace" && !def.crdName);
+      (subresource === "finalize" && def.group === "" && def.kind === "Namespace" && !def.crdName) ||
+      isEviction({ def, subresource });
     if (!known) throw resourceNotFound();
   }
 
@@ -142,6 +144,11 @@ async function dispatch(
   if (subresource === "scale") {
     if (method !== "GET" && method !== "PUT" && method !== "PATCH") throw methodNotAllowed();
     await handleScale(r, method);
+    return;
+  }
+  if (subresource === "eviction") {
+    if (method !== "POST" || !name) throw methodNotAllowed();
+    await handleEviction(r);
     return;
   }
   if (subresource === "finalize" && method !== "PUT") throw methodNotAllowed();
