@@ -1,11 +1,15 @@
 // Benchmarks of the embedded API server (issue 3): start-to-ready, creates/s and gets/s with 8
 // concurrent keep-alive HTTPS clients, a list of 10 000 objects, and watch events/s delivered to
-// 10 watchers. `npx tsx bench/apiserver.ts`, or through `npm run bench -- apiserver`.
+// 10 watchers. With KUBEBUILDER_ASSETS set, the same figures for real etcd + kube-apiserver in the
+// same run, as ratios. `npx tsx bench/apiserver.ts`, or `npm run bench -- apiserver`.
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { kinds } from "../src/api/index.js";
 import { startApiServer } from "../src/apiserver/index.js";
+import { Environment } from "../src/envtest/index.js";
+import type { RestConfig } from "../src/rest/config.js";
 import { createRestClient, type RestClient, resourceOf } from "../src/rest/index.js";
+import { startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";
 
 const configMaps = resourceOf(kinds.ConfigMap);
@@ -20,7 +24,7 @@ async function inParallel(
   clients: RestClient[],
   total: number,
   op: (c: RestClient, i: number) => Promise<unknown>,
-) {
+): Promise<number> {
   let next = 0;
   const start = performance.now();
   await Promise.all(
@@ -31,9 +35,78 @@ async function inParallel(
   return (performance.now() - start) / 1000;
 }
 
-export async function run(): Promise<BenchRow[]> {
-  const rows: BenchRow[] = [];
+interface Figures {
+  startMs: number;
+  createsPerSec: number;
+  getsPerSec: number;
+  listMs: number;
+  listed: number;
+  watchEventsPerSec: number;
+  /** The server process's CPU per measured request (creates, gets, list, watch creates), when known. */
+  serverCpuUsPerRequest?: number;
+}
 
+/** Creates, gets, a 10 000-item list and watch fan-out against one server. */
+async function measureServer(config: RestConfig, startMs: number): Promise<Figures> {
+  const clients = Array.from({ length: 8 }, () => createRestClient(config));
+  const ns = `bench-${Date.now().toString(36)}`;
+  try {
+    await clients[0]!.create(namespaces, { metadata: { name: ns } });
+    const creates = 10_000;
+    const createSecs = await inParallel(clients, creates, (c, i) =>
+      c.create(configMaps, configMap(`cm-${i}`), { namespace: ns }),
+    );
+    const gets = 20_000;
+    const getSecs = await inParallel(clients, gets, (c, i) =>
+      c.get(configMaps, `cm-${i % creates}`, { namespace: ns }),
+    );
+    const t0 = performance.now();
+    const list = await clients[0]!.list(configMaps, { namespace: ns });
+    const listMs = performance.now() - t0;
+
+    // Watch fan-out: 10 watchers, N creates; count events delivered to all of them.
+    const watchers = 10;
+    const updates = 3_000;
+    const abort = new AbortController();
+    const rv = list.metadata?.resourceVersion;
+    const watchClients = Array.from({ length: watchers }, () => createRestClient(config));
+    const streams = await Promise.all(
+      watchClients.map((c) =>
+        c.watch(configMaps, { namespace: ns, resourceVersion: rv, signal: abort.signal }),
+      ),
+    );
+    let delivered = 0;
+    const done = streams.map(async (stream) => {
+      let seen = 0;
+      for await (const ev of stream) {
+        if (ev.type !== "ADDED") continue;
+        delivered++;
+        if (++seen === updates) break;
+      }
+    });
+    const w0 = performance.now();
+    await inParallel(clients, updates, (c, i) =>
+      c.create(configMaps, configMap(`w-${i}`), { namespace: ns }),
+    );
+    await Promise.all(done);
+    const wSecs = (performance.now() - w0) / 1000;
+    abort.abort();
+    await Promise.all(watchClients.map((c) => c.close()));
+    await clients[0]!.delete(namespaces, ns).catch(() => {});
+    return {
+      startMs,
+      createsPerSec: creates / createSecs,
+      getsPerSec: gets / getSecs,
+      listMs,
+      listed: list.items.length,
+      watchEventsPerSec: delivered / wSecs,
+    };
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+  }
+}
+
+async function embedded(): Promise<Figures> {
   // Start-to-ready: the median of several starts, each answering /readyz before it counts.
   const starts: number[] = [];
   for (let i = 0; i < 7; i++) {
@@ -46,78 +119,66 @@ export async function run(): Promise<BenchRow[]> {
     await s.stop();
   }
   starts.sort((a, b) => a - b);
-  rows.push({
-    name: "start to ready (median of 7)",
-    value: starts[3] ?? 0,
-    unit: "ms",
-    note: "target < 100",
-  });
-
-  const server = await startApiServer({ historySize: 50_000 });
-  const config = server.restConfig();
-  const clients = Array.from({ length: 8 }, () => createRestClient(config));
+  // The server runs in its own process, as kube-apiserver does: the clients get the other core.
+  const server = await startServerProcess({ historySize: 50_000 });
   try {
-    await clients[0]!.create(namespaces, { metadata: { name: "bench" } });
-    const creates = 20_000;
-    const createSecs = await inParallel(clients, creates, (c, i) =>
-      c.create(configMaps, configMap(`cm-${i}`), { namespace: "bench" }),
-    );
-    rows.push({
-      name: "creates/s, 1 KiB ConfigMaps, 8 clients",
-      value: creates / createSecs,
-      unit: "/s",
-      note: "target ≥ 4000",
-    });
-
-    const gets = 40_000;
-    const getSecs = await inParallel(clients, gets, (c, i) =>
-      c.get(configMaps, `cm-${i % creates}`, { namespace: "bench" }),
-    );
-    rows.push({ name: "gets/s, 8 clients", value: gets / getSecs, unit: "/s" });
-
-    const t0 = performance.now();
-    const list = await clients[0]!.list(configMaps, { namespace: "bench", limit: 10_000 });
-    rows.push({ name: `list of ${list.items.length} ConfigMaps`, value: performance.now() - t0, unit: "ms" });
-
-    // Watch fan-out: 10 watchers, N updates; count events delivered to all of them.
-    const watchers = 10;
-    const updates = 5_000;
-    const abort = new AbortController();
-    const rv = list.metadata?.resourceVersion;
-    const streams = await Promise.all(
-      Array.from({ length: watchers }, (_, i) =>
-        createRestClient(config)
-          .watch(configMaps, { namespace: "bench", resourceVersion: rv, signal: abort.signal })
-          .then((stream) => ({ stream, i })),
-      ),
-    );
-    let delivered = 0;
-    const done = streams.map(async ({ stream }) => {
-      let seen = 0;
-      for await (const ev of stream) {
-        if (ev.type === "ADDED") {
-          seen++;
-          delivered++;
-          if (seen === updates) break;
-        }
-      }
-    });
-    const w0 = performance.now();
-    await inParallel(clients, updates, (c, i) =>
-      c.create(configMaps, configMap(`w-${i}`), { namespace: "bench" }),
-    );
-    await Promise.all(done);
-    const wSecs = (performance.now() - w0) / 1000;
-    abort.abort();
-    rows.push({
-      name: `watch events/s delivered to ${watchers} watchers`,
-      value: delivered / wSecs,
-      unit: "/s",
-    });
+    const cpu0 = await server.cpuMs();
+    const figures = await measureServer(server.restConfig, starts[3] ?? 0);
+    const requests = 10_000 + 20_000 + 1 + 3_000;
+    figures.serverCpuUsPerRequest = (((await server.cpuMs()) - cpu0) * 1000) / requests;
+    return figures;
   } finally {
-    await Promise.all(clients.map((c) => c.close()));
     await server.stop();
   }
+}
+
+async function realBinaries(): Promise<Figures | undefined> {
+  if (!process.env.KUBEBUILDER_ASSETS && !process.env.TEST_ASSET_KUBE_APISERVER) return undefined;
+  const env = new Environment({ env: { ...process.env, USE_EXISTING_CLUSTER: "" } });
+  const t0 = performance.now();
+  const config = await env.start();
+  const startMs = performance.now() - t0;
+  try {
+    return await measureServer(config, startMs);
+  } finally {
+    await env.stop();
+  }
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const ours = await embedded();
+  const real = await realBinaries();
+  const rows: BenchRow[] = [];
+  const row = (name: string, pick: (f: Figures) => number, unit: string, note: string) => {
+    rows.push({ name, value: pick(ours), unit, note });
+    if (real) {
+      const r = pick(real);
+      rows.push({
+        name: `  kube-apiserver + etcd`,
+        value: r,
+        unit,
+        note: `embedded is ${(pick(ours) / r).toFixed(2)}×`,
+      });
+    }
+  };
+  row("start to ready (median of 7)", (f) => f.startMs, "ms", "target < 100");
+  row("creates/s, 1 KiB ConfigMaps, 8 keep-alive clients", (f) => f.createsPerSec, "/s", "target ≥ 4000");
+  row("gets/s, 8 clients", (f) => f.getsPerSec, "/s", "");
+  row(`list of ${ours.listed} ConfigMaps`, (f) => f.listMs, "ms", "");
+  row("watch events/s delivered to 10 watchers", (f) => f.watchEventsPerSec, "/s", "");
+  rows.push({
+    name: "embedded server CPU per request (mixed)",
+    value: ours.serverCpuUsPerRequest ?? Number.NaN,
+    unit: "µs",
+    note: "server process only",
+  });
+  if (!real)
+    rows.push({
+      name: "kube-apiserver + etcd",
+      value: Number.NaN,
+      unit: "",
+      note: "set KUBEBUILDER_ASSETS to compare",
+    });
   return rows;
 }
 
