@@ -1,6 +1,7 @@
 // The work queue metrics on a prom-client Registry, with controller-runtime's names, labels and
 // buckets (pkg/internal/metrics/workqueue.go), so existing dashboards and alerts work unchanged.
-import { Counter, exponentialBuckets, Gauge, Histogram, type Registry } from "prom-client";
+import { Counter, exponentialBuckets, Gauge, type Registry } from "prom-client";
+import { BatchedHistogram } from "./batched-histogram.js";
 import type { CounterMetric, DepthMetric, HistogramMetric, WorkqueueMetricsProvider } from "./metrics.js";
 
 // controller-runtime's buckets: 10 ns to 1000 s, ×10 per bucket.
@@ -48,7 +49,8 @@ function combine(
  *
  * prom-client hashes the label set on every update, which would cost more than the queue operation
  * itself; so counts and depths are kept in plain numbers and handed to prom-client in `collect()`,
- * which runs on each scrape, as do the two unfinished-work gauges. Histograms are observed directly.
+ * which runs on each scrape, as do the two unfinished-work gauges. The two histograms count into
+ * plain arrays too, added to the series on each read (batched-histogram.ts).
  */
 export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetricsProvider {
   const adds: PendingCount[] = [];
@@ -83,14 +85,14 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
         flush(this, adds);
       },
     }),
-    latency: new Histogram({
+    latency: new BatchedHistogram({
       name: "workqueue_queue_duration_seconds",
       help: "How long in seconds an item stays in workqueue before being requested",
       labelNames: ["name", "controller"] as const,
       buckets: durationBuckets,
       registers,
     }),
-    workDuration: new Histogram({
+    workDuration: new BatchedHistogram({
       name: "workqueue_work_duration_seconds",
       help: "How long in seconds processing an item from workqueue takes.",
       labelNames: ["name", "controller"] as const,
@@ -152,12 +154,10 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       return c;
     },
     newLatencyMetric(name): HistogramMetric {
-      m.latency.zero({ name, controller: name });
-      return m.latency.labels(name, name);
+      return m.latency.recorder({ name, controller: name });
     },
     newWorkDurationMetric(name): HistogramMetric {
-      m.workDuration.zero({ name, controller: name });
-      return m.workDuration.labels(name, name);
+      return m.workDuration.recorder({ name, controller: name });
     },
     newUnfinishedWorkSecondsMetric(name, sample) {
       unfinished.push([name, sample]);
