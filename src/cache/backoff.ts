@@ -92,3 +92,26 @@ export async function* withBackoff<E extends BackoffEvent>(
     await sleep(delay, signal);
   }
 }
+
+/**
+ * As {@link withBackoff}, for batches of events in which an `error` always comes alone (as
+ * `watcherBatches` yields them): waits after an error batch, resets after any other.
+ */
+export async function* withBatchBackoff<E extends BackoffEvent>(
+  batches: AsyncIterable<readonly E[]>,
+  backoff: Backoff,
+  signal?: AbortSignal,
+): AsyncGenerator<readonly E[], void, undefined> {
+  for await (const batch of batches) {
+    const error = batch.length === 1 && batch[0].type === "error" ? batch[0] : undefined;
+    if (error === undefined) {
+      backoff.reset();
+      yield batch;
+      continue;
+    }
+    yield batch;
+    const retryAfter = retryAfterSeconds(error.error);
+    const delay = Math.max(backoff.next(), retryAfter !== undefined ? retryAfter * 1000 : 0);
+    await sleep(delay, signal);
+  }
+}

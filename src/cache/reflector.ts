@@ -4,9 +4,9 @@
 // It also keeps the health a readyz check reads.
 import type { KubeObject } from "../api/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
-import { type Backoff, exponentialBackoff, withBackoff } from "./backoff.js";
+import { type Backoff, exponentialBackoff, withBatchBackoff } from "./backoff.js";
 import type { ListerWatcher } from "./list-watcher.js";
-import { watcher, type WatcherOptions } from "./watcher.js";
+import { watcherBatches, type WatcherOptions } from "./watcher.js";
 
 /** Where a reflector puts what it learns. Keys are `namespace/name` (or `name`). */
 export interface ReflectorSink<T extends KubeObject> {
@@ -92,52 +92,73 @@ export class Reflector<T extends KubeObject> {
   /** Lists and watches until `signal` aborts; resolves then. Never rejects on server failures. */
   async run(signal: AbortSignal): Promise<void> {
     let buffer: Map<string, Readonly<T>> | undefined;
-    const events = withBackoff(watcher(this.#lw, signal, this.#watcherOptions), this.#backoff, signal);
+    const ingest = this.#ingest;
+    const sink = this.#sink;
+    const batches = withBatchBackoff(
+      watcherBatches(this.#lw, signal, this.#watcherOptions),
+      this.#backoff,
+      signal,
+    );
     try {
-      for await (const ev of events) {
-        switch (ev.type) {
-          case "init":
-            buffer = new Map();
-            break;
-          case "initApply": {
-            const obj = this.#ingest(ev.object);
-            buffer?.set(storeKeyOf(obj), obj);
-            break;
-          }
-          case "initDone":
-            this.#sink.replace(buffer ?? new Map());
-            buffer = undefined;
-            this.#ok(ev.resourceVersion);
-            if (!this.#synced) {
-              this.#synced = true;
-              this.#sink.synced?.();
+      for await (const batch of batches) {
+        // The version the batch got to: the time and the error reset are recorded once per batch.
+        let rv: string | undefined;
+        for (const ev of batch) {
+          switch (ev.type) {
+            case "init":
+              buffer = new Map();
+              break;
+            case "initPage":
+              buffer ??= new Map();
+              for (const object of ev.objects) {
+                const obj = ingest(object);
+                buffer.set(storeKeyOf(obj), obj);
+              }
+              break;
+            case "initApply": {
+              const obj = ingest(ev.object);
+              buffer ??= new Map();
+              buffer.set(storeKeyOf(obj), obj);
+              break;
             }
-            break;
-          case "apply": {
-            const obj = this.#ingest(ev.object);
-            this.#sink.apply(storeKeyOf(obj), obj);
-            this.#ok(ev.resourceVersion);
-            break;
+            case "initDone":
+              sink.replace(buffer ?? new Map());
+              buffer = undefined;
+              this.#ok(ev.resourceVersion);
+              if (!this.#synced) {
+                this.#synced = true;
+                sink.synced?.();
+              }
+              break;
+            case "apply": {
+              const obj = ingest(ev.object);
+              sink.apply(storeKeyOf(obj), obj);
+              rv = ev.resourceVersion;
+              this.#rv = rv;
+              break;
+            }
+            case "delete": {
+              const obj = ingest(ev.object);
+              sink.delete(storeKeyOf(obj), obj);
+              rv = ev.resourceVersion;
+              this.#rv = rv;
+              break;
+            }
+            case "bookmark":
+              rv = ev.resourceVersion;
+              break;
+            case "error":
+              this.#errors++;
+              this.#lastError = ev.error;
+              this.#lastErrorMs = Date.now();
+              this.#log.error(ev.error, "list/watch failed; retrying after a backoff", {
+                resourceVersion: this.#rv,
+                consecutiveErrors: this.#errors,
+              });
+              break;
           }
-          case "delete": {
-            const obj = this.#ingest(ev.object);
-            this.#sink.delete(storeKeyOf(obj), obj);
-            this.#ok(ev.resourceVersion);
-            break;
-          }
-          case "bookmark":
-            this.#ok(ev.resourceVersion);
-            break;
-          case "error":
-            this.#errors++;
-            this.#lastError = ev.error;
-            this.#lastErrorMs = Date.now();
-            this.#log.error(ev.error, "list/watch failed; retrying after a backoff", {
-              resourceVersion: this.#rv,
-              consecutiveErrors: this.#errors,
-            });
-            break;
         }
+        if (rv !== undefined) this.#ok(rv);
       }
     } catch (err) {
       if (!signal.aborted) throw err;

@@ -5,7 +5,7 @@
 // by itself. Waiting between failures is `withBackoff`'s job, not this file's.
 import type { KubeObject } from "../api/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
-import { isGone, isResourceExpired, StatusError, type WatchStream } from "../rest/index.js";
+import { isGone, isResourceExpired, StatusError, type WatchEvent, type WatchStream } from "../rest/index.js";
 import type { ListerWatcher } from "./list-watcher.js";
 
 /**
@@ -21,6 +21,14 @@ export type WatcherEvent<T extends KubeObject = KubeObject> =
   | { type: "delete"; object: T; resourceVersion: string }
   | { type: "bookmark"; resourceVersion: string }
   | { type: "error"; error: unknown };
+
+/**
+ * What {@link watcherBatches} yields: the watcher's events, several at a time. A list page comes
+ * as one `initPage` (the `initApply` of each of its objects); an `error` always comes alone.
+ */
+export type WatcherBatchEvent<T extends KubeObject = KubeObject> =
+  | WatcherEvent<T>
+  | { type: "initPage"; objects: readonly T[] };
 
 export interface WatcherOptions {
   /**
@@ -97,6 +105,24 @@ export async function* watcher<T extends KubeObject>(
   signal: AbortSignal,
   options: WatcherOptions = {},
 ): AsyncGenerator<WatcherEvent<T>, void, undefined> {
+  for await (const batch of watcherBatches(lw, signal, options)) {
+    for (const ev of batch) {
+      if (ev.type !== "initPage") yield ev;
+      else for (const object of ev.objects) yield { type: "initApply", object };
+    }
+  }
+}
+
+/**
+ * The watcher's events as they arrive: the items of a list page together, the events of a watch
+ * chunk together. The reflector applies each batch synchronously, so a chunk of fifty events
+ * costs one promise, not fifty. Wrap it in `withBatchBackoff`.
+ */
+export async function* watcherBatches<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  signal: AbortSignal,
+  options: WatcherOptions = {},
+): AsyncGenerator<WatcherBatchEvent<T>[], void, undefined> {
   const opts = resolveWatcherOptions(options);
   const log = opts.logger;
   let streaming = opts.streamingList;
@@ -137,15 +163,15 @@ export async function* watcher<T extends KubeObject>(
           if (first) {
             first = false;
             paginated = page.metadata?.continue !== undefined && page.metadata.continue !== "";
-            yield { type: "init" };
+            yield [{ type: "init" }];
           }
-          for (const object of page.items) yield { type: "initApply", object };
+          if (page.items.length > 0) yield [{ type: "initPage", objects: page.items }];
           rv = page.metadata?.resourceVersion ?? "";
           cont = page.metadata?.continue || undefined;
         } while (cont);
         relistAtLatest = false;
         state = { kind: "ready", rv };
-        yield { type: "initDone", resourceVersion: rv };
+        yield [{ type: "initDone", resourceVersion: rv }];
         continue;
       }
       // state.kind === "ready": watch from state.rv until the watch ends.
@@ -163,9 +189,20 @@ export async function* watcher<T extends KubeObject>(
         if (state.kind === "empty") relistAtLatest = true;
         else state = { kind: "empty", rv: state.rv };
       }
-      yield { type: "error", error: err };
+      yield [{ type: "error", error: err }];
     }
   }
+}
+
+/** Reads a stream a batch at a time, or an event at a time when it cannot batch. */
+function batchReader<T extends KubeObject>(
+  stream: WatchStream<T>,
+): () => Promise<WatchEvent<T>[] | undefined> {
+  if (stream.nextBatch) return stream.nextBatch.bind(stream);
+  return async () => {
+    const r = await stream.next();
+    return r.done ? undefined : [r.value];
+  };
 }
 
 /** Watches from `rv`; returns the state to go on with (`ready` to resume, `empty` to relist). */
@@ -174,7 +211,7 @@ async function* watchFrom<T extends KubeObject>(
   from: string,
   signal: AbortSignal,
   opts: ResolvedWatcherOptions,
-): AsyncGenerator<WatcherEvent<T>, State, undefined> {
+): AsyncGenerator<WatcherBatchEvent<T>[], State, undefined> {
   let rv = from;
   let stream: WatchStream<T>;
   try {
@@ -187,48 +224,58 @@ async function* watchFrom<T extends KubeObject>(
     throw err;
   }
   const started = performance.now();
+  const next = batchReader(stream);
   let events = 0;
   try {
-    for await (const ev of stream) {
-      events++;
-      switch (ev.type) {
-        case "ADDED":
-        case "MODIFIED":
-          rv = rvOf(ev.object) || rv;
-          yield { type: "apply", object: ev.object, resourceVersion: rv };
-          break;
-        case "DELETED":
-          rv = rvOf(ev.object) || rv;
-          yield { type: "delete", object: ev.object, resourceVersion: rv };
-          break;
-        case "BOOKMARK":
-          rv = rvOf(ev.object) || rv;
-          yield { type: "bookmark", resourceVersion: rv };
-          break;
-        case "ERROR": {
-          const err = new StatusError(ev.object);
-          if (expired(err)) {
-            opts.logger.v(1).info("watch expired; relisting", { resourceVersion: rv, reason: err.message });
-            return { kind: "empty", rv };
+    for (let batch = await next(); batch !== undefined; batch = await next()) {
+      events += batch.length;
+      const out: WatcherBatchEvent<T>[] = [];
+      for (const ev of batch) {
+        switch (ev.type) {
+          case "ADDED":
+          case "MODIFIED":
+            rv = rvOf(ev.object) || rv;
+            out.push({ type: "apply", object: ev.object, resourceVersion: rv });
+            break;
+          case "DELETED":
+            rv = rvOf(ev.object) || rv;
+            out.push({ type: "delete", object: ev.object, resourceVersion: rv });
+            break;
+          case "BOOKMARK":
+            rv = rvOf(ev.object) || rv;
+            out.push({ type: "bookmark", resourceVersion: rv });
+            break;
+          case "ERROR": {
+            if (out.length > 0) yield out;
+            const err = new StatusError(ev.object);
+            if (expired(err)) {
+              opts.logger.v(1).info("watch expired; relisting", { resourceVersion: rv, reason: err.message });
+              return { kind: "empty", rv };
+            }
+            // Resume from where we are, after the backoff.
+            yield [{ type: "error", error: err }];
+            return { kind: "ready", rv };
           }
-          // Resume from where we are, after the backoff.
-          yield { type: "error", error: err };
-          return { kind: "ready", rv };
         }
       }
+      if (out.length > 0) yield out;
     }
   } catch (err) {
     if (signal.aborted) throw err;
-    yield { type: "error", error: err };
+    yield [{ type: "error", error: err }];
     return { kind: "ready", rv };
   } finally {
     await stream.return();
   }
   if (events === 0 && performance.now() - started < SHORT_WATCH_MS) {
-    yield {
-      type: "error",
-      error: new Error(`very short watch: the watch from resourceVersion ${rv} ended at once with no event`),
-    };
+    yield [
+      {
+        type: "error",
+        error: new Error(
+          `very short watch: the watch from resourceVersion ${rv} ended at once with no event`,
+        ),
+      },
+    ];
   }
   return { kind: "ready", rv };
 }
@@ -243,7 +290,7 @@ async function* streamInitial<T extends KubeObject>(
   signal: AbortSignal,
   opts: ResolvedWatcherOptions,
   setState: (s: State) => void,
-): AsyncGenerator<WatcherEvent<T>, "done" | "unsupported", undefined> {
+): AsyncGenerator<WatcherBatchEvent<T>[], "done" | "unsupported", undefined> {
   // Its own controller, chained by hand: AbortSignal.any would leave a listener on `signal` for
   // every attempt until garbage collection.
   const silent = new AbortController();
@@ -264,7 +311,7 @@ async function* streamOn<T extends KubeObject>(
   streamSignal: AbortSignal,
   opts: ResolvedWatcherOptions,
   setState: (s: State) => void,
-): AsyncGenerator<WatcherEvent<T>, "done" | "unsupported", undefined> {
+): AsyncGenerator<WatcherBatchEvent<T>[], "done" | "unsupported", undefined> {
   let stream: WatchStream<T>;
   try {
     stream = await lw.watch(
@@ -291,36 +338,53 @@ async function* streamOn<T extends KubeObject>(
   let timer = setTimeout(check, opts.initialEventsTimeoutMs);
   let initial = true;
   let rv = "";
-  yield { type: "init" };
+  yield [{ type: "init" }];
+  const next = batchReader(stream);
+  // The events of the batch being read; whatever ends the stream first hands over those before it.
+  let out: WatcherBatchEvent<T>[] = [];
   try {
-    for await (const ev of stream) {
+    for (let batch = await next(); batch !== undefined; batch = await next()) {
       last = performance.now();
-      if (ev.type === "ERROR") {
-        const err = new StatusError(ev.object);
-        if (initial) {
-          if (isUnsupported(err)) return "unsupported";
-          throw err;
+      out = [];
+      for (const ev of batch) {
+        if (ev.type === "ERROR") {
+          if (out.length > 0) yield out;
+          out = [];
+          const err = new StatusError(ev.object);
+          if (initial) {
+            if (isUnsupported(err)) return "unsupported";
+            throw err;
+          }
+          yield [{ type: "error", error: err }];
+          setState(expired(err) ? { kind: "empty", rv } : { kind: "ready", rv });
+          return "done";
         }
-        yield { type: "error", error: err };
-        setState(expired(err) ? { kind: "empty", rv } : { kind: "ready", rv });
-        return "done";
-      }
-      rv = rvOf(ev.object) || rv;
-      if (initial) {
-        if (ev.type === "BOOKMARK") {
-          if (ev.object.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== "true")
+        rv = rvOf(ev.object) || rv;
+        if (initial) {
+          if (ev.type === "BOOKMARK") {
+            if (ev.object.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== "true") {
+              if (out.length > 0) yield out;
+              out = [];
+              return "unsupported";
+            }
+            initial = false;
+            clearTimeout(timer);
+            out.push({ type: "initDone", resourceVersion: rv });
+          } else if (ev.type === "ADDED") out.push({ type: "initApply", object: ev.object });
+          // MODIFIED/DELETED cannot come before the end of the initial events.
+          else {
+            if (out.length > 0) yield out;
+            out = [];
             return "unsupported";
-          initial = false;
-          clearTimeout(timer);
-          yield { type: "initDone", resourceVersion: rv };
-        } else if (ev.type === "ADDED") yield { type: "initApply", object: ev.object };
-        // MODIFIED/DELETED cannot come before the end of the initial events.
-        else return "unsupported";
-        continue;
+          }
+          continue;
+        }
+        if (ev.type === "BOOKMARK") out.push({ type: "bookmark", resourceVersion: rv });
+        else if (ev.type === "DELETED") out.push({ type: "delete", object: ev.object, resourceVersion: rv });
+        else out.push({ type: "apply", object: ev.object, resourceVersion: rv });
       }
-      if (ev.type === "BOOKMARK") yield { type: "bookmark", resourceVersion: rv };
-      else if (ev.type === "DELETED") yield { type: "delete", object: ev.object, resourceVersion: rv };
-      else yield { type: "apply", object: ev.object, resourceVersion: rv };
+      if (out.length > 0) yield out;
+      out = [];
     }
     // The watch ended: resume from where it got to, or start over if the list was not complete.
     if (initial) throw new Error("the streaming list ended before its initial events did");
@@ -329,7 +393,7 @@ async function* streamOn<T extends KubeObject>(
   } catch (err) {
     if (silent.signal.aborted && !signal.aborted && initial) return "unsupported";
     if (signal.aborted || initial) throw err;
-    yield { type: "error", error: err };
+    yield [{ type: "error", error: err }];
     setState({ kind: "ready", rv });
     return "done";
   } finally {

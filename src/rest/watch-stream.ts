@@ -5,7 +5,7 @@ import type { KubeObject } from "../api/index.js";
 import { type ErrorContext, NetworkError, statusErrorFromResponse, WatchDecodeError } from "./errors.js";
 import type { WatchOptions } from "./rest-options.js";
 import { type Transport, toNetworkError } from "./transport.js";
-import { decodeWatchStream, type WatchEvent } from "./watch.js";
+import { decodeWatchBatches, type WatchEvent } from "./watch.js";
 import { parseWarningHeader, type WarningHandler } from "./warnings.js";
 
 /**
@@ -16,6 +16,13 @@ import { parseWarningHeader, type WarningHandler } from "./warnings.js";
  */
 export interface WatchStream<T extends KubeObject = KubeObject> extends AsyncIterableIterator<WatchEvent<T>> {
   return(): Promise<IteratorResult<WatchEvent<T>, undefined>>;
+  /**
+   * The events not yet taken, up to the end of the next chunk that completed any (never an empty
+   * array), or `undefined` once the stream ended; it throws as `next()` does, and the two may be
+   * mixed. A consumer applying events synchronously pays one promise per chunk instead of one per
+   * event. Optional: streams made by other ListerWatchers may only iterate.
+   */
+  nextBatch?(): Promise<WatchEvent<T>[] | undefined>;
 }
 
 export interface OpenWatchRequest {
@@ -56,43 +63,65 @@ export async function openWatch<T extends KubeObject>(
     throw statusErrorFromResponse(res.statusCode, text, res.headers["retry-after"], req.ctx);
   }
   const body = res.body;
-  const events = decodeWatchStream<T>(body, { signal });
+  const batches = decodeWatchBatches<T>(body, { signal });
   let done = false;
+  // The batch being handed out one event at a time by next(), and where next() is in it.
+  let current: WatchEvent<T>[] | undefined;
+  let at = 0;
 
-  const finish = (): IteratorResult<WatchEvent<T>, undefined> => {
+  const finish = (): undefined => {
     done = true;
+    current = undefined;
     if (!body.destroyed) body.destroy();
-    return { done: true, value: undefined };
+    return undefined;
+  };
+
+  const nextBatch = async (): Promise<WatchEvent<T>[] | undefined> => {
+    if (current !== undefined) {
+      const rest = at === 0 ? current : current.slice(at);
+      current = undefined;
+      return rest;
+    }
+    if (done) return undefined;
+    try {
+      const r = await batches.next();
+      return r.done ? finish() : r.value;
+    } catch (err) {
+      finish();
+      if (signal?.aborted) throw signal.reason;
+      if (err instanceof WatchDecodeError) throw err;
+      const code = (err as { code?: unknown }).code;
+      if (typeof code === "string" && PROBABLE_EOF.has(code)) return undefined;
+      const wrapped = toNetworkError(err, signal, what);
+      if (wrapped instanceof NetworkError && wrapped.timedOut) {
+        throw new NetworkError(
+          `${what}: nothing arrived for ${opts.inactivityTimeoutMs} ms; watch again from the last resourceVersion`,
+          { cause: err, timedOut: true },
+        );
+      }
+      throw wrapped;
+    }
   };
 
   const stream: WatchStream<T> = {
     async next() {
-      if (done) return { done: true, value: undefined };
-      try {
-        const r = await events.next();
-        return r.done ? finish() : r;
-      } catch (err) {
-        finish();
-        if (signal?.aborted) throw signal.reason;
-        if (err instanceof WatchDecodeError) throw err;
-        const code = (err as { code?: unknown }).code;
-        if (typeof code === "string" && PROBABLE_EOF.has(code)) return { done: true, value: undefined };
-        const wrapped = toNetworkError(err, signal, what);
-        if (wrapped instanceof NetworkError && wrapped.timedOut) {
-          throw new NetworkError(
-            `${what}: nothing arrived for ${opts.inactivityTimeoutMs} ms; watch again from the last resourceVersion`,
-            { cause: err, timedOut: true },
-          );
-        }
-        throw wrapped;
+      if (current === undefined) {
+        const batch = await nextBatch();
+        if (batch === undefined) return { done: true, value: undefined };
+        current = batch;
+        at = 0;
       }
+      const value = current[at++];
+      if (at === current.length) current = undefined;
+      return { done: false, value };
     },
+    nextBatch,
     async return() {
       // Not awaiting the generator's own return: it may be parked on a read that only the
       // destroyed body ends.
-      const result = finish();
-      await events.return(undefined).catch(() => {});
-      return result;
+      finish();
+      await batches.return(undefined).catch(() => {});
+      return { done: true, value: undefined };
     },
     [Symbol.asyncIterator]() {
       return this;

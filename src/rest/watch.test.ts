@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { WatchDecodeError } from "./errors.js";
-import { decodeWatchStream, type WatchEvent } from "./watch.js";
+import { decodeWatchBatches, decodeWatchStream, type WatchEvent } from "./watch.js";
 
 // A stream in the API server's framing: one event per line, with multi-byte UTF-8 (2, 3 and 4
 // bytes) so that splits land inside characters.
@@ -172,4 +172,19 @@ test("return() returns the source iterator, so the body is released", async () =
     break;
   }
   assert.equal(finalized, true);
+});
+
+test("batches hold the events of each chunk, in order, and never come empty", async () => {
+  const cut = STREAM.indexOf(10) + 5; // inside the second event
+  const batches = await collect(
+    decodeWatchBatches(chunks(STREAM.subarray(0, 3), STREAM.subarray(3, cut), STREAM.subarray(cut))),
+  );
+  assert.deepEqual(batches, [[EVENTS[0]], EVENTS.slice(1)]);
+});
+
+test("a malformed line in a batch first hands over the events before it", async () => {
+  const bad = `${JSON.stringify(EVENTS[0])}\n{not json\n${JSON.stringify(EVENTS[1])}\n`;
+  const it = decodeWatchBatches(chunks(text(bad)));
+  assert.deepEqual((await it.next()).value, [EVENTS[0]]);
+  await assert.rejects(it.next(), WatchDecodeError);
 });

@@ -36,6 +36,25 @@ export async function* decodeWatchStream<T extends KubeObject = KubeObject>(
   options: DecodeWatchOptions = {},
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
   const { signal } = options;
+  for await (const batch of decodeWatchBatches<T>(source)) {
+    for (const event of batch) {
+      signal?.throwIfAborted();
+      yield event;
+    }
+  }
+}
+
+/**
+ * As {@link decodeWatchStream}, but yields the events of each chunk together, in order (never an
+ * empty array): a consumer that applies events synchronously pays one promise per chunk instead
+ * of one per event. A malformed line first yields the events before it, then throws. With a
+ * `signal`, the iteration ends with the signal's reason at the next batch.
+ */
+export async function* decodeWatchBatches<T extends KubeObject = KubeObject>(
+  source: AsyncIterable<Uint8Array>,
+  options: DecodeWatchOptions = {},
+): AsyncGenerator<WatchEvent<T>[], void, undefined> {
+  const { signal } = options;
   // A streaming decoder keeps a multi-byte character split across chunks for the next one.
   // Decoding whole chunks and cutting lines out of the string measured faster than cutting
   // bytes and decoding each line; a long pending line grows as a rope, flattened once.
@@ -46,16 +65,30 @@ export async function* decodeWatchStream<T extends KubeObject = KubeObject>(
     const text = pending + decoder.decode(chunk, { stream: true });
     let start = 0;
     let nl = text.indexOf("\n");
+    if (nl === -1) {
+      pending = text;
+      continue;
+    }
+    const batch: WatchEvent<T>[] = [];
     while (nl !== -1) {
       const line = text.slice(start, nl);
       start = nl + 1;
       nl = text.indexOf("\n", start);
       if (isBlank(line)) continue;
-      const event = parseEvent<T>(line);
-      signal?.throwIfAborted();
-      yield event;
+      let event: WatchEvent<T>;
+      try {
+        event = parseEvent<T>(line);
+      } catch (err) {
+        if (batch.length > 0) yield batch;
+        throw err;
+      }
+      batch.push(event);
     }
-    pending = start === 0 ? text : text.slice(start);
+    pending = text.slice(start);
+    if (batch.length > 0) {
+      signal?.throwIfAborted();
+      yield batch;
+    }
   }
   // A stream may end without a final newline; a complete event there still counts.
   const rest = pending + decoder.decode();
@@ -68,7 +101,7 @@ export async function* decodeWatchStream<T extends KubeObject = KubeObject>(
   }
   const event = toEvent<T>(value, rest);
   signal?.throwIfAborted();
-  yield event;
+  yield [event];
 }
 
 // Whitespace-only lines (a `\r` before the newline, keep-alive blank lines) carry nothing.
