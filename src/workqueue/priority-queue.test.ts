@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { test } from "node:test";
 import { createFakeClock, type FakeClock } from "./fake-clock.js";
 import {
@@ -141,6 +142,34 @@ test("get rejects with the signal's reason when aborted, and the next getter tak
   q.add("a");
   assert.equal(keyOf(await next), "a");
   await assert.rejects(q.get({ signal: AbortSignal.abort(new Error("already")) }), /already/);
+});
+
+test("waiters sharing a signal are all rejected by its abort, others keep their place; listeners are not left behind", async () => {
+  const { q } = setup();
+  const shared = new AbortController();
+  const other = new AbortController();
+  const listeners = (s: AbortSignal) => getEventListeners(s, "abort").length;
+  const a = q.get({ signal: shared.signal });
+  const b = q.get({ signal: other.signal });
+  const c = q.get({ signal: shared.signal });
+  assert.equal(listeners(shared.signal), 1, "one listener per signal, not per waiter");
+  shared.abort(new Error("stop"));
+  await assert.rejects(a, /stop/);
+  await assert.rejects(c, /stop/);
+  q.add("x");
+  assert.equal(keyOf(await b), "x");
+  q.done("x");
+  // The signal used last keeps its listener between waits; a new signal takes over and shutdown
+  // removes the last one.
+  q.add("y");
+  assert.equal(keyOf(await q.get({ signal: other.signal })), "y");
+  const third = new AbortController();
+  const d = q.get({ signal: third.signal });
+  assert.equal(listeners(other.signal), 0);
+  assert.equal(listeners(third.signal), 1);
+  q.shutDown();
+  assert.deepEqual(await d, { shutdown: true });
+  assert.equal(listeners(third.signal), 0);
 });
 
 test("shutDown wakes waiting getters with shutdown, hands out ready keys, then reports shutdown", async () => {

@@ -234,6 +234,7 @@ export class Queue<K extends string> implements PriorityQueue<K> {
     for (let resolve = this.#waiters.shift(); resolve !== undefined; resolve = this.#waiters.shift()) {
       resolve(shutdownResult);
     }
+    this.#waiters.close();
   }
 
   #releaseDrainers(): void {
