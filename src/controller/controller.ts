@@ -11,11 +11,11 @@ import { setMaxListeners } from "node:events";
 import { randomUUID } from "node:crypto";
 import type { RequestQueue } from "../handler/index.js";
 import type { Logger } from "../log/index.js";
-import { type ControllerMetrics, controllerMetrics } from "../metrics/index.js";
+import { type ControllerMetrics, controllerMetrics, type ReconcileResultLabel } from "../metrics/index.js";
 import type { Request, Result } from "../reconcile/index.js";
 import { isTerminalError } from "../reconcile/index.js";
 import type { Source } from "../source/index.js";
-import type { PriorityQueue } from "../workqueue/index.js";
+import type { HistogramRecorder, PriorityQueue } from "../workqueue/index.js";
 import type { ControllerContext, ControllerRunnable } from "./context.js";
 import {
   ControllerStartedTwiceError,
@@ -84,6 +84,10 @@ class ControllerImpl<Req> implements Controller<Req> {
   readonly name: string;
   readonly #o: ResolvedControllerOptions<Req>;
   readonly #metrics: ControllerMetrics | undefined;
+  readonly #reconcileTime: HistogramRecorder | undefined;
+  /** Label sets made once: prom-client hashes them on each update, we need not allocate them too. */
+  readonly #labels: { readonly controller: string };
+  readonly #resultLabels: Readonly<Record<ReconcileResultLabel, { controller: string; result: string }>>;
   readonly #log: Logger;
   #watches: Source<Req>[] = [];
   #queue: PriorityQueue<string> | undefined;
@@ -97,6 +101,15 @@ class ControllerImpl<Req> implements Controller<Req> {
     this.name = name;
     this.#o = o;
     this.#metrics = ctx.metricsRegistry === undefined ? undefined : controllerMetrics(ctx.metricsRegistry);
+    this.#reconcileTime = this.#metrics?.reconcileTimeRecorder(name);
+    this.#labels = { controller: name };
+    const result = (r: ReconcileResultLabel) => ({ controller: name, result: r });
+    this.#resultLabels = {
+      success: result("success"),
+      error: result("error"),
+      requeue: result("requeue"),
+      requeue_after: result("requeue_after"),
+    };
     this.#log = o.logConstructor(undefined);
   }
 
@@ -191,7 +204,7 @@ class ControllerImpl<Req> implements Controller<Req> {
   }
 
   async #worker(queue: PriorityQueue<string>, signal: AbortSignal): Promise<void> {
-    const labels = { controller: this.name };
+    const labels = this.#labels;
     while (!signal.aborted) {
       let item: Awaited<ReturnType<PriorityQueue<string>["get"]>>;
       try {
@@ -225,7 +238,8 @@ class ControllerImpl<Req> implements Controller<Req> {
     const reconcileID = randomUUID();
     const log = this.#o.logConstructor(req).withValues({ reconcileID });
     const m = this.#metrics;
-    const labels = { controller: this.name };
+    const labels = this.#labels;
+    const results = this.#resultLabels;
     try {
       log.v(5).info("Reconciling");
       let result: Result;
@@ -237,7 +251,7 @@ class ControllerImpl<Req> implements Controller<Req> {
         if (isTerminalError(err)) m?.terminalReconcileErrors.inc(labels);
         else queue.add(key, { rateLimited: true, priority: handedOutPriority });
         m?.reconcileErrors.inc(labels);
-        m?.reconcileTotal.inc({ controller: this.name, result: "error" });
+        m?.reconcileTotal.inc(results.error);
         log.error(err, "Reconciler error");
         return;
       }
@@ -247,18 +261,18 @@ class ControllerImpl<Req> implements Controller<Req> {
         // Forget first: a requeueAfter is a plan, not a failure, so the backoff starts over.
         queue.forget(key);
         queue.add(key, { after: result.requeueAfter, priority });
-        m?.reconcileTotal.inc({ controller: this.name, result: "requeue_after" });
+        m?.reconcileTotal.inc(results.requeue_after);
       } else if (result.requeue === true) {
         log.v(5).info("Reconcile done, requeueing");
         queue.add(key, { rateLimited: true, priority });
-        m?.reconcileTotal.inc({ controller: this.name, result: "requeue" });
+        m?.reconcileTotal.inc(results.requeue);
       } else {
         log.v(5).info("Reconcile successful");
         queue.forget(key);
-        m?.reconcileTotal.inc({ controller: this.name, result: "success" });
+        m?.reconcileTotal.inc(results.success);
       }
     } finally {
-      m?.reconcileTime.observe(labels, (performance.now() - started) / 1000);
+      this.#reconcileTime?.observe((performance.now() - started) / 1000);
     }
   }
 

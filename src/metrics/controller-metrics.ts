@@ -1,6 +1,7 @@
 // controller-runtime's controller metrics (pkg/internal/controller/metrics): same names, help,
 // labels and buckets, so existing dashboards and alerts work unchanged.
 import type { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { BatchedHistogram, type HistogramRecorder } from "../workqueue/index.js";
 import { getOrCreateCounter, getOrCreateGauge, getOrCreateHistogram } from "./registry.js";
 
 /** The `result` label of `controller_runtime_reconcile_total`. */
@@ -30,6 +31,11 @@ export interface ControllerMetrics {
    * as controller-runtime does when a controller starts, so rates exist before the first event.
    */
   initialize(controller: string, maxConcurrentReconciles: number): void;
+  /**
+   * Observes `reconcile_time_seconds` for `controller` without prom-client's per-call label
+   * hashing (~0.3-0.5 µs): counts are added to the histogram when it is read.
+   */
+  reconcileTimeRecorder(controller: string): HistogramRecorder;
 }
 
 // controller-runtime's buckets for controller_runtime_reconcile_time_seconds.
@@ -60,12 +66,7 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
       "controller_runtime_reconcile_panics_total",
       "Total number of reconciliation panics per controller",
     ),
-    reconcileTime: getOrCreateHistogram(registry, {
-      name: "controller_runtime_reconcile_time_seconds",
-      help: "Length of time per reconciliation per controller",
-      labelNames: ["controller"],
-      buckets: reconcileTimeBuckets,
-    }),
+    reconcileTime: reconcileTimeHistogram(registry),
     reconcileTimeouts: perController(
       "controller_runtime_reconcile_timeouts_total",
       "Total number of reconciliation timeouts per controller",
@@ -92,5 +93,22 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
       m.maxConcurrentReconciles.set({ controller }, maxConcurrentReconciles);
       m.activeWorkers.set({ controller }, 0);
     },
+    reconcileTimeRecorder(controller: string): HistogramRecorder {
+      const h = m.reconcileTime;
+      if (h instanceof BatchedHistogram) return h.recorder({ controller });
+      return { observe: (seconds) => h.observe({ controller }, seconds) };
+    },
   };
+}
+
+/** The reconcile-time histogram, batched when this module creates it (see BatchedHistogram). */
+function reconcileTimeHistogram(registry: Registry): Histogram<"controller"> {
+  const spec = {
+    name: "controller_runtime_reconcile_time_seconds",
+    help: "Length of time per reconciliation per controller",
+    labelNames: ["controller"] as const,
+    buckets: reconcileTimeBuckets,
+  };
+  if (registry.getSingleMetric(spec.name) !== undefined) return getOrCreateHistogram(registry, spec);
+  return new BatchedHistogram({ ...spec, buckets: [...spec.buckets], registers: [registry] });
 }

@@ -1,6 +1,8 @@
 // workqueue: the keyed work queue between event handlers and reconcilers. It holds keys only,
 // merges duplicates, never hands one key to two workers at once, and supports delays, rate-limited
 // retries and priorities (controller-runtime's priority queue, plus aging), with client-go's metrics.
+export type { HistogramRecorder } from "./batched-histogram.js";
+export { BatchedHistogram } from "./batched-histogram.js";
 export type { Clock, TimerHandle } from "./clock.js";
 export { realClock } from "./clock.js";
 export type { FakeClock } from "./fake-clock.js";
