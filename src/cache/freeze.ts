@@ -6,10 +6,22 @@
 /** Freezes `value` and everything reachable from it; returns it. Already frozen parts are skipped. */
 export function deepFreeze<T>(value: T): Readonly<T> {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  freezeTree(value);
+  return value;
+}
+
+// Strings and numbers, most of an object's values, are skipped without a call.
+function freezeTree(value: object): void {
   if (Array.isArray(value)) {
-    for (const item of value) deepFreeze(item);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === "object" && item !== null && !Object.isFrozen(item)) freezeTree(item);
+    }
   } else {
-    for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+    for (const key in value) {
+      const item: unknown = (value as Record<string, unknown>)[key];
+      if (typeof item === "object" && item !== null && !Object.isFrozen(item)) freezeTree(item);
+    }
   }
-  return Object.freeze(value);
+  Object.freeze(value);
 }

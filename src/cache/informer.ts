@@ -233,7 +233,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     let first = true;
     return {
       replace: (items) => {
-        const changes = this.#store.replace(items, inScope);
+        const changes = this.#store.replace(items, inScope, true);
         const initial = first;
         first = false;
         for (const [key, old] of changes.deleted) {
@@ -282,13 +282,25 @@ function compareRv(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Fills in apiVersion and kind (list items come without them), transforms, freezes. */
+/**
+ * Fills in apiVersion and kind (list items come without them), transforms, shares one string per
+ * namespace among the objects (JSON.parse makes a copy for each), freezes.
+ */
 function ingestFunc<T extends KubeObject>(kind: Kind<T>, transform: TransformFunc): (obj: T) => Readonly<T> {
+  const namespaces = new Map<string, string>();
   return (obj) => {
     if (obj.kind !== kind.kind || obj.apiVersion !== kind.apiVersion) {
       obj.apiVersion = kind.apiVersion;
       obj.kind = kind.kind;
     }
-    return deepFreeze(transform(obj) as T);
+    const out = transform(obj) as T;
+    const meta = out.metadata;
+    const ns = meta?.namespace;
+    if (ns && !Object.isFrozen(meta)) {
+      const shared = namespaces.get(ns);
+      if (shared === undefined) namespaces.set(ns, ns);
+      else meta.namespace = shared;
+    }
+    return deepFreeze(out);
   };
 }

@@ -10,7 +10,10 @@ import { watcherBatches, type WatcherOptions } from "./watcher.js";
 
 /** Where a reflector puts what it learns. Keys are `namespace/name` (or `name`). */
 export interface ReflectorSink<T extends KubeObject> {
-  /** The complete state of this reflector's scope, from a (re)list. */
+  /**
+   * The complete state of this reflector's scope, from a (re)list. The map is the sink's: the
+   * reflector never touches it again, so a store may keep it as it is.
+   */
   replace(items: ReadonlyMap<string, Readonly<T>>): void;
   apply(key: string, obj: Readonly<T>): void;
   delete(key: string, obj: Readonly<T>): void;
@@ -49,6 +52,26 @@ export function storeKeyOf(obj: KubeObject): string {
   const name = meta?.name ?? "";
   const ns = meta?.namespace;
   return ns ? `${ns}/${name}` : name;
+}
+
+/**
+ * `storeKeyOf` with one `namespace/` string per namespace: a key is then a rope of that and the
+ * object's own name (32 bytes), where each key would otherwise copy its namespace.
+ */
+function storeKeys(): (obj: KubeObject) => string {
+  const prefixes = new Map<string, string>();
+  return (obj) => {
+    const meta = obj.metadata;
+    const name = meta?.name ?? "";
+    const ns = meta?.namespace;
+    if (!ns) return name;
+    let prefix = prefixes.get(ns);
+    if (prefix === undefined) {
+      prefix = `${ns}/`;
+      prefixes.set(ns, prefix);
+    }
+    return prefix + name;
+  };
 }
 
 export class Reflector<T extends KubeObject> {
@@ -93,6 +116,7 @@ export class Reflector<T extends KubeObject> {
   async run(signal: AbortSignal): Promise<void> {
     let buffer: Map<string, Readonly<T>> | undefined;
     const ingest = this.#ingest;
+    const keyOf = storeKeys();
     const sink = this.#sink;
     const batches = withBatchBackoff(
       watcherBatches(this.#lw, signal, this.#watcherOptions),
@@ -112,13 +136,13 @@ export class Reflector<T extends KubeObject> {
               buffer ??= new Map();
               for (const object of ev.objects) {
                 const obj = ingest(object);
-                buffer.set(storeKeyOf(obj), obj);
+                buffer.set(keyOf(obj), obj);
               }
               break;
             case "initApply": {
               const obj = ingest(ev.object);
               buffer ??= new Map();
-              buffer.set(storeKeyOf(obj), obj);
+              buffer.set(keyOf(obj), obj);
               break;
             }
             case "initDone":
@@ -132,14 +156,14 @@ export class Reflector<T extends KubeObject> {
               break;
             case "apply": {
               const obj = ingest(ev.object);
-              sink.apply(storeKeyOf(obj), obj);
+              sink.apply(keyOf(obj), obj);
               rv = ev.resourceVersion;
               this.#rv = rv;
               break;
             }
             case "delete": {
               const obj = ingest(ev.object);
-              sink.delete(storeKeyOf(obj), obj);
+              sink.delete(keyOf(obj), obj);
               rv = ev.resourceVersion;
               this.#rv = rv;
               break;

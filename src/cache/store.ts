@@ -50,7 +50,7 @@ interface Index<T extends KubeObject> {
 }
 
 export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
-  readonly #items = new Map<string, Readonly<T>>();
+  #items = new Map<string, Readonly<T>>();
   readonly #indexes = new Map<string, Index<T>>();
 
   get size(): number {
@@ -87,6 +87,8 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
   byIndex(index: string, value: string): Readonly<T>[] {
     const keys = this.#index(index).byValue.get(value);
     if (!keys) return [];
+    // Every stored object has this value (the one namespace an informer watches): no lookups.
+    if (keys.size === this.#items.size) return Array.from(this.#items.values());
     const out: Readonly<T>[] = [];
     for (const key of keys) {
       const obj = this.#items.get(key);
@@ -136,7 +138,12 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
    * namespace replaces that namespace only). Objects whose resourceVersion did not change are
    * kept and reported neither added nor updated.
    */
-  replace(items: ReadonlyMap<string, Readonly<T>>, inScope: (key: string) => boolean): StoreChanges<T> {
+  replace(
+    items: ReadonlyMap<string, Readonly<T>>,
+    inScope: (key: string) => boolean,
+    owned = false,
+  ): StoreChanges<T> {
+    if (this.#items.size === 0 && owned && items instanceof Map) return this.#fill(items);
     const changes: StoreChanges<T> = { added: [], updated: [], deleted: [] };
     for (const [key, old] of this.#items) {
       if (!items.has(key) && inScope(key)) changes.deleted.push([key, old]);
@@ -155,12 +162,21 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
     return changes;
   }
 
+  /** The first list into an empty store: `items` becomes the store, the indexes are built once. */
+  #fill(items: Map<string, Readonly<T>>): StoreChanges<T> {
+    this.#items = items;
+    for (const index of this.#indexes.values()) {
+      for (const [key, obj] of items) addValues(index, key, index.fn(obj));
+    }
+    return { added: Array.from(items.values()), updated: [], deleted: [] };
+  }
+
   #reindex(key: string, old: Readonly<T> | undefined, obj: Readonly<T> | undefined): void {
     for (const index of this.#indexes.values()) {
       const before = old === undefined ? EMPTY : index.fn(old);
       const after = obj === undefined ? EMPTY : index.fn(obj);
-      // The common case: one value that did not change.
-      if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
+      // The common case: values that did not change.
+      if (sameValues(before, after)) continue;
       for (const value of before) {
         if (after.includes(value)) continue;
         const keys = index.byValue.get(value);
@@ -177,6 +193,12 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
 }
 
 const EMPTY: readonly string[] = [];
+
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 function addValues<T extends KubeObject>(index: Index<T>, key: string, values: readonly string[]): void {
   for (const value of values) addKey(index, value, key);
