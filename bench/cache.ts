@@ -234,7 +234,13 @@ function watchBody(objects: ConfigMap[], events: number): Uint8Array {
   const lines: string[] = [];
   for (let i = 0; i < events; i++) {
     const o = objects[i % objects.length];
-    const obj = { ...o, metadata: { ...o.metadata, resourceVersion: String(1_000_000 + i) } };
+    // As the API server writes them: watch events carry apiVersion and kind, list items do not.
+    const obj = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      ...o,
+      metadata: { ...o.metadata, resourceVersion: String(1_000_000 + i) },
+    };
     lines.push(JSON.stringify({ type: "MODIFIED", object: obj }));
   }
   return new TextEncoder().encode(`${lines.join("\n")}\n`);

@@ -188,3 +188,11 @@ test("a malformed line in a batch first hands over the events before it", async 
   assert.deepEqual((await it.next()).value, [EVENTS[0]]);
   await assert.rejects(it.next(), WatchDecodeError);
 });
+
+test("a byte-order mark before the first event is dropped, as a TextDecoder drops it", async () => {
+  const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+  assert.deepEqual(
+    await collect(decodeWatchStream(chunks(bom.subarray(0, 2), bom.subarray(2), STREAM))),
+    EVENTS,
+  );
+});
