@@ -49,7 +49,7 @@ export function getFromInformer<T extends KubeObject>(informer: Informer<T>, key
   const kind = informer.kind;
   const namespace = kind.namespaced ? key.namespace : undefined;
   checkNamespace(informer, namespace);
-  const obj = informer.store.get(namespace ? `${namespace}/${key.name}` : key.name);
+  const obj = informer.store.getIn(namespace, key.name);
   if (obj === undefined) throw notFoundError(kind, key.name);
   return obj;
 }
@@ -130,7 +130,7 @@ export function listFromInformer<T extends KubeObject>(
         items.push(obj);
     }
   } else if (name !== undefined && namespace !== undefined) {
-    const obj = store.get(`${namespace}/${name}`);
+    const obj = store.getIn(namespace, name);
     items = obj === undefined ? [] : [obj];
   } else if (namespace !== undefined) {
     items = store.byIndex(NAMESPACE_INDEX, namespace);

@@ -11,11 +11,10 @@ import {
   type HandlerRegistration,
   type ResourceEventHandler,
 } from "./event-handler.js";
-import { namespaceIndexFunc } from "./field-index.js";
 import { deepFreeze } from "./freeze.js";
 import { listWatcherFor } from "./list-watcher.js";
 import { Reflector, type ReflectorHealth, type ReflectorSink } from "./reflector.js";
-import { type IndexFunc, IndexedStore, NAMESPACE_INDEX, type StoreReader } from "./store.js";
+import { type IndexFunc, IndexedStore, type StoreReader } from "./store.js";
 import { stripManagedFields, type TransformFunc } from "./transform.js";
 import type { WatcherOptions } from "./watcher.js";
 
@@ -107,7 +106,6 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     this.#log = (opts.logger ?? nullLogger()).withValues({ kind: kind.kind, group: kind.group });
     this.#syncPeriodMs = opts.syncPeriodMs ?? 10 * 3600 * 1000;
     this.namespaces = kind.namespaced ? [...new Set(opts.namespaces ?? [])] : [];
-    this.#store.addIndexers({ [NAMESPACE_INDEX]: namespaceIndexFunc });
     const ingest = ingestFunc(kind, opts.transform ?? stripManagedFields);
     const scopes: (string | undefined)[] = this.namespaces.length > 0 ? [...this.namespaces] : [undefined];
     this.#reflectors = scopes.map((namespace) => {
@@ -228,12 +226,10 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   }
 
   #sink(namespace: string | undefined): ReflectorSink<T> {
-    const prefix = namespace ? `${namespace}/` : "";
-    const inScope = prefix ? (key: string) => key.startsWith(prefix) : () => true;
     let first = true;
     return {
       replace: (items) => {
-        const changes = this.#store.replace(items, inScope, true);
+        const changes = this.#store.replace(items, namespace);
         const initial = first;
         first = false;
         for (const [key, old] of changes.deleted) {
@@ -247,13 +243,14 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
         this.#synced = this.#reflectors.every((r) => r.hasSynced());
         if (this.#synced) for (const done of [...this.#waiters]) done(true);
       },
-      apply: (key, obj) => {
-        const old = this.#store.set(key, obj);
+      // Keys are storeKeyOf(obj): the store places objects by their namespace and name.
+      apply: (_key, obj) => {
+        const old = this.#store.put(obj);
         if (old === undefined) this.#each("onAdd", (h) => h.onAdd?.(obj, false));
         else this.#each("onUpdate", (h) => h.onUpdate?.(old, obj));
       },
-      delete: (key, obj) => {
-        this.#store.delete(key);
+      delete: (_key, obj) => {
+        this.#store.remove(obj);
         this.#each("onDelete", (h) => h.onDelete?.(obj));
       },
     };
