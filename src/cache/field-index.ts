@@ -3,7 +3,7 @@
 // `<namespace>/<value>` and `__all_namespaces/<value>`, a cluster-scoped one under the latter, so
 // that one index answers both per-namespace and cluster-wide lookups.
 import type { KubeObject } from "../api/index.js";
-import type { IndexFunc } from "./store.js";
+import { type IndexFunc, type IndexFuncWithShortcut, SAME_INDEX_VALUES } from "./store.js";
 
 /** Extracts the values of a field from an object: strings, several per object, or none. */
 export type IndexerFunc<T extends KubeObject = KubeObject> = (obj: Readonly<T>) => readonly string[];
@@ -23,7 +23,7 @@ export function keyToNamespacedKey(namespace: string, value: string): string {
 
 /** Wraps an extractor so each value is filed per namespace and across all namespaces. */
 export function indexByFieldAndNamespace<T extends KubeObject>(extract: IndexerFunc<T>): IndexFunc<T> {
-  return (obj) => {
+  const fn: IndexFuncWithShortcut<T> = (obj) => {
     const values = extract(obj);
     if (values.length === 0) return values;
     const ns = obj.metadata?.namespace;
@@ -34,6 +34,16 @@ export function indexByFieldAndNamespace<T extends KubeObject>(extract: IndexerF
     }
     return out;
   };
+  // Same namespace and same extracted values: the same index values, without building them.
+  fn[SAME_INDEX_VALUES] = (a, b) =>
+    a.metadata?.namespace === b.metadata?.namespace && sameStrings(extract(a), extract(b));
+  return fn;
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** The namespace index function: an object's namespace, none for cluster-scoped objects. */

@@ -7,6 +7,18 @@ import type { KubeObject } from "../api/index.js";
 /** Index values of an object: several strings, or none. Must depend on the object only. */
 export type IndexFunc<T extends KubeObject = KubeObject> = (obj: Readonly<T>) => readonly string[];
 
+/**
+ * An optional shortcut an {@link IndexFunc} may carry: true only when two objects are sure to
+ * have the same index values. Cheaper than comparing the values when those are built strings
+ * (as field indexes build `namespace/value`): an update that leaves them alone costs no strings.
+ */
+export const SAME_INDEX_VALUES: unique symbol = Symbol("sameIndexValues");
+
+/** An index function with the {@link SAME_INDEX_VALUES} shortcut. */
+export type IndexFuncWithShortcut<T extends KubeObject = KubeObject> = IndexFunc<T> & {
+  [SAME_INDEX_VALUES]?: (a: Readonly<T>, b: Readonly<T>) => boolean;
+};
+
 /** The index every store has: objects by namespace (client-go's `namespace` index). */
 export const NAMESPACE_INDEX = "namespace";
 
@@ -48,6 +60,7 @@ export class IndexConflictError extends Error {
 
 interface Index<T extends KubeObject> {
   fn: IndexFunc<T>;
+  same: ((a: Readonly<T>, b: Readonly<T>) => boolean) | undefined;
   byValue: Map<string, Set<string>>;
 }
 
@@ -143,7 +156,8 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
       if (this.hasIndex(name)) throw new IndexConflictError(`index "${name}" already exists`);
     }
     for (const [name, fn] of Object.entries(indexers)) {
-      const index: Index<T> = { fn, byValue: new Map() };
+      const same = (fn as IndexFuncWithShortcut<T>)[SAME_INDEX_VALUES];
+      const index: Index<T> = { fn, same, byValue: new Map() };
       for (const [ns, objects] of this.#byNs) {
         for (const [objName, obj] of objects) addValues(index, this.#key(ns, objName), fn(obj));
       }
@@ -249,6 +263,7 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
 
   #reindex(key: string, old: Readonly<T> | undefined, obj: Readonly<T> | undefined): void {
     for (const index of this.#indexes.values()) {
+      if (old !== undefined && obj !== undefined && index.same?.(old, obj)) continue;
       const before = old === undefined ? EMPTY : index.fn(old);
       const after = obj === undefined ? EMPTY : index.fn(obj);
       // The common case: values that did not change.
