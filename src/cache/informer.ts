@@ -232,12 +232,9 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
         const changes = this.#store.replace(items, namespace);
         const initial = first;
         first = false;
-        for (const [key, old] of changes.deleted) {
-          const gone = new DeletedFinalStateUnknown(key, old);
-          this.#each("onDelete", (h) => h.onDelete?.(gone));
-        }
-        for (const obj of changes.added) this.#each("onAdd", (h) => h.onAdd?.(obj, initial));
-        for (const [old, obj] of changes.updated) this.#each("onUpdate", (h) => h.onUpdate?.(old, obj));
+        for (const [key, old] of changes.deleted) this.#deleted(new DeletedFinalStateUnknown(key, old));
+        for (const obj of changes.added) this.#added(obj, initial);
+        for (const [old, obj] of changes.updated) this.#updated(old, obj);
       },
       synced: () => {
         this.#synced = this.#reflectors.every((r) => r.hasSynced());
@@ -246,18 +243,55 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
       // Keys are storeKeyOf(obj): the store places objects by their namespace and name.
       apply: (_key, obj) => {
         const old = this.#store.put(obj);
-        if (old === undefined) this.#each("onAdd", (h) => h.onAdd?.(obj, false));
-        else this.#each("onUpdate", (h) => h.onUpdate?.(old, obj));
+        if (old === undefined) this.#added(obj, false);
+        else this.#updated(old, obj);
       },
       delete: (_key, obj) => {
         this.#store.remove(obj);
-        this.#each("onDelete", (h) => h.onDelete?.(obj));
+        this.#deleted(obj);
       },
     };
   }
 
-  #each(what: string, call: (h: ResourceEventHandler<T>) => unknown): void {
-    for (const reg of this.#handlers) this.#call(reg, what, () => call(reg.handler));
+  // One loop per kind of notification, with no closure per event: they run for every change.
+  #added(obj: Readonly<T>, initial: boolean): void {
+    for (const reg of this.#handlers) {
+      if (reg.removed) continue;
+      try {
+        this.#settle(reg.handler.onAdd?.(obj, initial), "onAdd");
+      } catch (err) {
+        this.#log.error(err, "event handler onAdd failed");
+      }
+    }
+  }
+
+  #updated(old: Readonly<T>, obj: Readonly<T>): void {
+    for (const reg of this.#handlers) {
+      if (reg.removed) continue;
+      try {
+        this.#settle(reg.handler.onUpdate?.(old, obj), "onUpdate");
+      } catch (err) {
+        this.#log.error(err, "event handler onUpdate failed");
+      }
+    }
+  }
+
+  #deleted(obj: Readonly<T> | DeletedFinalStateUnknown<T>): void {
+    for (const reg of this.#handlers) {
+      if (reg.removed) continue;
+      try {
+        this.#settle(reg.handler.onDelete?.(obj), "onDelete");
+      } catch (err) {
+        this.#log.error(err, "event handler onDelete failed");
+      }
+    }
+  }
+
+  /** A handler may return a promise (typed void): its rejection is logged, never unhandled. */
+  #settle(out: unknown, what: string): void {
+    if (out !== undefined && typeof (out as Promise<void>).then === "function") {
+      (out as Promise<void>).catch((err: unknown) => this.#log.error(err, `event handler ${what} failed`));
+    }
   }
 
   #call(reg: Registration<T>, what: string, call: () => unknown): void {
