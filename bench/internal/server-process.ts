@@ -1,8 +1,10 @@
 // An embedded API server in a child process, so that a benchmark's clients and controllers do not
 // share its event loop (on a 2-core machine, the server gets one core, the process under test the
 // other). The parent gets the server's rest config and kubeconfig, can ask for the child's CPU
-// time, and stops it. The child is this file, forked with tsx.
+// time, can record CPU profiles of chosen phases, and stops it. The child is this file, forked with tsx.
 import { fork } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
 import { fileURLToPath } from "node:url";
 import type { ApiServerOptions } from "../../src/apiserver/index.js";
 import type { RestConfig } from "../../src/rest/config.js";
@@ -12,18 +14,39 @@ export interface ServerProcess {
   kubeconfig: string;
   /** CPU milliseconds (user + system) the server process has used since it started. */
   cpuMs(): Promise<number>;
+  /** The same, split into user and system (kernel: sockets, TLS writes' syscalls) time. */
+  cpuUsage(): Promise<{ userMs: number; systemMs: number }>;
+  /** Starts the V8 sampling profiler in the server process (`intervalUs` default 200 µs). */
+  startProfile(intervalUs?: number): Promise<void>;
+  /** Stops it and writes the `.cpuprofile` (Chrome DevTools format) to `path`. */
+  stopProfile(path: string): Promise<void>;
   stop(): Promise<void>;
 }
 
-type ToChild = { type: "cpu" } | { type: "stop" };
-type FromChild = { type: "ready"; restConfig: RestConfig; kubeconfig: string } | { type: "cpu"; ms: number };
+export interface ServerProcessOptions {
+  /** Node flags for the child besides `--import tsx` (for example `--cpu-prof`). Default: none. */
+  execArgv?: string[];
+}
+
+type ToChild =
+  | { type: "cpu" }
+  | { type: "stop" }
+  | { type: "profile-start"; intervalUs: number }
+  | { type: "profile-stop"; path: string };
+type FromChild =
+  | { type: "ready"; restConfig: RestConfig; kubeconfig: string }
+  | { type: "cpu"; ms: number; userMs: number; systemMs: number }
+  | { type: "profiled" };
 
 const CHILD_ENV = "BENCH_APISERVER_CHILD";
 
 /** Starts `startApiServer(options)` in a child process and resolves once it serves. */
-export function startServerProcess(options: ApiServerOptions = {}): Promise<ServerProcess> {
+export function startServerProcess(
+  options: ApiServerOptions = {},
+  processOptions: ServerProcessOptions = {},
+): Promise<ServerProcess> {
   const child = fork(fileURLToPath(import.meta.url), [], {
-    execArgv: ["--import", "tsx"],
+    execArgv: ["--import", "tsx", ...(processOptions.execArgv ?? [])],
     env: { ...process.env, [CHILD_ENV]: JSON.stringify(options) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
@@ -49,6 +72,23 @@ export function startServerProcess(options: ApiServerOptions = {}): Promise<Serv
           if (r.type !== "cpu") throw new Error(`API server process answered ${r.type} to cpu`);
           return r.ms;
         },
+        async cpuUsage() {
+          const reply = next();
+          send({ type: "cpu" });
+          const r = await reply;
+          if (r.type !== "cpu") throw new Error(`API server process answered ${r.type} to cpu`);
+          return { userMs: r.userMs, systemMs: r.systemMs };
+        },
+        async startProfile(intervalUs = 200) {
+          const reply = next();
+          send({ type: "profile-start", intervalUs });
+          if ((await reply).type !== "profiled") throw new Error("API server process: no profile started");
+        },
+        async stopProfile(path) {
+          const reply = next();
+          send({ type: "profile-stop", path });
+          if ((await reply).type !== "profiled") throw new Error("API server process: no profile written");
+        },
         async stop() {
           if (child.exitCode !== null) return;
           send({ type: "stop" });
@@ -63,10 +103,23 @@ async function childMain(options: ApiServerOptions): Promise<void> {
   const { startApiServer } = await import("../../src/apiserver/index.js");
   const server = await startApiServer(options);
   const send = (m: FromChild) => process.send?.(m);
+  let session: Session | undefined;
   process.on("message", async (m: ToChild) => {
     if (m.type === "cpu") {
       const u = process.cpuUsage();
-      send({ type: "cpu", ms: (u.user + u.system) / 1000 });
+      send({ type: "cpu", ms: (u.user + u.system) / 1000, userMs: u.user / 1000, systemMs: u.system / 1000 });
+    } else if (m.type === "profile-start") {
+      session = new Session();
+      session.connect();
+      await session.post("Profiler.enable");
+      await session.post("Profiler.setSamplingInterval", { interval: m.intervalUs });
+      await session.post("Profiler.start");
+      send({ type: "profiled" });
+    } else if (m.type === "profile-stop") {
+      const { profile } = await session!.post("Profiler.stop");
+      session!.disconnect();
+      await writeFile(m.path, JSON.stringify(profile));
+      send({ type: "profiled" });
     } else {
       await server.stop();
       process.disconnect();
