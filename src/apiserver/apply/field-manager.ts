@@ -5,7 +5,8 @@ import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
 import { deepEqual } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { ApplyConflictError } from "./conflict.js";
-import { FieldsV1Error } from "./fields-v1.js";
+import { createdFieldsV1 } from "./created-fields.js";
+import { type FieldsV1, FieldsV1Error } from "./fields-v1.js";
 import {
   conflictsBeyondLastApplied,
   hasLastApplied,
@@ -101,6 +102,7 @@ export function updatedManagedFields(
       if (!(e instanceof FieldsV1Error)) throw e;
     }
   }
+  if (!oldObj && !managers) return createdEntries(newObj, manager, w);
   managers ??= decodeOrEmpty(previous);
   const before = oldObj ? withoutManagedFields(oldObj) : { apiVersion: newObj.apiVersion, kind: newObj.kind };
   try {
@@ -117,6 +119,32 @@ export function updatedManagedFields(
     if (e instanceof ApplyTypeError) return [];
     throw e;
   }
+}
+
+/** An Update that creates an object with no managers given: one entry, built without set algebra. */
+function createdEntries(newObj: Readonly<Obj>, manager: string, w: WriteContext): ManagedFieldsEntry[] {
+  let fieldsV1: FieldsV1 | undefined;
+  try {
+    fieldsV1 = createdFieldsV1(
+      withoutManagedFields(newObj),
+      objectType(w.def),
+      ignoredFields(w.def, w.subresource),
+    );
+  } catch (e) {
+    if (e instanceof ApplyTypeError) return [];
+    throw e;
+  }
+  if (!fieldsV1) return [];
+  // encodeManagedFields's field order: manager, operation, apiVersion, time, fieldsType, fieldsV1, subresource.
+  const e: ManagedFieldsEntry = {};
+  if (manager) e.manager = manager;
+  e.operation = "Update";
+  if (w.apiVersion) e.apiVersion = w.apiVersion;
+  if (w.time) e.time = w.time;
+  e.fieldsType = "FieldsV1";
+  e.fieldsV1 = fieldsV1;
+  if (w.subresource) e.subresource = w.subresource;
+  return [e];
 }
 
 export interface AppliedObject {
