@@ -110,33 +110,51 @@ export function checkFields(r: ResourceRequest, obj: Obj, text: string | undefin
   return problems;
 }
 
+// A string literal's content that JSON.parse would return unchanged: no escapes, no control characters.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON strings may not hold raw.
+const PLAIN_STRING = /^[^\\\u0000-\u001f]*$/;
+
 // Duplicate keys in one JSON object: JSON.parse keeps the last silently; kube reports them.
-function duplicateFields(text: string): string[] {
+// Runs on every write with a body, so strings are skipped with indexOf rather than char by char,
+// and only strings with escapes go through JSON.parse.
+export function duplicateFields(text: string): string[] {
   if (!text.includes('"')) return [];
   const out: string[] = [];
   const stack: { keys: Set<string>; path: string; pendingKey: string | undefined; isArray: boolean }[] = [];
   let i = 0;
   let lastString = "";
-  while (i < text.length) {
-    const c = text[i];
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      try {
-        lastString = JSON.parse(text.slice(i, j + 1)) as string;
-      } catch {
-        return out;
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      // The closing quote: the first one after an even number of backslashes.
+      let j = text.indexOf('"', i + 1);
+      while (j !== -1) {
+        let k = j - 1;
+        while (k > i && text.charCodeAt(k) === 0x5c /* \\ */) k--;
+        if ((j - 1 - k) % 2 === 0) break;
+        j = text.indexOf('"', j + 1);
+      }
+      if (j === -1) return out;
+      const raw = text.slice(i + 1, j);
+      if (PLAIN_STRING.test(raw)) lastString = raw;
+      else {
+        try {
+          lastString = JSON.parse(text.slice(i, j + 1)) as string;
+        } catch {
+          return out;
+        }
       }
       i = j + 1;
       continue;
     }
     const top = stack[stack.length - 1];
-    if (c === "{" || c === "[") {
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       const child = top && !top.isArray && top.pendingKey !== undefined ? top.pendingKey : "";
       const path = top ? (child ? (top.path ? `${top.path}.${child}` : child) : top.path) : "";
-      stack.push({ keys: new Set(), path, pendingKey: undefined, isArray: c === "[" });
-    } else if (c === "}" || c === "]") stack.pop();
-    else if (c === ":" && top && !top.isArray) {
+      stack.push({ keys: new Set(), path, pendingKey: undefined, isArray: c === 0x5b });
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) stack.pop();
+    else if (c === 0x3a /* : */ && top && !top.isArray) {
       if (top.keys.has(lastString)) out.push(top.path ? `${top.path}.${lastString}` : lastString);
       top.keys.add(lastString);
       top.pendingKey = lastString;
