@@ -26,6 +26,19 @@ export function updateManagedFields(
  */
 export function managerName(fieldManager: string | null, userAgent: string | undefined): string {
   if (fieldManager) return fieldManager;
+  // A memo, not state: clients send one User-Agent on every request, and the scan tests a
+  // Unicode regex per character.
+  if (userAgent === memoAgent) return memoName;
+  const name = managerFromUserAgent(userAgent);
+  memoAgent = userAgent;
+  memoName = name;
+  return name;
+}
+
+let memoAgent: string | undefined = "";
+let memoName = managerFromUserAgent("");
+
+function managerFromUserAgent(userAgent: string | undefined): string {
   let out = "";
   for (const ch of (userAgent ?? "").split("/")[0]) {
     if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;

@@ -8,9 +8,19 @@ import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import { nameErrors } from "./names.js";
 
+// A memo of the last second formatted, not state: every write stamps the current time, often
+// twice (creationTimestamp, managedFields), and thousands of writes share one second.
+let memoSecond = Number.NaN;
+let memoText = "";
+
 /** RFC 3339 with seconds, as metav1.Time serializes. */
 export function kubeTime(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== memoSecond) {
+    memoText = d.toISOString().replace(/\.\d{3}Z$/, "Z");
+    memoSecond = second;
+  }
+  return memoText;
 }
 
 export function apiVersionOfDef(def: ResourceDefinition, version = def.version): string {
