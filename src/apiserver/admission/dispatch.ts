@@ -57,8 +57,15 @@ export class Admission {
   /** Whether any webhook's rules select this request: when none does, the write path stays synchronous. */
   interested(attrs: AdmissionAttributes): boolean {
     if (isExempt(attrs.def)) return false;
-    const matches = (h: ResolvedWebhook) => matchRules(h, attrs, this.#opts.registry) !== undefined;
-    return this.#configs.mutating().some(matches) || this.#configs.validating().some(matches);
+    const registry = this.#opts.registry;
+    for (const h of this.#configs.mutating()) if (matchRules(h, attrs, registry) !== undefined) return true;
+    for (const h of this.#configs.validating()) if (matchRules(h, attrs, registry) !== undefined) return true;
+    return false;
+  }
+
+  /** Whether any webhook is configured at all: without one, a write skips building its attributes. */
+  hasWebhooks(): boolean {
+    return this.#configs.mutating().length > 0 || this.#configs.validating().length > 0;
   }
 
   /** Runs the mutating webhooks; answers the (possibly patched) object. Warnings are appended. */

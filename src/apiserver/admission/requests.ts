@@ -109,6 +109,7 @@ export async function createWithAdmission(
   if (r.def.namespaced && (meta.namespace === undefined || meta.namespace === ""))
     meta.namespace = r.namespace;
   const dryRun = isDryRun(r);
+  if (!admission.hasWebhooks()) return create(r, obj, text);
   const attrs = attributes(r, "CREATE", obj, undefined, optionsObject("CreateOptions", r), dryRun);
   if (!admission.interested(attrs) || (r.def.namespaced && meta.namespace !== r.namespace)) {
     return create(r, obj, text);
@@ -147,6 +148,7 @@ export async function updateWithAdmission(
   const admission = r.server.admission;
   if (!admission) return commitUpdate(r, current, candidate, warnings, applied);
   const dryRun = isDryRun(r);
+  if (!admission.hasWebhooks()) return commitUpdate(r, current, candidate, warnings, applied);
   const attrs = attributes(r, "UPDATE", candidate, current.obj, optionsObject("UpdateOptions", r), dryRun);
   if (!admission.interested(attrs)) return commitUpdate(r, current, candidate, warnings, applied);
   decodeDefaults(r, candidate, current.obj);
@@ -188,6 +190,7 @@ export async function deleteWithAdmission(
 ): Promise<StoredObject> {
   const admission = r.server.admission;
   if (!admission) return current;
+  if (!admission.hasWebhooks()) return current;
   const dryRun = opts.dryRun === true;
   const attrs = attributes(r, "DELETE", undefined, current.obj, deleteOptionsObject(opts), dryRun, name);
   if (!admission.interested(attrs)) return current;
