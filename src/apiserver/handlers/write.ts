@@ -50,13 +50,14 @@ export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text
   if (ct !== "" && ct !== "application/json" && ct !== "application/yaml") {
     throw unsupportedMediaType(bodyMediaTypes);
   }
-  const value = decodeBody(body, ct === "application/yaml" ? ct : "application/json", r.def.kind);
+  const text = body.toString("utf8");
+  const value = decodeBody(text, ct === "application/yaml" ? ct : "application/json", r.def.kind);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw badRequest(
       `the object provided is unrecognized (must be of type ${r.def.kind}): couldn't get version/kind`,
     );
   }
-  return { obj: value as Obj, text: body.toString("utf8") };
+  return { obj: value as Obj, text };
 }
 
 /** Fills apiVersion/kind and rejects a body meant for another type. */
