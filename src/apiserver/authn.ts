@@ -23,6 +23,9 @@ function unauthorized(): ApiError {
 
 export class Authenticator {
   readonly #tokens = new Map<string, UserInfo>();
+  // A client certificate is fixed for the life of a TLS connection: it is read once per socket,
+  // not on each keep-alive request (getPeerCertificate builds the whole certificate object).
+  readonly #certUsers = new WeakMap<TLSSocket, UserInfo>();
 
   constructor(users: readonly TokenUser[]) {
     for (const u of users) {
@@ -44,6 +47,8 @@ export class Authenticator {
       return user;
     }
     const socket = req.socket as TLSSocket;
+    const known = this.#certUsers.get(socket);
+    if (known) return known;
     if (typeof socket.getPeerCertificate === "function") {
       const cert = socket.getPeerCertificate();
       if (cert && Object.keys(cert).length > 0) {
@@ -54,7 +59,9 @@ export class Authenticator {
         const name = Array.isArray(cn) ? cn[0] : cn;
         if (!name) throw unauthorized();
         const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
-        return { name, groups: [...groups, "system:authenticated"] };
+        const user = { name, groups: [...groups, "system:authenticated"] };
+        this.#certUsers.set(socket, user);
+        return user;
       }
     }
     if (publicPaths.test(pathname)) return anonymous;

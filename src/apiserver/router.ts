@@ -24,11 +24,16 @@ export interface RouteEnv {
 }
 
 function splitPath(pathname: string): string[] {
-  return pathname
-    .split("/")
-    .filter((s) => s !== "")
-    .map((s) => decodeURIComponent(s));
+  const out: string[] = [];
+  for (const s of pathname.split("/")) {
+    if (s === "") continue;
+    // decodeURIComponent answers a segment without escapes unchanged.
+    out.push(s.includes("%") ? decodeURIComponent(s) : s);
+  }
+  return out;
 }
+
+const healthEndpoints = new Set(["healthz", "livez", "readyz"]);
 
 export async function route(
   env: RouteEnv,
@@ -60,7 +65,8 @@ async function dispatch(
   const registry = env.server.registry;
   const isRead = method === "GET" || method === "HEAD";
 
-  if (sendHealth(res, `/${seg.join("/")}`, url.searchParams.has("verbose"))) return;
+  if (healthEndpoints.has(seg[0]) && sendHealth(res, `/${seg.join("/")}`, url.searchParams.has("verbose")))
+    return;
   if (seg[0] === "version" && seg.length === 1) {
     if (!isRead) throw methodNotAllowed();
     sendVersion(res);

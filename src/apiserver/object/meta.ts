@@ -53,11 +53,18 @@ export function normalizeOrder(def: ResourceDefinition, obj: Obj): Obj {
   const meta = (obj.metadata ?? {}) as Obj;
   const orderedMeta: Obj = {};
   for (const k of metaOrder) if (meta[k] !== undefined) orderedMeta[k] = meta[k];
-  for (const [k, v] of Object.entries(meta)) if (!(k in orderedMeta) && v !== undefined) orderedMeta[k] = v;
+  // for...in rather than Object.entries (no pair arrays): JSON objects have no inherited keys.
+  for (const k in meta) {
+    const v = meta[k];
+    if (v !== undefined && Object.hasOwn(meta, k) && !(k in orderedMeta)) orderedMeta[k] = v;
+  }
   const out: Obj = def.crdName
     ? { apiVersion: obj.apiVersion, kind: obj.kind, metadata: orderedMeta }
     : { kind: obj.kind, apiVersion: obj.apiVersion, metadata: orderedMeta };
-  for (const [k, v] of Object.entries(obj)) if (!(k in out) && v !== undefined) out[k] = v;
+  for (const k in obj) {
+    const v = obj[k];
+    if (v !== undefined && Object.hasOwn(obj, k) && !(k in out)) out[k] = v;
+  }
   return out;
 }
 
