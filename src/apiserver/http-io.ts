@@ -18,44 +18,39 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const settle = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      req.off("close", onClose);
-    };
-    const onData = (chunk: Buffer) => {
+    let settled = false;
+    // Listeners stay attached once settled (the request ends or is destroyed right after);
+    // inline callbacks, as tsx wraps every named function expression in a naming helper.
+    req.on("data", (chunk: Buffer) => {
+      if (settled) return;
       size += chunk.length;
       if (size > limit) {
         // As the iterator did when its loop threw: the rest is not read, the connection ends.
-        settle();
+        settled = true;
         req.resume();
         reject(tooLarge(limit));
         req.destroy();
         return;
       }
       chunks.push(chunk);
-    };
-    const onEnd = () => {
-      settle();
+    });
+    req.on("end", () => {
+      if (settled) return;
+      settled = true;
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-    };
-    const onError = (e: Error) => {
-      settle();
+    });
+    req.on("error", (e: Error) => {
+      if (settled) return;
+      settled = true;
       reject(e);
-    };
+    });
     // A client that goes away mid-body: the stream closes without an end (as the iterator's
     // premature-close error).
-    const onClose = () => {
-      settle();
-      const e = new Error("Premature close") as Error & { code: string };
-      e.code = "ERR_STREAM_PREMATURE_CLOSE";
-      reject(e);
-    };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
-    req.on("close", onClose);
+    req.on("close", () => {
+      if (settled) return;
+      settled = true;
+      reject(Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
+    });
   });
 }
 
