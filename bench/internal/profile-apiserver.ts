@@ -3,7 +3,7 @@
 // only while a phase runs. Prints the server CPU per request and the top functions by self time
 // for each phase, and writes the `.cpuprofile` files (open them in Chrome DevTools).
 // `npx tsx bench/internal/profile-apiserver.ts [--out DIR] [--creates N] [--gets N] [--top N]
-//  [--interval µs] [--no-profile] [--rounds N] [--floor]`: --no-profile measures the CPU alone, --rounds
+//  [--interval µs] [--no-profile] [--rounds N] [--floor] [--warmup N] [--server-flags "--max-semi-space-size=64"]`: --no-profile measures the CPU alone, --rounds
 // repeats each phase (fresh names) and prints every round, as the machine is shared and noisy;
 // --floor first measures GET /version, the cost of TLS + HTTP + authn + routing alone.
 import { mkdir } from "node:fs/promises";
@@ -39,6 +39,8 @@ const { values } = parseArgs({
     "no-profile": { type: "boolean", default: false },
     rounds: { type: "string", default: "1" },
     floor: { type: "boolean", default: false },
+    warmup: { type: "string", default: "2000" },
+    "server-flags": { type: "string", default: "" },
   },
 });
 const creates = Number(values.creates);
@@ -107,7 +109,10 @@ function report(phase: string, count: number, secs: number, cpu: Cpu, path: stri
 }
 
 await mkdir(values.out, { recursive: true });
-const server = await startServerProcess({ historySize: 50_000 });
+const server = await startServerProcess(
+  { historySize: 50_000 },
+  { execArgv: values["server-flags"].split(" ").filter((f) => f !== "") },
+);
 const clients = Array.from({ length: 8 }, () => createRestClient(server.restConfig));
 try {
   const ns = `prof-${Date.now().toString(36)}`;
@@ -119,8 +124,9 @@ try {
     data: { payload },
   });
   // Warm-up: JIT, connections, TLS sessions.
-  await inParallel(clients, 2000, (c, i) => c.create(configMaps, cm(`warm-${i}`), { namespace: ns }));
-  await inParallel(clients, 2000, (c, i) => c.get(configMaps, `warm-${i}`, { namespace: ns }));
+  const warmup = Number(values.warmup);
+  await inParallel(clients, warmup, (c, i) => c.create(configMaps, cm(`warm-${i}`), { namespace: ns }));
+  await inParallel(clients, warmup, (c, i) => c.get(configMaps, `warm-${i}`, { namespace: ns }));
 
   if (values.floor) {
     // The floor under any resource request: TLS, HTTP, authn and routing of GET /version.
