@@ -2,6 +2,7 @@
 // concurrent keep-alive HTTPS clients, a list of 10 000 objects, and watch events/s delivered to
 // 10 watchers. With KUBEBUILDER_ASSETS set, the same figures for real etcd + kube-apiserver in the
 // same run, as ratios. `npx tsx bench/apiserver.ts`, or `npm run bench -- apiserver`.
+import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { kinds } from "../src/api/index.js";
@@ -44,22 +45,37 @@ interface Figures {
   watchEventsPerSec: number;
   /** The server process's CPU per measured request (creates, gets, list, watch creates), when known. */
   serverCpuUsPerRequest?: number;
+  /** The server process's CPU per create and per get of those phases, when known. */
+  serverCpuUsPerCreate?: number;
+  serverCpuUsPerGet?: number;
+  /** This process's CPU (the 8 clients) per create. */
+  clientCpuUsPerCreate: number;
 }
 
+/** CPU milliseconds of the server process so far, when it runs in one. */
+type ServerCpu = (() => Promise<number>) | undefined;
+
 /** Creates, gets, a 10 000-item list and watch fan-out against one server. */
-async function measureServer(config: RestConfig, startMs: number): Promise<Figures> {
+async function measureServer(config: RestConfig, startMs: number, serverCpu?: ServerCpu): Promise<Figures> {
   const clients = Array.from({ length: 8 }, () => createRestClient(config));
   const ns = `bench-${Date.now().toString(36)}`;
   try {
     await clients[0]!.create(namespaces, { metadata: { name: ns } });
     const creates = 10_000;
+    const serverCpu0 = await serverCpu?.();
+    const clientCpu0 = process.cpuUsage();
     const createSecs = await inParallel(clients, creates, (c, i) =>
       c.create(configMaps, configMap(`cm-${i}`), { namespace: ns }),
     );
+    const clientCpu = process.cpuUsage(clientCpu0);
+    const serverCpu1 = await serverCpu?.();
     const gets = 20_000;
     const getSecs = await inParallel(clients, gets, (c, i) =>
       c.get(configMaps, `cm-${i % creates}`, { namespace: ns }),
     );
+    const serverCpu2 = await serverCpu?.();
+    const perRequest = (from: number | undefined, to: number | undefined, n: number) =>
+      from === undefined || to === undefined ? undefined : ((to - from) * 1000) / n;
     const t0 = performance.now();
     const list = await clients[0]!.list(configMaps, { namespace: ns });
     const listMs = performance.now() - t0;
@@ -100,6 +116,9 @@ async function measureServer(config: RestConfig, startMs: number): Promise<Figur
       listMs,
       listed: list.items.length,
       watchEventsPerSec: delivered / wSecs,
+      serverCpuUsPerCreate: perRequest(serverCpu0, serverCpu1, creates),
+      serverCpuUsPerGet: perRequest(serverCpu1, serverCpu2, gets),
+      clientCpuUsPerCreate: (clientCpu.user + clientCpu.system) / creates,
     };
   } finally {
     await Promise.all(clients.map((c) => c.close()));
@@ -123,7 +142,7 @@ async function embedded(): Promise<Figures> {
   const server = await startServerProcess({ historySize: 50_000 });
   try {
     const cpu0 = await server.cpuMs();
-    const figures = await measureServer(server.restConfig, starts[3] ?? 0);
+    const figures = await measureServer(server.restConfig, starts[3] ?? 0, () => server.cpuMs());
     const requests = 10_000 + 20_000 + 1 + 3_000;
     figures.serverCpuUsPerRequest = (((await server.cpuMs()) - cpu0) * 1000) / requests;
     return figures;
@@ -171,6 +190,18 @@ export async function run(): Promise<BenchRow[]> {
     value: ours.serverCpuUsPerRequest ?? Number.NaN,
     unit: "µs",
     note: "server process only",
+  });
+  rows.push({
+    name: "  per create / per get",
+    value: ours.serverCpuUsPerCreate ?? Number.NaN,
+    unit: "µs",
+    note: `per get ${ours.serverCpuUsPerGet?.toFixed(0) ?? "?"} µs; includes warm-up (JIT, TLS)`,
+  });
+  rows.push({
+    name: "client process CPU per create (8 clients)",
+    value: ours.clientCpuUsPerCreate,
+    unit: "µs",
+    note: `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
   });
   if (!real)
     rows.push({
