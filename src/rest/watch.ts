@@ -55,54 +55,45 @@ export async function* decodeWatchBatches<T extends KubeObject = KubeObject>(
   options: DecodeWatchOptions = {},
 ): AsyncGenerator<WatchEvent<T>[], void, undefined> {
   const { signal } = options;
-  // Chunks are decoded whole and lines cut out of the string: faster than cutting bytes and
-  // decoding each line. Buffer's UTF-8 decoding measured 6x faster than a streaming TextDecoder
-  // (10 against 63 us per 64 KiB); a character split across chunks waits in `carry` for the rest.
-  // A long pending line grows as a rope, flattened once.
-  let carry: Uint8Array | undefined;
-  let pending = "";
-  let first = true;
+  // Bytes are cut at newlines (a 0x0A byte is never part of a multi-byte character) and only
+  // whole lines are decoded: one decode for a chunk's run of complete lines, one for the line
+  // that spans from the previous chunks. Buffer's UTF-8 decoding measured 6x faster than a
+  // streaming TextDecoder (10 against 63 us per 64 KiB), and nothing decoded outlives its chunk:
+  // the unfinished line waits as a copy of its bytes.
+  let parts: Uint8Array[] = [];
+  let first = true; // no text decoded yet: a byte-order mark may lead it
   signal?.throwIfAborted();
   for await (const chunk of source) {
-    let bytes = carry === undefined ? chunk : concatBytes(carry, chunk);
-    const end = wholeCharsLength(bytes);
-    carry = end === bytes.length ? undefined : bytes.slice(end);
-    if (end !== bytes.length) bytes = bytes.subarray(0, end);
-    let decoded = utf8(bytes);
-    if (first && decoded.length > 0) {
-      first = false;
-      if (decoded.charCodeAt(0) === 0xfeff) decoded = decoded.slice(1); // a BOM, as TextDecoder drops it
-    }
-    const text = pending + decoded;
-    let start = 0;
-    let nl = text.indexOf("\n");
-    if (nl === -1) {
-      pending = text;
+    const lastNl = chunk.lastIndexOf(10);
+    if (lastNl === -1) {
+      parts.push(chunk.slice());
       continue;
     }
+    const firstNl = chunk.indexOf(10);
     const batch: WatchEvent<T>[] = [];
-    while (nl !== -1) {
-      const line = text.slice(start, nl);
-      start = nl + 1;
-      nl = text.indexOf("\n", start);
-      if (isBlank(line)) continue;
-      let event: WatchEvent<T>;
-      try {
-        event = parseEvent<T>(line);
-      } catch (err) {
-        if (batch.length > 0) yield batch;
-        throw err;
+    const head =
+      parts.length === 0 ? chunk.subarray(0, firstNl) : concatBytes(parts, chunk.subarray(0, firstNl));
+    parts = lastNl + 1 < chunk.length ? [chunk.slice(lastNl + 1)] : [];
+    try {
+      let text = utf8(head);
+      if (first) {
+        first = false;
+        text = withoutBom(text);
       }
-      batch.push(event);
+      addLines(batch, text);
+      if (lastNl > firstNl) addLines(batch, utf8(chunk.subarray(firstNl + 1, lastNl)));
+    } catch (err) {
+      if (batch.length > 0) yield batch;
+      throw err;
     }
-    pending = text.slice(start);
     if (batch.length > 0) {
       signal?.throwIfAborted();
       yield batch;
     }
   }
   // A stream may end without a final newline; a complete event there still counts.
-  const rest = pending + (carry === undefined ? "" : utf8(carry));
+  if (parts.length === 0) return;
+  const rest = first ? withoutBom(utf8(concatBytes(parts))) : utf8(concatBytes(parts));
   if (isBlank(rest)) return;
   let value: unknown;
   try {
@@ -115,27 +106,38 @@ export async function* decodeWatchBatches<T extends KubeObject = KubeObject>(
   yield [event];
 }
 
+/** Parses the lines of `text` (newline-separated, no trailing newline) into `batch`. */
+function addLines<T extends KubeObject>(batch: WatchEvent<T>[], text: string): void {
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf("\n", start);
+    const line = nl === -1 ? (start === 0 ? text : text.slice(start)) : text.slice(start, nl);
+    if (!isBlank(line)) batch.push(parseEvent<T>(line));
+    if (nl === -1) return;
+    start = nl + 1;
+  }
+}
+
 function utf8(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
 }
 
-function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
+function concatBytes(parts: readonly Uint8Array[], last?: Uint8Array): Uint8Array {
+  let length = last?.length ?? 0;
+  for (const p of parts) length += p.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  if (last) out.set(last, at);
   return out;
 }
 
-/** The length of the longest prefix of `bytes` that ends on a whole UTF-8 character. */
-function wholeCharsLength(bytes: Uint8Array): number {
-  const n = bytes.length;
-  if (n === 0 || bytes[n - 1] < 0x80) return n;
-  // Back over continuation bytes (10xxxxxx) to the lead byte of the last character.
-  let i = n - 1;
-  while (i > 0 && i > n - 4 && (bytes[i] & 0xc0) === 0x80) i--;
-  const lead = bytes[i];
-  const size = lead >= 0xf8 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  return i + size <= n ? n : i;
+/** The stream's first text without a byte-order mark, as a TextDecoder drops it. */
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 // Whitespace-only lines (a `\r` before the newline, keep-alive blank lines) carry nothing.
