@@ -240,3 +240,24 @@ test("a refused watch rejects when opened, with the server's Status", async () =
     await s.stop();
   }
 });
+
+test("nextBatch hands over what next() left of a chunk, then the next chunks, then undefined", async () => {
+  const s = await streamServer((res) => {
+    startStream(res);
+    res.end([added("a", 1), added("b", 2), added("c", 3)].map(line).join(""));
+  });
+  try {
+    const stream = await s.client.watch(cms);
+    const first = await stream.next();
+    assert.equal(first.done ? "" : nameOf(first.value), "a");
+    const rest: string[] = [];
+    for (let b = await stream.nextBatch?.(); b !== undefined; b = await stream.nextBatch?.()) {
+      assert.ok(b.length > 0, "a batch is never empty");
+      rest.push(...b.map(nameOf));
+    }
+    assert.deepEqual(rest, ["b", "c"]);
+    assert.equal((await stream.next()).done, true);
+  } finally {
+    await s.stop();
+  }
+});
