@@ -1,6 +1,6 @@
 // The reflector: runs a watcher (with backoff) and applies its events to a sink, the informer's
-// store. A list is gathered object by object and handed over whole at `initDone`, so the store
-// changes atomically. Each object is transformed and frozen once, here, on its way in.
+// store, a batch at a time (a list page, a watch chunk) with no promise between the events of a
+// batch. A list is gathered and handed over whole at `initDone`, so the store changes atomically. Each object is transformed and frozen once, here, on its way in.
 // It also keeps the health a readyz check reads.
 import type { KubeObject } from "../api/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
@@ -10,10 +10,7 @@ import { watcherBatches, type WatcherOptions } from "./watcher.js";
 
 /** Where a reflector puts what it learns. Keys are `namespace/name` (or `name`). */
 export interface ReflectorSink<T extends KubeObject> {
-  /**
-   * The complete state of this reflector's scope, from a (re)list. The map is the sink's: the
-   * reflector never touches it again, so a store may keep it as it is.
-   */
+  /** The complete state of this reflector's scope, from a (re)list. The map is the sink's to keep. */
   replace(items: ReadonlyMap<string, Readonly<T>>): void;
   apply(key: string, obj: Readonly<T>): void;
   delete(key: string, obj: Readonly<T>): void;

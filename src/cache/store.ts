@@ -1,5 +1,5 @@
-// The informer's store: objects by `namespace/name`, and indexes kept up to date on every write
-// (client-go's threadSafeMap with its indices). Objects come in frozen, so readers get them as
+// The informer's store: objects by namespace and name (keys `namespace/name` to readers), and
+// indexes kept up to date on every write (client-go's threadSafeMap with its indices). Objects come in frozen, so readers get them as
 // they are, without a copy. The writer side belongs to the informer; everyone else gets the
 // read-only `StoreReader`.
 import type { KubeObject } from "../api/index.js";
