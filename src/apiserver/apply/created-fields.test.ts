@@ -164,6 +164,20 @@ const cases: { name: string; def: () => ResourceDefinition; obj: Obj; subresourc
     },
   },
   {
+    name: "server-set metadata members holding containers keep what is below them",
+    def: () => builtin("", "configmaps"),
+    obj: {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { ...meta(), name: { a: "b", c: { d: 1 } }, uid: [], generation: { x: null } } as Json,
+    },
+  },
+  {
+    name: "metadata of the wrong shape, and undefined values, are left out",
+    def: () => builtin("", "configmaps"),
+    obj: { apiVersion: "v1", kind: "ConfigMap", metadata: ["x"], data: { a: undefined } } as unknown as Obj,
+  },
+  {
     name: "a value whose shape disagrees with its type is a leaf",
     def: () => builtin("", "configmaps"),
     obj: { apiVersion: "v1", kind: "ConfigMap", metadata: meta({ labels: "oops" }), data: ["x"] as Json },

@@ -33,14 +33,14 @@ function isEmpty(v: Json): boolean {
 }
 
 /**
- * The children of an added value (each a member), or undefined for a leaf: scalars, atomic and
- * empty containers, and values whose shape disagrees with their type.
+ * Adds the members below an added value to `out` and answers how many: none for a leaf
+ * (scalars, atomic and empty containers, values whose shape disagrees with their type).
  */
-function addedChildren(r: Json, declared: TypeNode, path: PathElement[]): FieldsV1 | undefined {
+function addChildren(r: Json, declared: TypeNode, path: PathElement[], out: FieldsV1): number {
   const t = typeFor(declared, r);
-  if (t.kind === "scalar") return undefined;
+  if (t.kind === "scalar") return 0;
   if (t.kind === "list") {
-    if (t.listType === "atomic" || isEmpty(r)) return undefined;
+    if (t.listType === "atomic" || isEmpty(r)) return 0;
     const items = indexList(t, r as Json[], path);
     const entries: { pe: PathElement; node: FieldsV1 }[] = [];
     for (const { pe, values } of items.values()) {
@@ -52,37 +52,64 @@ function addedChildren(r: Json, declared: TypeNode, path: PathElement[]): Fields
         path.pop();
       }
     }
-    entries.sort((a, b) => comparePathElements(a.pe, b.pe));
-    const out: FieldsV1 = {};
+    if (entries.length > 1) entries.sort((a, b) => comparePathElements(a.pe, b.pe));
     for (const e of entries) out[elementKey(e.pe)] = e.node;
-    return out;
+    return entries.length;
   }
-  if (t.atomic || isEmpty(r)) return undefined;
+  if (t.atomic || isEmpty(r)) return 0;
   const m = r as Obj;
-  const out: FieldsV1 = {};
-  for (const k of Object.keys(m).sort(compareStrings)) {
+  let n = 0;
+  for (const k of sortedKeys(m)) {
     const v = m[k];
     if (v === undefined) continue;
     path.push({ field: k });
     out[`f:${k}`] = memberNode(v, t.field(k) ?? t.element(), path);
     path.pop();
+    n++;
   }
-  return out;
+  return n;
 }
 
 /** A member's FieldsV1 node: `{}` for a leaf, `{".": {}, ...children}` for a container. */
 function memberNode(r: Json, declared: TypeNode, path: PathElement[]): FieldsV1 {
-  const children = addedChildren(r, declared, path);
-  return children && hasKeys(children) ? { ".": {}, ...children } : {};
+  const node: FieldsV1 = { ".": {} };
+  return addChildren(r, declared, path, node) > 0 ? node : {};
 }
 
-function hasKeys(o: object): boolean {
-  for (const _ in o) return true;
-  return false;
+/** Keys in UTF-16 code unit order (the default sort's, and Go's byte order for field names). */
+function sortedKeys(o: object): string[] {
+  const keys = Object.keys(o);
+  if (keys.length > 1) keys.sort();
+  return keys;
 }
 
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * What metadata contributes: its own membership and its server-set members' are stripped,
+ * their children (if a client sent containers there) and every other member kept.
+ */
+function addMetadata(meta: Json, declared: TypeNode, path: PathElement[], out: FieldsV1): number {
+  const t = typeFor(declared, meta);
+  if (t.kind !== "map" || t.atomic) return 0;
+  const m = meta as Obj;
+  let n = 0;
+  for (const k of sortedKeys(m)) {
+    const v = m[k];
+    if (v === undefined) continue;
+    path.push({ field: k });
+    const sub = t.field(k) ?? t.element();
+    if (STRIPPED_META.has(k)) {
+      const below: FieldsV1 = {};
+      if (addChildren(v, sub, path, below) > 0) {
+        out[`f:${k}`] = below;
+        n++;
+      }
+    } else {
+      out[`f:${k}`] = memberNode(v, sub, path);
+      n++;
+    }
+    path.pop();
+  }
+  return n;
 }
 
 /**
@@ -98,7 +125,7 @@ export function createdFieldsV1(
   const out: FieldsV1 = {};
   let any = false;
   const path: PathElement[] = [];
-  for (const k of Object.keys(obj).sort(compareStrings)) {
+  for (const k of sortedKeys(obj)) {
     // apiVersion and kind are the object's own before and after: never changed, never added.
     if (k === "apiVersion" || k === "kind") continue;
     const v = obj[k];
@@ -108,22 +135,11 @@ export function createdFieldsV1(
     path.push(pe);
     const declared = type.field(k) ?? type.element();
     if (k === "metadata") {
-      // The metadata member itself and its server-set fields are stripped; what remains below
-      // keeps its own membership.
-      const children = addedChildren(v, declared, path);
       const kept: FieldsV1 = {};
-      let keep = false;
-      for (const ck in children) {
-        const child = children[ck];
-        if (ck.startsWith("f:") && STRIPPED_META.has(ck.slice(2))) {
-          const { ".": _, ...below } = child;
-          if (!hasKeys(below)) continue;
-          kept[ck] = below;
-        } else kept[ck] = child;
-        keep = true;
+      if (addMetadata(v, declared, path, kept) > 0) {
+        out[`f:${k}`] = kept;
+        any = true;
       }
-      if (keep) out[`f:${k}`] = kept;
-      any ||= keep;
     } else {
       out[`f:${k}`] = memberNode(v, declared, path);
       any = true;
