@@ -33,10 +33,9 @@ export type WatcherBatchEvent<T extends KubeObject = KubeObject> =
 export interface WatcherOptions {
   /**
    * Start with a streaming list (`sendInitialEvents=true`), falling back to list + watch when the
-   * server refuses it or never ends the initial events. Off by default, as in client-go before
-   * its WatchListClient gate: against the embedded server a streaming list of 10 000 ConfigMaps
-   * syncs 1.3–1.8× slower than one list (the server writes each initial event apart; see
-   * bench/cache.ts). Default: false.
+   * server refuses it (kube-apiserver < 1.27 answers 422) or never ends the initial events. The
+   * embedded server streams the initial state with backpressure, as fast as one list GET or
+   * faster at 50 000 objects, and without a second pass over a list body. Default: true.
    */
   streamingList?: boolean;
   /** Page size of lists. Default: 500 (client-go's). */
@@ -62,7 +61,7 @@ interface ResolvedWatcherOptions {
 
 function resolveWatcherOptions(opts: WatcherOptions): ResolvedWatcherOptions {
   return {
-    streamingList: opts.streamingList ?? false,
+    streamingList: opts.streamingList ?? true,
     pageSize: opts.pageSize ?? 500,
     watchTimeoutSeconds: opts.watchTimeoutSeconds ?? (() => 300 + Math.floor(Math.random() * 300)),
     initialEventsTimeoutMs: opts.initialEventsTimeoutMs ?? 10_000,
