@@ -4,6 +4,7 @@
 // misses on one group share that read.
 import type { APIResource } from "kubernetes-types/meta/v1.js";
 import type { GroupVersionKind, GroupVersionResource } from "../api/index.js";
+import { abortable } from "../rest/index.js";
 import { type DiscoveryClient, fetchGroupVersions, fetchResources } from "./discovery.js";
 import { NoKindMatchError, NoResourceMatchError } from "./errors.js";
 
@@ -100,7 +101,7 @@ export function createRestMapper(client: DiscoveryClient, options: RestMapperOpt
       pending.catch(() => {}); // a caller that gave up must not leave it unhandled
       reading.set(group, pending);
     }
-    return withSignal(pending, signal);
+    return abortable(pending, signal);
   }
 
   /** Runs `find` on the cached group, then once more on a fresh read if it found nothing. */
@@ -189,23 +190,4 @@ export function createRestMapper(client: DiscoveryClient, options: RestMapperOpt
     },
   };
   return mapper;
-}
-
-function withSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }

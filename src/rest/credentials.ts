@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import type { RestConfig } from "./config.js";
 import { ConfigError } from "./config-error.js";
 import { type ExecCredentialResult, runExecPlugin } from "./exec-credential.js";
+import { abortable } from "./abortable.js";
 
 export interface CredentialSource {
   /** The Authorization header value to send, or undefined. Runs/refreshes exec plugins. */
@@ -118,7 +119,7 @@ function cachedTokenFile(
         });
         reading.catch(() => {});
       }
-      return withSignal(reading, signal);
+      return abortable(reading, signal);
     },
     invalidate() {
       readAt = Number.NEGATIVE_INFINITY;
@@ -166,29 +167,10 @@ function cachedExec(
         // Callers that gave up must not leave the rejection unhandled.
         running.catch(() => {});
       }
-      return withSignal(running, signal);
+      return abortable(running, signal);
     },
     invalidate() {
       cached = undefined;
     },
   };
-}
-
-function withSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (err) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(err);
-      },
-    );
-  });
 }

@@ -85,3 +85,4 @@ export type {
 } from "./kubeconfig.js";
 export { loadKubeconfig, parseKubeconfig } from "./kubeconfig.js";
 export { renderKubeconfig } from "./kubeconfig-write.js";
+export { abortable } from "./abortable.js";
