@@ -5,7 +5,7 @@ import { writeFile } from "node:fs/promises";
 import { createServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { type CertificateAuthority, createCertificateAuthority, type KeyPair } from "../certs/index.js";
-import type { RestConfig } from "../rest/config.js";
+import type { RestConfig } from "../rest/index.js";
 import { Authenticator, type TokenUser } from "./authn.js";
 import { Admission, clusterDnsResolver, type ServiceResolver } from "./admission/index.js";
 import { createHooks } from "./controllers/hooks.js";

@@ -5,7 +5,7 @@
 import type { APIResourceList } from "kubernetes-types/meta/v1.js";
 import type { GroupVersionKind, Kind, KubeList, KubeObject, ObjectKey } from "../api/index.js";
 import { defineKind } from "../api/index.js";
-import type { RestConfig } from "../rest/config.js";
+import type { RestConfig } from "../rest/index.js";
 import { createRestClient, groupVersionPath, type RestClient } from "../rest/index.js";
 import { type CacheOptions, type ResolvedCacheOptions, resolveCacheOptions } from "./cache-options.js";
 import {

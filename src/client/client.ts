@@ -11,7 +11,7 @@
 // Objects read from the cache are frozen (`Readonly` in the types); `structuredClone(obj)` gives
 // a copy to change.
 import type { GroupVersionKind, Kind, KubeList, KubeObject, ObjectKey, Unstructured } from "../api/index.js";
-import type { RestConfig } from "../rest/config.js";
+import type { RestConfig } from "../rest/index.js";
 import { createRestMapper } from "../mapper/index.js";
 import { createRestClient } from "../rest/index.js";
 import type { ApplyInput } from "./apply-configuration.js";

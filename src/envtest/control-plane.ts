@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
 import { createCertificateAuthority } from "../certs/index.js";
-import type { RestConfig } from "../rest/config.js";
+import type { RestConfig } from "../rest/index.js";
 import { freePort } from "./free-port.js";
 import { ControlPlaneError, checkBinary, type ManagedProcess, startProcess } from "./process.js";
 import type { EnvtestSettings } from "./settings.js";

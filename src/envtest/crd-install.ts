@@ -4,7 +4,7 @@ import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1
 import type { APIResourceList } from "kubernetes-types/meta/v1.js";
 import { kinds } from "../api/index.js";
 import { createRestClient, isAlreadyExists, isNotFound, resourceOf } from "../rest/index.js";
-import type { RestConfig } from "../rest/config.js";
+import type { RestConfig } from "../rest/index.js";
 
 export interface CRDInstallOptions {
   /** How long to wait for every CRD to be served. Default: 10 s. */

@@ -16,7 +16,7 @@ import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1
 import { parseAllDocuments } from "yaml";
 import { kinds } from "../api/index.js";
 import { createCertificateAuthority } from "../certs/index.js";
-import type { RestConfig } from "../rest/config.js";
+import type { RestConfig } from "../rest/index.js";
 import { createRestClient, isAlreadyExists, resourceOf } from "../rest/index.js";
 import { freePort } from "./free-port.js";
 

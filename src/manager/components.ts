@@ -13,7 +13,7 @@ import {
   restClientMetrics,
 } from "../metrics/index.js";
 import { type EventRecorderProvider, newEventRecorderProvider } from "../recorder/index.js";
-import type { RestConfig } from "../rest/config.js";
+import type { RestConfig } from "../rest/index.js";
 import { createRestClient, type RestClient } from "../rest/index.js";
 import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../workqueue/index.js";
 import type { ResolvedManagerOptions } from "./options.js";

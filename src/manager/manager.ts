@@ -12,7 +12,7 @@ import type { Logger } from "../log/index.js";
 import type { RESTMapper } from "../mapper/index.js";
 import type { HTTPHandler, MetricsServer } from "../metrics/index.js";
 import type { EventRecorder } from "../recorder/index.js";
-import type { RestConfig } from "../rest/config.js";
+import type { RestConfig } from "../rest/index.js";
 import type { RestClient } from "../rest/index.js";
 import { newWebhookServer, type WebhookServer } from "../webhook/index.js";
 import type { WorkqueueMetricsProvider } from "../workqueue/index.js";
