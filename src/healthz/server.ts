@@ -1,7 +1,7 @@
 // The health probe server: liveness (`/healthz`) and readiness (`/readyz`) endpoints, each with
 // its own named checks, as the manager's `healthProbeBindAddress` serves them.
 import { type Logger, nullLogger } from "../log/index.js";
-import { type HTTPServerRunnable, newHTTPServerRunnable } from "../metrics/index.js";
+import { type HTTPServerRunnable, newHTTPServerRunnable } from "../httpserver/index.js";
 import type { Checker } from "./checker.js";
 import { serveHealth } from "./handler.js";
 

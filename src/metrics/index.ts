@@ -17,10 +17,4 @@ export type { WebhookMetrics } from "./webhook-metrics.js";
 export { webhookMetrics } from "./webhook-metrics.js";
 export type { MetricsServer, MetricsServerOptions } from "./server.js";
 export { ExtraHandlerError, metricsPath, newMetricsServer } from "./server.js";
-export type { HTTPHandler, HTTPServerRunnable, HTTPServerRunnableOptions } from "./http-server.js";
-export {
-  InvalidBindAddressError,
-  newHTTPServerRunnable,
-  parseBindAddress,
-  ServerAlreadyStartedError,
-} from "./http-server.js";
+export type { HTTPHandler } from "../httpserver/index.js";

@@ -10,7 +10,7 @@ import {
   newHTTPServerRunnable,
   parseBindAddress,
   ServerAlreadyStartedError,
-} from "./http-server.js";
+} from "../httpserver/index.js";
 import { newMetricsRegistry } from "./registry.js";
 import { ExtraHandlerError, newMetricsServer } from "./server.js";
 

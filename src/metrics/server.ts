@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Registry } from "prom-client";
 import { type Logger, nullLogger } from "../log/index.js";
-import { type HTTPHandler, type HTTPServerRunnable, newHTTPServerRunnable } from "./http-server.js";
+import { type HTTPHandler, type HTTPServerRunnable, newHTTPServerRunnable } from "../httpserver/index.js";
 
 /** Where metrics are served. */
 export const metricsPath = "/metrics";

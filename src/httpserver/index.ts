@@ -1,0 +1,9 @@
+// httpserver: a plain HTTP server as a Runnable (bind address parsing, graceful stop), shared by
+// the metrics server and the health probe server.
+export type { HTTPHandler, HTTPServerRunnable, HTTPServerRunnableOptions } from "./server.js";
+export {
+  InvalidBindAddressError,
+  newHTTPServerRunnable,
+  parseBindAddress,
+  ServerAlreadyStartedError,
+} from "./server.js";
