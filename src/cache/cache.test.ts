@@ -11,6 +11,7 @@ import { createRestClient, isNotFound, type RestClient, resourceOf, StatusError 
 import { type Cache, createCache } from "./cache.js";
 import type { CacheOptions } from "./cache-options.js";
 import { metadataOnly } from "./metadata-kind.js";
+import { configMap, newNamespace, until } from "./internal/test-support.js";
 
 const CM = resourceOf(kinds.ConfigMap);
 let server: RunningApiServer;
@@ -24,34 +25,6 @@ after(async () => {
   await rest.close();
   await server.stop();
 });
-
-async function until(what: string, cond: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-async function newNamespace(): Promise<string> {
-  const name = `cache-${randomUUID().slice(0, 8)}`;
-  await rest.create(resourceOf(kinds.Namespace), { metadata: { name } });
-  return name;
-}
-
-function cm(
-  namespace: string,
-  name: string,
-  data: Record<string, string> = {},
-  labels?: Record<string, string>,
-) {
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name, namespace, labels },
-    data,
-  } satisfies ConfigMap;
-}
 
 /** Runs a started cache for the test's duration. */
 async function withCache(opts: CacheOptions, fn: (cache: Cache) => Promise<void>): Promise<void> {
@@ -69,8 +42,8 @@ async function withCache(opts: CacheOptions, fn: (cache: Cache) => Promise<void>
 const names = (list: { items: readonly KubeObject[] }) => list.items.map((o) => o.metadata?.name).sort();
 
 test("get returns the object; a missing one is the server's NotFound", async () => {
-  const ns = await newNamespace();
-  await rest.create(CM, cm(ns, "there", { k: "v" }), { namespace: ns });
+  const ns = await newNamespace(rest, "cache");
+  await rest.create(CM, configMap(ns, "there", { k: "v" }), { namespace: ns });
   await withCache({}, async (cache) => {
     const obj = await cache.get(kinds.ConfigMap, { namespace: ns, name: "there" });
     assert.deepEqual(obj.data, { k: "v" });
@@ -83,11 +56,11 @@ test("get returns the object; a missing one is the server's NotFound", async () 
 });
 
 test("list by namespace, matchingLabels and labelSelector", async () => {
-  const ns1 = await newNamespace();
-  const ns2 = await newNamespace();
-  await rest.create(CM, cm(ns1, "a", {}, { app: "web", tier: "1" }), { namespace: ns1 });
-  await rest.create(CM, cm(ns1, "b", {}, { app: "db" }), { namespace: ns1 });
-  await rest.create(CM, cm(ns2, "c", {}, { app: "web", tier: "2" }), { namespace: ns2 });
+  const ns1 = await newNamespace(rest, "cache");
+  const ns2 = await newNamespace(rest, "cache");
+  await rest.create(CM, configMap(ns1, "a", {}, { app: "web", tier: "1" }), { namespace: ns1 });
+  await rest.create(CM, configMap(ns1, "b", {}, { app: "db" }), { namespace: ns1 });
+  await rest.create(CM, configMap(ns2, "c", {}, { app: "web", tier: "2" }), { namespace: ns2 });
   await withCache({}, async (cache) => {
     assert.deepEqual(names(await cache.list(kinds.ConfigMap, { inNamespace: ns1 })), ["a", "b"]);
     assert.deepEqual(names(await cache.list(kinds.ConfigMap, { matchingLabels: { app: "web" } })), [
@@ -109,10 +82,10 @@ test("list by namespace, matchingLabels and labelSelector", async () => {
 });
 
 test("matchingFields uses the registered index, per namespace and across namespaces, after changes", async () => {
-  const ns1 = await newNamespace();
-  const ns2 = await newNamespace();
-  await rest.create(CM, cm(ns1, "a", { owner: "x" }), { namespace: ns1 });
-  await rest.create(CM, cm(ns2, "b", { owner: "x" }), { namespace: ns2 });
+  const ns1 = await newNamespace(rest, "cache");
+  const ns2 = await newNamespace(rest, "cache");
+  await rest.create(CM, configMap(ns1, "a", { owner: "x" }), { namespace: ns1 });
+  await rest.create(CM, configMap(ns2, "b", { owner: "x" }), { namespace: ns2 });
   await withCache({}, async (cache) => {
     await cache.indexField(kinds.ConfigMap, "data.owner", (o) => (o.data?.owner ? [o.data.owner] : []));
     const byOwner = async (owner: string, inNamespace?: string) =>
@@ -139,7 +112,7 @@ test("matchingFields uses the registered index, per namespace and across namespa
 });
 
 test("matchingFields without an index is refused with an error naming the field and indexField", async () => {
-  const ns = await newNamespace();
+  const ns = await newNamespace(rest, "cache");
   await withCache({}, async (cache) => {
     await assert.rejects(
       cache.list(kinds.ConfigMap, { inNamespace: ns, matchingFields: { "data.x": "1" } }),
@@ -155,8 +128,8 @@ test("matchingFields without an index is refused with an error naming the field 
 });
 
 test("limit and continue page through the cache in key order", async () => {
-  const ns = await newNamespace();
-  for (const n of ["e", "a", "d", "b", "c"]) await rest.create(CM, cm(ns, n), { namespace: ns });
+  const ns = await newNamespace(rest, "cache");
+  for (const n of ["e", "a", "d", "b", "c"]) await rest.create(CM, configMap(ns, n), { namespace: ns });
   await withCache({}, async (cache) => {
     const seen: string[] = [];
     let cont: string | undefined;
@@ -171,8 +144,8 @@ test("limit and continue page through the cache in key order", async () => {
 });
 
 test("mutating an object read from the cache throws and cannot change what the next reader sees", async () => {
-  const ns = await newNamespace();
-  await rest.create(CM, cm(ns, "x", { k: "v" }, { app: "a" }), { namespace: ns });
+  const ns = await newNamespace(rest, "cache");
+  await rest.create(CM, configMap(ns, "x", { k: "v" }, { app: "a" }), { namespace: ns });
   await withCache({}, async (cache) => {
     const first = await cache.get(kinds.ConfigMap, { namespace: ns, name: "x" });
     assert.throws(() => {
@@ -197,7 +170,7 @@ test("mutating an object read from the cache throws and cannot change what the n
 });
 
 test("reads before start fail clearly; the first read of a kind starts its informer and waits for sync", async () => {
-  const ns = await newNamespace();
+  const ns = await newNamespace(rest, "cache");
   await rest.create(
     resourceOf(kinds.Secret),
     { metadata: { name: "s", namespace: ns }, stringData: { a: "b" } },
@@ -221,7 +194,7 @@ test("reads before start fail clearly; the first read of a kind starts its infor
 });
 
 test("readerFailOnMissingInformer refuses reads of kinds without an informer", async () => {
-  const ns = await newNamespace();
+  const ns = await newNamespace(rest, "cache");
   await withCache({ readerFailOnMissingInformer: true }, async (cache) => {
     await assert.rejects(cache.list(kinds.ConfigMap, { inNamespace: ns }), {
       name: "ResourceNotCachedError",
@@ -237,11 +210,11 @@ test("readerFailOnMissingInformer refuses reads of kinds without an informer", a
 });
 
 test("defaultNamespaces and byObject restrict what is cached; other namespaces are refused", async () => {
-  const ns1 = await newNamespace();
-  const ns2 = await newNamespace();
+  const ns1 = await newNamespace(rest, "cache");
+  const ns2 = await newNamespace(rest, "cache");
   for (const ns of [ns1, ns2]) {
-    await rest.create(CM, cm(ns, "web", {}, { app: "web" }), { namespace: ns });
-    await rest.create(CM, cm(ns, "db", {}, { app: "db" }), { namespace: ns });
+    await rest.create(CM, configMap(ns, "web", {}, { app: "web" }), { namespace: ns });
+    await rest.create(CM, configMap(ns, "db", {}, { app: "db" }), { namespace: ns });
   }
   await withCache(
     { defaultNamespaces: [ns1], byObject: [{ kind: kinds.ConfigMap, labelSelector: "app=web" }] },
@@ -260,8 +233,8 @@ test("defaultNamespaces and byObject restrict what is cached; other namespaces a
 });
 
 test("metadata-only reads: a separate informer that holds metadata only", async () => {
-  const ns = await newNamespace();
-  await rest.create(CM, cm(ns, "x", { big: "data" }, { app: "a" }), { namespace: ns });
+  const ns = await newNamespace(rest, "cache");
+  await rest.create(CM, configMap(ns, "x", { big: "data" }, { app: "a" }), { namespace: ns });
   await withCache({}, async (cache) => {
     const meta = await cache.get(metadataOnly(kinds.ConfigMap), { namespace: ns, name: "x" });
     assert.deepEqual(meta.metadata.labels, { app: "a" });
@@ -276,7 +249,7 @@ test("metadata-only reads: a separate informer that holds metadata only", async 
 });
 
 test("a CRD kind defined at run time is cached like a built-in one; getInformerForKind discovers it", async () => {
-  const ns = await newNamespace();
+  const ns = await newNamespace(rest, "cache");
   const group = `g${randomUUID().slice(0, 6)}.example.com`;
   await rest.create(resourceOf(kinds.CustomResourceDefinition), {
     apiVersion: "apiextensions.k8s.io/v1",

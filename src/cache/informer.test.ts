@@ -3,7 +3,6 @@
 // indexes follow creates, updates and deletes; selectors, namespaces, transforms and
 // metadata-only informers restrict and shape what is stored.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds, type KubeObject } from "../api/index.js";
@@ -14,6 +13,7 @@ import { DeletedFinalStateUnknown, type ResourceEventHandler } from "./event-han
 import { indexByFieldAndNamespace } from "./field-index.js";
 import { type Informer, type InformerOptions, newInformer } from "./informer.js";
 import { NAMESPACE_INDEX } from "./store.js";
+import { configMap, newNamespace, until } from "./internal/test-support.js";
 
 const CM = resourceOf(kinds.ConfigMap);
 let server: RunningApiServer;
@@ -27,34 +27,6 @@ after(async () => {
   await rest.close();
   await server.stop();
 });
-
-async function until(what: string, cond: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-async function newNamespace(): Promise<string> {
-  const name = `inf-${randomUUID().slice(0, 8)}`;
-  await rest.create(resourceOf(kinds.Namespace), { metadata: { name } });
-  return name;
-}
-
-function cm(
-  namespace: string,
-  name: string,
-  data: Record<string, string> = {},
-  labels?: Record<string, string>,
-) {
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name, namespace, labels },
-    data,
-  } satisfies ConfigMap;
-}
 
 /** Runs an informer for the test's duration. */
 async function running<T extends KubeObject>(
@@ -96,13 +68,13 @@ function informerIn(ns: string, opts: InformerOptions = {}): Informer<ConfigMap>
 }
 
 test("handlers see every change of an object in order, and updates carry the old object", async () => {
-  const ns = await newNamespace();
-  await rest.create(CM, cm(ns, "first", { v: "0" }), { namespace: ns });
+  const ns = await newNamespace(rest, "inf");
+  await rest.create(CM, configMap(ns, "first", { v: "0" }), { namespace: ns });
   const { events, handler } = recorder();
   const informer = informerIn(ns);
   informer.addEventHandler(handler);
   await running(informer, async () => {
-    await rest.create(CM, cm(ns, "obj", { v: "0" }), { namespace: ns });
+    await rest.create(CM, configMap(ns, "obj", { v: "0" }), { namespace: ns });
     for (let v = 1; v <= 5; v++) {
       await rest.patch(CM, "obj", { data: { v: String(v) } }, { namespace: ns, patchType: "merge" });
     }
@@ -122,9 +94,9 @@ test("handlers see every change of an object in order, and updates carry the old
 });
 
 test("resync replays every object to the handlers as an update with old === new", async () => {
-  const ns = await newNamespace();
-  await rest.create(CM, cm(ns, "a"), { namespace: ns });
-  await rest.create(CM, cm(ns, "b"), { namespace: ns });
+  const ns = await newNamespace(rest, "inf");
+  await rest.create(CM, configMap(ns, "a"), { namespace: ns });
+  await rest.create(CM, configMap(ns, "b"), { namespace: ns });
   const replays = new Map<string, number>();
   const informer = informerIn(ns, { syncPeriodMs: 20 });
   informer.addEventHandler({
@@ -140,26 +112,26 @@ test("resync replays every object to the handlers as an update with old === new"
 });
 
 test("a handler added late first gets the stored objects as adds, then the changes", async () => {
-  const ns = await newNamespace();
-  await rest.create(CM, cm(ns, "a", { v: "1" }), { namespace: ns });
+  const ns = await newNamespace(rest, "inf");
+  await rest.create(CM, configMap(ns, "a", { v: "1" }), { namespace: ns });
   const informer = informerIn(ns);
   await running(informer, async () => {
     const { events, handler } = recorder();
     const reg = informer.addEventHandler(handler);
     assert.deepEqual(events, ["add a 1 initial"]);
     assert.equal(reg.hasSynced(), true);
-    await rest.create(CM, cm(ns, "b", { v: "1" }), { namespace: ns });
+    await rest.create(CM, configMap(ns, "b", { v: "1" }), { namespace: ns });
     await until("b arrived", () => events.length === 2);
     reg.remove();
     assert.equal(reg.hasSynced(), false);
-    await rest.create(CM, cm(ns, "c"), { namespace: ns });
+    await rest.create(CM, configMap(ns, "c"), { namespace: ns });
     await until("c is stored", () => informer.store.get(`${ns}/c`) !== undefined);
     assert.deepEqual(events, ["add a 1 initial", "add b 1"]);
   });
 });
 
 test("a throwing or rejecting handler is logged and harms neither the informer nor other handlers", async () => {
-  const ns = await newNamespace();
+  const ns = await newNamespace(rest, "inf");
   const errors: string[] = [];
   const logger: Logger = {
     info() {},
@@ -179,8 +151,8 @@ test("a throwing or rejecting handler is logged and harms neither the informer n
   const { events, handler } = recorder();
   informer.addEventHandler(handler);
   await running(informer, async () => {
-    await rest.create(CM, cm(ns, "x"), { namespace: ns });
-    await rest.create(CM, cm(ns, "y"), { namespace: ns });
+    await rest.create(CM, configMap(ns, "x"), { namespace: ns });
+    await rest.create(CM, configMap(ns, "y"), { namespace: ns });
     await until("both arrived", () => events.length === 2 && errors.length === 4);
     assert.equal(informer.health().consecutiveErrors, 0);
   });
@@ -189,14 +161,14 @@ test("a throwing or rejecting handler is logged and harms neither the informer n
 });
 
 test("indexes follow creates, updates and deletes, per namespace and across namespaces, many values each", async () => {
-  const ns1 = await newNamespace();
-  const ns2 = await newNamespace();
+  const ns1 = await newNamespace(rest, "inf");
+  const ns2 = await newNamespace(rest, "inf");
   const informer = newInformer(rest, kinds.ConfigMap, { namespaces: [ns1, ns2] });
   const byOwner = indexByFieldAndNamespace<ConfigMap>((o) =>
     (o.data?.owners ?? "").split(",").filter(Boolean),
   );
   informer.addIndexers({ "field:owners": byOwner });
-  await rest.create(CM, cm(ns1, "a", { owners: "x,y" }), { namespace: ns1 });
+  await rest.create(CM, configMap(ns1, "a", { owners: "x,y" }), { namespace: ns1 });
   await running(informer, async () => {
     const names = (value: string) =>
       informer.store
@@ -207,7 +179,7 @@ test("indexes follow creates, updates and deletes, per namespace and across name
     assert.deepEqual(names("__all_namespaces/x"), ["1/a"]);
     assert.deepEqual(names(`${ns1}/y`), ["1/a"]);
 
-    await rest.create(CM, cm(ns2, "b", { owners: "y,z" }), { namespace: ns2 });
+    await rest.create(CM, configMap(ns2, "b", { owners: "y,z" }), { namespace: ns2 });
     await settle("b indexed", () => names("__all_namespaces/y").length === 2);
     assert.deepEqual(names("__all_namespaces/y"), ["1/a", "2/b"]);
     assert.deepEqual(names(`${ns1}/y`), ["1/a"]);
@@ -243,10 +215,10 @@ test("indexes follow creates, updates and deletes, per namespace and across name
 });
 
 test("label and field selectors restrict the informer, and objects that stop matching leave it", async () => {
-  const ns = await newNamespace();
-  await rest.create(CM, cm(ns, "in", {}, { app: "web" }), { namespace: ns });
-  await rest.create(CM, cm(ns, "out", {}, { app: "db" }), { namespace: ns });
-  await rest.create(CM, cm(ns, "named", {}, { app: "web" }), { namespace: ns });
+  const ns = await newNamespace(rest, "inf");
+  await rest.create(CM, configMap(ns, "in", {}, { app: "web" }), { namespace: ns });
+  await rest.create(CM, configMap(ns, "out", {}, { app: "db" }), { namespace: ns });
+  await rest.create(CM, configMap(ns, "named", {}, { app: "web" }), { namespace: ns });
   const informer = informerIn(ns, { labelSelector: "app=web", fieldSelector: "metadata.name!=named" });
   const { events, handler } = recorder();
   informer.addEventHandler(handler);
@@ -264,23 +236,23 @@ test("label and field selectors restrict the informer, and objects that stop mat
 });
 
 test("namespaces restrict the informer to those namespaces", async () => {
-  const ns1 = await newNamespace();
-  const ns2 = await newNamespace();
-  const ns3 = await newNamespace();
-  for (const ns of [ns1, ns2, ns3]) await rest.create(CM, cm(ns, "x"), { namespace: ns });
+  const ns1 = await newNamespace(rest, "inf");
+  const ns2 = await newNamespace(rest, "inf");
+  const ns3 = await newNamespace(rest, "inf");
+  for (const ns of [ns1, ns2, ns3]) await rest.create(CM, configMap(ns, "x"), { namespace: ns });
   const informer = newInformer(rest, kinds.ConfigMap, { namespaces: [ns1, ns2] });
   await running(informer, async () => {
     assert.deepEqual(informer.store.keys().sort(), [`${ns1}/x`, `${ns2}/x`].sort());
-    await rest.create(CM, cm(ns3, "y"), { namespace: ns3 });
-    await rest.create(CM, cm(ns2, "y"), { namespace: ns2 });
+    await rest.create(CM, configMap(ns3, "y"), { namespace: ns3 });
+    await rest.create(CM, configMap(ns2, "y"), { namespace: ns2 });
     await until("ns2/y arrived", () => informer.store.get(`${ns2}/y`) !== undefined);
     assert.equal(informer.store.get(`${ns3}/y`), undefined);
   });
 });
 
 test("objects are stored frozen, with apiVersion and kind, without managedFields by default", async () => {
-  const ns = await newNamespace();
-  await rest.create(CM, cm(ns, "x", { v: "1" }), { namespace: ns, fieldManager: "test" });
+  const ns = await newNamespace(rest, "inf");
+  await rest.create(CM, configMap(ns, "x", { v: "1" }), { namespace: ns, fieldManager: "test" });
   const informer = informerIn(ns);
   await running(informer, async () => {
     const obj = informer.store.get(`${ns}/x`);
@@ -298,8 +270,8 @@ test("objects are stored frozen, with apiVersion and kind, without managedFields
 });
 
 test("a transform runs before storing; the handlers and the store see its output", async () => {
-  const ns = await newNamespace();
-  await rest.create(CM, cm(ns, "x", { big: "x".repeat(1000), keep: "y" }), { namespace: ns });
+  const ns = await newNamespace(rest, "inf");
+  await rest.create(CM, configMap(ns, "x", { big: "x".repeat(1000), keep: "y" }), { namespace: ns });
   const informer = informerIn(ns, {
     transform: (o) => {
       const c = o as ConfigMap;
@@ -320,8 +292,8 @@ test("a transform runs before storing; the handlers and the store see its output
 });
 
 test("a metadata-only informer stores PartialObjectMetadata and follows changes", async () => {
-  const ns = await newNamespace();
-  await rest.create(CM, cm(ns, "x", { v: "1" }, { app: "a" }), { namespace: ns });
+  const ns = await newNamespace(rest, "inf");
+  await rest.create(CM, configMap(ns, "x", { v: "1" }, { app: "a" }), { namespace: ns });
   const informer = informerIn(ns, { metadataOnly: true });
   await running(informer, async () => {
     const obj = informer.store.get(`${ns}/x`) as KubeObject & { data?: unknown };
@@ -335,7 +307,7 @@ test("a metadata-only informer stores PartialObjectMetadata and follows changes"
 });
 
 test("an informer runs once; waitForSync gives false when the signal fires first", async () => {
-  const ns = await newNamespace();
+  const ns = await newNamespace(rest, "inf");
   const informer = informerIn(ns);
   const stop = new AbortController();
   const done = informer.run(stop.signal);

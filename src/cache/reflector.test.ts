@@ -3,7 +3,6 @@
 // resume, changes made while the watch was down, refused requests, and servers without
 // streaming lists. Each test runs its own server, since most of them stop it.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../api/index.js";
@@ -14,31 +13,10 @@ import { DeletedFinalStateUnknown } from "./event-handler.js";
 import { type Informer, newInformer } from "./informer.js";
 import { type ListerWatcher, listWatcherFor, type ReflectorWatchOptions } from "./list-watcher.js";
 import { Reflector, type ReflectorSink } from "./reflector.js";
+import { configMap, newNamespace, until } from "./internal/test-support.js";
 
 const CM = resourceOf(kinds.ConfigMap);
 const fastBackoff = () => exponentialBackoff({ initialMs: 10, maxMs: 100 });
-
-async function until(
-  what: string,
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-async function newNamespace(rest: RestClient): Promise<string> {
-  const name = `refl-${randomUUID().slice(0, 8)}`;
-  await rest.create(resourceOf(kinds.Namespace), { metadata: { name } });
-  return name;
-}
-
-function configMap(namespace: string, name: string, data: Record<string, string> = {}): ConfigMap {
-  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data };
-}
 
 /** key → resourceVersion of what the server holds in `namespace`. */
 async function serverState(rest: RestClient, namespace: string): Promise<Map<string, string>> {
@@ -118,7 +96,7 @@ for (const streamingList of [true, false]) {
   const mode = streamingList ? "streaming list" : "list + watch";
   test(`${mode}: a watch the server closes is resumed from the last version without a relist`, async () => {
     await withServer({}, async (_server, rest) => {
-      const ns = await newNamespace(rest);
+      const ns = await newNamespace(rest, "refl");
       await rest.create(CM, configMap(ns, "before"), { namespace: ns });
       const rec = recording(listWatcherFor(rest, kinds.ConfigMap, { namespace: ns }));
       const sink = mapSink();
@@ -156,7 +134,7 @@ for (const streamingList of [true, false]) {
 
 test("the default watch length is random between 5 and 10 minutes, as client-go's", async () => {
   await withServer({}, async (_server, rest) => {
-    const ns = await newNamespace(rest);
+    const ns = await newNamespace(rest, "refl");
     const rec = recording(listWatcherFor(rest, kinds.ConfigMap, { namespace: ns }));
     const reflector = new Reflector(rec.lw, mapSink(), { watcher: { streamingList: false } });
     const stop = new AbortController();
@@ -174,7 +152,7 @@ test("after a server restart the watch resumes from history: changes made while 
   const first = await startApiServer({ storage });
   const same = { storage, certificateAuthority: first.certificateAuthority, adminToken: first.adminToken };
   const rest = createRestClient(first.restConfig());
-  const ns = await newNamespace(rest);
+  const ns = await newNamespace(rest, "refl");
   await rest.create(CM, configMap(ns, "stays"), { namespace: ns });
   await rest.create(CM, configMap(ns, "changes", { v: "1" }), { namespace: ns });
   await rest.create(CM, configMap(ns, "goes"), { namespace: ns });
@@ -221,7 +199,7 @@ test("a 410 at resume relists; the deletes missed while down arrive as DeletedFi
   const first = await startApiServer({ storage });
   const same = { storage, certificateAuthority: first.certificateAuthority, adminToken: first.adminToken };
   const rest = createRestClient(first.restConfig());
-  const ns = await newNamespace(rest);
+  const ns = await newNamespace(rest, "refl");
   for (const name of ["stays", "changes", "goes"])
     await rest.create(CM, configMap(ns, name), { namespace: ns });
   const informer = newInformer(rest, kinds.ConfigMap, { namespaces: [ns], backoff: fastBackoff });
@@ -293,7 +271,7 @@ test("an informer refused by the server keeps retrying and reports it in its hea
 
 test("a server that refuses streaming lists (422, as v1.26) gets list + watch", async () => {
   await withServer({}, async (_server, rest) => {
-    const ns = await newNamespace(rest);
+    const ns = await newNamespace(rest, "refl");
     await rest.create(CM, configMap(ns, "a"), { namespace: ns });
     const inner = listWatcherFor(rest, kinds.ConfigMap, { namespace: ns });
     let lists = 0;
@@ -322,7 +300,7 @@ test("a server that refuses streaming lists (422, as v1.26) gets list + watch", 
 
 test("a server that ignores sendInitialEvents (never ends the initial events) gets list + watch", async () => {
   await withServer({}, async (_server, rest) => {
-    const ns = await newNamespace(rest);
+    const ns = await newNamespace(rest, "refl");
     await rest.create(CM, configMap(ns, "a"), { namespace: ns });
     const inner = listWatcherFor(rest, kinds.ConfigMap, { namespace: ns });
     let lists = 0;
