@@ -1,6 +1,7 @@
 // The real control plane: etcd and kube-apiserver binaries on loopback, started with the flags
 // controller-runtime's envtest uses (generated certificates, a service-account key, an admin user
 // in system:masters authenticated by client certificate).
+import { createPrivateKey, createPublicKey } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,6 +39,10 @@ async function waitUntil(
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new ControlPlaneError(`envtest: timed out waiting for ${what}:\n${proc.output()}`);
+}
+
+function publicKeyPem(privateKeyPem: string): string {
+  return createPublicKey(createPrivateKey(privateKeyPem)).export({ type: "spki", format: "pem" }).toString();
 }
 
 export async function startControlPlane(settings: EnvtestSettings): Promise<RunningControlPlane> {
@@ -82,11 +87,15 @@ export async function startControlPlane(settings: EnvtestSettings): Promise<Runn
       key: join(dir, "apiserver.key"),
       clientCa: join(dir, "client-cert-auth-ca.crt"),
       saKey: join(dir, "sa-signer.key"),
+      saPub: join(dir, "sa-signer.pub"),
     };
     writeFileSync(files.cert, serving.certPem);
     writeFileSync(files.key, serving.keyPem, { mode: 0o600 });
     writeFileSync(files.clientCa, clientCa.certPem);
     writeFileSync(files.saKey, saKey.keyPem, { mode: 0o600 });
+    // --service-account-key-file takes public keys only (kube-apiserver refuses a PKCS#8 private
+    // key there), so the verifying half goes in a file of its own.
+    writeFileSync(files.saPub, publicKeyPem(saKey.keyPem));
 
     const apiserver = startProcess(
       "kube-apiserver",
@@ -104,7 +113,7 @@ export async function startControlPlane(settings: EnvtestSettings): Promise<Runn
         "--allow-privileged=true",
         "--authorization-mode=RBAC",
         "--disable-admission-plugins=ServiceAccount",
-        `--service-account-key-file=${files.saKey}`,
+        `--service-account-key-file=${files.saPub}`,
         `--service-account-signing-key-file=${files.saKey}`,
         `--service-account-issuer=https://127.0.0.1:${securePort}/`,
       ],
