@@ -14,7 +14,7 @@ import {
 } from "../metrics/index.js";
 import { type EventRecorderProvider, newEventRecorderProvider } from "../recorder/index.js";
 import type { RestConfig } from "../rest/index.js";
-import { createRestClient, type RestClient } from "../rest/index.js";
+import { createRestClient, type RestClient, warningLogger } from "../rest/index.js";
 import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../workqueue/index.js";
 import type { ResolvedManagerOptions } from "./options.js";
 
@@ -35,7 +35,10 @@ export interface ManagerComponents {
 export function newManagerComponents(config: RestConfig, o: ResolvedManagerOptions): ManagerComponents {
   const log = o.logger;
   const registry = newMetricsRegistry();
-  const rest = createRestClient(config, { onRequestDone: restClientMetrics(registry).observe });
+  const rest = createRestClient(config, {
+    onRequestDone: restClientMetrics(registry).observe,
+    onWarning: warningLogger(log.withName("KubeAPIWarningLogger")),
+  });
   const cache = createCache(config, {
     ...o.cache,
     restClient: o.cache.restClient ?? rest,

@@ -1,6 +1,7 @@
 // CredentialSource: what the transport asks, per request, for the Authorization header and the
 // client certificate. Static credentials come straight from the RestConfig; a token file is
 // re-read as it rotates; exec plugins run on demand and are cached until they expire.
+import { X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { RestConfig } from "./config.js";
 import { ConfigError } from "./config-error.js";
@@ -14,6 +15,8 @@ export interface CredentialSource {
   clientCertificate(signal?: AbortSignal): Promise<{ cert: string; key: string } | undefined>;
   /** Called after a 401: drop cached exec credentials so the next call re-runs the plugin. */
   invalidate(): void;
+  /** Names the credential for error messages ("the token in file /var/run/..."), never its secret. Default: "the credentials". */
+  describe?(): string;
 }
 
 export interface CredentialSourceOptions {
@@ -73,7 +76,38 @@ export function createCredentialSource(
       exec?.invalidate();
       tokenFile?.invalidate();
     },
+    describe: () => describeCredentials(config),
   };
+}
+
+/**
+ * Which credential a config sends, in the precedence `authorization()` uses, for messages about a
+ * 401: a token file, a bearer token, basic auth, an exec plugin, a client certificate (by subject).
+ */
+export function describeCredentials(config: RestConfig): string {
+  const { auth, tls } = config;
+  const parts: string[] = [];
+  if (auth.bearerTokenFile) parts.push(`the token in file ${auth.bearerTokenFile}`);
+  else if (auth.bearerToken) parts.push("a static bearer token");
+  else if (auth.username || auth.password) parts.push(`basic auth as user "${auth.username ?? ""}"`);
+  else if (auth.exec) parts.push(`the token of exec plugin "${auth.exec.command}"`);
+  if (tls.cert) parts.push(`a client certificate for ${certificateSubject(tls.cert)}`);
+  else if (auth.exec && !auth.bearerToken && !auth.bearerTokenFile && !parts.length) {
+    parts.push(`the certificate of exec plugin "${auth.exec.command}"`);
+  }
+  return parts.length ? parts.join(" and ") : "no credentials (an anonymous request)";
+}
+
+function certificateSubject(pem: string): string {
+  try {
+    const subject = new X509Certificate(pem).subject.split("\n");
+    const cn = subject.find((l) => l.startsWith("CN="))?.slice(3);
+    const groups = subject.filter((l) => l.startsWith("O=")).map((l) => l.slice(2));
+    const expired = Date.parse(new X509Certificate(pem).validTo) < Date.now() ? ", expired" : "";
+    return `user "${cn ?? ""}"${groups.length ? ` (groups ${groups.join(", ")})` : ""}${expired}`;
+  } catch {
+    return "a subject that cannot be read (not a PEM certificate)";
+  }
 }
 
 interface Cached<T> {

@@ -10,9 +10,12 @@ export class StatusError extends Error {
   /** The API server's `Status` (synthesized, as client-go does, when the body was not one). */
   readonly status: Status;
 
-  constructor(status: Status, options?: { cause?: unknown }) {
+  /** `options.message` replaces the Status's message as the error's (a hint added on the client side). */
+  constructor(status: Status, options?: { cause?: unknown; message?: string }) {
     super(
-      status.message || `the server answered ${status.code ?? "an error"} (${status.reason || "Unknown"})`,
+      options?.message ||
+        status.message ||
+        `the server answered ${status.code ?? "an error"} (${status.reason || "Unknown"})`,
       options,
     );
     this.status = status;
@@ -77,6 +80,11 @@ export interface ErrorContext {
   resource?: string;
   group?: string;
   name?: string;
+  /**
+   * Which credential was sent and from where ("the token in file X (kubeconfig K, context "c",
+   * user "u")"), so a 401 says what the server refused and what to renew.
+   */
+  credentials?: string;
 }
 
 // Reasons and messages client-go gives a non-Status error body (NewGenericServerResponse).
@@ -140,7 +148,7 @@ export function statusErrorFromResponse(
     if (retryAfter !== undefined && !status.details?.retryAfterSeconds) {
       status.details = { ...status.details, retryAfterSeconds: retryAfter };
     }
-    return new StatusError(status);
+    return new StatusError(status, { message: unauthorizedMessage(status, ctx) });
   }
   const serverMessage = bodyText.trim().slice(0, 1000);
   let [reason, message] = GENERIC[statusCode] ?? ["", undefined];
@@ -167,7 +175,18 @@ export function statusErrorFromResponse(
   if (reason) status.reason = reason;
   status.message = `${message} (${target})`;
   status.details = details;
-  return new StatusError(status);
+  return new StatusError(status, { message: unauthorizedMessage(status, ctx) });
+}
+
+// A bare "Unauthorized" names neither the credential nor what to do; this does. The transport
+// already re-read the token file or re-ran the exec plugin once, so the credential itself is bad.
+function unauthorizedMessage(status: Status, ctx: ErrorContext): string | undefined {
+  if (status.code !== 401 || ctx.credentials === undefined) return undefined;
+  return (
+    `${status.message || "Unauthorized"}: the server did not accept ${ctx.credentials}; ` +
+    "renew the credential (a new token, a certificate signed by the cluster's client CA and not expired) " +
+    'or pick the right context ("kubectl config view --minify" shows what is used)'
+  );
 }
 
 function qualified(ctx: ErrorContext): string | undefined {

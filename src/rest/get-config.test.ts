@@ -78,7 +78,7 @@ test("KUBECONFIG beats in-cluster and the home config", () => {
   const config = getConfig(everything({ argv: [] }));
   assert.equal(config.host, "https://env.example");
   assert.equal(config.auth.bearerToken, "env-token");
-  assert.equal(config.source, `kubeconfig ${envFile}, context "main"`);
+  assert.equal(config.source, `kubeconfig ${envFile}, context "main", user "u"`);
 });
 
 test("in-cluster beats the home config when KUBECONFIG is unset", () => {

@@ -132,7 +132,7 @@ export function configFromKubeconfig(kc: Kubeconfig, opts: KubeconfigContextOpti
     host: serverUrl(cluster),
     tls: clusterTls(cluster),
     auth: {},
-    source: `kubeconfig ${files}, context "${name}"`,
+    source: `kubeconfig ${files}, context "${name}"${userName === undefined ? "" : `, user "${userName}"`}`,
   };
   if (cluster.value.proxyUrl) config.proxyUrl = proxyUrl(cluster);
   if (ctx.value.namespace) config.namespace = ctx.value.namespace;

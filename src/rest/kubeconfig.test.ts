@@ -80,7 +80,7 @@ contexts:
     auth: {},
     proxyUrl: "http://proxy.example:3128",
     namespace: "team-a",
-    source: `kubeconfig ${file}, context "dev"`,
+    source: `kubeconfig ${file}, context "dev", user "alice"`,
   });
 });
 

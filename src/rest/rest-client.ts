@@ -22,7 +22,8 @@ import type {
 } from "./rest-options.js";
 import { createTransport, type Transport, type TransportOptions, toNetworkError } from "./transport.js";
 import { openWatch, type WatchStream } from "./watch-stream.js";
-import { parseWarningHeader, type WarningHandler } from "./warnings.js";
+import { defaultWarningHandler, parseWarningHeader, type WarningHandler } from "./warnings.js";
+import { describeCredentials } from "./credentials.js";
 
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   json: "application/json-patch+json",
@@ -34,8 +35,12 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
 export interface RestClientOptions extends TransportOptions {
   /** Send through this transport (shared, not closed by `close()`). Default: a new one for the config. */
   transport?: Transport;
-  /** Called with each `Warning` header of every response. Default: none (warnings are dropped). */
-  onWarning?: WarningHandler;
+  /**
+   * Called with each `Warning` header of every response; `null` drops them (controller-runtime's
+   * `SuppressWarnings`). Default: each distinct warning logged once to standard error, as
+   * controller-runtime's `KubeAPIWarningLogger` (the Manager logs them through its logger).
+   */
+  onWarning?: WarningHandler | null;
 }
 
 export interface RestClient {
@@ -91,7 +96,11 @@ export function createRestClient(config: RestConfig, options: RestClientOptions 
   const ownTransport = options.transport === undefined;
   const transport = options.transport ?? createTransport(config, options);
   const defaultTimeout = config.timeoutMs;
-  const clientWarning = options.onWarning;
+  const clientWarning =
+    options.onWarning === undefined ? defaultWarningHandler() : (options.onWarning ?? undefined);
+  const credentials =
+    (options.credentials?.describe?.() ?? describeCredentials(config)) +
+    (config.source ? ` (${config.source})` : "");
 
   async function send(call: Call): Promise<unknown> {
     const { opts } = call;
@@ -143,7 +152,7 @@ export function createRestClient(config: RestConfig, options: RestClientOptions 
   }
 
   function ctxOf(method: string, resource: ResourceRef, name?: string): ErrorContext {
-    return { method, resource: resource.resource, group: resource.group, name };
+    return { method, resource: resource.resource, group: resource.group, name, credentials };
   }
 
   function writeQuery(opts: WriteOptions, extra?: Record<string, QueryValue>): string {
@@ -283,7 +292,7 @@ export function createRestClient(config: RestConfig, options: RestClientOptions 
         body,
         contentType: opts.contentType,
         opts,
-        ctx: { method },
+        ctx: { method, credentials },
         responseType: opts.responseType,
       }) as Promise<never>;
     },

@@ -225,6 +225,13 @@ export function toNetworkError(err: unknown, signal: AbortSignal | undefined, wh
   const hint = timedOut
     ? "the server sent nothing for too long"
     : "check that the server is reachable and that its address and certificates in the config are right";
+  // A TLS hello answered in plain HTTP: OpenSSL's "wrong version number" helps nobody.
+  if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "ERR_SSL_PACKET_LENGTH_TOO_LONG") {
+    return new NetworkError(
+      `${what}: the server answered in plain HTTP, not TLS; use an http:// address or check the port`,
+      { cause: err },
+    );
+  }
   const message = err instanceof Error ? err.message : String(err);
   return new NetworkError(`${what}: ${message}${typeof code === "string" ? ` (${code})` : ""}; ${hint}`, {
     cause: err,
