@@ -19,8 +19,27 @@ export interface StartSourceOptions<Req> {
  */
 export async function startSource<Req>(source: Source<Req>, o: StartSourceOptions<Req>): Promise<void> {
   // The source is started with the controller's signal (it runs until shutdown); the deadline only
-  // bounds the waiting. AbortSignal.timeout's timer does not keep the process alive.
-  const deadline = AbortSignal.any([o.signal, AbortSignal.timeout(o.timeoutMs)]);
+  // bounds the waiting. Not AbortSignal.timeout(): on Node 20 a timeout signal held only through
+  // AbortSignal.any() can be garbage-collected before it fires, and the wait never ends. This
+  // timer is referenced until cleared, and unref'd so it does not keep the process alive.
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new DOMException(`timed out after ${o.timeoutMs} ms`, "TimeoutError")),
+    o.timeoutMs,
+  );
+  timer.unref();
+  try {
+    await startAndSync(source, o, AbortSignal.any([o.signal, timeout.signal]));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function startAndSync<Req>(
+  source: Source<Req>,
+  o: StartSourceOptions<Req>,
+  deadline: AbortSignal,
+): Promise<void> {
   o.logger.info("Starting EventSource");
   const started = source.start(o.signal, o.queue, { logger: o.logger });
   const outcome = await raceAbort(started, deadline);
