@@ -62,6 +62,9 @@ test("no CRD serves the kind: start() fails after cacheSyncTimeout, naming it, a
   });
   assert.equal(code, 3, `the process must end on its own with the start failure; output:\n${out}`);
   assert.ok(Date.now() - started < 45_000);
-  assert.match(out, /START FAILED: failed to wait for widget caches to sync .*example\.com\/v1, Kind=Widget/);
+  assert.match(
+    out,
+    /START FAILED: failed to wait for widget caches to sync .*no CRD serves example\.com\/v1 Widget \(its list answered 404 NotFound\); install it/,
+  );
   assert.match(out, /install it/);
 });

@@ -1,6 +1,7 @@
 // Errors of the sources, in one place: each a class with a stable `code` and `name`, and a message
 // that says what to do.
 import type { GroupVersionKind } from "../api/index.js";
+import { isNotFound } from "../rest/index.js";
 
 function gvkText(gvk: GroupVersionKind): string {
   return gvk.group ? `${gvk.group}/${gvk.version}, Kind=${gvk.kind}` : `${gvk.version}, Kind=${gvk.kind}`;
@@ -11,6 +12,17 @@ export class KindSyncTimeoutError extends Error {
   override readonly name = "KindSyncTimeoutError";
   readonly code = "ERR_KIND_SYNC_TIMEOUT";
   constructor(gvk: GroupVersionKind, lastError: unknown) {
+    if (isNotFound(lastError)) {
+      // The list of an unserved resource answers a bare 404: say what that means here.
+      super(
+        `timed out waiting for the informer of ${gvkText(gvk)} to sync: no CRD serves ` +
+          `${gvk.group ? `${gvk.group}/` : ""}${gvk.version} ${gvk.kind} (its list answered 404 NotFound); ` +
+          "install it and wait until it is Established before starting the controller (or use " +
+          "mgr.addConditional to start the controller when it appears), or check the group, version and kind",
+        { cause: lastError },
+      );
+      return;
+    }
     const why = lastError === undefined ? "" : `; last error: ${messageOf(lastError)}`;
     super(
       `timed out waiting for the informer of ${gvkText(gvk)} to sync${why}. If the kind is a ` +
