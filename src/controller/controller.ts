@@ -10,7 +10,7 @@
 import { setMaxListeners } from "node:events";
 import { randomUUID } from "node:crypto";
 import type { RequestQueue } from "../handler/index.js";
-import type { Logger } from "../log/index.js";
+import { type Logger, stackOf } from "../log/index.js";
 import { type ControllerMetrics, controllerMetrics, type ReconcileResultLabel } from "../metrics/index.js";
 import type { Request, Result } from "../reconcile/index.js";
 import { isTerminalError } from "../reconcile/index.js";
@@ -252,7 +252,11 @@ class ControllerImpl<Req> implements Controller<Req> {
         else queue.add(key, { rateLimited: true, priority: handedOutPriority });
         m?.reconcileErrors.inc(labels);
         m?.reconcileTotal.inc(results.error);
-        log.error(err, "Reconciler error");
+        // The reconciler's failure is the user's: its stack (a panic's own, not our wrapper's)
+        // goes with it at every verbosity, so the file and line of the bug are in the log.
+        log.error(err, "Reconciler error", {
+          stacktrace: stackOf(err instanceof ReconcilePanicError ? err.cause : err),
+        });
         return;
       }
       const priority = result.priority ?? handedOutPriority;

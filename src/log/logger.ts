@@ -119,7 +119,11 @@ class PinoLogger implements Logger {
   error(err: unknown, msg: string, kv?: KeyValues): void {
     const fields = kv === undefined ? {} : plainValues(kv);
     fields.error = errorMessage(err);
-    if (this.threshold >= 1 && err instanceof Error && err.stack) fields.stacktrace = err.stack;
+    // A caller's own stacktrace (the controller passes the reconciler's) wins over the error's.
+    if (fields.stacktrace === undefined && this.threshold >= 1) {
+      const stack = stackOf(err);
+      if (stack) fields.stacktrace = stack;
+    }
     this.bound.error(fields, msg);
   }
 
@@ -168,7 +172,26 @@ function plainValues(kv: KeyValues): KeyValues {
 }
 
 function errorMessage(err: unknown): string | null {
-  if (err instanceof Error) return err.message;
+  if (err instanceof Error) {
+    // Name the cause when the message does not already carry it (Go's wrapped %v reads so).
+    const cause = err.cause;
+    const causeText = cause instanceof Error ? cause.message : undefined;
+    return causeText && !err.message.includes(causeText) ? `${err.message}: ${causeText}` : err.message;
+  }
   if (err === undefined || err === null) return null;
   return String(err);
+}
+
+/**
+ * `err`'s stack followed by each cause's ("caused by: ..."), at most 5 deep: a wrapper's own
+ * stack points into the library, the cause's into the user's code.
+ */
+export function stackOf(err: unknown): string | undefined {
+  const parts: string[] = [];
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++) {
+    if (e.stack) parts.push(depth === 0 ? e.stack : `caused by: ${e.stack}`);
+    e = e.cause;
+  }
+  return parts.length ? parts.join("\n") : undefined;
 }
