@@ -51,6 +51,17 @@ export interface Controller<Req = Request> extends ControllerRunnable {
   needLeaderElection(): boolean;
   /** The controller's logger (with `controller` and the other keys of its log constructor). */
   getLogger(): Logger;
+  /** The reconciles running now, oldest first (the Manager names them when shutdown overruns). */
+  inFlightReconciles(): InFlightReconcile[];
+}
+
+/** One reconcile in progress. */
+export interface InFlightReconcile {
+  /** The request's work queue key (`namespace/name` for the default codec). */
+  request: string;
+  reconcileID: string;
+  /** Milliseconds since it started. */
+  runningMs: number;
 }
 
 /** A controller added to the context's Manager (`ctx.add`), as controller-runtime's `controller.New`. */
@@ -96,6 +107,8 @@ class ControllerImpl<Req> implements Controller<Req> {
   #started = false;
   /** Aborted with the thrown value when a panic is not recovered. */
   readonly #fatal = new AbortController();
+  /** reconcileID → key and start, of each reconcile running. */
+  readonly #inFlight = new Map<string, { key: string; started: number }>();
 
   constructor(name: string, ctx: ControllerContext, o: ResolvedControllerOptions<Req>) {
     this.name = name;
@@ -119,6 +132,15 @@ class ControllerImpl<Req> implements Controller<Req> {
 
   getLogger(): Logger {
     return this.#log;
+  }
+
+  inFlightReconciles(): InFlightReconcile[] {
+    const now = performance.now();
+    return [...this.#inFlight].map(([reconcileID, r]) => ({
+      request: r.key,
+      reconcileID,
+      runningMs: Math.round(now - r.started),
+    }));
   }
 
   needLeaderElection(): boolean {
@@ -240,6 +262,8 @@ class ControllerImpl<Req> implements Controller<Req> {
     const m = this.#metrics;
     const labels = this.#labels;
     const results = this.#resultLabels;
+    this.#inFlight.set(reconcileID, { key, started });
+    const slow = this.#watchSlow(log, started);
     try {
       log.v(5).info("Reconciling");
       let result: Result;
@@ -276,8 +300,31 @@ class ControllerImpl<Req> implements Controller<Req> {
         m?.reconcileTotal.inc(results.success);
       }
     } finally {
+      clearTimeout(slow.timer);
+      this.#inFlight.delete(reconcileID);
       this.#reconcileTime?.observe((performance.now() - started) / 1000);
     }
+  }
+
+  /**
+   * Logs a reconcile still running after `slowReconcileWarning`, then again after each further
+   * period: a hung reconcile is otherwise invisible until shutdown.
+   */
+  #watchSlow(log: Logger, started: number): { timer: NodeJS.Timeout | undefined } {
+    const every = this.#o.slowReconcileWarning;
+    const slow: { timer: NodeJS.Timeout | undefined } = { timer: undefined };
+    if (every <= 0) return slow;
+    const arm = () => {
+      slow.timer = setTimeout(() => {
+        log.info("Reconcile is taking long; it may be stuck (a call without a timeout or signal?)", {
+          runningMs: Math.round(performance.now() - started),
+        });
+        arm();
+      }, every);
+      slow.timer.unref();
+    };
+    arm();
+    return slow;
   }
 
   /** Calls the reconciler with the timeout and the panic handling around it. */

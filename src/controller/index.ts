@@ -1,7 +1,7 @@
 // controller: sources → work queue → workers → reconciler, with controller-runtime's start order,
 // result handling (backoff on errors, requeueAfter, terminal errors), panic recovery, timeouts,
 // graceful shutdown, logs and metrics.
-export type { Controller } from "./controller.js";
+export type { Controller, InFlightReconcile } from "./controller.js";
 export { newController, newUnmanagedController } from "./controller.js";
 export type { ControllerContext, ControllerRunnable, NewControllerContextOptions } from "./context.js";
 export { newControllerContext } from "./context.js";

@@ -22,6 +22,7 @@ export interface ControllerDefaults {
   enableWarmup?: boolean;
   skipNameValidation?: boolean;
   reconciliationTimeout?: number;
+  slowReconcileWarning?: number;
 }
 
 /** Options of `newController`. */
@@ -55,6 +56,12 @@ export interface ControllerOptions<Req = Request> extends ControllerDefaults {
    * `controller_runtime_reconcile_timeouts_total`); 0 for none. Default: the context's default, else 0.
    */
   reconciliationTimeout?: number;
+  /**
+   * Milliseconds after which a reconcile still running is logged ("Reconcile is taking long",
+   * with the request, reconcileID and how long), and again each time as long again passes;
+   * 0 for never. Default: the context's default, else 60_000.
+   */
+  slowReconcileWarning?: number;
   /** Delays of retries. Default: `defaultControllerRateLimiter()` (5 ms → 1000 s per key, 10 qps overall). */
   rateLimiter?: RateLimiter<string>;
   /**
@@ -81,6 +88,7 @@ export interface ResolvedControllerOptions<Req> {
   enableWarmup: boolean;
   skipNameValidation: boolean;
   reconciliationTimeout: number;
+  slowReconcileWarning: number;
   rateLimiter: RateLimiter<string>;
   newQueue: (controllerName: string, rateLimiter: RateLimiter<string>) => PriorityQueue<string>;
   logConstructor: LogConstructor<Req>;
@@ -117,6 +125,7 @@ export function resolveControllerOptions<Req>(
     enableWarmup: o.enableWarmup ?? d.enableWarmup ?? false,
     skipNameValidation: o.skipNameValidation ?? d.skipNameValidation ?? false,
     reconciliationTimeout: positive(o.reconciliationTimeout) ?? positive(d.reconciliationTimeout) ?? 0,
+    slowReconcileWarning: o.slowReconcileWarning ?? d.slowReconcileWarning ?? 60_000,
     rateLimiter,
     newQueue:
       o.newQueue ??

@@ -183,7 +183,10 @@ test("a kind the server does not serve fails the start with an error naming it a
   assert.ok(err instanceof SourceSyncError, String(err));
   assert.ok(err.cause instanceof KindSyncTimeoutError);
   assert.match(err.message, /ghosts\.example\.com\/v1, Kind=Ghost/);
-  assert.match(err.message, /no CRD serves ghosts\.example\.com\/v1 Ghost \(its list answered 404 NotFound\); install it/);
+  assert.match(
+    err.message,
+    /no CRD serves ghosts\.example\.com\/v1 Ghost \(its list answered 404 NotFound\); install it/,
+  );
   assert.ok(h.lines.some((l) => l.msg === "Could not wait for Cache to sync" && l.controller === "ghosts"));
 });
 

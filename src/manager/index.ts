@@ -1,5 +1,6 @@
 // manager: the Manager, its runnables and their start order, graceful shutdown, and signals.
 export { ManagerStateError, ShutdownTimeoutError } from "./errors.js";
+export type { StuckReconcile } from "./errors.js";
 export { Manager } from "./manager.js";
 export type { ClientOptions, ManagerOptions, MetricsOptions } from "./options.js";
 export { ManagerOptionsError } from "./options.js";

@@ -5,7 +5,7 @@
 import type { Registry } from "prom-client";
 import type { Cache, FieldIndexer } from "../cache/index.js";
 import type { Client, ClientReader } from "../client/index.js";
-import type { ControllerContext, ControllerDefaults } from "../controller/index.js";
+import type { ControllerContext, ControllerDefaults, InFlightReconcile } from "../controller/index.js";
 import type { Checker, HealthProbeServer } from "../healthz/index.js";
 import type { LeaderElector } from "../leaderelection/index.js";
 import type { Logger } from "../log/index.js";
@@ -18,7 +18,7 @@ import { newWebhookServer, type WebhookServer } from "../webhook/index.js";
 import type { WorkqueueMetricsProvider } from "../workqueue/index.js";
 import { type ManagerComponents, newManagerComponents } from "./components.js";
 import { newManagerElector } from "./election.js";
-import { ManagerStateError, ShutdownTimeoutError } from "./errors.js";
+import { ManagerStateError, ShutdownTimeoutError, type StuckReconcile } from "./errors.js";
 import { type ManagerOptions, type ResolvedManagerOptions, resolveManagerOptions } from "./options.js";
 import { aborted, needsLeaderElection, type Runnable } from "./runnable.js";
 import { RunnableGroup } from "./runnable-group.js";
@@ -69,6 +69,8 @@ class ControllerManager implements Manager {
   readonly #config: RestConfig;
   readonly #o: ResolvedManagerOptions;
   readonly #log: Logger;
+  /** Controllers added, to name their reconciles still running when shutdown overruns. */
+  readonly #reconcilers: { name: string; inFlight: () => InFlightReconcile[] }[] = [];
   readonly #c: ManagerComponents;
   readonly #groups: {
     http: RunnableGroup;
@@ -126,6 +128,13 @@ class ControllerManager implements Manager {
   }
 
   add(runnable: Runnable): void {
+    const reporter = runnable as Runnable & {
+      name?: unknown;
+      inFlightReconciles?: () => InFlightReconcile[];
+    };
+    if (typeof reporter.inFlightReconciles === "function") {
+      this.#reconcilers.push({ name: String(reporter.name), inFlight: () => reporter.inFlightReconciles!() });
+    }
     const warm = runnable as Runnable & { warmup?: (signal: AbortSignal) => Promise<void> };
     if (typeof warm.warmup === "function" && needsLeaderElection(runnable)) {
       void this.#groups.warmup.add({ start: (s) => warm.warmup!(s), needLeaderElection: () => false });
@@ -200,11 +209,30 @@ class ControllerManager implements Manager {
     });
     const result = await Promise.race([steps().then(() => "done" as const), overran]);
     clearTimeout(timer);
-    if (result === "timeout" && this.#firstError === undefined) {
-      this.#firstError = new ShutdownTimeoutError(
-        `manager: runnables did not stop within the graceful shutdown timeout of ${timeout} ms`,
-      );
+    if (result !== "timeout") return;
+    if (this.#firstError === undefined) {
+      this.#firstError = new ShutdownTimeoutError(timeout, this.#stuckReconciles());
+      this.#log.error(this.#firstError, "graceful shutdown timed out");
     }
+    // Go's process ends when main returns; Node's lives while a socket or timer is open. Stop
+    // every part now, without waiting on the stuck ones, so that only the stuck reconcile's own
+    // handles (if any) can keep the process: watches end, servers close, connections drop.
+    electionSignal.abort();
+    for (const group of Object.values(g)) group.abort();
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([g.caches.stop(), g.webhooks.stop(), g.http.stop()]),
+      new Promise((resolve) => {
+        bound = setTimeout(resolve, 1_000);
+      }),
+    ]);
+    clearTimeout(bound);
+    await this.#c.rest.transport.destroy().catch(() => {});
+  }
+
+  /** Each reconcile still running, named by controller, for the shutdown timeout's message. */
+  #stuckReconciles(): StuckReconcile[] {
+    return this.#reconcilers.flatMap((c) => c.inFlight().map((r) => ({ controller: c.name, ...r })));
   }
 
   #fail(err: unknown): void {

@@ -72,6 +72,12 @@ export class RunnableGroup {
     await Promise.all(this.#members.map((m) => m.done));
   }
 
+  /** Aborts the group's signal without waiting for its members (a shutdown that overran). */
+  abort(): void {
+    this.#stopped = true;
+    this.#controller?.abort();
+  }
+
   #run(member: Member, signal: AbortSignal): void {
     member.done = Promise.resolve()
       .then(() => member.runnable.start(signal))
