@@ -135,6 +135,8 @@ export class Environment {
         config = getConfig({ env: opts.env ?? process.env });
         kubeconfig = renderKubeconfig(config, "envtest");
       }
+      // Managers made with this config default to free loopback ports and quiet logs.
+      config = { ...config, testEnvironment: true };
       writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
       const webhookOpts = opts.webhookInstallOptions;
       if (webhookOpts) this.#serving = await prepareLocalServing(webhookOpts);

@@ -331,7 +331,7 @@ class ControllerManager implements Manager {
 
 /** Creates a Manager; nothing connects or listens until `start()`. */
 async function create(config: RestConfig, options: ManagerOptions = {}): Promise<Manager> {
-  return new ControllerManager(config, resolveManagerOptions(options, config.namespace));
+  return new ControllerManager(config, resolveManagerOptions(options, config));
 }
 
 /** `Manager.create(config, options)`, as controller-runtime's `manager.New`. */

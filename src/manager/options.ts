@@ -5,6 +5,7 @@ import type { CacheOptions } from "../cache/index.js";
 import type { ControllerDefaults } from "../controller/index.js";
 import type { HTTPHandler } from "../metrics/index.js";
 import { type Logger, newLogger } from "../log/index.js";
+import type { RestConfig } from "../rest/index.js";
 import type { WebhookServer, WebhookServerOptions } from "../webhook/index.js";
 
 export interface MetricsOptions {
@@ -20,7 +21,7 @@ export interface ClientOptions {
 }
 
 export interface ManagerOptions {
-  /** Default: JSON logs to stdout at info (`newLogger()`). */
+  /** Default: JSON logs to stdout at info (`newLogger()`); with a config from envtest, errors only. */
   logger?: Logger;
   /** Options of the shared cache. Default: `{}` (all namespaces, 10 h resync). */
   cache?: CacheOptions;
@@ -50,7 +51,10 @@ export interface ManagerOptions {
   readinessEndpointName?: string;
   /** Default: `/healthz`. */
   livenessEndpointName?: string;
-  /** The Prometheus metrics server. Default: `{ bindAddress: ":8080" }`. */
+  /**
+   * The Prometheus metrics server. Default: `{ bindAddress: ":8080" }`; with a config from envtest,
+   * `{ bindAddress: "127.0.0.1:0" }` (a free loopback port).
+   */
   metrics?: MetricsOptions;
 
   /** How long shutdown may take before `start()` rejects with a timeout. Default: 30 000 ms. */
@@ -93,8 +97,11 @@ export class ManagerOptionsError extends Error {
 
 export function resolveManagerOptions(
   opts: ManagerOptions,
-  configNamespace?: string,
+  config: Pick<RestConfig, "namespace" | "testEnvironment"> = {},
 ): ResolvedManagerOptions {
+  const configNamespace = config.namespace;
+  // Under envtest: free loopback ports and errors-only logs, unless the options ask otherwise.
+  const forTests = config.testEnvironment === true;
   const leaderElection = opts.leaderElection ?? false;
   if (leaderElection && !opts.leaderElectionID) {
     throw new ManagerOptionsError(
@@ -103,7 +110,7 @@ export function resolveManagerOptions(
     );
   }
   return {
-    logger: opts.logger ?? newLogger(),
+    logger: opts.logger ?? newLogger(forTests ? { level: "error" } : {}),
     cache: opts.cache ?? {},
     client: opts.client ?? {},
     leaderElection,
@@ -117,7 +124,10 @@ export function resolveManagerOptions(
     healthProbeBindAddress: opts.healthProbeBindAddress ?? "0",
     readinessEndpointName: opts.readinessEndpointName ?? "/readyz",
     livenessEndpointName: opts.livenessEndpointName ?? "/healthz",
-    metrics: { ...opts.metrics, bindAddress: opts.metrics?.bindAddress ?? ":8080" },
+    metrics: {
+      ...opts.metrics,
+      bindAddress: opts.metrics?.bindAddress ?? (forTests ? "127.0.0.1:0" : ":8080"),
+    },
     gracefulShutdownTimeout: opts.gracefulShutdownTimeout ?? 30_000,
     controller: opts.controller ?? {},
     webhookServer: opts.webhookServer ?? {},

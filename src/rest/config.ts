@@ -63,4 +63,9 @@ export interface RestConfig {
   namespace?: string;
   /** Where this config came from (a kubeconfig path and context, or "in-cluster"), for errors. */
   source?: string;
+  /**
+   * Set by envtest: a Manager made with this config defaults to a free loopback port for metrics
+   * (two test files running managers cannot collide on :8080) and logs errors only. Default: false.
+   */
+  testEnvironment?: boolean;
 }
