@@ -35,8 +35,9 @@ export function failureStatus(
     metadata: {},
     status: "Failure",
     message,
-    reason,
   };
+  // StatusReasonUnknown is "", which kube's encoder omits.
+  if (reason) status.reason = reason;
   if (details !== undefined) status.details = details;
   status.code = code;
   return status;

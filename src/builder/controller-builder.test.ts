@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { type KubeObject, kinds } from "../api/index.js";
-import { Environment, eventually } from "../envtest/index.js";
+import { eventually } from "../envtest/index.js";
 import type { GenericEvent } from "../event/index.js";
 import { enqueueRequestsFromMapFunc } from "../handler/index.js";
 import { nullLogger } from "../log/index.js";
@@ -12,8 +12,9 @@ import type { RestConfig } from "../rest/config.js";
 import { createRestClient, type RestClient, resourceOf } from "../rest/index.js";
 import { newChannel } from "../source/index.js";
 import { BuilderError, controllerManagedBy } from "./index.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
-const env = new Environment({ env: {} });
+const env = testEnvironment();
 let config: RestConfig;
 let client: RestClient;
 before(async () => {

@@ -8,13 +8,13 @@ import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { Agent, request } from "undici";
 import { kinds } from "../api/index.js";
 import { createCertificateAuthority } from "../certs/index.js";
-import { Environment } from "../envtest/index.js";
 import { nullLogger } from "../log/index.js";
 import { Manager } from "../manager/index.js";
 import type { RestConfig } from "../rest/config.js";
 import { webhookManagedBy } from "./index.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
-const env = new Environment({ env: {} });
+const env = testEnvironment();
 let config: RestConfig;
 before(async () => {
   config = await env.start();

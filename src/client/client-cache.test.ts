@@ -6,13 +6,13 @@ import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../api/index.js";
 import { type Cache, createCache, type Reader } from "../cache/index.js";
-import { Environment } from "../envtest/index.js";
 import type { RestConfig } from "../rest/config.js";
 import { createRestClient, isNotFound, type RestClient, resourceOf } from "../rest/index.js";
 import { type Client, mergeFrom, newAPIReader, newClient } from "./index.js";
 import { newNamespace } from "./internal/test-support.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
-const env = new Environment({ env: {} });
+const env = testEnvironment();
 const stop = new AbortController();
 let config: RestConfig;
 let rest: RestClient;

@@ -6,7 +6,6 @@ import type { ConfigMap, Pod } from "kubernetes-types/core/v1.js";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import { type KubeObject, kinds } from "../api/index.js";
 import { metadataOnly } from "../cache/index.js";
-import { Environment } from "../envtest/index.js";
 import {
   createRestClient,
   ignoreNotFound,
@@ -31,8 +30,9 @@ import {
   strategicMergeFrom,
 } from "./index.js";
 import { newNamespace, waitFor } from "./internal/test-support.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
-const env = new Environment({ env: {} });
+const env = testEnvironment();
 let config: RestConfig;
 let rest: RestClient;
 let client: Client;

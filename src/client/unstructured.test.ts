@@ -7,7 +7,6 @@ import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { defineKind, type KubeObject, kinds, type Unstructured } from "../api/index.js";
 import { NoKindMatchError } from "../mapper/index.js";
-import { Environment } from "../envtest/index.js";
 import type { RestConfig } from "../rest/config.js";
 import { createRestClient, isConflict, isNotFound, type RestClient } from "../rest/index.js";
 import {
@@ -20,6 +19,7 @@ import {
   strategicMergeFrom,
 } from "./index.js";
 import { newNamespace } from "./internal/test-support.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
 function crd(kind: string, plural: string, scope: "Namespaced" | "Cluster"): CustomResourceDefinition {
   return {
@@ -59,7 +59,7 @@ interface Widget extends KubeObject {
   status?: { ready?: boolean };
 }
 
-const env = new Environment({ env: {}, crds: [crd("Widget", "widgets", "Namespaced")] });
+const env = testEnvironment({ crds: [crd("Widget", "widgets", "Namespaced")] });
 let config: RestConfig;
 let rest: RestClient;
 let client: Client;

@@ -9,7 +9,6 @@ import { kinds } from "../api/index.js";
 import { type Cache, createCache, deepFreeze } from "../cache/index.js";
 import { type Client, newClient } from "../client/index.js";
 import { newNamespace } from "../client/internal/test-support.js";
-import { Environment } from "../envtest/index.js";
 import type { RestConfig } from "../rest/config.js";
 import { createRestClient, type RestClient } from "../rest/index.js";
 import {
@@ -29,6 +28,7 @@ import {
   setControllerReference,
   setOwnerReference,
 } from "./index.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
 const owner = deepFreeze({
   apiVersion: "apps/v1",
@@ -131,7 +131,7 @@ test("finalizers: add and remove return copies only when something changes", () 
   assert.equal(removeFinalizer(one, "other").metadata?.finalizers, undefined);
 });
 
-const env = new Environment({ env: {} });
+const env = testEnvironment();
 const stop = new AbortController();
 let config: RestConfig;
 let rest: RestClient;

@@ -3,14 +3,15 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
-import { Environment, eventually } from "../envtest/index.js";
+import { eventually } from "../envtest/index.js";
 import { nullLogger } from "../log/index.js";
 import type { RestConfig } from "../rest/config.js";
 import { createRestClient } from "../rest/index.js";
 import { Manager } from "./index.js";
 import { aborted, runnableFunc } from "./runnable.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
-const env = new Environment({ env: {} });
+const env = testEnvironment();
 let config: RestConfig;
 before(async () => {
   config = await env.start();

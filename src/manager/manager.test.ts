@@ -2,14 +2,15 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { request } from "undici";
 import { kinds } from "../api/index.js";
-import { Environment, eventually } from "../envtest/index.js";
+import { eventually } from "../envtest/index.js";
 import { nullLogger } from "../log/index.js";
 import type { RestConfig } from "../rest/config.js";
 import { ManagerOptionsError, ShutdownTimeoutError } from "./index.js";
 import { Manager, type ManagerOptions } from "./index.js";
 import { aborted, runnableFunc } from "./runnable.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
-const env = new Environment({ env: {} });
+const env = testEnvironment();
 let config: RestConfig;
 before(async () => {
   config = await env.start();

@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
-import { Environment } from "../../src/envtest/index.js";
+import type { Environment } from "../../src/envtest/index.js";
 import { Api, startTarget, type Target } from "./harness.js";
+import { testEnvironment } from "../support/environment.js";
 
 const APPLY = "application/apply-patch+yaml";
 const GROUP = "apply.example.com";
@@ -534,7 +535,7 @@ describe("kubectl apply --server-side", () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "kubectl-ssa-"));
-    env = new Environment({ env: {} });
+    env = testEnvironment();
     await env.start();
     kubeconfig = env.started.kubeconfigPath;
     try {

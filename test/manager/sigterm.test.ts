@@ -9,11 +9,11 @@ import { fileURLToPath } from "node:url";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../../src/api/index.js";
-import { Environment } from "../../src/envtest/index.js";
 import { createRestClient, type RestClient, resourceOf } from "../../src/rest/index.js";
+import { testEnvironment } from "../support/environment.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const env = new Environment({ env: {} });
+const env = testEnvironment();
 let client: RestClient;
 before(async () => {
   client = createRestClient(await env.start());

@@ -9,7 +9,6 @@ import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../../src/api/index.js";
 import { webhookManagedBy } from "../../src/builder/index.js";
-import { Environment } from "../../src/envtest/index.js";
 import { nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
 import {
@@ -20,6 +19,7 @@ import {
   type Warning,
 } from "../../src/rest/index.js";
 import { type Kubectl, kubectlFor, newNamespace } from "./harness.js";
+import { testEnvironment } from "../support/environment.js";
 
 const manifests = `
 apiVersion: admissionregistration.k8s.io/v1
@@ -56,7 +56,7 @@ webhooks:
 const configMaps = resourceOf(kinds.ConfigMap);
 const dir = mkdtempSync(join(tmpdir(), "webhook-manifests-"));
 writeFileSync(join(dir, "manifests.yaml"), manifests);
-const env = new Environment({ env: {}, webhookInstallOptions: { paths: [dir] } });
+const env = testEnvironment({ webhookInstallOptions: { paths: [dir] } });
 let client: RestClient;
 let kubectl: Kubectl;
 const stop = new AbortController();
@@ -222,36 +222,27 @@ test("a dry run is admitted by webhooks without side effects and stores nothing"
   );
 });
 
-test("a webhook that may have side effects refuses dry runs with 400, as kube", async () => {
-  const ns = await newNamespace(client, "fx", { "webhooks-test": "side-effects" });
+test("a webhook that may have side effects is refused when written: v1 allows None and NoneOnDryRun", async () => {
   const base = env.webhookInstallOptions.validatingWebhooks[0]?.webhooks?.[0];
   assert.ok(base);
   const configs = resourceOf(kinds.ValidatingWebhookConfiguration);
-  await client.create(configs, {
-    apiVersion: "admissionregistration.k8s.io/v1",
-    kind: "ValidatingWebhookConfiguration",
-    metadata: { name: "side-effects" },
-    webhooks: [
-      {
-        ...base,
-        name: "side-effects.kb.io",
-        sideEffects: "Unknown",
-        namespaceSelector: { matchLabels: { "webhooks-test": "side-effects" } },
-      },
-    ],
-  });
-  try {
-    const err = await client.create(configMaps, cm("dry", { a: "1" }), { namespace: ns, dryRun: true }).then(
-      () => assert.fail("the dry run was admitted"),
-      (e: unknown) => e as StatusError,
+  for (const sideEffects of ["Some", "Unknown"]) {
+    const err: StatusError = await client
+      .create(configs, {
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "ValidatingWebhookConfiguration",
+        metadata: { name: "side-effects" },
+        webhooks: [{ ...base, name: "side-effects.kb.io", sideEffects }],
+      })
+      .then(
+        () => assert.fail(`sideEffects ${sideEffects} was accepted`),
+        (e: unknown) => e as StatusError,
+      );
+    assert.equal(err.statusCode, 422);
+    assert.equal(
+      err.message,
+      `ValidatingWebhookConfiguration.admissionregistration.k8s.io "side-effects" is invalid: webhooks[0].sideEffects: Unsupported value: "${sideEffects}": supported values: "None", "NoneOnDryRun"`,
     );
-    assert.equal(err.statusCode, 400);
-    assert.equal(err.reason, "BadRequest");
-    assert.equal(err.message, 'admission webhook "side-effects.kb.io" does not support dry run');
-    // Without dryRun the same webhook is called and admits.
-    await client.create(configMaps, cm("real", { a: "1" }), { namespace: ns });
-  } finally {
-    await client.delete(configs, "side-effects");
   }
 });
 

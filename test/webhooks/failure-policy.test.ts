@@ -9,7 +9,6 @@ import type {
 } from "kubernetes-types/admissionregistration/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../../src/api/index.js";
-import { Environment } from "../../src/envtest/index.js";
 import {
   createRestClient,
   type RestClient,
@@ -25,12 +24,15 @@ import {
   type Review,
   rule,
   startRawWebhook,
+  untilWebhookCalled,
 } from "./harness.js";
+import { embedded, testEnvironment } from "../support/environment.js";
+import { eventually } from "../../src/envtest/index.js";
 
 const configMaps = resourceOf(kinds.ConfigMap);
 const validating = resourceOf(kinds.ValidatingWebhookConfiguration);
 const mutating = resourceOf(kinds.MutatingWebhookConfiguration);
-const env = new Environment({ env: {} });
+const env = testEnvironment();
 let client: RestClient;
 let hook: RawWebhook;
 
@@ -119,6 +121,7 @@ async function withValidating<T>(
   name: string,
   hooks: ValidatingWebhook[],
   body: () => Promise<T>,
+  opts: { probe?: boolean } = {},
 ): Promise<T> {
   const cfg: ValidatingWebhookConfiguration = {
     apiVersion: "admissionregistration.k8s.io/v1",
@@ -128,10 +131,40 @@ async function withValidating<T>(
   };
   await client.create(validating, cfg);
   try {
+    const ns = hooks[0]?.namespaceSelector?.matchLabels?.["kubernetes.io/metadata.name"];
+    if (ns && opts.probe !== false) {
+      await untilWebhookCalled(hook, () =>
+        client.create(configMaps, cm(`probe-${name}`), { namespace: ns, dryRun: true }),
+      );
+    }
     return await body();
   } finally {
     await client.delete(validating, name);
   }
+}
+
+/**
+ * The error of a dry-run create of `name`, once the webhook configuration just written refuses it:
+ * for webhooks no call reaches (down, untrusted), the refusal itself says it is in effect.
+ */
+function refused(ns: string, name: string): Promise<StatusError> {
+  return eventually(
+    `the create of ${name} to be refused`,
+    () =>
+      client.create(configMaps, cm(name), { namespace: ns, dryRun: true }).then(
+        () => undefined,
+        (e: unknown) => {
+          assert.ok(e instanceof StatusError, String(e));
+          return e;
+        },
+      ),
+    { timeoutMs: 30_000 },
+  );
+}
+
+/** The webhook call about the object named `name` (probes and other calls left out). */
+function callFor(name: string) {
+  return hook.calls.find((c) => c.review.request?.name === name);
 }
 
 function cm(name: string): ConfigMap {
@@ -169,22 +202,28 @@ test("with the webhook down, failurePolicy Fail answers 500 naming the webhook, 
   await down.close();
   const ns = await labelledNamespace("down");
   const fail = webhook("down-fail.example.com", "", ns, { clientConfig: { url, caBundle: hook.caBundle } });
-  await withValidating("down-fail", [fail], async () => {
-    const err = await createError(ns, "c1");
-    assert.equal(err.statusCode, 500);
-    assert.equal(err.reason, "InternalError");
-    const port = new URL(url).port;
-    assert.equal(
-      err.message,
-      `Internal error occurred: failed calling webhook "down-fail.example.com": failed to call webhook: Post "${url}?timeout=10s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
-    );
-  });
+  await withValidating(
+    "down-fail",
+    [fail],
+    async () => {
+      const err = await refused(ns, "c1");
+      assert.equal(err.statusCode, 500);
+      assert.equal(err.reason, "InternalError");
+      const port = new URL(url).port;
+      assert.equal(
+        err.message,
+        `Internal error occurred: failed calling webhook "down-fail.example.com": failed to call webhook: Post "${url}?timeout=10s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
+      );
+    },
+    { probe: false },
+  );
   await withValidating(
     "down-ignore",
     [{ ...fail, name: "down-ignore.example.com", failurePolicy: "Ignore" }],
     async () => {
       await client.create(configMaps, cm("c2"), { namespace: ns });
     },
+    { probe: false },
   );
 });
 
@@ -194,11 +233,12 @@ const malformed: [string, string][] = [
   ["/no-response", "received invalid webhook response: webhook response was absent"],
   [
     "/wrong-kind",
-    "received invalid webhook response: expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got admission.k8s.io/v1beta1, Kind=AdmissionReview",
+    "failed to call webhook: converting (v1beta1.AdmissionReview) to (v1.AdmissionReview): unknown conversion",
   ],
   [
     "/server-error",
-    'failed to call webhook: an error on the server ("boom") has prevented the request from succeeding',
+    // A body that is not text (the hook says application/json) is not quoted, as client-go.
+    'failed to call webhook: an error on the server ("unknown") has prevented the request from succeeding',
   ],
 ];
 
@@ -235,6 +275,9 @@ test("a mutating webhook's patch without patchType is malformed; a patch that do
     webhooks: [{ ...webhook(`${name}.example.com`, path, ns), failurePolicy }],
   });
   await client.create(mutating, cfg("no-type", "/patch-without-type", "Fail"));
+  await untilWebhookCalled(hook, () =>
+    client.create(configMaps, cm("probe-no-type"), { namespace: ns, dryRun: true }),
+  );
   try {
     const err = await createError(ns, "p1");
     assert.match(
@@ -245,6 +288,9 @@ test("a mutating webhook's patch without patchType is malformed; a patch that do
     await client.delete(mutating, "no-type");
   }
   await client.create(mutating, cfg("bad-patch", "/bad-patch", "Ignore"));
+  await untilWebhookCalled(hook, () =>
+    client.create(configMaps, cm("probe-bad-patch"), { namespace: ns, dryRun: true }),
+  );
   try {
     const err = await createError(ns, "p2");
     assert.equal(err.statusCode, 500);
@@ -256,7 +302,6 @@ test("a mutating webhook's patch without patchType is malformed; a patch that do
 
 test("a webhook slower than timeoutSeconds fails as a deadline; the URL carries ?timeout=", async () => {
   const ns = await labelledNamespace("slow");
-  const before = hook.calls.length;
   await withValidating(
     "slow",
     [webhook("slow.example.com", "/never", ns, { timeoutSeconds: 1 })],
@@ -269,7 +314,7 @@ test("a webhook slower than timeoutSeconds fails as a deadline; the URL carries 
       );
     },
   );
-  assert.equal(hook.calls[before]?.path, "/never?timeout=1s");
+  assert.equal(callFor("s1")?.path, "/never?timeout=1s");
 });
 
 test("TLS to a webhook trusts only its caBundle", async () => {
@@ -279,13 +324,20 @@ test("TLS to a webhook trusts only its caBundle", async () => {
   const untrusted = webhook("tls.example.com", "/allow", ns, {
     clientConfig: { url: `${hook.url}/allow`, caBundle: other.caBundle },
   });
-  await withValidating("tls", [untrusted], async () => {
-    const err = await createError(ns, "t1");
-    assert.match(
-      err.message,
-      /failed calling webhook "tls.example.com": failed to call webhook: Post ".*": tls: failed to verify certificate: x509: certificate signed by unknown authority/,
-    );
-  });
+  await withValidating(
+    "tls",
+    [untrusted],
+    async () => {
+      // Nothing reaches the hook to tell when the configuration is in effect: wait for the failure.
+      const err = await refused(ns, "t1");
+      // Go 1.20 added "tls: failed to verify certificate: " (kube 1.32); kube 1.26 is built with Go 1.19.
+      assert.match(
+        err.message,
+        /failed calling webhook "tls.example.com": failed to call webhook: Post ".*": (tls: failed to verify certificate: )?x509: certificate signed by unknown authority/,
+      );
+    },
+    { probe: false },
+  );
 });
 
 test("a denial keeps the webhook's code, reason and causes; its warnings reach the client", async () => {
@@ -311,7 +363,6 @@ test("a denial keeps the webhook's code, reason and causes; its warnings reach t
 
 test("the first AdmissionReview version the webhook accepts is sent; none known fails the call", async () => {
   const ns = await labelledNamespace("versions");
-  const before = hook.calls.length;
   await withValidating(
     "v1beta1",
     [webhook("beta.example.com", "/v1beta1", ns, { admissionReviewVersions: ["v1beta1", "v1"] })],
@@ -320,35 +371,38 @@ test("the first AdmissionReview version the webhook accepts is sent; none known 
       assert.equal(err.message, 'admission webhook "beta.example.com" denied the request: from v1beta1');
     },
   );
-  assert.equal(hook.calls[before]?.review.apiVersion, "admission.k8s.io/v1beta1");
-  await withValidating(
+  assert.equal(callFor("b1")?.review.apiVersion, "admission.k8s.io/v1beta1");
+  // A webhook that knows no AdmissionReview version the server speaks is refused when written.
+  const err = await withValidating(
     "v2",
     [webhook("v2.example.com", "/allow", ns, { admissionReviewVersions: ["v2"] })],
-    async () => {
-      const err = await createError(ns, "b2");
-      assert.match(
-        err.message,
-        /failed calling webhook "v2.example.com": could not create admission objects: webhook does not accept known AdmissionReview versions \(v1, v1beta1\)/,
-      );
-    },
+    async () => assert.fail("the configuration must be refused"),
+  ).then(
+    () => assert.fail("the configuration must be refused"),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof StatusError, String(err));
+  assert.equal(
+    err.message,
+    'ValidatingWebhookConfiguration.admissionregistration.k8s.io "v2" is invalid: webhooks[0].admissionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1',
   );
 });
 
 test("the review names the request: kinds, resources, user, options, objects", async () => {
   const ns = await labelledNamespace("review");
-  const before = hook.calls.length;
   await withValidating("review", [webhook("review.example.com", "/allow", ns)], async () => {
     await client.create(configMaps, cm("r1"), { namespace: ns, fieldManager: "tester" });
   });
-  const request = hook.calls[before]?.review.request;
-  assert.equal(hook.calls[before]?.review.apiVersion, "admission.k8s.io/v1");
+  const request = callFor("r1")?.review.request;
+  assert.equal(callFor("r1")?.review.apiVersion, "admission.k8s.io/v1");
   assert.deepEqual(request.kind, { group: "", version: "v1", kind: "ConfigMap" });
   assert.deepEqual(request.resource, { group: "", version: "v1", resource: "configmaps" });
   assert.deepEqual(request.requestKind, request.kind);
   assert.equal(request.operation, "CREATE");
   assert.equal(request.namespace, ns);
   assert.equal(request.name, "r1");
-  assert.equal(request.userInfo.username, "admin");
+  // The environment's admin: a token user on the embedded server, a client certificate on kube.
+  assert.equal(request.userInfo.username, embedded ? "admin" : "envtest-admin");
   assert.deepEqual(request.options, {
     kind: "CreateOptions",
     apiVersion: "meta.k8s.io/v1",

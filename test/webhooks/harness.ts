@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { RuleWithOperations } from "kubernetes-types/admissionregistration/v1.js";
 import type { Namespace } from "kubernetes-types/core/v1.js";
+import { eventually } from "../../src/envtest/index.js";
 import { kinds } from "../../src/api/index.js";
 import { createCertificateAuthority } from "../../src/certs/index.js";
 import type { RestClient } from "../../src/rest/index.js";
@@ -144,4 +145,22 @@ export function rule(r: {
   scope?: string;
 }): RuleWithOperations {
   return r as RuleWithOperations;
+}
+
+/**
+ * Waits until a webhook configuration just written is in effect: kube-apiserver reads them
+ * through an informer, so the first requests after the write may not call the webhook yet.
+ * `probe` makes a request the new webhook intercepts (a dry run is best); it is repeated until
+ * one reaches `hook`.
+ */
+export async function untilWebhookCalled(hook: RawWebhook, probe: () => Promise<unknown>): Promise<void> {
+  await eventually(
+    "the webhook configuration to be in effect",
+    async () => {
+      const before = hook.calls.length;
+      await probe().catch(() => {});
+      return hook.calls.length > before;
+    },
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
 }

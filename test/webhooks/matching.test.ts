@@ -12,7 +12,6 @@ import type {
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../../src/api/index.js";
-import { Environment } from "../../src/envtest/index.js";
 import { createRestClient, type RestClient, resourceOf } from "../../src/rest/index.js";
 import {
   answer,
@@ -22,7 +21,9 @@ import {
   type Review,
   rule,
   startRawWebhook,
+  untilWebhookCalled,
 } from "./harness.js";
+import { needs, testEnvironment } from "../support/environment.js";
 
 const configMaps = resourceOf(kinds.ConfigMap);
 const namespaces = resourceOf(kinds.Namespace);
@@ -31,7 +32,7 @@ const mutating = resourceOf(kinds.MutatingWebhookConfiguration);
 let hook: RawWebhook;
 let client: RestClient;
 // Every Service is this test's webhook, reached on loopback.
-const env = new Environment({ env: {}, apiServer: { serviceResolver: () => hook.url } });
+const env = testEnvironment({ apiServer: { serviceResolver: () => hook.url } });
 
 function respond(review: Review, path: string) {
   const [route, query = ""] = path.split("?");
@@ -61,7 +62,8 @@ after(async () => {
 
 function recorder(name: string, extra: Partial<ValidatingWebhook>): ValidatingWebhook {
   return {
-    name,
+    // kube wants a webhook name of at least three DNS segments; the URL names the recorder.
+    name: `${name}.webhooks.example.com`,
     admissionReviewVersions: ["v1"],
     sideEffects: "None",
     clientConfig: { url: `${hook.url}/record/${name}`, caBundle: hook.caBundle },
@@ -75,8 +77,24 @@ async function withConfig<T>(
   body: () => Promise<T>,
 ): Promise<T> {
   const resource = cfg.kind === "ValidatingWebhookConfiguration" ? validating : mutating;
-  await client.create(resource, cfg);
+  const name = cfg.metadata?.name ?? "";
+  // kube-apiserver reads configurations through an informer: a probe webhook in the same object,
+  // called for ConfigMaps labelled for it, tells when the whole configuration is in effect.
+  const probe = {
+    name: `probe-${name}.webhooks.example.com`,
+    admissionReviewVersions: ["v1"],
+    sideEffects: "None",
+    clientConfig: { url: `${hook.url}/probe/${name}`, caBundle: hook.caBundle },
+    rules: [
+      rule({ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }),
+    ],
+    objectSelector: { matchLabels: { probe: name } },
+  };
+  await client.create(resource, { ...cfg, webhooks: [...(cfg.webhooks ?? []), probe] } as typeof cfg);
   try {
+    await untilWebhookCalled(hook, () =>
+      client.create(configMaps, cm(`probe-${name}`, { probe: name }), { namespace: "default", dryRun: true }),
+    );
     return await body();
   } finally {
     await client.delete(resource, cfg.metadata?.name ?? "");
@@ -103,11 +121,14 @@ function mutatingConfig(name: string, webhooks: MutatingWebhook[]): MutatingWebh
 
 /** Which of the recorders saw requests since `from`: `name op resource[/sub] object-name`. */
 function seen(from: number): string[] {
-  return hook.calls.slice(from).map(({ path, review }) => {
-    const r = review.request;
-    const resource = r.subResource ? `${r.resource.resource}/${r.subResource}` : r.resource.resource;
-    return `${path.split("?")[0].replace("/record/", "")} ${r.operation} ${resource} ${r.name ?? ""}`;
-  });
+  return hook.calls
+    .slice(from)
+    .filter(({ path }) => !path.startsWith("/probe/"))
+    .map(({ path, review }) => {
+      const r = review.request;
+      const resource = r.subResource ? `${r.resource.resource}/${r.subResource}` : r.resource.resource;
+      return `${path.split("?")[0].replace("/record/", "")} ${r.operation} ${resource} ${r.name ?? ""}`;
+    });
 }
 
 function cm(name: string, labels?: Record<string, string>): ConfigMap {
@@ -261,26 +282,30 @@ test("mutating webhooks run in configuration-name order; IfNeeded ones run again
   });
 });
 
-test("clientConfig.service is reached through the serviceResolver, its TLS name checked", async () => {
-  const ns = await newNamespace(client, "svc");
-  const via = (name: string, service: string): ValidatingWebhook =>
-    recorder(name, {
-      clientConfig: {
-        service: { name: service, namespace: "webhooks", path: `/record/${name}`, port: 8443 },
-        caBundle: hook.caBundle,
-      },
-      namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } },
+test(
+  "clientConfig.service is reached through the serviceResolver, its TLS name checked",
+  needs("service-resolution"),
+  async () => {
+    const ns = await newNamespace(client, "svc");
+    const via = (name: string, service: string): ValidatingWebhook =>
+      recorder(name, {
+        clientConfig: {
+          service: { name: service, namespace: "webhooks", path: `/record/${name}`, port: 8443 },
+          caBundle: hook.caBundle,
+        },
+        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } },
+      });
+    await withConfig(validatingConfig("service", [via("svc", "raw")]), async () => {
+      const from = hook.calls.length;
+      await client.create(configMaps, cm("via-service"), { namespace: ns });
+      assert.deepEqual(seen(from), ["svc CREATE configmaps via-service"]);
     });
-  await withConfig(validatingConfig("service", [via("svc", "raw")]), async () => {
-    const from = hook.calls.length;
-    await client.create(configMaps, cm("via-service"), { namespace: ns });
-    assert.deepEqual(seen(from), ["svc CREATE configmaps via-service"]);
-  });
-  // The certificate names raw.webhooks.svc only: another Service on the same address fails.
-  await withConfig(validatingConfig("other-service", [via("other", "other")]), async () => {
-    await assert.rejects(
-      client.create(configMaps, cm("misnamed"), { namespace: ns }),
-      /failed calling webhook "other": failed to call webhook: Post "https:\/\/127.0.0.1:\d+\/record\/other\?timeout=10s": tls: failed to verify certificate: x509: certificate is not valid for other.webhooks.svc/,
-    );
-  });
-});
+    // The certificate names raw.webhooks.svc only: another Service on the same address fails.
+    await withConfig(validatingConfig("other-service", [via("other", "other")]), async () => {
+      await assert.rejects(
+        client.create(configMaps, cm("misnamed"), { namespace: ns }),
+        /failed calling webhook "other.webhooks.example.com": failed to call webhook: Post "https:\/\/127.0.0.1:\d+\/record\/other\?timeout=10s": tls: failed to verify certificate: x509: certificate is not valid for other.webhooks.svc/,
+      );
+    });
+  },
+);

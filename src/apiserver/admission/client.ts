@@ -36,8 +36,6 @@ export interface WebhookCall {
   resolver: ServiceResolver;
   /** Aborted when the API server stops. */
   signal: AbortSignal;
-  /** Whether the URL carries `?timeout=Ns`, as admission calls do (conversion calls do not). Default: true. */
-  timeoutParam?: boolean;
   /** Largest response read. Default: 30 MiB. */
   maxResponseBytes?: number;
 }
@@ -96,7 +94,7 @@ export async function callWebhook(call: WebhookCall): Promise<Buffer> {
   const { url, servername } = targetOf(
     call.clientConfig,
     call.resolver,
-    call.timeoutParam === false ? undefined : call.timeoutSeconds,
+    call.timeoutSeconds, // the URL carries ?timeout=Ns, on admission and conversion calls alike
   );
   const ca = call.clientConfig.caBundle
     ? Buffer.from(call.clientConfig.caBundle, "base64").toString("utf8")
@@ -137,7 +135,7 @@ export async function callWebhook(call: WebhookCall): Promise<Buffer> {
             const body = Buffer.concat(chunks);
             const code = res.statusCode ?? 0;
             if (code >= 200 && code < 300) resolve(body);
-            else reject(new WebhookCallError(statusText(code, body)));
+            else reject(new WebhookCallError(statusText(code, body, res.headers["content-type"])));
           });
         },
       );
@@ -150,16 +148,35 @@ export async function callWebhook(call: WebhookCall): Promise<Buffer> {
   }
 }
 
-// client-go's wording for a non-2xx answer: the Status message when there is one.
-function statusText(code: number, body: Buffer): string {
+// client-go's wording for a non-2xx answer (newUnstructuredResponseError, NewGenericServerResponse):
+// the Status message when there is one; else a body is quoted only when it is text.
+const GENERIC_MESSAGES: Record<number, string> = {
+  400: "the server rejected our request for an unknown reason",
+  401: "the server has asked for the client to provide credentials",
+  404: "the server could not find the requested resource",
+  405: "the server does not allow this method on the requested resource",
+  406: "the server was unable to respond with a content type that the client supports",
+  409: "the server reported a conflict",
+  422: "the server rejected our request due to an error in our request",
+  429: "the server has received too many requests and has asked us to try again later",
+  503: "the server is currently unable to handle the request",
+  504: "the server was unable to return a response in the time allotted, but may still be processing the request",
+};
+
+function statusText(code: number, body: Buffer, contentType: string | undefined): string {
   try {
     const parsed = JSON.parse(body.toString("utf8")) as { kind?: string; message?: string };
     if (parsed?.kind === "Status" && parsed.message) return parsed.message;
   } catch {
     // not a Status
   }
-  const text = body.toString("utf8").trim();
-  if (text === "")
-    return `the server responded with the status code ${code} but did not return more information`;
-  return `an error on the server (${JSON.stringify(text.slice(0, 256))}) has prevented the request from succeeding`;
+  const media = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  const isText = media === "" || media.startsWith("text/");
+  const text = isText ? body.toString("utf8").slice(0, 1024).trim() : "unknown";
+  if (code === 403) return text;
+  const generic = GENERIC_MESSAGES[code];
+  if (generic) return generic;
+  if (code >= 500)
+    return `an error on the server (${JSON.stringify(text)}) has prevented the request from succeeding`;
+  return `the server responded with the status code ${code} but did not return more information`;
 }

@@ -97,6 +97,14 @@ export function verifyAdmissionResponse(
   body: Buffer,
 ): VerifiedResponse {
   const review = decode(body);
+  // kube decodes the answer into the review type it sent; the other AdmissionReview version is a
+  // known type with no conversion between the two, so the call itself fails.
+  const other = version === "v1" ? "v1beta1" : "v1";
+  if (review.apiVersion === `admission.k8s.io/${other}` && review.kind === "AdmissionReview") {
+    throw new UndecodableResponseError(
+      `converting (${other}.AdmissionReview) to (${version}.AdmissionReview): unknown conversion`,
+    );
+  }
   const response = review.response as Obj | undefined | null;
   const patch = patchBytes(response?.patch);
   if (response === undefined || response === null || typeof response !== "object") {

@@ -1,13 +1,13 @@
 // Custom resources between the served versions of their CRD. Objects are stored in the version
 // they were written in; reading or updating them through another version converts them: with
 // `conversion.strategy: None` by rewriting apiVersion, with `Webhook` by a ConversionReview to the
-// CRD's conversion webhook (a list converts all its items in one review).
+// CRD's conversion webhook (one review per object, as kube's storage decodes each list item).
 import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
 import { callWebhook, type ServiceResolver, WebhookCallError } from "../admission/index.js";
 import { crdStore } from "../controllers/crd.js";
 import { apiVersionOfDef } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
-import { internalError } from "../status.js";
+import { ApiError, internalError } from "../status.js";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
 import { checkConverted, conversionReview, convertedObjects, pickConversionVersion } from "./review.js";
 
@@ -75,7 +75,8 @@ export class Conversion {
     objects: readonly Readonly<Obj>[],
   ): Promise<Obj[]> {
     const source = `${String(objects[0]?.apiVersion ?? "")}, Kind=${crd.spec.names.kind}`;
-    const fail = (why: string) => internalError(`conversion webhook for ${source} failed: ${why}`);
+    // Not an apierror in kube: the generic Status (500, reason Unknown, the bare message).
+    const fail = (why: string) => new ApiError(500, "", `conversion webhook for ${source} failed: ${why}`);
     const webhook = crd.spec.conversion?.webhook;
     const version = pickConversionVersion(webhook?.conversionReviewVersions);
     if (!webhook?.clientConfig || !version) {
@@ -88,7 +89,6 @@ export class Conversion {
         clientConfig: webhook.clientConfig,
         body: review.body,
         timeoutSeconds: this.#opts.timeoutSeconds ?? 30,
-        timeoutParam: false,
         resolver: this.#opts.serviceResolver,
         signal: this.#opts.signal,
       });

@@ -13,14 +13,20 @@ export async function inRequestVersion(r: ResourceRequest, stored: StoredObject)
   return view;
 }
 
-/** Stored objects as the request's version serves them, converted in one review. */
+/**
+ * Stored objects as the request's version serves them. kube's storage decodes each item of a list
+ * into the request's version on its own: one review per object, the first failure fails the list.
+ */
 export async function itemsInRequestVersion(
   r: ResourceRequest,
   stored: StoredObject[],
 ): Promise<StoredObject[]> {
   const conversion = r.server.conversion;
   if (!conversion || !r.def.crdName) return stored;
-  return conversion.views(r.def, stored);
+  if (!conversion.usesWebhook(r.def)) return conversion.views(r.def, stored);
+  const out: StoredObject[] = [];
+  for (const s of stored) out.push((await conversion.views(r.def, [s]))[0]);
+  return out;
 }
 
 /** Writes watch lines in order, converting their objects first. */

@@ -8,6 +8,10 @@ import { namespaceBehaviour } from "./namespace.js";
 import { podBehaviour } from "./pod.js";
 import { secretBehaviour, serviceBehaviour } from "./service.js";
 import {
+  mutatingWebhookConfigurationBehaviour,
+  validatingWebhookConfigurationBehaviour,
+} from "./webhook-configurations.js";
+import {
   daemonSetBehaviour,
   deploymentBehaviour,
   jobBehaviour,
@@ -32,6 +36,8 @@ const byKind: Record<string, KindBehaviour> = {
   "apps/DaemonSet": daemonSetBehaviour,
   "batch/Job": jobBehaviour,
   "apiextensions.k8s.io/CustomResourceDefinition": crdBehaviour(validateCRD),
+  "admissionregistration.k8s.io/MutatingWebhookConfiguration": mutatingWebhookConfigurationBehaviour,
+  "admissionregistration.k8s.io/ValidatingWebhookConfiguration": validatingWebhookConfigurationBehaviour,
 };
 
 export function kindBehaviour(def: ResourceDefinition): KindBehaviour {

@@ -7,10 +7,11 @@ import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { Registry } from "prom-client";
 import { type Kind, type KubeObject, kinds } from "../../api/index.js";
 import { type Cache, createCache } from "../../cache/index.js";
-import { Environment } from "../../envtest/index.js";
+import type { Environment } from "../../envtest/index.js";
 import { type Logger, newLogger } from "../../log/index.js";
 import { createRestClient, type RestClient, resourceOf } from "../../rest/index.js";
 import { type ControllerContext, newControllerContext } from "../context.js";
+import { testEnvironment } from "../../../test/support/environment.js";
 
 export interface Harness {
   ns: string;
@@ -30,7 +31,7 @@ export interface Harness {
 
 /** Starts the embedded server for a test file; call `stop` in `after`. */
 export async function startEnv(): Promise<{ env: Environment; rest: RestClient }> {
-  const env = new Environment({ env: {} });
+  const env = testEnvironment();
   const config = await env.start();
   return { env, rest: createRestClient(config) };
 }

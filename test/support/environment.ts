@@ -1,0 +1,46 @@
+// The one place a test gets its API server. It honours envtest's modes, as a user's test does:
+// the embedded server by default, real etcd + kube-apiserver with KUBEBUILDER_ASSETS, the current
+// kubeconfig's cluster with USE_EXISTING_CLUSTER=true. A test that needs what only the embedded
+// server can do declares the capability and is skipped in the other modes, with the reason.
+import { Environment, type EnvironmentOptions, resolveSettings } from "../../src/envtest/index.js";
+import type { EnvironmentMode } from "../../src/envtest/index.js";
+
+/** What only the embedded API server offers, and why a test may need it. */
+export const embeddedCapabilities = {
+  /** Options of the embedded server itself (limits, history sizes, a service resolver, clocks). */
+  "server-options": "it configures the embedded API server (options a kube-apiserver takes as flags)",
+  /** Stopping and restarting the server on the same storage, or reaching into it. */
+  "server-internals": "it restarts the embedded API server or reaches into its storage",
+  /** The garbage collector and namespace finalizer run by kube-controller-manager in a cluster. */
+  "garbage-collector": "it needs the garbage collector, which kube-apiserver alone does not run",
+  /** Webhook `clientConfig.service` reached on loopback. */
+  "service-resolution": "it calls webhooks through clientConfig.service, resolved to loopback",
+  /** Behaviour of the embedded server only (its own diagnostics, its own extensions). */
+  "embedded-behaviour": "it checks behaviour of the embedded API server itself",
+} as const;
+
+export type Capability = keyof typeof embeddedCapabilities;
+
+/** The mode this run's tests get, from the same variables envtest reads. */
+export const serverMode: EnvironmentMode = resolveSettings({}, process.env).mode;
+
+/**
+ * Test options skipping a test (or `describe`) outside the embedded server when it needs one of
+ * `capabilities`: `test("...", needs("garbage-collector"), async () => ...)`.
+ */
+export function needs(...capabilities: Capability[]): { skip: string | false } {
+  if (serverMode === "embedded" || capabilities.length === 0) return { skip: false };
+  const why = capabilities.map((c) => embeddedCapabilities[c]).join("; ");
+  return { skip: `needs the embedded API server: ${why}` };
+}
+
+/** True when this run talks to the embedded server (for assertions worded per server). */
+export const embedded = serverMode === "embedded";
+
+/**
+ * An envtest Environment in this run's mode. The options are a user's; `apiServer` options only
+ * reach the embedded server (declare `needs("server-options")` on tests relying on them).
+ */
+export function testEnvironment(options: Omit<EnvironmentOptions, "env"> = {}): Environment {
+  return new Environment(options);
+}
