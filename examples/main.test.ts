@@ -11,8 +11,9 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { kinds } from "../src/api/index.js";
 import { newClient } from "../src/client/index.js";
-import { Environment, eventually } from "../src/envtest/index.js";
+import { eventually } from "../src/envtest/index.js";
 import { MarkdownView } from "./markdownview/api.js";
+import { testEnvironment } from "../test/support/environment.js";
 
 const run = promisify(execFile);
 const workDir = mkdtempSync(join(tmpdir(), "examples-main-"));
@@ -127,7 +128,7 @@ test("npm start runs two replicas, one leading, and stops cleanly on SIGINT", as
 });
 
 test("with --kubeconfig it runs on that cluster, installing the CRDs only with --install-crds", async () => {
-  const env = new Environment({ env: {} });
+  const env = testEnvironment();
   await env.start();
   try {
     const client = newClient(env.config);

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { kinds } from "../src/api/index.js";
 import { type Client, newClient } from "../src/client/index.js";
-import { Environment } from "../src/envtest/index.js";
+import { testEnvironment } from "../test/support/environment.js";
 
 const run = promisify(execFile);
 const examplesDir = fileURLToPath(new URL(".", import.meta.url));
@@ -24,7 +24,7 @@ const namespaces: Record<string, string> = {
   storagebucket: "storagebucket-system",
 };
 
-const env = new Environment({ env: {} });
+const env = testEnvironment();
 let client: Client;
 let cacheDir: string;
 

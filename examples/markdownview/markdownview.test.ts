@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import { type Kind, type KubeObject, kinds } from "../../src/api/index.js";
 import { type Client, newClient } from "../../src/client/index.js";
-import { Environment, eventually } from "../../src/envtest/index.js";
+import { eventually } from "../../src/envtest/index.js";
 import { nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
 import { isNotFound } from "../../src/rest/index.js";
@@ -16,9 +16,9 @@ import { newNamespace } from "../shared/test-support.js";
 import { setupSimulator } from "../simulator/simulator.js";
 import { MarkdownView, type MarkdownViewSpec } from "./api.js";
 import { setupMarkdownViewController } from "./controller.js";
+import { needs, testEnvironment } from "../../test/support/environment.js";
 
-const env = new Environment({
-  env: {},
+const env = testEnvironment({
   crdDirectoryPaths: [fileURLToPath(new URL("./config/crd", import.meta.url))],
   apiServer: { garbageCollection: true },
 });
@@ -204,23 +204,27 @@ test("the status follows the Deployment's available replicas, with an Event per 
   }
 });
 
-test("with the simulator running Pods, the view goes from NotReady to Healthy, as in the seed", async () => {
-  await createView(simulated, { markdowns, replicas: 2 });
-  await eventually("status Healthy", async () => (await statusOf(simulated)) === "Healthy");
-  const messages = await eventually("two Updated Events", async () => {
-    const m = await updatedEvents(simulated);
-    return m.length >= 2 ? m : undefined;
-  });
-  assert.ok(messages.includes(`MarkdownView(${simulated}:sample) updated: NotReady`));
-  assert.ok(messages.includes(`MarkdownView(${simulated}:sample) updated: Healthy`));
-  const pods = await client.list(kinds.Pod, { inNamespace: simulated });
-  assert.equal(pods.items.length, 2);
+test(
+  "with the simulator running Pods, the view goes from NotReady to Healthy, as in the seed",
+  needs("garbage-collector"),
+  async () => {
+    await createView(simulated, { markdowns, replicas: 2 });
+    await eventually("status Healthy", async () => (await statusOf(simulated)) === "Healthy");
+    const messages = await eventually("two Updated Events", async () => {
+      const m = await updatedEvents(simulated);
+      return m.length >= 2 ? m : undefined;
+    });
+    assert.ok(messages.includes(`MarkdownView(${simulated}:sample) updated: NotReady`));
+    assert.ok(messages.includes(`MarkdownView(${simulated}:sample) updated: Healthy`));
+    const pods = await client.list(kinds.Pod, { inNamespace: simulated });
+    assert.equal(pods.items.length, 2);
 
-  // Deleting the view deletes what it owned, down to the Pods (the garbage collector's work).
-  const view = await client.get(MarkdownView, { namespace: simulated, name: "sample" });
-  await client.delete(view);
-  await eventually(
-    "the Pods gone",
-    async () => (await client.list(kinds.Pod, { inNamespace: simulated })).items.length === 0,
-  );
-});
+    // Deleting the view deletes what it owned, down to the Pods (the garbage collector's work).
+    const view = await client.get(MarkdownView, { namespace: simulated, name: "sample" });
+    await client.delete(view);
+    await eventually(
+      "the Pods gone",
+      async () => (await client.list(kinds.Pod, { inNamespace: simulated })).items.length === 0,
+    );
+  },
+);

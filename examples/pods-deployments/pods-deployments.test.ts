@@ -5,13 +5,14 @@ import { Writable } from "node:stream";
 import { after, before, test } from "node:test";
 import { kinds } from "../../src/api/index.js";
 import { type Client, newClient } from "../../src/client/index.js";
-import { Environment, eventually } from "../../src/envtest/index.js";
+import { eventually } from "../../src/envtest/index.js";
 import { newLogger, nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
 import { newNamespace } from "../shared/test-support.js";
 import { setupPodsAndDeployments } from "./controllers.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
-const env = new Environment({ env: {} });
+const env = testEnvironment();
 const stop = new AbortController();
 const lines: { msg: string; req?: string }[] = [];
 let client: Client;

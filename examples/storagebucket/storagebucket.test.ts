@@ -5,16 +5,16 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Condition } from "kubernetes-types/meta/v1.js";
 import { type Client, newClient } from "../../src/client/index.js";
-import { Environment, eventually } from "../../src/envtest/index.js";
+import { eventually } from "../../src/envtest/index.js";
 import { nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
 import { eventReasons, newNamespace } from "../shared/test-support.js";
 import { conditionAvailable, StorageBucket } from "./api.js";
 import { setupStorageBucketController } from "./controller.js";
 import { FakeS3 } from "./fake-s3.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
-const env = new Environment({
-  env: {},
+const env = testEnvironment({
   crdDirectoryPaths: [fileURLToPath(new URL("./config/crd", import.meta.url))],
 });
 const s3 = new FakeS3();

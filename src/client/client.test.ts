@@ -193,12 +193,13 @@ test("dryRun persists nothing; fieldOwner names the manager; fieldValidation Str
 
   const withDefault = newClient(config, { fieldOwner: "default-owner", fieldValidation: "Strict" });
   try {
-    const cm = await withDefault.create(configMap(ns, "defaults"));
+    // A manager is recorded for the fields it set: an object with no fields of its own has none.
+    const cm = await withDefault.create(configMap(ns, "defaults", { a: "1" }));
     assert.deepEqual(
       cm.metadata?.managedFields?.map((m) => m.manager),
       ["default-owner"],
     );
-    const bogus = { ...configMap(ns, "bogus"), bogus: true };
+    const bogus = { ...configMap(ns, "bogus", { a: "1" }), bogus: true };
     await assert.rejects(
       withDefault.create(bogus),
       (err: unknown) => err instanceof StatusError && /bogus/.test(err.message),

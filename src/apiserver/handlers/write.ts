@@ -17,7 +17,13 @@ import {
 } from "../object/meta.js";
 import { decodeProtobuf } from "../protobuf.js";
 import { storeKeyOf } from "../registry/index.js";
-import { applyDefaults, findUnknownFields, pruneObject, validateObject } from "../schema/index.js";
+import {
+  applyDefaults,
+  dropEmptyOptionalMaps,
+  findUnknownFields,
+  pruneObject,
+  validateObject,
+} from "../schema/index.js";
 import {
   ApiError,
   badRequest,
@@ -172,8 +178,9 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
     pruneObject(r.def, obj, { objectMeta: r.server.objectMetaSchema() });
     applyDefaults(r.def, obj);
   } else if (r.def.schema) {
-    // A Go struct decoder drops what it does not know, at any depth.
+    // A Go struct decoder drops what it does not know, at any depth; its encoder, empty maps.
     pruneObject(r.def, obj, { objectMeta: r.server.objectMetaSchema() });
+    dropEmptyOptionalMaps(r.def, obj);
   } else {
     for (const f of unknownTopLevelFields(r.def, obj)) delete obj[f];
   }

@@ -9,6 +9,7 @@ export type { JSONPath } from "./json-path.js";
 export { JSONPathError, jsonPathText, parseJSONPath } from "./json-path.js";
 export type { UnknownFieldOptions } from "./prune.js";
 export { findUnknownFields, pruneObject } from "./prune.js";
+export { dropEmptyOptionalMaps } from "./omit-empty.js";
 export type { Schema } from "./schema-types.js";
 export { asJSONSchemaProps, isObject, SchemaResolver, schemaOf } from "./schema-types.js";
 export { jsonType, validateObject, validateValue } from "./validate.js";
