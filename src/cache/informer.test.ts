@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds, type KubeObject } from "../api/index.js";
-import { type RunningApiServer, startApiServer } from "../apiserver/index.js";
 import type { KeyValues, Logger } from "../log/index.js";
 import { createRestClient, type RestClient, resourceOf } from "../rest/index.js";
 import { DeletedFinalStateUnknown, type ResourceEventHandler } from "./event-handler.js";
@@ -14,18 +13,21 @@ import { indexByFieldAndNamespace } from "./field-index.js";
 import { type Informer, type InformerOptions, newInformer } from "./informer.js";
 import { NAMESPACE_INDEX } from "./store.js";
 import { configMap, newNamespace, until } from "./internal/test-support.js";
+import type { RestConfig } from "../rest/index.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
 const CM = resourceOf(kinds.ConfigMap);
-let server: RunningApiServer;
+const env = testEnvironment();
+let config: RestConfig;
 let rest: RestClient;
 
 before(async () => {
-  server = await startApiServer();
-  rest = createRestClient(server.restConfig());
+  config = await env.start();
+  rest = createRestClient(config);
 });
 after(async () => {
   await rest.close();
-  await server.stop();
+  await env.stop();
 });
 
 /** Runs an informer for the test's duration. */

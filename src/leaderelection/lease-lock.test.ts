@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import { kinds } from "../api/index.js";
-import { type RunningApiServer, startApiServer } from "../apiserver/index.js";
+import { startApiServer } from "../apiserver/index.js";
 import { createRestClient, type RestClient, resourceOf } from "../rest/index.js";
 import {
   LeaderElectionLostError,
@@ -13,20 +13,23 @@ import {
   newLeaderElector,
   newLeaseLock,
 } from "./index.js";
+import type { RestConfig } from "../rest/index.js";
+import { needs, testEnvironment } from "../../test/support/environment.js";
 
 const LEASES = resourceOf(kinds.Lease);
 const fast = { leaseDurationMs: 1000, renewDeadlineMs: 800, retryPeriodMs: 200 };
 
-let server: RunningApiServer;
+const env = testEnvironment();
+let config: RestConfig;
 let client: RestClient;
 
 before(async () => {
-  server = await startApiServer();
-  client = createRestClient(server.restConfig());
+  config = await env.start();
+  client = createRestClient(config);
 });
 after(async () => {
   await client.close();
-  await server.stop();
+  await env.stop();
 });
 
 async function newNamespace(): Promise<string> {
@@ -185,21 +188,25 @@ test("a leader whose Lease is taken by another client stops leading", async () =
   assert.equal(stoppedCalls, 1);
 });
 
-test("a leader whose API server stops answering stops leading after renewDeadline", async () => {
-  const own = await startApiServer();
-  const ownClient = createRestClient(own.restConfig());
-  try {
-    await ownClient.create(resourceOf(kinds.Namespace), { metadata: { name: "le" } });
-    const terms: Term[] = [];
-    const a = candidate("a", "le", terms, {}, ownClient);
-    await eventually("a leads", () => a.elector.isLeader());
-    await own.stop();
-    const err = await a.outcome;
-    assert.ok(err instanceof LeaderElectionLostError, String(err));
-    assert.match(err.message, /not renewed within renewDeadline/);
-    assert.ok(terms[0].end !== undefined);
-  } finally {
-    await ownClient.close();
-    await own.stop();
-  }
-});
+test(
+  "a leader whose API server stops answering stops leading after renewDeadline",
+  needs("server-internals"),
+  async () => {
+    const own = await startApiServer();
+    const ownClient = createRestClient(own.restConfig());
+    try {
+      await ownClient.create(resourceOf(kinds.Namespace), { metadata: { name: "le" } });
+      const terms: Term[] = [];
+      const a = candidate("a", "le", terms, {}, ownClient);
+      await eventually("a leads", () => a.elector.isLeader());
+      await own.stop();
+      const err = await a.outcome;
+      assert.ok(err instanceof LeaderElectionLostError, String(err));
+      assert.match(err.message, /not renewed within renewDeadline/);
+      assert.ok(terms[0].end !== undefined);
+    } finally {
+      await ownClient.close();
+      await own.stop();
+    }
+  },
+);

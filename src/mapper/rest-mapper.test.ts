@@ -2,21 +2,25 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { kinds } from "../api/index.js";
-import { type RunningApiServer, startApiServer } from "../apiserver/index.js";
 import { createRestClient, type RawRequestOptions, type RestClient, resourceOf } from "../rest/index.js";
 import type { DiscoveryClient } from "./discovery.js";
 import { isNoMatchError, NoKindMatchError, NoResourceMatchError } from "./errors.js";
 import { createRestMapper } from "./rest-mapper.js";
+import type { RestConfig } from "../rest/index.js";
+import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
+import { installCRDs } from "../envtest/index.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
-let server: RunningApiServer;
+const env = testEnvironment();
+let config: RestConfig;
 let client: RestClient;
 before(async () => {
-  server = await startApiServer();
-  client = createRestClient(server.restConfig());
+  config = await env.start();
+  client = createRestClient(config);
 });
 after(async () => {
   await client?.close();
-  await server?.stop();
+  await env.stop();
 });
 
 /** The real client, with the discovery paths it was asked for written down. */
@@ -55,7 +59,7 @@ function widgetCrd(
   };
 }
 
-const crds = resourceOf(kinds.CustomResourceDefinition);
+const _crds = resourceOf(kinds.CustomResourceDefinition);
 
 test("maps built-in kinds to their resource and scope", async () => {
   const mapper = createRestMapper(client);
@@ -131,10 +135,12 @@ test("a kind whose CRD is installed after start is found after one refresh", asy
   const miss = d.paths.length;
   assert.deepEqual(d.paths, ["/apis/late.example.com"], "an unknown group costs one request");
 
-  await client.create(
-    crds,
-    widgetCrd("late.example.com", "Gadget", "gadgets", [{ name: "v1", storage: true }]),
-  );
+  // Served once Established (kube-apiserver takes a moment): envtest's installCRDs waits.
+  await installCRDs(config, [
+    widgetCrd("late.example.com", "Gadget", "gadgets", [
+      { name: "v1", storage: true },
+    ]) as CustomResourceDefinition,
+  ]);
   const found = await mapper.restMapping(gk);
   assert.deepEqual(found, {
     gvk: { group: "late.example.com", version: "v1", kind: "Gadget" },
@@ -147,16 +153,20 @@ test("a kind whose CRD is installed after start is found after one refresh", asy
 });
 
 test("a second CRD in an already-read group is found on a miss", async () => {
-  await client.create(
-    crds,
-    widgetCrd("pair.example.com", "First", "firsts", [{ name: "v1", storage: true }]),
-  );
+  // Served once Established (kube-apiserver takes a moment): envtest's installCRDs waits.
+  await installCRDs(config, [
+    widgetCrd("pair.example.com", "First", "firsts", [
+      { name: "v1", storage: true },
+    ]) as CustomResourceDefinition,
+  ]);
   const mapper = createRestMapper(client);
   await mapper.restMapping({ group: "pair.example.com", kind: "First" });
-  await client.create(
-    crds,
-    widgetCrd("pair.example.com", "Second", "seconds", [{ name: "v1", storage: true }]),
-  );
+  // Served once Established (kube-apiserver takes a moment): envtest's installCRDs waits.
+  await installCRDs(config, [
+    widgetCrd("pair.example.com", "Second", "seconds", [
+      { name: "v1", storage: true },
+    ]) as CustomResourceDefinition,
+  ]);
   const second = await mapper.restMapping({ group: "pair.example.com", kind: "Second" });
   assert.equal(second.resource.resource, "seconds");
 });
@@ -164,10 +174,12 @@ test("a second CRD in an already-read group is found on a miss", async () => {
 test("concurrent misses share one refresh", async () => {
   const d = counting();
   const mapper = createRestMapper(d);
-  await client.create(
-    crds,
-    widgetCrd("shared.example.com", "Thing", "things", [{ name: "v1", storage: true }]),
-  );
+  // Served once Established (kube-apiserver takes a moment): envtest's installCRDs waits.
+  await installCRDs(config, [
+    widgetCrd("shared.example.com", "Thing", "things", [
+      { name: "v1", storage: true },
+    ]) as CustomResourceDefinition,
+  ]);
   const all = await Promise.all(
     Array.from({ length: 10 }, () => mapper.restMapping({ group: "shared.example.com", kind: "Thing" })),
   );
@@ -176,13 +188,12 @@ test("concurrent misses share one refresh", async () => {
 });
 
 test("without a version the preferred one wins; restMappings lists every served version", async () => {
-  await client.create(
-    crds,
+  await installCRDs(config, [
     widgetCrd("multi.example.com", "Dial", "dials", [
       { name: "v1beta1", storage: false },
       { name: "v1", storage: true },
-    ]),
-  );
+    ]) as CustomResourceDefinition,
+  ]);
   const mapper = createRestMapper(client);
   const preferred = await mapper.restMapping({ group: "multi.example.com", kind: "Dial" });
   assert.equal(preferred.gvk.version, "v1");

@@ -7,21 +7,24 @@ import { after, before, test } from "node:test";
 import type { ConfigMap, Event } from "kubernetes-types/core/v1.js";
 import { Registry } from "prom-client";
 import { kinds } from "../api/index.js";
-import { type RunningApiServer, startApiServer } from "../apiserver/index.js";
+import { startApiServer } from "../apiserver/index.js";
 import { createRestClient, type RestClient, resourceOf } from "../rest/index.js";
 import { InvalidEventTypeError, newEventRecorderProvider } from "./index.js";
+import type { RestConfig } from "../rest/index.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
 const EVENTS = resourceOf(kinds.Event);
-let server: RunningApiServer;
+const env = testEnvironment();
+let config: RestConfig;
 let client: RestClient;
 
 before(async () => {
-  server = await startApiServer();
-  client = createRestClient(server.restConfig());
+  config = await env.start();
+  client = createRestClient(config);
 });
 after(async () => {
   await client.close();
-  await server.stop();
+  await env.stop();
 });
 
 async function newNamespace(): Promise<string> {
@@ -200,8 +203,8 @@ test("a server that cannot be reached costs the caller nothing: events queue, th
 test("a server that refuses Events (401) is not retried", async () => {
   const ns = await newNamespace();
   const cm = await newConfigMap(ns);
-  const config = server.restConfig();
-  const refused = createRestClient({ ...config, auth: { bearerToken: "wrong" } });
+  // A credential the server refuses: a token it never issued, and no client certificate.
+  const refused = createRestClient({ ...config, tls: { ca: config.tls.ca }, auth: { bearerToken: "wrong" } });
   const registry = new Registry();
   const provider = newEventRecorderProvider({ client: refused, registry });
   provider.getEventRecorderFor("c").event(cm, "Normal", "R", "m");

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { type RunningApiServer, startApiServer } from "../apiserver/index.js";
+import { startApiServer } from "../apiserver/index.js";
 import { StatusError, statusErrorFromResponse } from "./errors.js";
 import { createRestClient, type RestClient } from "./rest-client.js";
 import {
@@ -25,21 +25,24 @@ import {
   isUnsupportedMediaType,
   retryAfterSeconds,
 } from "./status-reasons.js";
+import type { RestConfig } from "./config.js";
+import { needs, testEnvironment } from "../../test/support/environment.js";
 
 const cms = { group: "", version: "v1", resource: "configmaps" };
 const namespaces = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 const ns = "errors";
 
-let server: RunningApiServer;
+const env = testEnvironment();
+let config: RestConfig;
 let client: RestClient;
 before(async () => {
-  server = await startApiServer();
-  client = createRestClient(server.restConfig());
+  config = await env.start();
+  client = createRestClient(config);
   await client.create(namespaces, { metadata: { name: ns } });
 });
 after(async () => {
   await client?.close();
-  await server?.stop();
+  await env.stop();
 });
 
 const ALL = {
@@ -170,7 +173,11 @@ test("isUnsupportedMediaType: a body in a type the server does not read", async 
 });
 
 test("isUnauthorized: a token the server does not know", async () => {
-  const stranger = createRestClient({ ...server.restConfig(), auth: { bearerToken: "not-a-token" } });
+  const stranger = createRestClient({
+    ...config,
+    tls: { ca: config.tls.ca },
+    auth: { bearerToken: "not-a-token" },
+  });
   try {
     await failsWith(stranger.list(cms, { namespace: ns }), "isUnauthorized");
   } finally {
@@ -179,7 +186,7 @@ test("isUnauthorized: a token the server does not know", async () => {
 });
 
 test("isForbidden: an anonymous request off the public paths", async () => {
-  const anonymous = createRestClient({ ...server.restConfig(), auth: {} });
+  const anonymous = createRestClient({ ...config, tls: { ca: config.tls.ca }, auth: {} });
   try {
     await failsWith(anonymous.list(cms, { namespace: ns }), "isForbidden");
     assert.equal(await anonymous.request({ path: "/healthz", responseType: "text" }), "ok");
@@ -188,25 +195,29 @@ test("isForbidden: an anonymous request off the public paths", async () => {
   }
 });
 
-test("isResourceExpired: a watch from a version older than the server's history, as an ERROR event", async () => {
-  const small = await startApiServer({ historySize: 2 });
-  const c = createRestClient(small.restConfig());
-  try {
-    for (let i = 0; i < 6; i++)
-      await c.create<ConfigMap>(cms, { metadata: { name: `h${i}` } }, { namespace: "default" });
-    const stream = await c.watch(cms, { namespace: "default", resourceVersion: "1" });
-    const first = await stream.next();
-    await stream.return();
-    assert.equal(first.done, false);
-    assert.equal(first.value?.type, "ERROR", JSON.stringify(first.value));
-    const err = new StatusError(first.value.object as never);
-    await failsWith(Promise.reject(err), "isResourceExpired");
-    assert.equal(err.statusCode, 410);
-  } finally {
-    await c.close();
-    await small.stop();
-  }
-});
+test(
+  "isResourceExpired: a watch from a version older than the server's history, as an ERROR event",
+  needs("server-options"),
+  async () => {
+    const small = await startApiServer({ historySize: 2 });
+    const c = createRestClient(small.restConfig());
+    try {
+      for (let i = 0; i < 6; i++)
+        await c.create<ConfigMap>(cms, { metadata: { name: `h${i}` } }, { namespace: "default" });
+      const stream = await c.watch(cms, { namespace: "default", resourceVersion: "1" });
+      const first = await stream.next();
+      await stream.return();
+      assert.equal(first.done, false);
+      assert.equal(first.value?.type, "ERROR", JSON.stringify(first.value));
+      const err = new StatusError(first.value.object as never);
+      await failsWith(Promise.reject(err), "isResourceExpired");
+      assert.equal(err.statusCode, 410);
+    } finally {
+      await c.close();
+      await small.stop();
+    }
+  },
+);
 
 test("reasons the server cannot be made to give, on Status bodies as client-go synthesizes them", async () => {
   const ctx = { method: "GET", resource: "configmaps" };

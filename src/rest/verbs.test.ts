@@ -5,27 +5,29 @@ import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { ConfigMap, Namespace } from "kubernetes-types/core/v1.js";
 import type { Status } from "kubernetes-types/meta/v1.js";
 import { type KubeList, kinds } from "../api/index.js";
-import { type RunningApiServer, startApiServer } from "../apiserver/index.js";
 import { resourceOf } from "./resource-path.js";
 import { createRestClient, type RestClient } from "./rest-client.js";
 import { ACCEPT_PARTIAL_METADATA_LIST, ACCEPT_TABLE } from "./rest-options.js";
 import { isConflict, isNotFound } from "./status-reasons.js";
 import type { Warning } from "./warnings.js";
 import type { WatchEvent } from "./watch.js";
+import type { RestConfig } from "./config.js";
+import { testEnvironment } from "../../test/support/environment.js";
 
 const cms = resourceOf(kinds.ConfigMap);
 const deployments = resourceOf(kinds.Deployment);
 const namespaces = resourceOf(kinds.Namespace);
 
-let server: RunningApiServer;
+const env = testEnvironment();
+let config: RestConfig;
 let client: RestClient;
 before(async () => {
-  server = await startApiServer();
-  client = createRestClient(server.restConfig());
+  config = await env.start();
+  client = createRestClient(config);
 });
 after(async () => {
   await client?.close();
-  await server?.stop();
+  await env.stop();
 });
 
 async function namespace(name: string): Promise<string> {
