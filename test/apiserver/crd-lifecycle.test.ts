@@ -89,8 +89,9 @@ describe("CRD names", () => {
       return condition(got.body, "NamesAccepted") ? got.body : undefined;
     }, "NamesAccepted on the second CRD");
     assert.equal(condition(refused, "NamesAccepted").status, "False");
-    assert.equal(condition(refused, "NamesAccepted").reason, "KindConflict");
-    assert.equal(condition(refused, "NamesAccepted").message, '"Cog" is already in use');
+    // Kind and list kind both clash; kube checks every name and reports the last conflict.
+    assert.equal(condition(refused, "NamesAccepted").reason, "ListKindConflict");
+    assert.equal(condition(refused, "NamesAccepted").message, '"CogList" is already in use');
     assert.equal(condition(refused, "Established").status, "False");
     assert.equal((await api.get(`/apis/${group}/v1/gears`)).status, 404);
 

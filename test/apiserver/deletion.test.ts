@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Api, collect, configMap, startTarget, type Target } from "./harness.js";
+import { needs } from "../support/environment.js";
 
 let target: Target;
 let api: Api;
@@ -98,40 +99,44 @@ describe("deletion", () => {
     );
   });
 
-  test("deleting a namespace deletes its objects, then the namespace", async () => {
-    const ns = await api.namespace();
-    await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("x"));
-    await api.post(`/api/v1/namespaces/${ns}/configmaps`, {
-      ...configMap("held"),
-      metadata: { name: "held", finalizers: ["example.com/hold"] },
-    });
-    const watchFrom = (await api.get(`/api/v1/namespaces?fieldSelector=metadata.name%3D${ns}`)).body.metadata
-      .resourceVersion;
-    const del = await api.delete(`/api/v1/namespaces/${ns}`);
-    assert.equal(del.status, 200);
-    assert.equal(del.body.status.phase, "Terminating");
-    const refused = await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("late"));
-    assert.equal(refused.status, 403);
-    assert.equal(refused.body.reason, "Forbidden");
-    const ac = new AbortController();
-    const events = api.watch(
-      `/api/v1/namespaces?watch=1&fieldSelector=metadata.name%3D${ns}&resourceVersion=${watchFrom}`,
-      ac.signal,
-    );
-    // The held object keeps the namespace until its finalizer goes.
-    let held = await api.get(`/api/v1/namespaces/${ns}/configmaps/held`);
-    for (let i = 0; held.status === 200 && !held.body.metadata.deletionTimestamp && i < 50; i++) {
-      held = await api.get(`/api/v1/namespaces/${ns}/configmaps/held`);
-    }
-    assert.ok(held.body.metadata.deletionTimestamp);
-    assert.equal((await api.get(`/api/v1/namespaces/${ns}`)).status, 200);
-    await api.patch(`/api/v1/namespaces/${ns}/configmaps/held`, { metadata: { finalizers: null } });
-    const seen = await collect(events, (s) => s.some((e) => e.type === "DELETED"));
-    ac.abort();
-    assert.equal(seen[seen.length - 1].type, "DELETED");
-    assert.equal((await api.get(`/api/v1/namespaces/${ns}`)).status, 404);
-    assert.equal((await api.get(`/api/v1/namespaces/${ns}/configmaps/x`)).status, 404);
-  });
+  test(
+    "deleting a namespace deletes its objects, then the namespace",
+    needs("garbage-collector"),
+    async () => {
+      const ns = await api.namespace();
+      await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("x"));
+      await api.post(`/api/v1/namespaces/${ns}/configmaps`, {
+        ...configMap("held"),
+        metadata: { name: "held", finalizers: ["example.com/hold"] },
+      });
+      const watchFrom = (await api.get(`/api/v1/namespaces?fieldSelector=metadata.name%3D${ns}`)).body
+        .metadata.resourceVersion;
+      const del = await api.delete(`/api/v1/namespaces/${ns}`);
+      assert.equal(del.status, 200);
+      assert.equal(del.body.status.phase, "Terminating");
+      const refused = await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("late"));
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.reason, "Forbidden");
+      const ac = new AbortController();
+      const events = api.watch(
+        `/api/v1/namespaces?watch=1&fieldSelector=metadata.name%3D${ns}&resourceVersion=${watchFrom}`,
+        ac.signal,
+      );
+      // The held object keeps the namespace until its finalizer goes.
+      let held = await api.get(`/api/v1/namespaces/${ns}/configmaps/held`);
+      for (let i = 0; held.status === 200 && !held.body.metadata.deletionTimestamp && i < 50; i++) {
+        held = await api.get(`/api/v1/namespaces/${ns}/configmaps/held`);
+      }
+      assert.ok(held.body.metadata.deletionTimestamp);
+      assert.equal((await api.get(`/api/v1/namespaces/${ns}`)).status, 200);
+      await api.patch(`/api/v1/namespaces/${ns}/configmaps/held`, { metadata: { finalizers: null } });
+      const seen = await collect(events, (s) => s.some((e) => e.type === "DELETED"));
+      ac.abort();
+      assert.equal(seen[seen.length - 1].type, "DELETED");
+      assert.equal((await api.get(`/api/v1/namespaces/${ns}`)).status, 404);
+      assert.equal((await api.get(`/api/v1/namespaces/${ns}/configmaps/x`)).status, 404);
+    },
+  );
 });
 
 describe("concurrency", () => {

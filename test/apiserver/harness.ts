@@ -1,46 +1,44 @@
 // Test harness for the API server conformance suite: plain HTTP (fetch through an undici Agent
-// trusting the server's CA, an admin bearer token). By default it starts the embedded server;
-// with APISERVER_TEST_URL, APISERVER_TEST_TOKEN and APISERVER_TEST_CA_FILE it talks to any
-// kube-apiserver instead, so the same assertions check both.
+// trusting the server's CA, as the environment's admin). The server is the run's (embedded,
+// KUBEBUILDER_ASSETS or USE_EXISTING_CLUSTER: see test/support), so the same assertions check both.
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { Agent } from "undici";
-import { startApiServer } from "../../src/apiserver/index.js";
+import type { Environment } from "../../src/envtest/index.js";
+import { embedded, testEnvironment } from "../support/environment.js";
 
 export interface Target {
   url: string;
+  /** The admin's bearer token; "" when the admin authenticates by client certificate. */
   token: string;
   caPem: string;
   embedded: boolean;
+  /** Sends as the admin. */
   agent: Agent;
+  /** Trusts the server, presents no client certificate: for calls with a token of their own. Default: `agent`. */
+  bareAgent?: Agent;
+  /** The environment that started the server (none for a server a test started itself). */
+  env?: Environment;
   close(): Promise<void>;
 }
 
 export async function startTarget(): Promise<Target> {
-  const url = process.env.APISERVER_TEST_URL;
-  if (url) {
-    const caPem = readFileSync(process.env.APISERVER_TEST_CA_FILE ?? "", "utf8");
-    const agent = new Agent({ connect: { ca: caPem } });
-    return {
-      url,
-      token: process.env.APISERVER_TEST_TOKEN ?? "",
-      caPem,
-      embedded: false,
-      agent,
-      close: () => agent.close(),
-    };
-  }
-  const server = await startApiServer();
-  const agent = new Agent({ connect: { ca: server.caPem } });
+  const env = testEnvironment();
+  const config = await env.start();
+  const caPem = config.tls.ca ?? "";
+  const agent = new Agent({ connect: { ca: caPem, cert: config.tls.cert, key: config.tls.key } });
+  const bareAgent = new Agent({ connect: { ca: caPem } });
   return {
-    url: server.url,
-    token: server.adminToken,
-    caPem: server.caPem,
-    embedded: true,
+    url: config.host,
+    token: config.auth.bearerToken ?? "",
+    caPem,
+    embedded,
     agent,
+    bareAgent,
+    env,
     async close() {
       await agent.close();
-      await server.stop();
+      await bareAgent.close();
+      await env.stop();
     },
   };
 }
@@ -65,8 +63,9 @@ export class Api {
 
   async call(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<Reply> {
     const headers: Record<string, string> = {};
-    const token = opts.token === undefined ? this.target.token : opts.token;
-    if (token !== null) headers.authorization = `Bearer ${token}`;
+    const own = opts.token !== undefined;
+    const token = own ? opts.token : this.target.token;
+    if (token) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers["content-type"] = opts.contentType ?? "application/json";
     if (opts.accept) headers.accept = opts.accept;
     const res = await fetch(`${this.target.url}${path}`, {
@@ -78,7 +77,8 @@ export class Api {
           : typeof body === "string" || body instanceof Uint8Array
             ? body
             : JSON.stringify(body),
-      dispatcher: this.target.agent,
+      // A token of the call's own must not ride along with the admin's client certificate.
+      dispatcher: own ? (this.target.bareAgent ?? this.target.agent) : this.target.agent,
     } as unknown as RequestInit);
     const text = await res.text();
     let parsed: unknown;
@@ -120,7 +120,8 @@ export class Api {
 
   /** Opens a watch and yields each event as it arrives; stops when the stream ends or on `signal`. */
   async *watch(path: string, signal?: AbortSignal, accept?: string): AsyncGenerator<WatchEvent> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.target.token}` };
+    const headers: Record<string, string> = {};
+    if (this.target.token) headers.authorization = `Bearer ${this.target.token}`;
     if (accept) headers.accept = accept;
     const res = await fetch(`${this.target.url}${path}`, {
       headers,

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Api, collect, configMap, startTarget, type Target } from "./harness.js";
+import { knownDifference } from "../support/environment.js";
 
 let target: Target;
 let api: Api;
@@ -213,22 +214,22 @@ describe("watch", () => {
       (s) => s.length === 2,
     );
     ac.abort();
-    assert.deepEqual(
-      seen.map((e) => `${e.type} ${e.object.metadata.name}`),
-      ["ADDED c0", "ADDED c1"],
-    );
+    // The order of the initial events is not specified (kube's watch cache keeps a map).
+    assert.deepEqual(seen.map((e) => `${e.type} ${e.object.metadata.name}`).sort(), ["ADDED c0", "ADDED c1"]);
   });
 
   test("timeoutSeconds ends the watch, with a final BOOKMARK when bookmarks are allowed", async () => {
     const ns = await api.namespace();
     const rv = (await api.get(`/api/v1/namespaces/${ns}/configmaps`)).body.metadata.resourceVersion;
+    // kube's watch cache sends that bookmark about 2 s before the deadline, so the watch must last longer.
     const events = api.watch(
-      `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=1`,
+      `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=4`,
     );
     await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("b1"));
     const seen = await collect(events, () => false);
     assert.equal(seen[0].type, "ADDED");
     const last = seen[seen.length - 1];
+    if (knownDifference("kube-apiserver 1.26 sent no BOOKMARK before a 4 s watch timeout")) return;
     assert.equal(last.type, "BOOKMARK");
     assert.equal(last.object.kind, "ConfigMap");
     assert.ok(

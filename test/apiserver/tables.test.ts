@@ -48,7 +48,10 @@ describe("tables", () => {
     assert.equal(none.body.rows[0].object ?? null, null);
     const bad = await api.get(`${path}?includeObject=Everything`, { accept: TABLE });
     assert.equal(bad.status, 400);
-    assert.equal(bad.body.message, 'unrecognized includeObject value: "Everything"');
+    assert.equal(
+      bad.body.message,
+      `Unable to convert to Table as requested: includeObject: Invalid value: "Everything": must be 'Metadata', 'Object', 'None', or empty`,
+    );
   });
 
   test("get of one object as a Table; the v1beta1 Table when asked for first", async () => {

@@ -12,7 +12,8 @@ export const embeddedCapabilities = {
   /** Stopping and restarting the server on the same storage, or reaching into it. */
   "server-internals": "it restarts the embedded API server or reaches into its storage",
   /** The garbage collector and namespace finalizer run by kube-controller-manager in a cluster. */
-  "garbage-collector": "it needs the garbage collector, which kube-apiserver alone does not run",
+  "garbage-collector":
+    "it needs the garbage collector or the namespace controller (kube-controller-manager), which kube-apiserver alone does not run",
   /** Webhook `clientConfig.service` reached on loopback. */
   "service-resolution": "it calls webhooks through clientConfig.service, resolved to loopback",
   /** Behaviour of the embedded server only (its own diagnostics, its own extensions). */
@@ -43,4 +44,35 @@ export const embedded = serverMode === "embedded";
  */
 export function testEnvironment(options: Omit<EnvironmentOptions, "env"> = {}): Environment {
   return new Environment(options);
+}
+
+/**
+ * True when the run's server behaves as the Kubernetes version the embedded server reports (1.32),
+ * false against the 1.26 binaries (or a cluster of unknown version) where `how126` says what they
+ * answer instead. Guards an assertion of behaviour that changed between the two; each use is
+ * printed once, so a run lists what it could not check against the real server.
+ */
+export function versionDifference(how126: string): boolean {
+  if (embedded) return true;
+  if (!reported.has(how126)) {
+    reported.add(how126);
+    console.log(`# version difference, checked on the embedded server only: ${how126}`);
+  }
+  return false;
+}
+
+const reported = new Set<string>();
+
+/**
+ * True (skip the rest of the check) outside the embedded server where the embedded server is known
+ * to differ from kube-apiserver and is not fixed yet. Printed once per difference; every use is a
+ * debt to pay (grep knownDifference).
+ */
+export function knownDifference(what: string): boolean {
+  if (embedded) return false;
+  if (!reported.has(what)) {
+    reported.add(what);
+    console.log(`# known difference of the embedded server, not checked here: ${what}`);
+  }
+  return true;
 }

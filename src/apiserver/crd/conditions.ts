@@ -101,18 +101,22 @@ function findConflict(
     for (const k of [o.kind, o.listKind]) if (k) kinds.add(k);
   }
   const used = (n: string | undefined) => (n ? JSON.stringify(n) : "");
+  // kube's naming controller checks every name and the last conflict found names the condition.
+  let found: { reason: string; message: string } | undefined;
   if (resources.has(names.plural))
-    return { reason: "PluralConflict", message: `${used(names.plural)} is already in use` };
+    found = { reason: "PluralConflict", message: `${used(names.plural)} is already in use` };
   if (names.singular && resources.has(names.singular)) {
-    return { reason: "SingularConflict", message: `${used(names.singular)} is already in use` };
+    found = { reason: "SingularConflict", message: `${used(names.singular)} is already in use` };
   }
-  for (const s of names.shortNames ?? []) {
-    if (resources.has(s)) return { reason: "ShortNamesConflict", message: `${used(s)} is already in use` };
+  const shortConflicts = (names.shortNames ?? []).filter((s) => resources.has(s));
+  if (shortConflicts.length > 0) {
+    const errs = shortConflicts.map((s) => `${used(s)} is already in use`);
+    found = { reason: "ShortNamesConflict", message: errs.length === 1 ? errs[0] : `[${errs.join(", ")}]` };
   }
   if (kinds.has(names.kind))
-    return { reason: "KindConflict", message: `${used(names.kind)} is already in use` };
+    found = { reason: "KindConflict", message: `${used(names.kind)} is already in use` };
   if (names.listKind && kinds.has(names.listKind)) {
-    return { reason: "ListKindConflict", message: `${used(names.listKind)} is already in use` };
+    found = { reason: "ListKindConflict", message: `${used(names.listKind)} is already in use` };
   }
-  return undefined;
+  return found;
 }

@@ -20,7 +20,10 @@ export function includeObjectOf(query: URLSearchParams): IncludeObject {
   const v = query.get("includeObject") ?? "";
   if (v === "") return "Metadata";
   if (v === "None" || v === "Object" || v === "Metadata") return v;
-  throw badRequest(`unrecognized includeObject value: ${JSON.stringify(v)}`);
+  // kube validates TableOptions first (ValidateTableOptions), with this wording.
+  throw badRequest(
+    `Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`,
+  );
 }
 
 /** The Table's apiVersion: meta.k8s.io/v1 unless the client preferred v1beta1. */
