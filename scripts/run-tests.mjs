@@ -44,5 +44,38 @@ const args = [
   "--test-reporter=spec",
   ...files,
 ];
-const child = spawn(process.execPath, args, { stdio: "inherit" });
-child.on("exit", (code, signal) => process.exit(signal ? 1 : (code ?? 1)));
+// Which API server the tests that need one get (test/support/environment.ts reads the same
+// variables as envtest), and what was left unchecked on it, summed up after node's own summary.
+const server =
+  /^(1|t|true|y|yes)$/i.test(process.env.USE_EXISTING_CLUSTER ?? "")
+    ? "the current kubeconfig's cluster (USE_EXISTING_CLUSTER)"
+    : process.env.KUBEBUILDER_ASSETS || (process.env.TEST_ASSET_ETCD && process.env.TEST_ASSET_KUBE_APISERVER)
+      ? `real etcd + kube-apiserver (${process.env.KUBEBUILDER_ASSETS ?? process.env.TEST_ASSET_KUBE_APISERVER})`
+      : "the embedded API server";
+const skippedForEmbedded = new Map();
+const differences = new Set();
+let pending = "";
+function scan(line) {
+  const skip = /^\s*﹣ (.*) \([\d.]+ms\) # needs the embedded API server: (.*)$/.exec(line);
+  if (skip) skippedForEmbedded.set(skip[1], skip[2]);
+  const diff = /^# (version difference|known difference)[^:]*: (.*)$/.exec(line.trim());
+  if (diff) differences.add(`${diff[1]}: ${diff[2]}`);
+}
+const child = spawn(process.execPath, args, { stdio: ["inherit", "pipe", "inherit"] });
+child.stdout.on("data", (chunk) => {
+  process.stdout.write(chunk);
+  pending += chunk.toString("utf8");
+  const lines = pending.split("\n");
+  pending = lines.pop() ?? "";
+  for (const line of lines) scan(line);
+});
+child.on("exit", (code, signal) => {
+  scan(pending);
+  console.log(`\nAPI server for these tests: ${server}`);
+  if (skippedForEmbedded.size > 0) {
+    console.log(`${skippedForEmbedded.size} tests need the embedded API server and were skipped:`);
+    for (const [name, why] of skippedForEmbedded) console.log(`  - ${name}: ${why}`);
+  }
+  for (const d of differences) console.log(`  unchecked here, ${d}`);
+  process.exit(signal ? 1 : (code ?? 1));
+});
