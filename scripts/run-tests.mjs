@@ -46,12 +46,11 @@ const args = [
 ];
 // Which API server the tests that need one get (test/support/environment.ts reads the same
 // variables as envtest), and what was left unchecked on it, summed up after node's own summary.
-const server =
-  /^(1|t|true|y|yes)$/i.test(process.env.USE_EXISTING_CLUSTER ?? "")
-    ? "the current kubeconfig's cluster (USE_EXISTING_CLUSTER)"
-    : process.env.KUBEBUILDER_ASSETS || (process.env.TEST_ASSET_ETCD && process.env.TEST_ASSET_KUBE_APISERVER)
-      ? `real etcd + kube-apiserver (${process.env.KUBEBUILDER_ASSETS ?? process.env.TEST_ASSET_KUBE_APISERVER})`
-      : "the embedded API server";
+const server = /^(1|t|true|y|yes)$/i.test(process.env.USE_EXISTING_CLUSTER ?? "")
+  ? "the current kubeconfig's cluster (USE_EXISTING_CLUSTER)"
+  : process.env.KUBEBUILDER_ASSETS || (process.env.TEST_ASSET_ETCD && process.env.TEST_ASSET_KUBE_APISERVER)
+    ? `real etcd + kube-apiserver (${process.env.KUBEBUILDER_ASSETS ?? process.env.TEST_ASSET_KUBE_APISERVER})`
+    : "the embedded API server";
 const skippedForEmbedded = new Map();
 const differences = new Set();
 let pending = "";

@@ -201,7 +201,9 @@ function validateWebhook(hook: Obj, path: string, o: Options, mutating: boolean)
     }
   }
   const rules = Array.isArray(hook.rules) ? (hook.rules as Obj[]) : [];
-  rules.forEach((r, i) => out.push(...validateRule(r ?? {}, `${path}.rules[${i}]`)));
+  rules.forEach((r, i) => {
+    out.push(...validateRule(r ?? {}, `${path}.rules[${i}]`));
+  });
   if (hook.failurePolicy != null && !FAILURE_POLICIES.includes(String(hook.failurePolicy))) {
     out.push(cause.notSupported(`${path}.failurePolicy`, hook.failurePolicy, FAILURE_POLICIES));
   }
