@@ -11,6 +11,7 @@ import { Conversion } from "../../src/apiserver/conversion/index.js";
 import type { ServerContext } from "../../src/apiserver/handlers/context.js";
 import { OpenAPIService } from "../../src/apiserver/openapi/index.js";
 import { builtinResources, Registry } from "../../src/apiserver/registry/index.js";
+import { requestTarget } from "../../src/apiserver/request-path.js";
 import { route } from "../../src/apiserver/router.js";
 import { objectMetaSchema, type Schema } from "../../src/apiserver/schema/index.js";
 import { seed } from "../../src/apiserver/seed.js";
@@ -88,10 +89,15 @@ function call(ctx: ServerContext, method: string, url: string, body?: string): P
       },
       setHeader() {},
     } as unknown as ServerResponse;
-    void route({ server: ctx, serverAddress: "127.0.0.1:0", onError: console.error }, req, res, {
-      name: "admin",
-      groups: ["system:masters", "system:authenticated"],
-    });
+    const admin = { name: "admin", groups: ["system:masters", "system:authenticated"] };
+    const target = requestTarget(req.url ?? "/");
+    void route(
+      { server: ctx, serverAddress: "127.0.0.1:0", onError: console.error },
+      req,
+      res,
+      admin,
+      target,
+    );
   });
 }
 

@@ -14,6 +14,8 @@ import { handleUpdate } from "./handlers/update.js";
 import { handleWatch } from "./handlers/watch.js";
 import { isTrue } from "./handlers/list-options.js";
 import { sendError, sendJson } from "./http-io.js";
+import type { ResourceDefinition } from "./registry/index.js";
+import { checkPathName, checkStorageKey, pathSegmentNameErrors, type RequestTarget } from "./request-path.js";
 import { ApiError, internalError, methodNotAllowed, resourceNotFound } from "./status.js";
 
 export interface RouteEnv {
@@ -23,50 +25,19 @@ export interface RouteEnv {
   onError(err: unknown): void;
 }
 
-function splitPath(pathname: string): string[] {
-  const out: string[] = [];
-  for (const s of pathname.split("/")) {
-    if (s === "") continue;
-    // decodeURIComponent answers a segment without escapes unchanged.
-    out.push(s.includes("%") ? decodeURIComponent(s) : s);
-  }
-  return out;
-}
-
 const healthEndpoints = new Set(["healthz", "livez", "readyz"]);
-
-// An origin-form target that new URL() would leave as it is: no escapes, backslashes,
-// fragment, characters it percent-encodes, or a leading `//` (a host). Dot segments are
-// checked apart.
-const PLAIN_TARGET = /^\/(?!\/)[A-Za-z0-9\-._~!$&'()*+,;=:@/]*(?:\?[\x21-\x22\x24-\x7e]*)?$/;
-const DOT_SEGMENT = /\/\.\.?(?:\/|\?|$)/;
-
-/**
- * The path and query of a request target, as `new URL(target, base)` reads them. Routing a
- * get cost less than constructing the URL, so plain targets are split by hand.
- */
-export function requestTarget(target: string): { pathname: string; query: URLSearchParams } {
-  if (PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target)) {
-    const q = target.indexOf("?");
-    if (q < 0) return { pathname: target, query: new URLSearchParams() };
-    // With its "?", which URLSearchParams drops (once), as URL does with its search.
-    return { pathname: target.slice(0, q), query: new URLSearchParams(target.slice(q)) };
-  }
-  const url = new URL(target, "https://apiserver");
-  return { pathname: url.pathname, query: url.searchParams };
-}
 
 export async function route(
   env: RouteEnv,
   req: IncomingMessage,
   res: ServerResponse,
   user: UserInfo,
+  target: RequestTarget,
 ): Promise<void> {
   try {
-    await dispatch(env, req, res, user);
+    await dispatch(env, req, res, user, target);
   } catch (e) {
     if (e instanceof ApiError) sendError(res, e);
-    else if (e instanceof URIError) sendError(res, resourceNotFound());
     else {
       env.onError(e);
       sendError(res, internalError((e as Error)?.message ?? String(e)));
@@ -79,10 +50,10 @@ async function dispatch(
   req: IncomingMessage,
   res: ServerResponse,
   user: UserInfo,
+  target: RequestTarget,
 ): Promise<void> {
-  const target = requestTarget(req.url ?? "/");
   const method = req.method ?? "GET";
-  const seg = splitPath(target.pathname);
+  const seg = target.segments;
   const registry = env.server.registry;
   const isRead = method === "GET" || method === "HEAD";
 
@@ -94,7 +65,7 @@ async function dispatch(
     return;
   }
   if (seg[0] === "openapi") {
-    env.server.openapi.handle(req, res, new URL(req.url ?? "/", "https://apiserver"));
+    env.server.openapi.handle(req, res, target);
     return;
   }
   let group: string;
@@ -104,11 +75,12 @@ async function dispatch(
     group = "";
     version = seg[1];
     rest = seg.slice(2);
-    if (!version) {
+    if (seg.length === 1) {
       if (!isRead) throw methodNotAllowed();
       sendJson(res, 200, apiVersions(env.serverAddress));
       return;
     }
+    if (!version) throw resourceNotFound();
   } else if (seg[0] === "apis") {
     group = seg[1] ?? "";
     version = seg[2];
@@ -118,7 +90,9 @@ async function dispatch(
       sendJson(res, 200, apiGroupList(registry));
       return;
     }
+    if (!group && seg.length > 1) throw resourceNotFound();
     if (!version) {
+      if (seg.length > 2) throw resourceNotFound();
       const doc = apiGroup(registry, group);
       if (!doc) throw resourceNotFound();
       if (!isRead) throw methodNotAllowed();
@@ -165,7 +139,9 @@ async function dispatch(
   }
 
   const query = target.query;
-  if (isTrue(query.get("watch"))) watch = true;
+  // ?watch asks a collection for a watch; on a named path kube answers the object.
+  if (!name && isTrue(query.get("watch"))) watch = true;
+  checkScope(def, namespace, name, subresource, method, watch);
   const r: ResourceRequest = { server: env.server, def, namespace, name, subresource, query, req, res, user };
 
   if (subresource === "scale") {
@@ -213,6 +189,29 @@ async function dispatch(
     default:
       throw methodNotAllowed();
   }
+}
+
+/**
+ * kube's answers to names that are not path segments (400) and namespaces that would make an
+ * invalid storage key (500); a watch there matches nothing, as kube's watch cache serves it.
+ */
+function checkScope(
+  def: ResourceDefinition,
+  namespace: string,
+  name: string,
+  subresource: string,
+  method: string,
+  watch: boolean,
+): void {
+  // kube's scale subresource looks the name up without the check (and answers 404).
+  if (name && subresource !== "scale") checkPathName(name);
+  if (watch || !namespace) return;
+  const nsErrors = pathSegmentNameErrors(namespace);
+  if (nsErrors.length === 0) return;
+  if (method === "POST" && !name) {
+    throw internalError(`invalid resource name ${JSON.stringify(namespace)}: [${nsErrors.join(" ")}]`);
+  }
+  checkStorageKey(def, namespace, name);
 }
 
 function mergeNameSelector(existing: string | null, name: string): string {

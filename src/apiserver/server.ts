@@ -1,7 +1,7 @@
 // The embedded API server: HTTPS on loopback with a generated CA, authentication, and the router.
 // start resolves once listening; stop() ends watches and destroys every connection.
 import { randomBytes } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { chmod, writeFile } from "node:fs/promises";
 import { createServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { type CertificateAuthority, createCertificateAuthority, type KeyPair } from "../certs/index.js";
@@ -16,6 +16,12 @@ import { sendError } from "./http-io.js";
 import { kubeconfigYaml } from "./kubeconfig.js";
 import { OpenAPIService } from "./openapi/index.js";
 import { builtinResources, Registry } from "./registry/index.js";
+import {
+  MalformedTargetError,
+  type RequestTarget,
+  requestTarget,
+  sendMalformedTarget,
+} from "./request-path.js";
 import { route } from "./router.js";
 import { objectMetaSchema, type Schema } from "./schema/index.js";
 import { seed } from "./seed.js";
@@ -164,17 +170,19 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       rejectUnauthorized: false,
     },
     (req, res) => {
-      const pathname = (req.url ?? "/").split("?")[0];
+      let target: RequestTarget;
       let user: UserInfo;
       try {
-        user = authn.authenticate(req, pathname);
+        target = requestTarget(req.url ?? "/");
+        user = authn.authenticate(req, target.pathname);
       } catch (e) {
         req.resume();
         if (e instanceof ApiError) sendError(res, e);
+        else if (e instanceof MalformedTargetError) sendMalformedTarget(res);
         else res.destroy();
         return;
       }
-      void route({ server: context!, serverAddress, onError }, req, res, user);
+      void route({ server: context!, serverAddress, onError }, req, res, user, target);
     },
   );
   server.keepAliveTimeout = 65_000;
@@ -201,7 +209,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     clientCertPem: adminCert.certPem,
     clientKeyPem: adminCert.keyPem,
   });
-  if (opts.kubeconfigPath) await writeFile(opts.kubeconfigPath, kubeconfig, { mode: 0o600 });
+  if (opts.kubeconfigPath) {
+    // writeFile's mode applies to a new file only: an existing 0644 file would keep it, with the
+    // admin's key inside.
+    await writeFile(opts.kubeconfigPath, kubeconfig, { mode: 0o600 });
+    await chmod(opts.kubeconfigPath, 0o600);
+  }
 
   let stopped: Promise<void> | undefined;
   return {

@@ -90,6 +90,38 @@ export class Api {
     return { status: res.status, headers: res.headers, text, body: parsed };
   }
 
+  /**
+   * Sends `path` byte for byte: fetch() and new URL() resolve dot-segments and `%2e`, so paths
+   * an attacker crafts need the dispatcher's own request.
+   */
+  async raw(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<Reply> {
+    const headers: Record<string, string> = {};
+    const own = opts.token !== undefined;
+    const token = own ? opts.token : this.target.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers["content-type"] = opts.contentType ?? "application/json";
+    const dispatcher = own ? (this.target.bareAgent ?? this.target.agent) : this.target.agent;
+    const res = await dispatcher.request({
+      origin: this.target.url,
+      path,
+      method: method as "GET",
+      headers,
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      headersTimeout: 10_000,
+      bodyTimeout: 10_000,
+    });
+    const text = await res.body.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    const h = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") h.set(k, v);
+    return { status: res.statusCode, headers: h, text, body: parsed };
+  }
+
   get(path: string, opts?: CallOptions) {
     return this.call("GET", path, undefined, opts);
   }

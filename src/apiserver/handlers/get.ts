@@ -6,6 +6,7 @@ import { storeKeyOf } from "../registry/index.js";
 import { notFound, type ApiError } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
+import { parseRv, tooLargeRv } from "./list-options.js";
 import { formJson } from "./serialize.js";
 import { tableJson, tableSupported } from "./table.js";
 
@@ -17,6 +18,13 @@ export function mustGet(r: ResourceRequest): StoredObject {
 }
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
+  // resourceVersion asks for a state not older than it: always true here unless it is ahead.
+  const rv = r.query.get("resourceVersion");
+  if (rv && rv !== "0") {
+    const requested = parseRv(rv);
+    const current = r.server.storage.resourceVersion;
+    if (requested > current) throw tooLargeRv(requested, current);
+  }
   const form = negotiate(r.req.headers.accept, tableSupported());
   const stored = await inRequestVersion(r, mustGet(r));
   if (form === "Table") {

@@ -14,6 +14,9 @@ function listOptionsInvalid(causes: StatusCause[]): ApiError {
 
 /** Validates the list/watch options kube-apiserver checks before serving. */
 export function validateListOptions(query: URLSearchParams, watch: boolean): void {
+  // Decoding the query into ListOptions comes first, and fails on the first bad integer.
+  int64Param(query, "timeoutSeconds");
+  int64Param(query, "limit");
   const causes: StatusCause[] = [];
   const match = query.get("resourceVersionMatch") ?? "";
   const rv = query.get("resourceVersion") ?? "";
@@ -72,10 +75,48 @@ export function isTrue(v: string | null): boolean {
   return v === "true" || v === "1";
 }
 
-/** Parses a resourceVersion parameter: a non-negative integer, or 400 as kube answers. */
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/**
+ * Go's strconv.ParseInt(s, 10, 64) as kube's query decoding applies it to timeoutSeconds and
+ * limit: a 400 with strconv's words for what it refuses.
+ */
+export function parseInt64(value: string): number {
+  const fail = (why: string) =>
+    new ApiError(400, "BadRequest", `strconv.ParseInt: parsing ${goQuote(value)}: ${why}`);
+  if (!/^[+-]?\d+$/.test(value)) throw fail("invalid syntax");
+  const n = BigInt(value);
+  if (n > INT64_MAX || n < -INT64_MAX - 1n) throw fail("value out of range");
+  return Number(n);
+}
+
+/** An int64 query parameter, or undefined when absent. */
+export function int64Param(query: URLSearchParams, name: string): number | undefined {
+  const v = query.get(name);
+  return v === null ? undefined : parseInt64(v);
+}
+
+/**
+ * Parses a resourceVersion parameter as kube's storage does (strconv.ParseUint): what it refuses
+ * is a 500 without reason.
+ */
 export function parseRv(value: string): number {
-  if (!/^\d+$/.test(value)) throw new ApiError(400, "BadRequest", `invalid resource version: ${value}`);
-  return Number(value);
+  const fail = (why: string) =>
+    new ApiError(
+      500,
+      "",
+      `resourceVersion: Invalid value: ${goQuote(value)}: strconv.ParseUint: parsing ${goQuote(value)}: ${why}`,
+    );
+  if (!/^\d+$/.test(value)) throw fail("invalid syntax");
+  const n = BigInt(value);
+  if (n > UINT64_MAX) throw fail("value out of range");
+  return Number(n);
+}
+
+/** Go's %q for the strings a query carries. */
+function goQuote(s: string): string {
+  return JSON.stringify(s);
 }
 
 export function tooLargeRv(requested: number, current: number): ApiError {

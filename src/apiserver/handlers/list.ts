@@ -7,7 +7,7 @@ import { expired } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import { decodeContinue, encodeContinue } from "./continue-token.js";
-import { parseRv, tooLargeRv, validateListOptions } from "./list-options.js";
+import { int64Param, parseRv, tooLargeRv, validateListOptions } from "./list-options.js";
 import { buildFilter } from "./selection.js";
 import { formJson, itemJson, type ListMetaOut, listJson } from "./serialize.js";
 import { tableJson, tableSupported } from "./table.js";
@@ -29,8 +29,7 @@ export function selectPage(r: ResourceRequest): ListPage {
   const rvParam = r.query.get("resourceVersion") ?? "";
   const match = r.query.get("resourceVersionMatch") ?? "";
   const token = r.query.get("continue");
-  let limit = Number.parseInt(r.query.get("limit") ?? "0", 10);
-  if (!Number.isFinite(limit) || limit < 0) limit = 0;
+  let limit = Math.max(0, int64Param(r.query, "limit") ?? 0);
   const current = storage.resourceVersion;
 
   let atRv = current;

@@ -7,15 +7,19 @@ import { negotiate } from "../http-io.js";
 import { storeKeyOf } from "../registry/index.js";
 import { failureStatus } from "../status.js";
 import type { ResourceRequest } from "./context.js";
-import { isTrue, parseRv, validateListOptions } from "./list-options.js";
+import { int64Param, isTrue, parseRv, validateListOptions } from "./list-options.js";
 import { buildFilter } from "./selection.js";
 import { includeObjectOf, tableSupported } from "./table.js";
 import { Watcher } from "./watcher.js";
 
+// setTimeout fires at once for a longer delay (with a TimeoutOverflowWarning): ~24.8 days.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Parses `timeoutSeconds`, else a Go duration in `timeout` (`8m1s`), in seconds. */
 function watchTimeout(query: URLSearchParams, fallback: number): number {
-  const ts = query.get("timeoutSeconds");
-  if (ts !== null && /^\d+$/.test(ts)) return Number(ts);
+  // A negative timeout ends the watch at once, as kube's timer does; 0 is no timeout given.
+  const ts = int64Param(query, "timeoutSeconds");
+  if (ts !== undefined && ts !== 0) return ts;
   const d = query.get("timeout");
   if (d) {
     let total = 0;
@@ -77,10 +81,13 @@ export function handleWatch(r: ResourceRequest): void {
   r.res.on("close", () => watcher.close());
   r.res.on("error", () => watcher.close());
   watcher.addTimer(
-    setTimeout(() => {
-      if (bookmarks) watcher.guard(() => watcher.bookmark(storage.resourceVersion));
-      watcher.close();
-    }, timeoutSeconds * 1000),
+    setTimeout(
+      () => {
+        if (bookmarks) watcher.guard(() => watcher.bookmark(storage.resourceVersion));
+        watcher.close();
+      },
+      Math.min(timeoutSeconds * 1000, MAX_TIMER_MS),
+    ),
   );
   if (bookmarks) {
     const every = r.server.limits.bookmarkIntervalMs;

@@ -43,7 +43,7 @@ export class OpenAPIService {
   }
 
   /** Answers a request under `/openapi`; throws an ApiError (404, 405) for what is not served. */
-  handle(req: IncomingMessage, res: ServerResponse, url: URL): void {
+  handle(req: IncomingMessage, res: ServerResponse, url: { pathname: string; query: URLSearchParams }): void {
     const method = req.method ?? "GET";
     if (method !== "GET" && method !== "HEAD") throw methodNotAllowed();
     const generation = this.#registry.generation;
@@ -77,7 +77,7 @@ export class OpenAPIService {
       notAcceptable(res);
       return;
     }
-    const hash = url.searchParams.get("hash");
+    const hash = url.query.get("hash");
     if (hash) {
       if (hash !== doc.hash) {
         const key = group === "" ? `api/${version}` : `apis/${group}/${version}`;

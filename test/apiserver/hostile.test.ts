@@ -1,0 +1,199 @@
+// Requests an attacker with a valid login would craft: paths that try to reach another scope,
+// names that are not path segments, query values Go cannot parse. Each answer is kube-apiserver's
+// (checked against 1.26), and nothing outside the request's scope changes.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Api, configMap, startTarget, type Target } from "./harness.js";
+
+let target: Target;
+let api: Api;
+let ns: string;
+before(async () => {
+  target = await startTarget();
+  api = new Api(target);
+  ns = await api.namespace("hostile");
+  for (const name of ["canary-a", "canary-b"]) {
+    const r = await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap(name, { k: "v" }));
+    assert.equal(r.status, 201, r.text);
+  }
+  const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "canary" }, stringData: { k: "v" } };
+  assert.equal((await api.post(`/api/v1/namespaces/${ns}/secrets`, secret)).status, 201);
+});
+after(async () => {
+  await api.delete(`/api/v1/namespaces/${ns}`);
+  await target.close();
+});
+
+async function canariesIntact(): Promise<void> {
+  const cms = await api.get(`/api/v1/namespaces/${ns}/configmaps`);
+  const names = cms.body.items.map((i: { metadata: { name: string } }) => i.metadata.name);
+  assert.ok(names.includes("canary-a") && names.includes("canary-b"), `configmaps left: ${names}`);
+  assert.equal((await api.get(`/api/v1/namespaces/${ns}/secrets/canary`)).status, 200);
+}
+
+function assertStatus(
+  r: { status: number; body: { kind?: string; message?: string; reason?: string } },
+  code: number,
+  message: string,
+  reason?: string,
+) {
+  assert.equal(r.status, code, JSON.stringify(r.body));
+  assert.equal(r.body?.kind, "Status");
+  assert.equal(r.body.message, message);
+  assert.equal(r.body.reason, reason);
+}
+
+test("a namespace of dots is never another scope: a DELETE of its collection is refused as etcd refuses the key", async () => {
+  for (const path of ["/api/v1/namespaces/%2e%2e/secrets", "/api/v1/namespaces/../secrets"]) {
+    assertStatus(await api.raw("DELETE", path), 500, 'invalid key: "/secrets/.."');
+  }
+  assertStatus(
+    await api.raw("GET", "/api/v1/namespaces/%2E/configmaps"),
+    500,
+    'invalid key: "/configmaps/."',
+  );
+  assertStatus(
+    await api.raw("GET", "/api/v1/namespaces/../services"),
+    500,
+    'invalid key: "/services/specs/.."',
+  );
+  assertStatus(
+    await api.raw("PUT", "/api/v1/namespaces/../configmaps/x", configMap("x")),
+    500,
+    'invalid key: "/configmaps/../x"',
+  );
+  assertStatus(await api.raw("DELETE", "/api/v1/namespaces/./pods/x"), 500, 'invalid key: "/pods/./x"');
+  const create = await api.raw("POST", "/api/v1/namespaces/%2e%2e/configmaps", configMap("x"));
+  assertStatus(
+    create,
+    500,
+    `Internal error occurred: invalid resource name "..": [may not be '..']`,
+    "InternalError",
+  );
+  await canariesIntact();
+});
+
+test("dot-segments inside a path are not resolved: the path names no resource", async () => {
+  for (const method of ["DELETE", "GET"]) {
+    const r = await api.raw(method, `/api/v1/namespaces/${ns}/secrets/x/../../configmaps`);
+    assertStatus(r, 404, "the server could not find the requested resource", "NotFound");
+  }
+  assertStatus(
+    await api.raw("GET", `/api/v1/namespaces/${ns}/./configmaps`),
+    404,
+    "the server could not find the requested resource",
+    "NotFound",
+  );
+  assertStatus(
+    await api.raw("GET", "/api//v1"),
+    404,
+    "the server could not find the requested resource",
+    "NotFound",
+  );
+  await canariesIntact();
+});
+
+test("a name that is not a path segment is a 400 for every verb", async () => {
+  for (const [method, name, why] of [
+    ["GET", "%2e%2e", "may not be '..'"],
+    ["GET", ".", "may not be '.'"],
+    ["DELETE", "..", "may not be '..'"],
+    ["PATCH", "..", "may not be '..'"],
+    ["GET", "a%25b", "may not contain '%'"],
+  ]) {
+    const body = method === "PATCH" ? {} : undefined;
+    const r = await api.raw(method, `/api/v1/namespaces/${ns}/configmaps/${name}`, body, {
+      contentType: "application/merge-patch+json",
+    });
+    const decoded = decodeURIComponent(name);
+    assertStatus(r, 400, `Name parameter invalid: ${JSON.stringify(decoded)}: ${why}`, "BadRequest");
+  }
+  assertStatus(
+    await api.raw("GET", "/api/v1/namespaces/.."),
+    400,
+    `Name parameter invalid: "..": may not be '..'`,
+    "BadRequest",
+  );
+  assertStatus(
+    await api.raw("GET", `/api/v1/namespaces/${ns}/pods/%2e%2e/status`),
+    400,
+    `Name parameter invalid: "..": may not be '..'`,
+    "BadRequest",
+  );
+  await canariesIntact();
+});
+
+test("a watch in a namespace of dots sees nothing of other namespaces", async () => {
+  // raw() reads the whole stream, which the server ends after timeoutSeconds.
+  const watch = api.raw("GET", "/api/v1/watch/namespaces/../configmaps?timeoutSeconds=2");
+  assert.equal((await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("seen-by-none"))).status, 201);
+  const r = await watch;
+  assert.equal(r.status, 200);
+  assert.equal(r.text, "");
+});
+
+test("an invalid escape in the path is refused before any handler, as Go's server does", async () => {
+  for (const path of ["/api/v1/namespaces/%zz", "/api/v1/namespaces/default/configmaps/%"]) {
+    const r = await api.raw("GET", path);
+    assert.equal(r.status, 400);
+    assert.equal(r.text, "400 Bad Request");
+  }
+});
+
+test("?watch on a named path answers the object, not a watch", async () => {
+  const r = await api.raw("GET", `/api/v1/namespaces/${ns}/configmaps/absent?watch=true`);
+  assertStatus(r, 404, 'configmaps "absent" not found', "NotFound");
+  assert.equal(
+    (await api.raw("GET", `/api/v1/namespaces/${ns}/configmaps/canary-a?watch=1`)).body.kind,
+    "ConfigMap",
+  );
+});
+
+test("health paths never lead anonymous callers elsewhere", async () => {
+  for (const path of ["/healthz/../api/v1/secrets", "/readyz/%2e%2e/api/v1/secrets"]) {
+    const r = await api.raw("GET", path, undefined, { token: null });
+    assert.notEqual(r.status, 200, `${path}: ${r.text.slice(0, 200)}`);
+    assert.ok(!r.text.includes("SecretList"), r.text.slice(0, 200));
+  }
+});
+
+test("an unparsable timeoutSeconds or limit is a 400 with strconv's words", async () => {
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  for (const [query, message] of [
+    ["watch=1&timeoutSeconds=x", 'strconv.ParseInt: parsing "x": invalid syntax'],
+    ["watch=1&timeoutSeconds=1e400", 'strconv.ParseInt: parsing "1e400": invalid syntax'],
+    [
+      "watch=1&timeoutSeconds=99999999999999999999",
+      'strconv.ParseInt: parsing "99999999999999999999": value out of range',
+    ],
+    ["timeoutSeconds=", 'strconv.ParseInt: parsing "": invalid syntax'],
+    ["limit=x", 'strconv.ParseInt: parsing "x": invalid syntax'],
+  ]) {
+    assertStatus(await api.raw("GET", `${base}?${query}`), 400, message, "BadRequest");
+  }
+  // A negative timeout ends the watch at once.
+  const started = Date.now();
+  const r = await api.raw("GET", `${base}?watch=1&timeoutSeconds=-1`);
+  assert.equal(r.status, 200);
+  assert.ok(Date.now() - started < 5_000);
+});
+
+test("an unparsable resourceVersion is a 500 without reason, as kube's storage answers it", async () => {
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  for (const path of [
+    `${base}?resourceVersion=x`,
+    `${base}?watch=1&resourceVersion=x`,
+    `${base}/canary-a?resourceVersion=x`,
+  ]) {
+    assertStatus(
+      await api.raw("GET", path),
+      500,
+      'resourceVersion: Invalid value: "x": strconv.ParseUint: parsing "x": invalid syntax',
+    );
+  }
+  assertStatus(
+    await api.raw("GET", `${base}?resourceVersion=99999999999999999999`),
+    500,
+    'resourceVersion: Invalid value: "99999999999999999999": strconv.ParseUint: parsing "99999999999999999999": value out of range',
+  );
+});
