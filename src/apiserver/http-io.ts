@@ -1,6 +1,6 @@
 // Reading request bodies and writing responses: size limits, media types, Accept negotiation.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parse as parseYaml } from "yaml";
+import { parseJsonBounded, parseYamlBounded } from "./nesting.js";
 import { ApiError, badRequest, notAcceptable, tooLarge } from "./status.js";
 
 /**
@@ -127,23 +127,31 @@ export function sendText(res: ServerResponse, code: number, body: string): void 
 /** Parses a JSON or YAML body (bytes, or text already decoded), with kube's 400 wording for what cannot be decoded. */
 export function decodeBody(body: Buffer | string, contentType: string, kind: string): unknown {
   const text = typeof body === "string" ? body : body.toString("utf8");
+  const unrecognized = (why: string) =>
+    badRequest(
+      `the object provided is unrecognized (must be of type ${kind}): ${why} (${summarizeData(text)})`,
+    );
   if (contentType === "application/yaml") {
     try {
-      return parseYaml(text);
+      return parseYamlBounded(text);
     } catch (e) {
-      throw badRequest(
-        `the object provided is unrecognized (must be of type ${kind}): ${(e as Error).message}`,
-      );
+      throw unrecognized((e as Error).message);
     }
   }
   try {
-    return JSON.parse(text);
+    return parseJsonBounded(text);
   } catch (e) {
-    const preview = text.length > 80 ? `${text.slice(0, 80)}...` : text;
-    throw badRequest(
-      `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${(e as Error).message} (${preview})`,
-    );
+    throw unrecognized(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
   }
+}
+
+/** apiserver's summarizeData: the first 30 bytes, as text for a JSON object, else in hex. */
+function summarizeData(text: string): string {
+  const data = Buffer.from(text.slice(0, 60), "utf8");
+  if (data.length === 0) return "<empty>";
+  const more = data.length > 30 || text.length > 60 ? " ..." : "";
+  const head = data.subarray(0, 30);
+  return (data[0] === 0x7b ? head.toString("utf8") : head.toString("hex")) + more;
 }
 
 export function isApiError(e: unknown): e is ApiError {

@@ -126,7 +126,10 @@ test("a name that is not a path segment is a 400 for every verb", async () => {
 test("a watch in a namespace of dots sees nothing of other namespaces", async () => {
   // raw() reads the whole stream, which the server ends after timeoutSeconds.
   const watch = api.raw("GET", "/api/v1/watch/namespaces/../configmaps?timeoutSeconds=2");
-  assert.equal((await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("seen-by-none"))).status, 201);
+  assert.equal(
+    (await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("seen-by-none"))).status,
+    201,
+  );
   const r = await watch;
   assert.equal(r.status, 200);
   assert.equal(r.text, "");

@@ -2,10 +2,10 @@
 // patch handler does (fieldManager, force, the configuration's type and name), merges the
 // configuration into the live object (or an empty one: apply creates), tracks ownership, and
 // commits through the shared write path.
-import { parse as parseYaml } from "yaml";
 import { createWithAdmission, updateWithAdmission } from "../admission/index.js";
 import { inRequestVersion } from "../conversion/index.js";
 import { readBody, sendJson } from "../http-io.js";
+import { DepthExceededError, parseYamlBounded } from "../nesting.js";
 import type { ResourceRequest } from "../handlers/context.js";
 import { refOf } from "../handlers/context.js";
 import {
@@ -72,8 +72,11 @@ function parseForce(r: ResourceRequest): boolean {
 function parseConfiguration(text: string): Obj {
   let value: unknown;
   try {
-    value = parseYaml(text, { uniqueKeys: false });
+    value = parseYamlBounded(text, { uniqueKeys: false });
   } catch (e) {
+    if (e instanceof DepthExceededError) {
+      throw badRequest(`error decoding YAML: error converting YAML to JSON: ${e.message}`);
+    }
     throw badRequest(`error decoding YAML: ${(e as Error).message}`);
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {

@@ -15,6 +15,7 @@ import { refOf, type ResourceRequest } from "./context.js";
 import { handleApply } from "../apply/index.js";
 import { updateWithAdmission } from "../admission/index.js";
 import { inRequestVersion } from "../conversion/index.js";
+import { DepthExceededError, parseJsonBounded } from "../nesting.js";
 import { checkFields, checkTypeMeta, warningHeaders } from "./write.js";
 
 const JSON_PATCH = "application/json-patch+json";
@@ -22,10 +23,12 @@ const MERGE_PATCH = "application/merge-patch+json";
 const STRATEGIC = "application/strategic-merge-patch+json";
 const APPLY = "application/apply-patch+yaml";
 
-function parsePatch(text: string): unknown {
+function parsePatch(text: string, ct: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJsonBounded(text);
   } catch (e) {
+    // kube decodes a strategic patch's depth error without its "error decoding patch" prefix.
+    if (e instanceof DepthExceededError && ct === STRATEGIC) throw badRequest(e.message);
     throw badRequest(`error decoding patch: ${(e as Error).message}`);
   }
 }
@@ -50,7 +53,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     );
   }
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
-  const patch = parsePatch(body.toString("utf8"));
+  const patch = parsePatch(body.toString("utf8"), ct);
   const ref = refOf(r.def);
   const found = r.server.storage.get(storeKeyOf(r.def), objectKey(r.namespace, r.name));
   if (!found) throw notFound(ref, r.name);

@@ -1,8 +1,8 @@
 // The /scale subresource: an autoscaling/v1 Scale view of a replicas field.
-import { parse as parseYaml } from "yaml";
 import { applyJsonPatch, applyMergePatch, PatchError } from "../../patch/index.js";
 import { labelSelectorFromObject } from "../../api/index.js";
 import { mediaType, readBody, sendJson } from "../http-io.js";
+import { parseJsonBounded, parseYamlBounded } from "../nesting.js";
 import { ApiError, badRequest, conflict, staleObjectMessage, unsupportedMediaType } from "../status.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
@@ -70,11 +70,11 @@ export async function handleScale(r: ResourceRequest, method: string): Promise<v
       if (ct !== "" && ct !== "application/json" && ct !== "application/yaml") {
         throw unsupportedMediaType(["application/json", "application/yaml"]);
       }
-      scale = (ct === "application/yaml" ? parseYaml(body) : JSON.parse(body)) as Obj;
+      scale = (ct === "application/yaml" ? parseYamlBounded(body) : parseJsonBounded(body)) as Obj;
     } else if (ct === "application/json-patch+json")
-      scale = applyJsonPatch(scaleOf(r, current), JSON.parse(body));
+      scale = applyJsonPatch(scaleOf(r, current), parseJsonBounded(body));
     else if (ct === "application/merge-patch+json" || ct === "application/strategic-merge-patch+json") {
-      scale = applyMergePatch(scaleOf(r, current), JSON.parse(body)) as Obj;
+      scale = applyMergePatch(scaleOf(r, current), parseJsonBounded(body)) as Obj;
     } else throw unsupportedMediaType(["application/json-patch+json", "application/merge-patch+json"]);
   } catch (e) {
     if (e instanceof ApiError) throw e;
