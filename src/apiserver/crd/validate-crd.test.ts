@@ -86,11 +86,11 @@ test("structural schema rules: types, items, additionalProperties with propertie
     } as object,
   };
   assert.deepEqual(fields(validateCRD(crd)), [
-    "spec.versions[0].schema.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified",
-    "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[list].items: Required value: must be specified",
-    "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[m].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive",
-    "spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields",
-    "spec.versions[0].schema.openAPIV3Schema.properties[u].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+    "spec.validation.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified",
+    "spec.validation.openAPIV3Schema.properties[spec].properties[list].items: Required value: must be specified",
+    "spec.validation.openAPIV3Schema.properties[spec].properties[m].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive",
+    "spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields",
+    "spec.validation.openAPIV3Schema.properties[u].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
   ]);
 });
 
@@ -122,7 +122,7 @@ test("defaults must be valid for their schema", () => {
   };
   crd.spec.versions[0].schema = { openAPIV3Schema: schema as object };
   assert.deepEqual(fields(validateCRD(crd)), [
-    "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].default: Invalid value: 0: in body should be greater than or equal to 1",
+    "spec.validation.openAPIV3Schema.properties[spec].properties[size].default: Invalid value: 0: in body should be greater than or equal to 1",
   ]);
 });
 
@@ -133,10 +133,10 @@ test("scale paths and printer columns", () => {
   };
   crd.spec.versions[0].additionalPrinterColumns = [{ name: "", type: "text", jsonPath: ".spec.color" }];
   assert.deepEqual(fields(validateCRD(crd)), [
-    'spec.versions[0].subresources.scale.specReplicasPath: Invalid value: "spec.replicas": must be a simple json path starting with .',
-    'spec.versions[0].subresources.scale.statusReplicasPath: Invalid value: ".spec.x": should be a json path under .status',
-    "spec.versions[0].additionalPrinterColumns[0].name: Required value",
-    'spec.versions[0].additionalPrinterColumns[0].type: Invalid value: "text": must be one of boolean,date,integer,number,string',
+    'spec.subresources.scale.specReplicasPath: Invalid value: "spec.replicas": must be a simple json path starting with .',
+    'spec.subresources.scale.statusReplicasPath: Invalid value: ".spec.x": should be a json path under .status',
+    "spec.additionalPrinterColumns[0].name: Required value",
+    'spec.additionalPrinterColumns[0].type: Invalid value: "text": must be one of boolean,date,integer,number,string',
   ]);
 });
 

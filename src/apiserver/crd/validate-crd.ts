@@ -1,5 +1,6 @@
 // Validation of a CustomResourceDefinition on create and update, as apiextensions-apiserver
 // does it: names, group, scope, versions, schemas, subresources and printer columns.
+import { isDeepStrictEqual } from "node:util";
 import type {
   CustomResourceColumnDefinition,
   CustomResourceDefinition,
@@ -68,6 +69,7 @@ function validateSpec(spec: CustomResourceDefinition["spec"], errs: FieldError[]
     });
   }
   const versions = spec.versions ?? [];
+  const shared = sharedParts(versions);
   const seen = new Set<string>();
   let unique = true;
   versions.forEach((v, i) => {
@@ -82,7 +84,7 @@ function validateSpec(spec: CustomResourceDefinition["spec"], errs: FieldError[]
         detail: msgs.join(","),
       });
     }
-    validateVersion(v, `spec.versions[${i}]`, spec.preserveUnknownFields === true, errs);
+    validateVersion(v, i, shared, spec.preserveUnknownFields === true, errs);
   });
   if (!unique) {
     errs.push({
@@ -156,33 +158,60 @@ function validateNames(names: CustomResourceDefinitionNames, path: string, errs:
   });
 }
 
+/**
+ * Which of a CRD's per-version parts every version has alike. kube converts v1 CRDs to its
+ * internal form by hoisting those to spec.validation, spec.subresources and
+ * spec.additionalPrinterColumns, validates them there once, and reports errors at those paths.
+ */
+interface SharedParts {
+  schema: boolean;
+  subresources: boolean;
+  columns: boolean;
+}
+
+function sharedParts(versions: CustomResourceDefinitionVersion[]): SharedParts {
+  const alike = (part: (v: CustomResourceDefinitionVersion) => unknown) =>
+    versions.length > 0 && versions.every((v) => isDeepStrictEqual(part(v), part(versions[0])));
+  return {
+    schema: alike((v) => v.schema),
+    subresources: alike((v) => v.subresources),
+    columns: alike((v) => v.additionalPrinterColumns),
+  };
+}
+
 function validateVersion(
   v: CustomResourceDefinitionVersion,
-  path: string,
+  index: number,
+  shared: SharedParts,
   preserveUnknownFields: boolean,
   errs: FieldError[],
 ): void {
+  const path = `spec.versions[${index}]`;
   const schema = v.schema?.openAPIV3Schema as Schema | undefined;
-  const schemaPath = `${path}.schema.openAPIV3Schema`;
   if (schema === undefined) {
-    if (!preserveUnknownFields)
-      errs.push({ type: "FieldValueRequired", field: schemaPath, detail: "schemas are required" });
-  } else {
+    if (!preserveUnknownFields) {
+      const field = `${path}.schema.openAPIV3Schema`;
+      errs.push({ type: "FieldValueRequired", field, detail: "schemas are required" });
+    }
+  } else if (!shared.schema || index === 0) {
+    const schemaPath = shared.schema ? "spec.validation.openAPIV3Schema" : `${path}.schema.openAPIV3Schema`;
     const structural = structuralErrors(schema, schemaPath);
     errs.push(...structural);
     if (structural.length === 0) errs.push(...defaultErrors(schema, schemaPath));
   }
   const scale = v.subresources?.scale;
-  if (scale !== undefined) {
-    const sp = `${path}.subresources.scale`;
+  if (scale !== undefined && (!shared.subresources || index === 0)) {
+    const sp = shared.subresources ? "spec.subresources.scale" : `${path}.subresources.scale`;
     simplePath(scale.specReplicasPath, `${sp}.specReplicasPath`, ".spec.", errs);
     simplePath(scale.statusReplicasPath, `${sp}.statusReplicasPath`, ".status.", errs);
     if (scale.labelSelectorPath) {
       simplePath(scale.labelSelectorPath, `${sp}.labelSelectorPath`, [".spec.", ".status."], errs);
     }
   }
+  if (shared.columns && index > 0) return;
+  const columnsPath = shared.columns ? "spec.additionalPrinterColumns" : `${path}.additionalPrinterColumns`;
   (v.additionalPrinterColumns ?? []).forEach((c, i) => {
-    validateColumn(c, `${path}.additionalPrinterColumns[${i}]`, errs);
+    validateColumn(c, `${columnsPath}[${i}]`, errs);
   });
 }
 

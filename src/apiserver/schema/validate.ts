@@ -5,6 +5,7 @@ import type { ResourceDefinition } from "../registry/resource.js";
 import type { FieldError } from "./field-error.js";
 import { toStatusCause } from "./field-error.js";
 import { checkFormat } from "./formats.js";
+import { compilePattern } from "./patterns.js";
 import type { Schema } from "./schema-types.js";
 import { isObject, SchemaResolver, schemaOf } from "./schema-types.js";
 
@@ -138,7 +139,7 @@ class Validator {
     if (schema.minLength !== undefined && length < schema.minLength) {
       this.#invalid(path, value, `${inBody(path)} should be at least ${schema.minLength} chars long`);
     }
-    if (schema.pattern !== undefined && !safeRegExp(schema.pattern)?.test(value)) {
+    if (schema.pattern !== undefined && !compilePattern(schema.pattern)?.test(value)) {
       this.#invalid(path, value, `${inBody(path)} should match '${schema.pattern}'`);
     }
     if (schema.format !== undefined && !checkFormat(schema.format, value)) {
@@ -277,16 +278,4 @@ function canonical(value: unknown): string {
       .join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
-}
-
-function safeRegExp(pattern: string): RegExp | undefined {
-  try {
-    return new RegExp(pattern, "u");
-  } catch {
-    try {
-      return new RegExp(pattern);
-    } catch {
-      return undefined;
-    }
-  }
 }
