@@ -15,6 +15,7 @@ import { handleWatch } from "./handlers/watch.js";
 import { isTrue } from "./handlers/list-options.js";
 import { sendError, sendJson } from "./http-io.js";
 import type { ResourceDefinition } from "./registry/index.js";
+import { StorageLimitError } from "./storage/index.js";
 import { checkPathName, checkStorageKey, pathSegmentNameErrors, type RequestTarget } from "./request-path.js";
 import { ApiError, internalError, methodNotAllowed, resourceNotFound } from "./status.js";
 
@@ -38,6 +39,7 @@ export async function route(
     await dispatch(env, req, res, user, target);
   } catch (e) {
     if (e instanceof ApiError) sendError(res, e);
+    else if (e instanceof StorageLimitError) sendError(res, new ApiError(500, "", e.message));
     else {
       env.onError(e);
       sendError(res, internalError((e as Error)?.message ?? String(e)));

@@ -51,6 +51,12 @@ export interface ApiServerOptions {
   garbageCollection?: boolean;
   /** Changes kept for watch replay and paged lists. Default: 20000. */
   historySize?: number;
+  /**
+   * Bytes (of JSON) all objects may take together, as etcd's quota: a write past it fails with
+   * "etcdserver: mvcc: database space exceeded". Objects are limited as etcd limits them (1.5 MiB).
+   * Default: 256 MiB.
+   */
+  storageQuotaBytes?: number;
   /** Default: 3 MiB (3145728 bytes), as kube-apiserver. */
   maxBodyBytes?: number;
   /** Unsent bytes after which a watcher is cut off: when they stay above this for a second, or
@@ -119,7 +125,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   ]);
 
   const fresh = opts.storage === undefined;
-  const storage = opts.storage ?? new Storage({ historySize: opts.historySize });
+  const storage =
+    opts.storage ?? new Storage({ historySize: opts.historySize, quotaBytes: opts.storageQuotaBytes });
   const stopping = new AbortController();
   const registry = new Registry(builtinResources());
   let context: ServerContext | undefined;

@@ -2,6 +2,7 @@
 import { validateCRD } from "../crd/index.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import type { KindBehaviour } from "./behaviour.js";
+import { configMapBehaviour } from "./config-data.js";
 import { crdBehaviour } from "./crd.js";
 import { canonicalizeQuantities } from "./quantities.js";
 import { namespaceBehaviour } from "./namespace.js";
@@ -30,6 +31,7 @@ const byKind: Record<string, KindBehaviour> = {
   "/Pod": podBehaviour,
   "/Service": serviceBehaviour,
   "/Secret": secretBehaviour,
+  "/ConfigMap": configMapBehaviour,
   "apps/Deployment": deploymentBehaviour,
   "apps/ReplicaSet": replicaSetBehaviour,
   "apps/StatefulSet": statefulSetBehaviour,

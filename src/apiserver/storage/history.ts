@@ -1,18 +1,22 @@
 // A bounded, global log of changes: watches replay from it and lists at an older resourceVersion
 // are rebuilt from it. When it is full the oldest entries fall off, and versions before them
-// become "too old" (410 Expired), as after an etcd compaction.
+// become "too old" (410 Expired), as after an etcd compaction. It is bounded in bytes too, so
+// rewriting a large object over and over cannot fill the memory with its old versions.
 import type { StoredEvent } from "./types.js";
 
 export class History {
   readonly #capacity: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
   readonly #ring: (StoredEvent | undefined)[];
   #start = 0;
   #size = 0;
   /** The resourceVersion of the newest event that fell off (0 while nothing has). */
   #compactedThrough = 0;
 
-  constructor(capacity: number, compactedThrough = 0) {
+  constructor(capacity: number, compactedThrough = 0, maxBytes = Number.POSITIVE_INFINITY) {
     this.#capacity = Math.max(1, capacity);
+    this.#maxBytes = maxBytes;
     this.#ring = new Array(this.#capacity);
     this.#compactedThrough = compactedThrough;
   }
@@ -26,16 +30,30 @@ export class History {
     return rv >= this.#compactedThrough;
   }
 
+  /** Bytes of the objects the kept events hold (their JSON). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   push(ev: StoredEvent): void {
-    if (this.#size === this.#capacity) {
-      const dropped = this.#ring[this.#start];
-      if (dropped) this.#compactedThrough = dropped.rv;
-      this.#ring[this.#start] = ev;
-      this.#start = (this.#start + 1) % this.#capacity;
-      return;
+    const size = ev.object.json.length;
+    while (this.#size > 0 && (this.#size === this.#capacity || this.#bytes + size > this.#maxBytes)) {
+      this.#dropOldest();
     }
     this.#ring[(this.#start + this.#size) % this.#capacity] = ev;
     this.#size++;
+    this.#bytes += size;
+  }
+
+  #dropOldest(): void {
+    const dropped = this.#ring[this.#start];
+    if (dropped) {
+      this.#compactedThrough = dropped.rv;
+      this.#bytes -= dropped.object.json.length;
+    }
+    this.#ring[this.#start] = undefined;
+    this.#start = (this.#start + 1) % this.#capacity;
+    this.#size--;
   }
 
   /** Events of one store with a version above `rv`, oldest first. */

@@ -3,13 +3,33 @@
 // Everything here is synchronous: a handler that reads, checks and writes without awaiting in
 // between cannot race another request.
 import { History } from "./history.js";
-import type { EventType, Obj, StoredEvent, StoredObject, WatchSink } from "./types.js";
+import {
+  type EventType,
+  type Obj,
+  StorageLimitError,
+  type StoredEvent,
+  type StoredObject,
+  type WatchSink,
+} from "./types.js";
 
 export interface StorageOptions {
   /** How many changes (across all resources) are kept for watch replay and paged lists.
    * Default: 20000. */
   historySize?: number;
+  /**
+   * Bytes (of JSON) the current objects may take together: past it a write that grows them fails
+   * as etcd's quota does ("etcdserver: mvcc: database space exceeded"). etcd's default is 2 GiB
+   * on disk; this server keeps everything in the process's heap. Default: 256 MiB.
+   */
+  quotaBytes?: number;
+  /** Bytes the history of changes may hold (old versions of objects). Default: 128 MiB. */
+  historyBytes?: number;
 }
+
+/** etcd's --max-request-bytes default: a larger object is "etcdserver: request is too large". */
+export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
+/** kube-apiserver's gRPC client to etcd sends messages of at most 2 MiB. */
+const MAX_GRPC_MESSAGE_BYTES = 2 * 1024 * 1024;
 
 interface ResourceStore {
   readonly objects: Map<string, StoredObject>;
@@ -32,10 +52,19 @@ export class Storage {
   #rv: number;
   readonly #stores = new Map<string, ResourceStore>();
   readonly #history: History;
+  readonly #quotaBytes: number;
+  /** Bytes of the current objects' JSON. */
+  #bytes = 0;
 
   constructor(opts: StorageOptions = {}) {
-    this.#history = new History(opts.historySize ?? 20_000);
+    this.#history = new History(opts.historySize ?? 20_000, 0, opts.historyBytes ?? 128 * 1024 * 1024);
+    this.#quotaBytes = opts.quotaBytes ?? 256 * 1024 * 1024;
     this.#rv = 1;
+  }
+
+  /** Bytes the current objects take (their JSON), as counted against `quotaBytes`. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /** The newest resourceVersion handed out. */
@@ -96,10 +125,13 @@ export class Storage {
     const name = meta.name as string;
     const key = objectKey(namespace, name);
     const prev = s.objects.get(key);
+    meta.resourceVersion = String(this.#rv + 1);
+    const json = JSON.stringify(obj);
+    this.#checkLimits(store, key, json, prev);
     const rv = ++this.#rv;
-    meta.resourceVersion = String(rv);
-    const stored = freezeStored(obj, rv, key, namespace, name);
+    const stored = freezeStored(obj, rv, key, namespace, name, json);
     s.objects.set(key, stored);
+    this.#bytes += json.length - (prev?.json.length ?? 0);
     if (!prev) s.sortedKeys = undefined;
     this.#emit(s, store, prev ? "MODIFIED" : "ADDED", stored, prev);
     return stored;
@@ -112,6 +144,7 @@ export class Storage {
     if (!s || !prev) return undefined;
     s.objects.delete(key);
     s.sortedKeys = undefined;
+    this.#bytes -= prev.json.length;
     const rv = ++this.#rv;
     const last = JSON.parse(prev.json) as Obj;
     (last.metadata as Obj).resourceVersion = String(rv);
@@ -122,7 +155,26 @@ export class Storage {
 
   /** Drops a whole store without events (its resource is gone, as when a CRD is deleted). */
   dropStore(store: string): void {
+    for (const o of this.#stores.get(store)?.objects.values() ?? []) this.#bytes -= o.json.length;
     this.#stores.delete(store);
+  }
+
+  /** What etcd (and the gRPC client before it) would refuse, with their words. */
+  #checkLimits(store: string, key: string, json: string, prev: StoredObject | undefined): void {
+    // JSON of ASCII text is one byte a character; count exactly only when it may matter.
+    const size = json.length > MAX_OBJECT_BYTES / 4 ? Buffer.byteLength(json) : json.length;
+    // etcd's request: the key (/registry/<group>/<resource>/<namespace>/<name>) and the value.
+    const request = size + `/registry/${store}/${key}`.length;
+    if (request > MAX_GRPC_MESSAGE_BYTES) {
+      throw new StorageLimitError(
+        `rpc error: code = ResourceExhausted desc = trying to send message larger than max (${request + 24} vs. ${MAX_GRPC_MESSAGE_BYTES})`,
+      );
+    }
+    if (request > MAX_OBJECT_BYTES) throw new StorageLimitError("etcdserver: request is too large");
+    const growth = json.length - (prev?.json.length ?? 0);
+    if (growth > 0 && this.#bytes + growth > this.#quotaBytes) {
+      throw new StorageLimitError("etcdserver: mvcc: database space exceeded");
+    }
   }
 
   #emit(s: ResourceStore, store: string, type: EventType, object: StoredObject, prev?: StoredObject): void {
@@ -163,8 +215,14 @@ export class Storage {
   }
 }
 
-function freezeStored(obj: Obj, rv: number, key: string, namespace: string, name: string): StoredObject {
-  const json = JSON.stringify(obj);
+function freezeStored(
+  obj: Obj,
+  rv: number,
+  key: string,
+  namespace: string,
+  name: string,
+  json = JSON.stringify(obj),
+): StoredObject {
   deepFreeze(obj);
   return Object.freeze({ obj, json, rv, key, namespace, name });
 }

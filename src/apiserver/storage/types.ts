@@ -34,3 +34,14 @@ export interface StoredEvent {
 export interface WatchSink {
   deliver(ev: StoredEvent): void;
 }
+
+/**
+ * A write etcd would refuse: an object past its request limit, or a database past its quota.
+ * The message is etcd's (or gRPC's), as kube-apiserver passes it on in a 500 without reason.
+ */
+export class StorageLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StorageLimitError";
+  }
+}
