@@ -40,7 +40,11 @@ export async function route(
   } catch (e) {
     if (e instanceof ApiError) sendError(res, e);
     else if (e instanceof StorageLimitError) sendError(res, new ApiError(500, "", e.message));
-    else {
+    else if (clientGone(req, res, e)) {
+      // The client went away (mid-body, or while the answer was written): nothing to answer,
+      // and no bug of the server's.
+      res.destroy();
+    } else {
       env.onError(e);
       sendError(res, internalError((e as Error)?.message ?? String(e)));
     }
@@ -191,6 +195,19 @@ async function dispatch(
     default:
       throw methodNotAllowed();
   }
+}
+
+const DISCONNECT_CODES = new Set([
+  "ERR_STREAM_PREMATURE_CLOSE",
+  "ECONNRESET",
+  "EPIPE",
+  "ERR_STREAM_DESTROYED",
+]);
+
+function clientGone(req: IncomingMessage, res: ServerResponse, e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && DISCONNECT_CODES.has(code)) return true;
+  return req.destroyed && (res.destroyed || !res.writable);
 }
 
 /**

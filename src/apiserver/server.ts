@@ -1,6 +1,7 @@
 // The embedded API server: HTTPS on loopback with a generated CA, authentication, and the router.
 // start resolves once listening; stop() ends watches and destroys every connection.
 import { randomBytes } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { chmod, writeFile } from "node:fs/promises";
 import { createServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
@@ -128,6 +129,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const storage =
     opts.storage ?? new Storage({ historySize: opts.historySize, quotaBytes: opts.storageQuotaBytes });
   const stopping = new AbortController();
+  // Every open watch listens for the server's stop: any number is expected, not a leak.
+  setMaxListeners(0, stopping.signal);
   const registry = new Registry(builtinResources());
   let context: ServerContext | undefined;
   let objectMeta: Schema | undefined;
