@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -140,6 +140,19 @@ test("USE_EXISTING_CLUSTER uses the current kubeconfig's cluster", async () => {
     assert.equal(ns.metadata?.name, "kube-system");
     await client.close();
     await env.stop();
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a kubeconfig written over an existing readable file is made private: it holds the admin's key", async () => {
+  const dir = tempDir();
+  const kubeconfigPath = join(dir, "config");
+  writeFileSync(kubeconfigPath, "old", { mode: 0o644 });
+  const server = await startApiServer({ kubeconfigPath });
+  try {
+    assert.equal(statSync(kubeconfigPath).mode & 0o777, 0o600);
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });

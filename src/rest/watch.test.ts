@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { WatchDecodeError } from "./errors.js";
-import { decodeWatchBatches, decodeWatchStream, type WatchEvent } from "./watch.js";
+import { decodeWatchBatches, decodeWatchStream, MAX_WATCH_EVENT_BYTES, type WatchEvent } from "./watch.js";
 
 // A stream in the API server's framing: one event per line, with multi-byte UTF-8 (2, 3 and 4
 // bytes) so that splits land inside characters.
@@ -195,4 +195,36 @@ test("a byte-order mark before the first event is dropped, as a TextDecoder drop
     await collect(decodeWatchStream(chunks(bom.subarray(0, 2), bom.subarray(2), STREAM))),
     EVENTS,
   );
+});
+
+test("an event past 16 MiB fails the stream before more is buffered, as client-go's decoder", async () => {
+  let consumed = 0;
+  async function* endless(): AsyncGenerator<Uint8Array> {
+    const chunk = new Uint8Array(64 * 1024).fill(0x61);
+    chunk[0] = 0x7b;
+    // 100 MB of one event that never ends.
+    for (let i = 0; i < 1600; i++) {
+      consumed += chunk.length;
+      yield chunk;
+    }
+  }
+  await assert.rejects(
+    async () => {
+      for await (const _ of decodeWatchStream(endless())) assert.fail("no event expected");
+    },
+    (err: unknown) =>
+      err instanceof WatchDecodeError &&
+      err.message === "object to decode was longer than maximum allowed size",
+  );
+  assert.ok(consumed <= MAX_WATCH_EVENT_BYTES + 64 * 1024, `read ${consumed} bytes`);
+  // Events up to the limit pass, also when they span chunks.
+  const line = `{"type":"ADDED","object":{"kind":"ConfigMap","data":{"a":"${"x".repeat(1024 * 1024)}"}}}\n`;
+  async function* twoChunks(): AsyncGenerator<Uint8Array> {
+    const bytes = Buffer.from(line);
+    yield bytes.subarray(0, 1000);
+    yield bytes.subarray(1000);
+  }
+  const events = [];
+  for await (const ev of decodeWatchStream(twoChunks(), { maxEventBytes: 2 * 1024 * 1024 })) events.push(ev);
+  assert.equal(events.length, 1);
 });

@@ -20,7 +20,15 @@ export type WatchEvent<T extends KubeObject = KubeObject> =
 export interface DecodeWatchOptions {
   /** Ends the iteration with the signal's reason at the next event. Default: none. */
   signal?: AbortSignal;
+  /**
+   * The longest event accepted, in bytes: past it the stream fails with a WatchDecodeError
+   * before more is buffered, as client-go's streaming decoder does. Default: 16 MiB (client-go's).
+   */
+  maxEventBytes?: number;
 }
+
+/** client-go's streaming decoder limit. */
+export const MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024;
 
 const EVENT_TYPES = new Set<string>(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
 
@@ -36,7 +44,7 @@ export async function* decodeWatchStream<T extends KubeObject = KubeObject>(
   options: DecodeWatchOptions = {},
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
   const { signal } = options;
-  for await (const batch of decodeWatchBatches<T>(source)) {
+  for await (const batch of decodeWatchBatches<T>(source, { maxEventBytes: options.maxEventBytes })) {
     for (const event of batch) {
       signal?.throwIfAborted();
       yield event;
@@ -55,25 +63,32 @@ export async function* decodeWatchBatches<T extends KubeObject = KubeObject>(
   options: DecodeWatchOptions = {},
 ): AsyncGenerator<WatchEvent<T>[], void, undefined> {
   const { signal } = options;
+  const maxEventBytes = options.maxEventBytes ?? MAX_WATCH_EVENT_BYTES;
   // Bytes are cut at newlines (a 0x0A byte is never part of a multi-byte character) and only
   // whole lines are decoded: one decode for a chunk's run of complete lines, one for the line
   // that spans from the previous chunks. Buffer's UTF-8 decoding measured 6x faster than a
   // streaming TextDecoder (10 against 63 us per 64 KiB), and nothing decoded outlives its chunk:
   // the unfinished line waits as a copy of its bytes.
   let parts: Uint8Array[] = [];
+  let pending = 0; // bytes in parts: the line in progress
   let first = true; // no text decoded yet: a byte-order mark may lead it
   signal?.throwIfAborted();
   for await (const chunk of source) {
     const lastNl = chunk.lastIndexOf(10);
     if (lastNl === -1) {
+      pending += chunk.length;
+      if (pending > maxEventBytes) throw tooLarge(parts[0] ?? chunk);
       parts.push(chunk.slice());
       continue;
     }
     const firstNl = chunk.indexOf(10);
+    if (pending + firstNl > maxEventBytes) throw tooLarge(parts[0] ?? chunk);
     const batch: WatchEvent<T>[] = [];
     const head =
       parts.length === 0 ? chunk.subarray(0, firstNl) : concatBytes(parts, chunk.subarray(0, firstNl));
     parts = lastNl + 1 < chunk.length ? [chunk.slice(lastNl + 1)] : [];
+    pending = chunk.length - (lastNl + 1);
+    if (pending > maxEventBytes) throw tooLarge(parts[0]);
     try {
       let text = utf8(head);
       if (first) {
@@ -104,6 +119,14 @@ export async function* decodeWatchBatches<T extends KubeObject = KubeObject>(
   const event = toEvent<T>(value, rest);
   signal?.throwIfAborted();
   yield [event];
+}
+
+/** client-go's streaming.ErrObjectTooLarge, for an event past the limit. */
+function tooLarge(start: Uint8Array): WatchDecodeError {
+  return new WatchDecodeError(
+    "object to decode was longer than maximum allowed size",
+    utf8(start.subarray(0, 200)),
+  );
 }
 
 /** Parses the lines of `text` (newline-separated, no trailing newline) into `batch`. */
