@@ -52,7 +52,10 @@ async function serveAggregated(
   res: ServerResponse,
   opts: { timeoutMs: number; log: Logger },
 ): Promise<void> {
-  const query = new URL(req.url ?? "/", "http://probe").searchParams;
+  // Not new URL(): it throws on targets such as `//%2f`.
+  const target = req.url ?? "/";
+  const q = target.indexOf("?");
+  const query = new URLSearchParams(q < 0 ? "" : target.slice(q));
   const unknownExcludes = new Set(query.getAll("exclude"));
   const parts = await Promise.all(
     [...checks].map(async ([name, check]): Promise<CheckStatus> => {

@@ -72,6 +72,18 @@ describe("serving", () => {
     }
   });
 
+  test("targets new URL() cannot read are 404s, not a crash; dot-segments reach no other handler", async () => {
+    const run = await startServer((s) => s.register("/ok", (_req, res) => res.end("ok")));
+    try {
+      for (const path of ["//%2f", "//", "//x/ok", "/x/../ok"]) {
+        assert.equal((await post(run, path, {})).status, 404, path);
+      }
+      assert.equal((await post(run, "/ok", {})).text, "ok");
+    } finally {
+      await run.stop();
+    }
+  });
+
   test("a plain handler that throws gets a 500 and the server keeps serving", async () => {
     const run = await startServer((s) => {
       s.register("/sync", () => {

@@ -92,7 +92,14 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    const url = new URL(req.url ?? "/", "https://webhook.invalid");
+    // The target split by hand: new URL() throws on some (`//%2f` reads as a host) and resolves
+    // dot-segments; a registered path matches exactly.
+    const target = req.url ?? "/";
+    const q = target.indexOf("?");
+    const url = {
+      pathname: q < 0 ? target : target.slice(0, q),
+      searchParams: new URLSearchParams(q < 0 ? "" : target.slice(q)),
+    };
     if (shuttingDown) res.setHeader("connection", "close");
     const entry = handlers.get(url.pathname);
     if (!entry) {

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 export function requestSignal(
   _req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
+  url: { searchParams: URLSearchParams },
   serverStop: AbortSignal,
 ): { signal: AbortSignal; done: () => void } {
   const gone = new AbortController();
