@@ -17,7 +17,7 @@ import { sendError, sendJson } from "./http-io.js";
 import type { ResourceDefinition } from "./registry/index.js";
 import { StorageLimitError } from "./storage/index.js";
 import { checkPathName, checkStorageKey, pathSegmentNameErrors, type RequestTarget } from "./request-path.js";
-import { ApiError, internalError, methodNotAllowed, resourceNotFound } from "./status.js";
+import { ApiError, badRequest, internalError, methodNotAllowed, resourceNotFound } from "./status.js";
 
 export interface RouteEnv {
   server: ServerContext;
@@ -121,12 +121,16 @@ async function dispatch(
     rest = rest.slice(1);
   }
   let namespace = "";
+  // `namespaces//configmaps`: a namespace segment given empty, which lists across namespaces but
+  // names none to write into.
+  let emptyNamespace = false;
   if (
     rest[0] === "namespaces" &&
     rest.length >= 3 &&
     !(rest.length === 3 && (rest[2] === "status" || rest[2] === "finalize"))
   ) {
     namespace = rest[1];
+    emptyNamespace = namespace === "";
     rest = rest.slice(2);
   }
   if (rest.length === 0 || rest.length > 3) throw resourceNotFound();
@@ -175,7 +179,8 @@ async function dispatch(
       } else await handleList(r);
       return;
     case "POST":
-      if (name || (def.namespaced && !namespace)) throw methodNotAllowed();
+      // With the namespace segment given empty, kube's create finds no namespace (422).
+      if (name || (def.namespaced && !namespace && !emptyNamespace)) throw methodNotAllowed();
       await handleCreate(r);
       return;
     case "PUT":
@@ -189,8 +194,11 @@ async function dispatch(
     case "DELETE":
       if (subresource) throw methodNotAllowed();
       if (name) await handleDelete(r);
-      else if (def.verbs.includes("deletecollection")) await handleDeleteCollection(r);
-      else throw methodNotAllowed();
+      else if (!def.verbs.includes("deletecollection")) throw methodNotAllowed();
+      // kube serves deletecollection per namespace only: never across the cluster.
+      else if (emptyNamespace) throw badRequest("Namespace parameter required.");
+      else if (def.namespaced && !namespace) throw methodNotAllowed();
+      else await handleDeleteCollection(r);
       return;
     default:
       throw methodNotAllowed();

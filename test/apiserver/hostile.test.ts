@@ -200,3 +200,62 @@ test("an unparsable resourceVersion is a 500 without reason, as kube's storage a
     'resourceVersion: Invalid value: "99999999999999999999": strconv.ParseUint: parsing "99999999999999999999": value out of range',
   );
 });
+
+test("a DELETE of a collection never spans namespaces", async () => {
+  assertStatus(
+    await api.raw("DELETE", "/api/v1/configmaps"),
+    405,
+    "the server does not allow this method on the requested resource",
+    "MethodNotAllowed",
+  );
+  assertStatus(
+    await api.raw("DELETE", "/api/v1/namespaces//configmaps"),
+    400,
+    "Namespace parameter required.",
+    "BadRequest",
+  );
+  await canariesIntact();
+});
+
+test("a value of the wrong JSON type is refused as Go's decoder refuses it", async () => {
+  const cases: [string, unknown, string][] = [
+    [
+      "/apis/apps/v1/namespaces/NS/deployments",
+      { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "typed" }, spec: "x" },
+      'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field Deployment.spec of type v1.DeploymentSpec',
+    ],
+    [
+      "/apis/apps/v1/namespaces/NS/deployments",
+      { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "typed" }, spec: { replicas: "x" } },
+      'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
+    ],
+    [
+      "/apis/apps/v1/namespaces/NS/deployments",
+      {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "typed" },
+        spec: { template: { spec: { containers: [{ name: "c", ports: [{ containerPort: "80" }] }] } } },
+      },
+      'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field ContainerPort.spec.template.spec.containers.ports.containerPort of type int32',
+    ],
+    [
+      "/api/v1/namespaces/NS/configmaps",
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "typed", labels: 5 } },
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type map[string]string',
+    ],
+    [
+      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+      {
+        apiVersion: "apiextensions.k8s.io/v1",
+        kind: "CustomResourceDefinition",
+        metadata: { name: "a.b.c" },
+        spec: "x",
+      },
+      'CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: json: cannot unmarshal string into Go struct field CustomResourceDefinition.spec of type v1.CustomResourceDefinitionSpec',
+    ],
+  ];
+  for (const [path, body, message] of cases) {
+    assertStatus(await api.post(path.replace("NS", ns), body), 400, message, "BadRequest");
+  }
+});

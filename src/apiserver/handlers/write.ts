@@ -21,6 +21,7 @@ import {
   applyDefaults,
   dropEmptyOptionalMaps,
   findUnknownFields,
+  goTypeError,
   pruneObject,
   validateObject,
 } from "../schema/index.js";
@@ -178,6 +179,13 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
     pruneObject(r.def, obj, { objectMeta: r.server.objectMetaSchema() });
     applyDefaults(r.def, obj);
   } else if (r.def.schema) {
+    // Go's decoder refuses a value of the wrong type before anything else runs.
+    const typeError = goTypeError(r.def, obj);
+    if (typeError) {
+      throw badRequest(
+        `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: ${typeError}`,
+      );
+    }
     // A Go struct decoder drops what it does not know, at any depth; its encoder, empty maps.
     pruneObject(r.def, obj, { objectMeta: r.server.objectMetaSchema() });
     dropEmptyOptionalMaps(r.def, obj);

@@ -4,6 +4,7 @@ export type { FieldError, FieldErrorType } from "./field-error.js";
 export { errorBody, goValue, invalidMessage, toStatusCause } from "./field-error.js";
 export { findDuplicateFields } from "./duplicate-fields.js";
 export { checkFormat } from "./formats.js";
+export { goTypeError } from "./go-types.js";
 export { compilePattern, type Pattern, patternError } from "./patterns.js";
 export { applyDefaults } from "./defaults.js";
 export type { JSONPath } from "./json-path.js";

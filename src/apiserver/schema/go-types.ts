@@ -1,0 +1,129 @@
+// What Go's JSON decoder refuses in a built-in object: a value of the wrong JSON type for its
+// field (a string where DeploymentSpec goes, an object where a string goes). kube-apiserver
+// answers 400 before anything else runs; without this check, the per-kind defaulting would meet
+// values of types it cannot handle. Walked without changing the object.
+import type { ResourceDefinition } from "../registry/resource.js";
+import type { Schema } from "./schema-types.js";
+import { isObject, SchemaResolver, schemaOf } from "./schema-types.js";
+
+const REF_PREFIX = "#/definitions/";
+
+type JsonKind = "object" | "array" | "string" | "number" | "bool";
+
+function jsonKind(value: unknown): JsonKind | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "object") return "object";
+  if (typeof value === "string") return "string";
+  if (typeof value === "number") return "number";
+  if (typeof value === "boolean") return "bool";
+  return undefined;
+}
+
+/** The JSON kinds a schema accepts; undefined for any. */
+function accepted(s: Schema): JsonKind[] | undefined {
+  if (s["x-kubernetes-int-or-string"] === true) return ["string", "number"];
+  if (s.oneOf !== undefined || s.anyOf !== undefined) return ["string", "number"];
+  switch (s.type) {
+    case "object":
+      return ["object"];
+    case "array":
+      return ["array"];
+    case "string":
+      return ["string"];
+    case "integer":
+    case "number":
+      return ["number"];
+    case "boolean":
+      return ["bool"];
+    default:
+      return s.properties !== undefined ? ["object"] : undefined;
+  }
+}
+
+/** The Go type kube would name for a schema (`v1.DeploymentSpec`, `[]v1.Container`, `int32`). */
+function goTypeName(raw: Schema, r: SchemaResolver, depth = 0): string {
+  if (raw.$ref !== undefined) {
+    const name = raw.$ref.startsWith(REF_PREFIX) ? raw.$ref.slice(REF_PREFIX.length) : raw.$ref;
+    const parts = name.split(".");
+    return parts.slice(-2).join(".");
+  }
+  if (depth > 8) return "interface {}";
+  switch (raw.type) {
+    case "array":
+      return `[]${raw.items && !Array.isArray(raw.items) ? goTypeName(raw.items, r, depth + 1) : "interface {}"}`;
+    case "object": {
+      const ap = raw.additionalProperties;
+      return typeof ap === "object"
+        ? `map[string]${goTypeName(ap, r, depth + 1)}`
+        : "map[string]interface {}";
+    }
+    case "string":
+      return "string";
+    case "integer":
+      // Most of kube's integer fields are int32; the generated schemas do not keep the width.
+      return "int32";
+    case "number":
+      return "float64";
+    case "boolean":
+      return "bool";
+    default:
+      return "interface {}";
+  }
+}
+
+/** A definition's Go struct name without its package (`DeploymentSpec`). */
+function structName(raw: Schema): string {
+  const ref = raw.$ref ?? "";
+  return ref.slice(ref.lastIndexOf(".") + 1) || "struct";
+}
+
+/**
+ * Go's `json: cannot unmarshal string into Go struct field Deployment.spec of type
+ * v1.DeploymentSpec` for the first value of the wrong type in a built-in object, or undefined.
+ */
+export function goTypeError(
+  def: Pick<ResourceDefinition, "schema" | "kind">,
+  obj: unknown,
+): string | undefined {
+  const root = schemaOf(def);
+  if (root === undefined) return undefined;
+  const r = new SchemaResolver(root);
+  // An explicit stack: the object may nest as deep as the body limit allows.
+  // `struct`: the Go struct holding the field, as Go's error names it (DeploymentSpec for
+  // spec.replicas; the kind itself for top-level fields).
+  const stack: { value: unknown; raw: Schema; path: string; struct: string }[] = [
+    { value: obj, raw: root, path: "", struct: def.kind },
+  ];
+  while (stack.length > 0) {
+    const { value, raw, path, struct } = stack.pop()!;
+    const s = r.resolve(raw);
+    const kind = jsonKind(value);
+    if (s === undefined || kind === undefined) continue;
+    const want = accepted(s);
+    if (want !== undefined && !want.includes(kind)) {
+      const field = path ? `${struct}.${path}` : struct;
+      return `json: cannot unmarshal ${kind} into Go struct field ${field} of type ${goTypeName(raw, r)}`;
+    }
+    if (kind === "array") {
+      const items = s.items;
+      if (items !== undefined && !Array.isArray(items)) {
+        const list = value as unknown[];
+        // Pushed last first, so that the first bad value in the document is found first.
+        for (let i = list.length - 1; i >= 0; i--) stack.push({ value: list[i], raw: items, path, struct });
+      }
+    } else if (kind === "object" && isObject(value)) {
+      // A struct's fields are held by it; a map's values by the struct that holds the map.
+      const isStruct = s.properties !== undefined;
+      const holder = !isStruct ? struct : path === "" ? def.kind : structName(raw);
+      for (const [k, v] of Object.entries(value).reverse()) {
+        const sub =
+          s.properties?.[k] ??
+          (typeof s.additionalProperties === "object" ? s.additionalProperties : undefined);
+        if (sub !== undefined)
+          stack.push({ value: v, raw: sub, path: path ? `${path}.${k}` : k, struct: holder });
+      }
+    }
+  }
+  return undefined;
+}
