@@ -11,14 +11,9 @@
 // Objects read from the cache are frozen (`Readonly` in the types); `structuredClone(obj)` gives
 // a copy to change.
 import type { GroupVersionKind, Kind, KubeList, KubeObject, ObjectKey, Unstructured } from "../api/index.js";
-import type { RestConfig } from "../rest/index.js";
-import { createRestMapper } from "../mapper/index.js";
-import { createRestClient } from "../rest/index.js";
 import type { ApplyInput } from "./apply-configuration.js";
-import { KubeClient } from "./internal/kube-client.js";
 import type {
   ApplyOptions,
-  ClientOptions,
   CreateOptions,
   DeleteAllOfOptions,
   DeleteOptions,
@@ -27,7 +22,6 @@ import type {
   PatchOptions,
   UpdateOptions,
 } from "./options.js";
-import { resolveClientOptions } from "./options.js";
 import type { Patch } from "./patch.js";
 import type { SubResourceClient } from "./subresource-client.js";
 
@@ -78,25 +72,4 @@ export interface Client extends ClientReader, ClientWriter {
   isObjectNamespaced(obj: Readonly<KubeObject>): Promise<boolean>;
   /** Closes the REST client if this client created it; one passed in is left open. */
   close(): Promise<void>;
-}
-
-/** A client for `config`; reads through `opts.cache` when given. Opens no connection until used. */
-export function newClient(config: RestConfig, opts: ClientOptions = {}): Client {
-  const rest = opts.restClient ?? createRestClient(config);
-  return new KubeClient({
-    rest,
-    ownRest: opts.restClient === undefined,
-    mapper: opts.mapper ?? createRestMapper(rest),
-    options: resolveClientOptions(opts),
-  });
-}
-
-export interface APIReaderOptions extends Pick<ClientOptions, "restClient" | "mapper"> {}
-
-/** A reader that always asks the API server (never a cache): `mgr.getAPIReader()`. */
-export function newAPIReader(
-  config: RestConfig,
-  opts: APIReaderOptions = {},
-): ClientReader & Pick<Client, "close"> {
-  return newClient(config, { restClient: opts.restClient, mapper: opts.mapper });
 }

@@ -4,8 +4,9 @@
 // apply, and the API reader (`newAPIReader`, always the server).
 export type { ApplyConfiguration, DeepPartial } from "./apply-configuration.js";
 export { applyConfiguration } from "./apply-configuration.js";
-export type { APIReaderOptions, Client, ClientReader, ClientWriter, KindName } from "./client.js";
-export { newAPIReader, newClient } from "./client.js";
+export type { Client, ClientReader, ClientWriter, KindName } from "./client.js";
+export type { APIReaderOptions } from "./new-client.js";
+export { newAPIReader, newClient } from "./new-client.js";
 export {
   FieldOwnerRequiredError,
   MissingKindError,

@@ -3,7 +3,18 @@
 import type { Registry } from "prom-client";
 import { type Logger, nullLogger } from "../log/index.js";
 import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../workqueue/index.js";
-import type { ControllerDefaults } from "./options.js";
+
+/** Defaults the Manager sets for all its controllers; a controller's own options win. */
+export interface ControllerDefaults {
+  maxConcurrentReconciles?: number;
+  cacheSyncTimeout?: number;
+  recoverPanic?: boolean;
+  needLeaderElection?: boolean;
+  enableWarmup?: boolean;
+  skipNameValidation?: boolean;
+  reconciliationTimeout?: number;
+  slowReconcileWarning?: number;
+}
 
 /** A Runnable, as the Manager runs it. */
 export interface ControllerRunnable {

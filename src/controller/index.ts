@@ -5,7 +5,8 @@ export type { Controller, InFlightReconcile } from "./controller.js";
 export { newController, newUnmanagedController } from "./controller.js";
 export type { ControllerContext, ControllerRunnable, NewControllerContextOptions } from "./context.js";
 export { newControllerContext } from "./context.js";
-export type { ControllerDefaults, ControllerOptions } from "./options.js";
+export type { ControllerDefaults } from "./context.js";
+export type { ControllerOptions } from "./options.js";
 export type { LogConstructor, LogConstructorOptions } from "./log-constructor.js";
 export { newLogConstructor } from "./log-constructor.js";
 export {

@@ -9,21 +9,9 @@ import {
   type PriorityQueue,
   type RateLimiter,
 } from "../workqueue/index.js";
-import type { ControllerContext } from "./context.js";
+import type { ControllerContext, ControllerDefaults } from "./context.js";
 import { InvalidControllerOptionsError } from "./errors.js";
 import { type LogConstructor, newLogConstructor } from "./log-constructor.js";
-
-/** Defaults the Manager sets for all its controllers; a controller's own options win. */
-export interface ControllerDefaults {
-  maxConcurrentReconciles?: number;
-  cacheSyncTimeout?: number;
-  recoverPanic?: boolean;
-  needLeaderElection?: boolean;
-  enableWarmup?: boolean;
-  skipNameValidation?: boolean;
-  reconciliationTimeout?: number;
-  slowReconcileWarning?: number;
-}
 
 /** Options of `newController`. */
 export interface ControllerOptions<Req = Request> extends ControllerDefaults {

@@ -1,7 +1,7 @@
 // The record the queue keeps per key, from the key's first add until it is done and not queued
 // again. One record (and one map lookup per operation) holds both where the key waits and whether
-// it is being processed. Internal to the workqueue folder.
-import type { Bucket } from "./ready-set.js";
+// it is being processed; and the per-priority list of ready entries it links into (the ready
+// set's bucket), here with it because each points at the other. Internal to the workqueue folder.
 
 /** Where a key waits. Plain numbers, compared on every operation. */
 export const EntryState = {
@@ -47,4 +47,25 @@ export class Entry<K extends string> {
   constructor(key: K) {
     this.key = key;
   }
+}
+
+/** The ready keys of one priority, in the order they entered it (so the head has waited longest). */
+export class Bucket<K extends string> {
+  readonly priority: number;
+  head: Entry<K> | null = null;
+  tail: Entry<K> | null = null;
+  /** Position in the priority heap. */
+  heapIndex = -1;
+  /** This bucket's node in the age heap. */
+  readonly age: AgeNode<K>;
+
+  constructor(priority: number) {
+    this.priority = priority;
+    this.age = { bucket: this, heapIndex: -1 };
+  }
+}
+
+export interface AgeNode<K extends string> {
+  readonly bucket: Bucket<K>;
+  heapIndex: number;
 }

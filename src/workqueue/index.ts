@@ -16,7 +16,8 @@ export type {
 export { noopMetricsProvider } from "./metrics.js";
 export { prometheusWorkqueueMetrics } from "./prometheus-metrics.js";
 export type { AddOptions, GetResult, PriorityQueue, PriorityQueueOptions } from "./priority-queue.js";
-export { LowPriority, newPriorityQueue } from "./priority-queue.js";
+export { LowPriority } from "./priority-queue.js";
+export { newPriorityQueue } from "./queue.js";
 export type {
   BucketOptions,
   DefaultControllerRateLimiterOptions,

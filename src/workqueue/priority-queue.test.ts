@@ -8,7 +8,7 @@ import {
   newPriorityQueue,
   type PriorityQueue,
   type PriorityQueueOptions,
-} from "./priority-queue.js";
+} from "./index.js";
 import { itemExponentialFailureRateLimiter } from "./rate-limiter.js";
 
 function setup(options: PriorityQueueOptions = {}): { q: PriorityQueue; clock: FakeClock } {

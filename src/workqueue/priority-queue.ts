@@ -6,7 +6,6 @@
 // This file is the contract; the implementation is queue.ts.
 import type { Clock } from "./clock.js";
 import type { WorkqueueMetricsProvider } from "./metrics.js";
-import { Queue } from "./queue.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
 /** Priority of events from the initial list and from resyncs (controller-runtime's `handler.LowPriority`). */
@@ -84,11 +83,4 @@ export interface PriorityQueueOptions<K extends string = string> {
    * FIFO within a priority. Infinity turns aging off. Default: 30_000.
    */
   agingThreshold?: number;
-}
-
-/** Creates a work queue. No timer runs until a delayed key is added. */
-export function newPriorityQueue<K extends string = string>(
-  options: PriorityQueueOptions<K> = {},
-): PriorityQueue<K> {
-  return new Queue<K>(options);
 }

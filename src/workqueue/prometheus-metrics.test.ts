@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Registry } from "prom-client";
 import { createFakeClock } from "./fake-clock.js";
-import { LowPriority, newPriorityQueue } from "./priority-queue.js";
+import { LowPriority } from "./priority-queue.js";
+import { newPriorityQueue } from "./queue.js";
 import { prometheusWorkqueueMetrics } from "./prometheus-metrics.js";
 
 /** The value of `metric` (or a histogram's `_sum`/`_count` line) with the given labels. */

@@ -333,3 +333,10 @@ export class Queue<K extends string> implements PriorityQueue<K> {
     this.#dispatch();
   };
 }
+
+/** Creates a work queue. No timer runs until a delayed key is added. */
+export function newPriorityQueue<K extends string = string>(
+  options: PriorityQueueOptions<K> = {},
+): PriorityQueue<K> {
+  return new Queue<K>(options);
+}

@@ -4,29 +4,8 @@
 // (one priority, or a few) costs the same as a plain FIFO however long the queue is, and no
 // operation touches keys other than the one moved and its list neighbours.
 // Internal to the workqueue folder.
-import { type Entry, EntryState } from "./entry.js";
+import { type AgeNode, Bucket, type Entry, EntryState } from "./entry.js";
 import { IndexedHeap } from "./indexed-heap.js";
-
-/** The ready keys of one priority, in the order they entered it (so the head has waited longest). */
-export class Bucket<K extends string> {
-  readonly priority: number;
-  head: Entry<K> | null = null;
-  tail: Entry<K> | null = null;
-  /** Position in the priority heap. */
-  heapIndex = -1;
-  /** This bucket's node in the age heap. */
-  readonly age: AgeNode<K>;
-
-  constructor(priority: number) {
-    this.priority = priority;
-    this.age = { bucket: this, heapIndex: -1 };
-  }
-}
-
-interface AgeNode<K extends string> {
-  readonly bucket: Bucket<K>;
-  heapIndex: number;
-}
 
 export class ReadySet<K extends string> {
   #size = 0;

@@ -1,6 +1,7 @@
 // apply: server-side apply and field ownership (metadata.managedFields) for the embedded API
 // server, after sigs.k8s.io/structured-merge-diff and kube-apiserver's fieldmanager: field sets
-// and their FieldsV1 form, schema-driven merge types, merging, conflicts, and the PATCH handler.
+// and their FieldsV1 form, schema-driven merge types, merging and conflicts. The merge library
+// only: the apply PATCH handler is handlers/apply.ts, beside the other handlers.
 export type { FieldsV1 } from "./fields-v1.js";
 export { FieldsV1Error, fromFieldsV1, toFieldsV1 } from "./fields-v1.js";
 export { FieldSet } from "./field-set.js";
@@ -12,4 +13,3 @@ export type { AppliedObject, WriteContext } from "./field-manager.js";
 export { applyToObject, updatedManagedFields } from "./field-manager.js";
 export type { MapType, TypeNode } from "./type-model.js";
 export { objectType } from "./type-model.js";
-export { handleApply } from "./handle-apply.js";

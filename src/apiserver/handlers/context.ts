@@ -1,7 +1,8 @@
-// What every handler receives: the server's shared state and one parsed resource request.
+// What every handler receives: the server's shared state and one parsed resource request. The
+// services that themselves build on requests (admission, conversion) appear here as the
+// interfaces handlers call, so that this file imports nothing that imports it back.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Admission } from "../admission/index.js";
-import type { Conversion } from "../conversion/index.js";
+import type { AdmissionAttributes } from "../admission/types.js";
 import type { OpenAPIService } from "../openapi/index.js";
 import type { Registry, ResourceDefinition } from "../registry/index.js";
 import type { Schema } from "../schema/index.js";
@@ -34,15 +35,36 @@ export interface ServerLimits {
   defaultWatchTimeoutSeconds: number;
 }
 
+/** Admission webhooks as the write path calls them (admission/dispatch.ts's Admission). */
+export interface AdmissionService {
+  /** Whether any webhook configuration exists at all. */
+  hasWebhooks(): boolean;
+  /** Whether any webhook matches the request. */
+  interested(attrs: AdmissionAttributes): boolean;
+  /** Runs the mutating webhooks; the mutated object, or undefined when none changed it. */
+  mutate(attrs: AdmissionAttributes, warnings: string[]): Promise<Obj | undefined>;
+  validate(attrs: AdmissionAttributes, warnings: string[]): Promise<void>;
+}
+
+/** Custom resources between their CRD's versions (conversion/converter.ts's Conversion). */
+export interface ConversionService {
+  /** Whether the resource's CRD converts through a webhook. */
+  usesWebhook(def: ResourceDefinition): boolean;
+  /** Objects in `to`'s version. */
+  convert(to: ResourceDefinition, objects: readonly Readonly<Obj>[]): Promise<Obj[]>;
+  /** Stored objects as `def`'s version serves them. */
+  views(def: ResourceDefinition, stored: readonly StoredObject[]): Promise<StoredObject[]>;
+}
+
 export interface ServerContext {
   readonly storage: Storage;
   readonly registry: Registry;
   readonly limits: ServerLimits;
   readonly hooks: ChangeHooks;
   /** Admission webhooks (Mutating/ValidatingWebhookConfigurations). Default: none are called. */
-  readonly admission?: Admission;
+  readonly admission?: AdmissionService;
   /** Custom resources between the versions of their CRD. Default: apiVersion rewritten only. */
-  readonly conversion?: Conversion;
+  readonly conversion?: ConversionService;
   /** /openapi/v2 and /openapi/v3, with their caches. */
   readonly openapi: OpenAPIService;
   /** ObjectMeta's schema, built once per server, for the unknown-field walks. */

@@ -12,7 +12,7 @@ import { storeKeyOf } from "../registry/index.js";
 import { ApiError, badRequest, cause, invalid, notFound, unsupportedMediaType } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
-import { handleApply } from "../apply/index.js";
+import { handleApply } from "./apply.js";
 import { updateWithAdmission } from "../admission/index.js";
 import { inRequestVersion } from "../conversion/index.js";
 import { DepthExceededError, parseJsonBounded } from "../nesting.js";

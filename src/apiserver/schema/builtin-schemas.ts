@@ -2,23 +2,13 @@
 // definitions named as kube names them (`io.k8s.api.core.v1.Pod`). Leaf types kube models as
 // their own definitions (Quantity, IntOrString, Time, RawExtension, ...) are definitions here
 // too, so the OpenAPI v2 renderer can swap in their v2 forms.
+import type { CompactDefinition } from "./compact-definition.js";
 import { BUILTIN_DEFINITIONS } from "./builtin-schemas.generated.js";
 import type { Schema } from "./schema-types.js";
 
-/** A definition in the generated module: properties by type code, required names, GVK. */
-export interface CompactDefinition {
-  /** `[group, version, kind]` for top-level kinds. */
-  gvk?: [string, string, string];
-  required?: string[];
-  /**
-   * Type codes: `string`, `integer`, `number`, `boolean`, `date-time`, `int-or-string`,
-   * `quantity`, `object` (free-form), `fields-v1`, `any`, `[]<code>` (array), `{}<code>` (map) and
-   * `@<module>.<version>.<Type>` (a definition).
-   */
-  properties: Record<string, string>;
-}
-
 /** kube's package prefix per kubernetes-types module folder. */
+export type { CompactDefinition } from "./compact-definition.js";
+
 const PACKAGES: Record<string, string> = {
   meta: "io.k8s.apimachinery.pkg.apis.meta",
   apiextensions: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",

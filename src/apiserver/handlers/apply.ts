@@ -6,16 +6,9 @@ import { createWithAdmission, updateWithAdmission } from "../admission/index.js"
 import { inRequestVersion } from "../conversion/index.js";
 import { readBody, sendJson } from "../http-io.js";
 import { DepthExceededError, parseYamlBounded } from "../nesting.js";
-import type { ResourceRequest } from "../handlers/context.js";
-import { refOf } from "../handlers/context.js";
-import {
-  admit,
-  checkFields,
-  isDryRun,
-  manager,
-  setManagedFields,
-  warningHeaders,
-} from "../handlers/write.js";
+import type { ResourceRequest } from "./context.js";
+import { refOf } from "./context.js";
+import { admit, checkFields, isDryRun, manager, setManagedFields, warningHeaders } from "./write.js";
 import { unknownTopLevelFields } from "../kinds/index.js";
 import {
   apiVersionOfDef,
@@ -28,9 +21,7 @@ import { storeKeyOf } from "../registry/index.js";
 import { pruneObject } from "../schema/index.js";
 import { alreadyExists, ApiError, badRequest, cause, notFound } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
-import { ApplyConflictError } from "./conflict.js";
-import { applyToObject } from "./field-manager.js";
-import { ApplyTypeError } from "./list-items.js";
+import { ApplyConflictError, ApplyTypeError, applyToObject } from "../apply/index.js";
 
 /** kube answers a configuration that does not fit the schema with a bare 500 Status (no reason). */
 class UntypedError extends ApiError {
