@@ -245,6 +245,16 @@ test("a value of the wrong JSON type is refused as Go's decoder refuses it", asy
       'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type map[string]string',
     ],
     [
+      "/api/v1/namespaces/NS/configmaps",
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "typed" }, data: { a: 1 } },
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string',
+    ],
+    [
+      "/apis/apps/v1/namespaces/NS/deployments",
+      { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "typed" }, spec: { replicas: "3" } },
+      'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
+    ],
+    [
       "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
       {
         apiVersion: "apiextensions.k8s.io/v1",

@@ -117,11 +117,12 @@ export function goTypeError(
       const isStruct = s.properties !== undefined;
       const holder = !isStruct ? struct : path === "" ? def.kind : structName(raw);
       for (const [k, v] of Object.entries(value).reverse()) {
-        const sub =
-          s.properties?.[k] ??
-          (typeof s.additionalProperties === "object" ? s.additionalProperties : undefined);
-        if (sub !== undefined)
-          stack.push({ value: v, raw: sub, path: path ? `${path}.${k}` : k, struct: holder });
+        const field = s.properties?.[k];
+        const entry = typeof s.additionalProperties === "object" ? s.additionalProperties : undefined;
+        // Go names a map's value by the map's field: `ConfigMap.data`, never `data.a`.
+        if (field !== undefined)
+          stack.push({ value: v, raw: field, path: path ? `${path}.${k}` : k, struct: holder });
+        else if (entry !== undefined) stack.push({ value: v, raw: entry, path, struct: holder });
       }
     }
   }
