@@ -269,3 +269,38 @@ test("a value of the wrong JSON type is refused as Go's decoder refuses it", asy
     assertStatus(await api.post(path.replace("NS", ns), body), 400, message, "BadRequest");
   }
 });
+
+test("boolean query parameters read as kube's parameter codec reads them", async () => {
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  // Anything but "0" and "false" (any case) asks for a watch: the Python client sends watch=True.
+  for (const value of ["True", "", "no", "1"]) {
+    const r = await api.raw("GET", `${base}?watch=${value}&timeoutSeconds=1`);
+    assert.equal(r.status, 200);
+    assert.ok(r.text === "" || r.text.startsWith('{"type":'), `watch=${value}: ${r.text.slice(0, 100)}`);
+  }
+  for (const value of ["FALSE", "0", "false"]) {
+    const r = await api.raw("GET", `${base}?watch=${value}`);
+    assert.equal(r.body.kind, "ConfigMapList", `watch=${value}`);
+  }
+  // force=yes is true for an apply.
+  const apply = await api.raw(
+    "PATCH",
+    `${base}/applied?fieldManager=m&force=yes`,
+    JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "applied" } }),
+    {
+      contentType: "application/apply-patch+yaml",
+    },
+  );
+  assert.equal(apply.status, 201, apply.text);
+});
+
+test("a create carrying a resourceVersion is refused, as etcd's store refuses it", async () => {
+  const body = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "with-rv", resourceVersion: "5" } };
+  assertStatus(
+    await api.post(`/api/v1/namespaces/${ns}/configmaps`, body),
+    500,
+    "resourceVersion should not be set on objects to be created",
+  );
+  // A dry run never reaches the store.
+  assert.equal((await api.post(`/api/v1/namespaces/${ns}/configmaps?dryRun=All`, body)).status, 201);
+});

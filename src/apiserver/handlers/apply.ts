@@ -8,6 +8,7 @@ import { readBody, sendJson } from "../http-io.js";
 import { DepthExceededError, parseYamlBounded } from "../nesting.js";
 import type { ResourceRequest } from "./context.js";
 import { refOf } from "./context.js";
+import { isTrue } from "./list-options.js";
 import { admit, checkFields, isDryRun, manager, setManagedFields, warningHeaders } from "./write.js";
 import { unknownTopLevelFields } from "../kinds/index.js";
 import {
@@ -53,11 +54,9 @@ function requireFieldManager(r: ResourceRequest): string {
 }
 
 function parseForce(r: ResourceRequest): boolean {
-  const v = r.query.get("force");
-  if (v === null || v === "") return false;
-  if (v === "true" || v === "1" || v === "True" || v === "TRUE" || v === "t" || v === "T") return true;
-  if (v === "false" || v === "0" || v === "False" || v === "FALSE" || v === "f" || v === "F") return false;
-  throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+  // PatchOptions.force goes through kube's parameter codec: "yes" is true, as any value but "0"
+  // and "false".
+  return isTrue(r.query.get("force"));
 }
 
 function parseConfiguration(text: string): Obj {

@@ -3,7 +3,7 @@ import { createWithAdmission } from "../admission/index.js";
 import { readBody, sendJson } from "../http-io.js";
 import { dropStatusOnCreate, normalizeOrder, prepareForCreate, randomSuffix } from "../object/meta.js";
 import { storeKeyOf } from "../registry/index.js";
-import { alreadyExists, badRequest } from "../status.js";
+import { alreadyExists, ApiError, badRequest } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import {
@@ -55,6 +55,12 @@ export function createObject(
     meta.name = name;
   }
   const name = meta.name as string;
+  // etcd's store refuses it before it looks for the key (a 500 without reason; a dry run never
+  // gets there): a controller re-creating an object from a cached copy must clear it.
+  const rv = meta.resourceVersion;
+  if (!dryRun && typeof rv === "string" && /^\d+$/.test(rv) && Number(rv) !== 0) {
+    throw new ApiError(500, "", "resourceVersion should not be set on objects to be created");
+  }
   if (storage.get(store, objectKey(r.def.namespaced ? r.namespace : "", name))) {
     throw alreadyExists(refOf(r.def), name);
   }

@@ -21,7 +21,7 @@ export function validateListOptions(query: URLSearchParams, watch: boolean): voi
   const match = query.get("resourceVersionMatch") ?? "";
   const rv = query.get("resourceVersion") ?? "";
   const sendInitial = query.get("sendInitialEvents");
-  const sendInitialOn = sendInitial === "true" || sendInitial === "1";
+  const sendInitialOn = isTrue(sendInitial);
   if (sendInitial !== null) {
     if (!watch) causes.push(cause.forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
     else if (match !== "NotOlderThan") {
@@ -71,8 +71,13 @@ export function validateListOptions(query: URLSearchParams, watch: boolean): voi
   if (causes.length > 0) throw listOptionsInvalid(causes);
 }
 
+/**
+ * A boolean query parameter as kube's parameter codec reads it (Convert_Slice_string_To_bool):
+ * absent is false, "0" and "false" in any case are false, anything else (even "" or "no") is
+ * true. So `watch=True`, as the Python client sends it, is a watch.
+ */
 export function isTrue(v: string | null): boolean {
-  return v === "true" || v === "1";
+  return v !== null && v !== "0" && v.toLowerCase() !== "false";
 }
 
 const INT64_MAX = 2n ** 63n - 1n;
