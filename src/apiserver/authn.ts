@@ -36,37 +36,59 @@ export class Authenticator {
     }
   }
 
-  /** The user of a request; throws 401 for bad credentials and 403 for anonymous requests off the public paths. */
+  /**
+   * The user of a request; throws 401 for bad credentials and 403 for anonymous requests off the
+   * public paths. As kube's union authenticator: a valid client certificate first, then a bearer
+   * token; an Authorization header that is not `Bearer <token>` (or an empty token) is no
+   * credential at all, a token that is not known is a 401.
+   */
   authenticate(req: IncomingMessage, pathname: string): UserInfo {
-    const auth = req.headers.authorization;
-    if (auth !== undefined) {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-      if (!m) throw unauthorized();
-      const user = this.#tokens.get(m[1]);
+    const byCert = this.#certificateUser(req.socket as TLSSocket);
+    if (byCert) return byCert;
+    const token = bearerToken(req.headers.authorization);
+    if (token !== undefined) {
+      const user = this.#tokens.get(token);
       if (!user) throw unauthorized();
       return user;
     }
-    const socket = req.socket as TLSSocket;
-    const known = this.#certUsers.get(socket);
-    if (known) return known;
-    if (typeof socket.getPeerCertificate === "function") {
-      const cert = socket.getPeerCertificate();
-      if (cert && Object.keys(cert).length > 0) {
-        if (!socket.authorized) throw unauthorized();
-        const subject = cert.subject as unknown as Record<string, string | string[] | undefined>;
-        const cn = subject.CN;
-        const o = subject.O;
-        const name = Array.isArray(cn) ? cn[0] : cn;
-        if (!name) throw unauthorized();
-        const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
-        const user = { name, groups: [...groups, "system:authenticated"] };
-        this.#certUsers.set(socket, user);
-        return user;
-      }
-    }
+    if (this.#presentedCertificate(req.socket as TLSSocket)) throw unauthorized();
     if (publicPaths.test(pathname)) return anonymous;
     throw anonymousForbidden(req.method ?? "GET", pathname);
   }
+
+  /** Whether the client presented a certificate (which may not verify). */
+  #presentedCertificate(socket: TLSSocket): boolean {
+    if (typeof socket.getPeerCertificate !== "function") return false;
+    const cert = socket.getPeerCertificate();
+    return cert !== null && cert !== undefined && Object.keys(cert).length > 0;
+  }
+
+  /** The user of a verified client certificate (CN the name, O the groups), else undefined. */
+  #certificateUser(socket: TLSSocket): UserInfo | undefined {
+    const known = this.#certUsers.get(socket);
+    if (known) return known;
+    if (typeof socket.getPeerCertificate !== "function" || !socket.authorized) return undefined;
+    const cert = socket.getPeerCertificate();
+    if (!cert || Object.keys(cert).length === 0) return undefined;
+    const subject = cert.subject as unknown as Record<string, string | string[] | undefined>;
+    const cn = subject.CN;
+    const o = subject.O;
+    const name = Array.isArray(cn) ? cn[0] : cn;
+    if (!name) return undefined;
+    const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
+    const user = { name, groups: [...groups, "system:authenticated"] };
+    this.#certUsers.set(socket, user);
+    return user;
+  }
+}
+
+/** kube's bearer token authenticator's reading of the header: the token, or undefined for none. */
+function bearerToken(header: string | undefined): string | undefined {
+  const auth = (header ?? "").trim();
+  if (auth === "") return undefined;
+  const parts = auth.split(" ");
+  if (parts.length < 2 || parts[0].toLowerCase() !== "bearer") return undefined;
+  return parts[1] === "" ? undefined : parts[1];
 }
 
 /** kube's 403 wording for the anonymous user, for resource and non-resource paths. */

@@ -71,6 +71,43 @@ describe("restart", () => {
   });
 });
 
+describe("authentication", () => {
+  test("as kube's union authenticator: a valid client certificate first; a header that is no bearer token is no credential", async () => {
+    const server = await startApiServer();
+    const withCert = new Agent({
+      connect: {
+        ca: server.caPem,
+        cert: server.adminCertificate.certPem,
+        key: server.adminCertificate.keyPem,
+      },
+    });
+    const bare = new Agent({ connect: { ca: server.caPem } });
+    const get = async (agent: Agent, authorization?: string) => {
+      const res = await fetch(`${server.url}/api/v1/namespaces`, {
+        headers: authorization === undefined ? {} : { authorization },
+        dispatcher: agent,
+      } as unknown as RequestInit);
+      await res.arrayBuffer();
+      return res.status;
+    };
+    try {
+      // The certificate authenticates whatever the header says (kube checks x509 before tokens).
+      for (const header of [undefined, "Bearer ", "Basic YTpi", "Bearer not-a-token"]) {
+        assert.equal(await get(withCert, header), 200, String(header));
+      }
+      // Without one: an unknown token is a 401; an empty token or another scheme is anonymous.
+      assert.equal(await get(bare, "Bearer not-a-token"), 401);
+      assert.equal(await get(bare, `Bearer ${server.adminToken}`), 200);
+      for (const header of ["Bearer ", "Basic YTpi", "Bearer  x"])
+        assert.equal(await get(bare, header), 403, header);
+    } finally {
+      await withCert.close();
+      await bare.close();
+      await server.stop();
+    }
+  });
+});
+
 describe("garbage collection", () => {
   async function ownerAndDependent(api: Api) {
     const ns = await api.namespace("gc");
