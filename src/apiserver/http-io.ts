@@ -101,13 +101,15 @@ export function sendJson(
     res.end();
     return;
   }
+  // kube's JSON serializer is Go's json.Encoder, which ends every value with a newline.
+  const text = `${body}\n`;
   res.writeHead(code, {
     "Content-Type": "application/json",
     "Cache-Control": "no-cache, private",
-    "Content-Length": Buffer.byteLength(body),
+    "Content-Length": Buffer.byteLength(text),
     ...headers,
   });
-  res.end(body);
+  res.end(text);
 }
 
 export function sendError(res: ServerResponse, err: ApiError): void {

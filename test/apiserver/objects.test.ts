@@ -149,6 +149,17 @@ describe("create and read", () => {
   });
 });
 
+describe("encoding", () => {
+  test("JSON answers end with a newline, as Go's json.Encoder writes them", async () => {
+    const ok = await api.get("/api/v1/namespaces/default");
+    assert.equal(ok.status, 200);
+    assert.ok(ok.text.endsWith("}\n"), JSON.stringify(ok.text.slice(-5)));
+    const missing = await api.get("/api/v1/namespaces/default/configmaps/absent");
+    assert.equal(missing.status, 404);
+    assert.ok(missing.text.endsWith("}\n"), JSON.stringify(missing.text.slice(-5)));
+  });
+});
+
 describe("authentication", () => {
   test("an invalid token gets 401, no credentials get 403 except on health endpoints", async () => {
     const bad = await api.get("/api/v1/namespaces", { token: "not-a-token" });
