@@ -3,7 +3,7 @@
 // and deleting a CRD deletes its objects and its discovery entry.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Api, startTarget, type Target } from "./harness.js";
+import { Api, CRDS, customResourceDefinition, startTarget, type Target } from "./harness.js";
 
 let target: Target;
 let api: Api;
@@ -14,27 +14,8 @@ before(async () => {
 });
 after(() => target.close());
 
-const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-
 function crd(group: string, plural: string, kind: string, extra: Record<string, unknown> = {}) {
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      names: { kind, plural, ...extra },
-      scope: "Namespaced",
-      versions: [
-        {
-          name: "v1",
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
-        },
-      ],
-    },
-  };
+  return customResourceDefinition(group, { kind, plural, ...extra });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -186,6 +186,31 @@ export interface WatchEvent {
   object: any;
 }
 
+/** The path CRDs are created at. */
+export const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+/**
+ * A namespaced CRD serving `v1` (also its storage version) with `openAPIV3Schema`, by default one
+ * that keeps every field. `names` may add singular, listKind, shortNames.
+ */
+export function customResourceDefinition(
+  group: string,
+  names: { plural: string; kind: string } & Record<string, unknown>,
+  openAPIV3Schema: object = { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+) {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${names.plural}.${group}` },
+    spec: {
+      group,
+      names,
+      scope: "Namespaced",
+      versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema } }],
+    },
+  };
+}
+
 /** A ConfigMap body. */
 export function configMap(name: string, data: Record<string, string> = {}, labels?: Record<string, string>) {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, ...(labels ? { labels } : {}) }, data };

@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import { Agent } from "undici";
 import { startApiServer } from "../../src/apiserver/index.js";
 import { needs } from "../support/environment.js";
-import { Api, startTarget, type Target } from "./harness.js";
+import { Api, customResourceDefinition, startTarget, type Target } from "./harness.js";
 
 let target: Target;
 let api: Api;
@@ -16,24 +16,7 @@ before(async () => {
   target = await startTarget();
   api = new Api(target);
   ns = await api.namespace("limits");
-  const crd = {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `blobs.${group}` },
-    spec: {
-      group,
-      names: { kind: "Blob", plural: "blobs" },
-      scope: "Namespaced",
-      versions: [
-        {
-          name: "v1",
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
-        },
-      ],
-    },
-  };
+  const crd = customResourceDefinition(group, { plural: "blobs", kind: "Blob" });
   assert.equal((await api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)).status, 201);
 });
 after(async () => {

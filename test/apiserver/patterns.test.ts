@@ -2,7 +2,7 @@
 // pattern, and a pattern RE2 refuses is refused when the CRD is created, in Go's words.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { Api, startTarget, type Target } from "./harness.js";
+import { Api, CRDS, customResourceDefinition, startTarget, type Target } from "./harness.js";
 
 let target: Target;
 let api: Api;
@@ -12,33 +12,17 @@ before(async () => {
 });
 after(() => target.close());
 
-const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const group = `patterns${Date.now().toString(36)}.example.com`;
 
 function crd(plural: string, kind: string, pattern: string) {
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      names: { kind, plural },
-      scope: "Namespaced",
-      versions: [
-        {
-          name: "v1",
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: "object",
-              properties: { spec: { type: "object", properties: { word: { type: "string", pattern } } } },
-            },
-          },
-        },
-      ],
+  return customResourceDefinition(
+    group,
+    { plural, kind },
+    {
+      type: "object",
+      properties: { spec: { type: "object", properties: { word: { type: "string", pattern } } } },
     },
-  };
+  );
 }
 
 test("a pattern that backtracks exponentially is matched in linear time", async () => {
