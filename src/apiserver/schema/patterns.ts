@@ -3,15 +3,12 @@
 // server as a backtracking RegExp does), and a pattern RE2 refuses (lookarounds,
 // backreferences) is refused when the CRD is created, with Go's message.
 import { RE2JS } from "re2js";
+import type { Schema } from "./schema-types.js";
 
 /** A compiled pattern: `test` searches anywhere in the input, as Go's MatchString. */
 export interface Pattern {
   test(input: string): boolean;
 }
-
-// Compiled patterns, as schemas keep them: bounded, as the patterns come from users' CRDs.
-const cache = new Map<string, Pattern | Error>();
-const CACHE_LIMIT = 2_000;
 
 function compile(pattern: string): Pattern | Error {
   try {
@@ -22,24 +19,22 @@ function compile(pattern: string): Pattern | Error {
   }
 }
 
-function cached(pattern: string): Pattern | Error {
-  let entry = cache.get(pattern);
-  if (entry === undefined) {
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-    entry = compile(pattern);
-    cache.set(pattern, entry);
-  }
-  return entry;
-}
-
 /** Go's regexp.Compile error for a pattern RE2 refuses ("error parsing regexp: ..."), or undefined. */
 export function patternError(pattern: string): string | undefined {
-  const entry = cached(pattern);
-  return entry instanceof Error ? entry.message : undefined;
+  const compiled = compile(pattern);
+  return compiled instanceof Error ? compiled.message : undefined;
 }
 
-/** The compiled pattern, or undefined when RE2 refuses it (such a CRD is refused at creation). */
-export function compilePattern(pattern: string): Pattern | undefined {
-  const entry = cached(pattern);
+// Each schema node's compiled pattern, made on its first use and gone with the schema (a CRD's
+// schemas live as long as the CRD is served). A memo of immutable input: it changes no answer.
+const compiled = new WeakMap<Schema, Pattern | Error>();
+
+/** The compiled `pattern` of a schema node, or undefined when RE2 refuses it (such a CRD is refused at creation). */
+export function patternOf(schema: Schema & { pattern: string }): Pattern | undefined {
+  let entry = compiled.get(schema);
+  if (entry === undefined) {
+    entry = compile(schema.pattern);
+    compiled.set(schema, entry);
+  }
   return entry instanceof Error ? undefined : entry;
 }

@@ -5,7 +5,7 @@ import type { ResourceDefinition } from "../registry/resource.js";
 import type { FieldError } from "./field-error.js";
 import { toStatusCause } from "./field-error.js";
 import { checkFormat } from "./formats.js";
-import { compilePattern } from "./patterns.js";
+import { patternOf } from "./patterns.js";
 import type { Schema } from "./schema-types.js";
 import { isObject, SchemaResolver, schemaOf } from "./schema-types.js";
 
@@ -139,7 +139,7 @@ class Validator {
     if (schema.minLength !== undefined && length < schema.minLength) {
       this.#invalid(path, value, `${inBody(path)} should be at least ${schema.minLength} chars long`);
     }
-    if (schema.pattern !== undefined && !compilePattern(schema.pattern)?.test(value)) {
+    if (schema.pattern !== undefined && !patternOf(schema as Schema & { pattern: string })?.test(value)) {
       this.#invalid(path, value, `${inBody(path)} should match '${schema.pattern}'`);
     }
     if (schema.format !== undefined && !checkFormat(schema.format, value)) {
