@@ -183,6 +183,17 @@ async function send(agent: Agent, origin: string, req: FuzzRequest): Promise<Ans
   return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), ms };
 }
 
+/**
+ * A body over the server's 3 MiB limit may be cut off: the server answers and closes the
+ * connection while the client still writes (Go's MaxBytesReader closes it too), so the client
+ * can see EPIPE or a reset instead of the answer. Not a server failure.
+ */
+function cutOffUpload(req: FuzzRequest, e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  const closed = code === "EPIPE" || code === "ECONNRESET" || code === "UND_ERR_SOCKET";
+  return closed && (req.body?.length ?? 0) > 3 * 1024 * 1024;
+}
+
 function describe(req: FuzzRequest): string {
   const body =
     req.body === undefined ? "" : ` (${req.body.length} bytes ${req.headers["content-type"] ?? ""})`;
@@ -354,7 +365,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
               await record(req, await send(apiAgent, ready.api.url, req), "api");
               if (process.env.FUZZ_DEBUG) log(`< ${describe(req)}`);
             } catch (e) {
-              if (!target.exited)
+              if (!target.exited && !cutOffUpload(req, e))
                 report.malformed.push({
                   request: describe(req),
                   status: 0,
@@ -387,7 +398,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
             "other",
           );
         } catch (e) {
-          if (!target.exited)
+          if (!target.exited && !cutOffUpload(req, e))
             report.malformed.push({
               request: `${req.server} ${describe(req)}`,
               status: 0,
