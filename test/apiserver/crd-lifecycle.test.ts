@@ -100,17 +100,21 @@ describe("CRD deletion", () => {
       return r.status === 201 ? true : undefined;
     }, "a custom object created");
     await api.post(path, { apiVersion: `${group}/v1`, kind: "Widget", metadata: { name: "w2" } });
-    const groups = await api.get("/apis");
-    assert.ok(groups.body.groups.some((g: { name: string }) => g.name === group));
+    // kube-apiserver updates its discovery documents apart from serving the resource: wait for them.
+    const listed = async () =>
+      (await api.get("/apis")).body.groups.some((g: { name: string }) => g.name === group);
+    await eventually(async () => ((await listed()) ? true : undefined), "the group in discovery");
 
     assert.equal((await api.delete(`${CRDS}/widgets.${group}`)).status, 200);
     await eventually(
       async () => ((await api.get(`${CRDS}/widgets.${group}`)).status === 404 ? true : undefined),
       "the CRD gone",
     );
-    assert.equal((await api.get(`/apis/${group}/v1`)).status, 404);
-    const after = await api.get("/apis");
-    assert.ok(!after.body.groups.some((g: { name: string }) => g.name === group));
+    await eventually(
+      async () =>
+        (await api.get(`/apis/${group}/v1`)).status === 404 && !(await listed()) ? true : undefined,
+      "the group gone from discovery",
+    );
 
     // Created again, the resource starts empty: the old objects went with the CRD.
     assert.equal((await api.post(CRDS, crd(group, "widgets", "Widget"))).status, 201);
