@@ -4,6 +4,7 @@
 // the endpoint is public; the single-check endpoint gives the reason.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { posix } from "node:path";
+import { requestTarget } from "../httpserver/index.js";
 import type { Logger } from "../log/index.js";
 import { type Checker, ping, runCheck } from "./checker.js";
 
@@ -52,10 +53,7 @@ async function serveAggregated(
   res: ServerResponse,
   opts: { timeoutMs: number; log: Logger },
 ): Promise<void> {
-  // Not new URL(): it throws on targets such as `//%2f`.
-  const target = req.url ?? "/";
-  const q = target.indexOf("?");
-  const query = new URLSearchParams(q < 0 ? "" : target.slice(q));
+  const { query } = requestTarget(req);
   const unknownExcludes = new Set(query.getAll("exclude"));
   const parts = await Promise.all(
     [...checks].map(async ([name, check]): Promise<CheckStatus> => {

@@ -1,7 +1,7 @@
 // The health probe server: liveness (`/healthz`) and readiness (`/readyz`) endpoints, each with
 // its own named checks, as the manager's `healthProbeBindAddress` serves them.
 import { type Logger, nullLogger } from "../log/index.js";
-import { type HTTPServerRunnable, newHTTPServerRunnable } from "../httpserver/index.js";
+import { type HTTPServerRunnable, newHTTPServerRunnable, requestTarget } from "../httpserver/index.js";
 import type { Checker } from "./checker.js";
 import { serveHealth } from "./handler.js";
 
@@ -63,9 +63,7 @@ export function newHealthProbeServer(opts: HealthProbeServerOptions = {}): Healt
     logger: opts.logger ?? nullLogger(),
     shutdownTimeoutMs: opts.shutdownTimeoutMs,
     handler: (req, res) => {
-      const url = req.url ?? "/";
-      const q = url.indexOf("?");
-      const path = q === -1 ? url : url.slice(0, q);
+      const { path } = requestTarget(req);
       for (const [endpoint, checks] of endpoints) {
         if (path === endpoint || path.startsWith(`${endpoint}/`)) {
           return serveHealth(checks, req, res, path.slice(endpoint.length), { timeoutMs, log });

@@ -1,5 +1,6 @@
 // httpserver: a plain HTTP server as a Runnable (bind address parsing, graceful stop), shared by
-// the metrics server and the health probe server.
+// the metrics server and the health probe server; and the request-target split the HTTP servers
+// route on.
 export type { HTTPHandler, HTTPServerRunnable, HTTPServerRunnableOptions } from "./server.js";
 export {
   InvalidBindAddressError,
@@ -7,3 +8,5 @@ export {
   parseBindAddress,
   ServerAlreadyStartedError,
 } from "./server.js";
+export type { RequestTarget } from "./target.js";
+export { requestTarget } from "./target.js";

@@ -3,7 +3,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Registry } from "prom-client";
 import { type Logger, nullLogger } from "../log/index.js";
-import { type HTTPHandler, type HTTPServerRunnable, newHTTPServerRunnable } from "../httpserver/index.js";
+import {
+  type HTTPHandler,
+  type HTTPServerRunnable,
+  newHTTPServerRunnable,
+  requestTarget,
+} from "../httpserver/index.js";
 
 /** Where metrics are served. */
 export const metricsPath = "/metrics";
@@ -81,7 +86,7 @@ export function newMetricsServer(opts: MetricsServerOptions): MetricsServer {
     logger: log,
     shutdownTimeoutMs: opts.shutdownTimeoutMs,
     handler: (req, res) => {
-      const path = pathOf(req);
+      const { path } = requestTarget(req);
       const handler = route(path);
       if (handler) return handler(req, res);
       res.writeHead(404, {
@@ -131,10 +136,4 @@ export function newMetricsServer(opts: MetricsServerOptions): MetricsServer {
       return running;
     },
   };
-}
-
-function pathOf(req: IncomingMessage): string {
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  return q === -1 ? url : url.slice(0, q);
 }

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { connect, type TlsOptions } from "node:tls";
 import type { Checker } from "../healthz/index.js";
-import { ServerAlreadyStartedError } from "../httpserver/index.js";
+import { requestTarget, ServerAlreadyStartedError } from "../httpserver/index.js";
 import { webhookMetrics } from "../metrics/index.js";
 import { type CertificateFiles, newCertWatcher } from "./cert-watcher.js";
 import { CertificateLoadError, DuplicateWebhookPathError, InvalidWebhookPathError } from "./errors.js";
@@ -92,25 +92,18 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    // The target split by hand: new URL() throws on some (`//%2f` reads as a host) and resolves
-    // dot-segments; a registered path matches exactly.
-    const target = req.url ?? "/";
-    const q = target.indexOf("?");
-    const url = {
-      pathname: q < 0 ? target : target.slice(0, q),
-      searchParams: new URLSearchParams(q < 0 ? "" : target.slice(q)),
-    };
+    // A registered path matches exactly (no dot-segment resolution reaching another handler).
+    const { path, query } = requestTarget(req);
     if (shuttingDown) res.setHeader("connection", "close");
-    const entry = handlers.get(url.pathname);
+    const entry = handlers.get(path);
     if (!entry) {
       res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
       res.end("404 page not found\n");
       return;
     }
-    const path = url.pathname;
     const endTimer = metrics.requestLatency.startTimer({ webhook: path });
     metrics.requestsInFlight.labels(path).inc();
-    const { signal, done } = requestSignal(req, res, url, forceStop.signal);
+    const { signal, done } = requestSignal(req, res, query, forceStop.signal);
     inFlight.add(res);
     res.once("close", () => {
       inFlight.delete(res);

@@ -6,8 +6,6 @@ import type { ResourceDefinition } from "../registry/resource.js";
 import type { Schema } from "./schema-types.js";
 import { isObject, SchemaResolver, schemaOf } from "./schema-types.js";
 
-const REF_PREFIX = "#/definitions/";
-
 type JsonKind = "object" | "array" | "string" | "number" | "bool";
 
 function jsonKind(value: unknown): JsonKind | undefined {
@@ -42,21 +40,16 @@ function accepted(s: Schema): JsonKind[] | undefined {
 }
 
 /** The Go type kube would name for a schema (`v1.DeploymentSpec`, `[]v1.Container`, `int32`). */
-function goTypeName(raw: Schema, r: SchemaResolver, depth = 0): string {
-  if (raw.$ref !== undefined) {
-    const name = raw.$ref.startsWith(REF_PREFIX) ? raw.$ref.slice(REF_PREFIX.length) : raw.$ref;
-    const parts = name.split(".");
-    return parts.slice(-2).join(".");
-  }
+function goTypeName(raw: Schema, depth = 0): string {
+  // `#/definitions/io.k8s.api.apps.v1.DeploymentSpec` is Go's `v1.DeploymentSpec`.
+  if (raw.$ref !== undefined) return raw.$ref.split(".").slice(-2).join(".");
   if (depth > 8) return "interface {}";
   switch (raw.type) {
     case "array":
-      return `[]${raw.items && !Array.isArray(raw.items) ? goTypeName(raw.items, r, depth + 1) : "interface {}"}`;
+      return `[]${raw.items && !Array.isArray(raw.items) ? goTypeName(raw.items, depth + 1) : "interface {}"}`;
     case "object": {
       const ap = raw.additionalProperties;
-      return typeof ap === "object"
-        ? `map[string]${goTypeName(ap, r, depth + 1)}`
-        : "map[string]interface {}";
+      return typeof ap === "object" ? `map[string]${goTypeName(ap, depth + 1)}` : "map[string]interface {}";
     }
     case "string":
       return "string";
@@ -103,7 +96,7 @@ export function goTypeError(
     const want = accepted(s);
     if (want !== undefined && !want.includes(kind)) {
       const field = path ? `${struct}.${path}` : struct;
-      return `json: cannot unmarshal ${kind} into Go struct field ${field} of type ${goTypeName(raw, r)}`;
+      return `json: cannot unmarshal ${kind} into Go struct field ${field} of type ${goTypeName(raw)}`;
     }
     if (kind === "array") {
       const items = s.items;

@@ -7,13 +7,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 export function requestSignal(
   _req: IncomingMessage,
   res: ServerResponse,
-  url: { searchParams: URLSearchParams },
+  query: URLSearchParams,
   serverStop: AbortSignal,
 ): { signal: AbortSignal; done: () => void } {
   const gone = new AbortController();
   const signals = [gone.signal, serverStop];
   let timer: NodeJS.Timeout | undefined;
-  const timeoutMs = parseGoDuration(url.searchParams.get("timeout") ?? "");
+  const timeoutMs = parseGoDuration(query.get("timeout") ?? "");
   if (timeoutMs !== undefined && timeoutMs > 0) {
     const timeout = new AbortController();
     timer = setTimeout(
