@@ -21,7 +21,25 @@ const binaryHint =
   "set KUBEBUILDER_ASSETS to a directory holding etcd and kube-apiserver (as setup-envtest installs them), " +
   "or TEST_ASSET_ETCD and TEST_ASSET_KUBE_APISERVER to their paths";
 
-async function waitUntil(
+/** A binary exited because a port it was given was taken in between (by another process). */
+export class PortTakenError extends ControlPlaneError {}
+
+// freePort() closes its probe socket before the binary binds the port, so another process (a
+// parallel test's server) can take it in between. Go's envtest has the same window; a binary
+// that fails this way is started again on fresh ports rather than failing the test.
+const portAttempts = 5;
+
+export async function withFreshPorts<T>(start: (attempt: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(attempt);
+    } catch (err) {
+      if (!(err instanceof PortTakenError) || attempt >= portAttempts) throw err;
+    }
+  }
+}
+
+export async function waitUntil(
   what: string,
   proc: ManagedProcess,
   deadline: number,
@@ -33,7 +51,8 @@ async function waitUntil(
   });
   while (Date.now() < deadline) {
     if (exitCode !== undefined) {
-      throw new ControlPlaneError(`envtest: ${proc.name} exited with code ${exitCode}:\n${proc.output()}`);
+      const Failure = /address already in use/.test(proc.output()) ? PortTakenError : ControlPlaneError;
+      throw new Failure(`envtest: ${proc.name} exited with code ${exitCode}:\n${proc.output()}`);
     }
     if (await probe().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 100));
@@ -56,25 +75,28 @@ export async function startControlPlane(settings: EnvtestSettings): Promise<Runn
   };
   try {
     const deadline = Date.now() + settings.startTimeoutMs;
-    const [etcdPort, etcdPeerPort, securePort] = await Promise.all([freePort(), freePort(), freePort()]);
-    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
-    const etcd = startProcess(
-      "etcd",
-      etcdPath,
-      [
-        `--data-dir=${join(dir, "etcd")}`,
-        `--listen-client-urls=${etcdUrl}`,
-        `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
-        "--unsafe-no-fsync=true",
-      ],
-      settings.attachOutput,
-    );
-    started.push(etcd);
-    await waitUntil("etcd to be healthy", etcd, deadline, async () => {
-      const res = await request(`${etcdUrl}/health`);
-      const body = (await res.body.json()) as { health?: string };
-      return res.statusCode === 200 && body.health === "true";
+    const etcdUrl = await withFreshPorts(async (attempt) => {
+      const [etcdPort, etcdPeerPort] = await Promise.all([freePort(), freePort()]);
+      const url = `http://127.0.0.1:${etcdPort}`;
+      const etcd = startProcess(
+        "etcd",
+        etcdPath,
+        [
+          `--data-dir=${join(dir, `etcd-${attempt}`)}`,
+          `--listen-client-urls=${url}`,
+          `--advertise-client-urls=${url}`,
+          `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+          "--unsafe-no-fsync=true",
+        ],
+        settings.attachOutput,
+      );
+      started.push(etcd);
+      await waitUntil("etcd to be healthy", etcd, deadline, async () => {
+        const res = await request(`${url}/health`);
+        const body = (await res.body.json()) as { health?: string };
+        return res.statusCode === 200 && body.health === "true";
+      });
+      return url;
     });
 
     const servingCa = await createCertificateAuthority("envtest-serving-ca");
@@ -97,42 +119,46 @@ export async function startControlPlane(settings: EnvtestSettings): Promise<Runn
     // key there), so the verifying half goes in a file of its own.
     writeFileSync(files.saPub, publicKeyPem(saKey.keyPem));
 
-    const apiserver = startProcess(
-      "kube-apiserver",
-      apiserverPath,
-      [
-        `--etcd-servers=${etcdUrl}`,
-        `--cert-dir=${dir}`,
-        `--tls-cert-file=${files.cert}`,
-        `--tls-private-key-file=${files.key}`,
-        `--client-ca-file=${files.clientCa}`,
-        `--secure-port=${securePort}`,
-        "--bind-address=127.0.0.1",
-        "--advertise-address=127.0.0.1",
-        "--service-cluster-ip-range=10.0.0.0/24",
-        "--allow-privileged=true",
-        "--authorization-mode=RBAC",
-        "--disable-admission-plugins=ServiceAccount",
-        `--service-account-key-file=${files.saPub}`,
-        `--service-account-signing-key-file=${files.saKey}`,
-        `--service-account-issuer=https://127.0.0.1:${securePort}/`,
-      ],
-      settings.attachOutput,
-    );
-    started.push(apiserver);
-    const host = `https://127.0.0.1:${securePort}`;
-    const probeAgent = new Agent({
-      connect: { ca: servingCa.certPem, cert: admin.certPem, key: admin.keyPem },
-    });
-    try {
-      await waitUntil("kube-apiserver to be ready", apiserver, deadline, async () => {
-        const res = await request(`${host}/readyz`, { dispatcher: probeAgent });
-        await res.body.dump();
-        return res.statusCode === 200;
+    const host = await withFreshPorts(async () => {
+      const securePort = await freePort();
+      const apiserver = startProcess(
+        "kube-apiserver",
+        apiserverPath,
+        [
+          `--etcd-servers=${etcdUrl}`,
+          `--cert-dir=${dir}`,
+          `--tls-cert-file=${files.cert}`,
+          `--tls-private-key-file=${files.key}`,
+          `--client-ca-file=${files.clientCa}`,
+          `--secure-port=${securePort}`,
+          "--bind-address=127.0.0.1",
+          "--advertise-address=127.0.0.1",
+          "--service-cluster-ip-range=10.0.0.0/24",
+          "--allow-privileged=true",
+          "--authorization-mode=RBAC",
+          "--disable-admission-plugins=ServiceAccount",
+          `--service-account-key-file=${files.saPub}`,
+          `--service-account-signing-key-file=${files.saKey}`,
+          `--service-account-issuer=https://127.0.0.1:${securePort}/`,
+        ],
+        settings.attachOutput,
+      );
+      started.push(apiserver);
+      const url = `https://127.0.0.1:${securePort}`;
+      const probeAgent = new Agent({
+        connect: { ca: servingCa.certPem, cert: admin.certPem, key: admin.keyPem },
       });
-    } finally {
-      await probeAgent.close();
-    }
+      try {
+        await waitUntil("kube-apiserver to be ready", apiserver, deadline, async () => {
+          const res = await request(`${url}/readyz`, { dispatcher: probeAgent });
+          await res.body.dump();
+          return res.statusCode === 200;
+        });
+      } finally {
+        await probeAgent.close();
+      }
+      return url;
+    });
     return {
       config: {
         host,

@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { PortTakenError, waitUntil, withFreshPorts } from "./control-plane.js";
+import { ControlPlaneError, startProcess } from "./process.js";
+
+const never = async () => false;
+
+test("a binary that exits because its port was taken is told apart from other early exits", async () => {
+  const taken = startProcess(
+    "etcd",
+    "/bin/sh",
+    ["-c", "echo 'listen tcp 127.0.0.1:1: bind: address already in use' >&2; exit 1"],
+    false,
+  );
+  await assert.rejects(waitUntil("etcd", taken, Date.now() + 10_000, never), PortTakenError);
+  const broken = startProcess("etcd", "/bin/sh", ["-c", "echo 'bad flag' >&2; exit 2"], false);
+  await assert.rejects(waitUntil("etcd", broken, Date.now() + 10_000, never), (err: unknown) => {
+    assert.ok(err instanceof ControlPlaneError && !(err instanceof PortTakenError));
+    assert.match(err.message, /etcd exited with code 2:\nbad flag/);
+    return true;
+  });
+});
+
+test("a start that loses its port is tried again on fresh ports, a few times at most", async () => {
+  const attempts: number[] = [];
+  const url = await withFreshPorts(async (attempt) => {
+    attempts.push(attempt);
+    if (attempt < 3) throw new PortTakenError("taken");
+    return "http://127.0.0.1:1";
+  });
+  assert.equal(url, "http://127.0.0.1:1");
+  assert.deepEqual(attempts, [1, 2, 3]);
+
+  let tries = 0;
+  await assert.rejects(
+    withFreshPorts(async () => {
+      tries++;
+      throw new PortTakenError("always taken");
+    }),
+    /always taken/,
+  );
+  assert.equal(tries, 5);
+
+  let other = 0;
+  await assert.rejects(
+    withFreshPorts(async () => {
+      other++;
+      throw new ControlPlaneError("bad flag");
+    }),
+    /bad flag/,
+  );
+  assert.equal(other, 1, "other failures are not retried");
+});
