@@ -64,6 +64,11 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** The server's error behind a wrapped one (the watcher wraps each in a WatcherError). */
+function causeOf(err: unknown): unknown {
+  return err instanceof Error && err.cause !== undefined ? err.cause : err;
+}
+
 /** What the backoff wrapper needs to know about an event. */
 export interface BackoffEvent {
   readonly type: string;
@@ -87,7 +92,7 @@ export async function* withBackoff<E extends BackoffEvent>(
       continue;
     }
     yield event;
-    const retryAfter = retryAfterSeconds(event.error);
+    const retryAfter = retryAfterSeconds(causeOf(event.error));
     const delay = Math.max(backoff.next(), retryAfter !== undefined ? retryAfter * 1000 : 0);
     await sleep(delay, signal);
   }
@@ -110,7 +115,7 @@ export async function* withBatchBackoff<E extends BackoffEvent>(
       continue;
     }
     yield batch;
-    const retryAfter = retryAfterSeconds(error.error);
+    const retryAfter = retryAfterSeconds(causeOf(error.error));
     const delay = Math.max(backoff.next(), retryAfter !== undefined ? retryAfter * 1000 : 0);
     await sleep(delay, signal);
   }

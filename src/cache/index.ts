@@ -44,5 +44,5 @@ export type { IndexFunc, StoreReader } from "./store.js";
 export { IndexConflictError, NAMESPACE_INDEX, UnknownIndexError } from "./store.js";
 export type { TransformFunc } from "./transform.js";
 export { chainTransforms, stripManagedFields } from "./transform.js";
-export type { WatcherEvent, WatcherOptions } from "./watcher.js";
-export { INITIAL_EVENTS_END_ANNOTATION, watcher } from "./watcher.js";
+export type { WatcherErrorReason, WatcherEvent, WatcherOptions } from "./watcher.js";
+export { INITIAL_EVENTS_END_ANNOTATION, WatcherError, watcher } from "./watcher.js";

@@ -170,9 +170,11 @@ export class Reflector<T extends KubeObject> {
               break;
             case "error":
               this.#errors++;
-              this.#lastError = ev.error;
+              // The server's own error, which callers test (isNotFound, isForbidden).
+              this.#lastError = ev.error.cause ?? ev.error;
               this.#lastErrorMs = Date.now();
               this.#log.error(ev.error, "list/watch failed; retrying after a backoff", {
+                reason: ev.error.reason,
                 resourceVersion: this.#rv,
                 consecutiveErrors: this.#errors,
               });

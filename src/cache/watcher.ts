@@ -1,8 +1,12 @@
-// The watcher: a small state machine (after kube-rs's `watcher`) that turns list + watch into one
-// endless stream of events. It lists (or streams the initial list), then watches from the list's
-// version, resumes a closed watch from the last version it saw, relists when that version is
-// gone (410), and reports every other failure as an `error` event and carries on: it never ends
-// by itself. Waiting between failures is `withBackoff`'s job, not this file's.
+// The watcher: a state machine (after kube-rs's `watcher`) that turns list + watch into one
+// endless stream of events. Two states and one `step` from each:
+//   Empty    --list (paged, or streamed with sendInitialEvents)-->  Watching
+//   Watching --watch ends or fails-->                                Watching (resume from its version)
+//   Watching --410 Expired-->                                        Empty    (relist)
+// A streaming list hands its open stream to Watching, so the watch goes on where the initial
+// events ended. Every other failure is reported as an `error` event carrying a WatcherError, and
+// the machine carries on: it never ends by itself. Waiting between failures is `withBackoff`'s
+// job, not this file's.
 import type { KubeObject } from "../api/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
 import { isGone, isResourceExpired, StatusError, type WatchEvent, type WatchStream } from "../rest/index.js";
@@ -20,7 +24,7 @@ export type WatcherEvent<T extends KubeObject = KubeObject> =
   | { type: "apply"; object: T; resourceVersion: string }
   | { type: "delete"; object: T; resourceVersion: string }
   | { type: "bookmark"; resourceVersion: string }
-  | { type: "error"; error: unknown };
+  | { type: "error"; error: WatcherError };
 
 /**
  * What {@link watcherBatches} yields: the watcher's events, several at a time. A list page comes
@@ -69,17 +73,71 @@ function resolveWatcherOptions(opts: WatcherOptions): ResolvedWatcherOptions {
   };
 }
 
+/** What failed, and so what the watcher does next. */
+export type WatcherErrorReason =
+  /** A list page failed: list again, at the latest version if the one asked for is gone. */
+  | "ListFailed"
+  /** A streaming list failed before its end: stream again (after two in a row, list + watch). */
+  | "InitialStreamFailed"
+  /** A watch could not be opened: open it again from the same version. */
+  | "WatchStartFailed"
+  /** An open watch broke or sent an ERROR event: resume from the last version seen. */
+  | "WatchFailed"
+  /** A watch ended at once with no event (client-go counts it a failure): resume after a backoff. */
+  | "WatchTooShort";
+
+/** A failure the watcher reports and recovers from; `cause` is the server's or the transport's error. */
+export class WatcherError extends Error {
+  override readonly name = "WatcherError";
+  readonly reason: WatcherErrorReason;
+
+  constructor(reason: WatcherErrorReason, message: string, cause?: unknown) {
+    super(cause === undefined ? message : `${message}: ${messageOf(cause)}`, { cause });
+    this.reason = reason;
+  }
+}
+
 /** The annotation on the bookmark that ends a streaming list's initial events. */
 export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
 
 /** A watch that ended this fast with no event counts as a failure (client-go's rule). */
 const SHORT_WATCH_MS = 1000;
 
-type State =
-  /** Nothing listed yet, or the last list failed: (re)list. `rv` is the version to list at. */
-  | { kind: "empty"; rv: string }
-  /** Listed (or resumed) up to `rv`: open a watch from there. */
-  | { kind: "ready"; rv: string };
+/** An open watch: the stream, and the events already read from it but not yet handled. */
+interface OpenWatch<T extends KubeObject> {
+  next(): Promise<WatchEvent<T>[] | undefined>;
+  /** Events after a streaming list's end bookmark, read in the same batch. */
+  pending: WatchEvent<T>[];
+  /** Whether events already came on it (a streaming list's): then it cannot be "too short". */
+  readonly continued: boolean;
+  close(): Promise<void>;
+}
+
+/** Where the watcher is (kube-rs's `watcher::State`). */
+type State<T extends KubeObject> =
+  /** Nothing listed, or the list is no longer usable: list at `listAt` ("0" first, "" for the latest). */
+  | { kind: "Empty"; listAt: string }
+  /** Listed up to `rv`: watch from there, on `open` when a streaming list left its stream open. */
+  | { kind: "Watching"; rv: string; open?: OpenWatch<T> };
+
+/** How the watcher lists, learnt from the server as it goes. */
+interface Strategy {
+  /** Stream the initial list; false once the server showed it cannot. */
+  streaming: boolean;
+  /** client-go: after a list answered with a continue token, later relists page too. */
+  paginated: boolean;
+  /** Streaming lists that failed before their end, in a row (after two: list + watch). */
+  streamFailures: number;
+}
+
+interface Machine<T extends KubeObject> {
+  readonly lw: ListerWatcher<T>;
+  readonly signal: AbortSignal;
+  readonly opts: ResolvedWatcherOptions;
+  readonly strategy: Strategy;
+}
+
+type Step<T extends KubeObject> = AsyncGenerator<WatcherBatchEvent<T>[], State<T>, undefined>;
 
 function expired(err: unknown): boolean {
   return isResourceExpired(err) || isGone(err);
@@ -93,6 +151,14 @@ function isUnsupported(err: unknown): boolean {
 
 function rvOf(obj: KubeObject | undefined): string {
   return obj?.metadata?.resourceVersion ?? "";
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function failed<T extends KubeObject>(error: WatcherError): WatcherBatchEvent<T>[] {
+  return [{ type: "error", error }];
 }
 
 /**
@@ -123,74 +189,193 @@ export async function* watcherBatches<T extends KubeObject>(
   options: WatcherOptions = {},
 ): AsyncGenerator<WatcherBatchEvent<T>[], void, undefined> {
   const opts = resolveWatcherOptions(options);
-  const log = opts.logger;
-  let streaming = opts.streamingList;
-  // client-go: after a list answered with a continue token, later relists page too.
-  let paginated = true;
-  // The version to relist at is gone too: list with "" (a consistent read) instead.
-  let relistAtLatest = false;
-  let state: State = { kind: "empty", rv: "0" };
-  // Streaming lists that failed before their end, in a row: after two, list + watch instead (a
-  // server may cut off a large initial stream as a slow watcher).
-  let streamFailures = 0;
+  const machine: Machine<T> = {
+    lw,
+    signal,
+    opts,
+    strategy: { streaming: opts.streamingList, paginated: true, streamFailures: 0 },
+  };
+  let state: State<T> = { kind: "Empty", listAt: "0" };
+  try {
+    while (!signal.aborted) state = yield* step(state, machine);
+  } catch (err) {
+    // Each step reports its own failures; what comes here is the abort.
+    if (!signal.aborted) throw err;
+  } finally {
+    if (state.kind === "Watching") await state.open?.close();
+  }
+}
 
-  while (!signal.aborted) {
-    try {
-      if (state.kind === "empty" && streaming) {
-        const outcome = yield* streamInitial(lw, signal, opts, (s) => {
-          state = s;
-        });
-        if (outcome === "unsupported") {
-          streaming = false;
-          log.info("streaming lists are not supported by the server; listing and watching instead");
+/** One transition: from `state`, yields what it learns and returns the next state. */
+function step<T extends KubeObject>(state: State<T>, m: Machine<T>): Step<T> {
+  switch (state.kind) {
+    case "Empty":
+      return m.strategy.streaming ? streamingList(state, m) : pagedList(state, m);
+    case "Watching":
+      return watch(state, m);
+  }
+}
+
+/** Empty → Watching: a list, page by page, then a watch from its version. */
+async function* pagedList<T extends KubeObject>(state: { listAt: string }, m: Machine<T>): Step<T> {
+  const { lw, signal, opts, strategy } = m;
+  const at = state.listAt;
+  let rv = "";
+  let cont: string | undefined;
+  let first = true;
+  try {
+    do {
+      const page = await lw.list(
+        cont
+          ? { continue: cont, limit: opts.pageSize }
+          : { resourceVersion: at, limit: at === "0" || strategy.paginated ? opts.pageSize : undefined },
+        signal,
+      );
+      if (first) {
+        first = false;
+        strategy.paginated = page.metadata?.continue !== undefined && page.metadata.continue !== "";
+        yield [{ type: "init" }];
+      }
+      if (page.items.length > 0) yield [{ type: "initPage", objects: page.items }];
+      rv = page.metadata?.resourceVersion ?? "";
+      cont = page.metadata?.continue || undefined;
+    } while (cont);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    yield failed(new WatcherError("ListFailed", "list failed", err));
+    // A 410 answer to a list at a version: the next list reads the latest state.
+    return { kind: "Empty", listAt: expired(err) ? "" : at };
+  }
+  yield [{ type: "initDone", resourceVersion: rv }];
+  return { kind: "Watching", rv };
+}
+
+/** Empty → Empty, on list + watch from now on: the server cannot stream lists. */
+function streamingUnsupported<T extends KubeObject>(
+  state: { listAt: string },
+  m: Machine<T>,
+  why: string,
+): State<T> {
+  m.strategy.streaming = false;
+  m.opts.logger.info(`streaming lists ${why}; listing and watching instead`);
+  return { kind: "Empty", listAt: state.listAt };
+}
+
+/**
+ * Empty → Watching: a streaming list, a watch with `sendInitialEvents=true` whose ADDED events up
+ * to the `k8s.io/initial-events-end` bookmark are the list. Its stream stays open for Watching.
+ */
+async function* streamingList<T extends KubeObject>(state: { listAt: string }, m: Machine<T>): Step<T> {
+  const { lw, signal, opts, strategy } = m;
+  // Its own controller, chained by hand, so that inactivity can end it: AbortSignal.any would
+  // leave a listener on `signal` for every attempt until garbage collection.
+  const silent = new AbortController();
+  const onAbort = () => silent.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  const release = () => signal.removeEventListener("abort", onAbort);
+  let stream: WatchStream<T>;
+  try {
+    stream = await lw.watch(
+      {
+        resourceVersion: "",
+        resourceVersionMatch: "NotOlderThan",
+        sendInitialEvents: true,
+        allowWatchBookmarks: true,
+        timeoutSeconds: opts.watchTimeoutSeconds(),
+      },
+      silent.signal,
+    );
+  } catch (err) {
+    release();
+    if (isUnsupported(err)) return streamingUnsupported(state, m, "are not supported by the server");
+    if (signal.aborted) throw err;
+    return yield* streamFailed(state, m, err);
+  }
+  // Inactivity, not total time: a large list may take long but never goes quiet.
+  let last = performance.now();
+  const check = () => {
+    const idle = performance.now() - last;
+    if (idle >= opts.initialEventsTimeoutMs) silent.abort();
+    else timer = setTimeout(check, opts.initialEventsTimeoutMs - idle);
+  };
+  let timer = setTimeout(check, opts.initialEventsTimeoutMs);
+  const next = batchReader(stream);
+  let handedOver = false;
+  let rv = "";
+  yield [{ type: "init" }];
+  // The events of the batch being read; whatever ends the stream first hands over those before it.
+  let out: WatcherBatchEvent<T>[] = [];
+  try {
+    for (let batch = await next(); batch !== undefined; batch = await next()) {
+      last = performance.now();
+      out = [];
+      for (let i = 0; i < batch.length; i++) {
+        const ev = batch[i];
+        if (ev.type === "ERROR") {
+          if (out.length > 0) yield out;
+          const err = new StatusError(ev.object);
+          if (isUnsupported(err)) return streamingUnsupported(state, m, "are refused by the server");
+          return yield* streamFailed(state, m, err);
         }
-        streamFailures = 0;
-        continue;
+        rv = rvOf(ev.object) || rv;
+        if (ev.type === "ADDED") {
+          out.push({ type: "initApply", object: ev.object });
+          continue;
+        }
+        // MODIFIED, DELETED or a plain bookmark cannot come before the end of the initial events.
+        if (
+          ev.type !== "BOOKMARK" ||
+          ev.object.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== "true"
+        ) {
+          if (out.length > 0) yield out;
+          return streamingUnsupported(state, m, "are not supported by the server");
+        }
+        out.push({ type: "initDone", resourceVersion: rv });
+        yield out;
+        strategy.streamFailures = 0;
+        handedOver = true;
+        const open: OpenWatch<T> = {
+          next,
+          pending: batch.slice(i + 1),
+          continued: true,
+          close: async () => {
+            release();
+            await stream.return();
+          },
+        };
+        return { kind: "Watching", rv, open };
       }
-      if (state.kind === "empty") {
-        const at = relistAtLatest ? "" : state.rv;
-        let rv = "";
-        let cont: string | undefined;
-        let first = true;
-        do {
-          const page = await lw.list(
-            cont
-              ? { continue: cont, limit: opts.pageSize }
-              : { resourceVersion: at, limit: at === "0" || paginated ? opts.pageSize : undefined },
-            signal,
-          );
-          if (first) {
-            first = false;
-            paginated = page.metadata?.continue !== undefined && page.metadata.continue !== "";
-            yield [{ type: "init" }];
-          }
-          if (page.items.length > 0) yield [{ type: "initPage", objects: page.items }];
-          rv = page.metadata?.resourceVersion ?? "";
-          cont = page.metadata?.continue || undefined;
-        } while (cont);
-        relistAtLatest = false;
-        state = { kind: "ready", rv };
-        yield [{ type: "initDone", resourceVersion: rv }];
-        continue;
-      }
-      // state.kind === "ready": watch from state.rv until the watch ends.
-      state = yield* watchFrom(lw, state.rv, signal, opts);
-    } catch (err) {
-      if (signal.aborted) return;
-      if (streaming && state.kind === "empty" && ++streamFailures >= 2) {
-        streaming = false;
-        log.info("streaming lists failed twice before their end; listing and watching instead", {
-          error: String(err),
-        });
-      }
-      if (expired(err)) {
-        // A 410 answer to a list at a version: the next list reads the latest state.
-        if (state.kind === "empty") relistAtLatest = true;
-        else state = { kind: "empty", rv: state.rv };
-      }
-      yield [{ type: "error", error: err }];
+      if (out.length > 0) yield out;
+      out = [];
+    }
+    return yield* streamFailed(state, m, new Error("the streaming list ended before its initial events did"));
+  } catch (err) {
+    if (silent.signal.aborted && !signal.aborted) {
+      return streamingUnsupported(state, m, "never ended their initial events here");
+    }
+    if (signal.aborted) throw err;
+    return yield* streamFailed(state, m, err);
+  } finally {
+    clearTimeout(timer);
+    if (!handedOver) {
+      release();
+      await stream.return();
     }
   }
+}
+
+/** Empty → Empty: a streaming list failed before its end; after two in a row, list + watch. */
+async function* streamFailed<T extends KubeObject>(
+  state: { listAt: string },
+  m: Machine<T>,
+  err: unknown,
+): Step<T> {
+  yield failed(new WatcherError("InitialStreamFailed", "streaming list failed", err));
+  if (++m.strategy.streamFailures >= 2) {
+    // A server may cut off a large initial stream as a slow watcher.
+    return streamingUnsupported(state, m, "failed twice before their end");
+  }
+  return { kind: "Empty", listAt: expired(err) ? "" : state.listAt };
 }
 
 /** Reads a stream a batch at a time, or an event at a time when it cannot batch. */
@@ -204,29 +389,43 @@ function batchReader<T extends KubeObject>(
   };
 }
 
-/** Watches from `rv`; returns the state to go on with (`ready` to resume, `empty` to relist). */
-async function* watchFrom<T extends KubeObject>(
-  lw: ListerWatcher<T>,
-  from: string,
-  signal: AbortSignal,
-  opts: ResolvedWatcherOptions,
-): AsyncGenerator<WatcherBatchEvent<T>[], State, undefined> {
-  let rv = from;
-  let stream: WatchStream<T>;
-  try {
-    stream = await lw.watch(
-      { resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: opts.watchTimeoutSeconds() },
-      signal,
-    );
-  } catch (err) {
-    if (expired(err)) return { kind: "empty", rv };
-    throw err;
+/**
+ * Watching → Watching (resume from the last version) or → Empty (410: relist). Opens a watch from
+ * `rv` unless a streaming list left one open, and follows it until it ends.
+ */
+async function* watch<T extends KubeObject>(
+  state: { rv: string; open?: OpenWatch<T> },
+  m: Machine<T>,
+): Step<T> {
+  const { lw, signal, opts } = m;
+  let rv = state.rv;
+  let open = state.open;
+  if (open === undefined) {
+    try {
+      const stream = await lw.watch(
+        { resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: opts.watchTimeoutSeconds() },
+        signal,
+      );
+      open = {
+        next: batchReader(stream),
+        pending: [],
+        continued: false,
+        close: async () => void (await stream.return()),
+      };
+    } catch (err) {
+      if (signal.aborted) throw err;
+      if (expired(err)) return relist(rv, m, err);
+      yield failed(new WatcherError("WatchStartFailed", `watch from resourceVersion ${rv} failed`, err));
+      return { kind: "Watching", rv };
+    }
   }
   const started = performance.now();
-  const next = batchReader(stream);
   let events = 0;
   try {
-    for (let batch = await next(); batch !== undefined; batch = await next()) {
+    let batch: WatchEvent<T>[] | undefined = open.pending;
+    open.pending = [];
+    if (batch.length === 0) batch = await open.next();
+    for (; batch !== undefined; batch = await open.next()) {
       events += batch.length;
       const out: WatcherBatchEvent<T>[] = [];
       for (const ev of batch) {
@@ -247,13 +446,10 @@ async function* watchFrom<T extends KubeObject>(
           case "ERROR": {
             if (out.length > 0) yield out;
             const err = new StatusError(ev.object);
-            if (expired(err)) {
-              opts.logger.v(1).info("watch expired; relisting", { resourceVersion: rv, reason: err.message });
-              return { kind: "empty", rv };
-            }
+            if (expired(err)) return relist(rv, m, err);
             // Resume from where we are, after the backoff.
-            yield [{ type: "error", error: err }];
-            return { kind: "ready", rv };
+            yield failed(new WatcherError("WatchFailed", `watch from resourceVersion ${rv} failed`, err));
+            return { kind: "Watching", rv };
           }
         }
       }
@@ -261,142 +457,24 @@ async function* watchFrom<T extends KubeObject>(
     }
   } catch (err) {
     if (signal.aborted) throw err;
-    yield [{ type: "error", error: err }];
-    return { kind: "ready", rv };
+    yield failed(new WatcherError("WatchFailed", `watch from resourceVersion ${rv} failed`, err));
+    return { kind: "Watching", rv };
   } finally {
-    await stream.return();
+    await open.close();
   }
-  if (events === 0 && performance.now() - started < SHORT_WATCH_MS) {
-    yield [
-      {
-        type: "error",
-        error: new Error(
-          `very short watch: the watch from resourceVersion ${rv} ended at once with no event`,
-        ),
-      },
-    ];
-  }
-  return { kind: "ready", rv };
-}
-
-/**
- * A streaming list: a watch with `sendInitialEvents=true` whose ADDED events up to the
- * `k8s.io/initial-events-end` bookmark are the list; the same watch then goes on. Returns
- * "unsupported" when the server refused it or did not end the initial events.
- */
-async function* streamInitial<T extends KubeObject>(
-  lw: ListerWatcher<T>,
-  signal: AbortSignal,
-  opts: ResolvedWatcherOptions,
-  setState: (s: State) => void,
-): AsyncGenerator<WatcherBatchEvent<T>[], "done" | "unsupported", undefined> {
-  // Its own controller, chained by hand: AbortSignal.any would leave a listener on `signal` for
-  // every attempt until garbage collection.
-  const silent = new AbortController();
-  const streamSignal = silent.signal;
-  const onAbort = () => silent.abort(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    return yield* streamOn(lw, signal, silent, streamSignal, opts, setState);
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
-}
-
-async function* streamOn<T extends KubeObject>(
-  lw: ListerWatcher<T>,
-  signal: AbortSignal,
-  silent: AbortController,
-  streamSignal: AbortSignal,
-  opts: ResolvedWatcherOptions,
-  setState: (s: State) => void,
-): AsyncGenerator<WatcherBatchEvent<T>[], "done" | "unsupported", undefined> {
-  let stream: WatchStream<T>;
-  try {
-    stream = await lw.watch(
-      {
-        resourceVersion: "",
-        resourceVersionMatch: "NotOlderThan",
-        sendInitialEvents: true,
-        allowWatchBookmarks: true,
-        timeoutSeconds: opts.watchTimeoutSeconds(),
-      },
-      streamSignal,
+  if (events === 0 && !open.continued && performance.now() - started < SHORT_WATCH_MS) {
+    yield failed(
+      new WatcherError(
+        "WatchTooShort",
+        `very short watch: the watch from resourceVersion ${rv} ended at once with no event`,
+      ),
     );
-  } catch (err) {
-    if (isUnsupported(err)) return "unsupported";
-    throw err;
   }
-  // Inactivity, not total time: a large list may take long but never goes quiet.
-  let last = performance.now();
-  const check = () => {
-    const idle = performance.now() - last;
-    if (idle >= opts.initialEventsTimeoutMs) silent.abort();
-    else timer = setTimeout(check, opts.initialEventsTimeoutMs - idle);
-  };
-  let timer = setTimeout(check, opts.initialEventsTimeoutMs);
-  let initial = true;
-  let rv = "";
-  yield [{ type: "init" }];
-  const next = batchReader(stream);
-  // The events of the batch being read; whatever ends the stream first hands over those before it.
-  let out: WatcherBatchEvent<T>[] = [];
-  try {
-    for (let batch = await next(); batch !== undefined; batch = await next()) {
-      last = performance.now();
-      out = [];
-      for (const ev of batch) {
-        if (ev.type === "ERROR") {
-          if (out.length > 0) yield out;
-          out = [];
-          const err = new StatusError(ev.object);
-          if (initial) {
-            if (isUnsupported(err)) return "unsupported";
-            throw err;
-          }
-          yield [{ type: "error", error: err }];
-          setState(expired(err) ? { kind: "empty", rv } : { kind: "ready", rv });
-          return "done";
-        }
-        rv = rvOf(ev.object) || rv;
-        if (initial) {
-          if (ev.type === "BOOKMARK") {
-            if (ev.object.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== "true") {
-              if (out.length > 0) yield out;
-              out = [];
-              return "unsupported";
-            }
-            initial = false;
-            clearTimeout(timer);
-            out.push({ type: "initDone", resourceVersion: rv });
-          } else if (ev.type === "ADDED") out.push({ type: "initApply", object: ev.object });
-          // MODIFIED/DELETED cannot come before the end of the initial events.
-          else {
-            if (out.length > 0) yield out;
-            out = [];
-            return "unsupported";
-          }
-          continue;
-        }
-        if (ev.type === "BOOKMARK") out.push({ type: "bookmark", resourceVersion: rv });
-        else if (ev.type === "DELETED") out.push({ type: "delete", object: ev.object, resourceVersion: rv });
-        else out.push({ type: "apply", object: ev.object, resourceVersion: rv });
-      }
-      if (out.length > 0) yield out;
-      out = [];
-    }
-    // The watch ended: resume from where it got to, or start over if the list was not complete.
-    if (initial) throw new Error("the streaming list ended before its initial events did");
-    setState({ kind: "ready", rv });
-    return "done";
-  } catch (err) {
-    if (silent.signal.aborted && !signal.aborted && initial) return "unsupported";
-    if (signal.aborted || initial) throw err;
-    yield [{ type: "error", error: err }];
-    setState({ kind: "ready", rv });
-    return "done";
-  } finally {
-    clearTimeout(timer);
-    await stream.return();
-  }
+  return { kind: "Watching", rv };
+}
+
+/** Watching → Empty: the version to resume from is gone (410), so list again. */
+function relist<T extends KubeObject>(rv: string, m: Machine<T>, err: unknown): State<T> {
+  m.opts.logger.v(1).info("watch expired; relisting", { resourceVersion: rv, reason: messageOf(err) });
+  return { kind: "Empty", listAt: rv };
 }
