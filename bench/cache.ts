@@ -298,17 +298,17 @@ async function eventsRows(objects: ConfigMap[]): Promise<BenchRow[]> {
     lw,
     {
       replace: (items) => {
-        for (const [k, v] of items) store.set(k, v);
+        for (const obj of items) store.put(obj);
       },
-      apply: (key, obj) => {
-        store.set(key, obj);
+      apply: (obj) => {
+        store.put(obj);
         if (++applied % 10000 === 0) debug(`applied ${applied}`);
         if (applied === events) {
           last = performance.now();
           done.abort();
         }
       },
-      delete: (key) => store.delete(key),
+      delete: (obj) => void store.remove(obj),
     },
     {
       ingest: (o) => deepFreeze(stripManagedFields(o) as ConfigMap),

@@ -19,8 +19,8 @@ export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
 
 /**
  * Callbacks for changes, called in order for each object, after the store holds the change.
- * They run on the informer's loop: keep them short (enqueue a key). A throw (or a rejected
- * promise) is logged and never stops the informer.
+ * They run on the informer's loop: keep them short (enqueue a key). A throw, or a returned
+ * promise that rejects, is logged and never stops the informer; a promise is not awaited.
  */
 export interface ResourceEventHandler<T extends KubeObject = KubeObject> {
   /** `isInInitialList`: the object came with the first list (or is replayed to a late handler). */

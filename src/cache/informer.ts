@@ -14,7 +14,7 @@ import {
 import { deepFreeze } from "./freeze.js";
 import { listWatcherFor } from "./list-watcher.js";
 import { Reflector, type ReflectorHealth, type ReflectorSink } from "./reflector.js";
-import { type IndexFunc, IndexedStore, type StoreReader } from "./store.js";
+import { type IndexFunc, IndexedStore, type NamespaceStrings, type StoreReader } from "./store.js";
 import { stripManagedFields, type TransformFunc } from "./transform.js";
 import type { WatcherOptions } from "./watcher.js";
 
@@ -106,7 +106,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     this.#log = (opts.logger ?? nullLogger()).withValues({ kind: kind.kind, group: kind.group });
     this.#syncPeriodMs = opts.syncPeriodMs ?? 10 * 3600 * 1000;
     this.namespaces = kind.namespaced ? [...new Set(opts.namespaces ?? [])] : [];
-    const ingest = ingestFunc(kind, opts.transform ?? stripManagedFields);
+    const ingest = ingestFunc(kind, opts.transform ?? stripManagedFields, this.#store.namespaces);
     const scopes: (string | undefined)[] = this.namespaces.length > 0 ? [...this.namespaces] : [undefined];
     this.#reflectors = scopes.map((namespace) => {
       const lw = listWatcherFor(rest, kind, {
@@ -240,13 +240,12 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
         this.#synced = this.#reflectors.every((r) => r.hasSynced());
         if (this.#synced) for (const done of [...this.#waiters]) done(true);
       },
-      // Keys are storeKeyOf(obj): the store places objects by their namespace and name.
-      apply: (_key, obj) => {
+      apply: (obj) => {
         const old = this.#store.put(obj);
         if (old === undefined) this.#added(obj, false);
         else this.#updated(old, obj);
       },
-      delete: (_key, obj) => {
+      delete: (obj) => {
         this.#store.remove(obj);
         this.#deleted(obj);
       },
@@ -317,8 +316,11 @@ function compareRv(a: string, b: string): number {
  * Fills in apiVersion and kind (list items come without them), transforms, shares one string per
  * namespace among the objects (JSON.parse makes a copy for each), freezes.
  */
-function ingestFunc<T extends KubeObject>(kind: Kind<T>, transform: TransformFunc): (obj: T) => Readonly<T> {
-  const namespaces = new Map<string, string>();
+function ingestFunc<T extends KubeObject>(
+  kind: Kind<T>,
+  transform: TransformFunc,
+  namespaces: NamespaceStrings,
+): (obj: T) => Readonly<T> {
   return (obj) => {
     if (obj.kind !== kind.kind || obj.apiVersion !== kind.apiVersion) {
       obj.apiVersion = kind.apiVersion;
@@ -327,11 +329,7 @@ function ingestFunc<T extends KubeObject>(kind: Kind<T>, transform: TransformFun
     const out = transform(obj) as T;
     const meta = out.metadata;
     const ns = meta?.namespace;
-    if (ns && !Object.isFrozen(meta)) {
-      const shared = namespaces.get(ns);
-      if (shared === undefined) namespaces.set(ns, ns);
-      else meta.namespace = shared;
-    }
+    if (ns && !Object.isFrozen(meta)) meta.namespace = namespaces.shared(ns);
     return deepFreeze(out);
   };
 }

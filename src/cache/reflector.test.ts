@@ -12,7 +12,7 @@ import { exponentialBackoff } from "./backoff.js";
 import { DeletedFinalStateUnknown } from "./event-handler.js";
 import { type Informer, newInformer } from "./informer.js";
 import { type ListerWatcher, listWatcherFor, type ReflectorWatchOptions } from "./list-watcher.js";
-import { Reflector, type ReflectorSink } from "./reflector.js";
+import { Reflector, type ReflectorSink, storeKeyOf } from "./reflector.js";
 import { configMap, newNamespace, until } from "./internal/test-support.js";
 
 const CM = resourceOf(kinds.ConfigMap);
@@ -67,13 +67,13 @@ function mapSink(): ReflectorSink<ConfigMap> & { items: Map<string, ConfigMap> }
     items,
     replace(next) {
       items.clear();
-      for (const [k, v] of next) items.set(k, v);
+      for (const obj of next) items.set(storeKeyOf(obj), obj);
     },
-    apply(key, obj) {
-      items.set(key, obj);
+    apply(obj) {
+      items.set(storeKeyOf(obj), obj);
     },
-    delete(key) {
-      items.delete(key);
+    delete(obj) {
+      items.delete(storeKeyOf(obj));
     },
   };
 }

@@ -8,12 +8,15 @@ import { type Backoff, exponentialBackoff, withBatchBackoff } from "./backoff.js
 import type { ListerWatcher } from "./list-watcher.js";
 import { watcherBatches, type WatcherOptions } from "./watcher.js";
 
-/** Where a reflector puts what it learns. Keys are `namespace/name` (or `name`). */
+/**
+ * Where a reflector puts what it learns. Objects come without keys: a store places them by their
+ * namespace and name (`storeKeyOf` builds the `namespace/name` key for those that want one).
+ */
 export interface ReflectorSink<T extends KubeObject> {
-  /** The complete state of this reflector's scope, from a (re)list. The map is the sink's to keep. */
-  replace(items: ReadonlyMap<string, Readonly<T>>): void;
-  apply(key: string, obj: Readonly<T>): void;
-  delete(key: string, obj: Readonly<T>): void;
+  /** The complete state of this reflector's scope, from a (re)list. The array is the sink's to keep. */
+  replace(items: Readonly<T>[]): void;
+  apply(obj: Readonly<T>): void;
+  delete(obj: Readonly<T>): void;
   /** Called after the first `replace`, once `hasSynced()` is true. */
   synced?(): void;
 }
@@ -49,26 +52,6 @@ export function storeKeyOf(obj: KubeObject): string {
   const name = meta?.name ?? "";
   const ns = meta?.namespace;
   return ns ? `${ns}/${name}` : name;
-}
-
-/**
- * `storeKeyOf` with one `namespace/` string per namespace: a key is then a rope of that and the
- * object's own name (32 bytes), where each key would otherwise copy its namespace.
- */
-function storeKeys(): (obj: KubeObject) => string {
-  const prefixes = new Map<string, string>();
-  return (obj) => {
-    const meta = obj.metadata;
-    const name = meta?.name ?? "";
-    const ns = meta?.namespace;
-    if (!ns) return name;
-    let prefix = prefixes.get(ns);
-    if (prefix === undefined) {
-      prefix = `${ns}/`;
-      prefixes.set(ns, prefix);
-    }
-    return prefix + name;
-  };
 }
 
 export class Reflector<T extends KubeObject> {
@@ -111,9 +94,8 @@ export class Reflector<T extends KubeObject> {
 
   /** Lists and watches until `signal` aborts; resolves then. Never rejects on server failures. */
   async run(signal: AbortSignal): Promise<void> {
-    let buffer: Map<string, Readonly<T>> | undefined;
+    let buffer: Readonly<T>[] | undefined;
     const ingest = this.#ingest;
-    const keyOf = storeKeys();
     const sink = this.#sink;
     const batches = withBatchBackoff(
       watcherBatches(this.#lw, signal, this.#watcherOptions),
@@ -127,23 +109,18 @@ export class Reflector<T extends KubeObject> {
         for (const ev of batch) {
           switch (ev.type) {
             case "init":
-              buffer = new Map();
+              buffer = [];
               break;
             case "initPage":
-              buffer ??= new Map();
-              for (const object of ev.objects) {
-                const obj = ingest(object);
-                buffer.set(keyOf(obj), obj);
-              }
+              buffer ??= [];
+              for (const object of ev.objects) buffer.push(ingest(object));
               break;
-            case "initApply": {
-              const obj = ingest(ev.object);
-              buffer ??= new Map();
-              buffer.set(keyOf(obj), obj);
+            case "initApply":
+              buffer ??= [];
+              buffer.push(ingest(ev.object));
               break;
-            }
             case "initDone":
-              sink.replace(buffer ?? new Map());
+              sink.replace(buffer ?? []);
               buffer = undefined;
               this.#ok(ev.resourceVersion);
               if (!this.#synced) {
@@ -152,15 +129,13 @@ export class Reflector<T extends KubeObject> {
               }
               break;
             case "apply": {
-              const obj = ingest(ev.object);
-              sink.apply(keyOf(obj), obj);
+              sink.apply(ingest(ev.object));
               rv = ev.resourceVersion;
               this.#rv = rv;
               break;
             }
             case "delete": {
-              const obj = ingest(ev.object);
-              sink.delete(keyOf(obj), obj);
+              sink.delete(ingest(ev.object));
               rv = ev.resourceVersion;
               this.#rv = rv;
               break;

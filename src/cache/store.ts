@@ -58,6 +58,34 @@ export class IndexConflictError extends Error {
   readonly code = "ERR_INDEX_CONFLICT";
 }
 
+/**
+ * One copy of each namespace's strings for a store: the namespace itself, which the informer puts
+ * in the objects it stores (JSON.parse makes a copy per object), and the `namespace/` prefix of
+ * the keys the indexes hold.
+ */
+export class NamespaceStrings {
+  readonly #entries = new Map<string, { readonly name: string; readonly prefix: string }>();
+
+  #entry(ns: string): { readonly name: string; readonly prefix: string } {
+    let entry = this.#entries.get(ns);
+    if (entry === undefined) {
+      entry = { name: ns, prefix: `${ns}/` };
+      this.#entries.set(ns, entry);
+    }
+    return entry;
+  }
+
+  /** The shared copy of `ns`. */
+  shared(ns: string): string {
+    return this.#entry(ns).name;
+  }
+
+  /** The key of `name` in `ns`: `namespace/name`, or `name` when `ns` is empty. */
+  key(ns: string, name: string): string {
+    return ns === "" ? name : this.#entry(ns).prefix + name;
+  }
+}
+
 interface Index<T extends KubeObject> {
   fn: IndexFunc<T>;
   same: ((a: Readonly<T>, b: Readonly<T>) => boolean) | undefined;
@@ -76,8 +104,8 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
   #size = 0;
   /** Indexes other than the namespace index. */
   readonly #indexes = new Map<string, Index<T>>();
-  /** One `namespace/` string per namespace, shared by the keys the other indexes hold. */
-  readonly #prefixes = new Map<string, string>();
+  /** One copy of each namespace's strings, shared by the objects and by the keys indexes hold. */
+  readonly namespaces = new NamespaceStrings();
 
   get size(): number {
     return this.#size;
@@ -214,23 +242,29 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
   }
 
   #key(ns: string, name: string): string {
-    if (ns === "") return name;
-    let prefix = this.#prefixes.get(ns);
-    if (prefix === undefined) {
-      prefix = `${ns}/`;
-      this.#prefixes.set(ns, prefix);
-    }
-    return prefix + name;
+    return this.namespaces.key(ns, name);
   }
 
   /**
    * Replaces, in one step, the objects of `namespace` (all objects when undefined: a relist of
-   * one namespace replaces that namespace only) with `items`, keyed `namespace/name`. Objects
-   * whose resourceVersion did not change are kept and reported neither added nor updated.
+   * one namespace replaces that namespace only) with `items`. Objects whose resourceVersion did
+   * not change are kept and reported neither added nor updated. Keys are built only for the
+   * objects that went away.
    */
-  replace(items: ReadonlyMap<string, Readonly<T>>, namespace?: string): StoreChanges<T> {
+  replace(items: readonly Readonly<T>[], namespace?: string): StoreChanges<T> {
     const changes: StoreChanges<T> = { added: [], updated: [], deleted: [] };
     if (this.#size > 0) {
+      const listed = new Map<string, Set<string>>();
+      for (const obj of items) {
+        const meta = obj.metadata;
+        const ns = meta?.namespace || "";
+        let names = listed.get(ns);
+        if (names === undefined) {
+          names = new Set();
+          listed.set(ns, names);
+        }
+        names.add(meta?.name ?? "");
+      }
       const scopes =
         namespace === undefined
           ? Array.from(this.#byNs)
@@ -238,14 +272,14 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
             ? [[namespace, this.#byNs.get(namespace)!] as const]
             : [];
       for (const [ns, objects] of scopes) {
+        const names = listed.get(ns);
         for (const [name, old] of objects) {
-          const key = this.#key(ns, name);
-          if (!items.has(key)) changes.deleted.push([key, old]);
+          if (!names?.has(name)) changes.deleted.push([this.#key(ns, name), old]);
         }
       }
       for (const [, old] of changes.deleted) this.remove(old);
     }
-    for (const obj of items.values()) {
+    for (const obj of items) {
       const meta = obj.metadata;
       const ns = meta?.namespace || "";
       const name = meta?.name ?? "";

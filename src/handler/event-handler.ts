@@ -28,8 +28,10 @@ export interface HandlerContext {
 }
 
 /**
- * Maps events to requests. A handler may be async (a map function listing objects, say); the
- * source awaits it before handing it the next event of the same source.
+ * Maps events to requests. A handler may be async (a map function listing objects, say). The
+ * channel source awaits it before handing it the next event; informer-backed sources (`kind`,
+ * `informer`) call it from the informer's loop and do not wait, so an async handler's work may
+ * overlap the next events (a rejection is logged either way).
  */
 export interface EventHandler<T extends KubeObject = KubeObject, Req = Request> {
   create(event: CreateEvent<T>, queue: RequestQueue<Req>, ctx: HandlerContext): void | Promise<void>;

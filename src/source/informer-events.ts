@@ -1,6 +1,7 @@
 // The bridge from an informer's callbacks to events: each callback becomes an event, the
-// predicates filter it, and the handler maps it to requests. Failures are logged and never reach
-// the informer, whose loop serves every other handler too.
+// predicates filter it, and the handler maps it to requests. A failing predicate drops its event
+// (logged here); a handler's failure, thrown or rejected, is the informer's to log, as it is for
+// every handler its loop serves.
 import type { KubeObject } from "../api/index.js";
 import { DeletedFinalStateUnknown, type ResourceEventHandler } from "../cache/index.js";
 import type { EventHandler, HandlerContext, RequestQueue } from "../handler/index.js";
@@ -15,7 +16,11 @@ export function informerEventHandler<T extends KubeObject, Req>(
   queue: RequestQueue<Req>,
   ctx: HandlerContext,
 ): ResourceEventHandler<T> {
-  const run = (what: EventName, pass: () => boolean, call: () => void | Promise<void>): void => {
+  const run = (
+    what: EventName,
+    pass: () => boolean,
+    call: () => void | Promise<void>,
+  ): void | Promise<void> => {
     if (ctx.signal.aborted) return;
     try {
       if (!pass()) return;
@@ -23,19 +28,12 @@ export function informerEventHandler<T extends KubeObject, Req>(
       ctx.logger.error(err, `predicate failed on a ${what} event; the event is dropped`);
       return;
     }
-    try {
-      const out = call();
-      if (out instanceof Promise) {
-        out.catch((err: unknown) => ctx.logger.error(err, `event handler failed on a ${what} event`));
-      }
-    } catch (err) {
-      ctx.logger.error(err, `event handler failed on a ${what} event`);
-    }
+    return call();
   };
   return {
     onAdd(object, isInInitialList) {
       const e = { object, isInInitialList };
-      run(
+      return run(
         "create",
         () => predicates.every((p) => p.create(e)),
         () => handler.create(e, queue, ctx),
@@ -43,7 +41,7 @@ export function informerEventHandler<T extends KubeObject, Req>(
     },
     onUpdate(objectOld, objectNew) {
       const e = { objectOld, objectNew };
-      run(
+      return run(
         "update",
         () => predicates.every((p) => p.update(e)),
         () => handler.update(e, queue, ctx),
@@ -52,7 +50,7 @@ export function informerEventHandler<T extends KubeObject, Req>(
     onDelete(obj) {
       const unknown = obj instanceof DeletedFinalStateUnknown;
       const e = { object: unknown ? obj.obj : (obj as Readonly<T>), deleteStateUnknown: unknown };
-      run(
+      return run(
         "delete",
         () => predicates.every((p) => p.delete(e)),
         () => handler.delete(e, queue, ctx),
