@@ -7,8 +7,8 @@
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { kinds } from "../src/api/index.js";
-import { startApiServer } from "../src/apiserver/index.js";
-import { createRestClient, type RestClient, resourceOf } from "../src/rest/index.js";
+import { startAPIServer } from "../src/apiserver/index.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../src/rest/index.js";
 import { type BenchRow, printRows } from "./report.js";
 
 const configMaps = resourceOf(kinds.ConfigMap);
@@ -30,13 +30,13 @@ async function timed(fn: () => Promise<{ items: number; error?: string }>): Prom
   return { ms, cpuMs: (cpu.user + cpu.system) / 1000, ...r };
 }
 
-async function plainList(client: RestClient, namespace: string): Promise<{ items: number }> {
+async function plainList(client: RESTClient, namespace: string): Promise<{ items: number }> {
   const list = (await client.list(configMaps, { namespace })) as { items: unknown[] };
   return { items: list.items.length };
 }
 
 async function streamedList(
-  client: RestClient,
+  client: RESTClient,
   namespace: string,
 ): Promise<{ items: number; error?: string }> {
   const stream = await client.watch(configMaps, {
@@ -68,8 +68,8 @@ function median(xs: number[]): number {
 }
 
 export async function benchApiServerWatch(counts = [10_000, 50_000], rounds = 5): Promise<BenchRow[]> {
-  const server = await startApiServer();
-  const client = createRestClient(server.restConfig());
+  const server = await startAPIServer();
+  const client = newRESTClient(server.restConfig());
   const rows: BenchRow[] = [];
   try {
     for (const count of counts) {

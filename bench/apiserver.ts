@@ -6,10 +6,10 @@ import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { kinds } from "../src/api/index.js";
-import { startApiServer } from "../src/apiserver/index.js";
+import { startAPIServer } from "../src/apiserver/index.js";
 import { Environment } from "../src/envtest/index.js";
-import type { RestConfig } from "../src/rest/config.js";
-import { createRestClient, type RestClient, resourceOf } from "../src/rest/index.js";
+import type { RESTConfig } from "../src/rest/config.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../src/rest/index.js";
 import { startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";
 
@@ -22,9 +22,9 @@ function configMap(name: string) {
 }
 
 async function inParallel(
-  clients: RestClient[],
+  clients: RESTClient[],
   total: number,
-  op: (c: RestClient, i: number) => Promise<unknown>,
+  op: (c: RESTClient, i: number) => Promise<unknown>,
 ): Promise<number> {
   let next = 0;
   const start = performance.now();
@@ -56,8 +56,8 @@ interface Figures {
 type ServerCpu = (() => Promise<number>) | undefined;
 
 /** Creates, gets, a 10 000-item list and watch fan-out against one server. */
-async function measureServer(config: RestConfig, startMs: number, serverCpu?: ServerCpu): Promise<Figures> {
-  const clients = Array.from({ length: 8 }, () => createRestClient(config));
+async function measureServer(config: RESTConfig, startMs: number, serverCpu?: ServerCpu): Promise<Figures> {
+  const clients = Array.from({ length: 8 }, () => newRESTClient(config));
   const ns = `bench-${Date.now().toString(36)}`;
   try {
     await clients[0]!.create(namespaces, { metadata: { name: ns } });
@@ -85,7 +85,7 @@ async function measureServer(config: RestConfig, startMs: number, serverCpu?: Se
     const updates = 3_000;
     const abort = new AbortController();
     const rv = list.metadata?.resourceVersion;
-    const watchClients = Array.from({ length: watchers }, () => createRestClient(config));
+    const watchClients = Array.from({ length: watchers }, () => newRESTClient(config));
     const streams = await Promise.all(
       watchClients.map((c) =>
         c.watch(configMaps, { namespace: ns, resourceVersion: rv, signal: abort.signal }),
@@ -130,8 +130,8 @@ async function embedded(): Promise<Figures> {
   const starts: number[] = [];
   for (let i = 0; i < 7; i++) {
     const t0 = performance.now();
-    const s = await startApiServer();
-    const c = createRestClient(s.restConfig());
+    const s = await startAPIServer();
+    const c = newRESTClient(s.restConfig());
     await c.request({ path: "/readyz", responseType: "text" });
     starts.push(performance.now() - t0);
     await c.close();

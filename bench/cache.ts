@@ -11,9 +11,9 @@ import { spawn } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../src/api/index.js";
-import { startApiServer } from "../src/apiserver/index.js";
+import { startAPIServer } from "../src/apiserver/index.js";
 import {
-  createCache,
+  newCache,
   deepFreeze,
   type ListerWatcher,
   Reflector,
@@ -21,10 +21,10 @@ import {
 } from "../src/cache/index.js";
 import { IndexedStore } from "../src/cache/store.js";
 import { indexByFieldAndNamespace } from "../src/cache/field-index.js";
-import { createRestClient, resourceOf, type WatchEvent, type WatchStream } from "../src/rest/index.js";
+import { newRESTClient, resourceOf, type WatchEvent, type WatchStream } from "../src/rest/index.js";
 import { decodeWatchBatches } from "../src/rest/watch.js";
 import type { V1ConfigMap } from "@kubernetes/client-node";
-import type { RestConfig } from "../src/rest/config.js";
+import type { RESTConfig } from "../src/rest/config.js";
 import { newLogger } from "../src/log/index.js";
 import { type BenchRow, printRows } from "./report.js";
 
@@ -39,7 +39,7 @@ type Scenario = (typeof SCENARIOS)[number];
 interface ChildTask {
   scenario: Scenario;
   kubeconfig: string;
-  restConfig: RestConfig;
+  restConfig: RESTConfig;
   namespace: string;
   n: number;
 }
@@ -73,7 +73,7 @@ function heapNow(): number {
 async function child(task: ChildTask): Promise<ChildResult> {
   const { KubeConfig, CoreV1Api, makeInformer } = await import("@kubernetes/client-node");
   const config = task.restConfig;
-  const rest = createRestClient(config);
+  const rest = newRESTClient(config);
   // Warm the connection and the code paths a little, so that TLS setup is not measured.
   await rest.list(resourceOf(kinds.ConfigMap), { namespace: "default" });
   let keep: unknown;
@@ -93,7 +93,7 @@ async function child(task: ChildTask): Promise<ChildResult> {
       break;
     }
     case "ours (list + watch)": {
-      const cache = createCache(config, {
+      const cache = newCache(config, {
         restClient: rest,
         defaultNamespaces: [task.namespace],
         logger: process.env.CACHE_BENCH_DEBUG
@@ -341,8 +341,8 @@ async function eventsRows(objects: ConfigMap[]): Promise<BenchRow[]> {
 
 export async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  const server = await startApiServer({ historySize: 1000 });
-  const rest = createRestClient(server.restConfig());
+  const server = await startAPIServer({ historySize: 1000 });
+  const rest = newRESTClient(server.restConfig());
   try {
     const CM = resourceOf(kinds.ConfigMap);
     for (const n of SIZES)
@@ -431,7 +431,7 @@ export async function run(): Promise<BenchRow[]> {
     });
 
     // Reads and events, in this process, over the 10 000 objects as the informer stores them.
-    const cache = createCache(server.restConfig(), { restClient: rest });
+    const cache = newCache(server.restConfig(), { restClient: rest });
     const ctl = new AbortController();
     const running = cache.start(ctl.signal);
     const list = await cache.list(kinds.ConfigMap, { inNamespace: `bench-${SIZES[0]}` });

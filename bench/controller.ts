@@ -16,8 +16,8 @@ import { kinds } from "../src/api/index.js";
 import { controllerManagedBy } from "../src/builder/index.js";
 import { nullLogger } from "../src/log/index.js";
 import { Manager } from "../src/manager/index.js";
-import type { RestConfig } from "../src/rest/config.js";
-import { createRestClient, type RestClient, resourceOf } from "../src/rest/index.js";
+import type { RESTConfig } from "../src/rest/config.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../src/rest/index.js";
 import { startLoadProcess } from "./internal/load-process.js";
 import { type ServerProcess, startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";
@@ -192,7 +192,7 @@ const clientNode: ControllerFactory = async (server, tracker) => {
  * each create's response time by name, and the time the last create was sent.
  */
 async function steady(
-  clients: RestClient[],
+  clients: RESTClient[],
   ns: string,
 ): Promise<{ responses: Map<string, number>; sendMs: number }> {
   const total = RATE * STEADY_SECONDS;
@@ -249,10 +249,10 @@ interface SideResult {
 async function measure(factory: ControllerFactory): Promise<SideResult> {
   const server = await startServerProcess({ historySize: 50_000 });
   const tracker = new Tracker();
-  const config: RestConfig = server.restConfig;
+  const config: RESTConfig = server.restConfig;
   // One keep-alive connection each: requests beyond that wait in the client, not in a storm of
   // new TLS connections when the server falls behind the steady rate.
-  const clients = Array.from({ length: CLIENTS }, () => createRestClient(config, { connections: 1 }));
+  const clients = Array.from({ length: CLIENTS }, () => newRESTClient(config, { connections: 1 }));
   const load = await startLoadProcess({ restConfig: config, clients: CLIENTS, payloadBytes: payload.length });
   let controller: RunningController | undefined;
   try {

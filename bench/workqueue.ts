@@ -8,7 +8,7 @@
 import { pathToFileURL } from "node:url";
 import { Registry } from "prom-client";
 import {
-  createFakeClock,
+  newFakeClock,
   LowPriority,
   newPriorityQueue,
   type PriorityQueue,
@@ -194,7 +194,7 @@ export async function run(): Promise<BenchRow[]> {
   {
     // 1M keys delayed 0-10 s on a fake clock; each cycle delays one more key, moves time by 10 µs
     // (which fires the single timer when the earliest deadline passes) and processes what is ready.
-    const clock = createFakeClock();
+    const clock = newFakeClock();
     const delays = sequence(10_000, queued + cycles, 5);
     const q = newPriorityQueue({ clock });
     for (let i = 0; i < queued; i++) q.addAfter(backlog[i]!, delays[i]!);

@@ -11,7 +11,7 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { loggerFromFlags } from "../src/log/index.js";
 import { type Manager, setupSignalHandler } from "../src/manager/index.js";
-import { getConfig, type RestConfig } from "../src/rest/index.js";
+import { getConfig, type RESTConfig } from "../src/rest/index.js";
 import { banner } from "./demo/banner.js";
 import { type EmbeddedCluster, installExampleCRDs, startEmbeddedCluster } from "./demo/embedded.js";
 import { newReplica, offsetBindAddress } from "./demo/replica.js";
@@ -58,7 +58,7 @@ signal.addEventListener("abort", () => stop.abort(), { once: true });
 let cluster: EmbeddedCluster | undefined;
 let exitCode = 0;
 try {
-  let config: RestConfig;
+  let config: RESTConfig;
   let kubeconfigPath: string;
   if (flags.kubeconfig) {
     kubeconfigPath = resolve(flags.kubeconfig);

@@ -62,7 +62,7 @@ export {
 export type { EventRecorder } from "./recorder/index.js";
 export type { ReconcileContext, Reconciler, Request, Result } from "./reconcile/index.js";
 export { reconcilerFn, TerminalError, terminalError } from "./reconcile/index.js";
-export type { RestConfig } from "./rest/index.js";
+export type { RESTConfig, RestConfig } from "./rest/index.js";
 export {
   getConfig,
   ignoreAlreadyExists,

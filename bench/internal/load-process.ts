@@ -3,7 +3,7 @@
 // under test so that its CPU time is the controller's alone. The child is this file, forked with tsx.
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { RestConfig } from "../../src/rest/config.js";
+import type { RESTConfig } from "../../src/rest/config.js";
 
 export interface BurstResult {
   /** Wall time of the burst in the child. */
@@ -19,7 +19,7 @@ export interface LoadProcess {
 }
 
 interface Setup {
-  restConfig: RestConfig;
+  restConfig: RESTConfig;
   clients: number;
   /** Bytes of `data.payload` in each ConfigMap. */
   payloadBytes: number;
@@ -64,12 +64,12 @@ export function startLoadProcess(setup: Setup): Promise<LoadProcess> {
 
 async function childMain(setup: Setup): Promise<void> {
   const { kinds } = await import("../../src/api/index.js");
-  const { createRestClient, resourceOf } = await import("../../src/rest/index.js");
+  const { newRESTClient, resourceOf } = await import("../../src/rest/index.js");
   const configMaps = resourceOf(kinds.ConfigMap);
   const payload = "x".repeat(setup.payloadBytes);
   // One keep-alive connection each, as the parent's clients.
   const clients = Array.from({ length: setup.clients }, () =>
-    createRestClient(setup.restConfig, { connections: 1 }),
+    newRESTClient(setup.restConfig, { connections: 1 }),
   );
   const send = (m: FromChild) => process.send?.(m);
   process.on("message", async (m: ToChild) => {

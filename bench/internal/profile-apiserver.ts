@@ -12,7 +12,7 @@ import { join, relative } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { kinds } from "../../src/api/index.js";
-import { createRestClient, type RestClient, resourceOf } from "../../src/rest/index.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../../src/rest/index.js";
 import { startServerProcess } from "./server-process.js";
 
 interface ProfileNode {
@@ -52,9 +52,9 @@ const payload = "x".repeat(900);
 const configMaps = resourceOf(kinds.ConfigMap);
 
 async function inParallel(
-  clients: RestClient[],
+  clients: RESTClient[],
   total: number,
-  op: (c: RestClient, i: number) => Promise<unknown>,
+  op: (c: RESTClient, i: number) => Promise<unknown>,
 ): Promise<number> {
   let next = 0;
   const start = performance.now();
@@ -113,7 +113,7 @@ const server = await startServerProcess(
   { historySize: 50_000 },
   { execArgv: values["server-flags"].split(" ").filter((f) => f !== "") },
 );
-const clients = Array.from({ length: 8 }, () => createRestClient(server.restConfig));
+const clients = Array.from({ length: 8 }, () => newRESTClient(server.restConfig));
 try {
   const ns = `prof-${Date.now().toString(36)}`;
   await clients[0]!.create(resourceOf(kinds.Namespace), { metadata: { name: ns } });

@@ -6,11 +6,11 @@ import { fork } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import { fileURLToPath } from "node:url";
-import type { ApiServerOptions } from "../../src/apiserver/index.js";
-import type { RestConfig } from "../../src/rest/config.js";
+import type { APIServerOptions } from "../../src/apiserver/index.js";
+import type { RESTConfig } from "../../src/rest/config.js";
 
 export interface ServerProcess {
-  restConfig: RestConfig;
+  restConfig: RESTConfig;
   kubeconfig: string;
   /** CPU milliseconds (user + system) the server process has used since it started. */
   cpuMs(): Promise<number>;
@@ -34,15 +34,15 @@ type ToChild =
   | { type: "profile-start"; intervalUs: number }
   | { type: "profile-stop"; path: string };
 type FromChild =
-  | { type: "ready"; restConfig: RestConfig; kubeconfig: string }
+  | { type: "ready"; restConfig: RESTConfig; kubeconfig: string }
   | { type: "cpu"; ms: number; userMs: number; systemMs: number }
   | { type: "profiled" };
 
 const CHILD_ENV = "BENCH_APISERVER_CHILD";
 
-/** Starts `startApiServer(options)` in a child process and resolves once it serves. */
+/** Starts `startAPIServer(options)` in a child process and resolves once it serves. */
 export function startServerProcess(
-  options: ApiServerOptions = {},
+  options: APIServerOptions = {},
   processOptions: ServerProcessOptions = {},
 ): Promise<ServerProcess> {
   const child = fork(fileURLToPath(import.meta.url), [], {
@@ -99,9 +99,9 @@ export function startServerProcess(
   });
 }
 
-async function childMain(options: ApiServerOptions): Promise<void> {
-  const { startApiServer } = await import("../../src/apiserver/index.js");
-  const server = await startApiServer(options);
+async function childMain(options: APIServerOptions): Promise<void> {
+  const { startAPIServer } = await import("../../src/apiserver/index.js");
+  const server = await startAPIServer(options);
   const send = (m: FromChild) => process.send?.(m);
   let session: Session | undefined;
   process.on("message", async (m: ToChild) => {
@@ -132,4 +132,4 @@ async function childMain(options: ApiServerOptions): Promise<void> {
 }
 
 const childOptions = process.env[CHILD_ENV];
-if (childOptions && process.send) await childMain(JSON.parse(childOptions) as ApiServerOptions);
+if (childOptions && process.send) await childMain(JSON.parse(childOptions) as APIServerOptions);

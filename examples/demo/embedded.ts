@@ -4,12 +4,12 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { type RunningApiServer, startApiServer } from "../../src/apiserver/index.js";
+import { type RunningAPIServer, startAPIServer } from "../../src/apiserver/index.js";
 import { type Client, newClient } from "../../src/client/index.js";
 import { installCRDs, readCRDs } from "../../src/envtest/index.js";
 import { newLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
-import { ignoreAlreadyExists, type RestConfig } from "../../src/rest/index.js";
+import { ignoreAlreadyExists, type RESTConfig } from "../../src/rest/index.js";
 import type { MarkdownView } from "../markdownview/api.js";
 import { setupSimulator } from "../simulator/simulator.js";
 import { type StorageBucket, StorageBucket as StorageBucketKind } from "../storagebucket/api.js";
@@ -19,7 +19,7 @@ const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 export const crdDirectories = [path("../storagebucket/config/crd"), path("../markdownview/config/crd")];
 
 export interface EmbeddedCluster {
-  server: RunningApiServer;
+  server: RunningAPIServer;
   s3: FakeS3;
   /** Runs the simulator until `signal` aborts. */
   simulate(signal: AbortSignal): Promise<void>;
@@ -30,7 +30,7 @@ export async function startEmbeddedCluster(opts: {
   port: number;
   kubeconfigPath: string;
 }): Promise<EmbeddedCluster> {
-  const server = await startApiServer({
+  const server = await startAPIServer({
     port: opts.port,
     kubeconfigPath: opts.kubeconfigPath,
     garbageCollection: true,
@@ -60,7 +60,7 @@ export async function startEmbeddedCluster(opts: {
   };
 }
 
-export async function installExampleCRDs(config: RestConfig): Promise<void> {
+export async function installExampleCRDs(config: RESTConfig): Promise<void> {
   await installCRDs(config, readCRDs(crdDirectories, true));
 }
 

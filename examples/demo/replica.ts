@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { ping } from "../../src/healthz/index.js";
 import type { Logger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
-import type { RestConfig } from "../../src/rest/index.js";
+import type { RESTConfig } from "../../src/rest/index.js";
 import { setupMarkdownViewController } from "../markdownview/controller.js";
 import { setupPodsAndDeployments } from "../pods-deployments/controllers.js";
 import { setupStorageBucketController } from "../storagebucket/controller.js";
@@ -23,7 +23,7 @@ export interface ReplicaOptions {
   probeIntervalMs: number;
 }
 
-export async function newReplica(config: RestConfig, opts: ReplicaOptions): Promise<Manager> {
+export async function newReplica(config: RESTConfig, opts: ReplicaOptions): Promise<Manager> {
   const mgr = await Manager.create(config, {
     logger: opts.logger.withName(opts.name),
     metrics: { bindAddress: opts.metricsBindAddress },

@@ -21,7 +21,7 @@ export function apiVersionOf(gv: GroupVersion): string {
 }
 
 /** Splits an `apiVersion` (`apps/v1`, `v1`) into group and version. */
-export function parseApiVersion(apiVersion: string): GroupVersion {
+export function parseAPIVersion(apiVersion: string): GroupVersion {
   const slash = apiVersion.indexOf("/");
   return slash < 0
     ? { group: "", version: apiVersion }

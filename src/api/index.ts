@@ -1,6 +1,6 @@
 // api: the object model shared by every other folder.
 export type { GroupVersion, GroupVersionKind, GroupVersionResource } from "./gvk.js";
-export { apiVersionOf, gvkString, parseApiVersion } from "./gvk.js";
+export { apiVersionOf, gvkString, parseAPIVersion } from "./gvk.js";
 export type { Kind, KindOptions, ObjectOf } from "./kind.js";
 export { defineKind, pluralize } from "./kind.js";
 export * as kinds from "./kinds.js";
@@ -30,3 +30,5 @@ export {
   parseFieldSelector,
   unescapeFieldValue,
 } from "./fields.js";
+// Deprecated names, kept for one release.
+export { parseApiVersion } from "./deprecated.js";

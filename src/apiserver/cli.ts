@@ -1,6 +1,6 @@
 // `npm run apiserver -- --port N --kubeconfig PATH`: runs the embedded API server until Ctrl-C.
 import { parseArgs } from "node:util";
-import { startApiServer } from "./server.js";
+import { startAPIServer } from "./server.js";
 
 const { values } = parseArgs({
   options: {
@@ -25,7 +25,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-const server = await startApiServer({
+const server = await startAPIServer({
   port,
   host: values.host,
   kubeconfigPath: values.kubeconfig,

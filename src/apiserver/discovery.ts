@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { sendJson, sendText } from "./http-io.js";
 import type { Registry, ResourceDefinition } from "./registry/index.js";
-import { storeKeyOf } from "./registry/index.js";
+import { storeNameOf } from "./registry/index.js";
 
 /** What `/version` reports. Kept near the semantics the server implements. */
 export const serverVersion = {
@@ -144,7 +144,7 @@ export function namespacedStores(registry: Registry): Map<string, ResourceDefini
   const out = new Map<string, ResourceDefinition>();
   for (const d of registry.all()) {
     if (!d.namespaced) continue;
-    const key = storeKeyOf(d);
+    const key = storeNameOf(d);
     const prev = out.get(key);
     if (!prev || d.version === d.storageVersion) out.set(key, d);
   }

@@ -4,7 +4,10 @@
 export type { ServiceReference, ServiceResolver } from "./admission/index.js";
 export type { TokenUser } from "./authn.js";
 export type { ResourceDefinition } from "./registry/index.js";
-export type { ApiServerOptions, RunningApiServer } from "./server.js";
-export { startApiServer } from "./server.js";
+export type { APIServerOptions, RunningAPIServer } from "./server.js";
+export { startAPIServer } from "./server.js";
 export type { StorageOptions } from "./storage/index.js";
 export { Storage } from "./storage/index.js";
+// Deprecated names, kept for one release.
+export type { ApiServerOptions, RunningApiServer } from "./deprecated.js";
+export { startApiServer } from "./deprecated.js";

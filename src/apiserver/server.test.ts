@@ -11,11 +11,11 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Agent } from "undici";
 import { Api, collect, configMap, type Target } from "../../test/apiserver/harness.js";
-import { type RunningApiServer, startApiServer } from "./index.js";
+import { type RunningAPIServer, startAPIServer } from "./index.js";
 
 const run = promisify(execFile);
 
-function apiFor(server: RunningApiServer, agent = new Agent({ connect: { ca: server.caPem } })): Api {
+function apiFor(server: RunningAPIServer, agent = new Agent({ connect: { ca: server.caPem } })): Api {
   const target: Target = {
     url: server.url,
     token: server.adminToken,
@@ -31,7 +31,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("restart", () => {
   test("objects, resourceVersions, the CA and the token survive; a resumed watch gets later changes", async () => {
-    const first = await startApiServer();
+    const first = await startAPIServer();
     const agent = new Agent({ connect: { ca: first.caPem } });
     const api1 = apiFor(first, agent);
     const ns = await api1.namespace("rs");
@@ -39,7 +39,7 @@ describe("restart", () => {
     const lastRv = created.body.metadata.resourceVersion;
     await first.stop();
 
-    const second = await startApiServer({
+    const second = await startAPIServer({
       storage: first.storage,
       certificateAuthority: first.certificateAuthority,
       adminToken: first.adminToken,
@@ -73,7 +73,7 @@ describe("restart", () => {
 
 describe("authentication", () => {
   test("as kube's union authenticator: a valid client certificate first; a header that is no bearer token is no credential", async () => {
-    const server = await startApiServer();
+    const server = await startAPIServer();
     const withCert = new Agent({
       connect: {
         ca: server.caPem,
@@ -124,7 +124,7 @@ describe("garbage collection", () => {
   }
 
   test("off by default: dependents stay when their owner is deleted", async () => {
-    const server = await startApiServer();
+    const server = await startAPIServer();
     const api = apiFor(server);
     try {
       const ns = await ownerAndDependent(api);
@@ -137,7 +137,7 @@ describe("garbage collection", () => {
   });
 
   test("on: dependents whose owners are all gone are deleted", async () => {
-    const server = await startApiServer({ garbageCollection: true });
+    const server = await startAPIServer({ garbageCollection: true });
     const api = apiFor(server);
     try {
       const ns = await ownerAndDependent(api);

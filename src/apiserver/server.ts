@@ -5,8 +5,8 @@ import { setMaxListeners } from "node:events";
 import { chmod, writeFile } from "node:fs/promises";
 import { createServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import { type CertificateAuthority, createCertificateAuthority, type KeyPair } from "../certs/index.js";
-import type { RestConfig } from "../rest/index.js";
+import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../certs/index.js";
+import type { RESTConfig } from "../rest/index.js";
 import { Authenticator, type TokenUser } from "./authn.js";
 import { Admission, clusterDnsResolver, type ServiceResolver } from "./admission/index.js";
 import { createHooks } from "./controllers/hooks.js";
@@ -29,7 +29,7 @@ import { seed } from "./seed.js";
 import { ApiError } from "./status.js";
 import { Storage } from "./storage/index.js";
 
-export interface ApiServerOptions {
+export interface APIServerOptions {
   /** Default: 0, a free port. */
   port?: number;
   /** Default: `127.0.0.1`. */
@@ -78,7 +78,7 @@ export interface ApiServerOptions {
   serviceResolver?: ServiceResolver;
 }
 
-export interface RunningApiServer {
+export interface RunningAPIServer {
   /** `https://127.0.0.1:PORT`. */
   url: string;
   port: number;
@@ -93,13 +93,13 @@ export interface RunningApiServer {
   /** Everything stored; give it to a new server to restart with the same data. */
   storage: Storage;
   certificateAuthority: CertificateAuthority;
-  /** A RestConfig for the admin (bearer token, the server's CA). */
-  restConfig(): RestConfig;
+  /** A RESTConfig for the admin (bearer token, the server's CA). */
+  restConfig(): RESTConfig;
   /** Closes every connection, including open watches. */
   stop(): Promise<void>;
 }
 
-function resolveLimits(opts: ApiServerOptions): ServerLimits {
+function resolveLimits(opts: APIServerOptions): ServerLimits {
   return {
     maxBodyBytes: opts.maxBodyBytes ?? 3 * 1024 * 1024,
     watchBufferBytes: opts.watchBufferBytes ?? 16 * 1024 * 1024,
@@ -108,10 +108,10 @@ function resolveLimits(opts: ApiServerOptions): ServerLimits {
   };
 }
 
-export async function startApiServer(opts: ApiServerOptions = {}): Promise<RunningApiServer> {
+export async function startAPIServer(opts: APIServerOptions = {}): Promise<RunningAPIServer> {
   const host = opts.host ?? "127.0.0.1";
   const onError = opts.onError ?? ((e: unknown) => console.error("apiserver: unexpected error:", e));
-  const ca = opts.certificateAuthority ?? (await createCertificateAuthority("embedded-apiserver-ca"));
+  const ca = opts.certificateAuthority ?? (await newCertificateAuthority("embedded-apiserver-ca"));
   const [serving, adminCert] = await Promise.all([
     ca.issueServing({
       dnsNames: ["localhost", "kubernetes", "kubernetes.default"],

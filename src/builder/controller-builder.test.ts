@@ -8,18 +8,18 @@ import { nullLogger } from "../log/index.js";
 import { Manager } from "../manager/index.js";
 import { funcs } from "../predicate/index.js";
 import type { Request } from "../reconcile/index.js";
-import type { RestConfig } from "../rest/config.js";
-import { createRestClient, type RestClient, resourceOf } from "../rest/index.js";
+import type { RESTConfig } from "../rest/config.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../rest/index.js";
 import { newChannel } from "../source/index.js";
 import { BuilderError, controllerManagedBy } from "./index.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const env = testEnvironment();
-let config: RestConfig;
-let client: RestClient;
+let config: RESTConfig;
+let client: RESTClient;
 before(async () => {
   config = await env.start();
-  client = createRestClient(config);
+  client = newRESTClient(config);
 });
 after(async () => {
   await client.close();

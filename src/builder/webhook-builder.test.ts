@@ -7,22 +7,22 @@ import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { Agent, request } from "undici";
 import { kinds } from "../api/index.js";
-import { createCertificateAuthority } from "../certs/index.js";
+import { newCertificateAuthority } from "../certs/index.js";
 import { nullLogger } from "../log/index.js";
 import { Manager } from "../manager/index.js";
-import type { RestConfig } from "../rest/config.js";
+import type { RESTConfig } from "../rest/config.js";
 import { webhookManagedBy } from "./index.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const env = testEnvironment();
-let config: RestConfig;
+let config: RESTConfig;
 before(async () => {
   config = await env.start();
 });
 after(() => env.stop());
 
 test("webhookManagedBy serves a defaulter and a validator on the default paths, leader or not", async () => {
-  const ca = await createCertificateAuthority();
+  const ca = await newCertificateAuthority();
   const serving = await ca.issueServing();
   const certDir = mkdtempSync(join(tmpdir(), "webhook-builder-"));
   writeFileSync(join(certDir, "tls.crt"), serving.certPem);
@@ -33,9 +33,9 @@ test("webhookManagedBy serves a defaulter and a validator on the default paths, 
     leaderElection: true,
     leaderElectionID: "webhook-builder-test",
     // A lease held by someone else: this replica never leads, yet must serve webhooks.
-    leaseDuration: 60_000,
-    renewDeadline: 40_000,
-    retryPeriod: 5_000,
+    leaseDurationMs: 60_000,
+    renewDeadlineMs: 40_000,
+    retryPeriodMs: 5_000,
     webhookServer: { host: "127.0.0.1", port: 0, certDir },
   });
   webhookManagedBy(mgr)
@@ -57,9 +57,9 @@ test("webhookManagedBy serves a defaulter and a validator on the default paths, 
     metrics: { bindAddress: "0" },
     leaderElection: true,
     leaderElectionID: "webhook-builder-test",
-    leaseDuration: 60_000,
-    renewDeadline: 40_000,
-    retryPeriod: 5_000,
+    leaseDurationMs: 60_000,
+    renewDeadlineMs: 40_000,
+    retryPeriodMs: 5_000,
   });
   const stopBlocker = new AbortController();
   const blockerDone = blocker.start(stopBlocker.signal);

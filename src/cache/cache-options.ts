@@ -2,7 +2,8 @@
 // controller-runtime's `cache.Options` and `defaultOpts`.
 import type { FieldSelector, GroupVersionKind, Kind, LabelSelector } from "../api/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
-import type { RestClient } from "../rest/index.js";
+import type { RESTMapper } from "../mapper/index.js";
+import type { RESTClient } from "../rest/index.js";
 import type { Backoff } from "./backoff.js";
 import { stripManagedFields, type TransformFunc } from "./transform.js";
 import type { WatcherOptions } from "./watcher.js";
@@ -28,8 +29,13 @@ export interface ByObject {
 }
 
 export interface CacheOptions {
-  /** The REST client informers list and watch through. Default: `createRestClient(config)`. */
-  restClient?: RestClient;
+  /** The REST client informers list and watch through. Default: `newRESTClient(config)`. */
+  restClient?: RESTClient;
+  /**
+   * Finds the resource and scope of kinds named by group, version and kind (`getInformerForKind`).
+   * Default: `newRESTMapper(restClient)`; the Manager shares its own.
+   */
+  mapper?: RESTMapper;
   /** Watch namespaced kinds in these namespaces only. Default: all namespaces. */
   defaultNamespaces?: readonly string[];
   /** Default: everything. */
@@ -64,7 +70,8 @@ export interface ResolvedKindOptions {
 }
 
 export interface ResolvedCacheOptions {
-  restClient: RestClient | undefined;
+  restClient: RESTClient | undefined;
+  mapper: RESTMapper | undefined;
   readerFailOnMissingInformer: boolean;
   logger: Logger;
   watcher: WatcherOptions | undefined;
@@ -97,6 +104,7 @@ export function resolveCacheOptions(opts: CacheOptions): ResolvedCacheOptions {
   };
   return {
     restClient: opts.restClient,
+    mapper: opts.mapper,
     readerFailOnMissingInformer: opts.readerFailOnMissingInformer ?? false,
     logger: opts.logger ?? nullLogger(),
     watcher: opts.watcher,

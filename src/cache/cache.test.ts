@@ -6,22 +6,22 @@ import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import type { ConfigMap, Secret } from "kubernetes-types/core/v1.js";
 import { defineKind, kinds, type KubeObject } from "../api/index.js";
-import { createRestClient, isNotFound, type RestClient, resourceOf, StatusError } from "../rest/index.js";
-import { type Cache, createCache } from "./cache.js";
+import { newRESTClient, isNotFound, type RESTClient, resourceOf, StatusError } from "../rest/index.js";
+import { type Cache, newCache } from "./cache.js";
 import type { CacheOptions } from "./cache-options.js";
 import { metadataOnly } from "./metadata-kind.js";
 import { configMap, newNamespace, until } from "./internal/test-support.js";
-import type { RestConfig } from "../rest/index.js";
+import type { RESTConfig } from "../rest/index.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const CM = resourceOf(kinds.ConfigMap);
 const env = testEnvironment();
-let config: RestConfig;
-let rest: RestClient;
+let config: RESTConfig;
+let rest: RESTClient;
 
 before(async () => {
   config = await env.start();
-  rest = createRestClient(config);
+  rest = newRESTClient(config);
 });
 after(async () => {
   await rest.close();
@@ -30,7 +30,7 @@ after(async () => {
 
 /** Runs a started cache for the test's duration. */
 async function withCache(opts: CacheOptions, fn: (cache: Cache) => Promise<void>): Promise<void> {
-  const cache = createCache(config, { restClient: rest, ...opts });
+  const cache = newCache(config, { restClient: rest, ...opts });
   const stop = new AbortController();
   const done = cache.start(stop.signal);
   try {
@@ -180,7 +180,7 @@ test("reads before start fail clearly; the first read of a kind starts its infor
       namespace: ns,
     },
   );
-  const idle = createCache(config, { restClient: rest });
+  const idle = newCache(config, { restClient: rest });
   await assert.rejects(idle.get(kinds.Secret, { namespace: ns, name: "s" }), {
     name: "CacheNotStartedError",
   });

@@ -2,11 +2,11 @@
 // and a Reader over their stores. One informer per kind (and metadata-only flag) serves every
 // controller, the client and the field indexer; its namespaces, selectors and transform come from
 // the cache's options, as in controller-runtime, so everyone asking for a kind sees the same set.
-import type { APIResourceList } from "kubernetes-types/meta/v1.js";
 import type { GroupVersionKind, Kind, KubeList, KubeObject, ObjectKey } from "../api/index.js";
 import { defineKind } from "../api/index.js";
-import type { RestConfig } from "../rest/index.js";
-import { createRestClient, groupVersionPath, type RestClient } from "../rest/index.js";
+import type { RESTConfig } from "../rest/index.js";
+import { newRESTMapper, type RESTMapper } from "../mapper/index.js";
+import { newRESTClient, type RESTClient } from "../rest/index.js";
 import { type CacheOptions, type ResolvedCacheOptions, resolveCacheOptions } from "./cache-options.js";
 import {
   type CacheGetOptions,
@@ -14,7 +14,7 @@ import {
   getFromInformer,
   listFromInformer,
 } from "./cache-reader.js";
-import { CacheNotStartedError, CacheSyncError, NoKindMatchError, ResourceNotCachedError } from "./errors.js";
+import { CacheNotStartedError, CacheSyncError, ResourceNotCachedError } from "./errors.js";
 import { fieldIndexName, type IndexerFunc, indexByFieldAndNamespace } from "./field-index.js";
 import { type Informer, newInformer } from "./informer.js";
 import { isMetadataOnly } from "./metadata-kind.js";
@@ -66,7 +66,7 @@ interface Entry {
 }
 
 /** A cache reading through `config` (or `opts.restClient`). Opens no connection until started. */
-export function createCache(config: RestConfig, opts: CacheOptions = {}): Cache {
+export function newCache(config: RESTConfig, opts: CacheOptions = {}): Cache {
   return new InformerCache(config, resolveCacheOptions(opts));
 }
 
@@ -75,22 +75,23 @@ function informerKey(kind: GroupVersionKind, metadataOnly: boolean): string {
 }
 
 class InformerCache implements Cache {
-  readonly #config: RestConfig;
+  readonly #config: RESTConfig;
   readonly #opts: ResolvedCacheOptions;
   readonly #informers = new Map<string, Entry>();
   /** Entries by descriptor, so that a read of a synced kind needs no key building. */
   readonly #byKind = new WeakMap<Kind, Entry>();
-  #rest: RestClient | undefined;
+  #rest: RESTClient | undefined;
+  #mapper: RESTMapper | undefined;
   #signal: AbortSignal | undefined;
   #onStart: (() => void)[] = [];
 
-  constructor(config: RestConfig, opts: ResolvedCacheOptions) {
+  constructor(config: RESTConfig, opts: ResolvedCacheOptions) {
     this.#config = config;
     this.#opts = opts;
   }
 
-  #restClient(): RestClient {
-    this.#rest ??= this.#opts.restClient ?? createRestClient(this.#config);
+  #restClient(): RESTClient {
+    this.#rest ??= this.#opts.restClient ?? newRESTClient(this.#config);
     return this.#rest;
   }
 
@@ -151,16 +152,13 @@ class InformerCache implements Cache {
     return this.getInformer(await this.#discover(gvk, opts.signal), opts);
   }
 
+  /** The kind's resource and scope, from the mapper (which rejects with a NoKindMatchError). */
   async #discover(gvk: GroupVersionKind, signal: AbortSignal | undefined): Promise<Kind> {
-    const list = await this.#restClient().request<APIResourceList>({
-      path: groupVersionPath(gvk.group, gvk.version),
+    this.#mapper ??= this.#opts.mapper ?? newRESTMapper(this.#restClient());
+    const mapping = await this.#mapper.restMapping({ group: gvk.group, kind: gvk.kind }, gvk.version, {
       signal,
     });
-    const found = list.resources.find((r) => r.kind === gvk.kind && !r.name.includes("/"));
-    if (!found) {
-      throw new NoKindMatchError(gvk, list.groupVersion);
-    }
-    return defineKind({ ...gvk, plural: found.name, namespaced: found.namespaced });
+    return defineKind({ ...gvk, plural: mapping.resource.resource, namespaced: mapping.namespaced });
   }
 
   removeInformer(kind: Kind): boolean {

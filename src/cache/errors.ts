@@ -87,14 +87,5 @@ export function notFoundError(kind: Kind, name: string): StatusError {
   return new StatusError(status);
 }
 
-/** Discovery found no resource of the kind (meta's NoKindMatchError). */
-export class NoKindMatchError extends Error {
-  override readonly name = "NoKindMatchError";
-  readonly code = "ERR_NO_KIND_MATCH";
-  constructor(gvk: GroupVersionKind, served: string) {
-    super(
-      `no matches for kind "${gvk.kind}" in version "${served}": install its CustomResourceDefinition ` +
-        "(and wait until it is Established), or check the group, version and kind",
-    );
-  }
-}
+/** Discovery found no resource of the kind: the mapper's error, one class for the whole library. */
+export { NoKindMatchError } from "../mapper/index.js";

@@ -5,7 +5,7 @@
 export type { Backoff, ExponentialBackoffOptions } from "./backoff.js";
 export { exponentialBackoff, withBackoff } from "./backoff.js";
 export type { Cache, FieldIndexer, GetInformerOptions, Reader } from "./cache.js";
-export { createCache } from "./cache.js";
+export { newCache } from "./cache.js";
 export type { ByObject, CacheOptions } from "./cache-options.js";
 export type { CacheGetOptions, CacheListOptions } from "./cache-reader.js";
 export {
@@ -46,3 +46,5 @@ export type { TransformFunc } from "./transform.js";
 export { chainTransforms, stripManagedFields } from "./transform.js";
 export type { WatcherErrorReason, WatcherEvent, WatcherOptions } from "./watcher.js";
 export { INITIAL_EVENTS_END_ANNOTATION, WatcherError, watcher } from "./watcher.js";
+// Deprecated names, kept for one release.
+export { createCache } from "./deprecated.js";

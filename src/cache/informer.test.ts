@@ -7,23 +7,23 @@ import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds, type KubeObject } from "../api/index.js";
 import type { KeyValues, Logger } from "../log/index.js";
-import { createRestClient, type RestClient, resourceOf } from "../rest/index.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../rest/index.js";
 import { DeletedFinalStateUnknown, type ResourceEventHandler } from "./event-handler.js";
 import { indexByFieldAndNamespace } from "./field-index.js";
 import { type Informer, type InformerOptions, newInformer } from "./informer.js";
 import { NAMESPACE_INDEX } from "./store.js";
 import { configMap, newNamespace, until } from "./internal/test-support.js";
-import type { RestConfig } from "../rest/index.js";
+import type { RESTConfig } from "../rest/index.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const CM = resourceOf(kinds.ConfigMap);
 const env = testEnvironment();
-let config: RestConfig;
-let rest: RestClient;
+let config: RESTConfig;
+let rest: RESTClient;
 
 before(async () => {
   config = await env.start();
-  rest = createRestClient(config);
+  rest = newRESTClient(config);
 });
 after(async () => {
   await rest.close();

@@ -4,7 +4,7 @@
 // current objects as adds. Objects are frozen when they arrive (see freeze.ts).
 import type { FieldSelector, Kind, KubeObject, LabelSelector } from "../api/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
-import type { RestClient } from "../rest/index.js";
+import type { RESTClient } from "../rest/index.js";
 import type { Backoff } from "./backoff.js";
 import {
   DeletedFinalStateUnknown,
@@ -76,7 +76,7 @@ interface Registration<T extends KubeObject> {
 
 /** An informer for `kind` through `rest`. Starts nothing until `run`. */
 export function newInformer<T extends KubeObject>(
-  rest: RestClient,
+  rest: RESTClient,
   kind: Kind<T>,
   opts: InformerOptions = {},
 ): Informer<T> {
@@ -101,7 +101,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   /** Set once every reflector synced; never unset (as client-go's HasSynced). */
   #synced = false;
 
-  constructor(rest: RestClient, kind: Kind<T>, opts: InformerOptions) {
+  constructor(rest: RESTClient, kind: Kind<T>, opts: InformerOptions) {
     this.kind = kind;
     this.#log = (opts.logger ?? nullLogger()).withValues({ kind: kind.kind, group: kind.group });
     this.#syncPeriodMs = opts.syncPeriodMs ?? 10 * 3600 * 1000;

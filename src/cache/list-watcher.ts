@@ -5,7 +5,7 @@ import type { KubeList, KubeObject, Kind } from "../api/index.js";
 import {
   ACCEPT_PARTIAL_METADATA,
   ACCEPT_PARTIAL_METADATA_LIST,
-  type RestClient,
+  type RESTClient,
   resourceOf,
   type WatchStream,
 } from "../rest/index.js";
@@ -47,7 +47,7 @@ export interface ListWatchRestrictions {
 
 /** A ListerWatcher for `kind` over a REST client, with the given restrictions. */
 export function listWatcherFor<T extends KubeObject>(
-  rest: RestClient,
+  rest: RESTClient,
   kind: Kind<T>,
   restrictions: ListWatchRestrictions = {},
 ): ListerWatcher<T> {

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../api/index.js";
-import { type ApiServerOptions, type RunningApiServer, Storage, startApiServer } from "../apiserver/index.js";
-import { createRestClient, type RestClient, resourceOf } from "../rest/index.js";
+import { type APIServerOptions, type RunningAPIServer, Storage, startAPIServer } from "../apiserver/index.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../rest/index.js";
 import { exponentialBackoff } from "./backoff.js";
 import { DeletedFinalStateUnknown } from "./event-handler.js";
 import { type Informer, newInformer } from "./informer.js";
@@ -19,7 +19,7 @@ const CM = resourceOf(kinds.ConfigMap);
 const fastBackoff = () => exponentialBackoff({ initialMs: 10, maxMs: 100 });
 
 /** key → resourceVersion of what the server holds in `namespace`. */
-async function serverState(rest: RestClient, namespace: string): Promise<Map<string, string>> {
+async function serverState(rest: RESTClient, namespace: string): Promise<Map<string, string>> {
   const list = await rest.list<ConfigMap>(CM, { namespace });
   return new Map(
     list.items.map((o) => [`${namespace}/${o.metadata?.name}`, o.metadata?.resourceVersion ?? ""]),
@@ -34,7 +34,7 @@ function storeState(informer: Informer<ConfigMap>): Map<string, string> {
   );
 }
 
-async function storeEqualsServer(informer: Informer<ConfigMap>, rest: RestClient, namespace: string) {
+async function storeEqualsServer(informer: Informer<ConfigMap>, rest: RESTClient, namespace: string) {
   const want = await serverState(rest, namespace);
   const got = storeState(informer);
   return want.size === got.size && [...want].every(([k, rv]) => got.get(k) === rv);
@@ -79,11 +79,11 @@ function mapSink(): ReflectorSink<ConfigMap> & { items: Map<string, ConfigMap> }
 }
 
 async function withServer(
-  opts: ApiServerOptions,
-  fn: (server: RunningApiServer, rest: RestClient) => Promise<void>,
+  opts: APIServerOptions,
+  fn: (server: RunningAPIServer, rest: RESTClient) => Promise<void>,
 ) {
-  const server = await startApiServer(opts);
-  const rest = createRestClient(server.restConfig());
+  const server = await startAPIServer(opts);
+  const rest = newRESTClient(server.restConfig());
   try {
     await fn(server, rest);
   } finally {
@@ -149,9 +149,9 @@ test("the default watch length is random between 5 and 10 minutes, as client-go'
 
 test("after a server restart the watch resumes from history: changes made while down arrive, no relist", async () => {
   const storage = new Storage();
-  const first = await startApiServer({ storage });
+  const first = await startAPIServer({ storage });
   const same = { storage, certificateAuthority: first.certificateAuthority, adminToken: first.adminToken };
-  const rest = createRestClient(first.restConfig());
+  const rest = newRESTClient(first.restConfig());
   const ns = await newNamespace(rest, "refl");
   await rest.create(CM, configMap(ns, "stays"), { namespace: ns });
   await rest.create(CM, configMap(ns, "changes", { v: "1" }), { namespace: ns });
@@ -171,7 +171,7 @@ test("after a server restart the watch resumes from history: changes made while 
     await otherRest.update(CM, { ...configMap(ns, "changes", { v: "2" }) }, { namespace: ns });
     await otherRest.delete(CM, "goes", { namespace: ns });
   });
-  const back = await startApiServer({ ...same, port: first.port });
+  const back = await startAPIServer({ ...same, port: first.port });
   try {
     await until("the store holds the server's objects", async () => {
       const want = await serverState(rest, ns);
@@ -196,9 +196,9 @@ test("a 410 at resume relists; the deletes missed while down arrive as DeletedFi
   // A short history, so that the changes made while the server was down push the informer's
   // version out of it.
   const storage = new Storage({ historySize: 5 });
-  const first = await startApiServer({ storage });
+  const first = await startAPIServer({ storage });
   const same = { storage, certificateAuthority: first.certificateAuthority, adminToken: first.adminToken };
-  const rest = createRestClient(first.restConfig());
+  const rest = newRESTClient(first.restConfig());
   const ns = await newNamespace(rest, "refl");
   for (const name of ["stays", "changes", "goes"])
     await rest.create(CM, configMap(ns, name), { namespace: ns });
@@ -223,7 +223,7 @@ test("a 410 at resume relists; the deletes missed while down arrive as DeletedFi
     await otherRest.delete(CM, "goes", { namespace: ns });
     for (let i = 0; i < 8; i++) await otherRest.create(CM, configMap(ns, `filler-${i}`), { namespace: ns });
   });
-  const back = await startApiServer({ ...same, port: first.port });
+  const back = await startAPIServer({ ...same, port: first.port });
   try {
     await until("the store equals the server", () => storeEqualsServer(informer, rest, ns));
     assert.deepEqual(seen.slice(0, 3).sort(), [
@@ -248,7 +248,7 @@ test("a 410 at resume relists; the deletes missed while down arrive as DeletedFi
 test("an informer refused by the server keeps retrying and reports it in its health", async () => {
   await withServer({}, async (server) => {
     // No credentials: the server answers 403 to an anonymous list.
-    const anonymous = createRestClient({ ...server.restConfig(), auth: {} });
+    const anonymous = newRESTClient({ ...server.restConfig(), auth: {} });
     const informer = newInformer(anonymous, kinds.ConfigMap, { backoff: fastBackoff });
     const stop = new AbortController();
     const running = informer.run(stop.signal);

@@ -6,10 +6,10 @@ import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { type Kind, kinds } from "../api/index.js";
 import {
-  createRestClient,
+  newRESTClient,
   isNotFound,
-  type RestClient,
-  type RestConfig,
+  type RESTClient,
+  type RESTConfig,
   resourceOf,
   StatusError,
 } from "../rest/index.js";
@@ -19,12 +19,12 @@ import { type ListerWatcher, listWatcherFor, type ReflectorWatchOptions } from "
 import { WatcherError, type WatcherEvent, watcher } from "./watcher.js";
 
 const env = testEnvironment();
-let config: RestConfig;
-let rest: RestClient;
+let config: RESTConfig;
+let rest: RESTClient;
 
 before(async () => {
   config = await env.start();
-  rest = createRestClient(config);
+  rest = newRESTClient(config);
 });
 after(async () => {
   await rest.close();

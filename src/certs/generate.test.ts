@@ -4,10 +4,10 @@ import { once } from "node:events";
 import { createServer, request } from "node:https";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { createCertificateAuthority } from "./generate.js";
+import { newCertificateAuthority } from "./generate.js";
 
 test("a serving certificate signed by the CA is trusted over TLS on 127.0.0.1 and localhost", async () => {
-  const ca = await createCertificateAuthority("test-ca");
+  const ca = await newCertificateAuthority("test-ca");
   const serving = await ca.issueServing();
   const client = await ca.issueClient({ user: "admin", groups: ["system:masters", "devs"] });
   const server = createServer(
@@ -59,7 +59,7 @@ test("a serving certificate signed by the CA is trusted over TLS on 127.0.0.1 an
 });
 
 test("the CA certificate is a CA and the client certificate is not", async () => {
-  const ca = await createCertificateAuthority();
+  const ca = await newCertificateAuthority();
   const caCert = new X509Certificate(ca.certPem);
   assert.equal(caCert.ca, true);
   const client = await ca.issueClient({ user: "u" });

@@ -94,7 +94,7 @@ async function sign(
 }
 
 /** Creates a self-signed CA. `name` becomes its common name. */
-export async function createCertificateAuthority(
+export async function newCertificateAuthority(
   name = "controller-runtime-ca",
   validDays = 3650,
 ): Promise<CertificateAuthority> {

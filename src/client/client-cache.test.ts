@@ -5,17 +5,17 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../api/index.js";
-import { type Cache, createCache, type Reader } from "../cache/index.js";
-import type { RestConfig } from "../rest/config.js";
-import { createRestClient, isNotFound, type RestClient, resourceOf } from "../rest/index.js";
+import { type Cache, newCache, type Reader } from "../cache/index.js";
+import type { RESTConfig } from "../rest/config.js";
+import { newRESTClient, isNotFound, type RESTClient, resourceOf } from "../rest/index.js";
 import { type Client, mergeFrom, newAPIReader, newClient } from "./index.js";
 import { newNamespace } from "./internal/test-support.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const env = testEnvironment();
 const stop = new AbortController();
-let config: RestConfig;
-let rest: RestClient;
+let config: RESTConfig;
+let rest: RESTClient;
 let cache: Cache;
 let cacheDone: Promise<void>;
 let client: Client;
@@ -24,8 +24,8 @@ let client: Client;
 // through the server and never through the cache, which proves where a read came from.
 before(async () => {
   config = await env.start();
-  rest = createRestClient(config);
-  cache = createCache(config, {
+  rest = newRESTClient(config);
+  cache = newCache(config, {
     byObject: [{ kind: kinds.ConfigMap, labelSelector: "cached=yes" }],
   });
   cacheDone = cache.start(stop.signal);

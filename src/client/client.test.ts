@@ -7,16 +7,16 @@ import type { Deployment } from "kubernetes-types/apps/v1.js";
 import { type KubeObject, kinds } from "../api/index.js";
 import { metadataOnly } from "../cache/index.js";
 import {
-  createRestClient,
+  newRESTClient,
   ignoreNotFound,
   isAlreadyExists,
   isConflict,
   isInvalid,
   isNotFound,
-  type RestClient,
+  type RESTClient,
   StatusError,
 } from "../rest/index.js";
-import type { RestConfig } from "../rest/config.js";
+import type { RESTConfig } from "../rest/config.js";
 import {
   type Client,
   FieldOwnerRequiredError,
@@ -33,13 +33,13 @@ import { newNamespace, waitFor } from "./internal/test-support.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const env = testEnvironment();
-let config: RestConfig;
-let rest: RestClient;
+let config: RESTConfig;
+let rest: RESTClient;
 let client: Client;
 
 before(async () => {
   config = await env.start();
-  rest = createRestClient(config);
+  rest = newRESTClient(config);
   client = newClient(config);
 });
 

@@ -1,20 +1,20 @@
 // The Client's factories: newClient (cached reads when given a cache) and newAPIReader (always
 // the API server). Apart from client.ts, which holds the interfaces the implementation
 // (internal/kube-client.ts) implements, so that neither imports the other.
-import { createRestMapper } from "../mapper/index.js";
-import type { RestConfig } from "../rest/index.js";
-import { createRestClient } from "../rest/index.js";
+import { newRESTMapper } from "../mapper/index.js";
+import type { RESTConfig } from "../rest/index.js";
+import { newRESTClient } from "../rest/index.js";
 import type { Client, ClientReader } from "./client.js";
 import { KubeClient } from "./internal/kube-client.js";
 import { type ClientOptions, resolveClientOptions } from "./options.js";
 
 /** A client for `config`; reads through `opts.cache` when given. Opens no connection until used. */
-export function newClient(config: RestConfig, opts: ClientOptions = {}): Client {
-  const rest = opts.restClient ?? createRestClient(config);
+export function newClient(config: RESTConfig, opts: ClientOptions = {}): Client {
+  const rest = opts.restClient ?? newRESTClient(config);
   return new KubeClient({
     rest,
     ownRest: opts.restClient === undefined,
-    mapper: opts.mapper ?? createRestMapper(rest),
+    mapper: opts.mapper ?? newRESTMapper(rest),
     options: resolveClientOptions(opts),
   });
 }
@@ -23,7 +23,7 @@ export interface APIReaderOptions extends Pick<ClientOptions, "restClient" | "ma
 
 /** A reader that always asks the API server (never a cache): `mgr.getAPIReader()`. */
 export function newAPIReader(
-  config: RestConfig,
+  config: RESTConfig,
   opts: APIReaderOptions = {},
 ): ClientReader & Pick<Client, "close"> {
   return newClient(config, { restClient: opts.restClient, mapper: opts.mapper });

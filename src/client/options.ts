@@ -3,7 +3,7 @@
 import type { Preconditions } from "kubernetes-types/meta/v1.js";
 import type { GroupVersionKind } from "../api/index.js";
 import type { CacheListOptions, Reader } from "../cache/index.js";
-import type { RestClient } from "../rest/index.js";
+import type { RESTClient } from "../rest/index.js";
 import type { RESTMapper } from "../mapper/index.js";
 
 /** `Strict`, `Warn` or `Ignore`: what unknown or duplicate fields in a write cause. */
@@ -22,9 +22,9 @@ export interface ClientOptions {
    * the cache, as controller-runtime's `CacheOptions.Unstructured`. Default: false.
    */
   cacheUnstructured?: boolean;
-  /** Sends every request. Default: `createRestClient(config)`, closed by `client.close()`. */
-  restClient?: RestClient;
-  /** Finds the resource and scope of kinds named by apiVersion/kind (the Manager shares its own). Default: `createRestMapper(restClient)`. */
+  /** Sends every request. Default: `newRESTClient(config)`, closed by `client.close()`. */
+  restClient?: RESTClient;
+  /** Finds the resource and scope of kinds named by apiVersion/kind (the Manager shares its own). Default: `newRESTMapper(restClient)`. */
   mapper?: RESTMapper;
   /** Field manager of every write that names none (controller-runtime's `WithFieldOwner`). Default: none (the server's default; `apply` then needs one per call). */
   fieldOwner?: string;

@@ -1,12 +1,12 @@
 // Patches, as controller-runtime's client.Patch: a type and the body to send, computed when the
 // patch is sent from the object given to `client.patch(obj, patch)`. `mergeFrom(original)` diffs
 // `original` against that object, so the usual pattern is: read, copy, change the copy, send.
-import { type KubeObject, parseApiVersion } from "../api/index.js";
+import { type KubeObject, parseAPIVersion } from "../api/index.js";
 import {
   builtinPatchMeta,
   createMergePatch,
   createStrategicMergePatch,
-  type JsonPatchOperation,
+  type JSONPatchOperation,
 } from "../patch/index.js";
 import type { PatchType } from "../rest/index.js";
 import { OptimisticLockError, StrategicMergeUnsupportedError } from "./errors.js";
@@ -68,7 +68,7 @@ export function strategicMergeFrom(original: Readonly<KubeObject>, opts: MergeFr
     data(obj) {
       const apiVersion = obj.apiVersion ?? original.apiVersion ?? "";
       const kind = obj.kind ?? original.kind ?? "";
-      const { group, version } = parseApiVersion(apiVersion);
+      const { group, version } = parseAPIVersion(apiVersion);
       const meta = builtinPatchMeta(group, version, kind);
       if (!meta) throw new StrategicMergeUnsupportedError({ group, version, kind });
       const [from, to] = diffPair(original, obj, opts);
@@ -78,7 +78,7 @@ export function strategicMergeFrom(original: Readonly<KubeObject>, opts: MergeFr
 }
 
 /** A JSON patch (RFC 6902) of these operations, whatever the object. */
-export function jsonPatch(ops: readonly JsonPatchOperation[]): Patch {
+export function jsonPatch(ops: readonly JSONPatchOperation[]): Patch {
   return { type: "json", data: () => ops };
 }
 

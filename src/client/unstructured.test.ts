@@ -7,8 +7,8 @@ import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { defineKind, type KubeObject, kinds, type Unstructured } from "../api/index.js";
 import { NoKindMatchError } from "../mapper/index.js";
-import type { RestConfig } from "../rest/config.js";
-import { createRestClient, isConflict, isNotFound, type RestClient } from "../rest/index.js";
+import type { RESTConfig } from "../rest/config.js";
+import { newRESTClient, isConflict, isNotFound, type RESTClient } from "../rest/index.js";
 import {
   applyConfiguration,
   applyPatch,
@@ -60,13 +60,13 @@ interface Widget extends KubeObject {
 }
 
 const env = testEnvironment({ crds: [crd("Widget", "widgets", "Namespaced")] });
-let config: RestConfig;
-let rest: RestClient;
+let config: RESTConfig;
+let rest: RESTClient;
 let client: Client;
 
 before(async () => {
   config = await env.start();
-  rest = createRestClient(config);
+  rest = newRESTClient(config);
   client = newClient(config);
 });
 

@@ -7,12 +7,18 @@ import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../wo
 /** Defaults the Manager sets for all its controllers; a controller's own options win. */
 export interface ControllerDefaults {
   maxConcurrentReconciles?: number;
-  cacheSyncTimeout?: number;
+  cacheSyncTimeoutMs?: number;
   recoverPanic?: boolean;
   needLeaderElection?: boolean;
   enableWarmup?: boolean;
   skipNameValidation?: boolean;
+  reconciliationTimeoutMs?: number;
+  slowReconcileWarningMs?: number;
+  /** @deprecated Use `cacheSyncTimeoutMs` (durations are named with their unit); removed in the next release. */
+  cacheSyncTimeout?: number;
+  /** @deprecated Use `reconciliationTimeoutMs`; removed in the next release. */
   reconciliationTimeout?: number;
+  /** @deprecated Use `slowReconcileWarningMs`; removed in the next release. */
   slowReconcileWarning?: number;
 }
 

@@ -6,7 +6,7 @@ import { kinds } from "../api/index.js";
 import type { Environment } from "../envtest/index.js";
 import { enqueueRequestForObject } from "../handler/index.js";
 import { type Request, reconcilerFn, requestKey, terminalError } from "../reconcile/index.js";
-import type { RestClient } from "../rest/index.js";
+import type { RESTClient } from "../rest/index.js";
 import { kind } from "../source/index.js";
 import { itemExponentialFailureRateLimiter, type RateLimiter } from "../workqueue/index.js";
 import {
@@ -25,7 +25,7 @@ import {
 } from "./internal/test-harness.js";
 
 let env: Environment;
-let rest: RestClient;
+let rest: RESTClient;
 before(async () => {
   ({ env, rest } = await startEnv());
 });
@@ -259,12 +259,12 @@ test("a throw of a non-Error (a panic) is recovered, counted, retried, and the c
   await run.stop();
 });
 
-test("reconciliationTimeout aborts the reconcile's signal and is counted", async (t) => {
+test("reconciliationTimeoutMs aborts the reconcile's signal and is counted", async (t) => {
   const h = await newHarness(t, env, rest);
   const reasons: unknown[] = [];
   const done = deferred();
   const run = await runController(h, "timeout", {
-    reconciliationTimeout: 30,
+    reconciliationTimeoutMs: 30,
     reconciler: reconcilerFn(async (_req, { signal }) => {
       await new Promise((r) => signal.addEventListener("abort", r, { once: true }));
       reasons.push(signal.reason);

@@ -1,7 +1,7 @@
 // The controller: sources → work queue → workers → reconciler (controller-runtime's
 // pkg/internal/controller). Start order matters:
 //   1. the queue is made and every source started (all at once, so that each registers its
-//      informer before any is waited for), then each is waited on to sync, within cacheSyncTimeout;
+//      informer before any is waited for), then each is waited on to sync, within cacheSyncTimeoutMs;
 //   2. only then do the workers start, so that reconcilers read a filled cache;
 //   3. on abort the queue stops handing out keys, and `start` resolves once the reconciles in
 //      flight have finished: a reconcile is never cut off by the controller, only told by its signal.
@@ -216,8 +216,8 @@ class ControllerImpl<Req> implements Controller<Req> {
           signal,
           queue: this.#requestQueue,
           logger: this.#log.withValues({ source: String(w) }),
-          timeoutMs: this.#o.cacheSyncTimeout,
-          onStartTimeout: () => new SourceStartTimeoutError(String(w), this.#o.cacheSyncTimeout),
+          timeoutMs: this.#o.cacheSyncTimeoutMs,
+          onStartTimeout: () => new SourceStartTimeoutError(String(w), this.#o.cacheSyncTimeoutMs),
           onSyncError: (err) => new SourceSyncError(this.name, String(w), err),
         }),
       ),
@@ -307,11 +307,11 @@ class ControllerImpl<Req> implements Controller<Req> {
   }
 
   /**
-   * Logs a reconcile still running after `slowReconcileWarning`, then again after each further
+   * Logs a reconcile still running after `slowReconcileWarningMs`, then again after each further
    * period: a hung reconcile is otherwise invisible until shutdown.
    */
   #watchSlow(log: Logger, started: number): { timer: NodeJS.Timeout | undefined } {
-    const every = this.#o.slowReconcileWarning;
+    const every = this.#o.slowReconcileWarningMs;
     const slow: { timer: NodeJS.Timeout | undefined } = { timer: undefined };
     if (every <= 0) return slow;
     const arm = () => {
@@ -329,7 +329,7 @@ class ControllerImpl<Req> implements Controller<Req> {
 
   /** Calls the reconciler with the timeout and the panic handling around it. */
   async #reconcile(req: Req, logger: Logger, reconcileID: string, signal: AbortSignal): Promise<Result> {
-    const timeoutMs = this.#o.reconciliationTimeout;
+    const timeoutMs = this.#o.reconciliationTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     let reconcileSignal = signal;
     if (timeoutMs > 0) {

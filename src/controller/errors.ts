@@ -25,7 +25,7 @@ export class InvalidControllerOptionsError extends Error {
   readonly code = "ERR_INVALID_CONTROLLER_OPTIONS";
 }
 
-/** A source's `start` did not resolve within `cacheSyncTimeout`. */
+/** A source's `start` did not resolve within `cacheSyncTimeoutMs`. */
 export class SourceStartTimeoutError extends Error {
   override readonly name = "SourceStartTimeoutError";
   readonly code = "ERR_SOURCE_START_TIMEOUT";
@@ -37,7 +37,7 @@ export class SourceStartTimeoutError extends Error {
   }
 }
 
-/** A source did not sync (its `waitForSync` failed) within `cacheSyncTimeout`. */
+/** A source did not sync (its `waitForSync` failed) within `cacheSyncTimeoutMs`. */
 export class SourceSyncError extends Error {
   override readonly name = "SourceSyncError";
   readonly code = "ERR_SOURCE_SYNC";
@@ -66,12 +66,12 @@ export class ReconcilePanicError extends Error {
   }
 }
 
-/** The abort reason of a reconcile's signal when `reconciliationTimeout` passed. */
+/** The abort reason of a reconcile's signal when `reconciliationTimeoutMs` passed. */
 export class ReconciliationTimeoutError extends Error {
   override readonly name = "ReconciliationTimeoutError";
   readonly code = "ERR_RECONCILIATION_TIMEOUT";
   constructor(ms: number) {
-    super(`reconciliation timeout: the reconcile ran longer than reconciliationTimeout (${ms} ms)`);
+    super(`reconciliation timeout: the reconcile ran longer than reconciliationTimeoutMs (${ms} ms)`);
   }
 }
 

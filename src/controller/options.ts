@@ -23,7 +23,7 @@ export interface ControllerOptions<Req = Request> extends ControllerDefaults {
    */
   maxConcurrentReconciles?: number;
   /** Milliseconds to wait for each source to start and sync. Default: the context's default, else 120_000. */
-  cacheSyncTimeout?: number;
+  cacheSyncTimeoutMs?: number;
   /**
    * Recover from "panics" (throws of non-Errors, TypeErrors, ReferenceErrors): count them in
    * `controller_runtime_reconcile_panics_total` and retry with backoff. When false, the controller
@@ -43,13 +43,13 @@ export interface ControllerOptions<Req = Request> extends ControllerDefaults {
    * Milliseconds after which a reconcile's signal aborts (counted in
    * `controller_runtime_reconcile_timeouts_total`); 0 for none. Default: the context's default, else 0.
    */
-  reconciliationTimeout?: number;
+  reconciliationTimeoutMs?: number;
   /**
    * Milliseconds after which a reconcile still running is logged ("Reconcile is taking long",
    * with the request, reconcileID and how long), and again each time as long again passes;
    * 0 for never. Default: the context's default, else 60_000.
    */
-  slowReconcileWarning?: number;
+  slowReconcileWarningMs?: number;
   /** Delays of retries. Default: `defaultControllerRateLimiter()` (5 ms → 1000 s per key, 10 qps overall). */
   rateLimiter?: RateLimiter<string>;
   /**
@@ -70,13 +70,13 @@ export interface ControllerOptions<Req = Request> extends ControllerDefaults {
 export interface ResolvedControllerOptions<Req> {
   reconciler: Reconciler<Req>;
   maxConcurrentReconciles: number;
-  cacheSyncTimeout: number;
+  cacheSyncTimeoutMs: number;
   recoverPanic: boolean;
   needLeaderElection: boolean;
   enableWarmup: boolean;
   skipNameValidation: boolean;
-  reconciliationTimeout: number;
-  slowReconcileWarning: number;
+  reconciliationTimeoutMs: number;
+  slowReconcileWarningMs: number;
   rateLimiter: RateLimiter<string>;
   newQueue: (controllerName: string, rateLimiter: RateLimiter<string>) => PriorityQueue<string>;
   logConstructor: LogConstructor<Req>;
@@ -107,13 +107,24 @@ export function resolveControllerOptions<Req>(
   return {
     reconciler: o.reconciler,
     maxConcurrentReconciles,
-    cacheSyncTimeout: positive(o.cacheSyncTimeout) ?? positive(d.cacheSyncTimeout) ?? 120_000,
+    cacheSyncTimeoutMs:
+      positive(o.cacheSyncTimeoutMs ?? o.cacheSyncTimeout) ??
+      positive(d.cacheSyncTimeoutMs ?? d.cacheSyncTimeout) ??
+      120_000,
     recoverPanic: o.recoverPanic ?? d.recoverPanic ?? true,
     needLeaderElection: o.needLeaderElection ?? d.needLeaderElection ?? true,
     enableWarmup: o.enableWarmup ?? d.enableWarmup ?? false,
     skipNameValidation: o.skipNameValidation ?? d.skipNameValidation ?? false,
-    reconciliationTimeout: positive(o.reconciliationTimeout) ?? positive(d.reconciliationTimeout) ?? 0,
-    slowReconcileWarning: o.slowReconcileWarning ?? d.slowReconcileWarning ?? 60_000,
+    reconciliationTimeoutMs:
+      positive(o.reconciliationTimeoutMs ?? o.reconciliationTimeout) ??
+      positive(d.reconciliationTimeoutMs ?? d.reconciliationTimeout) ??
+      0,
+    slowReconcileWarningMs:
+      o.slowReconcileWarningMs ??
+      o.slowReconcileWarning ??
+      d.slowReconcileWarningMs ??
+      d.slowReconcileWarning ??
+      60_000,
     rateLimiter,
     newQueue:
       o.newQueue ??

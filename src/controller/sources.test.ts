@@ -16,13 +16,13 @@ import {
 } from "../handler/index.js";
 import { generationChanged } from "../predicate/index.js";
 import { type Request, reconcilerFn, requestKey, requestOf } from "../reconcile/index.js";
-import { type RestClient, resourceOf } from "../rest/index.js";
+import { type RESTClient, resourceOf } from "../rest/index.js";
 import { channel, KindSyncTimeoutError, kind, newChannel } from "../source/index.js";
 import { newController, SourceSyncError } from "./index.js";
 import { newHarness, startEnv, waitFor } from "./internal/test-harness.js";
 
 let env: Environment;
-let rest: RestClient;
+let rest: RESTClient;
 before(async () => {
   ({ env, rest } = await startEnv());
 });
@@ -166,11 +166,11 @@ test("generationChanged lets spec changes through and drops status-only updates"
   assert.deepEqual(passed, ["create", "update"]);
 });
 
-test("a kind the server does not serve fails the start with an error naming it after cacheSyncTimeout", async (t) => {
+test("a kind the server does not serve fails the start with an error naming it after cacheSyncTimeoutMs", async (t) => {
   const h = await newHarness(t, env, rest);
   const Ghost = defineKind({ group: "ghosts.example.com", version: "v1", kind: "Ghost" });
   const c = newController("ghosts", h.ctx, {
-    cacheSyncTimeout: 300,
+    cacheSyncTimeoutMs: 300,
     reconciler: reconcilerFn(async () => {}),
   });
   await c.watch(kind(h.cache, Ghost, enqueueRequestForObject()));

@@ -1,5 +1,5 @@
 // Starting one source for a controller: start it, then wait for it to sync, both within the
-// controller's cacheSyncTimeout (controller-runtime's startEventSourcesAndQueueLocked).
+// controller's cacheSyncTimeoutMs (controller-runtime's startEventSourcesAndQueueLocked).
 import type { RequestQueue } from "../handler/index.js";
 import type { Logger } from "../log/index.js";
 import type { Source } from "../source/index.js";

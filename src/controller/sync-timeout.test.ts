@@ -1,4 +1,4 @@
-// A manager whose controller's kind is served by nobody gives up after cacheSyncTimeout, names the
+// A manager whose controller's kind is served by nobody gives up after cacheSyncTimeoutMs, names the
 // kind and what to do, and lets the process exit: run as a user runs it, in a child process, with
 // garbage collection forced while it waits (Node 20 could collect the timeout before it fired).
 import assert from "node:assert/strict";
@@ -6,13 +6,13 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import { Environment } from "../envtest/index.js";
-import { renderKubeconfig, type RestConfig } from "../rest/index.js";
+import { renderKubeconfig, type RESTConfig } from "../rest/index.js";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 
 const env = new Environment();
-let config: RestConfig;
+let config: RESTConfig;
 before(async () => {
   config = await env.start();
 });
@@ -27,7 +27,7 @@ const Widget = defineKind({ group: "example.com", version: "v1", kind: "Widget",
 const mgr = await Manager.create(getConfig(), {
   logger: nullLogger(),
   metrics: { bindAddress: "0" },
-  controller: { cacheSyncTimeout: 2000 },
+  controller: { cacheSyncTimeoutMs: 2000 },
 });
 controllerManagedBy(mgr).for(Widget).complete({ reconcile: async () => ({}) });
 const gc = setInterval(() => globalThis.gc(), 50);
@@ -41,7 +41,7 @@ try {
 }
 `;
 
-test("no CRD serves the kind: start() fails after cacheSyncTimeout, naming it, and the process exits", async () => {
+test("no CRD serves the kind: start() fails after cacheSyncTimeoutMs, naming it, and the process exits", async () => {
   const dir = await mkdtemp(join(tmpdir(), "sync-timeout-"));
   await writeFile(join(dir, "main.mts"), main);
   await writeFile(join(dir, "kubeconfig"), renderKubeconfig(config));

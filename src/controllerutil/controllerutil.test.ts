@@ -6,11 +6,11 @@ import { after, before, test } from "node:test";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../api/index.js";
-import { type Cache, createCache, deepFreeze } from "../cache/index.js";
+import { type Cache, newCache, deepFreeze } from "../cache/index.js";
 import { type Client, newClient } from "../client/index.js";
 import { newNamespace } from "../client/internal/test-support.js";
-import type { RestConfig } from "../rest/config.js";
-import { createRestClient, type RestClient } from "../rest/index.js";
+import type { RESTConfig } from "../rest/config.js";
+import { newRESTClient, type RESTClient } from "../rest/index.js";
 import {
   AlreadyOwnedError,
   addFinalizer,
@@ -133,16 +133,16 @@ test("finalizers: add and remove return copies only when something changes", () 
 
 const env = testEnvironment();
 const stop = new AbortController();
-let config: RestConfig;
-let rest: RestClient;
+let config: RESTConfig;
+let rest: RESTClient;
 let cache: Cache;
 let cacheDone: Promise<void>;
 let client: Client;
 
 before(async () => {
   config = await env.start();
-  rest = createRestClient(config);
-  cache = createCache(config);
+  rest = newRESTClient(config);
+  cache = newCache(config);
   cacheDone = cache.start(stop.signal);
   // Reads from the server: createOrUpdate's result must not depend on how fast the cache follows.
   client = newClient(config);

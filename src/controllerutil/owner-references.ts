@@ -3,7 +3,7 @@
 // collector needs. Each helper returns a new object and never changes the one it is given (which
 // may be frozen, from the cache).
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
-import { type KubeObject, parseApiVersion } from "../api/index.js";
+import { type KubeObject, parseAPIVersion } from "../api/index.js";
 import { AlreadyOwnedError, InvalidOwnerError, OwnerReferenceNotFoundError } from "./errors.js";
 
 export interface ControllerReferenceOptions {
@@ -48,7 +48,7 @@ function baseRef(owner: Readonly<KubeObject>, verb: string): OwnerReference {
 /** Same group, kind and name: the version may differ (referSameObject). */
 function referSameObject(a: Readonly<OwnerReference>, b: Readonly<OwnerReference>): boolean {
   return (
-    parseApiVersion(a.apiVersion).group === parseApiVersion(b.apiVersion).group &&
+    parseAPIVersion(a.apiVersion).group === parseAPIVersion(b.apiVersion).group &&
     a.kind === b.kind &&
     a.name === b.name
   );

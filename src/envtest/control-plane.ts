@@ -6,14 +6,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
-import { createCertificateAuthority } from "../certs/index.js";
-import type { RestConfig } from "../rest/index.js";
+import { newCertificateAuthority } from "../certs/index.js";
+import type { RESTConfig } from "../rest/index.js";
 import { freePort } from "./free-port.js";
 import { ControlPlaneError, checkBinary, type ManagedProcess, startProcess } from "./process.js";
 import type { EnvtestSettings } from "./settings.js";
 
 export interface RunningControlPlane {
-  config: RestConfig;
+  config: RESTConfig;
   stop(): Promise<void>;
 }
 
@@ -99,8 +99,8 @@ export async function startControlPlane(settings: EnvtestSettings): Promise<Runn
       return url;
     });
 
-    const servingCa = await createCertificateAuthority("envtest-serving-ca");
-    const clientCa = await createCertificateAuthority("envtest-client-ca");
+    const servingCa = await newCertificateAuthority("envtest-serving-ca");
+    const clientCa = await newCertificateAuthority("envtest-client-ca");
     const serving = await servingCa.issueServing({ dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"] });
     const admin = await clientCa.issueClient({ user: "envtest-admin", groups: ["system:masters"] });
     const saKey = await servingCa.issueServing({ dnsNames: ["service-accounts"] });

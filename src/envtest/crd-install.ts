@@ -3,8 +3,8 @@
 import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
 import type { APIResourceList } from "kubernetes-types/meta/v1.js";
 import { kinds } from "../api/index.js";
-import { createRestClient, isAlreadyExists, isNotFound, resourceOf } from "../rest/index.js";
-import type { RestConfig } from "../rest/index.js";
+import { newRESTClient, isAlreadyExists, isNotFound, resourceOf } from "../rest/index.js";
+import type { RESTConfig } from "../rest/index.js";
 
 export interface CRDInstallOptions {
   /** How long to wait for every CRD to be served. Default: 10 s. */
@@ -22,11 +22,11 @@ function established(crd: CustomResourceDefinition): boolean {
 
 /** Creates (or updates) each CRD, then waits until all are established and discoverable. */
 export async function installCRDs(
-  config: RestConfig,
+  config: RESTConfig,
   crds: readonly CustomResourceDefinition[],
   opts: CRDInstallOptions = {},
 ): Promise<CustomResourceDefinition[]> {
-  const client = createRestClient(config);
+  const client = newRESTClient(config);
   const deadline = Date.now() + (opts.maxTimeMs ?? 10_000);
   const poll = opts.pollIntervalMs ?? 50;
   const signal = opts.signal;
@@ -81,11 +81,11 @@ export async function installCRDs(
 
 /** Deletes the given CRDs and waits until they are gone. */
 export async function uninstallCRDs(
-  config: RestConfig,
+  config: RESTConfig,
   crds: readonly CustomResourceDefinition[],
   opts: CRDInstallOptions = {},
 ): Promise<void> {
-  const client = createRestClient(config);
+  const client = newRESTClient(config);
   const deadline = Date.now() + (opts.maxTimeMs ?? 10_000);
   try {
     for (const crd of crds) {

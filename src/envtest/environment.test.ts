@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
-import { startApiServer } from "../apiserver/index.js";
-import { createRestClient, isNotFound } from "../rest/index.js";
+import { startAPIServer } from "../apiserver/index.js";
+import { newRESTClient, isNotFound } from "../rest/index.js";
 import {
   ControlPlaneError,
   CRDFileError,
@@ -54,7 +54,7 @@ test("the default environment is the embedded server, reachable through its conf
   const config = await env.start();
   try {
     assert.equal(env.started.mode, "embedded");
-    const client = createRestClient(config);
+    const client = newRESTClient(config);
     const version = await client.request<{ major: string }>({ path: "/version" });
     assert.equal(version.major, "1");
     await client.close();
@@ -84,7 +84,7 @@ test("CRDs from a directory are installed and served before start() resolves", a
       env.started.crds.map((c) => c.metadata?.name),
       ["widgets.test.example.com"],
     );
-    const client = createRestClient(env.config);
+    const client = newRESTClient(env.config);
     const widgets = { group: "test.example.com", version: "v1", resource: "widgets", namespaced: true };
     const created = await client.create(
       widgets,
@@ -129,13 +129,13 @@ test("KUBEBUILDER_ASSETS without the binaries names the missing binary", async (
 test("USE_EXISTING_CLUSTER uses the current kubeconfig's cluster", async () => {
   const dir = tempDir();
   const kubeconfigPath = join(dir, "config");
-  const server = await startApiServer({ kubeconfigPath });
+  const server = await startAPIServer({ kubeconfigPath });
   try {
     const env = new Environment({ env: { USE_EXISTING_CLUSTER: "true", KUBECONFIG: kubeconfigPath } });
     const config = await env.start();
     assert.equal(env.started.mode, "existing");
     assert.equal(config.host, server.url);
-    const client = createRestClient(config);
+    const client = newRESTClient(config);
     const ns = await client.get({ group: "", version: "v1", resource: "namespaces" }, "kube-system");
     assert.equal(ns.metadata?.name, "kube-system");
     await client.close();
@@ -150,7 +150,7 @@ test("a kubeconfig written over an existing readable file is made private: it ho
   const dir = tempDir();
   const kubeconfigPath = join(dir, "config");
   writeFileSync(kubeconfigPath, "old", { mode: 0o644 });
-  const server = await startApiServer({ kubeconfigPath });
+  const server = await startAPIServer({ kubeconfigPath });
   try {
     assert.equal(statSync(kubeconfigPath).mode & 0o777, 0o600);
   } finally {

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
-import { type ApiServerOptions, type RunningApiServer, startApiServer } from "../apiserver/index.js";
-import type { RestConfig } from "../rest/index.js";
+import { type APIServerOptions, type RunningAPIServer, startAPIServer } from "../apiserver/index.js";
+import type { RESTConfig } from "../rest/index.js";
 import { getConfig, renderKubeconfig } from "../rest/index.js";
 import { startControlPlane } from "./control-plane.js";
 import { installCRDs, uninstallCRDs } from "./crd-install.js";
@@ -41,7 +41,7 @@ export interface EnvironmentOptions {
   /** Default: `KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT`, else 60 s. */
   controlPlaneStopTimeoutMs?: number;
   /** Options of the embedded API server (its default mode). Default: `{}`. */
-  apiServer?: ApiServerOptions;
+  apiServer?: APIServerOptions;
   /** Environment variables to read. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
   /**
@@ -55,13 +55,13 @@ export interface EnvironmentOptions {
 /** A started environment: what tests need to reach it. */
 export interface StartedEnvironment {
   mode: EnvironmentMode;
-  config: RestConfig;
+  config: RESTConfig;
   /** Kubeconfig YAML for the environment's admin. */
   kubeconfig: string;
   /** A file holding `kubeconfig`, for kubectl and child processes. */
   kubeconfigPath: string;
   /** The embedded server, in the embedded mode. */
-  apiServer?: RunningApiServer;
+  apiServer?: RunningAPIServer;
   /** The CRDs installed at start, as the server returned them. */
   crds: CustomResourceDefinition[];
 }
@@ -90,8 +90,8 @@ export class Environment {
     return this.#started;
   }
 
-  /** The RestConfig of the environment's admin; throws before `start()`. */
-  get config(): RestConfig {
+  /** The RESTConfig of the environment's admin; throws before `start()`. */
+  get config(): RESTConfig {
     return this.started.config;
   }
 
@@ -106,7 +106,7 @@ export class Environment {
   }
 
   /** Starts the API server (or connects to the existing cluster), installs CRDs, returns a config. */
-  async start(): Promise<RestConfig> {
+  async start(): Promise<RESTConfig> {
     if (this.#started) throw new EnvironmentStateError("envtest: the environment is already started");
     const opts = this.#opts;
     const settings = resolveSettings(opts, opts.env ?? process.env);
@@ -118,11 +118,11 @@ export class Environment {
     this.#tempDir = mkdtempSync(join(tmpdir(), "envtest-kubeconfig-"));
     const kubeconfigPath = join(this.#tempDir, "kubeconfig");
     try {
-      let config: RestConfig;
+      let config: RESTConfig;
       let kubeconfig: string;
-      let apiServer: RunningApiServer | undefined;
+      let apiServer: RunningAPIServer | undefined;
       if (settings.mode === "embedded") {
-        apiServer = await startApiServer(opts.apiServer);
+        apiServer = await startAPIServer(opts.apiServer);
         this.#stopControlPlane = () => apiServer!.stop();
         config = apiServer.restConfig();
         kubeconfig = apiServer.kubeconfig;

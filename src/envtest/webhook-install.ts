@@ -15,9 +15,9 @@ import type {
 import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
 import { parseAllDocuments } from "yaml";
 import { kinds } from "../api/index.js";
-import { createCertificateAuthority } from "../certs/index.js";
-import type { RestConfig } from "../rest/index.js";
-import { createRestClient, isAlreadyExists, resourceOf } from "../rest/index.js";
+import { newCertificateAuthority } from "../certs/index.js";
+import type { RESTConfig } from "../rest/index.js";
+import { newRESTClient, isAlreadyExists, resourceOf } from "../rest/index.js";
 import { freePort } from "./free-port.js";
 
 export interface WebhookInstallOptions {
@@ -113,7 +113,7 @@ export async function prepareLocalServing(opts: WebhookInstallOptions): Promise<
   const port = opts.localServingPort || (await freePort(isIP(host) ? host : "127.0.0.1"));
   const generated = !opts.localServingCertDir;
   const certDir = opts.localServingCertDir || mkdtempSync(join(tmpdir(), "envtest-serving-certs-"));
-  const ca = await createCertificateAuthority("envtest-webhook-ca");
+  const ca = await newCertificateAuthority("envtest-webhook-ca");
   const ipAddresses = ["127.0.0.1", ...(isIP(host) && host !== "127.0.0.1" ? [host] : [])];
   const dnsNames = ["localhost", ...(isIP(host) || host === "localhost" ? [] : [host])];
   const serving = await ca.issueServing({ dnsNames, ipAddresses });
@@ -173,8 +173,8 @@ export function withLocalConversion(
 }
 
 async function createOrReplace<T extends { metadata?: { name?: string; resourceVersion?: string } }>(
-  client: ReturnType<typeof createRestClient>,
-  kind: Parameters<ReturnType<typeof createRestClient>["create"]>[0],
+  client: ReturnType<typeof newRESTClient>,
+  kind: Parameters<ReturnType<typeof newRESTClient>["create"]>[0],
   obj: T,
 ): Promise<T> {
   try {
@@ -192,7 +192,7 @@ async function createOrReplace<T extends { metadata?: { name?: string; resourceV
 
 /** Rewrites and installs the configurations (created, or replaced when they exist). */
 export async function installWebhooks(
-  config: RestConfig,
+  config: RESTConfig,
   opts: WebhookInstallOptions,
   serving: LocalServing,
 ): Promise<InstalledWebhooks> {
@@ -201,7 +201,7 @@ export async function installWebhooks(
   const validating = [...(opts.validatingWebhooks ?? []), ...fromFiles.validating].map((c) =>
     rewrite(c, serving),
   );
-  const client = createRestClient(config);
+  const client = newRESTClient(config);
   try {
     const installedMutating: MutatingWebhookConfiguration[] = [];
     for (const c of mutating) {

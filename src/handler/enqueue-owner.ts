@@ -1,7 +1,7 @@
 // enqueueRequestForOwner: the handler of owned kinds (`owns()`): an event on a Pod queues the
 // ReplicaSet that owns it, found through the Pod's ownerReferences.
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
-import { type Kind, type KubeObject, parseApiVersion } from "../api/index.js";
+import { type Kind, type KubeObject, parseAPIVersion } from "../api/index.js";
 import type { Request } from "../reconcile/index.js";
 import { createPriority, type EventHandler, type RequestQueue, updatePriority } from "./event-handler.js";
 
@@ -46,5 +46,5 @@ export function enqueueRequestForOwner<O extends KubeObject, T extends KubeObjec
 }
 
 function matches(ref: Readonly<OwnerReference>, kind: Kind): boolean {
-  return ref.kind === kind.kind && parseApiVersion(ref.apiVersion ?? "").group === kind.group;
+  return ref.kind === kind.kind && parseAPIVersion(ref.apiVersion ?? "").group === kind.group;
 }

@@ -5,27 +5,27 @@ import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import { kinds } from "../api/index.js";
-import { startApiServer } from "../apiserver/index.js";
-import { createRestClient, type RestClient, resourceOf } from "../rest/index.js";
+import { startAPIServer } from "../apiserver/index.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../rest/index.js";
 import {
   LeaderElectionLostError,
   type LeaderElectorOptions,
   newLeaderElector,
   newLeaseLock,
 } from "./index.js";
-import type { RestConfig } from "../rest/index.js";
+import type { RESTConfig } from "../rest/index.js";
 import { needs, testEnvironment } from "../../test/support/environment.js";
 
 const LEASES = resourceOf(kinds.Lease);
 const fast = { leaseDurationMs: 1000, renewDeadlineMs: 800, retryPeriodMs: 200 };
 
 const env = testEnvironment();
-let config: RestConfig;
-let client: RestClient;
+let config: RESTConfig;
+let client: RESTClient;
 
 before(async () => {
   config = await env.start();
-  client = createRestClient(config);
+  client = newRESTClient(config);
 });
 after(async () => {
   await client.close();
@@ -192,8 +192,8 @@ test(
   "a leader whose API server stops answering stops leading after renewDeadline",
   needs("server-internals"),
   async () => {
-    const own = await startApiServer();
-    const ownClient = createRestClient(own.restConfig());
+    const own = await startAPIServer();
+    const ownClient = newRESTClient(own.restConfig());
     try {
       await ownClient.create(resourceOf(kinds.Namespace), { metadata: { name: "le" } });
       const terms: Term[] = [];

@@ -4,7 +4,7 @@
 // resourceVersion last seen, so of two candidates racing for an expired lease exactly one wins.
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import { kinds } from "../api/index.js";
-import { isNotFound, type RestClient, resourceOf } from "../rest/index.js";
+import { isNotFound, type RESTClient, resourceOf } from "../rest/index.js";
 import { defaultIdentity } from "./identity.js";
 import type { LockReading, ResourceLock } from "./lock.js";
 import {
@@ -18,7 +18,7 @@ const LEASES = resourceOf(kinds.Lease);
 
 export interface LeaseLockOptions {
   /** The REST client writes go through. Required. */
-  client: RestClient;
+  client: RESTClient;
   /** Namespace of the Lease. Required. */
   namespace: string;
   /** Name of the Lease (controller-runtime's `leaderElectionID`). Required. */

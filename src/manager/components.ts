@@ -2,10 +2,10 @@
 // counted in the metrics) under the cache, the mapper, the clients, the Event recorder and the
 // Lease lock; one metrics registry under every metric.
 import type { Registry } from "prom-client";
-import { type Cache, createCache } from "../cache/index.js";
+import { type Cache, newCache } from "../cache/index.js";
 import { type Client, type ClientReader, newAPIReader, newClient } from "../client/index.js";
 import { type HealthProbeServer, newHealthProbeServer } from "../healthz/index.js";
-import { createRestMapper, type RESTMapper } from "../mapper/index.js";
+import { newRESTMapper, type RESTMapper } from "../mapper/index.js";
 import {
   type MetricsServer,
   newMetricsRegistry,
@@ -13,15 +13,15 @@ import {
   restClientMetrics,
 } from "../metrics/index.js";
 import { type EventRecorderProvider, newEventRecorderProvider } from "../recorder/index.js";
-import type { RestConfig } from "../rest/index.js";
-import { createRestClient, type RestClient, warningLogger } from "../rest/index.js";
+import type { RESTConfig } from "../rest/index.js";
+import { newRESTClient, type RESTClient, warningLogger } from "../rest/index.js";
 import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../workqueue/index.js";
 import type { ResolvedManagerOptions } from "./options.js";
 
 export interface ManagerComponents {
   registry: Registry;
   workqueueMetrics: WorkqueueMetricsProvider;
-  rest: RestClient;
+  rest: RESTClient;
   cache: Cache;
   mapper: RESTMapper;
   client: Client;
@@ -32,19 +32,20 @@ export interface ManagerComponents {
 }
 
 /** Builds every shared part; none connects or listens until the manager starts it. */
-export function newManagerComponents(config: RestConfig, o: ResolvedManagerOptions): ManagerComponents {
+export function newManagerComponents(config: RESTConfig, o: ResolvedManagerOptions): ManagerComponents {
   const log = o.logger;
   const registry = newMetricsRegistry();
-  const rest = createRestClient(config, {
+  const rest = newRESTClient(config, {
     onRequestDone: restClientMetrics(registry).observe,
     onWarning: warningLogger(log.withName("KubeAPIWarningLogger")),
   });
-  const cache = createCache(config, {
+  const mapper = newRESTMapper(rest);
+  const cache = newCache(config, {
     ...o.cache,
     restClient: o.cache.restClient ?? rest,
+    mapper: o.cache.mapper ?? mapper,
     logger: o.cache.logger ?? log.withName("cache"),
   });
-  const mapper = createRestMapper(rest);
   return {
     registry,
     workqueueMetrics: prometheusWorkqueueMetrics(registry),

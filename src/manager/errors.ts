@@ -9,7 +9,7 @@ export interface StuckReconcile {
   runningMs: number;
 }
 
-/** Shutdown did not finish within `gracefulShutdownTimeout`; names the reconciles still running. */
+/** Shutdown did not finish within `gracefulShutdownTimeoutMs`; names the reconciles still running. */
 export class ShutdownTimeoutError extends Error {
   override readonly name = "ShutdownTimeoutError";
   readonly code = "ERR_MANAGER_SHUTDOWN_TIMEOUT";

@@ -5,14 +5,14 @@ import { after, before, test } from "node:test";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import { eventually } from "../envtest/index.js";
 import { nullLogger } from "../log/index.js";
-import type { RestConfig } from "../rest/config.js";
-import { createRestClient } from "../rest/index.js";
+import type { RESTConfig } from "../rest/config.js";
+import { newRESTClient } from "../rest/index.js";
 import { Manager } from "./index.js";
 import { aborted, runnableFunc } from "./runnable.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const env = testEnvironment();
-let config: RestConfig;
+let config: RESTConfig;
 before(async () => {
   config = await env.start();
 });
@@ -36,9 +36,9 @@ async function electionManagers(id: string, releaseOnCancel: boolean) {
         leaderElectionID: id,
         leaderElectionIdentity: who,
         leaderElectionReleaseOnCancel: releaseOnCancel,
-        leaseDuration: 1_500,
-        renewDeadline: 1_000,
-        retryPeriod: 200,
+        leaseDurationMs: 1_500,
+        renewDeadlineMs: 1_000,
+        retryPeriodMs: 200,
       });
       mgr.add(
         runnableFunc(async (signal) => {
@@ -97,7 +97,7 @@ test("with leaderElectionReleaseOnCancel the successor takes over before the lea
   const first = replicas.find((r) => r.who === periods[0]!.who)!;
   first.stop.abort();
   await first.done;
-  const client = createRestClient(config);
+  const client = newRESTClient(config);
   const lease = await client.get<Lease>(
     { group: "coordination.k8s.io", version: "v1", resource: "leases", namespaced: true },
     "le-release",
@@ -118,9 +118,9 @@ test("a leader whose lease is taken stops its leader runnables and start() rejec
     leaderElection: true,
     leaderElectionID: "le-taken",
     leaderElectionIdentity: "victim",
-    leaseDuration: 1_500,
-    renewDeadline: 1_000,
-    retryPeriod: 200,
+    leaseDurationMs: 1_500,
+    renewDeadlineMs: 1_000,
+    retryPeriodMs: 200,
   });
   let leading: AbortSignal | undefined;
   mgr.add(
@@ -132,7 +132,7 @@ test("a leader whose lease is taken stops its leader runnables and start() rejec
   const running = mgr.start(new AbortController().signal);
   await mgr.elected();
   await eventually("the leader runnable", () => leading !== undefined);
-  const client = createRestClient(config);
+  const client = newRESTClient(config);
   const leases = { group: "coordination.k8s.io", version: "v1", resource: "leases", namespaced: true };
   const lease = await client.get<Lease>(leases, "le-taken", {
     namespace: "default",

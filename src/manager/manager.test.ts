@@ -4,14 +4,14 @@ import { request } from "undici";
 import { kinds } from "../api/index.js";
 import { eventually } from "../envtest/index.js";
 import { nullLogger } from "../log/index.js";
-import type { RestConfig } from "../rest/config.js";
+import type { RESTConfig } from "../rest/config.js";
 import { ManagerOptionsError, ShutdownTimeoutError } from "./index.js";
 import { Manager, type ManagerOptions } from "./index.js";
 import { aborted, runnableFunc } from "./runnable.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const env = testEnvironment();
-let config: RestConfig;
+let config: RESTConfig;
 before(async () => {
   config = await env.start();
 });
@@ -90,8 +90,8 @@ test("a failing runnable stops the manager and start() rejects with its error", 
   await assert.rejects(mgr.start(new AbortController().signal), /already called/);
 });
 
-test("shutdown is bounded by gracefulShutdownTimeout", async () => {
-  const mgr = await Manager.create(config, { ...quiet, gracefulShutdownTimeout: 100 });
+test("shutdown is bounded by gracefulShutdownTimeoutMs", async () => {
+  const mgr = await Manager.create(config, { ...quiet, gracefulShutdownTimeoutMs: 100 });
   let release!: () => void;
   const stuck = new Promise<void>((r) => {
     release = r;
@@ -136,7 +136,7 @@ test("probes and metrics answer over HTTP while the manager runs", async () => {
   assert.match(notReady.body, /\[-\]ready-flag failed/);
   ready = true;
   assert.equal((await get(`${probes}/readyz/ready-flag`)).status, 200);
-  await mgr.getRestClient().request({ path: "/version" });
+  await mgr.getRESTClient().request({ path: "/version" });
   const text = (await get(`${metrics}/metrics`)).body;
   assert.match(text, /process_cpu_user_seconds_total/);
   assert.match(text, /rest_client_requests_total\{code="200",method="GET",host="127\.0\.0\.1:\d+"\} [1-9]/);

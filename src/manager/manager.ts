@@ -1,7 +1,7 @@
 // The Manager: owns the shared cache, clients, metrics and probes, and runs every Runnable in
 // controller-runtime's order — HTTP servers, webhooks, caches (until synced), runnables that need
 // no leader, warm-up, then leader-elected runnables once this replica leads. Shutdown goes in
-// reverse, bounded by gracefulShutdownTimeout.
+// reverse, bounded by gracefulShutdownTimeoutMs.
 import type { Registry } from "prom-client";
 import type { Cache, FieldIndexer } from "../cache/index.js";
 import type { Client, ClientReader } from "../client/index.js";
@@ -12,8 +12,8 @@ import type { Logger } from "../log/index.js";
 import type { RESTMapper } from "../mapper/index.js";
 import type { HTTPHandler, MetricsServer } from "../metrics/index.js";
 import type { EventRecorder } from "../recorder/index.js";
-import type { RestConfig } from "../rest/index.js";
-import type { RestClient } from "../rest/index.js";
+import type { RESTConfig } from "../rest/index.js";
+import type { RESTClient } from "../rest/index.js";
 import { newWebhookServer, type WebhookServer } from "../webhook/index.js";
 import type { WorkqueueMetricsProvider } from "../workqueue/index.js";
 import { type ManagerComponents, newManagerComponents } from "./components.js";
@@ -30,7 +30,7 @@ export interface Manager extends ControllerContext {
   /**
    * Starts everything and runs until `signal` aborts, then shuts down gracefully. Rejects with
    * the first error of a runnable, with "leader election lost", or when shutdown overran
-   * `gracefulShutdownTimeout`. Runs once.
+   * `gracefulShutdownTimeoutMs`. Runs once.
    */
   start(signal: AbortSignal): Promise<void>;
   /** Resolves once this replica leads (at start, without leader election). */
@@ -38,7 +38,7 @@ export interface Manager extends ControllerContext {
   addHealthzCheck(name: string, check: Checker): void;
   addReadyzCheck(name: string, check: Checker): void;
   addMetricsServerExtraHandler(path: string, handler: HTTPHandler): void;
-  getConfig(): RestConfig;
+  getConfig(): RESTConfig;
   /** The client: reads from the cache (except `client.cacheDisableFor`), writes to the API server. */
   getClient(): Client;
   /** Reads straight from the API server; use sparingly, where the cache will not do. */
@@ -53,7 +53,9 @@ export interface Manager extends ControllerContext {
   /** The registry of every metric this manager serves on `/metrics`. */
   getMetricsRegistry(): Registry;
   /** The REST client the manager's parts share (one keep-alive connection pool). */
-  getRestClient(): RestClient;
+  getRESTClient(): RESTClient;
+  /** @deprecated Use `getRESTClient`; removed in the next release. */
+  getRestClient(): RESTClient;
   /** The metrics server (its bound address once started), or the disabled server. */
   getMetricsServer(): MetricsServer;
   /** The health probe server (its bound address once started), or the disabled server. */
@@ -66,7 +68,7 @@ export interface Manager extends ControllerContext {
 }
 
 class ControllerManager implements Manager {
-  readonly #config: RestConfig;
+  readonly #config: RESTConfig;
   readonly #o: ResolvedManagerOptions;
   readonly #log: Logger;
   /** Controllers added, to name their reconciles still running when shutdown overruns. */
@@ -93,7 +95,7 @@ class ControllerManager implements Manager {
   readonly controllerDefaults: ControllerDefaults;
   readonly controllerNames = new Set<string>();
 
-  constructor(config: RestConfig, o: ResolvedManagerOptions) {
+  constructor(config: RESTConfig, o: ResolvedManagerOptions) {
     this.#config = config;
     this.#o = o;
     this.#log = o.logger;
@@ -198,11 +200,11 @@ class ControllerManager implements Manager {
       await g.others.stop();
       await g.caches.stop();
       await g.webhooks.stop();
-      await this.#c.recorders.shutdown({ timeoutMs: Math.min(5_000, this.#o.gracefulShutdownTimeout) });
+      await this.#c.recorders.shutdown({ timeoutMs: Math.min(5_000, this.#o.gracefulShutdownTimeoutMs) });
       await g.http.stop();
       await this.#c.rest.close();
     };
-    const timeout = this.#o.gracefulShutdownTimeout;
+    const timeout = this.#o.gracefulShutdownTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const overran = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), timeout);
@@ -255,7 +257,7 @@ class ControllerManager implements Manager {
     this.#c.metricsServer.addExtraHandler(path, handler);
   }
 
-  getConfig(): RestConfig {
+  getConfig(): RESTConfig {
     return this.#config;
   }
 
@@ -295,8 +297,12 @@ class ControllerManager implements Manager {
     return this.#c.registry;
   }
 
-  getRestClient(): RestClient {
+  getRESTClient(): RESTClient {
     return this.#c.rest;
+  }
+
+  getRestClient(): RESTClient {
+    return this.getRESTClient();
   }
 
   getMetricsServer(): MetricsServer {
@@ -330,7 +336,7 @@ class ControllerManager implements Manager {
 }
 
 /** Creates a Manager; nothing connects or listens until `start()`. */
-async function create(config: RestConfig, options: ManagerOptions = {}): Promise<Manager> {
+async function create(config: RESTConfig, options: ManagerOptions = {}): Promise<Manager> {
   return new ControllerManager(config, resolveManagerOptions(options, config));
 }
 

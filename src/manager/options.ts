@@ -5,7 +5,7 @@ import type { CacheOptions } from "../cache/index.js";
 import type { ControllerDefaults } from "../controller/index.js";
 import type { HTTPHandler } from "../metrics/index.js";
 import { type Logger, newLogger } from "../log/index.js";
-import type { RestConfig } from "../rest/index.js";
+import type { RESTConfig } from "../rest/index.js";
 import type { WebhookServer, WebhookServerOptions } from "../webhook/index.js";
 
 export interface MetricsOptions {
@@ -39,10 +39,16 @@ export interface ManagerOptions {
   /** Give the Lease up on shutdown so a successor takes over within a retry period. Default: false. */
   leaderElectionReleaseOnCancel?: boolean;
   /** Default: 15 000 ms. */
-  leaseDuration?: number;
+  leaseDurationMs?: number;
   /** Default: 10 000 ms. */
-  renewDeadline?: number;
+  renewDeadlineMs?: number;
   /** Default: 2 000 ms. */
+  retryPeriodMs?: number;
+  /** @deprecated Use `leaseDurationMs` (durations are named with their unit); removed in the next release. */
+  leaseDuration?: number;
+  /** @deprecated Use `renewDeadlineMs`; removed in the next release. */
+  renewDeadline?: number;
+  /** @deprecated Use `retryPeriodMs`; removed in the next release. */
   retryPeriod?: number;
 
   /** Address of `/healthz` and `/readyz`, e.g. `:8081`; `"0"` or empty disables. Default: `"0"`. */
@@ -58,6 +64,8 @@ export interface ManagerOptions {
   metrics?: MetricsOptions;
 
   /** How long shutdown may take before `start()` rejects with a timeout. Default: 30 000 ms. */
+  gracefulShutdownTimeoutMs?: number;
+  /** @deprecated Use `gracefulShutdownTimeoutMs`; removed in the next release. */
   gracefulShutdownTimeout?: number;
   /** Defaults for controllers built on this manager. Default: `{}`. */
   controller?: ControllerDefaults;
@@ -77,14 +85,14 @@ export interface ResolvedManagerOptions {
   leaderElectionNamespace: string;
   leaderElectionIdentity: string | undefined;
   leaderElectionReleaseOnCancel: boolean;
-  leaseDuration: number;
-  renewDeadline: number;
-  retryPeriod: number;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
   healthProbeBindAddress: string;
   readinessEndpointName: string;
   livenessEndpointName: string;
   metrics: Required<Pick<MetricsOptions, "bindAddress">> & MetricsOptions;
-  gracefulShutdownTimeout: number;
+  gracefulShutdownTimeoutMs: number;
   controller: ControllerDefaults;
   webhookServer: WebhookServer | WebhookServerOptions;
 }
@@ -97,7 +105,7 @@ export class ManagerOptionsError extends Error {
 
 export function resolveManagerOptions(
   opts: ManagerOptions,
-  config: Pick<RestConfig, "namespace" | "testEnvironment"> = {},
+  config: Pick<RESTConfig, "namespace" | "testEnvironment"> = {},
 ): ResolvedManagerOptions {
   const configNamespace = config.namespace;
   // Under envtest: free loopback ports and errors-only logs, unless the options ask otherwise.
@@ -118,9 +126,9 @@ export function resolveManagerOptions(
     leaderElectionNamespace: opts.leaderElectionNamespace ?? configNamespace ?? "default",
     leaderElectionIdentity: opts.leaderElectionIdentity,
     leaderElectionReleaseOnCancel: opts.leaderElectionReleaseOnCancel ?? false,
-    leaseDuration: opts.leaseDuration ?? 15_000,
-    renewDeadline: opts.renewDeadline ?? 10_000,
-    retryPeriod: opts.retryPeriod ?? 2_000,
+    leaseDurationMs: opts.leaseDurationMs ?? opts.leaseDuration ?? 15_000,
+    renewDeadlineMs: opts.renewDeadlineMs ?? opts.renewDeadline ?? 10_000,
+    retryPeriodMs: opts.retryPeriodMs ?? opts.retryPeriod ?? 2_000,
     healthProbeBindAddress: opts.healthProbeBindAddress ?? "0",
     readinessEndpointName: opts.readinessEndpointName ?? "/readyz",
     livenessEndpointName: opts.livenessEndpointName ?? "/healthz",
@@ -128,7 +136,7 @@ export function resolveManagerOptions(
       ...opts.metrics,
       bindAddress: opts.metrics?.bindAddress ?? (forTests ? "127.0.0.1:0" : ":8080"),
     },
-    gracefulShutdownTimeout: opts.gracefulShutdownTimeout ?? 30_000,
+    gracefulShutdownTimeoutMs: opts.gracefulShutdownTimeoutMs ?? opts.gracefulShutdownTimeout ?? 30_000,
     controller: opts.controller ?? {},
     webhookServer: opts.webhookServer ?? {},
   };

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import { eventually, Environment } from "../envtest/index.js";
-import { createRestClient, renderKubeconfig, type RestConfig } from "../rest/index.js";
+import { newRESTClient, renderKubeconfig, type RESTConfig } from "../rest/index.js";
 
 const env = new Environment();
-let config: RestConfig;
+let config: RESTConfig;
 before(async () => {
   config = await env.start();
 });
@@ -32,8 +32,8 @@ try {
     logger,
     metrics: { bindAddress: "127.0.0.1:0" },
     healthProbeBindAddress: "127.0.0.1:0",
-    gracefulShutdownTimeout: 2000,
-    controller: { slowReconcileWarning: 300 },
+    gracefulShutdownTimeoutMs: 2000,
+    controller: { slowReconcileWarningMs: 300 },
   });
   controllerManagedBy(mgr)
     .named("hanger")
@@ -57,7 +57,7 @@ test("a hung reconcile is logged while it hangs; one SIGINT ends the process, na
   await writeFile(join(dir, "main.mts"), main);
   await writeFile(join(dir, "kubeconfig"), renderKubeconfig(config));
   const ns = `stuck-${process.pid}`;
-  const rest = createRestClient(config);
+  const rest = newRESTClient(config);
   const namespaces = { group: "", version: "v1", resource: "namespaces", namespaced: false };
   const configMaps = { group: "", version: "v1", resource: "configmaps", namespaced: true };
   await rest.create(namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });

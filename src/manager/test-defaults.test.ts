@@ -3,12 +3,12 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Environment } from "../envtest/index.js";
-import type { RestConfig } from "../rest/index.js";
+import type { RESTConfig } from "../rest/index.js";
 import { Manager } from "./index.js";
 import { resolveManagerOptions } from "./options.js";
 
 const env = new Environment();
-let config: RestConfig;
+let config: RESTConfig;
 before(async () => {
   config = await env.start();
 });

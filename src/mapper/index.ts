@@ -9,6 +9,9 @@ export type {
   PartialResource,
   RESTMapper,
   RESTMapping,
-  RestMapperOptions,
+  RESTMapperOptions,
 } from "./rest-mapper.js";
-export { createRestMapper } from "./rest-mapper.js";
+export { newRESTMapper } from "./rest-mapper.js";
+// Deprecated names, kept for one release.
+export type { RestMapperOptions } from "./deprecated.js";
+export { createRestMapper } from "./deprecated.js";

@@ -2,21 +2,21 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { kinds } from "../api/index.js";
-import { createRestClient, type RawRequestOptions, type RestClient, resourceOf } from "../rest/index.js";
+import { newRESTClient, type RawRequestOptions, type RESTClient, resourceOf } from "../rest/index.js";
 import type { DiscoveryClient } from "./discovery.js";
 import { isNoMatchError, NoKindMatchError, NoResourceMatchError } from "./errors.js";
-import { createRestMapper } from "./rest-mapper.js";
-import type { RestConfig } from "../rest/index.js";
+import { newRESTMapper } from "./rest-mapper.js";
+import type { RESTConfig } from "../rest/index.js";
 import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
 import { installCRDs } from "../envtest/index.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const env = testEnvironment();
-let config: RestConfig;
-let client: RestClient;
+let config: RESTConfig;
+let client: RESTClient;
 before(async () => {
   config = await env.start();
-  client = createRestClient(config);
+  client = newRESTClient(config);
 });
 after(async () => {
   await client?.close();
@@ -62,7 +62,7 @@ function widgetCrd(
 const _crds = resourceOf(kinds.CustomResourceDefinition);
 
 test("maps built-in kinds to their resource and scope", async () => {
-  const mapper = createRestMapper(client);
+  const mapper = newRESTMapper(client);
   assert.deepEqual(await mapper.restMapping({ group: "apps", kind: "Deployment" }), {
     gvk: { group: "apps", version: "v1", kind: "Deployment" },
     resource: { group: "apps", version: "v1", resource: "deployments" },
@@ -81,7 +81,7 @@ test("maps built-in kinds to their resource and scope", async () => {
 });
 
 test("the same kind in two groups maps by group", async () => {
-  const mapper = createRestMapper(client);
+  const mapper = newRESTMapper(client);
   const core = await mapper.restMapping({ group: "", kind: "Event" });
   const events = await mapper.restMapping({ group: "events.k8s.io", kind: "Event" });
   assert.deepEqual(core.resource, { group: "", version: "v1", resource: "events" });
@@ -89,14 +89,14 @@ test("the same kind in two groups maps by group", async () => {
 });
 
 test("subresources are never mapped", async () => {
-  const mapper = createRestMapper(client);
+  const mapper = newRESTMapper(client);
   assert.equal((await mapper.restMapping({ group: "", kind: "Pod" })).resource.resource, "pods");
   const scale = await mapper.restMappings({ group: "apps", kind: "Scale" }).catch((e: unknown) => e);
   assert.ok(scale instanceof NoKindMatchError, "Scale is only served as deployments/scale");
 });
 
 test("kindFor and resourceFor accept plural, singular and lower-case kind", async () => {
-  const mapper = createRestMapper(client);
+  const mapper = newRESTMapper(client);
   for (const resource of ["deployments", "deployment", "Deployment"]) {
     assert.deepEqual(await mapper.kindFor({ group: "apps", resource }), {
       group: "apps",
@@ -114,7 +114,7 @@ test("kindFor and resourceFor accept plural, singular and lower-case kind", asyn
 
 test("reads a group once and then answers from the cache", async () => {
   const d = counting();
-  const mapper = createRestMapper(d);
+  const mapper = newRESTMapper(d);
   await mapper.restMapping({ group: "apps", kind: "Deployment" });
   await mapper.restMapping({ group: "apps", kind: "StatefulSet" });
   await mapper.resourceFor({ group: "apps", resource: "daemonsets" });
@@ -128,7 +128,7 @@ test("reads a group once and then answers from the cache", async () => {
 
 test("a kind whose CRD is installed after start is found after one refresh", async () => {
   const d = counting();
-  const mapper = createRestMapper(d);
+  const mapper = newRESTMapper(d);
   const gk = { group: "late.example.com", kind: "Gadget" };
   const before = await mapper.restMapping(gk).catch((e: unknown) => e);
   assert.ok(before instanceof NoKindMatchError);
@@ -159,7 +159,7 @@ test("a second CRD in an already-read group is found on a miss", async () => {
       { name: "v1", storage: true },
     ]) as CustomResourceDefinition,
   ]);
-  const mapper = createRestMapper(client);
+  const mapper = newRESTMapper(client);
   await mapper.restMapping({ group: "pair.example.com", kind: "First" });
   // Served once Established (kube-apiserver takes a moment): envtest's installCRDs waits.
   await installCRDs(config, [
@@ -173,7 +173,7 @@ test("a second CRD in an already-read group is found on a miss", async () => {
 
 test("concurrent misses share one refresh", async () => {
   const d = counting();
-  const mapper = createRestMapper(d);
+  const mapper = newRESTMapper(d);
   // Served once Established (kube-apiserver takes a moment): envtest's installCRDs waits.
   await installCRDs(config, [
     widgetCrd("shared.example.com", "Thing", "things", [
@@ -194,7 +194,7 @@ test("without a version the preferred one wins; restMappings lists every served 
       { name: "v1", storage: true },
     ]) as CustomResourceDefinition,
   ]);
-  const mapper = createRestMapper(client);
+  const mapper = newRESTMapper(client);
   const preferred = await mapper.restMapping({ group: "multi.example.com", kind: "Dial" });
   assert.equal(preferred.gvk.version, "v1");
   const beta = await mapper.restMapping({ group: "multi.example.com", kind: "Dial" }, "v1beta1");
@@ -206,7 +206,7 @@ test("without a version the preferred one wins; restMappings lists every served 
 });
 
 test("NoKindMatchError names the kind and group and points at the CRD", async () => {
-  const mapper = createRestMapper(client);
+  const mapper = newRESTMapper(client);
   const err = await mapper
     .restMapping({ group: "nowhere.example.com", kind: "Ghost" }, "v2")
     .catch((e: unknown) => e);
@@ -230,14 +230,14 @@ test("a discovery failure other than a miss is the caller's error", async () => 
     request: () => Promise.reject(new Error("connection refused")),
   };
   await assert.rejects(
-    createRestMapper(d).restMapping({ group: "apps", kind: "Deployment" }),
+    newRESTMapper(d).restMapping({ group: "apps", kind: "Deployment" }),
     /connection refused/,
   );
 });
 
 test("an aborted caller stops waiting without cancelling the shared read", async () => {
   const d = counting();
-  const mapper = createRestMapper(d);
+  const mapper = newRESTMapper(d);
   const ac = new AbortController();
   const gk = { group: "batch", kind: "Job" };
   const abandoned = mapper.restMapping(gk, undefined, { signal: ac.signal });

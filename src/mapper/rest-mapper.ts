@@ -53,7 +53,7 @@ export interface RESTMapper {
   reset(): void;
 }
 
-export interface RestMapperOptions {
+export interface RESTMapperOptions {
   /** Time limit of each discovery request, in ms. Default: 32000 (kubectl's). */
   timeoutMs?: number;
 }
@@ -64,8 +64,8 @@ interface GroupState {
   resources: Map<string, APIResource[]>;
 }
 
-/** Creates a lazy RESTMapper over `client` (a `RestClient`). Reads nothing until asked. */
-export function createRestMapper(client: DiscoveryClient, options: RestMapperOptions = {}): RESTMapper {
+/** Creates a lazy RESTMapper over `client` (a `RESTClient`). Reads nothing until asked. */
+export function newRESTMapper(client: DiscoveryClient, options: RESTMapperOptions = {}): RESTMapper {
   const timeoutMs = options.timeoutMs ?? 32_000;
   const groups = new Map<string, GroupState>();
   const reading = new Map<string, Promise<GroupState>>();

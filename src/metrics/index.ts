@@ -7,7 +7,7 @@ export {
   getOrCreateHistogram,
   newMetricsRegistry,
 } from "./registry.js";
-export type { RequestInfo, RequestMetricsHook, RestClientMetrics } from "./rest-client-metrics.js";
+export type { RequestInfo, RequestMetricsHook, RESTClientMetrics } from "./rest-client-metrics.js";
 export { restClientMetrics } from "./rest-client-metrics.js";
 export type { ControllerMetrics, ReconcileResultLabel } from "./controller-metrics.js";
 export { controllerMetrics } from "./controller-metrics.js";
@@ -18,3 +18,5 @@ export { webhookMetrics } from "./webhook-metrics.js";
 export type { MetricsServer, MetricsServerOptions } from "./server.js";
 export { ExtraHandlerError, metricsPath, newMetricsServer } from "./server.js";
 export type { HTTPHandler } from "../httpserver/index.js";
+// Deprecated names, kept for one release.
+export type { RestClientMetrics } from "./deprecated.js";

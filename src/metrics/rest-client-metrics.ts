@@ -18,7 +18,7 @@ export interface RequestInfo {
 /** Called by the REST client when a request is done; must not throw and should not block. */
 export type RequestMetricsHook = (info: RequestInfo) => void;
 
-export interface RestClientMetrics {
+export interface RESTClientMetrics {
   /** Records one request; a bound function, safe to pass as the REST client's `onRequestDone`. */
   readonly observe: RequestMetricsHook;
 }
@@ -30,7 +30,7 @@ const durationBuckets = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
  * `rest_client_requests_total{code,method,host}` and
  * `rest_client_request_duration_seconds{verb,host}` on `registry` (created once per registry).
  */
-export function restClientMetrics(registry: Registry): RestClientMetrics {
+export function restClientMetrics(registry: Registry): RESTClientMetrics {
   const requests = getOrCreateCounter(registry, {
     name: "rest_client_requests_total",
     help: "Number of HTTP requests, partitioned by status code, method, and host.",

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { builtinPatchMeta } from "./builtin-meta.js";
-import { createJsonPatch } from "./json-patch-diff.js";
+import { createJSONPatch } from "./json-patch-diff.js";
 import { createStrategicMergePatch } from "./strategic-merge-diff.js";
 import { applyStrategicMergePatch } from "./strategic-merge-patch.js";
 
 const POD = builtinPatchMeta("", "v1", "Pod")!;
 
-test("createJsonPatch emits member-level operations with escaped pointers", () => {
+test("createJSONPatch emits member-level operations with escaped pointers", () => {
   assert.deepEqual(
-    createJsonPatch(
+    createJSONPatch(
       { metadata: { labels: { "a/b": "1", gone: "x" } }, list: [1, 2, 3] },
       { metadata: { labels: { "a/b": "2", "c~d": "3" } }, list: [1, 9] },
     ),
@@ -21,8 +21,8 @@ test("createJsonPatch emits member-level operations with escaped pointers", () =
       { op: "remove", path: "/list/2" },
     ],
   );
-  assert.deepEqual(createJsonPatch({ a: 1 }, { a: 1 }), []);
-  assert.deepEqual(createJsonPatch({ a: 1 }, [1]), [{ op: "replace", path: "", value: [1] }]);
+  assert.deepEqual(createJSONPatch({ a: 1 }, { a: 1 }), []);
+  assert.deepEqual(createJSONPatch({ a: 1 }, [1]), [{ op: "replace", path: "", value: [1] }]);
 });
 
 test("createStrategicMergePatch writes keyed entries, deletions and element order like kubectl", () => {

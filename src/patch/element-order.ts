@@ -1,5 +1,5 @@
 // The element order of merged lists, as apimachinery's normalizeElementOrder decides it.
-import type { JsonValue } from "./json.js";
+import type { JSONValue } from "./json.js";
 
 /**
  * apimachinery's normalizeElementOrder: patch items in `patchOrder`, server-only items in
@@ -7,17 +7,17 @@ import type { JsonValue } from "./json.js";
  * both were in the live list in that order. New items therefore come first, as in kube.
  */
 export function normalizeOrder(
-  patchItems: JsonValue[],
-  serverOnly: JsonValue[],
-  patchOrder: JsonValue[],
-  serverOrder: JsonValue[],
-  keyOf: (v: JsonValue) => JsonValue | undefined,
-): JsonValue[] {
+  patchItems: JSONValue[],
+  serverOnly: JSONValue[],
+  patchOrder: JSONValue[],
+  serverOrder: JSONValue[],
+  keyOf: (v: JSONValue) => JSONValue | undefined,
+): JSONValue[] {
   const patchPos = positions(patchOrder, keyOf);
   const serverPos = positions(serverOrder, keyOf);
   const left = sortBy(serverOnly, serverPos, keyOf);
   const right = sortBy(patchItems, patchPos, keyOf);
-  const out: JsonValue[] = [];
+  const out: JSONValue[] = [];
   let i = 0;
   let j = 0;
   while (i < left.length || j < right.length) {
@@ -33,7 +33,7 @@ export function normalizeOrder(
   return out;
 }
 
-function positions(list: JsonValue[], keyOf: (v: JsonValue) => JsonValue | undefined): Map<unknown, number> {
+function positions(list: JSONValue[], keyOf: (v: JSONValue) => JSONValue | undefined): Map<unknown, number> {
   const m = new Map<unknown, number>();
   list.forEach((v, i) => {
     const k = keyOf(v);
@@ -44,11 +44,11 @@ function positions(list: JsonValue[], keyOf: (v: JsonValue) => JsonValue | undef
 
 // A stable sort by position; items without one keep their relative order at the end.
 function sortBy(
-  list: JsonValue[],
+  list: JSONValue[],
   pos: Map<unknown, number>,
-  keyOf: (v: JsonValue) => JsonValue | undefined,
-): JsonValue[] {
-  const at = (v: JsonValue) => pos.get(keyOf(v)) ?? Number.MAX_SAFE_INTEGER;
+  keyOf: (v: JSONValue) => JSONValue | undefined,
+): JSONValue[] {
+  const at = (v: JSONValue) => pos.get(keyOf(v)) ?? Number.MAX_SAFE_INTEGER;
   return list
     .map((v, i) => [v, at(v), i] as const)
     .sort((a, b) => a[1] - b[1] || a[2] - b[2])

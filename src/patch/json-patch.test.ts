@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PatchError } from "./errors.js";
-import { type JsonPatchOperation, applyJsonPatch, escapePointerToken, parsePointer } from "./json-patch.js";
+import { type JSONPatchOperation, applyJSONPatch, escapePointerToken, parsePointer } from "./json-patch.js";
 
 // RFC 6902 appendix A.
-const vectors: Array<[string, unknown, JsonPatchOperation[], unknown]> = [
+const vectors: Array<[string, unknown, JSONPatchOperation[], unknown]> = [
   [
     "A.1 add an object member",
     { foo: "bar" },
@@ -98,7 +98,7 @@ const vectors: Array<[string, unknown, JsonPatchOperation[], unknown]> = [
 for (const [name, doc, ops, want] of vectors) {
   test(`RFC 6902 ${name}`, () => {
     const before = JSON.stringify(doc);
-    assert.deepEqual(applyJsonPatch(doc, ops), want);
+    assert.deepEqual(applyJSONPatch(doc, ops), want);
     assert.equal(JSON.stringify(doc), before, "input unchanged");
   });
 }
@@ -142,7 +142,7 @@ for (const [name, doc, ops, message] of failures) {
   test(`a failing patch is 422 Invalid: ${name}`, () => {
     const before = JSON.stringify(doc);
     assert.throws(
-      () => applyJsonPatch(doc, ops),
+      () => applyJSONPatch(doc, ops),
       (e: unknown) => {
         assert.ok(e instanceof PatchError);
         assert.equal(e.reason, "Invalid");
@@ -158,7 +158,7 @@ for (const [name, doc, ops, message] of failures) {
 
 test("a patch that is not a list of operations is 400 BadRequest", () => {
   for (const ops of [{ op: "add" }, "x", [1], [[]]]) {
-    assert.throws(() => applyJsonPatch({}, ops), { name: "PatchError", reason: "BadRequest", code: 400 });
+    assert.throws(() => applyJSONPatch({}, ops), { name: "PatchError", reason: "BadRequest", code: 400 });
   }
 });
 
@@ -170,7 +170,7 @@ test("pointers unescape ~1 then ~0 and escape back", () => {
 });
 
 test("__proto__ keys stay data", () => {
-  const out = applyJsonPatch({}, [{ op: "add", path: "/__proto__", value: { polluted: true } }]) as Record<
+  const out = applyJSONPatch({}, [{ op: "add", path: "/__proto__", value: { polluted: true } }]) as Record<
     string,
     unknown
   >;

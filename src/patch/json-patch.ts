@@ -1,8 +1,8 @@
 // RFC 6902 JSON Patch, applied the way kube-apiserver's json-patch library applies it.
 import { PatchError, badRequest } from "./errors.js";
-import { type JsonObject, type JsonValue, cloneJson, getOwn, isObject, jsonEqual, setOwn } from "./json.js";
+import { type JSONObject, type JSONValue, cloneJSON, getOwn, isObject, jsonEqual, setOwn } from "./json.js";
 
-export type JsonPatchOperation =
+export type JSONPatchOperation =
   | { op: "add" | "replace" | "test"; path: string; value: unknown }
   | { op: "remove"; path: string }
   | { op: "move" | "copy"; from: string; path: string };
@@ -32,34 +32,34 @@ function invalid(message: string): PatchError {
 const INDEX = /^(0|[1-9][0-9]*)$/;
 
 // The container that holds the last token of `tokens`, or undefined when a step is missing.
-function parentOf(doc: JsonValue, tokens: string[]): JsonValue | undefined {
-  let cur: JsonValue | undefined = doc;
+function parentOf(doc: JSONValue, tokens: string[]): JSONValue | undefined {
+  let cur: JSONValue | undefined = doc;
   for (let i = 0; i < tokens.length - 1; i++) cur = child(cur, tokens[i]);
   return cur;
 }
 
-function child(v: JsonValue | undefined, token: string): JsonValue | undefined {
+function child(v: JSONValue | undefined, token: string): JSONValue | undefined {
   if (Array.isArray(v)) return INDEX.test(token) ? v[Number(token)] : undefined;
   if (isObject(v)) return getOwn(v, token);
   return undefined;
 }
 
-function get(doc: JsonValue, tokens: string[]): JsonValue | undefined {
-  let cur: JsonValue | undefined = doc;
+function get(doc: JSONValue, tokens: string[]): JSONValue | undefined {
+  let cur: JSONValue | undefined = doc;
   for (const t of tokens) cur = child(cur, t);
   return cur;
 }
 
 /** Applies RFC 6902 operations to a copy of `doc`; the result shares nothing with the inputs. */
-export function applyJsonPatch<T = unknown>(doc: T, ops: readonly JsonPatchOperation[] | unknown): T {
+export function applyJSONPatch<T = unknown>(doc: T, ops: readonly JSONPatchOperation[] | unknown): T {
   if (!Array.isArray(ops))
     throw badRequest("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   for (const op of ops) {
     if (!isObject(op))
       throw badRequest("json: cannot unmarshal array into Go value of type jsonpatch.Operation");
   }
-  let root = cloneJson(doc) as JsonValue;
-  for (const raw of ops as JsonObject[]) {
+  let root = cloneJSON(doc) as JSONValue;
+  for (const raw of ops as JSONObject[]) {
     const op = raw.op;
     const path = raw.path;
     if (typeof path !== "string")
@@ -99,7 +99,7 @@ export function applyJsonPatch<T = unknown>(doc: T, ops: readonly JsonPatchOpera
           root = remove(root, from, fromTokens, "move");
           root = add(root, path, parsePointer(path), value, "move");
         } else {
-          root = add(root, path, parsePointer(path), cloneJson(value), "copy");
+          root = add(root, path, parsePointer(path), cloneJSON(value), "copy");
         }
         break;
       }
@@ -119,12 +119,12 @@ export function applyJsonPatch<T = unknown>(doc: T, ops: readonly JsonPatchOpera
   return root as T;
 }
 
-function requireValue(op: JsonObject, name: string): JsonValue {
+function requireValue(op: JSONObject, name: string): JSONValue {
   if (!Object.hasOwn(op, "value")) throw invalid(`${name} operation has no value: missing value`);
-  return cloneJson(op.value);
+  return cloneJSON(op.value);
 }
 
-function add(root: JsonValue, path: string, tokens: string[], value: JsonValue, opName: string): JsonValue {
+function add(root: JSONValue, path: string, tokens: string[], value: JSONValue, opName: string): JSONValue {
   if (tokens.length === 0) return value;
   const parent = parentOf(root, tokens);
   const last = tokens[tokens.length - 1];
@@ -144,7 +144,7 @@ function add(root: JsonValue, path: string, tokens: string[], value: JsonValue, 
   return root;
 }
 
-function remove(root: JsonValue, path: string, tokens: string[], opName: string): JsonValue {
+function remove(root: JSONValue, path: string, tokens: string[], opName: string): JSONValue {
   const parent = parentOf(root, tokens);
   const last = tokens[tokens.length - 1];
   if (tokens.length > 0 && Array.isArray(parent) && INDEX.test(last) && Number(last) < parent.length) {

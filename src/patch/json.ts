@@ -1,22 +1,22 @@
 // Small helpers over plain JSON values, written for speed: the server runs them on every PATCH.
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
-export interface JsonObject {
-  [key: string]: JsonValue;
+export type JSONValue = null | boolean | number | string | JSONValue[] | JSONObject;
+export interface JSONObject {
+  [key: string]: JSONValue;
 }
 
-export function isObject(v: unknown): v is JsonObject {
+export function isObject(v: unknown): v is JSONObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /** A deep copy of a JSON value (undefined members are dropped, as JSON does). */
-export function cloneJson<T>(v: T): T {
+export function cloneJSON<T>(v: T): T {
   if (typeof v !== "object" || v === null) return v;
-  if (Array.isArray(v)) return v.map(cloneJson) as T;
-  const out: JsonObject = {};
+  if (Array.isArray(v)) return v.map(cloneJSON) as T;
+  const out: JSONObject = {};
   for (const k of Object.keys(v)) {
     const x = (v as Record<string, unknown>)[k];
-    if (x !== undefined) setOwn(out, k, cloneJson(x) as JsonValue);
+    if (x !== undefined) setOwn(out, k, cloneJSON(x) as JSONValue);
   }
   return out as T;
 }
@@ -34,18 +34,18 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
   for (const k of ka) {
-    if (!Object.hasOwn(b, k) || !jsonEqual((a as JsonObject)[k], (b as JsonObject)[k])) return false;
+    if (!Object.hasOwn(b, k) || !jsonEqual((a as JSONObject)[k], (b as JSONObject)[k])) return false;
   }
   return true;
 }
 
 /** An own member, never one inherited from Object.prototype (`__proto__`, `constructor`). */
-export function getOwn(o: JsonObject, k: string): JsonValue | undefined {
+export function getOwn(o: JSONObject, k: string): JSONValue | undefined {
   return Object.hasOwn(o, k) ? o[k] : undefined;
 }
 
 /** Sets an own member; `__proto__` from untrusted input becomes data, not a prototype. */
-export function setOwn(o: JsonObject, k: string, v: JsonValue): void {
+export function setOwn(o: JSONObject, k: string, v: JSONValue): void {
   if (k === "__proto__")
     Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
   else o[k] = v;

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { builtinPatchMeta } from "./builtin-meta.js";
-import { createJsonPatch } from "./json-patch-diff.js";
-import { applyJsonPatch } from "./json-patch.js";
-import type { JsonObject, JsonValue } from "./json.js";
+import { createJSONPatch } from "./json-patch-diff.js";
+import { applyJSONPatch } from "./json-patch.js";
+import type { JSONObject, JSONValue } from "./json.js";
 import { applyMergePatch, createMergePatch } from "./merge-patch.js";
 import { createStrategicMergePatch } from "./strategic-merge-diff.js";
 import { applyStrategicMergePatch } from "./strategic-merge-patch.js";
@@ -37,34 +37,34 @@ class Gen {
     const shuffled = [...pool].sort(() => this.next() - 0.5);
     return shuffled.slice(0, this.int(Math.min(max, pool.length) + 1));
   }
-  scalar(): JsonValue {
-    return this.pick<JsonValue>(["a", "b", "", 0, 1, 2.5, true, false, "x/y", "~"]);
+  scalar(): JSONValue {
+    return this.pick<JSONValue>(["a", "b", "", 0, 1, 2.5, true, false, "x/y", "~"]);
   }
   // Any JSON without nulls (no patch format can set a member to null).
-  json(depth: number): JsonValue {
+  json(depth: number): JSONValue {
     const r = this.int(depth > 0 ? 4 : 2);
     if (r < 2) return this.scalar();
     if (r === 2) return Array.from({ length: this.int(4) }, () => this.json(depth - 1));
-    const o: JsonObject = {};
+    const o: JSONObject = {};
     for (const k of this.subset(["a", "b", "c", "d/e", "f~g", "0"], 4)) o[k] = this.json(depth - 1);
     return o;
   }
-  maybe(o: JsonObject, key: string, make: () => JsonValue): void {
+  maybe(o: JSONObject, key: string, make: () => JSONValue): void {
     if (this.chance(0.8)) o[key] = make();
   }
-  container(name: string): JsonObject {
-    const c: JsonObject = { name };
+  container(name: string): JSONObject {
+    const c: JSONObject = { name };
     this.maybe(c, "image", () => this.pick(["nginx:1", "nginx:2", "busybox"]));
     this.maybe(c, "env", () =>
       this.subset(["A", "B", "C", "D"]).map((n) => {
-        const e: JsonObject = { name: n };
+        const e: JSONObject = { name: n };
         this.maybe(e, "value", () => this.pick(["1", "2", "3"]));
         return e;
       }),
     );
     this.maybe(c, "ports", () =>
       this.subset([80, 443, 8080]).map((p) => {
-        const port: JsonObject = { containerPort: p };
+        const port: JSONObject = { containerPort: p };
         this.maybe(port, "protocol", () => this.pick(["TCP", "UDP"]));
         return port;
       }),
@@ -73,8 +73,8 @@ class Gen {
     this.maybe(c, "resources", () => this.json(2));
     return c;
   }
-  pod(): JsonObject {
-    const metadata: JsonObject = { name: "p" };
+  pod(): JSONObject {
+    const metadata: JSONObject = { name: "p" };
     this.maybe(metadata, "labels", () =>
       Object.fromEntries(this.subset(["app", "tier", "x"]).map((k) => [k, this.pick(["1", "2"])])),
     );
@@ -82,7 +82,7 @@ class Gen {
     this.maybe(metadata, "ownerReferences", () =>
       this.subset(["u1", "u2", "u3"]).map((uid) => ({ uid, name: this.pick(["o1", "o2"]) })),
     );
-    const spec: JsonObject = {};
+    const spec: JSONObject = {};
     this.maybe(spec, "containers", () =>
       this.subset(["main", "side", "init", "log"]).map((n) => this.container(n)),
     );
@@ -90,7 +90,7 @@ class Gen {
     this.maybe(spec, "tolerations", () => this.subset(["a", "b", "c"]).map((key) => ({ key })));
     this.maybe(spec, "nodeSelector", () => this.json(1));
     this.maybe(spec, "extra", () => this.json(3));
-    const pod: JsonObject = { apiVersion: "v1", kind: "Pod", metadata, spec };
+    const pod: JSONObject = { apiVersion: "v1", kind: "Pod", metadata, spec };
     this.maybe(pod, "status", () => ({
       conditions: this.subset(["Ready", "Initialized", "Scheduled"]).map((type) => ({
         type,
@@ -144,7 +144,7 @@ test("JSON patch round-trips random documents", () => {
   for (let i = 0; i < RUNS; i++) {
     const original = g.chance(0.5) ? g.pod() : g.json(4);
     const modified = g.chance(0.5) ? g.pod() : g.json(4);
-    const ops = createJsonPatch(original, modified);
-    assert.deepEqual(applyJsonPatch(original, ops), modified, `run ${i}: ${JSON.stringify(ops)}`);
+    const ops = createJSONPatch(original, modified);
+    assert.deepEqual(applyJSONPatch(original, ops), modified, `run ${i}: ${JSON.stringify(ops)}`);
   }
 });

@@ -3,9 +3,9 @@
 // entries as `$patch: delete`, primitive merge lists with `$deleteFromPrimitiveList`.
 import { PatchError } from "./errors.js";
 import {
-  type JsonObject,
-  type JsonValue,
-  cloneJson,
+  type JSONObject,
+  type JSONValue,
+  cloneJSON,
   getOwn,
   isObject,
   jsonEqual,
@@ -30,14 +30,14 @@ export function createStrategicMergePatch(
   original: unknown,
   modified: unknown,
   meta?: PatchMeta,
-): JsonObject {
+): JSONObject {
   if (!isObject(modified))
     throw new PatchError("BadRequest", "a strategic merge patch needs an object to describe");
   return diffMaps(isObject(original) ? original : {}, modified, meta);
 }
 
-function diffMaps(o: JsonObject, m: JsonObject, meta: PatchMeta | undefined): JsonObject {
-  const patch: JsonObject = {};
+function diffMaps(o: JSONObject, m: JSONObject, meta: PatchMeta | undefined): JSONObject {
+  const patch: JSONObject = {};
   for (const k of Object.keys(o)) {
     if (getOwn(m, k) === undefined) setOwn(patch, k, null);
   }
@@ -47,17 +47,17 @@ function diffMaps(o: JsonObject, m: JsonObject, meta: PatchMeta | undefined): Js
     const ov = getOwn(o, k);
     const childMeta = fieldMeta(meta, k);
     if (ov === undefined || ov === null || kindOf(ov) !== kindOf(mv)) {
-      if (ov === undefined || !jsonEqual(ov, mv)) setOwn(patch, k, cloneJson(mv));
+      if (ov === undefined || !jsonEqual(ov, mv)) setOwn(patch, k, cloneJSON(mv));
     } else if (isObject(mv)) {
       if (childMeta?.strategy === "replace") {
-        if (!jsonEqual(ov, mv)) setOwn(patch, k, cloneJson(mv));
+        if (!jsonEqual(ov, mv)) setOwn(patch, k, cloneJSON(mv));
       } else {
-        const sub = diffMaps(ov as JsonObject, mv, childMeta);
+        const sub = diffMaps(ov as JSONObject, mv, childMeta);
         if (Object.keys(sub).length > 0) setOwn(patch, k, sub);
       }
     } else if (Array.isArray(mv)) {
-      if (isMergeList(childMeta)) diffMergeList(patch, k, ov as JsonValue[], mv, childMeta);
-      else if (!jsonEqual(ov, mv)) setOwn(patch, k, cloneJson(mv));
+      if (isMergeList(childMeta)) diffMergeList(patch, k, ov as JSONValue[], mv, childMeta);
+      else if (!jsonEqual(ov, mv)) setOwn(patch, k, cloneJSON(mv));
     } else if (ov !== mv) {
       setOwn(patch, k, mv);
     }
@@ -66,15 +66,15 @@ function diffMaps(o: JsonObject, m: JsonObject, meta: PatchMeta | undefined): Js
 }
 
 function diffMergeList(
-  patch: JsonObject,
+  patch: JSONObject,
   k: string,
-  o: JsonValue[],
-  m: JsonValue[],
+  o: JSONValue[],
+  m: JSONValue[],
   meta: PatchMeta | undefined,
 ): void {
   if (jsonEqual(o, m)) return;
   if (o.length === 0) {
-    setOwn(patch, k, cloneJson(m));
+    setOwn(patch, k, cloneJSON(m));
     return;
   }
   const all = [...o, ...m];
@@ -93,8 +93,8 @@ function diffMergeList(
     return;
   }
   const mergeKey = meta?.mergeKey;
-  const keyOf = (v: JsonValue) => (mergeKey ? getOwn(v as JsonObject, mergeKey) : undefined);
-  const keysOk = (list: JsonValue[]) => {
+  const keyOf = (v: JSONValue) => (mergeKey ? getOwn(v as JSONObject, mergeKey) : undefined);
+  const keysOk = (list: JSONValue[]) => {
     const seen = new Set<unknown>();
     for (const v of list) {
       const key = keyOf(v);
@@ -105,19 +105,19 @@ function diffMergeList(
   };
   if (!mergeKey || !keysOk(o) || !keysOk(m)) {
     // Without usable keys the list can only be replaced whole.
-    setOwn(patch, k, [...m.map((v) => cloneJson(v)), { [DIRECTIVE]: "replace" }]);
+    setOwn(patch, k, [...m.map((v) => cloneJSON(v)), { [DIRECTIVE]: "replace" }]);
     return;
   }
-  const byKey = new Map<unknown, JsonObject>();
-  for (const v of o) byKey.set(keyOf(v), v as JsonObject);
+  const byKey = new Map<unknown, JSONObject>();
+  for (const v of o) byKey.set(keyOf(v), v as JSONObject);
   const inModified = new Set(m.map(keyOf));
-  const items: JsonValue[] = [];
+  const items: JSONValue[] = [];
   for (const v of m) {
-    const key = keyOf(v) as JsonValue;
+    const key = keyOf(v) as JSONValue;
     const before = byKey.get(key);
-    if (before === undefined) items.push(cloneJson(v));
+    if (before === undefined) items.push(cloneJSON(v));
     else {
-      const sub = diffMaps(before, v as JsonObject, meta?.items);
+      const sub = diffMaps(before, v as JSONObject, meta?.items);
       if (Object.keys(sub).length > 0) {
         setOwn(sub, mergeKey, key);
         items.push(sub);
@@ -125,13 +125,13 @@ function diffMergeList(
     }
   }
   for (const v of o) {
-    const key = keyOf(v) as JsonValue;
+    const key = keyOf(v) as JSONValue;
     if (!inModified.has(key)) items.push({ [mergeKey]: key, [DIRECTIVE]: "delete" });
   }
   if (items.length > 0) setOwn(patch, k, items);
   setOwn(
     patch,
     `${SET_ELEMENT_ORDER}${k}`,
-    m.map((v) => ({ [mergeKey]: keyOf(v) as JsonValue })),
+    m.map((v) => ({ [mergeKey]: keyOf(v) as JSONValue })),
   );
 }

@@ -3,11 +3,11 @@
 // as sets, other lists replace; directives `$patch`, `$retainKeys`, `$setElementOrder/<field>` and
 // `$deleteFromPrimitiveList/<field>`. A field without metadata merges like a JSON merge patch.
 import { PatchError, badRequest } from "./errors.js";
-import { type JsonObject, type JsonValue, getOwn, isObject, jsonEqual, kindOf, setOwn } from "./json.js";
+import { type JSONObject, type JSONValue, getOwn, isObject, jsonEqual, kindOf, setOwn } from "./json.js";
 import type { PatchMeta } from "./patch-meta.js";
 import { normalizeOrder } from "./element-order.js";
 import { goFormat, goTypeName } from "./go-format.js";
-import { cloneJson } from "./json.js";
+import { cloneJSON } from "./json.js";
 
 export const DIRECTIVE = "$patch";
 export const RETAIN_KEYS = "$retainKeys";
@@ -24,7 +24,7 @@ export function applyStrategicMergePatch<T = unknown>(doc: T, patch: unknown, me
       `json: cannot unmarshal ${goTypeName(patch)} into Go value of type map[string]interface {}`,
     );
   }
-  const original = isObject(doc) ? (cloneJson(doc) as JsonObject) : {};
+  const original = isObject(doc) ? (cloneJSON(doc) as JSONObject) : {};
   return mergeMap(original, patch, meta) as T;
 }
 
@@ -44,12 +44,12 @@ function internal(message: string): PatchError {
 }
 
 // Merges `patch` into `original`, which this function owns and mutates.
-function mergeMap(original: JsonObject, patch: JsonObject, meta: PatchMeta | undefined): JsonObject {
+function mergeMap(original: JSONObject, patch: JSONObject, meta: PatchMeta | undefined): JSONObject {
   if (Object.hasOwn(patch, DIRECTIVE)) {
     const directive = patch[DIRECTIVE];
     if (directive === "delete") return {};
     if (directive === "replace") {
-      const rest: JsonObject = {};
+      const rest: JSONObject = {};
       for (const k of Object.keys(patch)) if (k !== DIRECTIVE) setOwn(rest, k, patch[k]);
       return mergeMap({}, rest, meta);
     }
@@ -89,14 +89,14 @@ function mergeMap(original: JsonObject, patch: JsonObject, meta: PatchMeta | und
         key,
         childMeta?.strategy === "replace"
           ? fresh(patchV, childMeta)
-          : mergeMap(origV as JsonObject, patchV, childMeta),
+          : mergeMap(origV as JSONObject, patchV, childMeta),
       );
     } else if (Array.isArray(patchV)) {
       setOwn(
         original,
         key,
         isMergeList(childMeta)
-          ? mergeSlice(origV as JsonValue[], patchV, childMeta)
+          ? mergeSlice(origV as JSONValue[], patchV, childMeta)
           : fresh(patchV, childMeta),
       );
     } else {
@@ -107,7 +107,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, meta: PatchMeta | und
 }
 
 // A patch value that lands where nothing was: a copy with its directives applied to nothing.
-function fresh(v: JsonValue, meta: PatchMeta | undefined): JsonValue {
+function fresh(v: JSONValue, meta: PatchMeta | undefined): JSONValue {
   if (isObject(v)) return mergeMap({}, v, meta);
   if (Array.isArray(v)) {
     if (isMergeList(meta)) return mergeSlice([], v, meta);
@@ -116,7 +116,7 @@ function fresh(v: JsonValue, meta: PatchMeta | undefined): JsonValue {
   return v;
 }
 
-function applyRetainKeys(original: JsonObject, patch: JsonObject): void {
+function applyRetainKeys(original: JSONObject, patch: JSONObject): void {
   const list = patch[RETAIN_KEYS];
   if (!Array.isArray(list)) throw badRequest("invalid patch format of retainKeys");
   const keep = new Set(list);
@@ -128,7 +128,7 @@ function applyRetainKeys(original: JsonObject, patch: JsonObject): void {
   for (const k of Object.keys(original)) if (!keep.has(k)) delete original[k];
 }
 
-function deleteFromPrimitiveList(original: JsonObject, key: string, patchV: JsonValue): void {
+function deleteFromPrimitiveList(original: JSONObject, key: string, patchV: JSONValue): void {
   const field = key.slice(DELETE_FROM_PRIMITIVE_LIST.length);
   if (field === "" || !Array.isArray(patchV)) throw badRequest("invalid patch format of primitive list");
   const list = getOwn(original, field);
@@ -142,10 +142,10 @@ function deleteFromPrimitiveList(original: JsonObject, key: string, patchV: Json
 }
 
 function applySetElementOrder(
-  original: JsonObject,
-  patch: JsonObject,
+  original: JSONObject,
+  patch: JSONObject,
   field: string,
-  order: JsonValue,
+  order: JSONValue,
   meta: PatchMeta | undefined,
 ): void {
   if (!Array.isArray(order)) throw badRequest("invalid patch format of setElementOrder list");
@@ -158,30 +158,30 @@ function applySetElementOrder(
     delete original[field];
     return;
   }
-  let merged: JsonValue[];
+  let merged: JSONValue[];
   if (origV !== undefined && patchV !== undefined) {
-    merged = isMergeList(meta) ? mergeSlice(origV, patchV, meta) : (fresh(patchV, meta) as JsonValue[]);
+    merged = isMergeList(meta) ? mergeSlice(origV, patchV, meta) : (fresh(patchV, meta) as JSONValue[]);
   } else if (origV !== undefined) merged = origV;
-  else if (patchV !== undefined) merged = fresh(patchV, meta) as JsonValue[];
+  else if (patchV !== undefined) merged = fresh(patchV, meta) as JSONValue[];
   else return;
   const mergeKey = meta?.mergeKey ?? "";
   const isMap = merged.length > 0 ? isObject(merged[0]) : isObject(order[0]);
   const keyOf = isMap
-    ? (v: JsonValue) => (isObject(v) ? getOwn(v, mergeKey) : undefined)
-    : (v: JsonValue) => v;
+    ? (v: JSONValue) => (isObject(v) ? getOwn(v, mergeKey) : undefined)
+    : (v: JSONValue) => v;
   const inOrder = new Set(order.map(keyOf));
-  const patchItems: JsonValue[] = [];
-  const serverOnly: JsonValue[] = [];
+  const patchItems: JSONValue[] = [];
+  const serverOnly: JSONValue[] = [];
   for (const v of merged) (inOrder.has(keyOf(v)) ? patchItems : serverOnly).push(v);
   setOwn(original, field, normalizeOrder(patchItems, serverOnly, order, origV ?? [], keyOf));
 }
 
 // Merges two lists with merge semantics; `original` is owned and may be mutated.
-function mergeSlice(original: JsonValue[], patch: JsonValue[], meta: PatchMeta | undefined): JsonValue[] {
+function mergeSlice(original: JSONValue[], patch: JSONValue[], meta: PatchMeta | undefined): JSONValue[] {
   if (original.length === 0 && patch.length === 0) return original;
   const kind = elementKind(original, patch);
   if (kind !== "object") {
-    const seen = new Set<JsonValue>(original);
+    const seen = new Set<JSONValue>(original);
     const merged = [...original];
     for (const v of patch) {
       if (!seen.has(v)) {
@@ -196,13 +196,13 @@ function mergeSlice(original: JsonValue[], patch: JsonValue[], meta: PatchMeta |
   }
   const mergeKey = meta?.mergeKey;
   if (!mergeKey) throw internal("cannot merge lists without merge key for type map");
-  const keyOf = (v: JsonValue) => (isObject(v) ? getOwn(v, mergeKey) : undefined);
+  const keyOf = (v: JSONValue) => (isObject(v) ? getOwn(v, mergeKey) : undefined);
 
   // Directive elements first: `$patch: delete` removes by key, `$patch: replace` drops the original.
-  let items: JsonValue[] = [];
+  let items: JSONValue[] = [];
   let replace = false;
   for (const v of patch) {
-    const el = v as JsonObject;
+    const el = v as JSONObject;
     if (!Object.hasOwn(el, DIRECTIVE)) {
       items.push(el);
       continue;
@@ -225,7 +225,7 @@ function mergeSlice(original: JsonValue[], patch: JsonValue[], meta: PatchMeta |
     items = [];
   }
 
-  const index = new Map<JsonValue, number>();
+  const index = new Map<JSONValue, number>();
   original.forEach((o, i) => {
     if (!isObject(o)) throw internal(`value for key ${i} is not a map.`);
     const k = getOwn(o, mergeKey);
@@ -233,11 +233,11 @@ function mergeSlice(original: JsonValue[], patch: JsonValue[], meta: PatchMeta |
   });
   const merged = [...original];
   for (const v of items) {
-    const el = v as JsonObject;
+    const el = v as JSONObject;
     const key = getOwn(el, mergeKey);
     if (key === undefined) throw noMergeKey(el, mergeKey);
     const at = index.get(key);
-    if (at !== undefined) merged[at] = mergeMap(merged[at] as JsonObject, el, meta?.items);
+    if (at !== undefined) merged[at] = mergeMap(merged[at] as JSONObject, el, meta?.items);
     else {
       index.set(key, merged.length);
       merged.push(fresh(el, meta?.items));
@@ -249,17 +249,17 @@ function mergeSlice(original: JsonValue[], patch: JsonValue[], meta: PatchMeta |
   return normalizeOrder(patchItems, serverOnly, items, original, keyOf);
 }
 
-const identity = (v: JsonValue) => v;
+const identity = (v: JSONValue) => v;
 
-function keyEquals(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+function keyEquals(a: JSONValue | undefined, b: JSONValue | undefined): boolean {
   return a === b || (typeof a === "object" && a !== null && jsonEqual(a, b));
 }
 
-function noMergeKey(el: JsonObject, mergeKey: string): PatchError {
+function noMergeKey(el: JSONObject, mergeKey: string): PatchError {
   return internal(`map: ${goFormat(el)} does not contain declared merge key: ${mergeKey}`);
 }
 
-function elementKind(...lists: JsonValue[][]): string {
+function elementKind(...lists: JSONValue[][]): string {
   let kind: string | undefined;
   for (const list of lists) {
     for (const v of list) {

@@ -8,7 +8,7 @@ import type { Result } from "./result.js";
 /** What a reconciler gets besides the request. */
 export interface ReconcileContext {
   /**
-   * Aborted when the controller stops, or when `reconciliationTimeout` passes: stop early, as
+   * Aborted when the controller stops, or when `reconciliationTimeoutMs` passes: stop early, as
    * further writes are wasted (the reconcile runs again after a restart).
    */
   readonly signal: AbortSignal;

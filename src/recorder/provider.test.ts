@@ -7,20 +7,20 @@ import { after, before, test } from "node:test";
 import type { ConfigMap, Event } from "kubernetes-types/core/v1.js";
 import { Registry } from "prom-client";
 import { kinds } from "../api/index.js";
-import { startApiServer } from "../apiserver/index.js";
-import { createRestClient, type RestClient, resourceOf } from "../rest/index.js";
+import { startAPIServer } from "../apiserver/index.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../rest/index.js";
 import { InvalidEventTypeError, newEventRecorderProvider } from "./index.js";
-import type { RestConfig } from "../rest/index.js";
+import type { RESTConfig } from "../rest/index.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const EVENTS = resourceOf(kinds.Event);
 const env = testEnvironment();
-let config: RestConfig;
-let client: RestClient;
+let config: RESTConfig;
+let client: RESTClient;
 
 before(async () => {
   config = await env.start();
-  client = createRestClient(config);
+  client = newRESTClient(config);
 });
 after(async () => {
   await client.close();
@@ -176,10 +176,10 @@ test("a type other than Normal or Warning throws at the call; an object without 
 });
 
 test("a server that cannot be reached costs the caller nothing: events queue, then drop", async () => {
-  const dead = await startApiServer();
+  const dead = await startAPIServer();
   const config = dead.restConfig();
   await dead.stop();
-  const deadClient = createRestClient(config);
+  const deadClient = newRESTClient(config);
   const registry = new Registry();
   const provider = newEventRecorderProvider({ client: deadClient, registry, maxQueuedEvents: 100 });
   const rec = provider.getEventRecorderFor("c");
@@ -204,7 +204,7 @@ test("a server that refuses Events (401) is not retried", async () => {
   const ns = await newNamespace();
   const cm = await newConfigMap(ns);
   // A credential the server refuses: a token it never issued, and no client certificate.
-  const refused = createRestClient({ ...config, tls: { ca: config.tls.ca }, auth: { bearerToken: "wrong" } });
+  const refused = newRESTClient({ ...config, tls: { ca: config.tls.ca }, auth: { bearerToken: "wrong" } });
   const registry = new Registry();
   const provider = newEventRecorderProvider({ client: refused, registry });
   provider.getEventRecorderFor("c").event(cm, "Normal", "R", "m");

@@ -4,7 +4,7 @@ import type { Event } from "kubernetes-types/core/v1.js";
 import type { Counter, Registry } from "prom-client";
 import type { KubeObject } from "../api/index.js";
 import { getOrCreateCounter } from "../metrics/index.js";
-import type { RestClient } from "../rest/index.js";
+import type { RESTClient } from "../rest/index.js";
 import { type CorrelatorOptions, EventCorrelator } from "./correlator.js";
 import { type EventType, makeEvent, referenceOf, validateEventType } from "./make-event.js";
 import { type DropReason, EventSender, type RecorderLogger } from "./sender.js";
@@ -44,7 +44,7 @@ export interface EventRecorderProvider {
 
 export interface EventRecorderProviderOptions {
   /** Writes Events. Required unless `sink` is given. */
-  client?: RestClient;
+  client?: RESTClient;
   /** Where Events go instead of `client` (tests, other stores). Default: the REST sink over `client`. */
   sink?: EventSink;
   /** Events are logged at `v(1)`; dropped ones at `v(1)` too. Default: discard. */
@@ -77,7 +77,7 @@ const discard: RecorderLogger = { info() {}, error() {}, v: () => discard };
 export function newEventRecorderProvider(opts: EventRecorderProviderOptions): EventRecorderProvider {
   const sink =
     opts.sink ?? (opts.client ? restEventSink(opts.client, opts.requestTimeoutMs ?? 10_000) : undefined);
-  if (!sink) throw new TypeError("newEventRecorderProvider: pass `client` (a RestClient) or `sink`");
+  if (!sink) throw new TypeError("newEventRecorderProvider: pass `client` (a RESTClient) or `sink`");
   const logger = opts.logger ?? discard;
   const now = opts.now ?? Date.now;
   const host = opts.host ?? "";

@@ -2,7 +2,7 @@
 // strategic-merge patches of `count`, `lastTimestamp` and `message`, as client-go sends them.
 import type { Event } from "kubernetes-types/core/v1.js";
 import { kinds } from "../api/index.js";
-import { isUnsupportedMediaType, type RestClient, resourceOf } from "../rest/index.js";
+import { isUnsupportedMediaType, type RESTClient, resourceOf } from "../rest/index.js";
 
 const EVENTS = resourceOf(kinds.Event);
 
@@ -13,7 +13,7 @@ export interface EventSink {
 }
 
 /** Writes Events through `client`; each request gives up after `timeoutMs`. */
-export function restEventSink(client: RestClient, timeoutMs: number): EventSink {
+export function restEventSink(client: RESTClient, timeoutMs: number): EventSink {
   return {
     create(event, signal) {
       return client.create(EVENTS, event, { namespace: event.metadata?.namespace, signal, timeoutMs });

@@ -1,4 +1,4 @@
-// RestConfig: everything needed to reach one API server as one user, as client-go's rest.Config.
+// RESTConfig: everything needed to reach one API server as one user, as client-go's rest.Config.
 // Produced by getConfig() (kubeconfig, in-cluster) or by envtest; consumed by the transport.
 
 /** An exec credential plugin (`users[].user.exec` in a kubeconfig). */
@@ -44,7 +44,7 @@ export interface AuthConfig {
   exec?: ExecConfig;
 }
 
-export interface RestConfig {
+export interface RESTConfig {
   /** `https://host:port`, optionally with a path prefix. */
   host: string;
   tls: TLSConfig;

@@ -10,14 +10,10 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import type { TLSSocket } from "node:tls";
 import { after, before, test } from "node:test";
-import { type CertificateAuthority, createCertificateAuthority } from "../certs/index.js";
-import type { RestConfig } from "./config.js";
+import { type CertificateAuthority, newCertificateAuthority } from "../certs/index.js";
+import type { RESTConfig } from "./config.js";
 import { isConfigError } from "./config-error.js";
-import {
-  type CredentialSource,
-  type CredentialSourceOptions,
-  createCredentialSource,
-} from "./credentials.js";
+import { type CredentialSource, type CredentialSourceOptions, newCredentialSource } from "./credentials.js";
 import { getConfig } from "./get-config.js";
 import { inClusterConfig } from "./in-cluster.js";
 
@@ -57,7 +53,7 @@ else {
 `;
 
 before(async () => {
-  ca = await createCertificateAuthority();
+  ca = await newCertificateAuthority();
   const serving = await ca.issueServing({ dnsNames: ["localhost", "api.example"] });
   server = createServer(
     {
@@ -93,7 +89,7 @@ function cn(value: string | string[] | undefined): string | undefined {
 }
 
 /** One request the way a transport makes it: header and client certificate from the source. */
-async function whoami(config: RestConfig, creds: CredentialSource): Promise<Seen> {
+async function whoami(config: RESTConfig, creds: CredentialSource): Promise<Seen> {
   const authorization = await creds.authorization();
   const cert = await creds.clientCertificate();
   const res = await new Promise<import("node:http").IncomingMessage>((resolve, reject) => {
@@ -115,7 +111,7 @@ async function whoami(config: RestConfig, creds: CredentialSource): Promise<Seen
 
 let fileCount = 0;
 /** Writes a kubeconfig for the test server with the given user and loads it through getConfig. */
-function configWithUser(userYaml: string, clusterExtra = ""): RestConfig {
+function configWithUser(userYaml: string, clusterExtra = ""): RESTConfig {
   const file = join(dir, `kubeconfig-${++fileCount}`);
   writeFileSync(
     file,
@@ -163,12 +159,12 @@ const quiet: CredentialSourceOptions = { stderr: new PassThrough(), interactive:
 
 test("a bearer token from the kubeconfig reaches the server", async () => {
   const config = configWithUser("    token: abc123");
-  assert.deepEqual(await whoami(config, createCredentialSource(config)), { authorization: "Bearer abc123" });
+  assert.deepEqual(await whoami(config, newCredentialSource(config)), { authorization: "Bearer abc123" });
 });
 
 test("username and password are sent as basic auth", async () => {
   const config = configWithUser("    username: admin\n    password: s3cret");
-  const seen = await whoami(config, createCredentialSource(config));
+  const seen = await whoami(config, newCredentialSource(config));
   assert.equal(seen.authorization, `Basic ${Buffer.from("admin:s3cret").toString("base64")}`);
 });
 
@@ -177,7 +173,7 @@ test("a client certificate from files named relative to the kubeconfig is presen
   writeFileSync(join(dir, "alice.crt"), alice.certPem);
   writeFileSync(join(dir, "alice.key"), alice.keyPem);
   const config = configWithUser("    client-certificate: alice.crt\n    client-key: alice.key");
-  assert.deepEqual(await whoami(config, createCredentialSource(config)), { clientCN: "alice" });
+  assert.deepEqual(await whoami(config, newCredentialSource(config)), { clientCN: "alice" });
 });
 
 test("a client certificate embedded as data is presented", async () => {
@@ -186,14 +182,14 @@ test("a client certificate embedded as data is presented", async () => {
   const config = configWithUser(
     `    client-certificate-data: ${b64(bob.certPem)}\n    client-key-data: ${b64(bob.keyPem)}`,
   );
-  assert.deepEqual(await whoami(config, createCredentialSource(config)), { clientCN: "bob" });
+  assert.deepEqual(await whoami(config, newCredentialSource(config)), { clientCN: "bob" });
 });
 
 test("tls-server-name and insecure-skip-tls-verify reach the TLS settings", async () => {
   const named = configWithUser("    token: t", "    tls-server-name: api.example");
   assert.equal(named.tls.serverName, "api.example");
   named.host = `https://127.0.0.1:${port}`; // the certificate names no IP; the server name makes it pass
-  assert.equal((await whoami(named, createCredentialSource(named))).authorization, "Bearer t");
+  assert.equal((await whoami(named, newCredentialSource(named))).authorization, "Bearer t");
 
   const file = join(dir, "insecure");
   writeFileSync(
@@ -206,7 +202,7 @@ current-context: x
   );
   const insecure = getConfig({ kubeconfig: file, argv: [], env: {} });
   assert.equal(insecure.tls.insecureSkipVerify, true);
-  assert.equal((await whoami(insecure, createCredentialSource(insecure))).authorization, "Bearer t");
+  assert.equal((await whoami(insecure, newCredentialSource(insecure))).authorization, "Bearer t");
 });
 
 test("a token file is re-read after a minute or after invalidate(), and survives a missing file", async () => {
@@ -215,7 +211,7 @@ test("a token file is re-read after a minute or after invalidate(), and survives
   const config = configWithUser(`    tokenFile: ${tokenFile}`);
   assert.equal(config.auth.bearerTokenFile, tokenFile);
   let clock = 1_000_000;
-  const creds = createCredentialSource(config, { now: () => clock });
+  const creds = newCredentialSource(config, { now: () => clock });
   assert.equal((await whoami(config, creds)).authorization, "Bearer first");
 
   writeFileSync(tokenFile, "second\n");
@@ -234,7 +230,7 @@ test("a token file is re-read after a minute or after invalidate(), and survives
 
 test("an unreadable token file with no token to fall back on is a ConfigError naming the file", async () => {
   const missing = join(dir, "no-such-token");
-  const creds = createCredentialSource({ host: "https://x", tls: {}, auth: { bearerTokenFile: missing } });
+  const creds = newCredentialSource({ host: "https://x", tls: {}, auth: { bearerTokenFile: missing } });
   await assert.rejects(creds.authorization(), (err) => {
     assert.ok(isConfigError(err, "ERR_TOKEN_FILE"));
     assert.match(err.message, /no-such-token/);
@@ -253,7 +249,7 @@ test("in-cluster config from a service-account dir authenticates and follows tok
     env: { KUBERNETES_SERVICE_HOST: "localhost", KUBERNETES_SERVICE_PORT: String(port) },
     serviceAccountDir: sa,
   });
-  const creds = createCredentialSource(config);
+  const creds = newCredentialSource(config);
   assert.equal((await whoami(config, creds)).authorization, "Bearer sa-token-1");
   writeFileSync(join(sa, "token"), "sa-token-2");
   creds.invalidate(); // as the transport does after a 401
@@ -263,7 +259,7 @@ test("in-cluster config from a service-account dir authenticates and follows tok
 test("an exec plugin's token is cached until invalidate(), and concurrent callers share one run", async () => {
   const counter = join(dir, "count-shared");
   const config = configWithUser(execUser({ COUNTER: counter }));
-  const creds = createCredentialSource(config, quiet);
+  const creds = newCredentialSource(config, quiet);
   const all = await Promise.all([1, 2, 3, 4, 5].map(() => creds.authorization()));
   assert.deepEqual(new Set(all), new Set(["Bearer token-1"]));
   assert.equal(runs(counter), 1);
@@ -280,7 +276,7 @@ test("an exec credential is re-fetched once its expirationTimestamp passes", asy
   const expires = "2030-01-01T00:00:00Z";
   const config = configWithUser(execUser({ COUNTER: counter, EXPIRES: expires }));
   let clock = Date.parse(expires) - 10_000;
-  const creds = createCredentialSource(config, { ...quiet, now: () => clock });
+  const creds = newCredentialSource(config, { ...quiet, now: () => clock });
   assert.equal(await creds.authorization(), "Bearer token-1");
   clock += 5_000;
   assert.equal(await creds.authorization(), "Bearer token-1");
@@ -297,7 +293,7 @@ test("an exec plugin's client certificate is presented to the server", async () 
   const config = configWithUser(
     execUser({ COUNTER: counter, MODE: "cert", CERT: join(dir, "carol.crt"), KEY: join(dir, "carol.key") }),
   );
-  const creds = createCredentialSource(config, quiet);
+  const creds = newCredentialSource(config, quiet);
   assert.deepEqual(await whoami(config, creds), { clientCN: "carol" });
   assert.equal(runs(counter), 1, "authorization() and clientCertificate() share the run");
 });
@@ -311,7 +307,7 @@ test("the plugin gets KUBERNETES_EXEC_INFO with cluster info and the exec extens
     - name: client.authentication.k8s.io/exec
       extension: {audience: test-audience}`,
   );
-  await createCredentialSource(config, quiet).authorization();
+  await newCredentialSource(config, quiet).authorization();
   const info = JSON.parse(readFileSync(infoOut, "utf8"));
   assert.equal(info.kind, "ExecCredential");
   assert.equal(info.apiVersion, "client.authentication.k8s.io/v1");
@@ -330,7 +326,7 @@ test("a failing plugin is a ConfigError with its exit code and stderr, which is 
   const config = configWithUser(
     execUser({ COUNTER: join(dir, "count-fail"), MODE: "fail", STDERR: "login expired" }),
   );
-  const creds = createCredentialSource(config, { stderr, interactive: false });
+  const creds = newCredentialSource(config, { stderr, interactive: false });
   await assert.rejects(creds.authorization(), (err) => {
     assert.ok(isConfigError(err, "ERR_EXEC_PLUGIN"));
     assert.match(err.message, /failed with exit code 3: login expired/);
@@ -345,7 +341,7 @@ test("a missing plugin names the command and shows the installHint", async () =>
       apiVersion: client.authentication.k8s.io/v1beta1
       command: no-such-auth-plugin-x7
       installHint: "run: brew install no-such-auth-plugin-x7"`);
-  await assert.rejects(createCredentialSource(config, quiet).authorization(), (err) => {
+  await assert.rejects(newCredentialSource(config, quiet).authorization(), (err) => {
     assert.ok(isConfigError(err, "ERR_EXEC_PLUGIN"));
     assert.match(err.message, /"no-such-auth-plugin-x7": executable not found/);
     assert.match(err.message, /brew install no-such-auth-plugin-x7/);
@@ -356,7 +352,7 @@ test("a missing plugin names the command and shows the installHint", async () =>
 test("a plugin that does not finish is killed after its timeout", async () => {
   const config = configWithUser(execUser({ COUNTER: join(dir, "count-hang"), MODE: "hang" }));
   config.auth.exec!.timeoutMs = 300;
-  await assert.rejects(createCredentialSource(config, quiet).authorization(), /did not finish within 300 ms/);
+  await assert.rejects(newCredentialSource(config, quiet).authorization(), /did not finish within 300 ms/);
 });
 
 test("a plugin answering with another apiVersion is refused", async () => {
@@ -364,7 +360,7 @@ test("a plugin answering with another apiVersion is refused", async () => {
     execUser({ COUNTER: join(dir, "count-version"), PRINT_VERSION: "client.authentication.k8s.io/v1beta1" }),
   );
   await assert.rejects(
-    createCredentialSource(config, quiet).authorization(),
+    newCredentialSource(config, quiet).authorization(),
     /configured for apiVersion "client.authentication.k8s.io\/v1" but printed "client.authentication.k8s.io\/v1beta1"/,
   );
 });
@@ -372,7 +368,7 @@ test("a plugin answering with another apiVersion is refused", async () => {
 test("a caller's abort rejects its own wait without failing the shared run", async () => {
   const counter = join(dir, "count-abort");
   const config = configWithUser(execUser({ COUNTER: counter }));
-  const creds = createCredentialSource(config, quiet);
+  const creds = newCredentialSource(config, quiet);
   const controller = new AbortController();
   const abandoned = creds.authorization(controller.signal);
   const patient = creds.authorization();
@@ -385,7 +381,7 @@ test("a caller's abort rejects its own wait without failing the shared run", asy
 test("a static token wins over an exec plugin, which then never runs", async () => {
   const counter = join(dir, "count-static");
   const config = configWithUser(`    token: static\n${execUser({ COUNTER: counter })}`);
-  const creds = createCredentialSource(config, quiet);
+  const creds = newCredentialSource(config, quiet);
   assert.deepEqual(await whoami(config, creds), { authorization: "Bearer static" });
   assert.throws(() => readFileSync(counter), /ENOENT/);
 });

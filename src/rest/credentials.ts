@@ -1,9 +1,9 @@
 // CredentialSource: what the transport asks, per request, for the Authorization header and the
-// client certificate. Static credentials come straight from the RestConfig; a token file is
+// client certificate. Static credentials come straight from the RESTConfig; a token file is
 // re-read as it rotates; exec plugins run on demand and are cached until they expire.
 import { X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import type { RestConfig } from "./config.js";
+import type { RESTConfig } from "./config.js";
 import { ConfigError } from "./config-error.js";
 import { type ExecCredentialResult, runExecPlugin } from "./exec-credential.js";
 import { abortable } from "./abortable.js";
@@ -40,8 +40,8 @@ export interface CredentialSourceOptions {
  * back to `bearerToken` while it cannot be read), a bearer token, basic auth, then the exec
  * plugin's token. The config's own client certificate wins over one from the plugin.
  */
-export function createCredentialSource(
-  config: RestConfig,
+export function newCredentialSource(
+  config: RESTConfig,
   opts: CredentialSourceOptions = {},
 ): CredentialSource {
   const now = opts.now ?? Date.now;
@@ -84,7 +84,7 @@ export function createCredentialSource(
  * Which credential a config sends, in the precedence `authorization()` uses, for messages about a
  * 401: a token file, a bearer token, basic auth, an exec plugin, a client certificate (by subject).
  */
-export function describeCredentials(config: RestConfig): string {
+export function describeCredentials(config: RESTConfig): string {
   const { auth, tls } = config;
   const parts: string[] = [];
   if (auth.bearerTokenFile) parts.push(`the token in file ${auth.bearerTokenFile}`);
@@ -162,7 +162,7 @@ function cachedTokenFile(
 }
 
 function cachedExec(
-  config: RestConfig,
+  config: RESTConfig,
   opts: CredentialSourceOptions,
   now: () => number,
 ): Cached<ExecCredentialResult> {

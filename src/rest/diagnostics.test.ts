@@ -8,12 +8,12 @@ import { after, before, test } from "node:test";
 import { Environment } from "../envtest/index.js";
 import type { Logger } from "../log/index.js";
 import { NetworkError, StatusError } from "./errors.js";
-import type { RestConfig } from "./config.js";
-import { createRestClient } from "./rest-client.js";
+import type { RESTConfig } from "./config.js";
+import { newRESTClient } from "./rest-client.js";
 import { warningLogger } from "./warnings.js";
 
 const env = new Environment();
-let config: RestConfig;
+let config: RESTConfig;
 before(async () => {
   config = await env.start();
 });
@@ -35,7 +35,7 @@ function recordingLogger(lines: string[]): Logger {
 }
 
 test("a 401 names the refused credential, where it came from, and what to do", async () => {
-  const client = createRestClient({
+  const client = newRESTClient({
     host: config.host,
     tls: { ca: config.tls.ca },
     auth: { bearerToken: "not-a-token-this-server-issued" },
@@ -61,7 +61,7 @@ test("TLS to a port that speaks plain HTTP says so, not OpenSSL's text", async (
   const plain = createServer((_req, res) => res.end("{}")).listen(0, "127.0.0.1");
   await once(plain, "listening");
   const { port } = plain.address() as AddressInfo;
-  const client = createRestClient({ host: `https://127.0.0.1:${port}`, tls: {}, auth: {} });
+  const client = newRESTClient({ host: `https://127.0.0.1:${port}`, tls: {}, auth: {} });
   try {
     const err = await client.request({ path: "/version" }).then(
       () => assert.fail("expected a failure"),
@@ -80,7 +80,7 @@ test("TLS to a port that speaks plain HTTP says so, not OpenSSL's text", async (
 
 test("an unknown field's warning is logged once, however often it comes", async () => {
   const lines: string[] = [];
-  const client = createRestClient(config, { onWarning: warningLogger(recordingLogger(lines)) });
+  const client = newRESTClient(config, { onWarning: warningLogger(recordingLogger(lines)) });
   try {
     for (const name of ["warn-a", "warn-b", "warn-c"]) {
       await client.create(
@@ -114,7 +114,7 @@ test("onWarning: null drops warnings; a non-deduplicating logger logs each", asy
   assert.equal(deduped.length, 1501);
   assert.equal(deduped.at(-1), "w0");
 
-  const silent = createRestClient(config, { onWarning: null });
+  const silent = newRESTClient(config, { onWarning: null });
   try {
     await silent.create(
       configMaps,

@@ -1,9 +1,9 @@
-// getConfig: where a RestConfig comes from, as controller-runtime's config.GetConfig. This is the
+// getConfig: where a RESTConfig comes from, as controller-runtime's config.GetConfig. This is the
 // one place that reads process.argv and process.env for configuration, and only when called.
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
-import type { RestConfig } from "./config.js";
+import type { RESTConfig } from "./config.js";
 import { ConfigError, isConfigError } from "./config-error.js";
 import { inClusterConfig } from "./in-cluster.js";
 import { isSupportedExecVersion } from "./exec-credential.js";
@@ -41,7 +41,7 @@ export interface GetConfigOptions {
  * Throws a {@link ConfigError}: one naming the file and field when a kubeconfig is broken, or
  * `ERR_CONFIG_NOT_FOUND` listing everything tried.
  */
-export function getConfig(opts: GetConfigOptions = {}): RestConfig {
+export function getConfig(opts: GetConfigOptions = {}): RESTConfig {
   const argv = opts.argv ?? process.argv;
   const env = opts.env ?? process.env;
   const context = opts.context ?? flagValue(argv, "context");
@@ -100,10 +100,10 @@ export interface KubeconfigContextOptions {
 }
 
 /**
- * Turns one context of a loaded kubeconfig into a RestConfig: reads the files it names
+ * Turns one context of a loaded kubeconfig into a RESTConfig: reads the files it names
  * (certificates, token file) and checks the combination, naming the file and field of any fault.
  */
-export function configFromKubeconfig(kc: Kubeconfig, opts: KubeconfigContextOptions = {}): RestConfig {
+export function configFromKubeconfig(kc: Kubeconfig, opts: KubeconfigContextOptions = {}): RESTConfig {
   const files = kc.files.join(delimiter);
   const name = opts.context ?? kc.currentContext;
   if (!name) {
@@ -128,7 +128,7 @@ export function configFromKubeconfig(kc: Kubeconfig, opts: KubeconfigContextOpti
   const user = userName === undefined ? undefined : kc.users.get(userName);
   if (userName !== undefined && !user) fail(`${at}.user "${userName}" names no user`);
 
-  const config: RestConfig = {
+  const config: RESTConfig = {
     host: serverUrl(cluster),
     tls: clusterTls(cluster),
     auth: {},
@@ -176,10 +176,10 @@ function proxyUrl(cluster: Named<KubeconfigCluster>): string {
   return value;
 }
 
-function clusterTls(cluster: Named<KubeconfigCluster>): RestConfig["tls"] {
+function clusterTls(cluster: Named<KubeconfigCluster>): RESTConfig["tls"] {
   const c = cluster.value;
   const at = `kubeconfig ${cluster.file}: ${cluster.field}.cluster`;
-  const tls: RestConfig["tls"] = {};
+  const tls: RESTConfig["tls"] = {};
   const ca = pem(at, "certificate-authority", c.certificateAuthorityData, c.certificateAuthority);
   if (ca && c.insecureSkipTlsVerify) {
     fail(`${at}: insecure-skip-tls-verify cannot be combined with certificate-authority(-data); remove one`);
@@ -190,7 +190,7 @@ function clusterTls(cluster: Named<KubeconfigCluster>): RestConfig["tls"] {
   return tls;
 }
 
-function applyUser(config: RestConfig, user: Named<KubeconfigUser>, cluster: Named<KubeconfigCluster>): void {
+function applyUser(config: RESTConfig, user: Named<KubeconfigUser>, cluster: Named<KubeconfigCluster>): void {
   const u = user.value;
   const at = `kubeconfig ${user.file}: ${user.field}.user`;
   if (u.authProvider) {

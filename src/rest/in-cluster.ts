@@ -2,7 +2,7 @@
 // service-account token, CA and namespace, as client-go's rest.InClusterConfig.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RestConfig } from "./config.js";
+import type { RESTConfig } from "./config.js";
 import { ConfigError } from "./config-error.js";
 
 /** Where Kubernetes mounts a Pod's service-account files. */
@@ -20,7 +20,7 @@ export interface InClusterOptions {
  * `auth.bearerTokenFile`, so the transport re-reads it as the kubelet rotates it. A missing CA or
  * namespace file is tolerated (the system roots and no namespace are used), as in client-go.
  */
-export function inClusterConfig(opts: InClusterOptions = {}): RestConfig {
+export function inClusterConfig(opts: InClusterOptions = {}): RESTConfig {
   const env = opts.env ?? process.env;
   const dir = opts.serviceAccountDir ?? defaultServiceAccountDir;
   const host = env.KUBERNETES_SERVICE_HOST;
@@ -45,7 +45,7 @@ export function inClusterConfig(opts: InClusterOptions = {}): RestConfig {
   }
   // IPv6 service addresses need brackets in a URL.
   const server = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-  const config: RestConfig = {
+  const config: RESTConfig = {
     host: `https://${server}:${port}`,
     tls: {},
     auth: { bearerToken: token, bearerTokenFile: tokenFile },

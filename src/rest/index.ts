@@ -9,11 +9,11 @@ export {
   statusErrorFromResponse,
 } from "./errors.js";
 export type { RateLimiter, TokenBucketOptions } from "./rate-limiter.js";
-export { createTokenBucket } from "./rate-limiter.js";
+export { newTokenBucket } from "./rate-limiter.js";
 export type { PathParts, QueryValue, ResourceRef } from "./resource-path.js";
 export { groupVersionPath, queryString, resourceOf, resourcePath } from "./resource-path.js";
-export type { RestClient, RestClientOptions } from "./rest-client.js";
-export { createRestClient } from "./rest-client.js";
+export type { RESTClient, RESTClientOptions } from "./rest-client.js";
+export { newRESTClient } from "./rest-client.js";
 export type {
   CallOptions,
   CreateOptions,
@@ -59,17 +59,17 @@ export type {
   TransportRequest,
   TransportResponse,
 } from "./transport.js";
-export { createTransport, DEFAULT_USER_AGENT } from "./transport.js";
+export { newTransport, DEFAULT_USER_AGENT } from "./transport.js";
 export type { DecodeWatchOptions, WatchEvent, WatchEventType } from "./watch.js";
 export { decodeWatchStream } from "./watch.js";
 export type { OpenWatchRequest, WatchStream } from "./watch-stream.js";
 export type { Warning, WarningHandler, WarningLoggerOptions } from "./warnings.js";
 export { parseWarningHeader, warningLogger } from "./warnings.js";
-export type { AuthConfig, ExecConfig, RestConfig, TLSConfig } from "./config.js";
+export type { AuthConfig, ExecConfig, RESTConfig, TLSConfig } from "./config.js";
 export type { ConfigErrorCode } from "./config-error.js";
 export { ConfigError, isConfigError } from "./config-error.js";
 export type { CredentialSource, CredentialSourceOptions } from "./credentials.js";
-export { createCredentialSource, describeCredentials } from "./credentials.js";
+export { newCredentialSource, describeCredentials } from "./credentials.js";
 export type { ExecClusterInfo, ExecCredentialResult, RunExecPluginOptions } from "./exec-credential.js";
 export { isSupportedExecVersion, parseExecCredential, runExecPlugin } from "./exec-credential.js";
 export type { GetConfigOptions, KubeconfigContextOptions } from "./get-config.js";
@@ -86,3 +86,11 @@ export type {
 export { loadKubeconfig, parseKubeconfig } from "./kubeconfig.js";
 export { renderKubeconfig } from "./kubeconfig-write.js";
 export { abortable } from "./abortable.js";
+// Deprecated names, kept for one release.
+export type { RestClient, RestClientOptions, RestConfig } from "./deprecated.js";
+export {
+  createCredentialSource,
+  createRestClient,
+  createTokenBucket,
+  createTransport,
+} from "./deprecated.js";

@@ -1,11 +1,11 @@
-// Writes a RestConfig as kubeconfig YAML, so kubectl and other tools can reach the same cluster.
+// Writes a RESTConfig as kubeconfig YAML, so kubectl and other tools can reach the same cluster.
 import { stringify } from "yaml";
-import type { RestConfig } from "./config.js";
+import type { RESTConfig } from "./config.js";
 
 const b64 = (pem: string) => Buffer.from(pem).toString("base64");
 
 /** A kubeconfig with one cluster, user and context, all named `name`, embedding certificates. */
-export function renderKubeconfig(config: RestConfig, name = "cluster"): string {
+export function renderKubeconfig(config: RESTConfig, name = "cluster"): string {
   const user: Record<string, unknown> = {};
   if (config.tls.cert) user["client-certificate-data"] = b64(config.tls.cert);
   if (config.tls.key) user["client-key-data"] = b64(config.tls.key);

@@ -1,10 +1,10 @@
-// Parsing, merging and checking kubeconfig files, and turning a context into a RestConfig.
+// Parsing, merging and checking kubeconfig files, and turning a context into a RESTConfig.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
-import { createCertificateAuthority } from "../certs/index.js";
+import { newCertificateAuthority } from "../certs/index.js";
 import { type ConfigErrorCode, isConfigError } from "./config-error.js";
 import { configFromKubeconfig } from "./get-config.js";
 import { loadKubeconfig } from "./kubeconfig.js";
@@ -15,7 +15,7 @@ let client: { certPem: string; keyPem: string };
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "kubeconfig-test-"));
-  const ca = await createCertificateAuthority();
+  const ca = await newCertificateAuthority();
   caPem = ca.certPem;
   client = await ca.issueClient({ user: "alice" });
 });

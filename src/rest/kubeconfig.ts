@@ -1,5 +1,5 @@
 // Kubeconfig files: parsed, checked field by field, merged and with relative paths resolved, as
-// client-go's clientcmd loads them. Turning the chosen context into a RestConfig is in get-config.ts.
+// client-go's clientcmd loads them. Turning the chosen context into a RESTConfig is in get-config.ts.
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve, sep } from "node:path";
 import { parseDocument } from "yaml";

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setImmediate as tick } from "node:timers/promises";
 import { json, startLocalServer } from "./internal/test-server.js";
-import { createTokenBucket } from "./rate-limiter.js";
-import { createRestClient } from "./rest-client.js";
+import { newTokenBucket } from "./rate-limiter.js";
+import { newRESTClient } from "./rest-client.js";
 
 /** Whether the promise has settled after the pending callbacks ran. */
 async function settled(p: Promise<unknown>): Promise<boolean> {
@@ -22,7 +22,7 @@ async function settled(p: Promise<unknown>): Promise<boolean> {
 
 test("a token bucket lets a burst through at once and holds the next request", async () => {
   let now = 0;
-  const limiter = createTokenBucket({ qps: 2, burst: 3, now: () => now });
+  const limiter = newTokenBucket({ qps: 2, burst: 3, now: () => now });
   for (let i = 0; i < 3; i++) assert.equal(await settled(limiter.wait()), true, `burst request ${i}`);
   const ac = new AbortController();
   const held = limiter.wait(ac.signal);
@@ -36,7 +36,7 @@ test("a token bucket lets a burst through at once and holds the next request", a
 
 test("tokens refill with time, up to the burst", async () => {
   let now = 0;
-  const limiter = createTokenBucket({ qps: 10, burst: 2, now: () => now });
+  const limiter = newTokenBucket({ qps: 10, burst: 2, now: () => now });
   await limiter.wait();
   await limiter.wait();
   now += 10_000; // long quiet period: refills to 2, not 100
@@ -48,15 +48,15 @@ test("tokens refill with time, up to the burst", async () => {
 });
 
 test("an already aborted signal rejects at once", async () => {
-  const limiter = createTokenBucket({ qps: 1 });
+  const limiter = newTokenBucket({ qps: 1 });
   const ac = new AbortController();
   ac.abort(new Error("no"));
   await assert.rejects(limiter.wait(ac.signal), /no/);
 });
 
 test("invalid settings are refused with a hint", () => {
-  assert.throws(() => createTokenBucket({ qps: 0 }), /leave it unset/);
-  assert.throws(() => createTokenBucket({ qps: 5, burst: 0 }), /burst/);
+  assert.throws(() => newTokenBucket({ qps: 0 }), /leave it unset/);
+  assert.throws(() => newTokenBucket({ qps: 5, burst: 0 }), /burst/);
 });
 
 test("config.qps throttles requests through the transport; unset, nothing waits", async () => {
@@ -65,8 +65,8 @@ test("config.qps throttles requests through the transport; unset, nothing waits"
     served++;
     json(res, 200, {});
   });
-  const limited = createRestClient(server.config({ qps: 0.001, burst: 2 }));
-  const free = createRestClient(server.config());
+  const limited = newRESTClient(server.config({ qps: 0.001, burst: 2 }));
+  const free = newRESTClient(server.config());
   try {
     await limited.request({ path: "/a" });
     await limited.request({ path: "/b" });

@@ -20,7 +20,7 @@ export interface TokenBucketOptions {
  * A token bucket: `burst` tokens to start with, refilled at `qps` per second. Waiters are
  * served in arrival order, each reserving its token up front so no later caller can jump ahead.
  */
-export function createTokenBucket(options: TokenBucketOptions): RateLimiter {
+export function newTokenBucket(options: TokenBucketOptions): RateLimiter {
   const { qps } = options;
   const burst = options.burst ?? 10;
   if (!(qps > 0) || !Number.isFinite(qps)) {

@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 import { test } from "node:test";
 import { NetworkError, StatusError } from "./errors.js";
 import { json, type LocalServer, startLocalServer } from "./internal/test-server.js";
-import { createRestClient, type RestClient } from "./rest-client.js";
+import { newRESTClient, type RESTClient } from "./rest-client.js";
 import { ACCEPT_PARTIAL_METADATA_LIST } from "./rest-options.js";
 import {
   isAlreadyExists,
@@ -27,7 +27,7 @@ interface Seen {
   body: string;
 }
 
-async function recording(): Promise<{ server: LocalServer; client: RestClient; seen: Seen[] }> {
+async function recording(): Promise<{ server: LocalServer; client: RESTClient; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = await startLocalServer((req: IncomingMessage, res, body) => {
     const entry: Seen = { method: req.method, url: req.url, accept: req.headers.accept, body };
@@ -35,7 +35,7 @@ async function recording(): Promise<{ server: LocalServer; client: RestClient; s
     seen.push(entry);
     json(res, 200, { kind: "Echo", metadata: { name: "x" } });
   });
-  return { server, client: createRestClient(server.config()), seen };
+  return { server, client: newRESTClient(server.config()), seen };
 }
 
 const cms = { group: "", version: "v1", resource: "configmaps" };
@@ -195,7 +195,7 @@ test("a Status body becomes a StatusError carrying it unchanged", async () => {
     code: 409,
   };
   const server = await startLocalServer((_req, res) => json(res, 409, status));
-  const client = createRestClient(server.config());
+  const client = newRESTClient(server.config());
   try {
     await assert.rejects(
       client.create(cms, { metadata: { name: "c" } }, { namespace: "n" }),
@@ -239,7 +239,7 @@ test("non-Status error bodies get a synthesized Status whose reason follows the 
         return reply(418, "text/plain", "teapot");
     }
   });
-  const client = createRestClient(server.config());
+  const client = newRESTClient(server.config());
   const fail = async (p: Promise<unknown>) => {
     try {
       await p;
@@ -302,7 +302,7 @@ test("Retry-After fills a Status body that gives no retryAfterSeconds", async ()
       { "retry-after": "3" },
     ),
   );
-  const client = createRestClient(server.config());
+  const client = newRESTClient(server.config());
   try {
     await assert.rejects(client.list(cms), (err) => isTooManyRequests(err) && retryAfterSeconds(err) === 3);
   } finally {
@@ -317,7 +317,7 @@ test("Warning headers reach the per-call handler, else the client's", async () =
   );
   const fromClient: Warning[] = [];
   const fromCall: Warning[] = [];
-  const client = createRestClient(server.config(), { onWarning: (w) => fromClient.push(w) });
+  const client = newRESTClient(server.config(), { onWarning: (w) => fromClient.push(w) });
   try {
     await client.create(cms, { metadata: { name: "s" } }, { namespace: "n" });
     await client.create(
@@ -339,7 +339,7 @@ test("Warning headers reach the per-call handler, else the client's", async () =
 
 test("a call with timeoutMs that gets no answer fails with a timed-out NetworkError", async () => {
   const server = await startLocalServer(() => {}); // never answers
-  const client = createRestClient(server.config());
+  const client = newRESTClient(server.config());
   try {
     await assert.rejects(client.get(cms, "x", { namespace: "n", timeoutMs: 50 }), (err: unknown) => {
       assert.ok(err instanceof NetworkError);
@@ -357,7 +357,7 @@ test("a 200 whose body is not JSON is a NetworkError naming the content type", a
   const server = await startLocalServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html" }).end("<html>");
   });
-  const client = createRestClient(server.config());
+  const client = newRESTClient(server.config());
   try {
     await assert.rejects(
       client.list(cms),

@@ -3,7 +3,7 @@
 // JSON.parse per response, one per line for watches.
 import type { Status } from "kubernetes-types/meta/v1.js";
 import type { KubeList, KubeObject } from "../api/index.js";
-import type { RestConfig } from "./config.js";
+import type { RESTConfig } from "./config.js";
 import { NetworkError, statusErrorFromResponse, type ErrorContext } from "./errors.js";
 import { type QueryValue, queryString, type ResourceRef, resourcePath } from "./resource-path.js";
 import type {
@@ -20,7 +20,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from "./rest-options.js";
-import { createTransport, type Transport, type TransportOptions, toNetworkError } from "./transport.js";
+import { newTransport, type Transport, type TransportOptions, toNetworkError } from "./transport.js";
 import { openWatch, type WatchStream } from "./watch-stream.js";
 import { defaultWarningHandler, parseWarningHeader, type WarningHandler } from "./warnings.js";
 import { describeCredentials } from "./credentials.js";
@@ -32,7 +32,7 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   apply: "application/apply-patch+yaml",
 };
 
-export interface RestClientOptions extends TransportOptions {
+export interface RESTClientOptions extends TransportOptions {
   /** Send through this transport (shared, not closed by `close()`). Default: a new one for the config. */
   transport?: Transport;
   /**
@@ -43,7 +43,7 @@ export interface RestClientOptions extends TransportOptions {
   onWarning?: WarningHandler | null;
 }
 
-export interface RestClient {
+export interface RESTClient {
   readonly transport: Transport;
   get<T extends KubeObject = KubeObject>(resource: ResourceRef, name: string, opts?: GetOptions): Promise<T>;
   list<T extends KubeObject = KubeObject, L = KubeList<T>>(
@@ -92,9 +92,9 @@ interface Call {
 }
 
 /** Creates a REST client for `config`. Opens no connection until the first call. */
-export function createRestClient(config: RestConfig, options: RestClientOptions = {}): RestClient {
+export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {}): RESTClient {
   const ownTransport = options.transport === undefined;
-  const transport = options.transport ?? createTransport(config, options);
+  const transport = options.transport ?? newTransport(config, options);
   const defaultTimeout = config.timeoutMs;
   const clientWarning =
     options.onWarning === undefined ? defaultWarningHandler() : (options.onWarning ?? undefined);

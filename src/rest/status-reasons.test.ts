@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { startApiServer } from "../apiserver/index.js";
+import { startAPIServer } from "../apiserver/index.js";
 import { StatusError, statusErrorFromResponse } from "./errors.js";
-import { createRestClient, type RestClient } from "./rest-client.js";
+import { newRESTClient, type RESTClient } from "./rest-client.js";
 import {
   ignoreAlreadyExists,
   ignoreNotFound,
@@ -25,7 +25,7 @@ import {
   isUnsupportedMediaType,
   retryAfterSeconds,
 } from "./status-reasons.js";
-import type { RestConfig } from "./config.js";
+import type { RESTConfig } from "./config.js";
 import { needs, testEnvironment } from "../../test/support/environment.js";
 
 const cms = { group: "", version: "v1", resource: "configmaps" };
@@ -33,11 +33,11 @@ const namespaces = { group: "", version: "v1", resource: "namespaces", namespace
 const ns = "errors";
 
 const env = testEnvironment();
-let config: RestConfig;
-let client: RestClient;
+let config: RESTConfig;
+let client: RESTClient;
 before(async () => {
   config = await env.start();
-  client = createRestClient(config);
+  client = newRESTClient(config);
   await client.create(namespaces, { metadata: { name: ns } });
 });
 after(async () => {
@@ -173,7 +173,7 @@ test("isUnsupportedMediaType: a body in a type the server does not read", async 
 });
 
 test("isUnauthorized: a token the server does not know", async () => {
-  const stranger = createRestClient({
+  const stranger = newRESTClient({
     ...config,
     tls: { ca: config.tls.ca },
     auth: { bearerToken: "not-a-token" },
@@ -186,7 +186,7 @@ test("isUnauthorized: a token the server does not know", async () => {
 });
 
 test("isForbidden: an anonymous request off the public paths", async () => {
-  const anonymous = createRestClient({ ...config, tls: { ca: config.tls.ca }, auth: {} });
+  const anonymous = newRESTClient({ ...config, tls: { ca: config.tls.ca }, auth: {} });
   try {
     await failsWith(anonymous.list(cms, { namespace: ns }), "isForbidden");
     assert.equal(await anonymous.request({ path: "/healthz", responseType: "text" }), "ok");
@@ -199,8 +199,8 @@ test(
   "isResourceExpired: a watch from a version older than the server's history, as an ERROR event",
   needs("server-options"),
   async () => {
-    const small = await startApiServer({ historySize: 2 });
-    const c = createRestClient(small.restConfig());
+    const small = await startAPIServer({ historySize: 2 });
+    const c = newRESTClient(small.restConfig());
     try {
       for (let i = 0; i < 6; i++)
         await c.create<ConfigMap>(cms, { metadata: { name: `h${i}` } }, { namespace: "default" });

@@ -4,17 +4,17 @@ import { createServer, type IncomingMessage } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { before, test } from "node:test";
 import type { TLSSocket } from "node:tls";
-import { type CertificateAuthority, createCertificateAuthority } from "../certs/index.js";
+import { type CertificateAuthority, newCertificateAuthority } from "../certs/index.js";
 import type { CredentialSource } from "./credentials.js";
 import { NetworkError } from "./errors.js";
 import { json, type LocalServer, startLocalServer } from "./internal/test-server.js";
 import { isUnauthorized } from "./status-reasons.js";
-import { createTransport, DEFAULT_USER_AGENT, type Transport } from "./transport.js";
-import { createRestClient } from "./rest-client.js";
+import { newTransport, DEFAULT_USER_AGENT, type Transport } from "./transport.js";
+import { newRESTClient } from "./rest-client.js";
 
 let ca: CertificateAuthority;
 before(async () => {
-  ca = await createCertificateAuthority("transport-test-ca");
+  ca = await newCertificateAuthority("transport-test-ca");
 });
 
 async function withServer(
@@ -39,7 +39,7 @@ async function get(t: Transport, path: string, headers?: Record<string, string>)
 // same tick opens a second one; after that the two alternate. Never one handshake per request.
 test("sequential requests reuse keep-alive TLS connections", async () => {
   const server = await startLocalServer((_req, res) => json(res, 200, { ok: true }), { ca });
-  const t = createTransport(server.config());
+  const t = newTransport(server.config());
   await withServer(server, [t], async () => {
     for (let i = 0; i < 25; i++) assert.equal((await get(t, "/version")).status, 200);
     assert.ok(server.connections() <= 2, `opened ${server.connections()} TLS connections for 25 requests`);
@@ -48,7 +48,7 @@ test("sequential requests reuse keep-alive TLS connections", async () => {
 
 test("concurrent requests open at most one connection each, then reuse them", async () => {
   const server = await startLocalServer((_req, res) => json(res, 200, {}), { ca });
-  const t = createTransport(server.config());
+  const t = newTransport(server.config());
   await withServer(server, [t], async () => {
     for (let round = 0; round < 4; round++) {
       await Promise.all(Array.from({ length: 5 }, () => get(t, "/x")));
@@ -57,11 +57,11 @@ test("concurrent requests open at most one connection each, then reuse them", as
   });
 });
 
-test("a RestClient shares its transport's pool", async () => {
+test("a RESTClient shares its transport's pool", async () => {
   const server = await startLocalServer((_req, res) => json(res, 200, { items: [] }), { ca });
-  const t = createTransport(server.config());
-  const a = createRestClient(server.config(), { transport: t });
-  const b = createRestClient(server.config(), { transport: t });
+  const t = newTransport(server.config());
+  const a = newRESTClient(server.config(), { transport: t });
+  const b = newRESTClient(server.config(), { transport: t });
   await withServer(server, [t], async () => {
     const cms = { group: "", version: "v1", resource: "configmaps" };
     for (let i = 0; i < 5; i++) {
@@ -87,10 +87,10 @@ test("sends the user agent, the bearer token and the client certificate", async 
     { ca, requestCert: true },
   );
   const client = await ca.issueClient({ user: "alice", groups: ["devs"] });
-  const withCert = createTransport(
+  const withCert = newTransport(
     server.config({ tls: { ca: ca.certPem, cert: client.certPem, key: client.keyPem } }),
   );
-  const withToken = createTransport(
+  const withToken = newTransport(
     server.config({ auth: { bearerToken: "t0ken" }, userAgent: "my-operator/1.2" }),
   );
   await withServer(server, [withCert, withToken], async () => {
@@ -105,9 +105,9 @@ test("sends the user agent, the bearer token and the client certificate", async 
 
 test("a server certificate from an unknown CA is refused with a NetworkError; insecureSkipVerify accepts it", async () => {
   const server = await startLocalServer((_req, res) => json(res, 200, {}), { ca });
-  const other = await createCertificateAuthority("other-ca");
-  const strict = createTransport(server.config({ tls: { ca: other.certPem } }));
-  const insecure = createTransport(server.config({ tls: { insecureSkipVerify: true } }));
+  const other = await newCertificateAuthority("other-ca");
+  const strict = newTransport(server.config({ tls: { ca: other.certPem } }));
+  const insecure = newTransport(server.config({ tls: { insecureSkipVerify: true } }));
   await withServer(server, [strict, insecure], async () => {
     await assert.rejects(get(strict, "/"), (err: unknown) => {
       assert.ok(err instanceof NetworkError);
@@ -125,10 +125,10 @@ test("serverName verifies the certificate against a name other than the host", a
     ca,
     serving: { dnsNames: ["kubernetes.default.svc"], ipAddresses: [] },
   });
-  const named = createTransport(
+  const named = newTransport(
     server.config({ tls: { ca: ca.certPem, serverName: "kubernetes.default.svc" } }),
   );
-  const unnamed = createTransport(server.config());
+  const unnamed = newTransport(server.config());
   await withServer(server, [named, unnamed], async () => {
     assert.equal((await get(named, "/")).status, 200);
     await assert.rejects(get(unnamed, "/"), NetworkError);
@@ -159,7 +159,7 @@ test("a 401 invalidates the credentials and retries once with fresh ones", async
       token = "new";
     },
   };
-  const t = createTransport(server.config(), { credentials });
+  const t = newTransport(server.config(), { credentials });
   await withServer(server, [t], async () => {
     assert.deepEqual(await get(t, "/"), { status: 200, body: '{"ok":1}' });
     assert.deepEqual(auths, ["Bearer old", "Bearer new"]);
@@ -173,7 +173,7 @@ test("a second 401 is the caller's Unauthorized error, after exactly one retry",
     requests++;
     res.writeHead(401, { "content-type": "text/plain" }).end("Unauthorized");
   });
-  const client = createRestClient(server.config({ auth: { bearerToken: "bad" } }));
+  const client = newRESTClient(server.config({ auth: { bearerToken: "bad" } }));
   await withServer(server, [client.transport], async () => {
     await assert.rejects(client.request({ path: "/api" }), (err) => isUnauthorized(err));
     assert.equal(requests, 2);
@@ -199,7 +199,7 @@ test("proxyUrl tunnels requests through an HTTP CONNECT proxy", async () => {
   proxy.listen(0, "127.0.0.1");
   await once(proxy, "listening");
   const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  const t = createTransport(target.config({ proxyUrl }));
+  const t = newTransport(target.config({ proxyUrl }));
   try {
     for (let i = 0; i < 6; i++) {
       assert.deepEqual(await get(t, "/version"), { status: 200, body: '{"via":"proxy"}' });
@@ -219,7 +219,7 @@ test("a refused connection is a NetworkError carrying the cause", async () => {
   const server = await startLocalServer((_req, res) => json(res, 200, {}));
   const config = server.config();
   await server.close();
-  const t = createTransport(config);
+  const t = newTransport(config);
   try {
     await assert.rejects(get(t, "/"), (err: unknown) => {
       assert.ok(err instanceof NetworkError);
@@ -238,7 +238,7 @@ test("an aborted request rejects with the signal's reason, not a NetworkError", 
     arrived = r;
   });
   const server = await startLocalServer(() => arrived()); // never answers
-  const t = createTransport(server.config());
+  const t = newTransport(server.config());
   await withServer(server, [t], async () => {
     const ac = new AbortController();
     const pending = t.send({ method: "GET", path: "/slow", signal: ac.signal });
@@ -259,7 +259,7 @@ test("close() waits for requests in flight, then refuses new ones", async () => 
     answer = () => json(res, 200, { late: true });
     arrived();
   });
-  const t = createTransport(server.config());
+  const t = newTransport(server.config());
   await withServer(server, [t], async () => {
     const pending = get(t, "/");
     await arrival;
@@ -277,7 +277,7 @@ test("destroy() fails requests in flight", async () => {
     arrived = r;
   });
   const server = await startLocalServer(() => arrived());
-  const t = createTransport(server.config());
+  const t = newTransport(server.config());
   await withServer(server, [t], async () => {
     const pending = get(t, "/");
     await arrival;
@@ -287,5 +287,5 @@ test("destroy() fails requests in flight", async () => {
 });
 
 test("a host that is not a URL is rejected with a hint", () => {
-  assert.throws(() => createTransport({ host: "localhost:6443", tls: {}, auth: {} }), /https:\/\//);
+  assert.throws(() => newTransport({ host: "localhost:6443", tls: {}, auth: {} }), /https:\/\//);
 });

@@ -3,16 +3,16 @@
 // client of a config (the manager does); each Transport owns exactly one pool.
 import type { IncomingHttpHeaders } from "node:http";
 import { Agent, type Dispatcher, ProxyAgent } from "undici";
-import type { RestConfig } from "./config.js";
-import { type CredentialSource, createCredentialSource } from "./credentials.js";
+import type { RESTConfig } from "./config.js";
+import { type CredentialSource, newCredentialSource } from "./credentials.js";
 import { NetworkError, StatusError, WatchDecodeError } from "./errors.js";
-import { createTokenBucket, type RateLimiter } from "./rate-limiter.js";
+import { newTokenBucket, type RateLimiter } from "./rate-limiter.js";
 
 /** Sent when the config names no user agent. */
 export const DEFAULT_USER_AGENT = `controller-runtime-ts/v0.1.0 (${process.platform}/${process.arch}) node/${process.version}`;
 
 export interface TransportOptions {
-  /** Supplies the Authorization header and client certificate. Default: `createCredentialSource(config)`. */
+  /** Supplies the Authorization header and client certificate. Default: `newCredentialSource(config)`. */
   credentials?: CredentialSource;
   /** Throttles requests before they are sent. Default: a token bucket from `config.qps`/`config.burst`, or none. */
   rateLimiter?: RateLimiter;
@@ -71,7 +71,7 @@ export interface Transport {
 }
 
 /** Creates the transport for `config`. Opens no connection until the first request. */
-export function createTransport(config: RestConfig, options: TransportOptions = {}): Transport {
+export function newTransport(config: RESTConfig, options: TransportOptions = {}): Transport {
   let url: URL;
   try {
     url = new URL(config.host);
@@ -88,10 +88,10 @@ export function createTransport(config: RestConfig, options: TransportOptions = 
   }
   const origin = url.origin;
   const prefix = url.pathname.replace(/\/+$/, "");
-  const credentials = options.credentials ?? createCredentialSource(config);
+  const credentials = options.credentials ?? newCredentialSource(config);
   const limiter =
     options.rateLimiter ??
-    (config.qps ? createTokenBucket({ qps: config.qps, burst: config.burst }) : undefined);
+    (config.qps ? newTokenBucket({ qps: config.qps, burst: config.burst }) : undefined);
   const userAgent = config.userAgent || DEFAULT_USER_AGENT;
   const keepAliveTimeout = options.keepAliveTimeoutMs ?? 30_000;
 

@@ -6,12 +6,12 @@ import type { ConfigMap, Namespace } from "kubernetes-types/core/v1.js";
 import type { Status } from "kubernetes-types/meta/v1.js";
 import { type KubeList, kinds } from "../api/index.js";
 import { resourceOf } from "./resource-path.js";
-import { createRestClient, type RestClient } from "./rest-client.js";
+import { newRESTClient, type RESTClient } from "./rest-client.js";
 import { ACCEPT_PARTIAL_METADATA_LIST, ACCEPT_TABLE } from "./rest-options.js";
 import { isConflict, isNotFound } from "./status-reasons.js";
 import type { Warning } from "./warnings.js";
 import type { WatchEvent } from "./watch.js";
-import type { RestConfig } from "./config.js";
+import type { RESTConfig } from "./config.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const cms = resourceOf(kinds.ConfigMap);
@@ -19,11 +19,11 @@ const deployments = resourceOf(kinds.Deployment);
 const namespaces = resourceOf(kinds.Namespace);
 
 const env = testEnvironment();
-let config: RestConfig;
-let client: RestClient;
+let config: RESTConfig;
+let client: RESTClient;
 before(async () => {
   config = await env.start();
-  client = createRestClient(config);
+  client = newRESTClient(config);
 });
 after(async () => {
   await client?.close();

@@ -6,7 +6,7 @@ import type { ServerResponse } from "node:http";
 import { test } from "node:test";
 import { NetworkError, StatusError, WatchDecodeError } from "./errors.js";
 import { startLocalServer } from "./internal/test-server.js";
-import { createRestClient } from "./rest-client.js";
+import { newRESTClient } from "./rest-client.js";
 import { isForbidden } from "./status-reasons.js";
 import type { WatchEvent } from "./watch.js";
 
@@ -37,7 +37,7 @@ async function streamServer(handler: (res: ServerResponse, url: string) => void)
     closed.push(once(res, "close").then(() => {}));
     handler(res, req.url ?? "");
   });
-  const client = createRestClient(server.config());
+  const client = newRESTClient(server.config());
   return {
     urls,
     closed,

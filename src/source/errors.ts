@@ -27,7 +27,7 @@ export class KindSyncTimeoutError extends Error {
     super(
       `timed out waiting for the informer of ${gvkText(gvk)} to sync${why}. If the kind is a ` +
         "CustomResourceDefinition, install it (and wait until it is Established) before starting the " +
-        "controller; check its group, version and kind; or raise cacheSyncTimeout",
+        "controller; check its group, version and kind; or raise cacheSyncTimeoutMs",
       lastError === undefined ? undefined : { cause: lastError },
     );
   }

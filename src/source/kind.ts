@@ -31,7 +31,7 @@ const maxRetryMs = 10_000;
  * A source of the changes to objects of `kind` in `cache`, filtered by `predicates` (all must pass)
  * and mapped by `handler`. `waitForSync` resolves once the informer has listed; for a kind the
  * server does not serve it never does, and rejects with a {@link KindSyncTimeoutError} naming the
- * kind and the server's answer once the controller's `cacheSyncTimeout` passes.
+ * kind and the server's answer once the controller's `cacheSyncTimeoutMs` passes.
  */
 export function kind<T extends KubeObject, Req = Request>(
   cache: InformerCache,

@@ -16,7 +16,7 @@ export interface SourceStartOptions {
 export interface Source<Req = Request> {
   /**
    * Starts feeding `queue` until `signal` aborts. Resolves once started, not once stopped: it must
-   * not wait for anything slow (the controller gives up after `cacheSyncTimeout`). Rejects when the
+   * not wait for anything slow (the controller gives up after `cacheSyncTimeoutMs`). Rejects when the
    * source cannot start.
    */
   start(signal: AbortSignal, queue: RequestQueue<Req>, options?: SourceStartOptions): Promise<void>;

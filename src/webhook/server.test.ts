@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { connect } from "node:tls";
 import { describe, test } from "node:test";
 import type { IncomingMessage } from "node:http";
-import { createCertificateAuthority } from "../certs/index.js";
+import { newCertificateAuthority } from "../certs/index.js";
 import { CertificateLoadError, DuplicateWebhookPathError, InvalidWebhookPathError } from "./errors.js";
 import { makeCertDir, metricValue, post, startServer } from "./internal/test-server.js";
 import type { Webhook } from "./handler.js";
@@ -149,7 +149,7 @@ describe("startedChecker", () => {
 
   test("passes with client certificates required", async () => {
     const certs = await makeCertDir();
-    const clientCA = await createCertificateAuthority("clients");
+    const clientCA = await newCertificateAuthority("clients");
     await writeFile(join(certs.dir, "ca.crt"), clientCA.certPem);
     const run = await startServer(() => {}, { clientCAName: "ca.crt" }, certs);
     try {
@@ -177,7 +177,7 @@ describe("certificates", () => {
       assert.equal(again.text, "ok");
       assert.notEqual(again.serial, first);
       // And once more, from a new CA: clients trusting it connect, the old CA no longer verifies.
-      const ca2 = await createCertificateAuthority("second");
+      const ca2 = await newCertificateAuthority("second");
       await run.certs.write(await ca2.issueServing({ ipAddresses: ["127.0.0.1"] }));
       await eventually("the second CA's certificate is served", async () =>
         post(run, "/ok", {}, { ca: ca2.certPem }).then(
@@ -209,7 +209,7 @@ describe("certificates", () => {
 
   test("client certificates are required and verified when clientCAName is set", async () => {
     const certs = await makeCertDir();
-    const clientCA = await createCertificateAuthority("clients");
+    const clientCA = await newCertificateAuthority("clients");
     await writeFile(join(certs.dir, "ca.crt"), clientCA.certPem);
     const run = await startServer(
       (s) => s.register("/ok", (_req, res) => res.end("ok")),
@@ -220,7 +220,7 @@ describe("certificates", () => {
       const good = await clientCA.issueClient({ user: "kube-apiserver" });
       assert.equal((await post(run, "/ok", {}, { clientCert: good })).text, "ok");
       await assert.rejects(post(run, "/ok", {}));
-      const stranger = await (await createCertificateAuthority("strangers")).issueClient({ user: "mallory" });
+      const stranger = await (await newCertificateAuthority("strangers")).issueClient({ user: "mallory" });
       await assert.rejects(post(run, "/ok", {}, { clientCert: stranger }));
     } finally {
       await run.stop();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { realClock } from "./clock.js";
-import { createFakeClock } from "./fake-clock.js";
+import { newFakeClock } from "./fake-clock.js";
 
 test("the real clock fires timers through setTimeout and cancels them", (t) => {
   t.mock.timers.enable({ apis: ["setTimeout"] });
@@ -30,7 +30,7 @@ test("the real clock does not fire a delay beyond setTimeout's 32-bit limit earl
 });
 
 test("the fake clock fires due timers in deadline order, each at its own time", () => {
-  const clock = createFakeClock(100);
+  const clock = newFakeClock(100);
   const seen: [string, number][] = [];
   clock.setTimer(() => seen.push(["b", clock.now()]), 20);
   clock.setTimer(() => seen.push(["a", clock.now()]), 10);

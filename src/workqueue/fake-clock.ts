@@ -19,7 +19,7 @@ interface FakeTimer {
 }
 
 /** A fake clock starting at `start` milliseconds. Default start: 0. */
-export function createFakeClock(start = 0): FakeClock {
+export function newFakeClock(start = 0): FakeClock {
   let time = start;
   let seq = 0;
   // Few timers are ever pending (the queue keeps one), so a plain set scanned on advance is enough.

@@ -6,7 +6,7 @@ export { BatchedHistogram } from "./batched-histogram.js";
 export type { Clock, TimerHandle } from "./clock.js";
 export { realClock } from "./clock.js";
 export type { FakeClock } from "./fake-clock.js";
-export { createFakeClock } from "./fake-clock.js";
+export { newFakeClock } from "./fake-clock.js";
 export type {
   CounterMetric,
   DepthMetric,
@@ -30,3 +30,5 @@ export {
   itemExponentialFailureRateLimiter,
   maxOfRateLimiter,
 } from "./rate-limiter.js";
+// Deprecated names, kept for one release.
+export { createFakeClock } from "./deprecated.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import { test } from "node:test";
-import { createFakeClock, type FakeClock } from "./fake-clock.js";
+import { newFakeClock, type FakeClock } from "./fake-clock.js";
 import {
   type GetResult,
   LowPriority,
@@ -12,7 +12,7 @@ import {
 import { itemExponentialFailureRateLimiter } from "./rate-limiter.js";
 
 function setup(options: PriorityQueueOptions = {}): { q: PriorityQueue; clock: FakeClock } {
-  const clock = createFakeClock();
+  const clock = newFakeClock();
   const q = newPriorityQueue({ clock, ...options });
   return { q, clock };
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Registry } from "prom-client";
-import { createFakeClock } from "./fake-clock.js";
+import { newFakeClock } from "./fake-clock.js";
 import { LowPriority } from "./priority-queue.js";
 import { newPriorityQueue } from "./queue.js";
 import { prometheusWorkqueueMetrics } from "./prometheus-metrics.js";
@@ -29,7 +29,7 @@ const ctrl = { name: "ctrl", controller: "ctrl" };
 
 function setup() {
   const registry = new Registry();
-  const clock = createFakeClock();
+  const clock = newFakeClock();
   const provider = prometheusWorkqueueMetrics(registry);
   const q = newPriorityQueue({ name: "ctrl", metricsProvider: provider, clock, agingThreshold: Infinity });
   return { registry, clock, provider, q };
@@ -111,7 +111,7 @@ test("retries count delayed and rate-limited adds", async () => {
 
 test("queues share one provider, each under its own name; a second provider on the same registry is refused", async () => {
   const { registry, provider, q } = setup();
-  const other = newPriorityQueue({ name: "other", metricsProvider: provider, clock: createFakeClock() });
+  const other = newPriorityQueue({ name: "other", metricsProvider: provider, clock: newFakeClock() });
   q.add("a");
   other.add("x");
   other.add("y");
@@ -124,7 +124,7 @@ test("a queue without a name reports nothing", async () => {
   const registry = new Registry();
   const q = newPriorityQueue({
     metricsProvider: prometheusWorkqueueMetrics(registry),
-    clock: createFakeClock(),
+    clock: newFakeClock(),
   });
   q.add("a");
   assert.equal(await value(registry, "workqueue_adds_total", ctrl), undefined);
@@ -133,7 +133,7 @@ test("a queue without a name reports nothing", async () => {
 test("queues sharing a name add up", async () => {
   const registry = new Registry();
   const provider = prometheusWorkqueueMetrics(registry);
-  const clock = createFakeClock();
+  const clock = newFakeClock();
   const a = newPriorityQueue({ name: "ctrl", metricsProvider: provider, clock });
   const b = newPriorityQueue({ name: "ctrl", metricsProvider: provider, clock });
   a.add("x");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createFakeClock } from "./fake-clock.js";
+import { newFakeClock } from "./fake-clock.js";
 import {
   bucketRateLimiter,
   defaultControllerRateLimiter,
@@ -35,7 +35,7 @@ test("exponential backoff is capped, also after very many failures", () => {
 });
 
 test("token bucket: the burst waits nothing, then calls are spaced 1/qps apart", () => {
-  const clock = createFakeClock();
+  const clock = newFakeClock();
   const r = bucketRateLimiter({ qps: 10, burst: 100, clock });
   for (let i = 0; i < 100; i++) assert.equal(r.when(`k${i}`), 0);
   assert.deepEqual([r.when("a"), r.when("b"), r.when("c")], [100, 200, 300]);
@@ -50,7 +50,7 @@ test("token bucket: the burst waits nothing, then calls are spaced 1/qps apart",
 });
 
 test("maxOf takes the longest delay and the most requeues, and forgets in all", () => {
-  const clock = createFakeClock();
+  const clock = newFakeClock();
   const r = maxOfRateLimiter(
     itemExponentialFailureRateLimiter({ baseDelayMs: 10, maxDelayMs: 1000 }),
     bucketRateLimiter({ qps: 10, burst: 2, clock }),
@@ -63,7 +63,7 @@ test("maxOf takes the longest delay and the most requeues, and forgets in all", 
 });
 
 test("the default controller rate limiter: 5 ms doubling to 1000 s, and 10 qps after a burst of 100", () => {
-  const clock = createFakeClock();
+  const clock = newFakeClock();
   const r = defaultControllerRateLimiter({ clock });
   assert.deepEqual([r.when("a"), r.when("a"), r.when("a")], [5, 10, 20]);
   for (let i = 0; i < 97; i++) r.when(`k${i}`);

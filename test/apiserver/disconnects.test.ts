@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { connect } from "node:tls";
 import { test } from "node:test";
 import { Agent } from "undici";
-import { startApiServer } from "../../src/apiserver/index.js";
+import { startAPIServer } from "../../src/apiserver/index.js";
 import { eventually } from "../../src/envtest/index.js";
 import { needs } from "../support/environment.js";
 
@@ -17,7 +17,7 @@ test(
     const warnings: Error[] = [];
     const onWarning = (w: Error) => warnings.push(w);
     process.on("warning", onWarning);
-    const server = await startApiServer({ onError: (e) => errors.push(e) });
+    const server = await startAPIServer({ onError: (e) => errors.push(e) });
     const agent = new Agent({ connect: { ca: server.caPem } });
     const url = new URL(server.url);
     try {

@@ -2,13 +2,13 @@
 // (tagged omitempty) and ObjectMeta's empty lists are gone when the object is read back.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createRestClient, type RestClient } from "../../src/rest/index.js";
+import { newRESTClient, type RESTClient } from "../../src/rest/index.js";
 import { testEnvironment } from "../support/environment.js";
 
 const env = testEnvironment();
-let rest: RestClient;
+let rest: RESTClient;
 before(async () => {
-  rest = createRestClient(await env.start(), { onWarning: null });
+  rest = newRESTClient(await env.start(), { onWarning: null });
 });
 after(async () => {
   await rest.close();

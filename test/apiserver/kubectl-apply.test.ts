@@ -9,15 +9,15 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type RunningApiServer, startApiServer } from "../../src/apiserver/index.js";
+import { type RunningAPIServer, startAPIServer } from "../../src/apiserver/index.js";
 import { isUsable, type KubectlRunner, kubectlClients, kubectlRunner } from "./kubectl-binaries.js";
 import { builtinManifests, dial, list, printerCrd } from "./kubectl-manifests.js";
 
-let server: RunningApiServer;
+let server: RunningAPIServer;
 let dir: string;
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "kubectl-apply-"));
-  server = await startApiServer({ kubeconfigPath: join(dir, "config") });
+  server = await startAPIServer({ kubeconfigPath: join(dir, "config") });
 });
 after(async () => {
   await server.stop();

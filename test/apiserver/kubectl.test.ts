@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parse } from "yaml";
 import { Environment } from "../../src/envtest/index.js";
-import { createRestClient } from "../../src/rest/index.js";
+import { newRESTClient } from "../../src/rest/index.js";
 import { isUsable, type KubectlRunner, kubectlClients, kubectlRunner } from "./kubectl-binaries.js";
 
 let env: Environment;
@@ -306,7 +306,7 @@ for (const client of kubectlClients()) {
         "--timeout=20s",
       );
       await wait.until(/fieldSelector=metadata\.name%3Dg1.*watch=true/, "err");
-      const rest = createRestClient(env.config);
+      const rest = newRESTClient(env.config);
       try {
         await rest.patch(
           { group, version: "v1", resource: "gadgets", namespaced: true },

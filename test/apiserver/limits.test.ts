@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Agent } from "undici";
-import { startApiServer } from "../../src/apiserver/index.js";
+import { startAPIServer } from "../../src/apiserver/index.js";
 import { needs } from "../support/environment.js";
 import { Api, customResourceDefinition, startTarget, type Target } from "./harness.js";
 
@@ -128,7 +128,7 @@ test(
   "past the storage quota writes that grow fail as etcd's do; shrinking and deleting still work",
   needs("server-options"),
   async () => {
-    const server = await startApiServer({ storageQuotaBytes: 4 * 1024 * 1024 });
+    const server = await startAPIServer({ storageQuotaBytes: 4 * 1024 * 1024 });
     const agent = new Agent({ connect: { ca: server.caPem } });
     const own = new Api({
       url: server.url,

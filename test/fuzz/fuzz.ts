@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Agent } from "undici";
 import { WatchDecodeError } from "../../src/rest/errors.js";
-import { createRestClient } from "../../src/rest/index.js";
+import { newRESTClient } from "../../src/rest/index.js";
 import {
   apiRequest,
   CANARY_NAMESPACE,
@@ -414,7 +414,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
     // Hostile watch streams against the client's decoder, in this process.
     const queue: HostileStream[] = [];
     const { server, url } = await streamServer(queue);
-    const client = createRestClient({ host: url, tls: {}, auth: {} }, { onWarning: null });
+    const client = newRESTClient({ host: url, tls: {}, auth: {} }, { onWarning: null });
     try {
       for (let i = 0; i < opts.streams; i++) {
         const s = hostileStream(r);

@@ -2,7 +2,7 @@
 // the embedded API server (with canary objects and a custom resource), and a Manager's webhook,
 // metrics and health probe servers. Reports its addresses, then its memory and the errors its
 // servers reported as bugs, whenever the fuzzer asks (over IPC).
-import { startApiServer } from "../../src/apiserver/index.js";
+import { startAPIServer } from "../../src/apiserver/index.js";
 import { ping } from "../../src/healthz/index.js";
 import { kinds } from "../../src/index.js";
 import { newLogger } from "../../src/log/index.js";
@@ -15,7 +15,7 @@ import { CANARY_NAMESPACE, FUZZ_GROUP } from "./generators.js";
 const errors: string[] = [];
 const onError = (e: unknown) => errors.push((e as Error)?.stack ?? String(e));
 
-const server = await startApiServer({ storageQuotaBytes: 64 * 1024 * 1024, onError });
+const server = await startAPIServer({ storageQuotaBytes: 64 * 1024 * 1024, onError });
 const config = server.restConfig();
 const auth = { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" };
 

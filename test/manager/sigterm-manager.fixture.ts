@@ -15,9 +15,9 @@ const mgr = await Manager.create(config, {
   leaderElectionID: "sigterm-test",
   leaderElectionIdentity: "sigterm-child",
   leaderElectionReleaseOnCancel: true,
-  leaseDuration: 15_000,
-  renewDeadline: 10_000,
-  retryPeriod: 2_000,
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
 });
 controllerManagedBy(mgr)
   .for(kinds.ConfigMap, {

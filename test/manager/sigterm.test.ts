@@ -9,14 +9,14 @@ import { fileURLToPath } from "node:url";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../../src/api/index.js";
-import { createRestClient, type RestClient, resourceOf } from "../../src/rest/index.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../../src/rest/index.js";
 import { testEnvironment } from "../support/environment.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const env = testEnvironment();
-let client: RestClient;
+let client: RESTClient;
 before(async () => {
-  client = createRestClient(await env.start());
+  client = newRESTClient(await env.start());
 });
 after(async () => {
   await client.close();

@@ -12,8 +12,8 @@ import { webhookManagedBy } from "../../src/builder/index.js";
 import { nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
 import {
-  createRestClient,
-  type RestClient,
+  newRESTClient,
+  type RESTClient,
   resourceOf,
   StatusError,
   type Warning,
@@ -57,14 +57,14 @@ const configMaps = resourceOf(kinds.ConfigMap);
 const dir = mkdtempSync(join(tmpdir(), "webhook-manifests-"));
 writeFileSync(join(dir, "manifests.yaml"), manifests);
 const env = testEnvironment({ webhookInstallOptions: { paths: [dir] } });
-let client: RestClient;
+let client: RESTClient;
 let kubectl: Kubectl;
 const stop = new AbortController();
 let running: Promise<void> | undefined;
 
 before(async () => {
   const config = await env.start();
-  client = createRestClient(config);
+  client = newRESTClient(config);
   kubectl = await kubectlFor(env.started.kubeconfigPath);
   const mgr = await Manager.create(config, {
     logger: nullLogger(),

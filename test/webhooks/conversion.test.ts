@@ -8,7 +8,7 @@ import { defineKind, kinds, type KubeObject } from "../../src/api/index.js";
 import { webhookManagedBy } from "../../src/builder/index.js";
 import { nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
-import { createRestClient, type RestClient, resourceOf, StatusError } from "../../src/rest/index.js";
+import { newRESTClient, type RESTClient, resourceOf, StatusError } from "../../src/rest/index.js";
 import {
   answer,
   type Kubectl,
@@ -81,7 +81,7 @@ const env = testEnvironment({
   ],
   webhookInstallOptions: {},
 });
-let client: RestClient;
+let client: RESTClient;
 let kubectl: Kubectl;
 let raw: RawWebhook;
 const stop = new AbortController();
@@ -90,7 +90,7 @@ const conversions: string[] = [];
 
 before(async () => {
   const config = await env.start();
-  client = createRestClient(config);
+  client = newRESTClient(config);
   kubectl = await kubectlFor(env.started.kubeconfigPath);
   const mgr = await Manager.create(config, {
     logger: nullLogger(),

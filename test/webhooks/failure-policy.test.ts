@@ -10,8 +10,8 @@ import type {
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../../src/api/index.js";
 import {
-  createRestClient,
-  type RestClient,
+  newRESTClient,
+  type RESTClient,
   resourceOf,
   StatusError,
   type Warning,
@@ -33,7 +33,7 @@ const configMaps = resourceOf(kinds.ConfigMap);
 const validating = resourceOf(kinds.ValidatingWebhookConfiguration);
 const mutating = resourceOf(kinds.MutatingWebhookConfiguration);
 const env = testEnvironment();
-let client: RestClient;
+let client: RESTClient;
 let hook: RawWebhook;
 
 // Answers by path: the test picks the behaviour through the webhook's URL.
@@ -89,7 +89,7 @@ function respond(review: Review, path: string) {
 }
 
 before(async () => {
-  client = createRestClient(await env.start());
+  client = newRESTClient(await env.start());
   hook = await startRawWebhook(respond);
 });
 after(async () => {

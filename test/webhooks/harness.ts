@@ -12,15 +12,15 @@ import type { RuleWithOperations } from "kubernetes-types/admissionregistration/
 import type { Namespace } from "kubernetes-types/core/v1.js";
 import { eventually } from "../../src/envtest/index.js";
 import { kinds } from "../../src/api/index.js";
-import { createCertificateAuthority } from "../../src/certs/index.js";
-import type { RestClient } from "../../src/rest/index.js";
+import { newCertificateAuthority } from "../../src/certs/index.js";
+import type { RESTClient } from "../../src/rest/index.js";
 import { resourceOf } from "../../src/rest/index.js";
 
 const run = promisify(execFile);
 
 /** A new namespace with a random suffix and the given labels. */
 export async function newNamespace(
-  client: RestClient,
+  client: RESTClient,
   prefix: string,
   labels: Record<string, string> = {},
 ): Promise<string> {
@@ -89,7 +89,7 @@ export async function startRawWebhook(
   handler: (review: Review, path: string) => RawAnswer | undefined,
   dnsNames: string[] = [],
 ): Promise<RawWebhook> {
-  const ca = await createCertificateAuthority("raw-webhook-ca");
+  const ca = await newCertificateAuthority("raw-webhook-ca");
   const serving = await ca.issueServing({ ipAddresses: ["127.0.0.1"], dnsNames });
   const calls: RawWebhook["calls"] = [];
   const server: Server = createServer({ key: serving.keyPem, cert: serving.certPem }, (req, res) => {

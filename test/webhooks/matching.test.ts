@@ -12,7 +12,7 @@ import type {
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../../src/api/index.js";
-import { createRestClient, type RestClient, resourceOf } from "../../src/rest/index.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../../src/rest/index.js";
 import {
   answer,
   jsonPatch,
@@ -30,7 +30,7 @@ const namespaces = resourceOf(kinds.Namespace);
 const validating = resourceOf(kinds.ValidatingWebhookConfiguration);
 const mutating = resourceOf(kinds.MutatingWebhookConfiguration);
 let hook: RawWebhook;
-let client: RestClient;
+let client: RESTClient;
 // Every Service is this test's webhook, reached on loopback.
 const env = testEnvironment({ apiServer: { serviceResolver: () => hook.url } });
 
@@ -52,7 +52,7 @@ function respond(review: Review, path: string) {
 
 before(async () => {
   hook = await startRawWebhook(respond, ["raw.webhooks.svc"]);
-  client = createRestClient(await env.start());
+  client = newRESTClient(await env.start());
 });
 after(async () => {
   await client?.close();

@@ -11,15 +11,11 @@ import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../../src/api/index.js";
 import { webhookManagedBy } from "../../src/builder/index.js";
-import {
-  type CertificateAuthority,
-  createCertificateAuthority,
-  type KeyPair,
-} from "../../src/certs/index.js";
+import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../../src/certs/index.js";
 import { eventually } from "../../src/envtest/index.js";
 import { nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
-import { createRestClient, type RestClient, resourceOf } from "../../src/rest/index.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../../src/rest/index.js";
 import { newNamespace, rule } from "./harness.js";
 import { embedded, testEnvironment } from "../support/environment.js";
 
@@ -55,10 +51,10 @@ const env = testEnvironment({
     ],
   },
 });
-let client: RestClient;
+let client: RESTClient;
 
 before(async () => {
-  client = createRestClient(await env.start());
+  client = newRESTClient(await env.start());
 });
 after(async () => {
   await client?.close();
@@ -95,7 +91,7 @@ function serialOf(pair: KeyPair): string {
 test("certificates rotated on disk while serving: the API server keeps calling, trusting the same CA", async () => {
   const ns = await newNamespace(client, "rotate");
   const certDir = mkdtempSync(join(tmpdir(), "webhook-rotate-"));
-  const ca: CertificateAuthority = await createCertificateAuthority("rotation-ca");
+  const ca: CertificateAuthority = await newCertificateAuthority("rotation-ca");
   const write = (pair: KeyPair) => {
     // As a Secret volume updates: new files renamed into place, key first.
     writeFileSync(join(certDir, ".tls.key"), pair.keyPem);
@@ -160,7 +156,7 @@ test("certificates rotated on disk while serving: the API server keeps calling, 
       assert.equal(created.data?.defaulted, "rotated");
     }
     // A certificate from another CA is refused: the API server trusts only the caBundle.
-    const stranger = await (await createCertificateAuthority("stranger")).issueServing({
+    const stranger = await (await newCertificateAuthority("stranger")).issueServing({
       ipAddresses: ["127.0.0.1"],
     });
     write(stranger);
@@ -196,9 +192,9 @@ test("a manager that is not the leader serves the webhooks the API server calls"
     leaderElection: true,
     leaderElectionID: `webhooks-${randomBytes(3).toString("hex")}`,
     leaderElectionNamespace: ns,
-    leaseDuration: 60_000,
-    renewDeadline: 40_000,
-    retryPeriod: 5_000,
+    leaseDurationMs: 60_000,
+    renewDeadlineMs: 40_000,
+    retryPeriodMs: 5_000,
   };
   const leader = await Manager.create(env.config, {
     logger: nullLogger(),

@@ -2,7 +2,7 @@
 // reinvocation for `reinvocationPolicy: IfNeeded`), then the validating webhooks in parallel.
 // Each call honours sideEffects under dryRun, failurePolicy, timeoutSeconds, the
 // AdmissionReview version and, under matchPolicy Equivalent, the version the webhook asked for.
-import { applyJsonPatch, PatchError } from "../../patch/index.js";
+import { applyJSONPatch, PatchError } from "../../patch/index.js";
 import { deepEqual } from "../object/meta.js";
 import type { Registry, ResourceDefinition } from "../registry/index.js";
 import { internalError } from "../status.js";
@@ -165,7 +165,7 @@ export class Admission {
     }
     let patched: unknown;
     try {
-      patched = applyJsonPatch(structuredClone(answer.sent as Obj), ops);
+      patched = applyJSONPatch(structuredClone(answer.sent as Obj), ops);
     } catch (e) {
       if (e instanceof PatchError) throw internalError(e.message);
       throw e;

@@ -10,7 +10,7 @@ import type { ResourceRequest } from "../handlers/context.js";
 import { refOf } from "../handlers/context.js";
 import type { DeleteOptions } from "../handlers/finalize.js";
 import { checkFields, checkTypeMeta, commitUpdate, isDryRun, type UpdateResult } from "../handlers/write.js";
-import { storeKeyOf } from "../registry/index.js";
+import { storeNameOf } from "../registry/index.js";
 import { applyDefaults, pruneObject } from "../schema/index.js";
 import { conflict, notFound, staleObjectMessage } from "../status.js";
 import type { Obj, StoredObject } from "../storage/index.js";
@@ -159,7 +159,7 @@ export async function updateWithAdmission(
     await admission.validate({ ...attrs, object: JSON.parse(plan.json) as Obj }, own);
     warnings.push(...own);
     if (dryRun) return plan;
-    const fresh = r.server.storage.get(storeKeyOf(r.def), current.key);
+    const fresh = r.server.storage.get(storeNameOf(r.def), current.key);
     if (!fresh) throw notFound(refOf(r.def), r.name);
     if (fresh.rv !== current.rv) throw conflict(refOf(r.def), r.name, staleObjectMessage);
     return commitUpdate(r, current, mutated, warnings, applied);
@@ -203,7 +203,7 @@ export async function deleteWithAdmission(
     throw e;
   }
   sendWarningsWithError(r, warnings);
-  const fresh = r.server.storage.get(storeKeyOf(r.def), current.key);
+  const fresh = r.server.storage.get(storeNameOf(r.def), current.key);
   if (!fresh) throw notFound(refOf(r.def), name);
   return fresh;
 }

@@ -5,7 +5,7 @@ import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1
 import { type CRDStatusUpdate, crdConditions, type NamesInUse, resourcesFromCRD } from "../crd/index.js";
 import type { ServerContext } from "../handlers/context.js";
 import { deleteStored, finalizeIfDone } from "../handlers/finalize.js";
-import { type ResourceDefinition, storeKeyOf } from "../registry/index.js";
+import { type ResourceDefinition, storeNameOf } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import { Debouncer } from "./debouncer.js";
 
@@ -37,7 +37,7 @@ export class CrdController {
 
   removed(stored: StoredObject): void {
     const server = this.#server();
-    for (const d of server.registry.removeCrd(stored.name)) server.storage.dropStore(storeKeyOf(d));
+    for (const d of server.registry.removeCrd(stored.name)) server.storage.dropStore(storeNameOf(d));
     this.#served.delete(stored.name);
     const group = (stored.obj as unknown as CustomResourceDefinition).spec?.group;
     if (group) this.#requeueGroup(group, stored.name);
@@ -131,7 +131,7 @@ export class CrdController {
     let remaining = 0;
     const seen = new Set<string>();
     for (const d of defs) {
-      const store = storeKeyOf(d);
+      const store = storeNameOf(d);
       if (seen.has(store)) continue;
       seen.add(store);
       for (const o of server.storage.list(store)) {

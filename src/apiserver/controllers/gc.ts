@@ -4,7 +4,7 @@
 // release theirs.
 import type { ServerContext } from "../handlers/context.js";
 import { deleteStored, finalizeIfDone } from "../handlers/finalize.js";
-import { type ResourceDefinition, storeKeyOf } from "../registry/index.js";
+import { type ResourceDefinition, storeNameOf } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import { Debouncer } from "./debouncer.js";
 
@@ -30,7 +30,7 @@ export class GarbageCollector {
     const all: { def: ResourceDefinition; o: StoredObject }[] = [];
     const seen = new Set<string>();
     for (const def of server.registry.all()) {
-      const store = storeKeyOf(def);
+      const store = storeNameOf(def);
       if (seen.has(store)) continue;
       seen.add(store);
       for (const o of server.storage.list(store)) all.push({ def, o });
@@ -60,18 +60,18 @@ export class GarbageCollector {
       const finalizers = (meta.finalizers as string[] | undefined) ?? [];
       if (!meta.deletionTimestamp) continue;
       const uid = String(meta.uid);
-      const deps = (dependents.get(uid) ?? []).filter((d) => server.storage.get(storeKeyOf(d.def), d.o.key));
+      const deps = (dependents.get(uid) ?? []).filter((d) => server.storage.get(storeNameOf(d.def), d.o.key));
       if (finalizers.includes("orphan")) {
         for (const d of deps) this.#release(d.def, d.o.key, uid);
         this.#dropFinalizer(e.def, e.o.key, "orphan");
       } else if (finalizers.includes("foregroundDeletion")) {
         for (const d of deps) {
-          const current = server.storage.get(storeKeyOf(d.def), d.o.key);
+          const current = server.storage.get(storeNameOf(d.def), d.o.key);
           if (current && !(current.obj.metadata as Obj).deletionTimestamp) {
             deleteStored(server, d.def, current, { propagationPolicy: "Foreground" });
           }
         }
-        const left = deps.filter((d) => server.storage.get(storeKeyOf(d.def), d.o.key));
+        const left = deps.filter((d) => server.storage.get(storeNameOf(d.def), d.o.key));
         if (left.length === 0) this.#dropFinalizer(e.def, e.o.key, "foregroundDeletion");
       }
     }
@@ -79,25 +79,25 @@ export class GarbageCollector {
 
   #release(def: ResourceDefinition, key: string, ownerUid: string): void {
     const server = this.#server();
-    const current = server.storage.get(storeKeyOf(def), key);
+    const current = server.storage.get(storeNameOf(def), key);
     if (!current) return;
     const next = JSON.parse(current.json) as Obj;
     const meta = next.metadata as Obj;
     meta.ownerReferences = ((meta.ownerReferences as OwnerRef[]) ?? []).filter((r) => r.uid !== ownerUid);
     if ((meta.ownerReferences as OwnerRef[]).length === 0) delete meta.ownerReferences;
-    const stored = server.storage.put(storeKeyOf(def), next);
+    const stored = server.storage.put(storeNameOf(def), next);
     server.hooks.afterWrite(def, stored, current);
   }
 
   #dropFinalizer(def: ResourceDefinition, key: string, finalizer: string): void {
     const server = this.#server();
-    const current = server.storage.get(storeKeyOf(def), key);
+    const current = server.storage.get(storeNameOf(def), key);
     if (!current) return;
     const next = JSON.parse(current.json) as Obj;
     const meta = next.metadata as Obj;
     meta.finalizers = ((meta.finalizers as string[]) ?? []).filter((f) => f !== finalizer);
     if ((meta.finalizers as string[]).length === 0) delete meta.finalizers;
-    const stored = server.storage.put(storeKeyOf(def), next);
+    const stored = server.storage.put(storeNameOf(def), next);
     server.hooks.afterWrite(def, stored, current);
     finalizeIfDone(server, def, stored);
   }

@@ -4,7 +4,7 @@
 import { namespacedStores } from "../discovery.js";
 import type { ServerContext } from "../handlers/context.js";
 import { deleteStored, finalizeIfDone } from "../handlers/finalize.js";
-import { storeKeyOf } from "../registry/index.js";
+import { storeNameOf } from "../registry/index.js";
 import type { Obj } from "../storage/index.js";
 import { Debouncer } from "./debouncer.js";
 
@@ -31,7 +31,7 @@ export class NamespaceController {
   #sync(name: string): void {
     const server = this.#server();
     const nsDef = server.registry.lookup("", "v1", "namespaces")!;
-    const ns = server.storage.get(storeKeyOf(nsDef), name);
+    const ns = server.storage.get(storeNameOf(nsDef), name);
     if (!ns || !(ns.obj.metadata as Obj).deletionTimestamp) return;
     let remaining = 0;
     for (const [store, def] of namespacedStores(server.registry)) {
@@ -43,14 +43,14 @@ export class NamespaceController {
       }
     }
     if (remaining > 0) return;
-    const current = server.storage.get(storeKeyOf(nsDef), name);
+    const current = server.storage.get(storeNameOf(nsDef), name);
     if (!current) return;
     const next = JSON.parse(current.json) as Obj;
     const spec = (next.spec ?? {}) as Obj;
     if (Array.isArray(spec.finalizers) && spec.finalizers.length > 0) {
       spec.finalizers = (spec.finalizers as string[]).filter((f) => f !== "kubernetes");
       next.spec = spec;
-      const stored = server.storage.put(storeKeyOf(nsDef), next);
+      const stored = server.storage.put(storeNameOf(nsDef), next);
       finalizeIfDone(server, nsDef, stored);
       return;
     }

@@ -18,7 +18,7 @@ import {
   normalizeOrder,
   prepareForCreate,
 } from "../object/meta.js";
-import { storeKeyOf } from "../registry/index.js";
+import { storeNameOf } from "../registry/index.js";
 import { pruneObject } from "../schema/index.js";
 import { alreadyExists, ApiError, badRequest, cause, notFound } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
@@ -106,7 +106,7 @@ export async function handleApply(r: ResourceRequest): Promise<void> {
   const force = parseForce(r);
   const text = (await readBody(r.req, r.server.limits.maxBodyBytes)).toString("utf8");
   // Read after the body: the merge must start from the object as it is now.
-  const found = r.server.storage.get(storeKeyOf(r.def), objectKey(r.namespace, r.name));
+  const found = r.server.storage.get(storeNameOf(r.def), objectKey(r.namespace, r.name));
   // A custom resource stored in another version merges in the version the request speaks.
   const current = found ? await inRequestVersion(r, found) : undefined;
   const config = parseConfiguration(text);
@@ -180,7 +180,7 @@ function createApplied(
   dropStatusOnCreate(r.def, obj);
   admit(r, obj, undefined);
   r.server.hooks.beforeCreate(r.def, obj);
-  const store = storeKeyOf(r.def);
+  const store = storeNameOf(r.def);
   if (r.server.storage.get(store, objectKey(r.def.namespaced ? r.namespace : "", r.name))) {
     throw alreadyExists(refOf(r.def), r.name);
   }

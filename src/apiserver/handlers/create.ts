@@ -2,7 +2,7 @@
 import { createWithAdmission } from "../admission/index.js";
 import { readBody, sendJson } from "../http-io.js";
 import { dropStatusOnCreate, normalizeOrder, prepareForCreate, randomSuffix } from "../object/meta.js";
-import { storeKeyOf } from "../registry/index.js";
+import { storeNameOf } from "../registry/index.js";
 import { alreadyExists, ApiError, badRequest } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
@@ -44,7 +44,7 @@ export function createObject(
   dropStatusOnCreate(r.def, obj);
   admit(r, obj, undefined);
   r.server.hooks.beforeCreate(r.def, obj);
-  const store = storeKeyOf(r.def);
+  const store = storeNameOf(r.def);
   const storage = r.server.storage;
   if (!meta.name && typeof meta.generateName === "string") {
     let name = "";

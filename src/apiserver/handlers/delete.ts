@@ -1,7 +1,7 @@
 // DELETE of one object and deletecollection.
 import { deleteWithAdmission } from "../admission/index.js";
 import { mediaType, readBody, sendJson } from "../http-io.js";
-import { storeKeyOf } from "../registry/index.js";
+import { storeNameOf } from "../registry/index.js";
 import { badRequest, deleteSuccess } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
@@ -67,7 +67,7 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
   const page = selectPage(r);
   const items: string[] = [];
   for (const o of page.items) {
-    const listed = r.server.storage.get(storeKeyOf(r.def), o.key);
+    const listed = r.server.storage.get(storeNameOf(r.def), o.key);
     if (!listed) continue;
     const current = await deleteWithAdmission(r, listed, opts, listed.name);
     const outcome = deleteStored(r.server, r.def, current, { ...opts, preconditions: undefined });

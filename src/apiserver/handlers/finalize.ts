@@ -3,7 +3,7 @@
 import { kindBehaviour } from "../kinds/index.js";
 import { kubeTime } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
-import { storeKeyOf } from "../registry/index.js";
+import { storeNameOf } from "../registry/index.js";
 import { preconditionFailed } from "../status.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import { type ServerContext, refOf } from "./context.js";
@@ -64,7 +64,7 @@ export function deleteStored(
   if (!alreadyDeleting) behaviour.beginDelete?.(next, server.now());
   if (!hasFinalizers(def, next)) {
     if (opts.dryRun) return { removed: true, stored: current };
-    const removed = server.storage.remove(storeKeyOf(def), current.key)!;
+    const removed = server.storage.remove(storeNameOf(def), current.key)!;
     server.hooks.afterDelete(def, removed);
     return { removed: true, stored: removed };
   }
@@ -76,7 +76,7 @@ export function deleteStored(
     return { removed: false, stored: current };
   }
   if (opts.dryRun) return { removed: false, stored: current };
-  const stored = server.storage.put(storeKeyOf(def), next);
+  const stored = server.storage.put(storeNameOf(def), next);
   server.hooks.afterWrite(def, stored, current);
   return { removed: false, stored };
 }
@@ -89,8 +89,8 @@ export function finalizeIfDone(
 ): boolean {
   const meta = stored.obj.metadata as Obj;
   if (!meta.deletionTimestamp || hasFinalizers(def, stored.obj)) return false;
-  if (!server.storage.get(storeKeyOf(def), stored.key)) return false;
-  const removed = server.storage.remove(storeKeyOf(def), stored.key)!;
+  if (!server.storage.get(storeNameOf(def), stored.key)) return false;
+  const removed = server.storage.remove(storeNameOf(def), stored.key)!;
   server.hooks.afterDelete(def, removed);
   return true;
 }

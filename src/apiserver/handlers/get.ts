@@ -2,7 +2,7 @@
 import { inRequestVersion } from "../conversion/index.js";
 import { negotiate, sendJson } from "../http-io.js";
 import { objectKey } from "../storage/index.js";
-import { storeKeyOf } from "../registry/index.js";
+import { storeNameOf } from "../registry/index.js";
 import { notFound, type ApiError } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
@@ -12,7 +12,7 @@ import { tableJson, tableSupported } from "./table.js";
 
 /** The stored object a request names, or 404. */
 export function mustGet(r: ResourceRequest): StoredObject {
-  const stored = r.server.storage.get(storeKeyOf(r.def), objectKey(r.namespace, r.name));
+  const stored = r.server.storage.get(storeNameOf(r.def), objectKey(r.namespace, r.name));
   if (!stored) throw notFound(refOf(r.def), r.name) as ApiError;
   return stored;
 }

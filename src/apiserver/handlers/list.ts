@@ -2,7 +2,7 @@
 // PartialObjectMetadataList and Table forms.
 import { itemsInRequestVersion } from "../conversion/index.js";
 import { negotiate, sendJson } from "../http-io.js";
-import { storeKeyOf } from "../registry/index.js";
+import { storeNameOf } from "../registry/index.js";
 import { expired } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
@@ -24,7 +24,7 @@ export interface ListPage {
 export function selectPage(r: ResourceRequest): ListPage {
   validateListOptions(r.query, false);
   const storage = r.server.storage;
-  const store = storeKeyOf(r.def);
+  const store = storeNameOf(r.def);
   const filter = buildFilter(r.def, r.namespace, r.query);
   const rvParam = r.query.get("resourceVersion") ?? "";
   const match = r.query.get("resourceVersionMatch") ?? "";

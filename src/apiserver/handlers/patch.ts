@@ -1,14 +1,14 @@
 // PATCH: JSON patch, merge patch, strategic merge patch (built-in kinds only, as kube), and
 // server-side apply (../apply).
 import {
-  applyJsonPatch,
+  applyJSONPatch,
   applyMergePatch,
   applyStrategicMergePatch,
   builtinPatchMeta,
   PatchError,
 } from "../../patch/index.js";
 import { mediaType, readBody, sendJson } from "../http-io.js";
-import { storeKeyOf } from "../registry/index.js";
+import { storeNameOf } from "../registry/index.js";
 import { ApiError, badRequest, cause, invalid, notFound, unsupportedMediaType } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
@@ -55,14 +55,14 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const patch = parsePatch(body.toString("utf8"), ct);
   const ref = refOf(r.def);
-  const found = r.server.storage.get(storeKeyOf(r.def), objectKey(r.namespace, r.name));
+  const found = r.server.storage.get(storeNameOf(r.def), objectKey(r.namespace, r.name));
   if (!found) throw notFound(ref, r.name);
   const current = await inRequestVersion(r, found);
 
   let patched: unknown;
   try {
     const base = JSON.parse(current.json) as Obj;
-    if (ct === JSON_PATCH) patched = applyJsonPatch(base, patch);
+    if (ct === JSON_PATCH) patched = applyJSONPatch(base, patch);
     else if (ct === STRATEGIC) {
       const meta = r.def.patchMeta ?? builtinPatchMeta(r.def.group, r.def.version, r.def.kind);
       patched = applyStrategicMergePatch(base, patch, meta);

@@ -1,5 +1,5 @@
 // The /scale subresource: an autoscaling/v1 Scale view of a replicas field.
-import { applyJsonPatch, applyMergePatch, PatchError } from "../../patch/index.js";
+import { applyJSONPatch, applyMergePatch, PatchError } from "../../patch/index.js";
 import { labelSelectorFromObject } from "../../api/index.js";
 import { mediaType, readBody, sendJson } from "../http-io.js";
 import { parseJsonBounded, parseYamlBounded } from "../nesting.js";
@@ -72,7 +72,7 @@ export async function handleScale(r: ResourceRequest, method: string): Promise<v
       }
       scale = (ct === "application/yaml" ? parseYamlBounded(body) : parseJsonBounded(body)) as Obj;
     } else if (ct === "application/json-patch+json")
-      scale = applyJsonPatch(scaleOf(r, current), parseJsonBounded(body));
+      scale = applyJSONPatch(scaleOf(r, current), parseJsonBounded(body));
     else if (ct === "application/merge-patch+json" || ct === "application/strategic-merge-patch+json") {
       scale = applyMergePatch(scaleOf(r, current), parseJsonBounded(body)) as Obj;
     } else throw unsupportedMediaType(["application/json-patch+json", "application/merge-patch+json"]);

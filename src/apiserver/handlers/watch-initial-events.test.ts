@@ -9,7 +9,7 @@ import { request } from "node:https";
 import { after, before, describe, test } from "node:test";
 import { Agent } from "undici";
 import { Api, configMap, type Target, type WatchEvent } from "../../../test/apiserver/harness.js";
-import { type RunningApiServer, startApiServer } from "../index.js";
+import { type RunningAPIServer, startAPIServer } from "../index.js";
 
 const STORE = "/configmaps";
 const LIMIT = 64 * 1024;
@@ -42,7 +42,7 @@ class RawWatch {
     });
   }
 
-  static open(server: RunningApiServer, path: string, accept?: string): Promise<RawWatch> {
+  static open(server: RunningAPIServer, path: string, accept?: string): Promise<RawWatch> {
     const url = new URL(server.url);
     return new Promise((resolve, reject) => {
       const req = request(
@@ -88,16 +88,16 @@ const endSeen = (events: WatchEvent[]) => events.some(isEnd);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until earlier tests' watches have closed on the server side. */
-async function noWatchers(server: RunningApiServer): Promise<void> {
+async function noWatchers(server: RunningAPIServer): Promise<void> {
   for (let i = 0; i < 500 && server.storage.watcherCount(STORE) > 0; i++) await sleep(10);
   assert.equal(server.storage.watcherCount(STORE), 0);
 }
 
 describe("initial events are written at the client's pace", () => {
-  let server: RunningApiServer;
+  let server: RunningAPIServer;
   let api: Api;
   before(async () => {
-    server = await startApiServer({ watchBufferBytes: LIMIT });
+    server = await startAPIServer({ watchBufferBytes: LIMIT });
     const agent = new Agent({ connect: { ca: server.caPem } });
     const target: Target = {
       url: server.url,

@@ -6,12 +6,12 @@ import assert from "node:assert/strict";
 import { connect } from "node:tls";
 import { after, before, describe, test } from "node:test";
 import { Api, collect, configMap, type Target } from "../../../test/apiserver/harness.js";
-import { type RunningApiServer, startApiServer } from "../index.js";
-import type { ApiServerOptions } from "../server.js";
+import { type RunningAPIServer, startAPIServer } from "../index.js";
+import type { APIServerOptions } from "../server.js";
 import { Agent } from "undici";
 
-async function embedded(opts: ApiServerOptions): Promise<{ server: RunningApiServer; api: Api }> {
-  const server = await startApiServer(opts);
+async function embedded(opts: APIServerOptions): Promise<{ server: RunningAPIServer; api: Api }> {
+  const server = await startAPIServer(opts);
   const agent = new Agent({ connect: { ca: server.caPem } });
   const target: Target = {
     url: server.url,
@@ -115,7 +115,7 @@ describe("bookmarks", () => {
 });
 
 describe("slow watchers", () => {
-  let server: RunningApiServer;
+  let server: RunningAPIServer;
   let api: Api;
   before(async () => {
     ({ server, api } = await embedded({ watchBufferBytes: 64 * 1024 }));

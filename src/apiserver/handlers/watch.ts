@@ -4,7 +4,7 @@
 // for watchers that do not read their live events (watcher.ts). One JSON object per line; initial
 // events are written at the pace the client reads them (watch-writer.ts), many lines per chunk.
 import { negotiate } from "../http-io.js";
-import { storeKeyOf } from "../registry/index.js";
+import { storeNameOf } from "../registry/index.js";
 import { failureStatus } from "../status.js";
 import type { ResourceRequest } from "./context.js";
 import { int64Param, isTrue, parseRv, validateListOptions } from "./list-options.js";
@@ -39,7 +39,7 @@ export function handleWatch(r: ResourceRequest): void {
   includeObjectOf(r.query); // a bad value is a 400, before the stream starts
   const filter = buildFilter(r.def, r.namespace, r.query);
   const storage = r.server.storage;
-  const store = storeKeyOf(r.def);
+  const store = storeNameOf(r.def);
   const rvParam = r.query.get("resourceVersion") ?? "";
   const sendInitialEvents = isTrue(r.query.get("sendInitialEvents"));
   const bookmarks = isTrue(r.query.get("allowWatchBookmarks"));

@@ -16,7 +16,7 @@ import {
   validateMeta,
 } from "../object/meta.js";
 import { decodeProtobuf } from "../protobuf.js";
-import { storeKeyOf } from "../registry/index.js";
+import { storeNameOf } from "../registry/index.js";
 import {
   applyDefaults,
   dropEmptyOptionalMaps,
@@ -305,7 +305,7 @@ export function commitUpdate(
     return { json: JSON.stringify(ordered), stored: undefined };
   }
   void warnings;
-  const stored = r.server.storage.put(storeKeyOf(r.def), ordered);
+  const stored = r.server.storage.put(storeNameOf(r.def), ordered);
   r.server.hooks.afterWrite(r.def, stored, current);
   finalizeIfDone(r.server, r.def, stored);
   return { json: stored.json, stored };

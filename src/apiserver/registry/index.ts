@@ -1,5 +1,5 @@
 // registry: the resources the server serves, built-in and from CustomResourceDefinitions.
 export { builtinResources, fieldAt } from "./builtins.js";
 export type { ServedGroup } from "./registry.js";
-export { compareKubeVersions, Registry, storeKeyOf } from "./registry.js";
+export { compareKubeVersions, Registry, storeNameOf } from "./registry.js";
 export type { PrinterColumn, ResourceDefinition } from "./resource.js";

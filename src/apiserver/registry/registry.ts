@@ -3,7 +3,7 @@
 import type { ResourceDefinition } from "./resource.js";
 
 /** Where a resource's objects are kept: every version of a group/resource shares one store. */
-export function storeKeyOf(def: ResourceDefinition): string {
+export function storeNameOf(def: ResourceDefinition): string {
   return `${def.group}/${def.plural}`;
 }
 

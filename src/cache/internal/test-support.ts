@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../../api/index.js";
 import { eventually } from "../../envtest/index.js";
-import { type RestClient, resourceOf } from "../../rest/index.js";
+import { type RESTClient, resourceOf } from "../../rest/index.js";
 
 /** Waits until `cond` holds, 15 s at most (informers over real HTTP, on a loaded machine). */
 export async function until(what: string, cond: () => boolean | Promise<boolean>): Promise<void> {
@@ -11,7 +11,7 @@ export async function until(what: string, cond: () => boolean | Promise<boolean>
 }
 
 /** A namespace of its own for one test: `<prefix>-<random>`. */
-export async function newNamespace(rest: RestClient, prefix: string): Promise<string> {
+export async function newNamespace(rest: RESTClient, prefix: string): Promise<string> {
   const name = `${prefix}-${randomUUID().slice(0, 8)}`;
   await rest.create(resourceOf(kinds.Namespace), { metadata: { name } });
   return name;

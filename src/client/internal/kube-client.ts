@@ -10,14 +10,14 @@ import {
   type KubeObject,
   labelSelectorFromSet,
   type ObjectKey,
-  parseApiVersion,
+  parseAPIVersion,
   type Unstructured,
 } from "../../api/index.js";
 import { isMetadataOnly, type Reader } from "../../cache/index.js";
 import {
   ACCEPT_PARTIAL_METADATA,
   ACCEPT_PARTIAL_METADATA_LIST,
-  type RestClient,
+  type RESTClient,
   resourceOf,
 } from "../../rest/index.js";
 import type { Client, KindName } from "../client.js";
@@ -41,7 +41,7 @@ import { KindResolver } from "./kind-resolver.js";
 import { SubResource } from "./subresource.js";
 
 export interface KubeClientParts {
-  rest: RestClient;
+  rest: RESTClient;
   ownRest: boolean;
   mapper: RESTMapper;
   options: ResolvedClientOptions;
@@ -86,7 +86,7 @@ function stampKind(obj: KubeObject, kind: Kind): void {
 }
 
 export class KubeClient implements Client {
-  readonly #rest: RestClient;
+  readonly #rest: RESTClient;
   readonly #ownRest: boolean;
   readonly #opts: ResolvedClientOptions;
   readonly #writer: Writer;
@@ -113,7 +113,7 @@ export class KubeClient implements Client {
 
   async #resolve(ref: Kind | KindName, signal: AbortSignal | undefined): Promise<Kind> {
     if (isKind(ref)) return ref;
-    const gvk = "apiVersion" in ref ? { ...parseApiVersion(ref.apiVersion), kind: ref.kind } : ref;
+    const gvk = "apiVersion" in ref ? { ...parseAPIVersion(ref.apiVersion), kind: ref.kind } : ref;
     return this.#kinds.kindFor(gvk, signal);
   }
 

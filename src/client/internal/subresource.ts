@@ -2,18 +2,18 @@ import type { ApplyInput } from "../apply-configuration.js";
 // A subresource client: the Writer's verbs with a subresource, plus get and create, which
 // address the subresource of an object with a body of another kind (a Scale, an Eviction).
 import type { KubeObject, Unstructured } from "../../api/index.js";
-import { type RestClient, queryString, resourceOf, resourcePath } from "../../rest/index.js";
+import { type RESTClient, queryString, resourceOf, resourcePath } from "../../rest/index.js";
 import type { ApplyOptions, CreateOptions, GetOptions, PatchOptions } from "../options.js";
 import type { Patch } from "../patch.js";
 import type { SubResourceClient, SubResourceUpdateOptions } from "../subresource-client.js";
 import type { Writer } from "./writer.js";
 
 export class SubResource implements SubResourceClient {
-  readonly #rest: RestClient;
+  readonly #rest: RESTClient;
   readonly #writer: Writer;
   readonly #name: string;
 
-  constructor(rest: RestClient, writer: Writer, name: string) {
+  constructor(rest: RESTClient, writer: Writer, name: string) {
     this.#rest = rest;
     this.#writer = writer;
     this.#name = name;

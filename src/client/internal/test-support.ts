@@ -2,11 +2,11 @@
 // condition on the server by watching (never by sleeping).
 import { randomUUID } from "node:crypto";
 import { type Kind, kinds } from "../../api/index.js";
-import { createRestClient, type RestClient, resourceOf } from "../../rest/index.js";
-import type { RestConfig } from "../../rest/config.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../../rest/index.js";
+import type { RESTConfig } from "../../rest/config.js";
 
 /** Creates a namespace with a fresh name starting with `prefix`. */
-export async function newNamespace(rest: RestClient, prefix: string): Promise<string> {
+export async function newNamespace(rest: RESTClient, prefix: string): Promise<string> {
   const name = `${prefix}-${randomUUID().slice(0, 8)}`;
   await rest.create(resourceOf(kinds.Namespace), { apiVersion: "v1", kind: "Namespace", metadata: { name } });
   return name;
@@ -17,14 +17,14 @@ export async function newNamespace(rest: RestClient, prefix: string): Promise<st
  * `namespace`. Rejects after `timeoutMs` (a safety net for a failing test, not a timing assertion).
  */
 export async function waitFor(
-  config: RestConfig,
+  config: RESTConfig,
   kind: Kind,
   namespace: string | undefined,
   what: string,
   check: () => Promise<boolean>,
   timeoutMs = 20_000,
 ): Promise<void> {
-  const rest = createRestClient(config);
+  const rest = newRESTClient(config);
   const signal = AbortSignal.timeout(timeoutMs);
   try {
     const list = await rest.list(resourceOf(kind), { namespace, signal });

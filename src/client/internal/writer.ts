@@ -1,7 +1,7 @@
 // Writes shared by the Client and its subresource clients: find the object's resource from its
 // apiVersion and kind, send, return what the server answered. Nothing here changes its arguments.
-import { type Kind, type KubeObject, parseApiVersion } from "../../api/index.js";
-import { type RestClient, resourceOf, type WriteOptions as RestWriteOptions } from "../../rest/index.js";
+import { type Kind, type KubeObject, parseAPIVersion } from "../../api/index.js";
+import { type RESTClient, resourceOf, type WriteOptions as RestWriteOptions } from "../../rest/index.js";
 import { FieldOwnerRequiredError, MissingKindError, MissingNameError } from "../errors.js";
 import type { KindResolver } from "./kind-resolver.js";
 import type { ApplyOptions, PatchOptions, ResolvedClientOptions, WriteOptions } from "../options.js";
@@ -24,11 +24,11 @@ export function checkNamespace(kind: Kind, namespace: string | undefined, name: 
 }
 
 export class Writer {
-  readonly #rest: RestClient;
+  readonly #rest: RESTClient;
   readonly #opts: ResolvedClientOptions;
   readonly #kinds: KindResolver;
 
-  constructor(rest: RestClient, opts: ResolvedClientOptions, kinds: KindResolver) {
+  constructor(rest: RESTClient, opts: ResolvedClientOptions, kinds: KindResolver) {
     this.#rest = rest;
     this.#opts = opts;
     this.#kinds = kinds;
@@ -36,7 +36,7 @@ export class Writer {
 
   kindOfObject(obj: Readonly<KubeObject>, verb: string, signal: AbortSignal | undefined): Promise<Kind> {
     if (!obj.apiVersion || !obj.kind) return Promise.reject(new MissingKindError(verb, obj.metadata?.name));
-    return this.#kinds.kindFor({ ...parseApiVersion(obj.apiVersion), kind: obj.kind }, signal);
+    return this.#kinds.kindFor({ ...parseAPIVersion(obj.apiVersion), kind: obj.kind }, signal);
   }
 
   /** The kind, namespace and name of an existing object `verb` addresses. */

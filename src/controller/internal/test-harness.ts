@@ -6,16 +6,16 @@ import type { TestContext } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { Registry } from "prom-client";
 import { type Kind, type KubeObject, kinds } from "../../api/index.js";
-import { type Cache, createCache } from "../../cache/index.js";
+import { type Cache, newCache } from "../../cache/index.js";
 import type { Environment } from "../../envtest/index.js";
 import { type Logger, newLogger } from "../../log/index.js";
-import { createRestClient, type RestClient, resourceOf } from "../../rest/index.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../../rest/index.js";
 import { type ControllerContext, newControllerContext } from "../context.js";
 import { testEnvironment } from "../../../test/support/environment.js";
 
 export interface Harness {
   ns: string;
-  rest: RestClient;
+  rest: RESTClient;
   cache: Cache;
   ctx: ControllerContext;
   registry: Registry;
@@ -30,16 +30,16 @@ export interface Harness {
 }
 
 /** Starts the embedded server for a test file; call `stop` in `after`. */
-export async function startEnv(): Promise<{ env: Environment; rest: RestClient }> {
+export async function startEnv(): Promise<{ env: Environment; rest: RESTClient }> {
   const env = testEnvironment();
   const config = await env.start();
-  return { env, rest: createRestClient(config) };
+  return { env, rest: newRESTClient(config) };
 }
 
-export async function newHarness(t: TestContext, env: Environment, rest: RestClient): Promise<Harness> {
+export async function newHarness(t: TestContext, env: Environment, rest: RESTClient): Promise<Harness> {
   const ns = `ctrl-${randomBytes(4).toString("hex")}`;
   await rest.create(resourceOf(kinds.Namespace), { metadata: { name: ns } });
-  const cache = createCache(env.config, { defaultNamespaces: [ns] });
+  const cache = newCache(env.config, { defaultNamespaces: [ns] });
   const stop = new AbortController();
   const cacheDone = cache.start(stop.signal);
   const registry = new Registry();

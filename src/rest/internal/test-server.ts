@@ -11,7 +11,7 @@ import {
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { CertificateAuthority, ServingCertOptions } from "../../certs/index.js";
-import type { RestConfig } from "../config.js";
+import type { RESTConfig } from "../config.js";
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void | Promise<void>;
 
@@ -31,7 +31,7 @@ export interface LocalServer {
   connections(): number;
   /** Sockets currently open. */
   openSockets(): Set<Socket>;
-  config(overrides?: Partial<RestConfig>): RestConfig;
+  config(overrides?: Partial<RESTConfig>): RESTConfig;
   close(): Promise<void>;
 }
 

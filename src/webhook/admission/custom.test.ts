@@ -4,7 +4,7 @@ import { after, before, describe, test } from "node:test";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { defineKind, kinds, type KubeObject } from "../../api/index.js";
-import { applyJsonPatch } from "../../patch/index.js";
+import { applyJSONPatch } from "../../patch/index.js";
 import { StatusError } from "../../rest/index.js";
 import { webhookFor, WebhookBuilderError } from "../builder.js";
 import { DuplicateWebhookPathError } from "../errors.js";
@@ -137,7 +137,7 @@ describe("customDefaulter and customValidator", () => {
     const resp = await call(run, mutatePath(Widget), req("CREATE", { object: widget }));
     assert.equal(resp.allowed, true);
     assert.equal(resp.patchType, "JSONPatch");
-    const result = applyJsonPatch(structuredClone(widget), patchOperations(resp)) as Widget;
+    const result = applyJSONPatch(structuredClone(widget), patchOperations(resp)) as Widget;
     assert.deepEqual(result, {
       ...widget,
       metadata: { ...widget.metadata, annotations: { "toys/defaulted": "true" } },
@@ -154,7 +154,7 @@ describe("customDefaulter and customValidator", () => {
     };
     const resp = await call(run, mutatePath(Widget), req("UPDATE", { object: done, oldObject: done }));
     assert.equal(resp.allowed, true);
-    assert.deepEqual(applyJsonPatch(structuredClone(done), patchOperations(resp)), {
+    assert.deepEqual(applyJSONPatch(structuredClone(done), patchOperations(resp)), {
       ...done,
       spec: { size: 5, color: "red", tags: ["defaulted"] },
     });

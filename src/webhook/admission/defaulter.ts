@@ -7,7 +7,7 @@
 // them; here the object is the JSON the API server sent, so nothing is lost on the way and the
 // patch only holds what `default` changed (removals included).
 import type { KubeObject, Kind } from "../../api/index.js";
-import { cloneJson } from "../../patch/index.js";
+import { cloneJSON } from "../../patch/index.js";
 import { allowed, deniedByError, patched } from "./response.js";
 import type { AdmissionRequest, AdmissionResponse } from "./types.js";
 import { type AdmissionWebhook, newAdmissionWebhook } from "./webhook.js";
@@ -34,7 +34,7 @@ export function withDefaulter<T extends KubeObject>(
       const bad = objectKindMismatch(kind, obj);
       if (bad) return bad;
       const original = obj as T;
-      const mutated = cloneJson(original);
+      const mutated = cloneJSON(original);
       try {
         await defaulter.default(mutated, req, signal);
       } catch (err) {

@@ -1,7 +1,7 @@
 // Building admission responses, after controller-runtime's admission/response.go: allowed and
 // denied answers with a Status, errors with a code, and mutations as base64 JSON patches.
 import type { Status } from "kubernetes-types/meta/v1.js";
-import { createJsonPatch, type JsonPatchOperation } from "../../patch/index.js";
+import { createJSONPatch, type JSONPatchOperation } from "../../patch/index.js";
 import { StatusError } from "../../rest/index.js";
 import type { AdmissionResponse } from "./types.js";
 
@@ -46,7 +46,7 @@ export function deniedByError(err: unknown): AdmissionResponse {
  * they are equal). Compute `original` from the request's object before mutating a copy of it.
  */
 export function patched(original: unknown, mutated: unknown, message = ""): AdmissionResponse {
-  return patchedWith(createJsonPatch(original, mutated), message);
+  return patchedWith(createJSONPatch(original, mutated), message);
 }
 
 /**
@@ -69,7 +69,7 @@ export function patchResponseFromRaw(originalRaw: string | Uint8Array, mutated: 
 }
 
 /** Admits the request with the given JSON patch operations (none: a plain `allowed`). */
-export function patchedWith(ops: JsonPatchOperation[], message = ""): AdmissionResponse {
+export function patchedWith(ops: JSONPatchOperation[], message = ""): AdmissionResponse {
   const resp = allowed(message);
   if (ops.length === 0) return resp;
   resp.patch = Buffer.from(JSON.stringify(ops)).toString("base64");
@@ -84,9 +84,9 @@ export function withWarnings(resp: AdmissionResponse, ...warnings: string[]): Ad
 }
 
 /** The JSON patch operations a response carries (decoded from base64), or none. */
-export function patchOperations(resp: AdmissionResponse): JsonPatchOperation[] {
+export function patchOperations(resp: AdmissionResponse): JSONPatchOperation[] {
   if (!resp.patch) return [];
-  return JSON.parse(Buffer.from(resp.patch, "base64").toString()) as JsonPatchOperation[];
+  return JSON.parse(Buffer.from(resp.patch, "base64").toString()) as JSONPatchOperation[];
 }
 
 export function messageOf(err: unknown): string {

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { KubeObject } from "../../api/index.js";
-import { applyJsonPatch } from "../../patch/index.js";
+import { applyJSONPatch } from "../../patch/index.js";
 import { maxRequestSize } from "../internal/read-body.js";
 import { metricValue, post, type RunningServer, startServer } from "../internal/test-server.js";
 import {
@@ -143,7 +143,7 @@ describe("admission webhook over HTTPS", () => {
     assert.equal(body.response?.patchType, "JSONPatch");
     const ops = patchOperations(body.response ?? { allowed: false });
     assert.ok(ops.length > 0);
-    const result = applyJsonPatch(structuredClone(pod), ops);
+    const result = applyJSONPatch(structuredClone(pod), ops);
     assert.deepEqual(result, {
       ...pod,
       metadata: { ...pod.metadata, labels: { "app.kubernetes.io/name": "x" } },
@@ -153,7 +153,7 @@ describe("admission webhook over HTTPS", () => {
   test("patchResponseFromRaw computes the patch against the raw JSON", async () => {
     const body = (await post(run, "/raw", reviewOf(request()))).json<AdmissionReview>();
     const ops = patchOperations(body.response ?? { allowed: false });
-    assert.deepEqual(applyJsonPatch(structuredClone(pod), ops), { ...pod, metadata: { name: "q" } });
+    assert.deepEqual(applyJSONPatch(structuredClone(pod), ops), { ...pod, metadata: { name: "q" } });
   });
 
   test("a handler that throws is denied with a 500 status, counted as a panic, and the server keeps serving", async () => {

@@ -2,8 +2,8 @@
 // hub and every other version (a spoke) converts to and from it. hub → spoke and spoke → hub take
 // one step, spoke → spoke goes through the hub. One webhook serves every kind, on `/convert`.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parseApiVersion, type KubeObject, type Unstructured } from "../../api/index.js";
-import { cloneJson } from "../../patch/index.js";
+import { parseAPIVersion, type KubeObject, type Unstructured } from "../../api/index.js";
+import { cloneJSON } from "../../patch/index.js";
 import type { Webhook, WebhookRequestContext } from "../handler.js";
 import { readJsonBody, writeJson } from "../internal/read-body.js";
 import {
@@ -88,8 +88,8 @@ export function newConversionWebhook(): ConversionWebhook {
     if (typeof obj !== "object" || obj === null || !obj.apiVersion || !obj.kind) {
       throw new ConversionError("an object to convert has no apiVersion or kind");
     }
-    const src = parseApiVersion(obj.apiVersion);
-    const dst = parseApiVersion(desiredAPIVersion);
+    const src = parseAPIVersion(obj.apiVersion);
+    const dst = parseAPIVersion(desiredAPIVersion);
     const gk = `${obj.kind}.${src.group}`;
     if (src.group !== dst.group) {
       throw new ConversionError(`cannot convert ${gk} to ${desiredAPIVersion}: the groups differ`);
@@ -108,7 +108,7 @@ export function newConversionWebhook(): ConversionWebhook {
         );
       }
     }
-    let cur: KubeObject = cloneJson(obj);
+    let cur: KubeObject = cloneJSON(obj);
     // An object already in the desired version is returned as is (controller-runtime refuses it;
     // the API server does not send those, but other callers may).
     if (src.version !== dst.version) {

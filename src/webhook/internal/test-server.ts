@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { Registry } from "prom-client";
-import { type CertificateAuthority, createCertificateAuthority, type KeyPair } from "../../certs/index.js";
+import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../../certs/index.js";
 import type { WebhookServerOptions } from "../server-options.js";
 import { newWebhookServer, type WebhookServer } from "../server.js";
 
@@ -22,7 +22,7 @@ export interface CertDir {
 
 export async function makeCertDir(): Promise<CertDir> {
   const dir = await mkdtemp(join(tmpdir(), "webhook-test-"));
-  const ca = await createCertificateAuthority("webhook-test-ca");
+  const ca = await newCertificateAuthority("webhook-test-ca");
   const write = async (pair: KeyPair) => {
     // Key first, then certificate, each replaced atomically.
     await writeFile(join(dir, ".tls.key.tmp"), pair.keyPem);
