@@ -30,5 +30,6 @@ export {
   parseFieldSelector,
   unescapeFieldValue,
 } from "./fields.js";
+export { parseGoDuration } from "./duration.js";
 // Deprecated names, kept for one release.
 export { parseApiVersion } from "./deprecated.js";

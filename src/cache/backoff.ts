@@ -2,7 +2,7 @@
 // `error` event and carries on; this wrapper waits before pulling the next event (so before the
 // next request), and forgets past failures once something succeeds. client-go's reflector uses
 // 800 ms doubling to 30 s with full jitter; a `Retry-After` from the server waits at least that.
-import { retryAfterSeconds } from "../rest/index.js";
+import { retryAfterSeconds, sleep } from "../rest/index.js";
 
 /** Delays for consecutive failures. */
 export interface Backoff {
@@ -45,25 +45,6 @@ export function exponentialBackoff(opts: ExponentialBackoffOptions = {}): Backof
   };
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** The server's error behind a wrapped one (the watcher wraps each in a WatcherError). */
 function causeOf(err: unknown): unknown {
   return err instanceof Error && err.cause !== undefined ? err.cause : err;
@@ -78,7 +59,7 @@ export interface BackoffEvent {
 /**
  * Passes `events` through, waiting after each `error` event (the backoff's delay, or the
  * server's `Retry-After` when longer) and resetting the backoff after any other event.
- * Ends when `events` ends; rejects with the signal's reason when it aborts during a wait.
+ * Ends when `events` ends (a wait ends early when `signal` aborts).
  */
 export async function* withBackoff<E extends BackoffEvent>(
   events: AsyncIterable<E>,

@@ -29,25 +29,6 @@ export function realClock(): Clock {
   };
 }
 
-/**
- * Resolves after `ms` on `clock`, or at once when `signal` aborts (it never rejects: callers
- * check `signal.aborted` after the wait).
- */
-export function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      timer.cancel();
-      resolve();
-    };
-    const timer = clock.setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** client-go's `wait.Jitter`: `duration` plus up to `maxFactor` times more, at random. */
 export function jitter(durationMs: number, maxFactor: number): number {
   const factor = maxFactor > 0 ? maxFactor : 1;

@@ -7,7 +7,8 @@
 // first saw that renewal after it was written, so it waits at least `leaseDuration` from a later
 // instant; since renewDeadline < leaseDuration, leader work has `leaseDuration - renewDeadline`
 // to wind down before anyone else may take over.
-import { type Clock, jitter, sleep, type TimerHandle, withDeadline } from "./clock.js";
+import { sleep } from "../rest/index.js";
+import { type Clock, jitter, type TimerHandle, withDeadline } from "./clock.js";
 import { LeaderElectionLostError } from "./errors.js";
 import type { LockReading } from "./lock.js";
 import {
@@ -105,7 +106,7 @@ class Elector implements LeaderElector {
         return undefined;
       }
       this.o.logger.v(4).info("failed to acquire lease", { lock: this.desc });
-      await sleep(this.clock, jitter(this.o.retryPeriodMs, JITTER_FACTOR), signal);
+      await sleep(jitter(this.o.retryPeriodMs, JITTER_FACTOR), signal, this.clock);
     }
     return undefined;
   }
@@ -144,7 +145,7 @@ class Elector implements LeaderElector {
     const work = this.startLeaderWork(leadingCtl.signal);
     const loop = leadingCtl.signal;
     while (!loop.aborted) {
-      await sleep(this.clock, this.o.retryPeriodMs, loop);
+      await sleep(this.o.retryPeriodMs, loop, this.clock);
       if (loop.aborted) break;
       const start = this.clock.now();
       const ok = await withDeadline(this.clock, loop, lastRenew + this.o.renewDeadlineMs, (s) =>

@@ -4,7 +4,7 @@
 // that never reached it is retried up to `maxTries` times, `retrySleepMs` apart (the first sleep
 // randomised); while that happens the queue fills, and a full queue drops what comes next.
 import type { Event } from "kubernetes-types/core/v1.js";
-import { isAlreadyExists, isNotFound, StatusError } from "../rest/index.js";
+import { isAlreadyExists, isNotFound, StatusError, sleep } from "../rest/index.js";
 import type { EventCorrelator } from "./correlator.js";
 import type { EventSink } from "./sink.js";
 
@@ -102,7 +102,7 @@ export class EventSender {
         return;
       }
       const delay = tries === 1 ? Math.random() * this.o.retrySleepMs : this.o.retrySleepMs;
-      await abortableSleep(delay, stop);
+      await sleep(delay, stop);
     }
   }
 
@@ -153,17 +153,4 @@ function summary(e: Event): Record<string, unknown> {
     type: e.type,
     object: `${e.involvedObject.kind}/${e.involvedObject.name}`,
   };
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

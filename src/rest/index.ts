@@ -85,7 +85,8 @@ export type {
 } from "./kubeconfig.js";
 export { loadKubeconfig, parseKubeconfig } from "./kubeconfig.js";
 export { renderKubeconfig } from "./kubeconfig-write.js";
-export { abortable } from "./abortable.js";
+export type { Timers } from "./abortable.js";
+export { abortable, sleep } from "./abortable.js";
 // Deprecated names, kept for one release.
 export type { RestClient, RestClientOptions, RestConfig } from "./deprecated.js";
 export {

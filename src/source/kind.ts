@@ -7,6 +7,7 @@ import type { EventHandler } from "../handler/index.js";
 import { nullLogger } from "../log/index.js";
 import type { Predicate } from "../predicate/index.js";
 import type { Request } from "../reconcile/index.js";
+import { sleep } from "../rest/index.js";
 import { InformerSyncError, KindSyncTimeoutError } from "./errors.js";
 import type { SourceInformer } from "./informer.js";
 import { informerEventHandler } from "./informer-events.js";
@@ -61,7 +62,7 @@ export function kind<T extends KubeObject, Req = Request>(
               err,
               "failed to get informer from cache; retrying (if the kind is a CRD, install it)",
             );
-            await delay_(delay, signal);
+            await sleep(delay, signal);
             if (signal.aborted) return;
           }
         }
@@ -109,16 +110,4 @@ export function kind<T extends KubeObject, Req = Request>(
 
 function gvkText(gvk: GroupVersionKind): string {
   return gvk.group ? `${gvk.group}/${gvk.version}, Kind=${gvk.kind}` : `${gvk.version}, Kind=${gvk.kind}`;
-}
-
-function delay_(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -3,6 +3,7 @@
 // and initial-events-end bookmarks, selectors applied to transitions, timeouts, and a cut-off
 // for watchers that do not read their live events (watcher.ts). One JSON object per line; initial
 // events are written at the pace the client reads them (watch-writer.ts), many lines per chunk.
+import { parseGoDuration } from "../../api/index.js";
 import { negotiate } from "../http-io.js";
 import { storeNameOf } from "../registry/index.js";
 import { failureStatus } from "../status.js";
@@ -20,17 +21,8 @@ function watchTimeout(query: URLSearchParams, fallback: number): number {
   // A negative timeout ends the watch at once, as kube's timer does; 0 is no timeout given.
   const ts = int64Param(query, "timeoutSeconds");
   if (ts !== undefined && ts !== 0) return ts;
-  const d = query.get("timeout");
-  if (d) {
-    let total = 0;
-    const re = /(\d+(?:\.\d+)?)(h|ms|m|s)/g;
-    for (let m = re.exec(d); m; m = re.exec(d)) {
-      const n = Number(m[1]);
-      total += m[2] === "h" ? n * 3600 : m[2] === "m" ? n * 60 : m[2] === "s" ? n : n / 1000;
-    }
-    if (total > 0) return total;
-  }
-  return fallback;
+  const ms = parseGoDuration(query.get("timeout") ?? "");
+  return ms !== undefined && ms > 0 ? ms / 1000 : fallback;
 }
 
 export function handleWatch(r: ResourceRequest): void {

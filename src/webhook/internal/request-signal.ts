@@ -2,6 +2,7 @@
 // `?timeout=` passes (kube-apiserver adds it to every webhook call, as a Go duration like "10s"),
 // or when the server gives up waiting for it on shutdown.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { parseGoDuration } from "../../api/index.js";
 
 /** `done()` releases the timer once the response is over. */
 export function requestSignal(
@@ -29,29 +30,4 @@ export function requestSignal(
     signal: AbortSignal.any(signals),
     done: () => clearTimeout(timer),
   };
-}
-
-const units: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
-/** Milliseconds in a Go duration ("10s", "1m30s", "250ms"), or undefined when it is not one. */
-export function parseGoDuration(s: string): number | undefined {
-  if (s === "") return undefined;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let m: RegExpExecArray | null;
-  let end = 0;
-  // biome-ignore lint/suspicious/noAssignInExpressions: the usual regex loop
-  while ((m = re.exec(s)) !== null) {
-    total += Number(m[1]) * (units[m[2]] ?? 0);
-    end = re.lastIndex;
-  }
-  return end === s.length && end > 0 ? total : undefined;
 }
