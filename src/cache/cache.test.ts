@@ -10,7 +10,7 @@ import { newRESTClient, isNotFound, type RESTClient, resourceOf, StatusError } f
 import { type Cache, newCache } from "./cache.js";
 import type { CacheOptions } from "./cache-options.js";
 import { metadataOnly } from "./metadata-kind.js";
-import { configMap, newNamespace, until } from "./internal/test-support.js";
+import { configMap, newNamespace, until } from "../../test/support/objects.js";
 import type { RESTConfig } from "../rest/index.js";
 import { testEnvironment } from "../../test/support/environment.js";
 

@@ -12,7 +12,7 @@ import { DeletedFinalStateUnknown, type ResourceEventHandler } from "./event-han
 import { indexByFieldAndNamespace } from "./field-index.js";
 import { type Informer, type InformerOptions, newInformer } from "./informer.js";
 import { NAMESPACE_INDEX } from "./store.js";
-import { configMap, newNamespace, until } from "./internal/test-support.js";
+import { configMap, newNamespace, until } from "../../test/support/objects.js";
 import type { RESTConfig } from "../rest/index.js";
 import { testEnvironment } from "../../test/support/environment.js";
 

@@ -13,7 +13,7 @@ import { DeletedFinalStateUnknown } from "./event-handler.js";
 import { type Informer, newInformer } from "./informer.js";
 import { type ListerWatcher, listWatcherFor, type ReflectorWatchOptions } from "./list-watcher.js";
 import { Reflector, type ReflectorSink, storeKeyOf } from "./reflector.js";
-import { configMap, newNamespace, until } from "./internal/test-support.js";
+import { configMap, newNamespace, until } from "../../test/support/objects.js";
 
 const CM = resourceOf(kinds.ConfigMap);
 const fastBackoff = () => exponentialBackoff({ initialMs: 10, maxMs: 100 });

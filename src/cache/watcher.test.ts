@@ -14,7 +14,7 @@ import {
   StatusError,
 } from "../rest/index.js";
 import { testEnvironment, versionDifference } from "../../test/support/environment.js";
-import { configMap, newNamespace } from "./internal/test-support.js";
+import { configMap, newNamespace } from "../../test/support/objects.js";
 import { type ListerWatcher, listWatcherFor, type ReflectorWatchOptions } from "./list-watcher.js";
 import { WatcherError, type WatcherEvent, watcher } from "./watcher.js";
 

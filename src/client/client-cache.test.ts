@@ -9,7 +9,7 @@ import { type Cache, newCache, type Reader } from "../cache/index.js";
 import type { RESTConfig } from "../rest/config.js";
 import { newRESTClient, isNotFound, type RESTClient, resourceOf } from "../rest/index.js";
 import { type Client, mergeFrom, newAPIReader, newClient } from "./index.js";
-import { newNamespace } from "./internal/test-support.js";
+import { newNamespace } from "../../test/support/objects.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const env = testEnvironment();

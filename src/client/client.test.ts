@@ -29,7 +29,7 @@ import {
   rawPatch,
   strategicMergeFrom,
 } from "./index.js";
-import { newNamespace, waitFor } from "./internal/test-support.js";
+import { newNamespace, until } from "../../test/support/objects.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 const env = testEnvironment();
@@ -434,7 +434,7 @@ test('subResource("eviction").create evicts a pod when the server serves evictio
     }
     throw err;
   }
-  await waitFor(config, kinds.Pod, ns, "the evicted pod is gone", async () =>
+  await until("the evicted pod is gone", async () =>
     client.get(kinds.Pod, { namespace: ns, name: "evictee" }).then(
       (p) => p.metadata?.deletionTimestamp !== undefined,
       (e) => isNotFound(e),

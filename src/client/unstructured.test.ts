@@ -18,7 +18,7 @@ import {
   StrategicMergeUnsupportedError,
   strategicMergeFrom,
 } from "./index.js";
-import { newNamespace } from "./internal/test-support.js";
+import { newNamespace } from "../../test/support/objects.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
 function crd(kind: string, plural: string, scope: "Namespaced" | "Cluster"): CustomResourceDefinition {

@@ -21,8 +21,8 @@ import {
   metricValue,
   newHarness,
   startEnv,
-  waitFor,
-} from "./internal/test-harness.js";
+} from "../../test/support/controller-harness.js";
+import { until } from "../../test/support/objects.js";
 
 let env: Environment;
 let rest: RESTClient;
@@ -101,7 +101,9 @@ test("a key is never reconciled by two workers at once, even with 8 workers and 
     }),
   );
   // Level-triggered: each key's last reconcile saw its last write.
-  await waitFor(() => finals.every(([n, rv]) => (lastSeen.get(n) ?? 0n) >= rv));
+  await until("every object reconciled at its last version", () =>
+    finals.every(([n, rv]) => (lastSeen.get(n) ?? 0n) >= rv),
+  );
   assert.deepEqual(violations, []);
   await run.stop();
 });
@@ -124,7 +126,7 @@ test("a change made during a reconcile causes exactly one more reconcile", async
       } else if (n === 2) secondDone.resolve();
     }),
   });
-  await waitFor(() => h.cache.hasSynced());
+  await until("the cache synced", () => h.cache.hasSynced());
   await h.createConfigMap("a");
   await firstStarted.promise;
   let last = await h.touch("a", "1");
@@ -161,7 +163,7 @@ test("errors are retried with exponential backoff, then the key's backoff is for
     [1, 2, 4, 8, 16],
   );
   // The success is handled once the reconciler returned: the key's backoff is forgotten.
-  await waitFor(() => limiter.forgotten.includes(key));
+  await until("the key forgotten by the rate limiter", () => limiter.forgotten.includes(key));
   assert.equal(limiter.numRequeues(key), 0);
   const labels = { controller: "backoff" };
   assert.equal(await metricValue(h.registry, "controller_runtime_reconcile_errors_total", labels), 5);
@@ -223,7 +225,8 @@ test("a TerminalError is counted and logged but not retried", async (t) => {
   await failed.promise;
   const labels = { controller: "terminal" };
   // The result is handled (and counted) before the worker takes another key.
-  await waitFor(
+  await until(
+    "the terminal error is counted",
     async () =>
       (await metricValue(h.registry, "controller_runtime_terminal_reconcile_errors_total", labels)) === 1,
   );
@@ -274,7 +277,8 @@ test("reconciliationTimeoutMs aborts the reconcile's signal and is counted", asy
   await h.createConfigMap("slow");
   await done.promise;
   assert.ok(reasons[0] instanceof ReconciliationTimeoutError);
-  await waitFor(
+  await until(
+    "the timeout is counted",
     async () =>
       (await metricValue(h.registry, "controller_runtime_reconcile_timeouts_total", {
         controller: "timeout",

@@ -19,7 +19,8 @@ import { type Request, reconcilerFn, requestKey, requestOf } from "../reconcile/
 import { type RESTClient, resourceOf } from "../rest/index.js";
 import { channel, KindSyncTimeoutError, kind, newChannel } from "../source/index.js";
 import { newController, SourceSyncError } from "./index.js";
-import { newHarness, startEnv, waitFor } from "./internal/test-harness.js";
+import { newHarness, startEnv } from "../../test/support/controller-harness.js";
+import { until } from "../../test/support/objects.js";
 
 let env: Environment;
 let rest: RESTClient;
@@ -53,11 +54,11 @@ test("a ticker's object-less GenericEvents through a channel source and a map fu
   const done = c.start(h.signal);
   await ticks.send({}); // waits for the source to subscribe (capacity 0), as a Go channel would
   const want = ["bucket-1", "bucket-2", "bucket-3"].map((n) => `${h.ns}/${n}`);
-  await waitFor(() => want.every((k) => seen.includes(k)));
+  await until("every wanted request seen", () => want.every((k) => seen.includes(k)));
   // A second tick reconciles every bucket again.
   const before = seen.length;
   await ticks.send({});
-  await waitFor(() => seen.length >= before + 3);
+  await until("three more requests", () => seen.length >= before + 3);
   ticks.close();
   t.after(() => done);
 });
@@ -73,8 +74,10 @@ test("every channel source reading one Channel gets every event (fan-out), and a
   await cb.watch(channel(events, enqueueRequestForObject<ConfigMap>(), { bufferSize: 1 }));
   const done = Promise.all([ca.start(h.signal), cb.start(h.signal)]);
   t.after(() => done);
-  await waitFor(() => events.trySend({ object: { metadata: { name: "x", namespace: h.ns } } }));
-  await waitFor(() => a.seen.includes(`${h.ns}/x`) && b.seen.includes(`${h.ns}/x`));
+  await until("the channel takes the event", () =>
+    events.trySend({ object: { metadata: { name: "x", namespace: h.ns } } }),
+  );
+  await until("both controllers see x", () => a.seen.includes(`${h.ns}/x`) && b.seen.includes(`${h.ns}/x`));
 });
 
 test("enqueueRequestForOwner reconciles the owner when an owned object is created or changed", async (t) => {
@@ -99,7 +102,7 @@ test("enqueueRequestForOwner reconciles the owner when an owned object is create
     { metadata: { name: "owned", namespace: h.ns, ownerReferences: [ref] }, stringData: { a: "1" } },
     { namespace: h.ns },
   );
-  await waitFor(() => seen.includes(`${h.ns}/owner`));
+  await until("the owner enqueued", () => seen.includes(`${h.ns}/owner`));
   assert.ok(!seen.includes(`${h.ns}/owned`));
   const count = seen.length;
   await rest.patch(
@@ -111,7 +114,7 @@ test("enqueueRequestForOwner reconciles the owner when an owned object is create
       patchType: "merge",
     },
   );
-  await waitFor(() => seen.length > count);
+  await until("one more request", () => seen.length > count);
   assert.deepEqual(new Set(seen), new Set([`${h.ns}/owner`]));
 });
 
@@ -148,7 +151,7 @@ test("generationChanged lets spec changes through and drops status-only updates"
     },
     { namespace: h.ns },
   );
-  await waitFor(() => seen.includes(`${h.ns}/web`));
+  await until("web enqueued", () => seen.includes(`${h.ns}/web`));
   d = await rest.update<Deployment>(
     res,
     { ...d, status: { observedGeneration: 1, replicas: 0 } },
@@ -196,7 +199,9 @@ test("a source added after the start starts at once", async (t) => {
   const c = newController("late", h.ctx, { reconciler });
   const done = c.start(h.signal);
   t.after(() => done);
-  await waitFor(() => h.lines.some((l) => l.msg === "Starting workers" && l.controller === "late"));
+  await until("the late controller's workers started", () =>
+    h.lines.some((l) => l.msg === "Starting workers" && l.controller === "late"),
+  );
   const ch = newChannel<GenericEvent>({ capacity: 1 });
   await c.watch(
     channel(
@@ -205,7 +210,7 @@ test("a source added after the start starts at once", async (t) => {
     ),
   );
   await ch.send({});
-  await waitFor(() => seen.includes(`${h.ns}/late`));
+  await until("late enqueued", () => seen.includes(`${h.ns}/late`));
 });
 
 test("warmup starts the sources without reconciling; start then reconciles what they queued", async (t) => {
@@ -219,7 +224,7 @@ test("warmup starts the sources without reconciling; start then reconciles what 
   assert.equal(seen.length, 0);
   const done = c.start(h.signal);
   t.after(() => done);
-  await waitFor(() => seen.includes(`${h.ns}/warm`));
+  await until("warm enqueued", () => seen.includes(`${h.ns}/warm`));
 });
 
 test("with recoverPanic off, a panic stops the controller and start rejects with it", async (t) => {

@@ -8,7 +8,7 @@ import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../api/index.js";
 import { type Cache, newCache, deepFreeze } from "../cache/index.js";
 import { type Client, newClient } from "../client/index.js";
-import { newNamespace } from "../client/internal/test-support.js";
+import { newNamespace } from "../../test/support/objects.js";
 import type { RESTConfig } from "../rest/config.js";
 import { newRESTClient, type RESTClient } from "../rest/index.js";
 import {

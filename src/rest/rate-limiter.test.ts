@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setImmediate as tick } from "node:timers/promises";
-import { json, startLocalServer } from "./internal/test-server.js";
+import { json, startLocalServer } from "../../test/support/local-server.js";
 import { newTokenBucket } from "./rate-limiter.js";
 import { newRESTClient } from "./rest-client.js";
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import type { IncomingMessage } from "node:http";
 import { test } from "node:test";
 import { NetworkError, StatusError } from "./errors.js";
-import { json, type LocalServer, startLocalServer } from "./internal/test-server.js";
+import { json, type LocalServer, startLocalServer } from "../../test/support/local-server.js";
 import { newRESTClient, type RESTClient } from "./rest-client.js";
 import { ACCEPT_PARTIAL_METADATA_LIST } from "./rest-options.js";
 import {

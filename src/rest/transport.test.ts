@@ -7,7 +7,7 @@ import type { TLSSocket } from "node:tls";
 import { type CertificateAuthority, newCertificateAuthority } from "../certs/index.js";
 import type { CredentialSource } from "./credentials.js";
 import { NetworkError } from "./errors.js";
-import { json, type LocalServer, startLocalServer } from "./internal/test-server.js";
+import { json, type LocalServer, startLocalServer } from "../../test/support/local-server.js";
 import { isUnauthorized } from "./status-reasons.js";
 import { newTransport, DEFAULT_USER_AGENT, type Transport } from "./transport.js";
 import { newRESTClient } from "./rest-client.js";

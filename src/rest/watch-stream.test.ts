@@ -5,7 +5,7 @@ import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import { test } from "node:test";
 import { NetworkError, StatusError, WatchDecodeError } from "./errors.js";
-import { startLocalServer } from "./internal/test-server.js";
+import { startLocalServer } from "../../test/support/local-server.js";
 import { newRESTClient } from "./rest-client.js";
 import { isForbidden } from "./status-reasons.js";
 import type { WatchEvent } from "./watch.js";

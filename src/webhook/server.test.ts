@@ -9,7 +9,7 @@ import { describe, test } from "node:test";
 import type { IncomingMessage } from "node:http";
 import { newCertificateAuthority } from "../certs/index.js";
 import { CertificateLoadError, DuplicateWebhookPathError, InvalidWebhookPathError } from "./errors.js";
-import { makeCertDir, metricValue, post, startServer } from "./internal/test-server.js";
+import { makeCertDir, metricValue, post, startServer } from "../../test/support/webhook-server.js";
 import type { Webhook } from "./handler.js";
 import { newWebhookServer } from "./server.js";
 

@@ -9,7 +9,7 @@ import { newLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
 import { newWebhookServer, withDefaulter, withValidator } from "../../src/webhook/index.js";
 import { newConversionWebhook } from "../../src/webhook/index.js";
-import { makeCertDir } from "../../src/webhook/internal/test-server.js";
+import { makeCertDir } from "../support/webhook-server.js";
 import { CANARY_NAMESPACE, FUZZ_GROUP } from "./generators.js";
 
 const errors: string[] = [];

@@ -8,7 +8,7 @@ import { applyJSONPatch } from "../../patch/index.js";
 import { StatusError } from "../../rest/index.js";
 import { webhookFor, WebhookBuilderError } from "../builder.js";
 import { DuplicateWebhookPathError } from "../errors.js";
-import { post, type RunningServer, startServer } from "../internal/test-server.js";
+import { post, type RunningServer, startServer } from "../../../test/support/webhook-server.js";
 import { mutatePath, validatePath } from "../paths.js";
 import { newWebhookServer } from "../server.js";
 import { patchOperations } from "./response.js";

@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import type { KubeObject } from "../../api/index.js";
 import { applyJSONPatch } from "../../patch/index.js";
 import { maxRequestSize } from "../internal/read-body.js";
-import { metricValue, post, type RunningServer, startServer } from "../internal/test-server.js";
+import { metricValue, post, type RunningServer, startServer } from "../../../test/support/webhook-server.js";
 import {
   allowed,
   denied,

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { defineKind, type KubeObject } from "../../api/index.js";
 import { webhookFor } from "../builder.js";
-import { post, type RunningServer, startServer } from "../internal/test-server.js";
+import { post, type RunningServer, startServer } from "../../../test/support/webhook-server.js";
 import { convertPath } from "../paths.js";
 import { newWebhookServer } from "../server.js";
 import type { ConversionReview } from "./types.js";

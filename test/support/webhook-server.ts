@@ -8,9 +8,9 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { Registry } from "prom-client";
-import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../../certs/index.js";
-import type { WebhookServerOptions } from "../server-options.js";
-import { newWebhookServer, type WebhookServer } from "../server.js";
+import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../../src/certs/index.js";
+import type { WebhookServerOptions } from "../../src/webhook/server-options.js";
+import { newWebhookServer, type WebhookServer } from "../../src/webhook/server.js";
 
 export interface CertDir {
   dir: string;

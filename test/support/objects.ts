@@ -1,9 +1,10 @@
-// Helpers shared by the cache's tests (not exported from the folder's index).
+// Objects and waits shared by the tests that talk to an API server: a namespace of its own per
+// test, ConfigMaps, and waiting for a condition with envtest's eventually().
 import { randomUUID } from "node:crypto";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../api/index.js";
-import { eventually } from "../../envtest/index.js";
-import { type RESTClient, resourceOf } from "../../rest/index.js";
+import { kinds } from "../../src/api/index.js";
+import { eventually } from "../../src/envtest/index.js";
+import { type RESTClient, resourceOf } from "../../src/rest/index.js";
 
 /** Waits until `cond` holds, 15 s at most (informers over real HTTP, on a loaded machine). */
 export async function until(what: string, cond: () => boolean | Promise<boolean>): Promise<void> {

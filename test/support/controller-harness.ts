@@ -1,17 +1,18 @@
 // Shared set-up of the controller tests: one embedded API server per test file, and per test a
-// namespace, a cache restricted to it, a metrics registry and a controller context. Not exported.
+// namespace, a cache restricted to it, a metrics registry and a controller context.
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import type { TestContext } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { Registry } from "prom-client";
-import { type Kind, type KubeObject, kinds } from "../../api/index.js";
-import { type Cache, newCache } from "../../cache/index.js";
-import type { Environment } from "../../envtest/index.js";
-import { type Logger, newLogger } from "../../log/index.js";
-import { newRESTClient, type RESTClient, resourceOf } from "../../rest/index.js";
-import { type ControllerContext, newControllerContext } from "../context.js";
-import { testEnvironment } from "../../../test/support/environment.js";
+import { type Kind, type KubeObject, kinds } from "../../src/api/index.js";
+import { type Cache, newCache } from "../../src/cache/index.js";
+import type { Environment } from "../../src/envtest/index.js";
+import { type Logger, newLogger } from "../../src/log/index.js";
+import { newRESTClient, type RESTClient, resourceOf } from "../../src/rest/index.js";
+import { type ControllerContext, newControllerContext } from "../../src/controller/context.js";
+import { testEnvironment } from "./environment.js";
+import { until } from "./objects.js";
 
 export interface Harness {
   ns: string;
@@ -65,7 +66,7 @@ export async function newHarness(t: TestContext, env: Environment, rest: RESTCli
       rest.patch<ConfigMap>(cm, name, { data: { v: value } }, { namespace: ns, patchType: "merge" }),
     async cached(kind, obj) {
       const want = BigInt(obj.metadata!.resourceVersion!);
-      await waitFor(async () => {
+      await until(`the cache holds ${obj.metadata!.name} at ${want}`, async () => {
         try {
           const got = await cache.get(kind, { namespace: ns, name: obj.metadata!.name! });
           return BigInt(got.metadata!.resourceVersion!) >= want;
@@ -86,15 +87,6 @@ export function captureLogger(lines: Record<string, unknown>[]): Logger {
     },
   });
   return newLogger({ destination, level: 0 });
-}
-
-/** Polls `cond` until it holds; fails after `ms` (a deadline for hung tests, not a timing assertion). */
-export async function waitFor(cond: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error("waitFor: condition not met before the deadline");
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 /** A promise with its resolve function, to await events from reconcilers. */
