@@ -13,7 +13,8 @@ import { OpenAPIService } from "../../src/apiserver/openapi/index.js";
 import { builtinResources, Registry } from "../../src/apiserver/registry/index.js";
 import { requestTarget } from "../../src/apiserver/request-path.js";
 import { route } from "../../src/apiserver/router.js";
-import { objectMetaSchema, type Schema } from "../../src/apiserver/schema/index.js";
+import { objectMetaSchema, PatternCache, type Schema } from "../../src/apiserver/schema/index.js";
+import { TypeModels } from "../../src/apiserver/apply/index.js";
 import { seed } from "../../src/apiserver/seed.js";
 import { Storage } from "../../src/apiserver/storage/index.js";
 
@@ -48,6 +49,8 @@ function context(): ServerContext {
     }),
     conversion,
     openapi: new OpenAPIService(registry),
+    patterns: new PatternCache(),
+    types: new TypeModels(),
     objectMetaSchema: () => {
       objectMeta ??= objectMetaSchema();
       return objectMeta;

@@ -24,7 +24,8 @@ import {
   sendMalformedTarget,
 } from "./request-path.js";
 import { route } from "./router.js";
-import { objectMetaSchema, type Schema } from "./schema/index.js";
+import { TypeModels } from "./apply/index.js";
+import { objectMetaSchema, PatternCache, type Schema } from "./schema/index.js";
 import { seed } from "./seed.js";
 import { ApiError } from "./status.js";
 import { Storage } from "./storage/index.js";
@@ -157,6 +158,8 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     }),
     conversion,
     openapi: new OpenAPIService(registry),
+    patterns: new PatternCache(),
+    types: new TypeModels(),
     objectMetaSchema: () => {
       objectMeta ??= objectMetaSchema();
       return objectMeta;

@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { widgetCRD } from "../crd/widget-crd.fixture.js";
 import { builtinResources, type ResourceDefinition } from "../registry/index.js";
 import { updatedManagedFields, ownershipContext, type WriteContext } from "./field-manager.js";
+import { TypeModels } from "./type-model.js";
 import { ApplyTypeError } from "./list-items.js";
 import { encodeManagedFields } from "./managers.js";
 import type { Json } from "./path-element.js";
@@ -32,11 +33,13 @@ function widgetDef(): ResourceDefinition {
   };
 }
 
+const types = new TypeModels();
 const ctx = (def: ResourceDefinition, subresource = ""): WriteContext => ({
   def,
   apiVersion: def.group ? `${def.group}/${def.version}` : def.version,
   subresource,
   time: "2026-01-01T00:00:00Z",
+  types,
 });
 
 /** The general path: recordUpdate from an object holding only apiVersion and kind. */

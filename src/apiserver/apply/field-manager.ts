@@ -16,7 +16,7 @@ import {
 import { ApplyTypeError } from "./list-items.js";
 import { decodeManagedFields, encodeManagedFields, type Managers } from "./managers.js";
 import type { Json, PathElement } from "./path-element.js";
-import { objectType } from "./type-model.js";
+import type { TypeModels } from "./type-model.js";
 import { applyConfiguration, type OwnershipContext, recordUpdate } from "./updater.js";
 
 type Obj = Record<string, unknown>;
@@ -29,6 +29,8 @@ export interface WriteContext {
   readonly subresource: string;
   /** RFC 3339 with seconds. */
   readonly time: string;
+  /** The server's object types, built once per definition. */
+  readonly types: TypeModels;
 }
 
 /**
@@ -43,7 +45,7 @@ function ignoredFields(def: ResourceDefinition, subresource: string): (pe: PathE
 
 export function ownershipContext(w: WriteContext): OwnershipContext {
   return {
-    type: objectType(w.def),
+    type: w.types.of(w.def),
     apiVersion: w.apiVersion,
     subresource: w.subresource,
     ignored: ignoredFields(w.def, w.subresource),
@@ -127,7 +129,7 @@ function createdEntries(newObj: Readonly<Obj>, manager: string, w: WriteContext)
   try {
     fieldsV1 = createdFieldsV1(
       withoutManagedFields(newObj),
-      objectType(w.def),
+      w.types.of(w.def),
       ignoredFields(w.def, w.subresource),
     );
   } catch (e) {

@@ -215,17 +215,27 @@ function isObjectMetaSlot(s: Schema | undefined): boolean {
  * the generated definitions and strategic-merge tags; deduced where nothing is known.
  */
 export function objectType(def: ResourceDefinition): MapType {
-  let t = builtTypes.get(def);
-  if (!t) {
-    t = buildObjectType(def);
-    builtTypes.set(def, t);
-  }
-  return t;
+  return buildObjectType(def);
 }
+// (A server keeps the types it built in its TypeModels; objectType builds afresh.)
 
-// A memo, not state: a definition's type never changes (a changed CRD is a new definition), and
-// its nodes resolve lazily, so every write of a kind shares the nodes built so far.
-const builtTypes = new WeakMap<ResourceDefinition, MapType>();
+/**
+ * The object types of one API server, by definition. A definition's type never changes (a
+ * changed CRD is a new definition) and its nodes resolve lazily, so every write of a kind shares
+ * the nodes built so far.
+ */
+export class TypeModels {
+  readonly #built = new WeakMap<ResourceDefinition, MapType>();
+
+  of(def: ResourceDefinition): MapType {
+    let t = this.#built.get(def);
+    if (!t) {
+      t = buildObjectType(def);
+      this.#built.set(def, t);
+    }
+    return t;
+  }
+}
 
 function buildObjectType(def: ResourceDefinition): MapType {
   const builder = new TypeBuilder();

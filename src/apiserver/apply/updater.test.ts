@@ -5,7 +5,7 @@ import type { ResourceDefinition } from "../registry/index.js";
 import { ApplyConflictError } from "./conflict.js";
 import { applyToObject, updatedManagedFields, type WriteContext } from "./field-manager.js";
 import { toFieldsV1 } from "./fields-v1.js";
-import { objectType } from "./type-model.js";
+import { objectType, TypeModels } from "./type-model.js";
 import { toFieldSet } from "./to-field-set.js";
 
 type Obj = Record<string, unknown>;
@@ -43,11 +43,13 @@ function deploymentDef(): ResourceDefinition {
   };
 }
 
+const types = new TypeModels();
 const ctx = (def: ResourceDefinition, subresource = ""): WriteContext => ({
   def,
   apiVersion: def.group ? `${def.group}/${def.version}` : def.version,
   subresource,
   time: "2026-01-01T00:00:00Z",
+  types,
 });
 
 const widget = (spec: Obj, extra: Obj = {}): Obj => ({

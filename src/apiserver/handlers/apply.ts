@@ -129,6 +129,7 @@ export async function handleApply(r: ResourceRequest): Promise<void> {
       apiVersion: apiVersionOfDef(r.def),
       subresource: r.subresource,
       time: kubeTime(r.server.now()),
+      types: r.server.types,
     });
   } catch (e) {
     if (e instanceof ApplyConflictError) throw e.toApiError();

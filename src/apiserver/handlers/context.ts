@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AdmissionAttributes } from "../admission/types.js";
 import type { OpenAPIService } from "../openapi/index.js";
 import type { Registry, ResourceDefinition } from "../registry/index.js";
-import type { Schema } from "../schema/index.js";
+import type { TypeModels } from "../apply/index.js";
+import type { PatternCache, Schema } from "../schema/index.js";
 import type { ResourceRef } from "../status.js";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
 
@@ -69,6 +70,10 @@ export interface ServerContext {
   readonly openapi: OpenAPIService;
   /** ObjectMeta's schema, built once per server, for the unknown-field walks. */
   objectMetaSchema(): Schema;
+  /** Schema patterns compiled once per schema node. */
+  readonly patterns: PatternCache;
+  /** Object types (for field management) built once per definition. */
+  readonly types: TypeModels;
   /** Aborted when the server stops: open watches end. */
   readonly signal: AbortSignal;
   now(): Date;

@@ -195,7 +195,7 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
   behaviour.defaults?.(obj, { old, server: r.server });
   const causes: StatusCause[] = [...validateMeta(r.def, obj)];
   if (old) causes.push(...finalizerRules(old, obj));
-  if (r.def.crdName && r.def.schema) causes.push(...validateObject(r.def, obj));
+  if (r.def.crdName && r.def.schema) causes.push(...validateObject(r.def, obj, r.server.patterns));
   causes.push(...(behaviour.validate?.(obj, old, r.server) ?? []));
   if (causes.length > 0) {
     const meta = obj.metadata as Obj;
@@ -248,6 +248,7 @@ export function stampManagedFields(r: ResourceRequest, old: Readonly<Obj> | unde
       apiVersion: apiVersionOfDef(r.def),
       subresource: r.subresource,
       time: kubeTime(r.server.now()),
+      types: r.server.types,
     }),
   );
 }

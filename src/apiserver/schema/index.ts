@@ -5,7 +5,7 @@ export { errorBody, goValue, invalidMessage, toStatusCause } from "./field-error
 export { findDuplicateFields } from "./duplicate-fields.js";
 export { checkFormat } from "./formats.js";
 export { goTypeError } from "./go-types.js";
-export { type Pattern, patternError, patternOf } from "./patterns.js";
+export { type Pattern, PatternCache, patternError } from "./patterns.js";
 export { applyDefaults } from "./defaults.js";
 export type { JSONPath } from "./json-path.js";
 export { JSONPathError, jsonPathText, parseJSONPath } from "./json-path.js";

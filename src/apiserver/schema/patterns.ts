@@ -25,16 +25,20 @@ export function patternError(pattern: string): string | undefined {
   return compiled instanceof Error ? compiled.message : undefined;
 }
 
-// Each schema node's compiled pattern, made on its first use and gone with the schema (a CRD's
-// schemas live as long as the CRD is served). A memo of immutable input: it changes no answer.
-const compiled = new WeakMap<Schema, Pattern | Error>();
+/**
+ * The compiled patterns of one API server, by schema node: each made on its first use and gone
+ * with its schema (a CRD's schemas live as long as the CRD is served).
+ */
+export class PatternCache {
+  readonly #compiled = new WeakMap<Schema, Pattern | Error>();
 
-/** The compiled `pattern` of a schema node, or undefined when RE2 refuses it (such a CRD is refused at creation). */
-export function patternOf(schema: Schema & { pattern: string }): Pattern | undefined {
-  let entry = compiled.get(schema);
-  if (entry === undefined) {
-    entry = compile(schema.pattern);
-    compiled.set(schema, entry);
+  /** The node's compiled `pattern`, or undefined when RE2 refuses it (such a CRD is refused at creation). */
+  of(schema: Schema & { pattern: string }): Pattern | undefined {
+    let entry = this.#compiled.get(schema);
+    if (entry === undefined) {
+      entry = compile(schema.pattern);
+      this.#compiled.set(schema, entry);
+    }
+    return entry instanceof Error ? undefined : entry;
   }
-  return entry instanceof Error ? undefined : entry;
 }

@@ -5,15 +5,19 @@ import type { ResourceDefinition } from "../registry/resource.js";
 import type { FieldError } from "./field-error.js";
 import { toStatusCause } from "./field-error.js";
 import { checkFormat } from "./formats.js";
-import { patternOf } from "./patterns.js";
+import { PatternCache } from "./patterns.js";
 import type { Schema } from "./schema-types.js";
 import { isObject, SchemaResolver, schemaOf } from "./schema-types.js";
 
 /** Validates a whole object against its resource's schema; [] when it has none or all is well. */
-export function validateObject(def: Pick<ResourceDefinition, "schema">, obj: unknown): StatusCause[] {
+export function validateObject(
+  def: Pick<ResourceDefinition, "schema">,
+  obj: unknown,
+  patterns: PatternCache = new PatternCache(),
+): StatusCause[] {
   const root = schemaOf(def);
   if (root === undefined) return [];
-  return validateValue(root, obj).map(toStatusCause);
+  return validateValue(root, obj, "", root, patterns).map(toStatusCause);
 }
 
 /**
@@ -25,8 +29,9 @@ export function validateValue(
   value: unknown,
   path = "",
   root: Schema = schema,
+  patterns: PatternCache = new PatternCache(),
 ): FieldError[] {
-  const v = new Validator(new SchemaResolver(root));
+  const v = new Validator(new SchemaResolver(root), patterns);
   v.node(value, schema, path);
   return v.errors;
 }
@@ -54,9 +59,11 @@ const inBody = (path: string) => (path ? `${path} in body` : "in body");
 class Validator {
   readonly errors: FieldError[] = [];
   readonly #r: SchemaResolver;
+  readonly #patterns: PatternCache;
 
-  constructor(resolver: SchemaResolver) {
+  constructor(resolver: SchemaResolver, patterns: PatternCache) {
     this.#r = resolver;
+    this.#patterns = patterns;
   }
 
   node(value: unknown, schema0: Schema | undefined, path: string): void {
@@ -120,7 +127,7 @@ class Validator {
   }
 
   #trial(value: unknown, schema: Schema, path: string): FieldError[] {
-    const v = new Validator(this.#r);
+    const v = new Validator(this.#r, this.#patterns);
     v.node(value, schema, path);
     return v.errors;
   }
@@ -139,7 +146,10 @@ class Validator {
     if (schema.minLength !== undefined && length < schema.minLength) {
       this.#invalid(path, value, `${inBody(path)} should be at least ${schema.minLength} chars long`);
     }
-    if (schema.pattern !== undefined && !patternOf(schema as Schema & { pattern: string })?.test(value)) {
+    if (
+      schema.pattern !== undefined &&
+      !this.#patterns.of(schema as Schema & { pattern: string })?.test(value)
+    ) {
       this.#invalid(path, value, `${inBody(path)} should match '${schema.pattern}'`);
     }
     if (schema.format !== undefined && !checkFormat(schema.format, value)) {
