@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PortTakenError, waitUntil, withFreshPorts } from "./control-plane.js";
+import { eventually } from "./eventually.js";
 import { ControlPlaneError, startProcess } from "./process.js";
 
 const never = async () => false;
@@ -50,4 +51,40 @@ test("a start that loses its port is tried again on fresh ports, a few times at 
     /bad flag/,
   );
   assert.equal(other, 1, "other failures are not retried");
+});
+
+const assets = process.env.KUBEBUILDER_ASSETS;
+test("a test process that never calls stop() still ends, and takes etcd and kube-apiserver with it", {
+  skip: assets ? false : "needs KUBEBUILDER_ASSETS (real etcd and kube-apiserver)",
+  timeout: 120_000,
+}, async () => {
+  // The child starts a control plane and then simply runs out of work, as a failed test does.
+  const script = `
+      import { Environment } from "./src/envtest/index.js";
+      const env = new Environment({ env: { KUBEBUILDER_ASSETS: ${JSON.stringify(assets)} } });
+      const config = await env.start();
+      console.log("started in " + config.source.split(" in ")[1]);
+    `;
+  const { spawn } = await import("node:child_process");
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  assert.match(out, /started/, "the control plane started");
+  assert.equal(code, 0, "the process ended by itself");
+  const { execFileSync } = await import("node:child_process");
+  const left = (() => {
+    try {
+      return execFileSync("pgrep", ["-P", String(child.pid)])
+        .toString()
+        .trim();
+    } catch {
+      return "";
+    }
+  })();
+  assert.equal(left, "", "no binary outlived it");
 });

@@ -39,8 +39,18 @@ export function startProcess(name: string, path: string, args: string[], attach:
   };
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
+  // A test that fails before it calls stop() must not leave the binary running nor keep the
+  // runner waiting on it: the child does not hold the event loop open, and it is killed when
+  // this process exits.
+  child.unref();
+  for (const stream of [child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
   const exited = new Promise<number | null>((resolve) => {
-    child.on("exit", (code) => resolve(code));
+    child.on("exit", (code) => {
+      process.off("exit", killOnExit);
+      resolve(code);
+    });
     child.on("error", (err) => {
       buffered += `\n${err.message}`;
       resolve(-1);

@@ -2,91 +2,10 @@
 // (The Lease lock against the embedded API server is tested in lease-lock.test.ts.)
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Clock, TimerHandle } from "./clock.js";
 import { newLeaderElector } from "./elector.js";
 import { LeaderElectionConfigError, LeaderElectionLostError } from "./errors.js";
-import type { LockReading, ResourceLock } from "./lock.js";
 import type { LeaderElectorOptions } from "./options.js";
-import { type LeaderElectionRecord, recordFingerprint } from "./record.js";
-
-const settle = async () => {
-  for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
-};
-
-class FakeClock implements Clock {
-  t = 0;
-  private seq = 0;
-  private timers = new Map<number, { at: number; fn: () => void }>();
-  now() {
-    return this.t;
-  }
-  wallNow() {
-    return new Date(Date.UTC(2026, 0, 1) + this.t);
-  }
-  setTimeout(fn: () => void, ms: number): TimerHandle {
-    const id = this.seq++;
-    this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
-    return { cancel: () => this.timers.delete(id) };
-  }
-  /** Moves time forward to `this.t + ms`, firing due timers in order and letting promises run. */
-  async advance(ms: number) {
-    const end = this.t + ms;
-    for (;;) {
-      await settle();
-      let next: [number, { at: number; fn: () => void }] | undefined;
-      for (const e of this.timers) if (e[1].at <= end && (!next || e[1].at < next[1].at)) next = e;
-      if (!next) break;
-      this.timers.delete(next[0]);
-      this.t = next[1].at;
-      next[1].fn();
-    }
-    this.t = end;
-    await settle();
-  }
-}
-
-/** One record with a version, shared by the locks of several candidates. */
-class Store {
-  record: LeaderElectionRecord | undefined;
-  version = 0;
-  down = false;
-  writes: LeaderElectionRecord[] = [];
-  lock(identity: string): ResourceLock {
-    let seen = -1;
-    const store = this;
-    const check = (signal: AbortSignal) => {
-      if (signal.aborted) throw signal.reason;
-      if (store.down) throw new Error("connection refused");
-    };
-    return {
-      identity,
-      describe: () => "ns/lease",
-      async get(signal): Promise<LockReading | undefined> {
-        check(signal);
-        if (!store.record) return undefined;
-        seen = store.version;
-        return { record: { ...store.record }, fingerprint: recordFingerprint(store.record) };
-      },
-      async create(record, signal) {
-        check(signal);
-        if (store.record) throw new Error("AlreadyExists");
-        store.set(record);
-        seen = store.version;
-      },
-      async update(record, signal) {
-        check(signal);
-        if (seen !== store.version) throw new Error("Conflict");
-        store.set(record);
-        seen = store.version;
-      },
-    };
-  }
-  set(record: LeaderElectionRecord) {
-    this.record = { ...record };
-    this.version++;
-    this.writes.push(this.record);
-  }
-}
+import { FakeClock, MemoryLockStore } from "../../test/support/leader-election.js";
 
 interface Candidate {
   ctl: AbortController;
@@ -101,7 +20,7 @@ interface Candidate {
 const timing = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
 
 function candidate(
-  store: Store,
+  store: MemoryLockStore,
   clock: FakeClock,
   id: string,
   extra: Partial<LeaderElectorOptions> = {},
@@ -129,7 +48,7 @@ function candidate(
 }
 
 test("options breaking client-go's rules are refused with a hint", () => {
-  const lock = new Store().lock("a");
+  const lock = new MemoryLockStore().lock("a");
   assert.throws(
     () => newLeaderElector({ lock, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 }),
     (e: unknown) => e instanceof LeaderElectionConfigError && /greater than renewDeadlineMs/.test(e.message),
@@ -138,13 +57,13 @@ test("options breaking client-go's rules are refused with a hint", () => {
     () => newLeaderElector({ lock, renewDeadlineMs: 2_400, retryPeriodMs: 2_000 }),
     (e: unknown) => e instanceof LeaderElectionConfigError && /retryPeriodMs × 1.2/.test(e.message),
   );
-  assert.throws(() => newLeaderElector({ lock: new Store().lock("") }), LeaderElectionConfigError);
+  assert.throws(() => newLeaderElector({ lock: new MemoryLockStore().lock("") }), LeaderElectionConfigError);
   assert.throws(() => newLeaderElector({ lock, retryPeriodMs: 0 }), LeaderElectionConfigError);
   newLeaderElector({ lock, leaseDurationMs: 1000, renewDeadlineMs: 800, retryPeriodMs: 200 });
 });
 
 test("a lone candidate creates the lock and leads at once", async () => {
-  const store = new Store();
+  const store = new MemoryLockStore();
   const clock = new FakeClock();
   const a = candidate(store, clock, "a");
   await clock.advance(0);
@@ -167,7 +86,7 @@ test("a lone candidate creates the lock and leads at once", async () => {
 });
 
 test("a second candidate waits a full lease duration from when it saw the last renewal", async () => {
-  const store = new Store();
+  const store = new MemoryLockStore();
   const clock = new FakeClock();
   const a = candidate(store, clock, "a");
   await clock.advance(0);
@@ -190,7 +109,7 @@ test("a second candidate waits a full lease duration from when it saw the last r
 });
 
 test("a leader that cannot renew stops leading at renewDeadline after its last renewal began", async () => {
-  const store = new Store();
+  const store = new MemoryLockStore();
   const clock = new FakeClock();
   const a = candidate(store, clock, "a");
   const b = candidate(store, clock, "b");
@@ -212,7 +131,7 @@ test("a leader that cannot renew stops leading at renewDeadline after its last r
 });
 
 test("a leader whose lease was taken stops at its next renewal", async () => {
-  const store = new Store();
+  const store = new MemoryLockStore();
   const clock = new FakeClock();
   const slowPaths: string[] = [];
   const a = candidate(store, clock, "a", { name: "mgr", onSlowPath: (n) => slowPaths.push(n) });
@@ -229,7 +148,7 @@ test("a leader whose lease was taken stops at its next renewal", async () => {
 });
 
 test("releaseOnCancel hands the lease over once leader work finished", async () => {
-  const store = new Store();
+  const store = new MemoryLockStore();
   const clock = new FakeClock();
   let finishWork: () => void = () => {};
   const events: string[] = [];
@@ -266,7 +185,7 @@ test("releaseOnCancel hands the lease over once leader work finished", async () 
 });
 
 test("onNewLeader reports each new holder once; getLeader shows it", async () => {
-  const store = new Store();
+  const store = new MemoryLockStore();
   const clock = new FakeClock();
   const seen: string[] = [];
   const a = candidate(store, clock, "a");
@@ -290,7 +209,7 @@ test("onNewLeader reports each new holder once; getLeader shows it", async () =>
 });
 
 test("the leading-change hook follows leadership", async () => {
-  const store = new Store();
+  const store = new MemoryLockStore();
   const clock = new FakeClock();
   const changes: string[] = [];
   const a = candidate(store, clock, "a", {
