@@ -9,16 +9,25 @@ function manualTimers() {
     setTimeout(fn, ms) {
       const t = { at: ms, fn, cancelled: false };
       pending.push(t);
-      return { cancel: () => void (t.cancelled = true) };
+      return {
+        cancel: () => {
+          t.cancelled = true;
+        },
+      };
     },
   };
-  return { timers, pending, fire: () => pending.splice(0).forEach((t) => t.cancelled || t.fn()) };
+  const fire = () => {
+    for (const t of pending.splice(0)) if (!t.cancelled) t.fn();
+  };
+  return { timers, pending, fire };
 }
 
 test("sleep waits on the timers it is given and ends at once, without rejecting, on abort", async () => {
   const { timers, pending, fire } = manualTimers();
   let done = false;
-  const slept = sleep(5000, undefined, timers).then(() => void (done = true));
+  const slept = sleep(5000, undefined, timers).then(() => {
+    done = true;
+  });
   assert.equal(pending[0].at, 5000);
   await Promise.resolve();
   assert.equal(done, false);
