@@ -3,6 +3,7 @@
 // next request), and forgets past failures once something succeeds. client-go's reflector uses
 // 800 ms doubling to 30 s with full jitter; a `Retry-After` from the server waits at least that.
 import { retryAfterSeconds, sleep } from "../rest/index.js";
+import { WatcherError } from "./watcher.js";
 
 /** Delays for consecutive failures. */
 export interface Backoff {
@@ -45,9 +46,9 @@ export function exponentialBackoff(opts: ExponentialBackoffOptions = {}): Backof
   };
 }
 
-/** The server's error behind a wrapped one (the watcher wraps each in a WatcherError). */
+/** The server's error behind a WatcherError (which carries its Retry-After). */
 function causeOf(err: unknown): unknown {
-  return err instanceof Error && err.cause !== undefined ? err.cause : err;
+  return err instanceof WatcherError ? err.cause : err;
 }
 
 /** What the backoff wrapper needs to know about an event. */
