@@ -15,6 +15,7 @@ import { requestTarget } from "../../src/apiserver/request-path.js";
 import { route } from "../../src/apiserver/router.js";
 import { objectMetaSchema, PatternCache, type Schema } from "../../src/apiserver/schema/index.js";
 import { TypeModels } from "../../src/apiserver/apply/index.js";
+import { WatchWindows } from "../../src/apiserver/handlers/watch-windows.js";
 import { seed } from "../../src/apiserver/seed.js";
 import { Storage } from "../../src/apiserver/storage/index.js";
 
@@ -50,6 +51,7 @@ function context(): ServerContext {
     conversion,
     openapi: new OpenAPIService(registry),
     patterns: new PatternCache(),
+    watchWindows: new WatchWindows(storage),
     types: new TypeModels(),
     objectMetaSchema: () => {
       objectMeta ??= objectMetaSchema();

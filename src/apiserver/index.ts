@@ -4,6 +4,7 @@
 export type { ServiceReference, ServiceResolver } from "./admission/index.js";
 export type { TokenUser } from "./authn.js";
 export type { ResourceDefinition } from "./registry/index.js";
+export type { WatchCacheSize } from "./handlers/watch-windows.js";
 export type { APIServerOptions, RunningAPIServer } from "./server.js";
 export { startAPIServer } from "./server.js";
 export type { StorageOptions } from "./storage/index.js";

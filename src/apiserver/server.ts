@@ -25,6 +25,7 @@ import {
 } from "./request-path.js";
 import { route } from "./router.js";
 import { TypeModels } from "./apply/index.js";
+import { defaultWatchCacheSize, type WatchCacheSize, WatchWindows } from "./handlers/watch-windows.js";
 import { objectMetaSchema, PatternCache, type Schema } from "./schema/index.js";
 import { seed } from "./seed.js";
 import { ApiError } from "./status.js";
@@ -68,6 +69,11 @@ export interface APIServerOptions {
   bookmarkIntervalMs?: number;
   /** Watch length without `timeoutSeconds`. Default: 1800 s. */
   defaultWatchTimeoutSeconds?: number;
+  /**
+   * What each resource's watch cache keeps; a watch from before it is 410 Expired. Default: kube's
+   * (the newest 100 events and all of the last 75 s, at most 102 400).
+   */
+  watchCacheSize?: Partial<WatchCacheSize>;
   /** Unexpected errors (a bug, never bad input). Default: printed to stderr. */
   onError?: (err: unknown) => void;
   /**
@@ -159,6 +165,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     conversion,
     openapi: new OpenAPIService(registry),
     patterns: new PatternCache(),
+    watchWindows: new WatchWindows(storage, { ...defaultWatchCacheSize, ...opts.watchCacheSize }),
     types: new TypeModels(),
     objectMetaSchema: () => {
       objectMeta ??= objectMetaSchema();

@@ -91,6 +91,8 @@ export class CrdController {
     if (this.#served.get(name) === spec && server.registry.all().some((d) => d.crdName === name)) return;
     server.registry.removeCrd(name);
     for (const d of defs) server.registry.add(d);
+    // kube builds a new storage and watch cache for each served spec of a CRD.
+    for (const store of new Set(defs.map(storeNameOf))) server.watchWindows.begin(store);
     this.#served.set(name, spec);
   }
 

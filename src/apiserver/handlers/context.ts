@@ -9,6 +9,7 @@ import type { TypeModels } from "../apply/index.js";
 import type { PatternCache, Schema } from "../schema/index.js";
 import type { ResourceRef } from "../status.js";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
+import type { WatchWindows } from "./watch-windows.js";
 
 export interface UserInfo {
   name: string;
@@ -74,6 +75,8 @@ export interface ServerContext {
   readonly patterns: PatternCache;
   /** Object types (for field management) built once per definition. */
   readonly types: TypeModels;
+  /** Where each resource's watch history begins (older versions are 410 Expired). */
+  readonly watchWindows: WatchWindows;
   /** Aborted when the server stops: open watches end. */
   readonly signal: AbortSignal;
   now(): Date;

@@ -48,12 +48,10 @@ export function handleWatch(r: ResourceRequest): void {
   r.res.flushHeaders();
 
   const current = storage.resourceVersion;
-  if (fromRv !== undefined && !sendInitialEvents && !storage.history.covers(fromRv)) {
-    const status = failureStatus(
-      410,
-      "Expired",
-      `too old resource version: ${fromRv} (${storage.history.compactedThrough + 1})`,
-    );
+  const oldest = r.server.watchWindows.oldest(store);
+  if (fromRv !== undefined && !sendInitialEvents && fromRv < oldest) {
+    // kube names the version its cache was listed at (one below the oldest event it can send).
+    const status = failureStatus(410, "Expired", `too old resource version: ${fromRv} (${oldest})`);
     r.res.end(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
     return;
   }

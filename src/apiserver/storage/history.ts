@@ -56,6 +56,21 @@ export class History {
     this.#size--;
   }
 
+  /**
+   * The version of the newest event of `store` a watch cache keeping its newest `keep` events
+   * plus every one since `freshSince` (up to `max`) would have dropped; 0 when it drops none.
+   */
+  droppedThrough(store: string, keep: number, freshSince: number, max: number): number {
+    let count = 0;
+    for (let i = this.#size - 1; i >= 0; i--) {
+      const ev = this.#ring[(this.#start + i) % this.#capacity]!;
+      if (ev.store !== store) continue;
+      count++;
+      if (count > max || (count > keep && ev.at < freshSince)) return ev.rv;
+    }
+    return 0;
+  }
+
   /** Events of one store with a version above `rv`, oldest first. */
   since(rv: number, store: string): StoredEvent[] {
     const out: StoredEvent[] = [];

@@ -178,7 +178,7 @@ export class Storage {
   }
 
   #emit(s: ResourceStore, store: string, type: EventType, object: StoredObject, prev?: StoredObject): void {
-    const ev: StoredEvent = { type, rv: object.rv, store, object, prev, lines: new Map() };
+    const ev: StoredEvent = { type, rv: object.rv, store, object, prev, at: Date.now(), lines: new Map() };
     this.#history.push(ev);
     for (const w of s.watchers) w.deliver(ev);
   }

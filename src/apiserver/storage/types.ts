@@ -26,6 +26,8 @@ export interface StoredEvent {
   readonly object: StoredObject;
   /** The object before the change, absent for ADDED. */
   readonly prev: StoredObject | undefined;
+  /** When it happened (Date.now()), for the watch caches' freshness window. */
+  readonly at: number;
   /** Serialized watch lines, shared by every watcher that sends the same form. */
   readonly lines: Map<string, string>;
 }
