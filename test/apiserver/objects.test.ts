@@ -48,6 +48,49 @@ describe("create and read", () => {
     assert.deepEqual(g.body, r.body);
   });
 
+  test("a create answers the kind's zero status, whatever status the client sent", async () => {
+    const ns = await api.namespace();
+    const template = {
+      metadata: { labels: { app: "z" } },
+      spec: { containers: [{ name: "c", image: "x" }] },
+    };
+    const selector = { matchLabels: { app: "z" } };
+    const cases: [path: string, body: object, status: unknown][] = [
+      ["/api/v1/namespaces/NS/services", { spec: { ports: [{ port: 80 }] } }, { loadBalancer: {} }],
+      [
+        "/api/v1/namespaces/NS/persistentvolumeclaims",
+        { spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } },
+        { phase: "Pending" },
+      ],
+      ["/apis/apps/v1/namespaces/NS/deployments", { spec: { selector, template } }, {}],
+      ["/apis/apps/v1/namespaces/NS/replicasets", { spec: { selector, template } }, { replicas: 0 }],
+      [
+        "/apis/apps/v1/namespaces/NS/statefulsets",
+        { spec: { serviceName: "s", selector, template } },
+        { replicas: 0, availableReplicas: 0 },
+      ],
+      [
+        "/apis/apps/v1/namespaces/NS/daemonsets",
+        { spec: { selector, template } },
+        { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
+      ],
+      [
+        "/apis/batch/v1/namespaces/NS/jobs",
+        { spec: { template: { spec: { ...template.spec, restartPolicy: "Never" } } } },
+        {},
+      ],
+    ];
+    for (const [path, body, status] of cases) {
+      const r = await api.post(path.replace("NS", ns), {
+        metadata: { name: "zero" },
+        ...body,
+        status: { observedGeneration: 7 },
+      });
+      assert.equal(r.status, 201, `${path}: ${JSON.stringify(r.body)}`);
+      assert.deepEqual(r.body.status, status, path);
+    }
+  });
+
   test("generateName gets a random suffix", async () => {
     const ns = await api.namespace();
     const r = await api.post(`/api/v1/namespaces/${ns}/configmaps`, {

@@ -158,10 +158,34 @@ export function prepareForCreate(def: ResourceDefinition, obj: Obj, namespace: s
   if (Array.isArray(meta.finalizers) && meta.finalizers.length === 0) delete meta.finalizers;
 }
 
-/** With a status subresource, a create may not set status (kube's PrepareForCreate resets it). */
+/**
+ * With a status subresource, a create may not set status: kube's PrepareForCreate resets it to
+ * the kind's zero status, which Go's encoding writes with the fields that have no omitempty (a
+ * Service's `loadBalancer: {}`, a ReplicaSet's `replicas: 0`) and what the strategy sets (a
+ * claim's phase). Kinds not listed have no status until someone writes one.
+ */
 export function dropStatusOnCreate(def: ResourceDefinition, obj: Obj): void {
-  if (def.statusSubresource && !keepsStatusOnCreate(def)) delete obj.status;
+  if (!def.statusSubresource || keepsStatusOnCreate(def)) return;
+  const zero = def.crdName ? undefined : createdStatus[`${def.group}/${def.kind}`];
+  if (zero) obj.status = zero();
+  else delete obj.status;
 }
+
+// As kube-apiserver v1.26 answers a create (recorded against it); the group is "" for core kinds.
+const createdStatus: Readonly<Record<string, () => Obj>> = {
+  "/Service": () => ({ loadBalancer: {} }),
+  "/PersistentVolumeClaim": () => ({ phase: "Pending" }),
+  "apps/Deployment": () => ({}),
+  "apps/ReplicaSet": () => ({ replicas: 0 }),
+  "apps/StatefulSet": () => ({ replicas: 0, availableReplicas: 0 }),
+  "apps/DaemonSet": () => ({
+    currentNumberScheduled: 0,
+    numberMisscheduled: 0,
+    desiredNumberScheduled: 0,
+    numberReady: 0,
+  }),
+  "batch/Job": () => ({}),
+};
 
 // Kinds whose create keeps a client-set status (kube's nodeStrategy; CRDs get theirs from the server).
 function keepsStatusOnCreate(def: ResourceDefinition): boolean {
