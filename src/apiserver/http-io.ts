@@ -1,4 +1,5 @@
 // Reading request bodies and writing responses: size limits, media types, Accept negotiation.
+import { indentJson, isPrettyPrint } from "./pretty.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseJsonBounded, parseYamlBounded } from "./nesting.js";
 import { ApiError, badRequest, notAcceptable, tooLarge } from "./status.js";
@@ -101,8 +102,9 @@ export function sendJson(
     res.end();
     return;
   }
-  // kube's JSON serializer is Go's json.Encoder, which ends every value with a newline.
-  const text = `${body}\n`;
+  // kube's JSON serializer is Go's json.Encoder, which ends every value with a newline; pretty
+  // output is json.MarshalIndent's, which does not.
+  const text = isPrettyPrint(res.req) ? indentJson(body) : `${body}\n`;
   res.writeHead(code, {
     "Content-Type": "application/json",
     "Cache-Control": "no-cache, private",

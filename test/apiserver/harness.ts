@@ -56,6 +56,8 @@ export interface CallOptions {
   accept?: string;
   /** Default: the admin token. `null` sends no credentials. */
   token?: string | null;
+  /** Default: fetch's own ("node"). */
+  userAgent?: string;
 }
 
 export class Api {
@@ -68,6 +70,7 @@ export class Api {
     if (token) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers["content-type"] = opts.contentType ?? "application/json";
     if (opts.accept) headers.accept = opts.accept;
+    if (opts.userAgent) headers["user-agent"] = opts.userAgent;
     const res = await fetch(`${this.target.url}${path}`, {
       method,
       headers,

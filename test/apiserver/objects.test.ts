@@ -201,6 +201,22 @@ describe("encoding", () => {
     assert.equal(missing.status, 404);
     assert.ok(missing.text.endsWith("}\n"), JSON.stringify(missing.text.slice(-5)));
   });
+
+  test("pretty=true (and curl, Wget or a browser unless pretty says otherwise) indents as Go's MarshalIndent", async () => {
+    const compact = await api.get("/api/v1/namespaces/default");
+    const pretty = await api.get("/api/v1/namespaces/default?pretty=true");
+    assert.equal(pretty.status, 200);
+    assert.equal(pretty.text, JSON.stringify(compact.body, null, 2), "two spaces, no newline at the end");
+    const curl = await api.get("/api/v1/namespaces/default", { userAgent: "curl/8.5.0" });
+    assert.equal(curl.text, pretty.text);
+    const notForCurl = await api.get("/api/v1/namespaces/default?pretty=0", { userAgent: "curl/8.5.0" });
+    assert.equal(notForCurl.text, compact.text);
+    // Go's ParseBool: "yes" is not a boolean, so not pretty.
+    assert.equal((await api.get("/api/v1/namespaces/default?pretty=yes")).text, compact.text);
+    const status = await api.get("/api/v1/namespaces/default/configmaps/absent?pretty=1");
+    assert.equal(status.status, 404);
+    assert.match(status.text, /^\{\n {2}"kind": "Status",\n {2}"apiVersion": "v1",\n {2}"metadata": \{\},\n/);
+  });
 });
 
 describe("authentication", () => {
