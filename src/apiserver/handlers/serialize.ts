@@ -45,9 +45,18 @@ export function listJson(
   meta: ListMetaOut,
   form: ResponseForm,
 ): string {
-  const head =
-    form === "PartialObjectMetadataList" || form === "PartialObjectMetadata"
-      ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1"`
-      : `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(apiVersionOfDef(def))}`;
-  return `${head},"metadata":${JSON.stringify(meta)},"items":[${items.join(",")}]}`;
+  if (form === "PartialObjectMetadataList" || form === "PartialObjectMetadata") {
+    return `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(meta)},"items":[${items.join(",")}]}`;
+  }
+  const kind = JSON.stringify(def.listKind);
+  const apiVersion = JSON.stringify(apiVersionOfDef(def));
+  if (def.crdName) {
+    // An unstructured list, as kube writes it: every key sorted, the list's metadata's too.
+    const sortedMeta: Record<string, unknown> = {};
+    if (meta.continue !== undefined) sortedMeta.continue = meta.continue;
+    if (meta.remainingItemCount !== undefined) sortedMeta.remainingItemCount = meta.remainingItemCount;
+    sortedMeta.resourceVersion = meta.resourceVersion;
+    return `{"apiVersion":${apiVersion},"items":[${items.join(",")}],"kind":${kind},"metadata":${JSON.stringify(sortedMeta)}}`;
+  }
+  return `{"kind":${kind},"apiVersion":${apiVersion},"metadata":${JSON.stringify(meta)},"items":[${items.join(",")}]}`;
 }

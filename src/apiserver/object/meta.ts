@@ -46,10 +46,13 @@ const metaOrder = [
 ];
 
 /**
- * A copy with kube's field order: `kind`, `apiVersion` (or the reverse for custom resources,
- * which are served as sorted unstructured JSON), `metadata` in ObjectMeta order, then the rest.
+ * A copy with kube's field order. Custom resources are unstructured JSON in kube (Go maps), so
+ * every object's keys come sorted, metadata's too. Built-ins follow their Go structs: `kind`,
+ * `apiVersion`, `metadata` in ObjectMeta order, then the rest as given; of their maps (Go sorts
+ * map keys), labels, annotations and a ConfigMap's or Secret's data are sorted here.
  */
 export function normalizeOrder(def: ResourceDefinition, obj: Obj): Obj {
+  if (def.crdName) return sortedDeep(obj) as Obj;
   const meta = (obj.metadata ?? {}) as Obj;
   const orderedMeta: Obj = {};
   for (const k of metaOrder) if (meta[k] !== undefined) orderedMeta[k] = meta[k];
@@ -58,13 +61,41 @@ export function normalizeOrder(def: ResourceDefinition, obj: Obj): Obj {
     const v = meta[k];
     if (v !== undefined && Object.hasOwn(meta, k) && !(k in orderedMeta)) orderedMeta[k] = v;
   }
-  const out: Obj = def.crdName
-    ? { apiVersion: obj.apiVersion, kind: obj.kind, metadata: orderedMeta }
-    : { kind: obj.kind, apiVersion: obj.apiVersion, metadata: orderedMeta };
+  for (const k of sortedMetaMaps)
+    if (isPlainObject(orderedMeta[k])) orderedMeta[k] = sortedKeys(orderedMeta[k]);
+  const out: Obj = { kind: obj.kind, apiVersion: obj.apiVersion, metadata: orderedMeta };
+  const maps = def.group === "" && (def.kind === "ConfigMap" || def.kind === "Secret");
   for (const k in obj) {
     const v = obj[k];
-    if (v !== undefined && Object.hasOwn(obj, k) && !(k in out)) out[k] = v;
+    if (v === undefined || !Object.hasOwn(obj, k) || k in out) continue;
+    out[k] = maps && (k === "data" || k === "binaryData") && isPlainObject(v) ? sortedKeys(v) : v;
   }
+  return out;
+}
+
+const sortedMetaMaps = ["labels", "annotations"];
+
+function isPlainObject(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function byKey(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The same entries with the keys in Go's order for maps (sorted); values as they are. */
+function sortedKeys(o: Obj): Obj {
+  const out: Obj = {};
+  for (const k of Object.keys(o).sort(byKey)) out[k] = o[k];
+  return out;
+}
+
+/** Every object's keys sorted, at every depth, as Go writes a map[string]interface{}. */
+function sortedDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedDeep);
+  if (!isPlainObject(v)) return v;
+  const out: Obj = {};
+  for (const k of Object.keys(v).sort(byKey)) out[k] = sortedDeep(v[k]);
   return out;
 }
 
