@@ -274,6 +274,25 @@ describe("update", () => {
     assert.equal(same.body.metadata.resourceVersion, c.body.metadata.resourceVersion);
   });
 
+  test("an update that leaves out what the server defaults changes nothing, generation included", async () => {
+    const ns = await api.namespace();
+    const sent = deployment("d-defaults");
+    const created = await api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, sent);
+    assert.equal(created.status, 201);
+    // The same undefaulted spec again (no strategy, no template creationTimestamp, ...).
+    const again = await api.put(`/apis/apps/v1/namespaces/${ns}/deployments/d-defaults`, {
+      ...sent,
+      metadata: { ...sent.metadata, resourceVersion: created.body.metadata.resourceVersion },
+    });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.metadata.generation, 1);
+    assert.equal(again.body.metadata.resourceVersion, created.body.metadata.resourceVersion);
+    assert.deepEqual(again.body.spec.template.metadata, {
+      creationTimestamp: null,
+      labels: { app: "d-defaults" },
+    });
+  });
+
   test("generation starts at 1 and moves only with spec changes", async () => {
     const ns = await api.namespace();
     const base = `/apis/apps/v1/namespaces/${ns}/deployments`;

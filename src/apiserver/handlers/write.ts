@@ -13,6 +13,7 @@ import {
   normalizeOrder,
   prepareForUpdate,
   unchanged,
+  bumpGeneration,
   validateMeta,
 } from "../object/meta.js";
 import { decodeProtobuf } from "../protobuf.js";
@@ -292,6 +293,7 @@ export function commitUpdate(
   }
   const next = prepareForUpdate(r.def, current.obj, candidate, r.subresource);
   admit(r, next, current.obj);
+  bumpGeneration(r.def, current.obj, next);
   // An apply brings its own managedFields; every other write records an Update. A write that
   // changes nothing, ownership included, is a no-op.
   if (applied) setManagedFields(next, applied);

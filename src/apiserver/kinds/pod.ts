@@ -27,7 +27,6 @@ export function defaultPodSpec(spec: Obj): void {
   spec.dnsPolicy ??= "ClusterFirst";
   spec.securityContext ??= {};
   spec.schedulerName ??= "default-scheduler";
-  spec.enableServiceLinks ??= true;
 }
 
 /** Required fields of a PodSpec, with kube's causes. */
@@ -56,6 +55,8 @@ export const podBehaviour: KindBehaviour = {
     const spec = (obj.spec ?? {}) as Obj;
     obj.spec = spec;
     defaultPodSpec(spec);
+    // kube's SetDefaults_Pod, not SetDefaults_PodSpec: templates do not get it.
+    spec.enableServiceLinks ??= true;
     if (!old && obj.status === undefined) obj.status = { phase: "Pending", qosClass: "BestEffort" };
   },
   validate(obj) {

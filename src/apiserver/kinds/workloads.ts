@@ -9,8 +9,33 @@ import type { KindBehaviour } from "./behaviour.js";
 import { defaultPodSpec, validatePodSpec } from "./pod.js";
 
 function defaultTemplate(spec: Obj): void {
-  const template = (spec.template ?? {}) as Obj;
-  if (template.spec && typeof template.spec === "object") defaultPodSpec(template.spec as Obj);
+  const template = spec.template;
+  if (!template || typeof template !== "object" || Array.isArray(template)) return;
+  const t = template as Obj;
+  if (t.spec && typeof t.spec === "object") defaultPodSpec(t.spec as Obj);
+  t.metadata = withNullCreationTimestamp((t.metadata ?? {}) as Obj);
+}
+
+// A template's ObjectMeta is a Go struct whose creationTimestamp (a non-pointer Time without
+// omitempty) is written as null when unset, in its place in ObjectMeta's field order.
+const beforeCreationTimestamp = [
+  "name",
+  "generateName",
+  "namespace",
+  "selfLink",
+  "uid",
+  "resourceVersion",
+  "generation",
+];
+
+function withNullCreationTimestamp(meta: Obj): Obj {
+  // Also when present: a merge may have put it after the labels, and order counts in comparisons.
+  if (meta.creationTimestamp !== undefined && meta.creationTimestamp !== null) return meta;
+  const out: Obj = {};
+  for (const k of beforeCreationTimestamp) if (meta[k] !== undefined) out[k] = meta[k];
+  out.creationTimestamp = null;
+  for (const k in meta) if (Object.hasOwn(meta, k) && !(k in out)) out[k] = meta[k];
+  return out;
 }
 
 function validateSelectorAndTemplate(spec: Obj | undefined, requireSelector: boolean): StatusCause[] {

@@ -233,8 +233,8 @@ const systemMeta = [
 
 /**
  * Carries over what an update may not change and isolates status: through the main endpoint
- * `status` keeps its stored value; through /status only `status` changes. Bumps generation on
- * a change outside metadata and status.
+ * `status` keeps its stored value; through /status only `status` changes (generation: see
+ * bumpGeneration).
  */
 export function prepareForUpdate(
   def: ResourceDefinition,
@@ -270,10 +270,18 @@ export function prepareForUpdate(
   if (meta.generateName === undefined && oldMeta.generateName !== undefined)
     meta.generateName = oldMeta.generateName;
   if (Array.isArray(meta.finalizers) && meta.finalizers.length === 0) delete meta.finalizers;
-  if (tracksGeneration(def) && specChanged(oldObj, next)) {
-    meta.generation = ((oldMeta.generation as number | undefined) ?? 0) + 1;
-  }
   return next;
+}
+
+/**
+ * Bumps generation when anything outside metadata and status changed. Called once defaults are
+ * in, as kube compares decoded (so defaulted) objects: an update that leaves out a defaulted
+ * field changes nothing.
+ */
+export function bumpGeneration(def: ResourceDefinition, oldObj: Readonly<Obj>, next: Obj): void {
+  if (!tracksGeneration(def) || !specChanged(oldObj, next)) return;
+  const meta = next.metadata as Obj;
+  meta.generation = (((oldObj.metadata as Obj).generation as number | undefined) ?? 0) + 1;
 }
 
 /** Whether anything outside metadata and status differs. */
