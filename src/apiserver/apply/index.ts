@@ -12,4 +12,4 @@ export { ApplyTypeError } from "./list-items.js";
 export type { AppliedObject, WriteContext } from "./field-manager.js";
 export { applyToObject, updatedManagedFields } from "./field-manager.js";
 export type { MapType, TypeNode } from "./type-model.js";
-export { objectType, TypeModels } from "./type-model.js";
+export { TypeModels } from "./type-model.js";

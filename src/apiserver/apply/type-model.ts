@@ -211,22 +211,16 @@ function isObjectMetaSlot(s: Schema | undefined): boolean {
 }
 
 /**
- * The merge type of a whole object of resource `def`: from its CRD schema, or for built-ins from
- * the generated definitions and strategic-merge tags; deduced where nothing is known.
- */
-export function objectType(def: ResourceDefinition): MapType {
-  return buildObjectType(def);
-}
-// (A server keeps the types it built in its TypeModels; objectType builds afresh.)
-
-/**
- * The object types of one API server, by definition. A definition's type never changes (a
+ * The object types of one API server, by definition: the merge type of a whole object of a
+ * resource, from its CRD schema, or for built-ins from the generated definitions and
+ * strategic-merge tags; deduced where nothing is known. A definition's type never changes (a
  * changed CRD is a new definition) and its nodes resolve lazily, so every write of a kind shares
  * the nodes built so far.
  */
 export class TypeModels {
   readonly #built = new WeakMap<ResourceDefinition, MapType>();
 
+  /** The merge type of `def`'s objects, built on first use. */
   of(def: ResourceDefinition): MapType {
     let t = this.#built.get(def);
     if (!t) {

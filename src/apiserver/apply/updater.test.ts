@@ -5,7 +5,7 @@ import type { ResourceDefinition } from "../registry/index.js";
 import { ApplyConflictError } from "./conflict.js";
 import { applyToObject, updatedManagedFields, type WriteContext } from "./field-manager.js";
 import { toFieldsV1 } from "./fields-v1.js";
-import { objectType, TypeModels } from "./type-model.js";
+import { TypeModels } from "./type-model.js";
 import { toFieldSet } from "./to-field-set.js";
 
 type Obj = Record<string, unknown>;
@@ -165,7 +165,7 @@ test("status is ignored on the main resource and applied alone through /status",
 });
 
 test("Deployment containers merge by name; ports by containerPort and protocol", () => {
-  const t = objectType(deploymentDef());
+  const t = new TypeModels().of(deploymentDef());
   const dep = {
     apiVersion: "apps/v1",
     kind: "Deployment",

@@ -3,6 +3,7 @@
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import type { LabelSelector } from "kubernetes-types/meta/v1.js";
 import { labelSelectorFromObject } from "../../api/index.js";
+import { inObjectMetaOrder } from "../object/meta.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
@@ -17,25 +18,11 @@ function defaultTemplate(spec: Obj): void {
 }
 
 // A template's ObjectMeta is a Go struct whose creationTimestamp (a non-pointer Time without
-// omitempty) is written as null when unset, in its place in ObjectMeta's field order.
-const beforeCreationTimestamp = [
-  "name",
-  "generateName",
-  "namespace",
-  "selfLink",
-  "uid",
-  "resourceVersion",
-  "generation",
-];
-
+// omitempty) is written as null when unset, in its place in ObjectMeta's field order (also when
+// present: a merge may have put it after the labels).
 function withNullCreationTimestamp(meta: Obj): Obj {
-  // Also when present: a merge may have put it after the labels, and order counts in comparisons.
   if (meta.creationTimestamp !== undefined && meta.creationTimestamp !== null) return meta;
-  const out: Obj = {};
-  for (const k of beforeCreationTimestamp) if (meta[k] !== undefined) out[k] = meta[k];
-  out.creationTimestamp = null;
-  for (const k in meta) if (Object.hasOwn(meta, k) && !(k in out)) out[k] = meta[k];
-  return out;
+  return inObjectMetaOrder({ ...meta, creationTimestamp: null });
 }
 
 function validateSelectorAndTemplate(spec: Obj | undefined, requireSelector: boolean): StatusCause[] {

@@ -53,14 +53,7 @@ const metaOrder = [
  */
 export function normalizeOrder(def: ResourceDefinition, obj: Obj): Obj {
   if (def.crdName) return sortedDeep(obj) as Obj;
-  const meta = (obj.metadata ?? {}) as Obj;
-  const orderedMeta: Obj = {};
-  for (const k of metaOrder) if (meta[k] !== undefined) orderedMeta[k] = meta[k];
-  // for...in rather than Object.entries (no pair arrays): JSON objects have no inherited keys.
-  for (const k in meta) {
-    const v = meta[k];
-    if (v !== undefined && Object.hasOwn(meta, k) && !(k in orderedMeta)) orderedMeta[k] = v;
-  }
+  const orderedMeta = inObjectMetaOrder((obj.metadata ?? {}) as Obj);
   for (const k of sortedMetaMaps)
     if (isPlainObject(orderedMeta[k])) orderedMeta[k] = sortedKeys(orderedMeta[k]);
   const out: Obj = { kind: obj.kind, apiVersion: obj.apiVersion, metadata: orderedMeta };
@@ -69,6 +62,18 @@ export function normalizeOrder(def: ResourceDefinition, obj: Obj): Obj {
     const v = obj[k];
     if (v === undefined || !Object.hasOwn(obj, k) || k in out) continue;
     out[k] = maps && (k === "data" || k === "binaryData") && isPlainObject(v) ? sortedKeys(v) : v;
+  }
+  return out;
+}
+
+/** An ObjectMeta's fields in Go's declaration order, then any others; undefined ones left out. */
+export function inObjectMetaOrder(meta: Obj): Obj {
+  const out: Obj = {};
+  for (const k of metaOrder) if (meta[k] !== undefined) out[k] = meta[k];
+  // for...in rather than Object.entries (no pair arrays): JSON objects have no inherited keys.
+  for (const k in meta) {
+    const v = meta[k];
+    if (v !== undefined && Object.hasOwn(meta, k) && !(k in out)) out[k] = v;
   }
   return out;
 }
