@@ -1,6 +1,6 @@
 // Authentication as kube-apiserver does it for this server: bearer tokens, client certificates
-// signed by the server's CA (CN is the user, O the groups), else the anonymous user, who may
-// only reach the health and version endpoints.
+// signed by the server's CA (CN is the user, O the groups), else the anonymous user (whom RBAC's
+// bootstrap policy lets reach the health and version endpoints only).
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { UserInfo } from "./handlers/context.js";
@@ -14,8 +14,6 @@ export interface TokenUser {
 }
 
 export const anonymous: UserInfo = { name: "system:anonymous", groups: ["system:unauthenticated"] };
-
-const publicPaths = /^\/(healthz|livez|readyz)(\/.*)?$|^\/version\/?$/;
 
 function unauthorized(): ApiError {
   return new ApiError(401, "Unauthorized", "Unauthorized");
@@ -37,12 +35,12 @@ export class Authenticator {
   }
 
   /**
-   * The user of a request; throws 401 for bad credentials and 403 for anonymous requests off the
-   * public paths. As kube's union authenticator: a valid client certificate first, then a bearer
+   * The user of a request, `system:anonymous` without credentials; throws 401 for bad ones.
+   * As kube's union authenticator: a valid client certificate first, then a bearer
    * token; an Authorization header that is not `Bearer <token>` (or an empty token) is no
    * credential at all, a token that is not known is a 401.
    */
-  authenticate(req: IncomingMessage, pathname: string): UserInfo {
+  authenticate(req: IncomingMessage): UserInfo {
     const byCert = this.#certificateUser(req.socket as TLSSocket);
     if (byCert) return byCert;
     const token = bearerToken(req.headers.authorization);
@@ -52,8 +50,7 @@ export class Authenticator {
       return user;
     }
     if (this.#presentedCertificate(req.socket as TLSSocket)) throw unauthorized();
-    if (publicPaths.test(pathname)) return anonymous;
-    throw anonymousForbidden(req.method ?? "GET", pathname);
+    return anonymous;
   }
 
   /** Whether the client presented a certificate (which may not verify). */
@@ -89,45 +86,4 @@ function bearerToken(header: string | undefined): string | undefined {
   const parts = auth.split(" ");
   if (parts.length < 2 || parts[0].toLowerCase() !== "bearer") return undefined;
   return parts[1] === "" ? undefined : parts[1];
-}
-
-/** kube's 403 wording for the anonymous user, for resource and non-resource paths. */
-function anonymousForbidden(method: string, pathname: string): ApiError {
-  const user = `User "${anonymous.name}"`;
-  const seg = pathname.split("/").filter((s) => s !== "");
-  let group: string | undefined;
-  let rest: string[] = [];
-  if (seg[0] === "api" && seg.length > 2) {
-    group = "";
-    rest = seg.slice(2);
-  } else if (seg[0] === "apis" && seg.length > 3) {
-    group = seg[1];
-    rest = seg.slice(3);
-  }
-  if (group === undefined) {
-    const verb = method.toLowerCase() === "head" ? "get" : method.toLowerCase();
-    return new ApiError(403, "Forbidden", `forbidden: ${user} cannot ${verb} path "${pathname}"`, {});
-  }
-  let namespace = "";
-  if (rest[0] === "namespaces" && rest.length >= 3) {
-    namespace = rest[1];
-    rest = rest.slice(2);
-  }
-  const [resource, name] = rest;
-  const verbs: Record<string, string> = {
-    GET: name ? "get" : "list",
-    POST: "create",
-    PUT: "update",
-    PATCH: "patch",
-    DELETE: name ? "delete" : "deletecollection",
-  };
-  const verb = verbs[method] ?? method.toLowerCase();
-  const scope = namespace ? ` in the namespace "${namespace}"` : " at the cluster scope";
-  const subject = name ? `${resource} "${name}"` : resource;
-  return new ApiError(
-    403,
-    "Forbidden",
-    `${subject} is forbidden: ${user} cannot ${verb} resource "${resource}" in API group "${group}"${scope}`,
-    { ...(name ? { name } : {}), ...(group ? { group } : {}), kind: resource },
-  );
 }

@@ -9,6 +9,14 @@ import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from
 import type { RESTConfig } from "../rest/index.js";
 import { Authenticator, type TokenUser } from "./authn.js";
 import { Admission, clusterDnsResolver, type ServiceResolver } from "./admission/index.js";
+import {
+  Authorization,
+  type AuthorizationMode,
+  ClusterRoleAggregator,
+  forbiddenError,
+  requestAttributes,
+  seedBootstrapPolicy,
+} from "./authz/index.js";
 import { createHooks } from "./controllers/hooks.js";
 import { Conversion } from "./conversion/index.js";
 import { crdStore } from "./controllers/crd.js";
@@ -50,6 +58,13 @@ export interface APIServerOptions {
   adminToken?: string;
   /** Further users authenticated by bearer token. Default: none. */
   users?: TokenUser[];
+  /**
+   * Who may do what. `RBAC`, as kube-apiserver with `--authorization-mode=RBAC`: members of
+   * `system:masters` (the admin) may do anything, others what Roles and bindings grant, starting
+   * from kube's bootstrap policy. `AlwaysAllow`: every authenticated user may do anything.
+   * Default: `RBAC`.
+   */
+  authorization?: AuthorizationMode;
   /** Owner-reference garbage collection, as kube-controller-manager does it. Default: false. */
   garbageCollection?: boolean;
   /** Changes kept for watch replay and paged lists. Default: 20000. */
@@ -99,6 +114,8 @@ export interface RunningAPIServer {
   kubeconfigPath: string | undefined;
   /** Everything stored; give it to a new server to restart with the same data. */
   storage: Storage;
+  /** The authorizer: what it decides, and listeners to what it allowed. */
+  authorization: Authorization;
   certificateAuthority: CertificateAuthority;
   /** A RESTConfig for the admin (bearer token, the server's CA). */
   restConfig(): RESTConfig;
@@ -139,6 +156,8 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   // Every open watch listens for the server's stop: any number is expected, not a leak.
   setMaxListeners(0, stopping.signal);
   const registry = new Registry(builtinResources());
+  const authorization = new Authorization(storage, opts.authorization ?? "RBAC");
+  const aggregator = new ClusterRoleAggregator(storage, stopping.signal, onError);
   let context: ServerContext | undefined;
   let objectMeta: Schema | undefined;
   const getContext = () => context!;
@@ -163,6 +182,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
       convert: async (obj, _from, to) => (await conversion.convert(to, [obj]))[0],
     }),
     conversion,
+    authorization,
     openapi: new OpenAPIService(registry),
     patterns: new PatternCache(),
     watchWindows: new WatchWindows(storage, { ...defaultWatchCacheSize, ...opts.watchCacheSize }),
@@ -175,6 +195,8 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     now: () => new Date(),
   };
   if (fresh) seed(context);
+  seedBootstrapPolicy(context);
+  aggregator.sync();
   // CRDs kept from a previous run are served again.
   const crdDef = registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
   for (const crd of storage.list(crdStore)) hooks.afterWrite(crdDef, crd, undefined);
@@ -194,7 +216,10 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
       let user: UserInfo;
       try {
         target = requestTarget(req.url ?? "/");
-        user = authn.authenticate(req, target.pathname);
+        user = authn.authenticate(req);
+        const attrs = requestAttributes(req.method ?? "GET", target, user);
+        const decision = authorization.authorize(attrs);
+        if (!decision.allowed) throw forbiddenError(attrs, decision.reason);
       } catch (e) {
         req.resume();
         if (e instanceof ApiError) sendError(res, e);
@@ -246,6 +271,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     kubeconfig,
     kubeconfigPath: opts.kubeconfigPath,
     storage,
+    authorization,
     certificateAuthority: ca,
     restConfig: () => ({
       host: url,

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
-import { newCertificateAuthority } from "../certs/index.js";
+import { type CertificateAuthority, newCertificateAuthority } from "../certs/index.js";
 import type { RESTConfig } from "../rest/index.js";
 import { freePort } from "./free-port.js";
 import { ControlPlaneError, checkBinary, type ManagedProcess, startProcess } from "./process.js";
@@ -14,6 +14,8 @@ import type { EnvtestSettings } from "./settings.js";
 
 export interface RunningControlPlane {
   config: RESTConfig;
+  /** The CA kube-apiserver trusts for client certificates (`--client-ca-file`). */
+  clientCa: CertificateAuthority;
   stop(): Promise<void>;
 }
 
@@ -166,6 +168,7 @@ export async function startControlPlane(settings: EnvtestSettings): Promise<Runn
         auth: {},
         source: `envtest control plane in ${dir}`,
       },
+      clientCa,
       stop: stopAll,
     };
   } catch (err) {

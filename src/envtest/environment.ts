@@ -8,6 +8,7 @@ import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1
 import { type APIServerOptions, type RunningAPIServer, startAPIServer } from "../apiserver/index.js";
 import type { RESTConfig } from "../rest/index.js";
 import { getConfig, renderKubeconfig } from "../rest/index.js";
+import type { CertificateAuthority } from "../certs/index.js";
 import { startControlPlane } from "./control-plane.js";
 import { installCRDs, uninstallCRDs } from "./crd-install.js";
 import { readCRDs } from "./crd-files.js";
@@ -20,6 +21,13 @@ import {
   type WebhookInstallOptions,
   withLocalConversion,
 } from "./webhook-install.js";
+
+/** A user to add to a started environment (controller-runtime's envtest.User). */
+export interface EnvtestUser {
+  name: string;
+  /** Default: none besides `system:authenticated`. */
+  groups?: string[];
+}
 
 export interface EnvironmentOptions {
   /** CRD objects to install at start. Default: none. */
@@ -79,6 +87,7 @@ export class Environment {
   #tempDir: string | undefined;
   #serving: LocalServing | undefined;
   #webhooks: InstalledWebhooks | undefined;
+  #clientCa: CertificateAuthority | undefined;
 
   constructor(opts: EnvironmentOptions = {}) {
     this.#opts = opts;
@@ -126,9 +135,11 @@ export class Environment {
         this.#stopControlPlane = () => apiServer!.stop();
         config = apiServer.restConfig();
         kubeconfig = apiServer.kubeconfig;
+        this.#clientCa = apiServer.certificateAuthority;
       } else if (settings.mode === "binaries") {
         const plane = await startControlPlane(settings);
         this.#stopControlPlane = plane.stop;
+        this.#clientCa = plane.clientCa;
         config = plane.config;
         kubeconfig = renderKubeconfig(config, "envtest");
       } else {
@@ -162,6 +173,27 @@ export class Environment {
     await this.#teardown();
   }
 
+  /**
+   * A RESTConfig authenticating as `user` (a client certificate the API server trusts: CN the
+   * name, O the groups), as controller-runtime's `Environment.AddUser`. Such a user may do only
+   * what RBAC grants it. Not available on an existing cluster, whose client CA is not ours.
+   */
+  async addUser(user: EnvtestUser): Promise<RESTConfig> {
+    const base = this.config;
+    if (!this.#clientCa) {
+      throw new EnvironmentStateError(
+        "envtest: addUser needs a control plane envtest started, not an existing cluster",
+      );
+    }
+    const cert = await this.#clientCa.issueClient({ user: user.name, groups: user.groups ?? [] });
+    return {
+      ...base,
+      tls: { ...base.tls, cert: cert.certPem, key: cert.keyPem },
+      auth: {},
+      source: `envtest user ${user.name}`,
+    };
+  }
+
   /** Installs further CRDs into the running environment and waits until they are served. */
   async installCRDs(crds: CustomResourceDefinition[]): Promise<CustomResourceDefinition[]> {
     return installCRDs(this.config, crds, { maxTimeMs: this.#opts.crdInstallTimeoutMs });
@@ -182,5 +214,6 @@ export class Environment {
     this.#serving?.cleanup();
     this.#serving = undefined;
     this.#webhooks = undefined;
+    this.#clientCa = undefined;
   }
 }

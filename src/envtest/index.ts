@@ -3,7 +3,7 @@
 export type { CRDInstallOptions } from "./crd-install.js";
 export { installCRDs, uninstallCRDs } from "./crd-install.js";
 export { CRDFileError, readCRDs } from "./crd-files.js";
-export type { EnvironmentOptions, StartedEnvironment } from "./environment.js";
+export type { EnvironmentOptions, EnvtestUser, StartedEnvironment } from "./environment.js";
 export { Environment, EnvironmentStateError } from "./environment.js";
 export { ControlPlaneError } from "./process.js";
 export type { InstalledWebhooks, LocalServing, WebhookInstallOptions } from "./webhook-install.js";

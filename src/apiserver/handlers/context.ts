@@ -14,6 +14,16 @@ import type { WatchWindows } from "./watch-windows.js";
 export interface UserInfo {
   name: string;
   groups: string[];
+  /** Set for ServiceAccount tokens (the account's uid) and impersonated users who give one. */
+  uid?: string;
+  /** Further facts about the user (a bound token's pod), as kube's user.Info Extra. */
+  extra?: Record<string, string[]>;
+}
+
+/** What the write path asks of the authorizer. */
+export interface AuthorizationService {
+  /** Throws kube's 403 when a Role, ClusterRole or binding grants what its author does not hold. */
+  checkGrant(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefined): void;
 }
 
 /** Reactions to changes that kube-apiserver and its controllers perform (namespaces, CRDs, GC). */
@@ -67,6 +77,8 @@ export interface ServerContext {
   readonly admission?: AdmissionService;
   /** Custom resources between the versions of their CRD. Default: apiVersion rewritten only. */
   readonly conversion?: ConversionService;
+  /** Who may do what: the escalation guard on RBAC writes. Default: none. */
+  readonly authorization?: AuthorizationService;
   /** /openapi/v2 and /openapi/v3, with their caches. */
   readonly openapi: OpenAPIService;
   /** ObjectMeta's schema, built once per server, for the unknown-field walks. */

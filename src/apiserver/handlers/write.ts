@@ -194,6 +194,7 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
     for (const f of unknownTopLevelFields(r.def, obj)) delete obj[f];
   }
   behaviour.defaults?.(obj, { old, server: r.server });
+  r.server.authorization?.checkGrant(r, obj, old);
   const causes: StatusCause[] = [...validateMeta(r.def, obj)];
   if (old) causes.push(...finalizerRules(old, obj));
   if (r.def.crdName && r.def.schema) causes.push(...validateObject(r.def, obj, r.server.patterns));
