@@ -18,6 +18,8 @@ export interface Target {
   bareAgent?: Agent;
   /** The environment that started the server (none for a server a test started itself). */
   env?: Environment;
+  /** Run at close, before the server stops (agents of further users). */
+  onClose?: (() => Promise<void>)[];
   close(): Promise<void>;
 }
 
@@ -27,6 +29,7 @@ export async function startTarget(): Promise<Target> {
   const caPem = config.tls.ca ?? "";
   const agent = new Agent({ connect: { ca: caPem, cert: config.tls.cert, key: config.tls.key } });
   const bareAgent = new Agent({ connect: { ca: caPem } });
+  const onClose: (() => Promise<void>)[] = [];
   return {
     url: config.host,
     token: config.auth.bearerToken ?? "",
@@ -35,7 +38,9 @@ export async function startTarget(): Promise<Target> {
     agent,
     bareAgent,
     env,
+    onClose,
     async close() {
+      for (const f of onClose) await f();
       await agent.close();
       await bareAgent.close();
       await env.stop();
@@ -139,6 +144,19 @@ export class Api {
   }
   delete(path: string, body?: unknown) {
     return this.call("DELETE", path, body);
+  }
+
+  /**
+   * An Api sending as `name` (a client certificate the server trusts, from envtest's addUser),
+   * who may do only what RBAC grants. Its connections close with the target.
+   */
+  async as(name: string, groups: string[] = []): Promise<Api> {
+    const env = this.target.env;
+    if (!env) throw new Error("Api.as needs a target started through envtest");
+    const config = await env.addUser({ name, groups });
+    const agent = new Agent({ connect: { ca: this.target.caPem, cert: config.tls.cert, key: config.tls.key } });
+    this.target.onClose?.push(() => agent.close());
+    return new Api({ ...this.target, token: "", agent });
   }
 
   /** Creates a namespace with a unique name for one test. */

@@ -14,6 +14,9 @@ export const embeddedCapabilities = {
   /** The garbage collector and namespace finalizer run by kube-controller-manager in a cluster. */
   "garbage-collector":
     "it needs the garbage collector or the namespace controller (kube-controller-manager), which kube-apiserver alone does not run",
+  /** ClusterRole aggregation, done by kube-controller-manager in a cluster. */
+  "clusterrole-aggregation":
+    "it needs ClusterRole aggregation (kube-controller-manager's clusterrole-aggregation-controller), which kube-apiserver alone does not run",
   /** Webhook `clientConfig.service` reached on loopback. */
   "service-resolution": "it calls webhooks through clientConfig.service, resolved to loopback",
   /** Behaviour of the embedded server only (its own diagnostics, its own extensions). */
