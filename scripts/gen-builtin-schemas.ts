@@ -76,6 +76,23 @@ const ROOTS: { module: string; group: string; version: string; kinds: string[] }
     version: "v1",
     kinds: ["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"],
   },
+  {
+    module: "authorization/v1",
+    group: "authorization.k8s.io",
+    version: "v1",
+    kinds: [
+      "SubjectAccessReview",
+      "SelfSubjectAccessReview",
+      "LocalSubjectAccessReview",
+      "SelfSubjectRulesReview",
+    ],
+  },
+  {
+    module: "authentication/v1",
+    group: "authentication.k8s.io",
+    version: "v1",
+    kinds: ["TokenReview", "TokenRequest"],
+  },
   { module: "autoscaling/v1", group: "autoscaling", version: "v1", kinds: ["Scale"] },
   {
     module: "meta/v1",

@@ -27,14 +27,14 @@ function storageVersionHash(def: ResourceDefinition): string {
 function resourceEntries(def: ResourceDefinition): Record<string, unknown>[] {
   const main: Record<string, unknown> = {
     name: def.plural,
-    singularName: def.singular,
+    singularName: def.review ? "" : def.singular,
     namespaced: def.namespaced,
     kind: def.kind,
     verbs: def.verbs,
   };
   if (def.shortNames.length > 0) main.shortNames = def.shortNames;
   if (def.categories.length > 0) main.categories = def.categories;
-  main.storageVersionHash = storageVersionHash(def);
+  if (!def.review) main.storageVersionHash = storageVersionHash(def);
   const out = [main];
   const sub = { singularName: "", namespaced: def.namespaced, verbs: ["get", "patch", "update"] };
   if (def.statusSubresource) out.push({ name: `${def.plural}/status`, ...sub, kind: def.kind });
@@ -57,6 +57,17 @@ function resourceEntries(def: ResourceDefinition): Record<string, unknown>[] {
       group: "policy",
       version: "v1",
       kind: "Eviction",
+      verbs: ["create"],
+    });
+  }
+  if (!def.crdName && def.group === "" && def.kind === "ServiceAccount") {
+    out.push({
+      name: "serviceaccounts/token",
+      singularName: "",
+      namespaced: true,
+      group: "authentication.k8s.io",
+      version: "v1",
+      kind: "TokenRequest",
       verbs: ["create"],
     });
   }

@@ -2,7 +2,7 @@
 // kube-apiserver's HTTP API (discovery, CRUD, watch, patch, CRDs) closely enough for kubectl and
 // client libraries; see the issue notes for what differs.
 export type { ServiceReference, ServiceResolver } from "./admission/index.js";
-export type { TokenUser } from "./authn.js";
+export type { TokenUser } from "./authn/index.js";
 export type { ResourceDefinition } from "./registry/index.js";
 export type { WatchCacheSize } from "./handlers/watch-windows.js";
 export type { APIServerOptions, RunningAPIServer } from "./server.js";

@@ -9,6 +9,8 @@ import { handleGet } from "./handlers/get.js";
 import { handleList } from "./handlers/list.js";
 import { handlePatch } from "./handlers/patch.js";
 import { handleEviction, isEviction } from "./handlers/eviction.js";
+import { handleReview } from "./handlers/reviews.js";
+import { handleTokenRequest, isTokenRequest } from "./handlers/token-request.js";
 import { handleScale } from "./handlers/scale.js";
 import { handleUpdate } from "./handlers/update.js";
 import { handleWatch } from "./handlers/watch.js";
@@ -144,7 +146,8 @@ async function dispatch(
       (subresource === "status" && def.statusSubresource) ||
       (subresource === "scale" && def.scale !== undefined) ||
       (subresource === "finalize" && def.group === "" && def.kind === "Namespace" && !def.crdName) ||
-      isEviction({ def, subresource });
+      isEviction({ def, subresource }) ||
+      isTokenRequest({ def, subresource });
     if (!known) throw resourceNotFound();
   }
 
@@ -157,6 +160,16 @@ async function dispatch(
   if (subresource === "scale") {
     if (method !== "GET" && method !== "PUT" && method !== "PATCH") throw methodNotAllowed();
     await handleScale(r, method);
+    return;
+  }
+  if (def.review) {
+    if (method !== "POST" || name) throw methodNotAllowed();
+    await handleReview(r);
+    return;
+  }
+  if (subresource === "token") {
+    if (method !== "POST") throw methodNotAllowed();
+    await handleTokenRequest(r);
     return;
   }
   if (subresource === "eviction") {

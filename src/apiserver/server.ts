@@ -7,7 +7,7 @@ import { createServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../certs/index.js";
 import type { RESTConfig } from "../rest/index.js";
-import { Authenticator, type TokenUser } from "./authn.js";
+import { Authenticator, impersonate, ServiceAccountTokens, type TokenUser } from "./authn/index.js";
 import { Admission, clusterDnsResolver, type ServiceResolver } from "./admission/index.js";
 import {
   Authorization,
@@ -58,6 +58,12 @@ export interface APIServerOptions {
   adminToken?: string;
   /** Further users authenticated by bearer token. Default: none. */
   users?: TokenUser[];
+  /** The `iss` of ServiceAccount tokens, and the audience tokens must name to authenticate here
+   * (`--service-account-issuer`, `--api-audiences`). Default: `https://kubernetes.default.svc.cluster.local`. */
+  serviceAccountIssuer?: string;
+  /** The key ServiceAccount tokens are signed with (PKCS#8 PEM, EC P-256); pass a previous
+   * server's `serviceAccountSigningKey` so its tokens stay valid. Default: a new key. */
+  serviceAccountSigningKey?: string;
   /**
    * Who may do what. `RBAC`, as kube-apiserver with `--authorization-mode=RBAC`: members of
    * `system:masters` (the admin) may do anything, others what Roles and bindings grant, starting
@@ -116,6 +122,8 @@ export interface RunningAPIServer {
   storage: Storage;
   /** The authorizer: what it decides, and listeners to what it allowed. */
   authorization: Authorization;
+  /** The key ServiceAccount tokens are signed with (PKCS#8 PEM). */
+  serviceAccountSigningKey: string;
   certificateAuthority: CertificateAuthority;
   /** A RESTConfig for the admin (bearer token, the server's CA). */
   restConfig(): RESTConfig;
@@ -144,14 +152,20 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     ca.issueClient({ user: "admin", groups: ["system:masters"] }),
   ]);
   const adminToken = opts.adminToken ?? randomBytes(24).toString("base64url");
-  const authn = new Authenticator([
-    { token: adminToken, name: "admin", groups: ["system:masters"] },
-    ...(opts.users ?? []),
-  ]);
-
   const fresh = opts.storage === undefined;
   const storage =
     opts.storage ?? new Storage({ historySize: opts.historySize, quotaBytes: opts.storageQuotaBytes });
+  const now = () => new Date();
+  const serviceAccounts = new ServiceAccountTokens(
+    storage,
+    opts.serviceAccountIssuer ?? "https://kubernetes.default.svc.cluster.local",
+    opts.serviceAccountSigningKey,
+  );
+  const authn = new Authenticator(
+    [{ token: adminToken, name: "admin", groups: ["system:masters"] }, ...(opts.users ?? [])],
+    serviceAccounts,
+    now,
+  );
   const stopping = new AbortController();
   // Every open watch listens for the server's stop: any number is expected, not a leak.
   setMaxListeners(0, stopping.signal);
@@ -183,6 +197,12 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     }),
     conversion,
     authorization,
+    authentication: {
+      reviewToken: (token, audiences) => authn.reviewToken(token, audiences),
+      apiAudiences: serviceAccounts.apiAudiences,
+      issueToken: (sa, audiences, seconds, bound) =>
+        serviceAccounts.issue(sa, audiences, seconds, now(), bound),
+    },
     openapi: new OpenAPIService(registry),
     patterns: new PatternCache(),
     watchWindows: new WatchWindows(storage, { ...defaultWatchCacheSize, ...opts.watchCacheSize }),
@@ -192,7 +212,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
       return objectMeta;
     },
     signal: stopping.signal,
-    now: () => new Date(),
+    now,
   };
   if (fresh) seed(context);
   seedBootstrapPolicy(context);
@@ -216,7 +236,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
       let user: UserInfo;
       try {
         target = requestTarget(req.url ?? "/");
-        user = authn.authenticate(req);
+        user = impersonate(req.headers, authn.authenticate(req), (a) => authorization.decide(a));
         const attrs = requestAttributes(req.method ?? "GET", target, user);
         const decision = authorization.authorize(attrs);
         if (!decision.allowed) throw forbiddenError(attrs, decision.reason);
@@ -272,6 +292,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     kubeconfigPath: opts.kubeconfigPath,
     storage,
     authorization,
+    serviceAccountSigningKey: serviceAccounts.signingKeyPem,
     certificateAuthority: ca,
     restConfig: () => ({
       host: url,

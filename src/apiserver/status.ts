@@ -114,9 +114,11 @@ function causeText(c: StatusCause): string {
 export function invalid(r: ResourceRef, name: string, causes: StatusCause[]): ApiError {
   const texts = causes.map(causeText);
   const summary = texts.length === 1 ? texts[0] : `[${texts.join(", ")}]`;
-  const details: StatusDetails = { name };
+  // Go leaves empty fields out (a review has no name, a review's error no kind).
+  const details: StatusDetails = {};
+  if (name) details.name = name;
   if (r.group) details.group = r.group;
-  details.kind = r.kind;
+  if (r.kind) details.kind = r.kind;
   details.causes = causes;
   return new ApiError(422, "Invalid", `${qualifiedKind(r)} "${name}" is invalid: ${summary}`, details);
 }

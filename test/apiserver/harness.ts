@@ -154,7 +154,9 @@ export class Api {
     const env = this.target.env;
     if (!env) throw new Error("Api.as needs a target started through envtest");
     const config = await env.addUser({ name, groups });
-    const agent = new Agent({ connect: { ca: this.target.caPem, cert: config.tls.cert, key: config.tls.key } });
+    const agent = new Agent({
+      connect: { ca: this.target.caPem, cert: config.tls.cert, key: config.tls.key },
+    });
     this.target.onClose?.push(() => agent.close());
     return new Api({ ...this.target, token: "", agent });
   }

@@ -43,4 +43,5 @@ export const ATOMIC_STRUCTS: ReadonlySet<string> = new Set([
   core("NodeSelectorTerm"),
   core("TopologySelectorTerm"),
   core("SecretReference"),
+  "io.k8s.api.rbac.v1.RoleRef",
 ]);

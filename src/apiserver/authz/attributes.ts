@@ -1,23 +1,10 @@
 // What a request asks to do, as kube-apiserver's RequestInfoFactory reads it from the method and
 // path (before any routing, so an unknown resource is still authorized first, as kube does).
-import type { UserInfo } from "../handlers/context.js";
+import type { AccessAttributes, UserInfo } from "../handlers/context.js";
 import { pathSegmentNameErrors, type RequestTarget } from "../request-path.js";
 
-/** kube's authorizer.Attributes: who asks to do what to which object or path. */
-export interface Attributes {
-  user: UserInfo;
-  verb: string;
-  /** False for paths outside `/api/{v}/…` and `/apis/{g}/{v}/…` (discovery, health, openapi). */
-  resourceRequest: boolean;
-  /** The request path (for non-resource requests). */
-  path: string;
-  apiGroup: string;
-  apiVersion: string;
-  namespace: string;
-  resource: string;
-  subresource: string;
-  name: string;
-}
+/** kube's authorizer.Attributes. */
+export type Attributes = AccessAttributes;
 
 const methodVerbs: Record<string, string> = {
   POST: "create",

@@ -2,7 +2,7 @@
 // the namespace's role bindings), and whether one of them allows a request. Resolved rules are
 // cached per user and namespace and dropped whenever any RBAC object changes, so a GET costs a
 // map lookup and a scan of the user's rules.
-import type { UserInfo } from "../handlers/context.js";
+import type { AccessDecision, UserInfo } from "../handlers/context.js";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
 import type { Attributes } from "./attributes.js";
 import { type PolicyRule, ruleAllows } from "./rules.js";
@@ -31,18 +31,23 @@ export interface RoleRef {
 /** The rules a user holds, and why some bindings gave none (a role that does not exist). */
 export interface ResolvedRules {
   rules: readonly PolicyRule[];
+  /** For each rule, the binding it came from, as kube's allow reasons name it. */
+  sources: readonly string[];
   errors: readonly string[];
 }
 
-export interface Decision {
-  allowed: boolean;
-  /** Why not, when bindings could not be resolved: `RBAC: role.rbac… "x" not found`. */
-  reason: string;
-}
+export type Decision = AccessDecision;
 
 /** The user name of a ServiceAccount. */
 export function serviceAccountUser(namespace: string, name: string): string {
   return `system:serviceaccount:${namespace}:${name}`;
+}
+
+/** kube's describeSubject: `User "bob"`, `ServiceAccount "robot/ns"`. */
+function describeSubject(s: Subject, bindingNamespace: string): string {
+  if (s.kind === "ServiceAccount")
+    return `${s.kind} ${JSON.stringify(`${s.name}/${s.namespace || bindingNamespace}`)}`;
+  return `${s.kind} ${JSON.stringify(s.name)}`;
 }
 
 function appliesTo(user: UserInfo, subject: Subject, namespace: string): boolean {
@@ -82,8 +87,10 @@ export class RBACAuthorizer {
   }
 
   authorize(a: Attributes): Decision {
-    const { rules, errors } = this.rulesFor(a.user, a.namespace);
-    for (const rule of rules) if (ruleAllows(a, rule)) return { allowed: true, reason: "" };
+    const { rules, sources, errors } = this.rulesFor(a.user, a.namespace);
+    for (let i = 0; i < rules.length; i++) {
+      if (ruleAllows(a, rules[i])) return { allowed: true, reason: `RBAC: allowed by ${sources[i]}` };
+    }
     return { allowed: false, reason: errors.length > 0 ? `RBAC: ${aggregateErrors(errors)}` : "" };
   }
 
@@ -116,20 +123,32 @@ export class RBACAuthorizer {
 
   #resolve(user: UserInfo, namespace: string): ResolvedRules {
     const rules: PolicyRule[] = [];
+    const sources: string[] = [];
     const errors: string[] = [];
     const visit = (binding: StoredObject, bindingNamespace: string) => {
       const obj = binding.obj as Obj;
       const subjects = (obj.subjects as Subject[] | undefined) ?? [];
-      if (!subjects.some((s) => appliesTo(user, s, bindingNamespace))) return;
-      const found = this.roleRefRules(obj.roleRef as RoleRef, bindingNamespace);
-      if (typeof found === "string") errors.push(found);
-      else rules.push(...found);
+      const subject = subjects.find((s) => appliesTo(user, s, bindingNamespace));
+      if (!subject) return;
+      const ref = obj.roleRef as RoleRef;
+      const found = this.roleRefRules(ref, bindingNamespace);
+      if (typeof found === "string") {
+        errors.push(found);
+        return;
+      }
+      const kind = bindingNamespace ? "RoleBinding" : "ClusterRoleBinding";
+      const bindingName = bindingNamespace ? `${binding.name}/${bindingNamespace}` : binding.name;
+      const source = `${kind} ${JSON.stringify(bindingName)} of ${ref.kind} ${JSON.stringify(ref.name)} to ${describeSubject(subject, bindingNamespace)}`;
+      for (const rule of found) {
+        rules.push(rule);
+        sources.push(source);
+      }
     };
     for (const b of this.#storage.list(rbacStores.clusterRoleBindings)) visit(b, "");
     if (namespace !== "") {
       for (const b of this.#storage.list(rbacStores.roleBindings, namespace)) visit(b, namespace);
     }
-    return { rules, errors };
+    return { rules, sources, errors };
   }
 }
 

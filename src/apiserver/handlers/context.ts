@@ -20,10 +20,60 @@ export interface UserInfo {
   extra?: Record<string, string[]>;
 }
 
-/** What the write path asks of the authorizer. */
+/** kube's authorizer.Attributes: who asks to do what to which object or path. */
+export interface AccessAttributes {
+  user: UserInfo;
+  verb: string;
+  /** False for paths outside `/api/{v}/…` and `/apis/{g}/{v}/…` (discovery, health, openapi). */
+  resourceRequest: boolean;
+  /** The request path (for non-resource requests). */
+  path: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+}
+
+export interface AccessDecision {
+  allowed: boolean;
+  /** Which binding allowed it, or why bindings could not be resolved; may be empty. */
+  reason: string;
+}
+
+/** An rbac/v1 PolicyRule. */
+export interface AccessRule {
+  verbs: readonly string[];
+  apiGroups?: readonly string[];
+  resources?: readonly string[];
+  resourceNames?: readonly string[];
+  nonResourceURLs?: readonly string[];
+}
+
+/** What handlers ask of the authorizer (authz/authorization.ts's Authorization). */
 export interface AuthorizationService {
   /** Throws kube's 403 when a Role, ClusterRole or binding grants what its author does not hold. */
   checkGrant(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefined): void;
+  /** The decision on a request, as a SubjectAccessReview reports it (nothing is recorded). */
+  decide(a: AccessAttributes): AccessDecision;
+  /** The rules a user holds in a namespace, and the bindings that could not be resolved. */
+  rulesFor(user: UserInfo, namespace: string): { rules: readonly AccessRule[]; errors: readonly string[] };
+}
+
+/** What handlers ask of the authenticator (TokenReview) and the ServiceAccount token issuer. */
+export interface AuthenticationService {
+  reviewToken(
+    token: string,
+    audiences: readonly string[] | undefined,
+  ): { user: UserInfo; audiences: string[] } | { error: string };
+  readonly apiAudiences: readonly string[];
+  issueToken(
+    sa: { namespace: string; name: string; uid: string },
+    audiences: readonly string[],
+    expirationSeconds: number,
+    bound?: { kind: "Pod" | "Secret"; name: string; uid: string },
+  ): { token: string; expires: Date };
 }
 
 /** Reactions to changes that kube-apiserver and its controllers perform (namespaces, CRDs, GC). */
@@ -77,8 +127,10 @@ export interface ServerContext {
   readonly admission?: AdmissionService;
   /** Custom resources between the versions of their CRD. Default: apiVersion rewritten only. */
   readonly conversion?: ConversionService;
-  /** Who may do what: the escalation guard on RBAC writes. Default: none. */
+  /** Who may do what: access reviews and the escalation guard on RBAC writes. Default: none. */
   readonly authorization?: AuthorizationService;
+  /** Token reviews and ServiceAccount tokens. Default: none (their endpoints answer 404). */
+  readonly authentication?: AuthenticationService;
   /** /openapi/v2 and /openapi/v3, with their caches. */
   readonly openapi: OpenAPIService;
   /** ObjectMeta's schema, built once per server, for the unknown-field walks. */

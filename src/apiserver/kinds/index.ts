@@ -7,6 +7,7 @@ import { crdBehaviour } from "./crd.js";
 import { canonicalizeQuantities } from "./quantities.js";
 import { namespaceBehaviour } from "./namespace.js";
 import { podBehaviour } from "./pod.js";
+import { rbacBehaviours } from "./rbac.js";
 import { secretBehaviour, serviceBehaviour } from "./service.js";
 import {
   mutatingWebhookConfigurationBehaviour,
@@ -40,6 +41,7 @@ const byKind: Record<string, KindBehaviour> = {
   "apiextensions.k8s.io/CustomResourceDefinition": crdBehaviour(validateCRD),
   "admissionregistration.k8s.io/MutatingWebhookConfiguration": mutatingWebhookConfigurationBehaviour,
   "admissionregistration.k8s.io/ValidatingWebhookConfiguration": validatingWebhookConfigurationBehaviour,
+  ...rbacBehaviours,
 };
 
 export function kindBehaviour(def: ResourceDefinition): KindBehaviour {

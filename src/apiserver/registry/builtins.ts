@@ -39,6 +39,7 @@ interface Spec {
   generation?: boolean;
   nameValidation?: ResourceDefinition["nameValidation"];
   selectableFields?: ResourceDefinition["selectableFields"];
+  review?: boolean;
 }
 
 /**
@@ -94,6 +95,7 @@ function define(s: Spec): ResourceDefinition {
     printerColumns: [],
     tracksGeneration: s.generation ?? false,
     nameValidation: s.nameValidation ?? "subdomain",
+    ...(s.review ? { review: true } : {}),
   });
 }
 
@@ -272,5 +274,19 @@ export function builtinResources(): ResourceDefinition[] {
     }),
     define({ group: "rbac.authorization.k8s.io", kind: "RoleBinding", nameValidation: "path" }),
     define({ group: "rbac.authorization.k8s.io", kind: "Role", nameValidation: "path" }),
+    ...reviews(),
+  ];
+}
+
+/** The create-only review resources (answered, never stored). */
+function reviews(): ResourceDefinition[] {
+  const review = (group: string, kind: string, namespaced = false) =>
+    define({ group, kind, namespaced, verbs: ["create"], review: true });
+  return [
+    review("authentication.k8s.io", "TokenReview"),
+    review("authorization.k8s.io", "LocalSubjectAccessReview", true),
+    review("authorization.k8s.io", "SelfSubjectAccessReview"),
+    review("authorization.k8s.io", "SelfSubjectRulesReview"),
+    review("authorization.k8s.io", "SubjectAccessReview"),
   ];
 }

@@ -51,6 +51,8 @@ export interface ResourceDefinition {
   /** The rule for `metadata.name`: RFC 1123 subdomain, RFC 1123 label, RFC 1035 label, or any
    * path segment (no `/`, `%`, `.`, `..`). Default: `subdomain`. */
   nameValidation?: "subdomain" | "label" | "dns1035" | "path";
+  /** Answered at create and never stored: the access and token reviews. Default: false. */
+  review?: boolean;
   /** Whether DELETE answers the object rather than a `Status`, as custom resources do.
    * Default: false. */
   returnDeletedObject?: boolean;

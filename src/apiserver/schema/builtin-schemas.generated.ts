@@ -516,6 +516,146 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
   "apps.v1.StatefulSetUpdateStrategy": {
     properties: { rollingUpdate: "@apps.v1.RollingUpdateStatefulSetStrategy", type: "string" },
   },
+  "authentication.v1.BoundObjectReference": {
+    properties: { apiVersion: "string", kind: "string", name: "string", uid: "string" },
+  },
+  "authentication.v1.TokenRequest": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@authentication.v1.TokenRequestSpec",
+      status: "@authentication.v1.TokenRequestStatus",
+    },
+    gvk: ["authentication.k8s.io", "v1", "TokenRequest"],
+    required: ["spec"],
+  },
+  "authentication.v1.TokenRequestSpec": {
+    properties: {
+      audiences: "[]string",
+      boundObjectRef: "@authentication.v1.BoundObjectReference",
+      expirationSeconds: "integer",
+    },
+    required: ["audiences"],
+  },
+  "authentication.v1.TokenRequestStatus": {
+    properties: { expirationTimestamp: "date-time", token: "string" },
+    required: ["expirationTimestamp", "token"],
+  },
+  "authentication.v1.TokenReview": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@authentication.v1.TokenReviewSpec",
+      status: "@authentication.v1.TokenReviewStatus",
+    },
+    gvk: ["authentication.k8s.io", "v1", "TokenReview"],
+    required: ["spec"],
+  },
+  "authentication.v1.TokenReviewSpec": { properties: { audiences: "[]string", token: "string" } },
+  "authentication.v1.TokenReviewStatus": {
+    properties: {
+      audiences: "[]string",
+      authenticated: "boolean",
+      error: "string",
+      user: "@authentication.v1.UserInfo",
+    },
+  },
+  "authentication.v1.UserInfo": {
+    properties: { extra: "{}[]string", groups: "[]string", uid: "string", username: "string" },
+  },
+  "authorization.v1.LocalSubjectAccessReview": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@authorization.v1.SubjectAccessReviewSpec",
+      status: "@authorization.v1.SubjectAccessReviewStatus",
+    },
+    gvk: ["authorization.k8s.io", "v1", "LocalSubjectAccessReview"],
+    required: ["spec"],
+  },
+  "authorization.v1.NonResourceAttributes": { properties: { path: "string", verb: "string" } },
+  "authorization.v1.NonResourceRule": {
+    properties: { nonResourceURLs: "[]string", verbs: "[]string" },
+    required: ["verbs"],
+  },
+  "authorization.v1.ResourceAttributes": {
+    properties: {
+      group: "string",
+      name: "string",
+      namespace: "string",
+      resource: "string",
+      subresource: "string",
+      verb: "string",
+      version: "string",
+    },
+  },
+  "authorization.v1.ResourceRule": { properties: { apiGroups: "[]string", resourceNames: "[]string" } },
+  "authorization.v1.SelfSubjectAccessReview": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@authorization.v1.SelfSubjectAccessReviewSpec",
+      status: "@authorization.v1.SubjectAccessReviewStatus",
+    },
+    gvk: ["authorization.k8s.io", "v1", "SelfSubjectAccessReview"],
+    required: ["spec"],
+  },
+  "authorization.v1.SelfSubjectAccessReviewSpec": {
+    properties: {
+      nonResourceAttributes: "@authorization.v1.NonResourceAttributes",
+      resourceAttributes: "@authorization.v1.ResourceAttributes",
+    },
+  },
+  "authorization.v1.SelfSubjectRulesReview": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@authorization.v1.SelfSubjectRulesReviewSpec",
+      status: "@authorization.v1.SubjectRulesReviewStatus",
+    },
+    gvk: ["authorization.k8s.io", "v1", "SelfSubjectRulesReview"],
+    required: ["spec"],
+  },
+  "authorization.v1.SelfSubjectRulesReviewSpec": { properties: { namespace: "string" } },
+  "authorization.v1.SubjectAccessReview": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@authorization.v1.SubjectAccessReviewSpec",
+      status: "@authorization.v1.SubjectAccessReviewStatus",
+    },
+    gvk: ["authorization.k8s.io", "v1", "SubjectAccessReview"],
+    required: ["spec"],
+  },
+  "authorization.v1.SubjectAccessReviewSpec": {
+    properties: {
+      extra: "{}[]string",
+      groups: "[]string",
+      nonResourceAttributes: "@authorization.v1.NonResourceAttributes",
+      resourceAttributes: "@authorization.v1.ResourceAttributes",
+      uid: "string",
+      user: "string",
+    },
+  },
+  "authorization.v1.SubjectAccessReviewStatus": {
+    properties: { allowed: "boolean", denied: "boolean", evaluationError: "string", reason: "string" },
+    required: ["allowed"],
+  },
+  "authorization.v1.SubjectRulesReviewStatus": {
+    properties: {
+      evaluationError: "string",
+      incomplete: "boolean",
+      nonResourceRules: "[]@authorization.v1.NonResourceRule",
+      resourceRules: "[]@authorization.v1.ResourceRule",
+    },
+    required: ["incomplete", "nonResourceRules", "resourceRules"],
+  },
   "autoscaling.v1.Scale": {
     properties: {
       apiVersion: "string",

@@ -3,8 +3,9 @@
 // bootstrap policy lets reach the health and version endpoints only).
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
-import type { UserInfo } from "./handlers/context.js";
-import { ApiError } from "./status.js";
+import type { UserInfo } from "../handlers/context.js";
+import { ApiError } from "../status.js";
+import { type ServiceAccountTokens, TokenError } from "./service-account-tokens.js";
 
 export interface TokenUser {
   token: string;
@@ -25,7 +26,12 @@ export class Authenticator {
   // not on each keep-alive request (getPeerCertificate builds the whole certificate object).
   readonly #certUsers = new WeakMap<TLSSocket, UserInfo>();
 
-  constructor(users: readonly TokenUser[]) {
+  readonly #serviceAccounts: ServiceAccountTokens | undefined;
+  readonly #now: () => Date;
+
+  constructor(users: readonly TokenUser[], serviceAccounts?: ServiceAccountTokens, now = () => new Date()) {
+    this.#serviceAccounts = serviceAccounts;
+    this.#now = now;
     for (const u of users) {
       this.#tokens.set(u.token, {
         name: u.name,
@@ -45,12 +51,41 @@ export class Authenticator {
     if (byCert) return byCert;
     const token = bearerToken(req.headers.authorization);
     if (token !== undefined) {
-      const user = this.#tokens.get(token);
-      if (!user) throw unauthorized();
-      return user;
+      const found = this.reviewToken(token, undefined);
+      if (!("user" in found)) throw unauthorized();
+      return found.user;
     }
     if (this.#presentedCertificate(req.socket as TLSSocket)) throw unauthorized();
     return anonymous;
+  }
+
+  /**
+   * A bearer token's user, as TokenReview reports it: the user and the audiences (of those
+   * wanted, by default this server's) the token is good for, or kube's error.
+   */
+  reviewToken(
+    token: string,
+    wanted: readonly string[] | undefined,
+  ): { user: UserInfo; audiences: string[] } | { error: string } {
+    const audiences = wanted && wanted.length > 0 ? wanted : (this.#serviceAccounts?.apiAudiences ?? []);
+    const invalid = "invalid bearer token";
+    const user = this.#tokens.get(token);
+    if (user) {
+      // Static tokens are good for this server's audiences only.
+      const api = this.#serviceAccounts?.apiAudiences ?? audiences;
+      const matched = audiences.filter((a) => api.includes(a));
+      if (matched.length > 0 || audiences.length === 0) return { user, audiences: matched };
+      return {
+        error: `[${invalid}, token audiences ${goQuoted(api)} is invalid for the target audiences ${goQuoted(audiences)}]`,
+      };
+    }
+    try {
+      const found = this.#serviceAccounts?.authenticate(token, audiences, this.#now());
+      return found ?? { error: invalid };
+    } catch (e) {
+      if (e instanceof TokenError) return { error: `[${invalid}, ${e.message}]` };
+      throw e;
+    }
   }
 
   /** Whether the client presented a certificate (which may not verify). */
@@ -86,4 +121,8 @@ function bearerToken(header: string | undefined): string | undefined {
   const parts = auth.split(" ");
   if (parts.length < 2 || parts[0].toLowerCase() !== "bearer") return undefined;
   return parts[1] === "" ? undefined : parts[1];
+}
+
+function goQuoted(values: readonly string[]): string {
+  return `[${values.map((v) => JSON.stringify(v)).join(" ")}]`;
 }

@@ -1,0 +1,231 @@
+// The review endpoints: create-only resources answered at once and never stored.
+// SubjectAccessReview, LocalSubjectAccessReview and SelfSubjectAccessReview ask the authorizer
+// about one request; SelfSubjectRulesReview lists the requester's rules in a namespace;
+// TokenReview asks the authenticator about a bearer token (how webhooks and metrics endpoints
+// check callers). Validation and answers as kube-apiserver 1.26 words them.
+import { readBody, sendJson } from "../http-io.js";
+import { apiVersionOfDef } from "../object/meta.js";
+import { ApiError, badRequest, invalid } from "../status.js";
+import type { Obj } from "../storage/index.js";
+import type { AccessAttributes, ResourceRequest, UserInfo } from "./context.js";
+import { checkTypeMeta, decodeObject, stampManagedFields } from "./write.js";
+
+const str = (v: unknown) => (typeof v === "string" ? v : "");
+const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+const isObject = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+
+export async function handleReview(r: ResourceRequest): Promise<void> {
+  const body = await readBody(r.req, r.server.limits.maxBodyBytes);
+  const { obj } = decodeObject(r, body);
+  checkTypeMeta(r, obj);
+  if (!isObject(obj.spec)) obj.spec = {};
+  switch (r.def.kind) {
+    case "SelfSubjectRulesReview":
+      sendJson(r.res, 201, JSON.stringify(rulesReview(r, obj)));
+      return;
+    case "TokenReview":
+      sendJson(r.res, 201, JSON.stringify(tokenReview(r, obj)));
+      return;
+    default:
+      sendJson(r.res, 201, JSON.stringify(accessReview(r, obj)));
+  }
+}
+
+/** Go's %#v of the attributes kube prints in its validation messages. */
+function nonResourceText(n: Obj): string {
+  return `authorization.NonResourceAttributes{Path:${JSON.stringify(str(n.path))}, Verb:${JSON.stringify(str(n.verb))}}`;
+}
+
+function reviewInvalid(r: ResourceRequest, field: string, value: string, detail: string): ApiError {
+  return invalid({ group: r.def.group, resource: "", kind: "" }, "", [
+    { reason: "FieldValueInvalid", message: `Invalid value: ${value}: ${detail}`, field },
+  ]);
+}
+
+/** The response's metadata: kube answers an unstored object with a null creationTimestamp. */
+function responseMeta(r: ResourceRequest, obj: Obj): void {
+  const given = obj.metadata as Obj;
+  stampManagedFields(r, undefined, obj);
+  const meta: Obj = {};
+  if (r.def.namespaced) meta.namespace = r.namespace;
+  meta.creationTimestamp = null;
+  if (given.managedFields) meta.managedFields = given.managedFields;
+  obj.metadata = meta;
+}
+
+function checkEmptyMeta(r: ResourceRequest, obj: Obj): void {
+  const { managedFields: _m, namespace, ...rest } = obj.metadata as Obj;
+  const local = r.def.kind === "LocalSubjectAccessReview";
+  if (Object.keys(rest).length > 0 || (!local && namespace)) {
+    throw reviewInvalid(r, "metadata", JSON.stringify(obj.metadata), "must be empty except for namespace");
+  }
+  if (local && namespace !== undefined && namespace !== "" && namespace !== r.namespace) {
+    throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  }
+}
+
+function accessReview(r: ResourceRequest, obj: Obj): Obj {
+  const authz = r.server.authorization;
+  if (!authz) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
+  const spec = obj.spec as Obj;
+  checkEmptyMeta(r, obj);
+  const res = isObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
+  const nonRes = isObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
+  if (res && nonRes) {
+    throw reviewInvalid(
+      r,
+      "spec.nonResourceAttributes",
+      nonResourceText(nonRes),
+      "cannot be specified in combination with resourceAttributes",
+    );
+  }
+  if (!res && !nonRes) {
+    throw reviewInvalid(
+      r,
+      "spec.resourceAttributes",
+      '"null"',
+      "exactly one of nonResourceAttributes or resourceAttributes must be specified",
+    );
+  }
+  let user: UserInfo;
+  if (r.def.kind === "SelfSubjectAccessReview") {
+    user = r.user;
+  } else {
+    if (!str(spec.user) && strings(spec.groups).length === 0) {
+      throw reviewInvalid(r, "spec.user", '""', "at least one of user or group must be specified");
+    }
+    user = { name: str(spec.user), groups: strings(spec.groups) };
+    if (str(spec.uid)) user.uid = str(spec.uid);
+    if (isObject(spec.extra))
+      user.extra = Object.fromEntries(Object.entries(spec.extra).map(([k, v]) => [k, strings(v)]));
+  }
+  if (r.def.kind === "LocalSubjectAccessReview") {
+    if (nonRes)
+      throw reviewInvalid(
+        r,
+        "spec.nonResourceAttributes",
+        nonResourceText(nonRes),
+        "disallowed on this kind of request",
+      );
+    if (str(res?.namespace) !== r.namespace) {
+      throw reviewInvalid(
+        r,
+        "spec.resourceAttributes.namespace",
+        JSON.stringify(str(res?.namespace)),
+        "must match metadata.namespace",
+      );
+    }
+  }
+  const attrs: AccessAttributes = res
+    ? {
+        user,
+        verb: str(res.verb),
+        resourceRequest: true,
+        path: "",
+        apiGroup: str(res.group),
+        apiVersion: str(res.version),
+        namespace: str(res.namespace),
+        resource: str(res.resource),
+        subresource: str(res.subresource),
+        name: str(res.name),
+      }
+    : {
+        user,
+        verb: str(nonRes?.verb),
+        resourceRequest: false,
+        path: str(nonRes?.path),
+        apiGroup: "",
+        apiVersion: "",
+        namespace: "",
+        resource: "",
+        subresource: "",
+        name: "",
+      };
+  const decision = authz.decide(attrs);
+  responseMeta(r, obj);
+  const status: Obj = { allowed: decision.allowed };
+  if (decision.reason) status.reason = decision.reason;
+  return {
+    kind: obj.kind,
+    apiVersion: obj.apiVersion,
+    metadata: obj.metadata,
+    spec: orderedAccessSpec(spec),
+    status,
+  };
+}
+
+/** The spec in Go's field order. */
+function orderedAccessSpec(spec: Obj): Obj {
+  const out: Obj = {};
+  const order = (o: Obj, keys: string[]) =>
+    Object.fromEntries(keys.filter((k) => o[k] !== undefined && o[k] !== "").map((k) => [k, o[k]]));
+  if (isObject(spec.resourceAttributes)) {
+    out.resourceAttributes = order(spec.resourceAttributes, [
+      "namespace",
+      "verb",
+      "group",
+      "version",
+      "resource",
+      "subresource",
+      "name",
+    ]);
+  }
+  if (isObject(spec.nonResourceAttributes))
+    out.nonResourceAttributes = order(spec.nonResourceAttributes, ["path", "verb"]);
+  for (const k of ["user", "groups", "extra", "uid"])
+    if (spec[k] !== undefined && spec[k] !== "") out[k] = spec[k];
+  return out;
+}
+
+function rulesReview(r: ResourceRequest, obj: Obj): Obj {
+  const authz = r.server.authorization;
+  if (!authz) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
+  const namespace = str((obj.spec as Obj).namespace);
+  if (!namespace) throw badRequest("no namespace on request");
+  const { rules, errors } = authz.rulesFor(r.user, namespace);
+  const resourceRules: Obj[] = [];
+  const nonResourceRules: Obj[] = [];
+  for (const rule of rules) {
+    if (rule.resources?.length) {
+      const out: Obj = { verbs: rule.verbs, apiGroups: rule.apiGroups ?? [], resources: rule.resources };
+      if (rule.resourceNames?.length) out.resourceNames = rule.resourceNames;
+      resourceRules.push(out);
+    }
+    if (rule.nonResourceURLs?.length)
+      nonResourceRules.push({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs });
+  }
+  const status: Obj = { resourceRules, nonResourceRules, incomplete: false };
+  if (errors.length > 0) {
+    const unique = [...new Set(errors)];
+    status.evaluationError = unique.length === 1 ? unique[0] : `[${unique.join(", ")}]`;
+  }
+  return {
+    kind: r.def.kind,
+    apiVersion: apiVersionOfDef(r.def),
+    metadata: { creationTimestamp: null },
+    spec: {},
+    status,
+  };
+}
+
+function tokenReview(r: ResourceRequest, obj: Obj): Obj {
+  const authn = r.server.authentication;
+  if (!authn) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
+  const spec = obj.spec as Obj;
+  const token = str(spec.token);
+  if (!token) throw badRequest("token is required for TokenReview in authentication");
+  const wanted = strings(spec.audiences);
+  const found = authn.reviewToken(token, wanted.length > 0 ? wanted : undefined);
+  responseMeta(r, obj);
+  let status: Obj;
+  if ("user" in found) {
+    const user: Obj = { username: found.user.name };
+    if (found.user.uid) user.uid = found.user.uid;
+    user.groups = found.user.groups;
+    if (found.user.extra) user.extra = found.user.extra;
+    status = { authenticated: true, user, audiences: found.audiences };
+  } else status = { user: {}, error: found.error };
+  const orderedSpec: Obj = { token };
+  if (wanted.length > 0) orderedSpec.audiences = wanted;
+  return { kind: obj.kind, apiVersion: obj.apiVersion, metadata: obj.metadata, spec: orderedSpec, status };
+}
