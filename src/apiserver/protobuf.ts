@@ -1,6 +1,7 @@
 // Decoding of the Kubernetes protobuf envelope for the few kinds kubectl's typed clients send as
-// protobuf (`kubectl create configmap|secret|namespace`): client-go only falls back to JSON after a
-// 415 for CBOR, not for protobuf, so the server must read these. Other kinds answer 415.
+// protobuf (`kubectl create configmap|secret|namespace`, `auth can-i`, `create token`): client-go
+// only falls back to JSON after a 415 for CBOR, not for protobuf, so the server must read these.
+// Other kinds answer 415. Field numbers are those of k8s.io/api's generated.proto files.
 import type { Obj } from "./storage/index.js";
 
 const magic = Buffer.from([0x6b, 0x38, 0x73, 0x00]); // "k8s\0"
@@ -74,7 +75,98 @@ function objectMeta(buf: Buffer): Obj {
   return meta;
 }
 
+/** Appends `value` to the list at `obj[key]`, starting it when absent. */
+function push(obj: Obj, key: string, value: string): void {
+  const list = (obj[key] as string[] | undefined) ?? [];
+  list.push(value);
+  obj[key] = list;
+}
+
+/** A message of string fields, by number; repeated ones (in `repeated`) as lists. */
+function stringMessage(buf: Buffer, names: Record<number, string>, repeated: readonly string[] = []): Obj {
+  const out: Obj = {};
+  for (const f of fields(buf)) {
+    const name = names[f.no];
+    if (!name || f.wire !== 2) continue;
+    if (repeated.includes(name)) push(out, name, str(f));
+    else if (str(f)) out[name] = str(f);
+  }
+  return out;
+}
+
+const resourceAttributes = {
+  1: "namespace",
+  2: "verb",
+  3: "group",
+  4: "version",
+  5: "resource",
+  6: "subresource",
+  7: "name",
+};
+const nonResourceAttributes = { 1: "path", 2: "verb" };
+
+/** authorization/v1's SubjectAccessReviewSpec (and SelfSubjectAccessReviewSpec, its first two fields). */
+function accessReviewSpec(buf: Buffer): Obj {
+  const spec: Obj = {};
+  for (const f of fields(buf)) {
+    if (f.wire !== 2) continue;
+    const v = f.value as Buffer;
+    if (f.no === 1) spec.resourceAttributes = stringMessage(v, resourceAttributes);
+    else if (f.no === 2) spec.nonResourceAttributes = stringMessage(v, nonResourceAttributes);
+    else if (f.no === 3 && str(f)) spec.user = str(f);
+    else if (f.no === 4) push(spec, "groups", str(f));
+    else if (f.no === 5) {
+      let key = "";
+      const items: string[] = [];
+      for (const e of fields(v)) {
+        if (e.no === 1) key = str(e);
+        else if (e.no === 2) for (const i of fields(e.value as Buffer)) if (i.no === 1) items.push(str(i));
+      }
+      spec.extra = { ...((spec.extra as Obj | undefined) ?? {}), [key]: items };
+    } else if (f.no === 6 && str(f)) spec.uid = str(f);
+  }
+  return spec;
+}
+
+/** authentication/v1's TokenRequestSpec. */
+function tokenRequestSpec(buf: Buffer): Obj {
+  const spec: Obj = {};
+  for (const f of fields(buf)) {
+    if (f.no === 1 && f.wire === 2) push(spec, "audiences", str(f));
+    else if (f.no === 4 && f.wire === 0)
+      spec.expirationSeconds = Number(BigInt.asIntN(64, f.value as bigint));
+    else if (f.no === 3 && f.wire === 2) {
+      spec.boundObjectRef = stringMessage(f.value as Buffer, {
+        1: "kind",
+        2: "apiVersion",
+        3: "name",
+        4: "uid",
+      });
+    }
+  }
+  return spec;
+}
+
+/** The spec decoders of the kinds whose objects are metadata (1) and a spec (2). */
+const specDecoders: Record<string, (buf: Buffer) => Obj> = {
+  SubjectAccessReview: accessReviewSpec,
+  LocalSubjectAccessReview: accessReviewSpec,
+  SelfSubjectAccessReview: accessReviewSpec,
+  SelfSubjectRulesReview: (buf) => stringMessage(buf, { 1: "namespace" }),
+  TokenReview: (buf) => stringMessage(buf, { 1: "token", 2: "audiences" }, ["audiences"]),
+  TokenRequest: tokenRequestSpec,
+};
+
 function decodeKind(kind: string, raw: Buffer): Obj | undefined {
+  const specOf = specDecoders[kind];
+  if (specOf) {
+    const obj: Obj = {};
+    for (const f of fields(raw)) {
+      if (f.no === 1 && f.wire === 2) obj.metadata = objectMeta(f.value as Buffer);
+      else if (f.no === 2 && f.wire === 2) obj.spec = specOf(f.value as Buffer);
+    }
+    return obj;
+  }
   const obj: Obj = {};
   const data: Record<string, string> = {};
   const binaryData: Record<string, string> = {};

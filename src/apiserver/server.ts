@@ -7,7 +7,13 @@ import { createServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../certs/index.js";
 import type { RESTConfig } from "../rest/index.js";
-import { Authenticator, impersonate, ServiceAccountTokens, type TokenUser } from "./authn/index.js";
+import {
+  Authenticator,
+  ImpersonationHeaderError,
+  impersonate,
+  ServiceAccountTokens,
+  type TokenUser,
+} from "./authn/index.js";
 import { Admission, clusterDnsResolver, type ServiceResolver } from "./admission/index.js";
 import {
   Authorization,
@@ -21,7 +27,7 @@ import { createHooks } from "./controllers/hooks.js";
 import { Conversion } from "./conversion/index.js";
 import { crdStore } from "./controllers/crd.js";
 import type { ServerContext, ServerLimits, UserInfo } from "./handlers/context.js";
-import { sendError } from "./http-io.js";
+import { sendError, sendText } from "./http-io.js";
 import { kubeconfigYaml } from "./kubeconfig.js";
 import { OpenAPIService } from "./openapi/index.js";
 import { builtinResources, Registry } from "./registry/index.js";
@@ -244,7 +250,9 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
         req.resume();
         if (e instanceof ApiError) sendError(res, e);
         else if (e instanceof MalformedTargetError) sendMalformedTarget(res);
-        else res.destroy();
+        else if (e instanceof ImpersonationHeaderError) {
+          sendText(res, 500, `Internal Server Error: ${JSON.stringify(req.url ?? "/")}: ${e.message}\n`);
+        } else res.destroy();
         return;
       }
       void route({ server: context!, serverAddress, onError }, req, res, user, target);

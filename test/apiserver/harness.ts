@@ -63,6 +63,8 @@ export interface CallOptions {
   token?: string | null;
   /** Default: fetch's own ("node"). */
   userAgent?: string;
+  /** Further headers (Impersonate-User, …). */
+  headers?: Record<string, string | string[]>;
 }
 
 export class Api {
@@ -76,9 +78,13 @@ export class Api {
     if (body !== undefined) headers["content-type"] = opts.contentType ?? "application/json";
     if (opts.accept) headers.accept = opts.accept;
     if (opts.userAgent) headers["user-agent"] = opts.userAgent;
+    const extra = new Headers(headers);
+    for (const [k, v] of Object.entries(opts.headers ?? {})) {
+      for (const one of Array.isArray(v) ? v : [v]) extra.append(k, one);
+    }
     const res = await fetch(`${this.target.url}${path}`, {
       method,
-      headers,
+      headers: extra,
       body:
         body === undefined
           ? undefined

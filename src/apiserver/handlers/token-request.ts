@@ -10,7 +10,7 @@ import type { ResourceDefinition } from "../registry/index.js";
 import { asJSONSchemaProps, builtinSchema } from "../schema/index.js";
 import type { ResourceRequest } from "./context.js";
 import { mustGet } from "./get.js";
-import { stampManagedFields } from "./write.js";
+import { checkTypeMeta, decodeObject, stampManagedFields } from "./write.js";
 
 const ref = { group: "authentication.k8s.io", resource: "tokenrequests", kind: "TokenRequest" };
 const maxExpirationSeconds = 2 ** 32;
@@ -33,35 +33,13 @@ export function isTokenRequest(r: Pick<ResourceRequest, "def" | "subresource">):
   return r.subresource === "token" && r.def.group === "" && r.def.kind === "ServiceAccount" && !r.def.crdName;
 }
 
-function parseTokenRequest(text: string): Obj {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (e) {
-    throw badRequest(
-      `the object provided is unrecognized (must be of type TokenRequest): ${(e as Error).message}`,
-    );
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw badRequest("the object provided is unrecognized (must be of type TokenRequest)");
-  }
-  const obj = parsed as Obj;
-  if (
-    (obj.kind !== undefined && obj.kind !== "TokenRequest") ||
-    (obj.apiVersion !== undefined && obj.apiVersion !== "authentication.k8s.io/v1")
-  ) {
-    throw badRequest(
-      `the object provided is unrecognized (must be of type TokenRequest): ${obj.apiVersion}, Kind=${obj.kind}`,
-    );
-  }
-  return obj;
-}
-
 export async function handleTokenRequest(r: ResourceRequest): Promise<void> {
   const authn = r.server.authentication;
   if (!authn) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
-  const body = (await readBody(r.req, r.server.limits.maxBodyBytes)).toString("utf8");
-  const request = parseTokenRequest(body);
+  const body = await readBody(r.req, r.server.limits.maxBodyBytes);
+  const asTokenRequest = { ...r, def: tokenRequestDefinition(r.def) };
+  const { obj: request } = decodeObject(asTokenRequest, body);
+  checkTypeMeta(asTokenRequest, request);
   const spec = (request.spec && typeof request.spec === "object" ? request.spec : {}) as Obj;
   const sa = mustGet(r);
   const expirationSeconds =
@@ -125,7 +103,7 @@ export async function handleTokenRequest(r: ResourceRequest): Promise<void> {
   const metadata: Obj = { name: r.name, namespace: r.namespace, creationTimestamp: kubeTime(r.server.now()) };
   // kube's field manager records the request as sent, before the defaults.
   const asSent: Obj = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", metadata: {}, spec };
-  stampManagedFields({ ...r, def: tokenRequestDefinition(r.def) }, undefined, asSent);
+  stampManagedFields(asTokenRequest, undefined, asSent);
   const managed = (asSent.metadata as Obj).managedFields;
   if (managed) metadata.managedFields = managed;
   const boundObjectRef = bound

@@ -44,7 +44,7 @@ export const bodyMediaTypes = ["application/json", "application/yaml", "applicat
 /** Decodes a create/update body into an object, with kube's 400/415 answers. */
 export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text: string | undefined } {
   const ct = mediaType(r.req.headers["content-type"]);
-  if (ct === "application/vnd.kubernetes.protobuf" && !r.def.crdName && r.def.group === "") {
+  if (ct === "application/vnd.kubernetes.protobuf" && !r.def.crdName) {
     let decoded: Obj | undefined;
     try {
       decoded = decodeProtobuf(body, r.def.kind);
