@@ -2,6 +2,7 @@
 // the webhook server): Go-style bind addresses, "0" disables, graceful stop on abort.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:http";
+import { createServer as createHTTPSServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { type Logger, nullLogger } from "../log/index.js";
 
@@ -57,6 +58,9 @@ export interface HTTPServerRunnableOptions {
    * Default: 2000 ms.
    */
   shutdownTimeoutMs?: number;
+  /** Serves HTTPS with the PEM key and certificate this resolves to (read once, at start).
+   * Default: plain HTTP. */
+  tls?: () => Promise<{ key: string; cert: string }>;
 }
 
 export interface HTTPServerRunnable {
@@ -118,7 +122,16 @@ export function newHTTPServerRunnable(opts: HTTPServerRunnableOptions): HTTPServ
         resolveListening(undefined);
         return;
       }
-      const server = createServer(handle);
+      let server: ReturnType<typeof createServer>;
+      try {
+        server = opts.tls ? createHTTPSServer(await opts.tls(), handle) : createServer(handle);
+      } catch (err) {
+        const wrapped = new Error(`the ${opts.name} server could not load its certificate: ${err}`, {
+          cause: err,
+        });
+        rejectListening(wrapped);
+        throw wrapped;
+      }
       try {
         await new Promise<void>((resolve, reject) => {
           server.once("error", reject);

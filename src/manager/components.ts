@@ -59,6 +59,11 @@ export function newManagerComponents(config: RESTConfig, o: ResolvedManagerOptio
       bindAddress: o.metrics.bindAddress,
       registry,
       extraHandlers: o.metrics.extraHandlers,
+      secureServing: o.metrics.secureServing,
+      certDir: o.metrics.certDir,
+      certName: o.metrics.certName,
+      keyName: o.metrics.keyName,
+      filter: o.metrics.filterProvider?.(rest, log),
       logger: log, // the server names its logger controller-runtime.metrics
     }),
     probes: newHealthProbeServer({

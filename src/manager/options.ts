@@ -3,7 +3,7 @@
 import type { Kind } from "../api/index.js";
 import type { CacheOptions } from "../cache/index.js";
 import type { ControllerDefaults } from "../controller/index.js";
-import type { HTTPHandler } from "../metrics/index.js";
+import type { HTTPHandler, MetricsFilterProvider } from "../metrics/index.js";
 import { type Logger, newLogger } from "../log/index.js";
 import type { RESTConfig } from "../rest/index.js";
 import type { WebhookServer, WebhookServerOptions } from "../webhook/index.js";
@@ -13,6 +13,20 @@ export interface MetricsOptions {
   bindAddress?: string;
   /** More handlers on the metrics server (pprof-like endpoints). Default: none. */
   extraHandlers?: Record<string, HTTPHandler>;
+  /** Serve HTTPS, with the certificate in `certDir` or a self-signed one. Default: false. */
+  secureServing?: boolean;
+  /** Directory of `certName` and `keyName`. Default: none (a self-signed certificate). */
+  certDir?: string;
+  /** Default: `tls.crt`. */
+  certName?: string;
+  /** Default: `tls.key`. */
+  keyName?: string;
+  /**
+   * Checks callers before every request, built from the manager's API client: give
+   * `withAuthenticationAndAuthorization()` to let only identities RBAC allows `get` on
+   * `/metrics` scrape. Default: none.
+   */
+  filterProvider?: MetricsFilterProvider;
 }
 
 export interface ClientOptions {

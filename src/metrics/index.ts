@@ -15,6 +15,8 @@ export type { LeaderElectionMetrics } from "./leader-election-metrics.js";
 export { leaderElectionMetrics } from "./leader-election-metrics.js";
 export type { WebhookMetrics } from "./webhook-metrics.js";
 export { webhookMetrics } from "./webhook-metrics.js";
+export type { AuthFilterOptions, MetricsFilter, MetricsFilterProvider } from "./auth-filter.js";
+export { withAuthenticationAndAuthorization } from "./auth-filter.js";
 export type { MetricsServer, MetricsServerOptions } from "./server.js";
 export { ExtraHandlerError, metricsPath, newMetricsServer } from "./server.js";
 export type { HTTPHandler } from "../httpserver/index.js";

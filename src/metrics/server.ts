@@ -1,8 +1,12 @@
 // The metrics server: `/metrics` in Prometheus text format from the manager's registry, plus
 // extra handlers (pprof-like debug pages, ...) registered before it starts.
+import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
 import type { Registry } from "prom-client";
+import { newCertificateAuthority } from "../certs/index.js";
 import { type Logger, nullLogger } from "../log/index.js";
+import type { MetricsFilter } from "./auth-filter.js";
 import {
   type HTTPHandler,
   type HTTPServerRunnable,
@@ -32,6 +36,31 @@ export interface MetricsServerOptions {
   logger?: Logger;
   /** Default: 2000 ms (see HTTPServerRunnableOptions). */
   shutdownTimeoutMs?: number;
+  /** Serve HTTPS (controller-runtime's SecureServing), with the certificate in `certDir` or, without
+   * one, a self-signed certificate made at start. Default: false. */
+  secureServing?: boolean;
+  /** Where `certName` and `keyName` are read from (at start). Default: none (self-signed). */
+  certDir?: string;
+  /** Default: `tls.crt`. */
+  certName?: string;
+  /** Default: `tls.key`. */
+  keyName?: string;
+  /** Checks every request first (`withAuthenticationAndAuthorization()`'s filter). Default: none. */
+  filter?: MetricsFilter;
+}
+
+/** The serving certificate: the files in certDir, or a self-signed one for localhost. */
+async function servingCertificate(opts: MetricsServerOptions): Promise<{ key: string; cert: string }> {
+  if (opts.certDir) {
+    const [cert, key] = await Promise.all([
+      readFile(join(opts.certDir, opts.certName ?? "tls.crt"), "utf8"),
+      readFile(join(opts.certDir, opts.keyName ?? "tls.key"), "utf8"),
+    ]);
+    return { key, cert };
+  }
+  const ca = await newCertificateAuthority("controller-runtime-metrics");
+  const pair = await ca.issueServing({ dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"] });
+  return { key: pair.keyPem, cert: `${pair.certPem.trimEnd()}\n${ca.certPem}` };
 }
 
 export interface MetricsServer extends HTTPServerRunnable {
@@ -80,21 +109,23 @@ export function newMetricsServer(opts: MetricsServerOptions): MetricsServer {
     return best === undefined ? undefined : handlers.get(best);
   };
 
+  const serve: HTTPHandler = (req, res) => {
+    const { path } = requestTarget(req);
+    const handler = route(path);
+    if (handler) return handler(req, res);
+    res.writeHead(404, {
+      "content-type": "text/plain; charset=utf-8",
+      "x-content-type-options": "nosniff",
+    });
+    res.end("404 page not found\n");
+  };
   const server = newHTTPServerRunnable({
     name: "metrics",
     bindAddress: opts.bindAddress ?? ":8080",
     logger: log,
     shutdownTimeoutMs: opts.shutdownTimeoutMs,
-    handler: (req, res) => {
-      const { path } = requestTarget(req);
-      const handler = route(path);
-      if (handler) return handler(req, res);
-      res.writeHead(404, {
-        "content-type": "text/plain; charset=utf-8",
-        "x-content-type-options": "nosniff",
-      });
-      res.end("404 page not found\n");
-    },
+    handler: opts.filter ? opts.filter(serve) : serve,
+    tls: opts.secureServing ? () => servingCertificate(opts) : undefined,
   });
 
   const addExtraHandler = (path: string, handler: HTTPHandler) => {
@@ -130,7 +161,10 @@ export function newMetricsServer(opts: MetricsServerOptions): MetricsServer {
       server.listening().then(
         (addr) =>
           addr &&
-          log.info("Serving metrics server", { bindAddress: opts.bindAddress ?? ":8080", secure: false }),
+          log.info("Serving metrics server", {
+            bindAddress: opts.bindAddress ?? ":8080",
+            secure: opts.secureServing ?? false,
+          }),
         () => {},
       );
       return running;
