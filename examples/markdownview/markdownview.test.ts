@@ -12,14 +12,17 @@ import { eventually } from "../../src/envtest/index.js";
 import { nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
 import { isNotFound } from "../../src/rest/index.js";
-import { newNamespace } from "../shared/test-support.js";
+import { newNamespace, recordOperatorAccess } from "../shared/test-support.js";
 import { setupSimulator } from "../simulator/simulator.js";
 import { MarkdownView, type MarkdownViewSpec } from "./api.js";
 import { setupMarkdownViewController } from "./controller.js";
 import { needs, testEnvironment } from "../../test/support/environment.js";
 
+const rbacDir = fileURLToPath(new URL("./config/rbac", import.meta.url));
+let access: ReturnType<typeof recordOperatorAccess>;
 const env = testEnvironment({
   crdDirectoryPaths: [fileURLToPath(new URL("./config/crd", import.meta.url))],
+  rbac: { manifestPaths: [rbacDir] },
   apiServer: { garbageCollection: true },
 });
 const simulated = "markdownview-simulated";
@@ -32,7 +35,9 @@ before(async () => {
   client = newClient(config);
   await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: simulated } });
 
-  const mgr = await Manager.create(config, { logger: nullLogger(), metrics: { bindAddress: "0" } });
+  access = recordOperatorAccess(env, rbacDir);
+  // The operator runs as its ServiceAccount, with only what config/rbac grants it.
+  const mgr = await Manager.create(env.rbacConfig, { logger: nullLogger(), metrics: { bindAddress: "0" } });
   await setupMarkdownViewController(mgr, mgr.getClient());
   const sim = await Manager.create(config, {
     logger: nullLogger(),
@@ -228,3 +233,8 @@ test(
     );
   },
 );
+
+// Last: everything above ran as the operator's ServiceAccount.
+test("config/rbac grants everything the operator did (checked from the embedded server's access record)", () => {
+  access.check();
+});

@@ -8,11 +8,14 @@ import { type Client, newClient } from "../../src/client/index.js";
 import { eventually } from "../../src/envtest/index.js";
 import { newLogger, nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
-import { newNamespace } from "../shared/test-support.js";
+import { fileURLToPath } from "node:url";
+import { newNamespace, recordOperatorAccess } from "../shared/test-support.js";
 import { setupPodsAndDeployments } from "./controllers.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
-const env = testEnvironment();
+const rbacDir = fileURLToPath(new URL("./config/rbac", import.meta.url));
+const env = testEnvironment({ rbac: { manifestPaths: [rbacDir] } });
+let access: ReturnType<typeof recordOperatorAccess>;
 const stop = new AbortController();
 const lines: { msg: string; req?: string }[] = [];
 let client: Client;
@@ -28,7 +31,9 @@ before(async () => {
       done();
     },
   });
-  const mgr = await Manager.create(config, { logger: nullLogger(), metrics: { bindAddress: "0" } });
+  access = recordOperatorAccess(env, rbacDir);
+  // The operator runs as its ServiceAccount, with only what config/rbac grants it.
+  const mgr = await Manager.create(env.rbacConfig, { logger: nullLogger(), metrics: { bindAddress: "0" } });
   setupPodsAndDeployments(mgr, newLogger({ destination }));
   managerDone = mgr.start(stop.signal);
 });
@@ -83,4 +88,9 @@ test("the deployment reconciler is called when a Deployment is created and when 
   );
   assert.equal(calls("podReconciler is called", key), 0, "Deployments do not reach the pod reconciler");
   assert.ok((await client.list(kinds.Deployment, { inNamespace: ns })).items.length === 0);
+});
+
+// Last: everything above ran as the operator's ServiceAccount.
+test("config/rbac grants everything the operator did (checked from the embedded server's access record)", () => {
+  access.check();
 });

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { Event } from "kubernetes-types/core/v1.js";
 import { kinds } from "../../src/api/index.js";
 import type { Client } from "../../src/client/index.js";
+import type { Environment } from "../../src/envtest/index.js";
 
 export async function newNamespace(client: Client, prefix: string): Promise<string> {
   const name = `${prefix}-${randomUUID().slice(0, 8)}`;
@@ -17,4 +18,29 @@ export async function eventReasons(client: Client, namespace: string, name: stri
   return events.items
     .filter((e: Readonly<Event>) => e.involvedObject.name === name)
     .map((e) => e.reason ?? "");
+}
+
+/**
+ * Records what the operator's ServiceAccount does (on the embedded server, which sees every
+ * authorization); `check()` then fails when the example's config/rbac does not grant all of it,
+ * printing the ClusterRole that would. Elsewhere the manager still runs as the ServiceAccount,
+ * so kube-apiserver itself refuses whatever config/rbac lacks.
+ */
+export function recordOperatorAccess(env: Environment, rbacDir: string) {
+  const rbac = env.started.rbac;
+  if (!rbac) throw new Error("the environment needs rbac manifests");
+  const record = env.started.apiServer ? env.recordAccess(rbac.user) : undefined;
+  return {
+    check() {
+      if (!record) return;
+      record.stop();
+      const missing = record.missingFrom([rbacDir], rbac.user);
+      if (missing.length > 0) {
+        throw new Error(
+          `${missing.map((m) => m.message).join("\n")}\nwhat the operator did needs:\n${record.clusterRoleYAML("manager-role", rbac.user)}`,
+        );
+      }
+      if (record.accesses(rbac.user).length === 0) throw new Error("nothing was recorded for the operator");
+    },
+  };
 }

@@ -8,14 +8,17 @@ import { type Client, newClient } from "../../src/client/index.js";
 import { eventually } from "../../src/envtest/index.js";
 import { nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
-import { eventReasons, newNamespace } from "../shared/test-support.js";
+import { eventReasons, newNamespace, recordOperatorAccess } from "../shared/test-support.js";
 import { conditionAvailable, StorageBucket } from "./api.js";
 import { setupStorageBucketController } from "./controller.js";
 import { FakeS3 } from "./fake-s3.js";
 import { testEnvironment } from "../../test/support/environment.js";
 
+const rbacDir = fileURLToPath(new URL("./config/rbac", import.meta.url));
+let access: ReturnType<typeof recordOperatorAccess>;
 const env = testEnvironment({
   crdDirectoryPaths: [fileURLToPath(new URL("./config/crd", import.meta.url))],
+  rbac: { manifestPaths: [rbacDir] },
 });
 const s3 = new FakeS3();
 const stop = new AbortController();
@@ -27,7 +30,9 @@ before(async () => {
   client = newClient(config);
   await s3.start();
   for (const bucket of ["photos", "logs", "assets"]) s3.buckets.set(bucket, "ok");
-  const mgr = await Manager.create(config, { logger: nullLogger(), metrics: { bindAddress: "0" } });
+  access = recordOperatorAccess(env, rbacDir);
+  // The operator runs as its ServiceAccount, with only what config/rbac grants it.
+  const mgr = await Manager.create(env.rbacConfig, { logger: nullLogger(), metrics: { bindAddress: "0" } });
   // A short interval keeps the test quick; the test waits on states, never on the clock.
   setupStorageBucketController(mgr, mgr.getClient(), { probeIntervalMs: 100 });
   managerDone = mgr.start(stop.signal);
@@ -130,4 +135,9 @@ test("a new spec is probed at once and its generation observed", async () => {
   assert.ok((updated.metadata?.generation ?? 0) > (created.metadata?.generation ?? 0));
   const c = await waitForReason(ns, "assets", "Unreachable");
   assert.equal(c.observedGeneration, updated.metadata?.generation);
+});
+
+// Last: everything above ran as the operator's ServiceAccount.
+test("config/rbac grants everything the operator did (checked from the embedded server's access record)", () => {
+  access.check();
 });

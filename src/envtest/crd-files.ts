@@ -13,36 +13,44 @@ export class CRDFileError extends Error {
   readonly code = "ERR_ENVTEST_CRD_FILE";
 }
 
-function readManifest(path: string): CustomResourceDefinition[] {
+/** A manifest document: what is read of every object. */
+export interface ManifestObject {
+  kind?: string;
+  apiVersion?: string;
+  [field: string]: unknown;
+}
+
+function readManifest(path: string, keep: (o: ManifestObject) => boolean): ManifestObject[] {
   const text = readFileSync(path, "utf8");
-  const crds: CustomResourceDefinition[] = [];
+  const out: ManifestObject[] = [];
   for (const doc of parseAllDocuments(text)) {
     if (doc.errors.length > 0) {
       throw new CRDFileError(`envtest: ${path}: ${doc.errors[0]?.message}`);
     }
-    const value = doc.toJS() as { kind?: string; apiVersion?: string } | null;
-    if (
-      value &&
-      value.kind === "CustomResourceDefinition" &&
-      value.apiVersion?.startsWith("apiextensions.k8s.io/")
-    ) {
-      crds.push(value as CustomResourceDefinition);
-    }
+    const value = doc.toJS() as ManifestObject | null;
+    if (value && typeof value === "object" && keep(value)) out.push(value);
   }
-  return crds;
+  return out;
 }
 
-/** Reads every CRD in the given files and directories (directories are not recursed, as in envtest). */
-export function readCRDs(paths: readonly string[], errorIfMissing: boolean): CustomResourceDefinition[] {
-  const crds: CustomResourceDefinition[] = [];
+/**
+ * Reads the objects `keep` accepts from files and directories (.yaml, .yml, .json; several
+ * documents per file; directories are not recursed, as in envtest). A missing path is skipped,
+ * unless `missing` answers an error for it.
+ */
+export function readManifestObjects(
+  paths: readonly string[],
+  keep: (o: ManifestObject) => boolean,
+  missing: (path: string) => Error | undefined = () => undefined,
+): ManifestObject[] {
+  const out: ManifestObject[] = [];
   for (const path of paths) {
     let stat: ReturnType<typeof statSync>;
     try {
       stat = statSync(path);
     } catch {
-      if (errorIfMissing) {
-        throw new CRDFileError(`envtest: the CRD path ${path} does not exist (errorIfCRDPathMissing is set)`);
-      }
+      const err = missing(path);
+      if (err) throw err;
       continue;
     }
     const files = stat.isDirectory()
@@ -51,7 +59,18 @@ export function readCRDs(paths: readonly string[], errorIfMissing: boolean): Cus
           .sort()
           .map((f) => join(path, f))
       : [path];
-    for (const file of files) crds.push(...readManifest(file));
+    for (const file of files) out.push(...readManifest(file, keep));
   }
-  return crds;
+  return out;
+}
+
+/** Reads every CRD in the given files and directories (directories are not recursed, as in envtest). */
+export function readCRDs(paths: readonly string[], errorIfMissing: boolean): CustomResourceDefinition[] {
+  const isCRD = (o: ManifestObject) =>
+    o.kind === "CustomResourceDefinition" && (o.apiVersion?.startsWith("apiextensions.k8s.io/") ?? false);
+  const missing = (path: string) =>
+    errorIfMissing
+      ? new CRDFileError(`envtest: the CRD path ${path} does not exist (errorIfCRDPathMissing is set)`)
+      : undefined;
+  return readManifestObjects(paths, isCRD, missing) as unknown as CustomResourceDefinition[];
 }

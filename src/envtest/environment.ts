@@ -11,7 +11,9 @@ import { getConfig, renderKubeconfig } from "../rest/index.js";
 import type { CertificateAuthority } from "../certs/index.js";
 import { startControlPlane } from "./control-plane.js";
 import { installCRDs, uninstallCRDs } from "./crd-install.js";
+import { AccessRecord } from "./access-record.js";
 import { readCRDs } from "./crd-files.js";
+import { installRBAC, type RBACOptions } from "./rbac-manifests.js";
 import { type EnvironmentMode, resolveSettings } from "./settings.js";
 import {
   type InstalledWebhooks,
@@ -58,6 +60,12 @@ export interface EnvironmentOptions {
    * `webhookInstallOptions` after start. Default: none.
    */
   webhookInstallOptions?: WebhookInstallOptions;
+  /**
+   * An operator's RBAC manifests (kubebuilder's `config/rbac`) to install at start; `rbacConfig`
+   * then authenticates as the ServiceAccount they bind, so a manager made with it has exactly
+   * the operator's permissions and a missing rule fails with kube's 403. Default: none.
+   */
+  rbac?: RBACOptions;
 }
 
 /** A started environment: what tests need to reach it. */
@@ -72,6 +80,8 @@ export interface StartedEnvironment {
   apiServer?: RunningAPIServer;
   /** The CRDs installed at start, as the server returned them. */
   crds: CustomResourceDefinition[];
+  /** With `rbac`: a config for the ServiceAccount the manifests bind, and its user name. */
+  rbac?: { config: RESTConfig; user: string };
 }
 
 /** Thrown when the environment is used before `start()` or started twice. */
@@ -157,7 +167,16 @@ export class Environment {
         : [];
       if (webhookOpts && this.#serving)
         this.#webhooks = await installWebhooks(config, webhookOpts, this.#serving);
-      this.#started = { mode: settings.mode, config, kubeconfig, kubeconfigPath, apiServer, crds: installed };
+      const rbac = opts.rbac ? await installRBAC(config, opts.rbac) : undefined;
+      this.#started = {
+        mode: settings.mode,
+        config,
+        kubeconfig,
+        kubeconfigPath,
+        apiServer,
+        crds: installed,
+        rbac,
+      };
       return config;
     } catch (err) {
       await this.#teardown();
@@ -171,6 +190,29 @@ export class Environment {
    */
   async stop(): Promise<void> {
     await this.#teardown();
+  }
+
+  /** The config of the ServiceAccount the `rbac` manifests bind; throws without `rbac`. */
+  get rbacConfig(): RESTConfig {
+    const rbac = this.started.rbac;
+    if (!rbac) throw new EnvironmentStateError("envtest: no rbac manifests were given to the Environment");
+    return rbac.config;
+  }
+
+  /**
+   * Starts recording what the API server allows (`user`'s requests only, when given) until the
+   * record's `stop()`: turn it into the smallest ClusterRole (`clusterRoleYAML`) or check RBAC
+   * manifests against it (`missingFrom`). Needs the embedded API server, which sees every
+   * authorization; kube-apiserver keeps its decisions to itself.
+   */
+  recordAccess(user?: string): AccessRecord {
+    const server = this.started.apiServer;
+    if (!server) {
+      throw new EnvironmentStateError(
+        "envtest: recording access needs the embedded API server (not KUBEBUILDER_ASSETS or an existing cluster)",
+      );
+    }
+    return new AccessRecord(server.authorization, user);
   }
 
   /**

@@ -2,7 +2,9 @@
 // binaries (KUBEBUILDER_ASSETS), or an existing cluster (USE_EXISTING_CLUSTER=true).
 export type { CRDInstallOptions } from "./crd-install.js";
 export { installCRDs, uninstallCRDs } from "./crd-install.js";
-export { CRDFileError, readCRDs } from "./crd-files.js";
+export { CRDFileError, type ManifestObject, readCRDs } from "./crd-files.js";
+export { type Access, AccessRecord, type MissingAccess } from "./access-record.js";
+export { type RBACOptions, readRBACManifests } from "./rbac-manifests.js";
 export type { EnvironmentOptions, EnvtestUser, StartedEnvironment } from "./environment.js";
 export { Environment, EnvironmentStateError } from "./environment.js";
 export { ControlPlaneError } from "./process.js";
