@@ -76,6 +76,17 @@ async function dispatch(
     env.server.openapi.handle(req, res, target);
     return;
   }
+  const issuerDocument = issuerDiscovery(env.server, target.pathname);
+  if (issuerDocument) {
+    if (!isRead) throw methodNotAllowed();
+    res.writeHead(200, {
+      "Content-Type": issuerDocument.type,
+      "Cache-Control": "public, max-age=3600",
+      "X-Content-Type-Options": "nosniff",
+    });
+    res.end(JSON.stringify(issuerDocument.body));
+    return;
+  }
   let group: string;
   let version: string | undefined;
   let rest: string[];
@@ -252,6 +263,19 @@ function checkScope(
     throw internalError(`invalid resource name ${JSON.stringify(namespace)}: [${nsErrors.join(" ")}]`);
   }
   checkStorageKey(def, namespace, name);
+}
+
+/** ServiceAccount issuer discovery (kube's ServiceAccountIssuerDiscovery), when served. */
+function issuerDiscovery(
+  server: RouteEnv["server"],
+  path: string,
+): { type: string; body: object } | undefined {
+  const authn = server.authentication;
+  if (!authn) return undefined;
+  if (path === "/.well-known/openid-configuration")
+    return { type: "application/json", body: authn.openIDConfiguration() };
+  if (path === "/openid/v1/jwks") return { type: "application/jwk-set+json", body: authn.jwks() };
+  return undefined;
 }
 
 function mergeNameSelector(existing: string | null, name: string): string {

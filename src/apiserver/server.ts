@@ -206,6 +206,8 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     authentication: {
       reviewToken: (token, audiences) => authn.reviewToken(token, audiences),
       apiAudiences: serviceAccounts.apiAudiences,
+      openIDConfiguration: () => serviceAccounts.openIDConfiguration(),
+      jwks: () => serviceAccounts.jwks(),
       issueToken: (sa, audiences, seconds, bound) =>
         serviceAccounts.issue(sa, audiences, seconds, now(), bound),
     },

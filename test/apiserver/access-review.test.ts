@@ -327,6 +327,49 @@ describe("ServiceAccount tokens", () => {
   });
 });
 
+test("issuer discovery: the OpenID configuration and the keys that verify ServiceAccount tokens", async () => {
+  const { createPublicKey, verify } = await import("node:crypto");
+  const ns = await admin.namespace("oidc");
+  await admin.post(`/api/v1/namespaces/${ns}/serviceaccounts`, {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name: "robot" },
+  });
+  const token = (
+    await admin.post(`/api/v1/namespaces/${ns}/serviceaccounts/robot/token`, {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      spec: {},
+    })
+  ).body.status.token as string;
+  // system:service-account-issuer-discovery lets every ServiceAccount read them.
+  const config = await admin.get("/.well-known/openid-configuration", { token });
+  assert.equal(config.status, 200, config.text);
+  const claims = JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString());
+  assert.equal(config.body.issuer, claims.iss);
+  const alg = JSON.parse(Buffer.from(token.split(".")[0], "base64url").toString()).alg;
+  assert.ok(config.body.id_token_signing_alg_values_supported.includes(alg));
+  const jwks = await admin.get("/openid/v1/jwks", { token });
+  assert.equal(jwks.status, 200);
+  assert.equal(jwks.headers.get("content-type"), "application/jwk-set+json");
+  const [header, payload, signature] = token.split(".");
+  const kid = JSON.parse(Buffer.from(header, "base64url").toString()).kid;
+  const key = jwks.body.keys.find((k: { kid: string }) => k.kid === kid);
+  assert.ok(key, "the token's kid is among the keys");
+  const ok = verify(
+    "sha256",
+    Buffer.from(`${header}.${payload}`),
+    { key: createPublicKey({ key, format: "jwk" }), dsaEncoding: "ieee-p1363" },
+    Buffer.from(signature, "base64url"),
+  );
+  assert.equal(ok, true, "the published key verifies the token");
+  assert.equal(
+    (await admin.get("/openid/v1/jwks", { token: null })).status,
+    403,
+    "not for the anonymous user",
+  );
+});
+
 describe("impersonation", () => {
   test("an admin acts as another user; its groups and service accounts' groups as kube builds them", async () => {
     const as = (headers: Record<string, string | string[]>) =>

@@ -83,6 +83,25 @@ export class ServiceAccountTokens {
     this.#kid = createHash("sha256").update(der).digest("base64url");
   }
 
+  /** The OpenID discovery document (`/.well-known/openid-configuration`), as kube serves it. */
+  openIDConfiguration(): object {
+    return {
+      issuer: this.issuer,
+      jwks_uri: `${this.issuer.replace(/\/+$/, "")}/openid/v1/jwks`,
+      response_types_supported: ["id_token"],
+      subject_types_supported: ["public"],
+      id_token_signing_alg_values_supported: ["ES256"],
+    };
+  }
+
+  /** The verifying key as a JWK set (`/openid/v1/jwks`). */
+  jwks(): object {
+    const jwk = this.#publicKey.export({ format: "jwk" });
+    return {
+      keys: [{ use: "sig", kty: jwk.kty, kid: this.#kid, crv: jwk.crv, alg: "ES256", x: jwk.x, y: jwk.y }],
+    };
+  }
+
   issue(
     sa: ServiceAccountRef,
     audiences: readonly string[],

@@ -68,6 +68,9 @@ export interface AuthenticationService {
     audiences: readonly string[] | undefined,
   ): { user: UserInfo; audiences: string[] } | { error: string };
   readonly apiAudiences: readonly string[];
+  /** ServiceAccount issuer discovery: the OpenID configuration and the verifying keys. */
+  openIDConfiguration(): object;
+  jwks(): object;
   issueToken(
     sa: { namespace: string; name: string; uid: string },
     audiences: readonly string[],
