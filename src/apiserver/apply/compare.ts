@@ -51,6 +51,13 @@ function walk(
   c: Comparison,
 ): void {
   if (l === undefined && r === undefined) return;
+  // SMD reads a null where a list or map is declared as that container, empty and present (Go
+  // writes nil slices and maps as null): its items are added, the container itself is not.
+  if (l === null && r !== null && r !== undefined) {
+    const kind = typeFor(declared, r).kind;
+    if (kind === "list") l = [];
+    else if (kind === "map") l = {};
+  }
   const tl = l === undefined ? undefined : typeFor(declared, l);
   const tr = r === undefined ? undefined : typeFor(declared, r);
   const t = tr ?? tl;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { widgetCRD } from "../crd/widget-crd.fixture.js";
 import { builtinResources, type ResourceDefinition } from "../registry/index.js";
-import { updatedManagedFields, ownershipContext, type WriteContext } from "./field-manager.js";
+import { emptyObject, updatedManagedFields, ownershipContext, type WriteContext } from "./field-manager.js";
 import { TypeModels } from "./type-model.js";
 import { ApplyTypeError } from "./list-items.js";
 import { encodeManagedFields } from "./managers.js";
@@ -42,9 +42,9 @@ const ctx = (def: ResourceDefinition, subresource = ""): WriteContext => ({
   types,
 });
 
-/** The general path: recordUpdate from an object holding only apiVersion and kind. */
+/** The general path: recordUpdate from the kind's empty object (apiVersion, kind, what Go writes). */
 function general(obj: Obj, w: WriteContext) {
-  const before = { apiVersion: obj.apiVersion, kind: obj.kind } as Obj;
+  const before = { apiVersion: obj.apiVersion, kind: obj.kind, ...emptyObject(w.def) } as Obj;
   return encodeManagedFields(recordUpdate(before, obj, new Map(), "mgr", ownershipContext(w)));
 }
 

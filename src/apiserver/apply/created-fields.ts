@@ -112,15 +112,57 @@ function addMetadata(meta: Json, declared: TypeNode, path: PathElement[], out: F
   return n;
 }
 
+function sameJson(a: Json, b: Json): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * What `r` changes against `z`, the same field of the empty object as Go writes it (a struct
+ * value, a zero scalar, or null): a struct present there is no member itself, only what
+ * differs below it; a zero value left as it was is nobody's; a list where Go wrote null owns its
+ * items but not itself. Undefined when nothing changed.
+ */
+function changedAgainst(r: Json, z: Json, declared: TypeNode, path: PathElement[]): FieldsV1 | undefined {
+  if (z === undefined) return memberNode(r, declared, path);
+  if (sameJson(r, z)) return undefined;
+  const t = typeFor(declared, r);
+  if (t.kind === "map" && !t.atomic && z !== null && typeof z === "object" && !Array.isArray(z)) {
+    const out: FieldsV1 = {};
+    let n = 0;
+    const m = r as Obj;
+    for (const k of sortedKeys(m)) {
+      const v = m[k];
+      if (v === undefined) continue;
+      path.push({ field: k });
+      const below = changedAgainst(v, (z as Obj)[k], t.field(k) ?? t.element(), path);
+      path.pop();
+      if (below) {
+        out[`f:${k}`] = below;
+        n++;
+      }
+    }
+    return n > 0 ? out : undefined;
+  }
+  const granular = (t.kind === "list" && t.listType !== "atomic") || (t.kind === "map" && !t.atomic);
+  if (z === null && granular) {
+    const out: FieldsV1 = {};
+    return addChildren(r, declared, path, out) > 0 ? out : undefined;
+  }
+  return {};
+}
+
 /**
  * The FieldsV1 an Update by one manager records when it creates `obj` (without managedFields)
- * and no manager owned anything before; undefined when it owns nothing. Throws ApplyTypeError
- * where the general path does (lists that break their merge rules).
+ * and no manager owned anything before; undefined when it owns nothing. `zero` is the empty
+ * object as Go writes the kind (built-ins: its struct values and zero fields), which the
+ * comparison starts from. Throws ApplyTypeError where the general path does (lists that break
+ * their merge rules).
  */
 export function createdFieldsV1(
   obj: Obj,
   type: MapType,
   ignored: (pe: PathElement) => boolean,
+  zero: Obj = {},
 ): FieldsV1 | undefined {
   const out: FieldsV1 = {};
   let any = false;
@@ -141,8 +183,11 @@ export function createdFieldsV1(
         any = true;
       }
     } else {
-      out[`f:${k}`] = memberNode(v, declared, path);
-      any = true;
+      const node = changedAgainst(v, zero[k], declared, path);
+      if (node) {
+        out[`f:${k}`] = node;
+        any = true;
+      }
     }
     path.pop();
   }

@@ -5,6 +5,7 @@ import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
 import { deepEqual } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { ApplyConflictError } from "./conflict.js";
+import { goDefinitionOf, zeroStruct } from "../object/go-encoding.js";
 import { createdFieldsV1 } from "./created-fields.js";
 import { type FieldsV1, FieldsV1Error } from "./fields-v1.js";
 import {
@@ -106,7 +107,9 @@ export function updatedManagedFields(
   }
   if (!oldObj && !managers) return createdEntries(newObj, manager, w);
   managers ??= decodeOrEmpty(previous);
-  const before = oldObj ? withoutManagedFields(oldObj) : { apiVersion: newObj.apiVersion, kind: newObj.kind };
+  const before = oldObj
+    ? withoutManagedFields(oldObj)
+    : { apiVersion: newObj.apiVersion, kind: newObj.kind, ...emptyObject(w.def) };
   try {
     const next = recordUpdate(
       before as Record<string, Json>,
@@ -123,6 +126,14 @@ export function updatedManagedFields(
   }
 }
 
+/** The kind's empty object as Go writes it, without metadata (its members are stripped anyway). */
+export function emptyObject(def: WriteContext["def"]): Obj {
+  const short = def.crdName ? undefined : goDefinitionOf(def.group, def.version, def.kind);
+  if (!short) return {};
+  const { metadata: _m, ...zero } = zeroStruct(short);
+  return zero;
+}
+
 /** An Update that creates an object with no managers given: one entry, built without set algebra. */
 function createdEntries(newObj: Readonly<Obj>, manager: string, w: WriteContext): ManagedFieldsEntry[] {
   let fieldsV1: FieldsV1 | undefined;
@@ -131,6 +142,7 @@ function createdEntries(newObj: Readonly<Obj>, manager: string, w: WriteContext)
       withoutManagedFields(newObj),
       w.types.of(w.def),
       ignoredFields(w.def, w.subresource),
+      emptyObject(w.def) as Record<string, Json>,
     );
   } catch (e) {
     if (e instanceof ApplyTypeError) return [];

@@ -4,6 +4,7 @@ import type { ResourceDefinition } from "../registry/index.js";
 import type { KindBehaviour } from "./behaviour.js";
 import { configMapBehaviour } from "./config-data.js";
 import { crdBehaviour } from "./crd.js";
+import { eventBehaviour } from "./event.js";
 import { canonicalizeQuantities } from "./quantities.js";
 import { namespaceBehaviour } from "./namespace.js";
 import { podBehaviour } from "./pod.js";
@@ -33,6 +34,7 @@ const byKind: Record<string, KindBehaviour> = {
   "/Service": serviceBehaviour,
   "/Secret": secretBehaviour,
   "/ConfigMap": configMapBehaviour,
+  "/Event": eventBehaviour,
   "apps/Deployment": deploymentBehaviour,
   "apps/ReplicaSet": replicaSetBehaviour,
   "apps/StatefulSet": statefulSetBehaviour,

@@ -6,6 +6,7 @@ import { labelValueErrors, qualifiedNameErrors } from "../../api/index.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
+import { encodeStruct, goDefinitionOf } from "./go-encoding.js";
 import { nameErrors } from "./names.js";
 
 // A memo of the last second formatted, not state: every write stamps the current time, often
@@ -46,10 +47,10 @@ const metaOrder = [
 ];
 
 /**
- * A copy with kube's field order. Custom resources are unstructured JSON in kube (Go maps), so
- * every object's keys come sorted, metadata's too. Built-ins follow their Go structs: `kind`,
- * `apiVersion`, `metadata` in ObjectMeta order, then the rest as given; of their maps (Go sorts
- * map keys), labels, annotations and a ConfigMap's or Secret's data are sorted here.
+ * A copy as kube writes it. Custom resources are unstructured JSON in kube (Go maps), so every
+ * object's keys come sorted, metadata's too. Built-ins follow their Go structs: `kind`,
+ * `apiVersion`, `metadata` in ObjectMeta order, then their fields in declaration order with
+ * what Go always writes (go-encoding.ts); map keys sorted.
  */
 export function normalizeOrder(def: ResourceDefinition, obj: Obj): Obj {
   if (def.crdName) return sortedDeep(obj) as Obj;
@@ -57,6 +58,12 @@ export function normalizeOrder(def: ResourceDefinition, obj: Obj): Obj {
   for (const k of sortedMetaMaps)
     if (isPlainObject(orderedMeta[k])) orderedMeta[k] = sortedKeys(orderedMeta[k]);
   const out: Obj = { kind: obj.kind, apiVersion: obj.apiVersion, metadata: orderedMeta };
+  const short = goDefinitionOf(def.group, def.version, def.kind);
+  if (short) {
+    const encoded = encodeStruct(short, obj);
+    for (const k in encoded) if (!(k in out)) out[k] = encoded[k];
+    return out;
+  }
   const maps = def.group === "" && (def.kind === "ConfigMap" || def.kind === "Secret");
   for (const k in obj) {
     const v = obj[k];

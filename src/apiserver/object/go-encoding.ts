@@ -1,0 +1,102 @@
+// Built-in objects as Go's encoder writes kube's structs: keys in declaration order, map keys
+// sorted, and the fields Go writes even when unset (a struct value is never omitted: a
+// Deployment always has `status: {}`; a field without omitempty is written as its zero value:
+// an Event's `reportingComponent: ""`, a Time's `null`). The facts come from k8s.io/api's
+// types.go (go-fields.generated.ts); the property types from the built-in schemas.
+import { BUILTIN_DEFINITIONS } from "../schema/builtin-schemas.generated.js";
+import { GO_FIELDS } from "../schema/go-fields.generated.js";
+import type { Obj } from "../storage/index.js";
+
+interface GoField {
+  name: string;
+  /** What Go writes when the field is unset (see gen-go-fields.ts), "" for nothing. */
+  cls: string;
+  /** The schema's type code of the field (`@core.v1.PodSpec`, `[]string`, `{}string`, ...). */
+  code: string;
+}
+
+const parsed = new Map<string, GoField[] | null>();
+
+/** The Go fields of a definition (short name: `apps.v1.DeploymentSpec`), if known. */
+function goFields(short: string): GoField[] | undefined {
+  let fields = parsed.get(short);
+  if (fields === undefined) {
+    const spec = GO_FIELDS[short];
+    const props = (BUILTIN_DEFINITIONS[short]?.properties ?? {}) as Record<string, string>;
+    fields =
+      spec === undefined
+        ? null
+        : spec.split(" ").map((entry) => {
+            const [name, cls = ""] = entry.split(":");
+            return { name, cls, code: props[name] ?? "" };
+          });
+    parsed.set(short, fields);
+  }
+  return fields ?? undefined;
+}
+
+const isPlainObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function zeroOf(f: GoField): unknown {
+  switch (f.cls) {
+    case "s":
+      return f.code.startsWith("@") ? zeroStruct(f.code.slice(1)) : {};
+    case "q":
+      return "0";
+    case "i":
+      return 0;
+    case "d":
+      return "0s";
+    case "z":
+      return f.code === "integer" || f.code === "number" ? 0 : f.code === "boolean" ? false : "";
+    default:
+      return null; // n, t, r
+  }
+}
+
+/** An unset struct as Go writes it: only the fields it always writes. */
+export function zeroStruct(short: string): Obj {
+  const out: Obj = {};
+  for (const f of goFields(short) ?? []) if (f.cls) out[f.name] = zeroOf(f);
+  return out;
+}
+
+function encodeValue(v: unknown, code: string): unknown {
+  if (code.startsWith("@"))
+    return isPlainObject(v) && goFields(code.slice(1)) ? encodeStruct(code.slice(1), v) : v;
+  if (code.startsWith("[]")) return Array.isArray(v) ? v.map((x) => encodeValue(x, code.slice(2))) : v;
+  if (code.startsWith("{}") && isPlainObject(v)) {
+    // Go writes map keys sorted.
+    const out: Obj = {};
+    for (const k of Object.keys(v).sort()) out[k] = encodeValue(v[k], code.slice(2));
+    return out;
+  }
+  return v;
+}
+
+/** `value` (an object of the definition `short`) in Go's order, with what Go always writes. */
+export function encodeStruct(short: string, value: Obj): Obj {
+  const fields = goFields(short);
+  if (!fields) return value;
+  const out: Obj = {};
+  for (const f of fields) {
+    const v = value[f.name];
+    if (v === undefined || (v === null && f.cls === "s")) {
+      if (f.cls) out[f.name] = zeroOf(f);
+    } else out[f.name] = encodeValue(v, f.code);
+  }
+  for (const k in value)
+    if (Object.hasOwn(value, k) && !(k in out) && value[k] !== undefined) out[k] = value[k];
+  return out;
+}
+
+const shortByKind = new Map<string, string>();
+for (const [short, def] of Object.entries(BUILTIN_DEFINITIONS)) {
+  if (def.gvk) shortByKind.set(def.gvk.join("/"), short);
+}
+
+/** The definition of a built-in kind (`apps.v1.Deployment`), if the server describes it. */
+export function goDefinitionOf(group: string, version: string, kind: string): string | undefined {
+  const short = shortByKind.get(`${group}/${version}/${kind}`);
+  return short !== undefined && goFields(short) ? short : undefined;
+}
