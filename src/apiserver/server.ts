@@ -224,7 +224,8 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   };
   if (fresh) seed(context);
   seedBootstrapPolicy(context);
-  aggregator.sync();
+  // Seeded roles come aggregated; roles kept from a previous run may need it.
+  if (!fresh) aggregator.sync();
   // CRDs kept from a previous run are served again.
   const crdDef = registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
   for (const crd of storage.list(crdStore)) hooks.afterWrite(crdDef, crd, undefined);

@@ -30,6 +30,12 @@ function describe(list: Impersonation[]): string {
   return `[${list.map((i) => `{${i.kind} ${i.namespace} ${i.name}  ${i.apiVersion}  ${i.fieldPath}}`).join(" ")}]`;
 }
 
+/** Whether any impersonation header was sent (a scan of names, on every request). */
+function impersonating(headers: IncomingHttpHeaders): boolean {
+  for (const name in headers) if (name.startsWith("impersonate-")) return true;
+  return false;
+}
+
 function requests(headers: IncomingHttpHeaders): Impersonation[] {
   const out: Impersonation[] = [];
   const base = { namespace: "", apiVersion: "", fieldPath: "" };
@@ -70,6 +76,7 @@ export function impersonate(
   requester: UserInfo,
   authorize: (a: Attributes) => Decision,
 ): UserInfo {
+  if (!impersonating(headers)) return requester;
   const wanted = requests(headers);
   if (wanted.length === 0) return requester;
   const groupsGiven = headerValues(headers["impersonate-group"]).length > 0;

@@ -15,14 +15,13 @@ const methodVerbs: Record<string, string> = {
   DELETE: "delete",
 };
 
-/** The attributes of a request, by kube's rules (`/watch/…` paths, `?watch`, the name a
- * `metadata.name` field selector picks, namespace subresources). */
-export function requestAttributes(method: string, target: RequestTarget, user: UserInfo): Attributes {
-  const attrs: Attributes = {
+/** The attributes of a non-resource request: `verb` on `path`. */
+export function pathAttributes(user: UserInfo, verb: string, path: string): Attributes {
+  return {
     user,
-    verb: method.toLowerCase(),
+    verb,
     resourceRequest: false,
-    path: target.pathname,
+    path,
     apiGroup: "",
     apiVersion: "",
     namespace: "",
@@ -30,6 +29,12 @@ export function requestAttributes(method: string, target: RequestTarget, user: U
     subresource: "",
     name: "",
   };
+}
+
+/** The attributes of a request, by kube's rules (`/watch/…` paths, `?watch`, the name a
+ * `metadata.name` field selector picks, namespace subresources). */
+export function requestAttributes(method: string, target: RequestTarget, user: UserInfo): Attributes {
+  const attrs = pathAttributes(user, method.toLowerCase(), target.pathname);
   // kube splits the path trimmed of slashes: empty segments inside it stay.
   const trimmed = target.pathname.replace(/^\/+|\/+$/g, "");
   let parts = trimmed === "" ? [] : trimmed.split("/");

@@ -1,15 +1,10 @@
 // RBAC's policy rules: whether one rule allows a request (rbac.RuleAllows), whether a set of rules
 // covers another (the escalation check's Covers), and kube's compact rendering of missing rules.
+import type { AccessRule } from "../handlers/context.js";
 import type { Attributes } from "./attributes.js";
 
 /** rbac/v1 PolicyRule. */
-export interface PolicyRule {
-  verbs: readonly string[];
-  apiGroups?: readonly string[];
-  resources?: readonly string[];
-  resourceNames?: readonly string[];
-  nonResourceURLs?: readonly string[];
-}
+export type PolicyRule = AccessRule;
 
 const has = (list: readonly string[] | undefined, value: string) => list?.includes(value) ?? false;
 

@@ -3,6 +3,7 @@
 // about one request; SelfSubjectRulesReview lists the requester's rules in a namespace;
 // TokenReview asks the authenticator about a bearer token (how webhooks and metrics endpoints
 // check callers). Validation and answers as kube-apiserver 1.26 words them.
+import { pathAttributes } from "../authz/attributes.js";
 import { readBody, sendJson } from "../http-io.js";
 import { apiVersionOfDef } from "../object/meta.js";
 import { ApiError, badRequest, invalid } from "../status.js";
@@ -129,18 +130,7 @@ function accessReview(r: ResourceRequest, obj: Obj): Obj {
         subresource: str(res.subresource),
         name: str(res.name),
       }
-    : {
-        user,
-        verb: str(nonRes?.verb),
-        resourceRequest: false,
-        path: str(nonRes?.path),
-        apiGroup: "",
-        apiVersion: "",
-        namespace: "",
-        resource: "",
-        subresource: "",
-        name: "",
-      };
+    : pathAttributes(user, str(nonRes?.verb), str(nonRes?.path));
   const decision = authz.decide(attrs);
   responseMeta(r, obj);
   const status: Obj = { allowed: decision.allowed };
