@@ -269,6 +269,8 @@ describe("ServiceAccount tokens", () => {
     await eventually(
       "the token to stop working",
       async () => (await admin.get("/api", { token })).status === 401,
+      // kube-apiserver caches a token's answer for 10 s and reads accounts from an informer.
+      { timeoutMs: 30_000, intervalMs: 250 },
     );
   });
 
