@@ -41,7 +41,7 @@ import { route } from "./router.js";
 import { TypeModels } from "./apply/index.js";
 import { defaultWatchCacheSize, type WatchCacheSize, WatchWindows } from "./handlers/watch-windows.js";
 import { objectMetaSchema, PatternCache, type Schema } from "./schema/index.js";
-import { seed } from "./seed.js";
+import { seed, seedServing } from "./seed.js";
 import { ApiError } from "./status.js";
 import { Storage } from "./storage/index.js";
 
@@ -278,6 +278,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   });
   const port = (server.address() as AddressInfo).port;
   serverAddress = `${host}:${port}`;
+  seedServing(context, port, ca.certPem);
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   const kubeconfig = kubeconfigYaml({
     url,

@@ -121,3 +121,17 @@ test("an Event and a Node: zero values of fields without omitempty", async () =>
   assert.equal(n.body.status.nodeInfo.kubeletVersion, "");
   await api.delete(`/api/v1/nodes/${name}`);
 });
+
+test("what kube-apiserver writes once it serves: the kubernetes Service and the published client CA", async () => {
+  const svc = await api.get("/api/v1/namespaces/default/services/kubernetes");
+  assert.equal(svc.status, 200, svc.text);
+  assert.deepEqual(svc.body.metadata.labels, { component: "apiserver", provider: "kubernetes" });
+  assert.deepEqual(svc.body.spec.ports, [
+    { name: "https", protocol: "TCP", port: 443, targetPort: Number(new URL(target.url).port) },
+  ]);
+  assert.equal(svc.body.spec.clusterIP, "10.0.0.1");
+  assert.deepEqual(svc.body.status, { loadBalancer: {} });
+  const cm = await api.get("/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication");
+  assert.equal(cm.status, 200, cm.text);
+  assert.match(cm.body.data["client-ca-file"], /^-----BEGIN CERTIFICATE-----\n/);
+});
