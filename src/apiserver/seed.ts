@@ -16,6 +16,7 @@ export function seed(server: ServerContext): void {
     if (server.storage.get(storeNameOf(def), name)) continue;
     const obj: Obj = { kind: "Namespace", apiVersion: "v1", metadata: { name } };
     kindBehaviour(def).defaults?.(obj, { old: undefined, server });
+    kindBehaviour(def).created?.(obj, { server });
     prepareForCreate(def, obj, "", server.now());
     server.storage.put(storeNameOf(def), normalizeOrder(def, obj));
   }
@@ -26,6 +27,7 @@ function createSystemObject(server: ServerContext, group: string, resource: stri
   const def = server.registry.lookup(group, "v1", resource)!;
   const meta = obj.metadata as Obj;
   kindBehaviour(def).defaults?.(obj, { old: undefined, server });
+  kindBehaviour(def).created?.(obj, { server });
   prepareForCreate(def, obj, String(meta.namespace ?? ""), server.now());
   server.storage.put(storeNameOf(def), normalizeOrder(def, obj));
 }

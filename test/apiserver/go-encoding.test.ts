@@ -135,3 +135,31 @@ test("what kube-apiserver writes once it serves: the kubernetes Service and the 
   assert.equal(cm.status, 200, cm.text);
   assert.match(cm.body.data["client-ca-file"], /^-----BEGIN CERTIFICATE-----\n/);
 });
+
+test("what the storage sets after the field manager is nobody's: a Service's addresses, a Namespace's finalizer", async () => {
+  const ns = await api.namespace("go");
+  const svc = await api.post(`/api/v1/namespaces/${ns}/services`, {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "s" },
+    spec: { ports: [{ port: 80 }] },
+  });
+  assert.equal(svc.status, 201, svc.text);
+  assert.match(svc.body.spec.clusterIP, /^10\.0\./);
+  assert.deepEqual(svc.body.metadata.managedFields[0].fieldsV1, {
+    "f:spec": {
+      "f:internalTrafficPolicy": {},
+      "f:ports": {
+        ".": {},
+        'k:{"port":80,"protocol":"TCP"}': { ".": {}, "f:port": {}, "f:protocol": {}, "f:targetPort": {} },
+      },
+      "f:sessionAffinity": {},
+      "f:type": {},
+    },
+  });
+  const nsObj = await api.get(`/api/v1/namespaces/${ns}`);
+  assert.deepEqual(nsObj.body.spec, { finalizers: ["kubernetes"] });
+  assert.deepEqual(nsObj.body.metadata.managedFields[0].fieldsV1, {
+    "f:metadata": { "f:labels": { ".": {}, "f:kubernetes.io/metadata.name": {} } },
+  });
+});

@@ -10,7 +10,7 @@ import type { ResourceRequest } from "./context.js";
 import { refOf } from "./context.js";
 import { isTrue } from "./list-options.js";
 import { admit, checkFields, isDryRun, manager, setManagedFields, warningHeaders } from "./write.js";
-import { unknownTopLevelFields } from "../kinds/index.js";
+import { kindBehaviour, unknownTopLevelFields } from "../kinds/index.js";
 import {
   apiVersionOfDef,
   dropStatusOnCreate,
@@ -187,6 +187,7 @@ function createApplied(
   }
   prepareForCreate(r.def, obj, r.namespace, r.server.now());
   setManagedFields(obj, managedFields);
+  kindBehaviour(r.def).created?.(obj, { server: r.server });
   const ordered = normalizeOrder(r.def, obj);
   if (isDryRun(r)) return JSON.stringify(ordered);
   const stored = r.server.storage.put(store, ordered);

@@ -2,6 +2,7 @@
 import { createWithAdmission } from "../admission/index.js";
 import { readBody, sendJson } from "../http-io.js";
 import { dropStatusOnCreate, normalizeOrder, prepareForCreate, randomSuffix } from "../object/meta.js";
+import { kindBehaviour } from "../kinds/index.js";
 import { storeNameOf } from "../registry/index.js";
 import { alreadyExists, ApiError, badRequest } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
@@ -66,6 +67,7 @@ export function createObject(
   }
   prepareForCreate(r.def, obj, r.namespace, r.server.now());
   stampManagedFields(r, undefined, obj);
+  kindBehaviour(r.def).created?.(obj, { server: r.server });
   const ordered = normalizeOrder(r.def, obj);
   if (dryRun) return { json: JSON.stringify(ordered), headers: warningHeaders(warnings) };
   const stored = storage.put(store, ordered);

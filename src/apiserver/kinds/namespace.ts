@@ -10,13 +10,15 @@ export const namespaceBehaviour: KindBehaviour = {
     if (typeof meta.name === "string") labels["kubernetes.io/metadata.name"] = meta.name;
     meta.labels = labels;
     if (!old) {
-      const spec = (obj.spec ?? {}) as Obj;
-      if (!Array.isArray(spec.finalizers)) spec.finalizers = ["kubernetes"];
-      obj.spec = spec;
       obj.status = { phase: "Active" };
     } else if (obj.spec === undefined && old.spec !== undefined) {
       obj.spec = structuredClone(old.spec);
     }
+  },
+  created(obj) {
+    const spec = (obj.spec ?? {}) as Obj;
+    if (!Array.isArray(spec.finalizers)) spec.finalizers = ["kubernetes"];
+    obj.spec = spec;
   },
   beginDelete(obj) {
     obj.status = { ...((obj.status as Obj | undefined) ?? {}), phase: "Terminating" };

@@ -13,6 +13,28 @@ function allocate(used: Set<string>): string {
   throw new Error("service IP range 10.0.0.0/16 is exhausted");
 }
 
+/** The cluster IP (kept, given, or allocated), its list, and the IP family fields. */
+function allocateAddresses(
+  spec: Obj,
+  oldSpec: Obj | undefined,
+  server: { storage: { list(store: string): { obj: Readonly<Obj> }[] } },
+): void {
+  if (oldSpec?.clusterIP && spec.clusterIP === undefined) spec.clusterIP = oldSpec.clusterIP;
+  if (spec.clusterIP === undefined || spec.clusterIP === "") {
+    const used = new Set<string>();
+    for (const s of server.storage.list("/services")) {
+      const ip = ((s.obj.spec as Obj | undefined)?.clusterIP as string | undefined) ?? "";
+      used.add(ip);
+    }
+    spec.clusterIP = allocate(used);
+  }
+  spec.clusterIPs ??= [spec.clusterIP];
+  if (spec.clusterIP !== "None") {
+    spec.ipFamilies ??= ["IPv4"];
+    spec.ipFamilyPolicy ??= "SingleStack";
+  }
+}
+
 export const serviceBehaviour: KindBehaviour = {
   defaults(obj, { old, server }) {
     const spec = (obj.spec ?? {}) as Obj;
@@ -26,22 +48,13 @@ export const serviceBehaviour: KindBehaviour = {
       }
     }
     if (spec.type === "ExternalName") return;
-    const oldSpec = old?.spec as Obj | undefined;
-    if (oldSpec?.clusterIP && spec.clusterIP === undefined) spec.clusterIP = oldSpec.clusterIP;
-    if (spec.clusterIP === undefined || spec.clusterIP === "") {
-      const used = new Set<string>();
-      for (const s of server.storage.list("/services")) {
-        const ip = ((s.obj.spec as Obj | undefined)?.clusterIP as string | undefined) ?? "";
-        used.add(ip);
-      }
-      spec.clusterIP = allocate(used);
-    }
-    spec.clusterIPs ??= [spec.clusterIP];
-    if (spec.clusterIP !== "None") {
-      spec.ipFamilies ??= ["IPv4"];
-      spec.ipFamilyPolicy ??= "SingleStack";
-    }
     spec.internalTrafficPolicy ??= "Cluster";
+    // On a create, addresses come after the field manager (created()); an update keeps them.
+    if (old) allocateAddresses(spec, old.spec as Obj | undefined, server);
+  },
+  created(obj, { server }) {
+    const spec = obj.spec as Obj;
+    if (spec.type !== "ExternalName") allocateAddresses(spec, undefined, server);
   },
   validate(obj) {
     const spec = (obj.spec ?? {}) as Obj;
