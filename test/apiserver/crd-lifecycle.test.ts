@@ -126,3 +126,30 @@ describe("CRD deletion", () => {
     await api.delete(`${CRDS}/widgets.${group}`);
   });
 });
+
+describe("CRD versions", () => {
+  test("a CRD whose only version is not served is accepted, and served once the version is", async () => {
+    const group = uniqueGroup("unserved");
+    const body = crd(group, "latches", "Latch");
+    body.spec.versions[0].served = false;
+    const created = await api.post(CRDS, body);
+    assert.equal(created.status, 201, created.text);
+    await eventually(async () => {
+      const got = await api.get(`${CRDS}/latches.${group}`);
+      return condition(got.body, "Established")?.status === "True" ? true : undefined;
+    }, "Established");
+    assert.equal((await api.get(`/apis/${group}/v1/latches`)).status, 404);
+
+    const served = await api.patch(
+      `${CRDS}/latches.${group}`,
+      [{ op: "replace", path: "/spec/versions/0/served", value: true }],
+      "application/json-patch+json",
+    );
+    assert.equal(served.status, 200, served.text);
+    await eventually(
+      async () => ((await api.get(`/apis/${group}/v1/latches`)).status === 200 ? true : undefined),
+      "the version served",
+    );
+    await api.delete(`${CRDS}/latches.${group}`);
+  });
+});

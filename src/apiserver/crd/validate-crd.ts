@@ -102,14 +102,7 @@ function validateSpec(spec: CustomResourceDefinition["spec"], errs: FieldError[]
       detail: "must have exactly one version marked as storage version",
     });
   }
-  if (versions.length > 0 && !versions.some((v) => v.served)) {
-    errs.push({
-      type: "FieldValueInvalid",
-      field: "spec.versions",
-      value: versions,
-      detail: "must have at least one served version",
-    });
-  }
+  // kube requires no served version: a CRD may be installed with all its versions off.
   const names = spec.names ?? ({} as CustomResourceDefinitionNames);
   for (const key of ["plural", "singular", "kind", "listKind"] as const) {
     // singular and listKind are defaulted from plural and kind before validation.
