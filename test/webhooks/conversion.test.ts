@@ -17,6 +17,7 @@ import {
   type RawWebhook,
   rule,
   startRawWebhook,
+  untilWebhookCalled,
 } from "./harness.js";
 import { testEnvironment } from "../support/environment.js";
 import { eventually } from "../../src/envtest/index.js";
@@ -326,26 +327,31 @@ test("matchPolicy Equivalent: a webhook for v1 sees a v2 request converted to v1
     metadata: { name: "equivalent" },
     webhooks: [hook("equivalent.example.com", "Equivalent"), hook("exact.example.com", "Exact")],
   });
-  try {
-    await client.create<WidgetV2>(
+  const widget = (name: string, dryRun: boolean) =>
+    client.create<WidgetV2>(
       v2,
       {
         apiVersion: V2.apiVersion,
         kind: "Widget",
-        metadata: { name: "e" },
+        metadata: { name },
         spec: { length: { value: 2, unit: "m" } },
       },
-      { namespace: ns },
+      { namespace: ns, dryRun },
     );
+  try {
+    // kube-apiserver takes up a new configuration a moment after it is written.
+    await untilWebhookCalled(seen, () => widget("probe", true));
+    await widget("e", false);
   } finally {
     await client.delete(configs, "equivalent");
     await seen.close();
   }
+  const calls = seen.calls.filter((c) => c.review.request?.name === "e");
   assert.deepEqual(
-    seen.calls.map((c) => c.path.split("?")[0]),
+    calls.map((c) => c.path.split("?")[0]),
     ["/equivalent.example.com"],
   );
-  const request = seen.calls[0]?.review.request;
+  const request = calls[0]?.review.request;
   assert.deepEqual(request.kind, { group: "conv.example.com", version: "v1", kind: "Widget" });
   assert.deepEqual(request.requestKind, { group: "conv.example.com", version: "v2", kind: "Widget" });
   assert.equal(request.object.apiVersion, "conv.example.com/v1");

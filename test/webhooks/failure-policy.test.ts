@@ -340,6 +340,31 @@ test("TLS to a webhook trusts only its caBundle", async () => {
   );
 });
 
+test("every certificate of a caBundle is trusted, as Go trusts it: here the webhook's own, which is no CA", async () => {
+  const ns = await labelledNamespace("leaf");
+  const ownCertificate = Buffer.from(hook.servingCertPem).toString("base64");
+  await withValidating(
+    "leaf",
+    [
+      webhook("leaf.example.com", "/allow", ns, {
+        clientConfig: { url: `${hook.url}/allow`, caBundle: ownCertificate },
+      }),
+    ],
+    async () => {
+      await client.create(configMaps, cm("own-certificate"), { namespace: ns });
+      assert.equal(callFor("own-certificate")?.path, "/allow?timeout=10s");
+    },
+  );
+});
+
+test("a webhook's URL path is cleaned as Go's path.Join cleans it", async () => {
+  const ns = await labelledNamespace("path");
+  await withValidating("path", [webhook("path.example.com", "//x/../allow/", ns)], async () => {
+    await client.create(configMaps, cm("cleaned-path"), { namespace: ns });
+  });
+  assert.equal(callFor("cleaned-path")?.path, "/allow?timeout=10s");
+});
+
 test("a denial keeps the webhook's code, reason and causes; its warnings reach the client", async () => {
   const ns = await labelledNamespace("deny");
   await withValidating("deny", [webhook("deny.example.com", "/deny-invalid", ns)], async () => {

@@ -79,6 +79,8 @@ export interface RawWebhook {
   url: string;
   /** Base64 PEM of the CA that signed its certificate. */
   caBundle: string;
+  /** PEM of its own serving certificate (which is not a CA). */
+  servingCertPem: string;
   /** Every review received, in order, with the request's path and query. */
   calls: { path: string; review: Review }[];
   close(): Promise<void>;
@@ -111,6 +113,7 @@ export async function startRawWebhook(
   return {
     url: `https://127.0.0.1:${port}`,
     caBundle: Buffer.from(ca.certPem).toString("base64"),
+    servingCertPem: serving.certPem,
     calls,
     close: () =>
       new Promise<void>((resolve) => {

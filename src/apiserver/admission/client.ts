@@ -3,6 +3,8 @@
 // only `caBundle` (the system roots without one), `?timeout=Ns`, and Go's wording for failures so
 // that messages read as kube's. Shared by admission and CRD conversion.
 import { request } from "node:https";
+import { posix } from "node:path";
+import { connectAnchored } from "./tls-anchors.js";
 import type { ClientConfig } from "./types.js";
 
 /** A Service named by a webhook's `clientConfig.service`. */
@@ -45,15 +47,26 @@ interface Target {
   servername: string | undefined;
 }
 
+/**
+ * The request path as kube's REST client makes it from a webhook's path: Go's
+ * `path.Join("/", p)`, so `//a` is `/a`, `/a/../b` is `/b`, and no trailing slash remains.
+ */
+export function webhookPath(p: string): string {
+  const cleaned = posix.normalize(`/${p}`);
+  return cleaned.length > 1 && cleaned.endsWith("/") ? cleaned.slice(0, -1) : cleaned;
+}
+
 function targetOf(cfg: ClientConfig, resolver: ServiceResolver, timeoutSeconds: number | undefined): Target {
   let url: URL;
   let servername: string | undefined;
   if (cfg.url) {
-    url = new URL(cfg.url);
+    // kube keeps the scheme and host and joins the path; a query or fragment is not sent.
+    const given = new URL(cfg.url);
+    url = new URL(`${given.protocol}//${given.host}${webhookPath(given.pathname)}`);
   } else if (cfg.service) {
     const svc = cfg.service;
     const base = resolver({ namespace: svc.namespace, name: svc.name, port: svc.port ?? 443 });
-    url = new URL(`${base.replace(/\/$/, "")}${svc.path ?? ""}`);
+    url = new URL(`${base.replace(/\/$/, "")}${webhookPath(svc.path ?? "")}`);
     servername = `${svc.name}.${svc.namespace}.svc`;
   } else {
     throw new WebhookCallError("webhook has no clientConfig.url or clientConfig.service");
@@ -103,6 +116,18 @@ export async function callWebhook(call: WebhookCall): Promise<Buffer> {
   const signal = AbortSignal.any([timeout, call.signal]);
   const limit = call.maxResponseBytes ?? 30 * 1024 * 1024;
   try {
+    // A new connection per call: a webhook's rotated certificate is used at once. With a
+    // caBundle the connection is made and trusted first, as Go trusts a bundle (tls-anchors.ts).
+    const socket =
+      ca === undefined
+        ? undefined
+        : await connectAnchored({
+            host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+            port: Number(url.port || 443),
+            servername: servername ?? url.hostname.replace(/^\[(.*)\]$/, "$1"),
+            ca,
+            signal,
+          });
     return await new Promise<Buffer>((resolve, reject) => {
       const req = request(
         url,
@@ -113,10 +138,9 @@ export async function callWebhook(call: WebhookCall): Promise<Buffer> {
             Accept: "application/json, */*",
             "Content-Length": Buffer.byteLength(call.body),
           },
-          ...(ca !== undefined ? { ca } : {}),
-          ...(servername !== undefined ? { servername } : {}),
-          // A new connection per call: a webhook's rotated certificate is used at once.
-          agent: false,
+          ...(socket !== undefined
+            ? { createConnection: () => socket }
+            : { agent: false, ...(servername !== undefined ? { servername } : {}) }),
           signal,
         },
         (res) => {
