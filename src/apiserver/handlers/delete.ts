@@ -9,7 +9,8 @@ import { type DeleteOptions, deleteStored } from "./finalize.js";
 import { mustGet } from "./get.js";
 import { selectPage } from "./list.js";
 import { itemJson, listJson } from "./serialize.js";
-import { isDryRun } from "./write.js";
+import { decodeProtobufBody, isDryRun } from "./write.js";
+import { PROTOBUF } from "../protobuf/decode.js";
 
 async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
@@ -20,16 +21,19 @@ async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   if (grace !== null) opts.gracePeriodSeconds = Number(grace);
   if (body.length > 0) {
     const ct = mediaType(r.req.headers["content-type"]);
-    if (ct !== "" && ct !== "application/json" && ct !== "application/yaml") {
+    if (ct !== "" && ct !== "application/json" && ct !== "application/yaml" && ct !== PROTOBUF) {
       throw badRequest(`unsupported content type for DeleteOptions: ${ct}`);
     }
     let parsed: Obj;
-    try {
-      parsed = JSON.parse(body.toString("utf8")) as Obj;
-    } catch (e) {
-      throw badRequest(
-        `the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`,
-      );
+    if (ct === PROTOBUF) parsed = decodeProtobufBody(body, "meta.k8s.io/v1", "DeleteOptions");
+    else {
+      try {
+        parsed = JSON.parse(body.toString("utf8")) as Obj;
+      } catch (e) {
+        throw badRequest(
+          `the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`,
+        );
+      }
     }
     if (parsed && typeof parsed === "object") {
       if (typeof parsed.propagationPolicy === "string") opts.propagationPolicy = parsed.propagationPolicy;

@@ -1,24 +1,29 @@
 // POST pods/{name}/eviction: an Eviction (policy/v1 or v1beta1) deletes the Pod with the
 // Eviction's deleteOptions, answering 201 with a Success Status as kube-apiserver does. No
 // PodDisruptionBudgets are served, so no eviction is refused for one.
-import { readBody, sendJson } from "../http-io.js";
-import { badRequest } from "../status.js";
+import { mediaType, readBody, sendJson } from "../http-io.js";
+import { PROTOBUF } from "../protobuf/decode.js";
+import { ApiError, badRequest } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import { type DeleteOptions, deleteStored } from "./finalize.js";
 import { mustGet } from "./get.js";
-import { isDryRun } from "./write.js";
+import { decodeProtobufBody, isDryRun } from "./write.js";
 
 /** Whether `subresource` is the eviction of a core Pod. */
 export function isEviction(r: Pick<ResourceRequest, "def" | "subresource">): boolean {
   return r.subresource === "eviction" && r.def.group === "" && r.def.kind === "Pod" && !r.def.crdName;
 }
 
-function parseEviction(text: string): Obj {
+function parseEviction(body: Buffer, contentType: string): Obj {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed =
+      contentType === PROTOBUF
+        ? decodeProtobufBody(body, "policy/v1", "Eviction")
+        : JSON.parse(body.toString("utf8"));
   } catch (e) {
+    if (e instanceof ApiError) throw e;
     throw badRequest(
       `the object provided is unrecognized (must be of type Eviction): ${(e as Error).message}`,
     );
@@ -36,8 +41,8 @@ function parseEviction(text: string): Obj {
 }
 
 export async function handleEviction(r: ResourceRequest): Promise<void> {
-  const body = (await readBody(r.req, r.server.limits.maxBodyBytes)).toString("utf8");
-  const eviction = parseEviction(body);
+  const body = await readBody(r.req, r.server.limits.maxBodyBytes);
+  const eviction = parseEviction(body, mediaType(r.req.headers["content-type"]));
   const name = (eviction.metadata as Obj | undefined)?.name;
   if (name !== undefined && name !== r.name)
     throw badRequest("name in URL does not match name in Eviction object");

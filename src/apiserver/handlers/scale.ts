@@ -7,7 +7,8 @@ import { ApiError, badRequest, conflict, staleObjectMessage, unsupportedMediaTyp
 import type { Obj, StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { mustGet } from "./get.js";
-import { commitUpdate } from "./write.js";
+import { commitUpdate, decodeProtobufBody } from "./write.js";
+import { PROTOBUF } from "../protobuf/decode.js";
 
 function getPath(obj: Readonly<Obj>, path: string): unknown {
   let cur: unknown = obj;
@@ -62,13 +63,15 @@ export async function handleScale(r: ResourceRequest, method: string): Promise<v
     sendJson(r.res, 200, JSON.stringify(scaleOf(r, current)));
     return;
   }
-  const body = (await readBody(r.req, r.server.limits.maxBodyBytes)).toString("utf8");
+  const bytes = await readBody(r.req, r.server.limits.maxBodyBytes);
+  const body = bytes.toString("utf8");
   const ct = mediaType(r.req.headers["content-type"]);
   let scale: Obj;
   try {
-    if (method === "PUT") {
+    if (method === "PUT" && ct === PROTOBUF) scale = decodeProtobufBody(bytes, "autoscaling/v1", "Scale");
+    else if (method === "PUT") {
       if (ct !== "" && ct !== "application/json" && ct !== "application/yaml") {
-        throw unsupportedMediaType(["application/json", "application/yaml"]);
+        throw unsupportedMediaType(["application/json", "application/yaml", PROTOBUF]);
       }
       scale = (ct === "application/yaml" ? parseYamlBounded(body) : parseJsonBounded(body)) as Obj;
     } else if (ct === "application/json-patch+json")

@@ -16,7 +16,7 @@ import {
   bumpGeneration,
   validateMeta,
 } from "../object/meta.js";
-import { decodeProtobuf } from "../protobuf.js";
+import { decodeProtobuf, PROTOBUF, ProtobufError } from "../protobuf/decode.js";
 import { storeNameOf } from "../registry/index.js";
 import {
   applyDefaults,
@@ -41,19 +41,21 @@ import { finalizeIfDone } from "./finalize.js";
 
 export const bodyMediaTypes = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
 
+/** A protobuf body's object, or kube's 400 for one that does not decode. */
+export function decodeProtobufBody(body: Buffer, apiVersion: string, kind: string): Obj {
+  try {
+    return decodeProtobuf(body, { apiVersion, kind });
+  } catch (e) {
+    if (!(e instanceof ProtobufError)) throw e;
+    throw badRequest(`the object provided is unrecognized (must be of type ${kind}): ${e.message}`);
+  }
+}
+
 /** Decodes a create/update body into an object, with kube's 400/415 answers. */
 export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text: string | undefined } {
   const ct = mediaType(r.req.headers["content-type"]);
-  if (ct === "application/vnd.kubernetes.protobuf" && !r.def.crdName) {
-    let decoded: Obj | undefined;
-    try {
-      decoded = decodeProtobuf(body, r.def.kind);
-    } catch (e) {
-      throw badRequest(
-        `the object provided is unrecognized (must be of type ${r.def.kind}): ${(e as Error).message}`,
-      );
-    }
-    if (decoded) return { obj: decoded, text: undefined };
+  if (ct === PROTOBUF && !r.def.crdName) {
+    return { obj: decodeProtobufBody(body, apiVersionOfDef(r.def), r.def.kind), text: undefined };
   }
   if (ct !== "" && ct !== "application/json" && ct !== "application/yaml") {
     throw unsupportedMediaType(bodyMediaTypes);

@@ -1,0 +1,66 @@
+// kube's protobuf messages, read once from the descriptors generated from its .proto files, and
+// what the Go types add to each (which zero values are kept, inlined structs, JSON names).
+import { createFileRegistry, type DescMessage, type FileRegistry, fromBinary } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { DESCRIPTORS, GO_LISTS, GO_SHAPES } from "./kube-protos.generated.js";
+
+const META = "k8s.io.apimachinery.pkg.apis.meta.v1";
+
+let registry: FileRegistry | undefined;
+
+function files(): FileRegistry {
+  registry ??= createFileRegistry(fromBinary(FileDescriptorSetSchema, Buffer.from(DESCRIPTORS, "base64")));
+  return registry;
+}
+
+/** A message by its full name, such as `k8s.io.api.core.v1.Pod`. */
+export function message(typeName: string): DescMessage | undefined {
+  return files().getMessage(typeName);
+}
+
+/**
+ * The message of `kind` in `apiVersion`: k8s.io/api names a package after the group's first
+ * label (`rbac.authorization.k8s.io/v1` is `k8s.io.api.rbac.v1`, the core group `core`). Options
+ * such as DeleteOptions are registered in every group version and live in meta/v1.
+ */
+export function messageOf(apiVersion: string, kind: string): DescMessage | undefined {
+  const slash = apiVersion.indexOf("/");
+  const group = slash < 0 ? "" : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  if (!/^[a-z0-9]+$/.test(version) || !/^[A-Za-z0-9]+$/.test(kind)) return undefined;
+  const pkg = group === "" ? "core" : group.split(".")[0];
+  if (group === "meta.k8s.io") return message(`${META}.${kind}`);
+  return message(`k8s.io.api.${pkg}.${version}.${kind}`) ?? message(`${META}.${kind}`);
+}
+
+/** What the Go field behind a proto field adds; see scripts/gen-protobuf.ts. */
+export interface GoField {
+  /** The zero value is written (a pointer, or a field without omitempty). */
+  keepZero: boolean;
+  /** An embedded struct: its JSON fields are the parent's. */
+  inline: boolean;
+  /** The JSON name where it differs from the proto name. */
+  json?: string;
+}
+
+const shapes = new Map<string, Map<number, GoField>>();
+
+export function goFields(typeName: string): Map<number, GoField> {
+  let shape = shapes.get(typeName);
+  if (shape) return shape;
+  shape = new Map();
+  for (const entry of (GO_SHAPES[typeName] ?? "").split(" ")) {
+    const m = /^(\d+)(k?)(i?)(?:=(.+))?$/.exec(entry);
+    if (!m) continue;
+    shape.set(Number(m[1]), { keepZero: m[2] === "k", inline: m[3] === "i", json: m[4] });
+  }
+  shapes.set(typeName, shape);
+  return shape;
+}
+
+const lists = new Set(GO_LISTS);
+
+/** Messages of Go slice types (`type ExtraValue []string`), written in JSON as their items. */
+export function isGoList(typeName: string): boolean {
+  return lists.has(typeName);
+}
