@@ -2,7 +2,7 @@
 // around the updater, picks the fields an endpoint resets, and turns errors into what kube
 // answers (an Update that cannot be tracked drops managedFields rather than failing).
 import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
-import { deepEqual } from "../object/meta.js";
+import { deepEqual, statusWritableMetadata } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { ApplyConflictError } from "./conflict.js";
 import { goDefinitionOf, zeroStruct } from "../object/go-encoding.js";
@@ -39,7 +39,11 @@ export interface WriteContext {
  * with a status subresource, everything but `status` through /status.
  */
 function ignoredFields(def: ResourceDefinition, subresource: string): (pe: PathElement) => boolean {
-  if (subresource === "status") return (pe) => !("field" in pe && pe.field === "status");
+  if (subresource === "status") {
+    // Metadata a status write may change is owned by its manager, as kube's reset fields say.
+    const owned = statusWritableMetadata(def).length > 0 ? ["status", "metadata"] : ["status"];
+    return (pe) => !("field" in pe && owned.includes(pe.field));
+  }
   if (def.statusSubresource) return (pe) => "field" in pe && pe.field === "status";
   return () => false;
 }

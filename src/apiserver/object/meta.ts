@@ -243,6 +243,32 @@ const systemMeta = [
   "generation",
 ];
 
+/** What a write through /status may change in metadata: all kube's status strategies let. */
+const STATUS_METADATA = ["labels", "annotations", "finalizers", "ownerReferences"];
+
+/**
+ * The metadata fields a write through /status may change. kube's status strategies differ by
+ * kind: custom resources, VolumeAttachments and the flowcontrol kinds keep all metadata
+ * (ResetObjectMetaForStatus or the whole ObjectMeta); a Deployment keeps its labels, a Pod its
+ * owner references; the other built-ins take the request's metadata.
+ */
+export function statusWritableMetadata(def: ResourceDefinition): readonly string[] {
+  if (def.crdName) return [];
+  switch (`${def.group}/${def.kind}`) {
+    case "storage.k8s.io/VolumeAttachment":
+    case "flowcontrol.apiserver.k8s.io/FlowSchema":
+    case "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":
+    case "apiextensions.k8s.io/CustomResourceDefinition":
+      return [];
+    case "apps/Deployment":
+      return STATUS_METADATA.filter((k) => k !== "labels");
+    case "/Pod":
+      return STATUS_METADATA.filter((k) => k !== "ownerReferences");
+    default:
+      return STATUS_METADATA;
+  }
+}
+
 /**
  * Carries over what an update may not change and isolates status: through the main endpoint
  * `status` keeps its stored value; through /status only `status` changes (generation: see
@@ -261,8 +287,12 @@ export function prepareForUpdate(
     if (obj.status === undefined) delete next.status;
     else next.status = obj.status;
     const meta = next.metadata as Obj;
-    // ResetObjectMetaForStatus keeps labels/annotations/finalizers/ownerReferences from storage.
-    meta.resourceVersion = (obj.metadata as Obj | undefined)?.resourceVersion;
+    const given = (obj.metadata ?? {}) as Obj;
+    meta.resourceVersion = given.resourceVersion;
+    for (const k of statusWritableMetadata(def)) {
+      if (given[k] === undefined) delete meta[k];
+      else meta[k] = given[k];
+    }
   } else {
     next = obj;
     if (def.statusSubresource) {
