@@ -60,6 +60,15 @@ function resourceEntries(def: ResourceDefinition): Record<string, unknown>[] {
       verbs: ["create"],
     });
   }
+  if (!def.crdName && def.group === "" && def.kind === "Pod") {
+    out.push(
+      { name: "pods/binding", singularName: "", namespaced: true, kind: "Binding", verbs: ["create"] },
+      { name: "pods/ephemeralcontainers", ...sub, kind: "Pod" },
+    );
+  }
+  if (!def.crdName && def.group === "certificates.k8s.io" && def.kind === "CertificateSigningRequest") {
+    out.push({ name: "certificatesigningrequests/approval", ...sub, kind: def.kind });
+  }
   if (!def.crdName && def.group === "" && def.kind === "ServiceAccount") {
     out.push({
       name: "serviceaccounts/token",

@@ -8,6 +8,7 @@ import { handleDelete, handleDeleteCollection } from "./handlers/delete.js";
 import { handleGet } from "./handlers/get.js";
 import { handleList } from "./handlers/list.js";
 import { handlePatch } from "./handlers/patch.js";
+import { handleBinding, isBinding } from "./handlers/binding.js";
 import { handleEviction, isEviction } from "./handlers/eviction.js";
 import { handleReview } from "./handlers/reviews.js";
 import { handleTokenRequest, isTokenRequest } from "./handlers/token-request.js";
@@ -158,6 +159,9 @@ async function dispatch(
       (subresource === "scale" && def.scale !== undefined) ||
       (subresource === "finalize" && def.group === "" && def.kind === "Namespace" && !def.crdName) ||
       isEviction({ def, subresource }) ||
+      isBinding({ def, subresource }) ||
+      (subresource === "approval" && isCSR(def)) ||
+      (subresource === "ephemeralcontainers" && def.group === "" && def.kind === "Pod" && !def.crdName) ||
       isTokenRequest({ def, subresource });
     if (!known) throw resourceNotFound();
   }
@@ -171,6 +175,11 @@ async function dispatch(
   if (subresource === "scale") {
     if (method !== "GET" && method !== "PUT" && method !== "PATCH") throw methodNotAllowed();
     await handleScale(r, method);
+    return;
+  }
+  if (isBinding(r)) {
+    if (method !== "POST" || (subresource === "" && name)) throw methodNotAllowed();
+    await handleBinding(r);
     return;
   }
   if (def.review) {
@@ -189,7 +198,12 @@ async function dispatch(
     return;
   }
   if (subresource === "finalize" && method !== "PUT") throw methodNotAllowed();
-  if (subresource === "status" && method !== "GET" && method !== "PUT" && method !== "PATCH")
+  if (
+    (subresource === "status" || subresource === "approval" || subresource === "ephemeralcontainers") &&
+    method !== "GET" &&
+    method !== "PUT" &&
+    method !== "PATCH"
+  )
     throw methodNotAllowed();
 
   switch (method) {
@@ -228,6 +242,9 @@ async function dispatch(
       throw methodNotAllowed();
   }
 }
+
+const isCSR = (def: ResourceDefinition) =>
+  def.group === "certificates.k8s.io" && def.kind === "CertificateSigningRequest" && !def.crdName;
 
 const DISCONNECT_CODES = new Set([
   "ERR_STREAM_PREMATURE_CLOSE",

@@ -45,3 +45,14 @@ export const ATOMIC_STRUCTS: ReadonlySet<string> = new Set([
   core("SecretReference"),
   "io.k8s.api.rbac.v1.RoleRef",
 ]);
+
+/** `<definition>.<field>` kube marks `+listType=set` where no patch strategy says so. */
+export const LIST_SETS: ReadonlySet<string> = new Set([
+  "io.k8s.api.storage.v1.CSIDriverSpec.volumeLifecycleModes",
+]);
+
+/** `<definition>.<field>` owned as a whole: `+mapType=atomic` maps and RawExtensions. */
+export const ATOMIC_FIELDS: ReadonlySet<string> = new Set([
+  core("ReplicationControllerSpec.selector"),
+  "io.k8s.api.apps.v1.ControllerRevision.data",
+]);

@@ -5,7 +5,14 @@
 import { builtinPatchMeta, type PatchMeta } from "../../patch/index.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { builtinDefinition, builtinDefinitionName, type Schema } from "../schema/index.js";
-import { ATOMIC_STRUCTS, LIST_MAP_KEYS, OBJECT_META_NAME, OBJECT_META_PATCH } from "./builtin-types.js";
+import {
+  ATOMIC_FIELDS,
+  ATOMIC_STRUCTS,
+  LIST_MAP_KEYS,
+  LIST_SETS,
+  OBJECT_META_NAME,
+  OBJECT_META_PATCH,
+} from "./builtin-types.js";
 import type { Json } from "./path-element.js";
 
 export interface ScalarType {
@@ -47,6 +54,14 @@ export const DEDUCED: DeducedType = Object.freeze({ kind: "deduced" });
 const DEDUCED_MAP: MapType = Object.freeze({
   kind: "map",
   atomic: false,
+  closed: false,
+  field: () => undefined,
+  element: () => DEDUCED,
+});
+/** Owned as a whole, whatever it holds: `+mapType=atomic` maps, RawExtensions. */
+const ATOMIC_VALUE: MapType = Object.freeze({
+  kind: "map",
+  atomic: true,
   closed: false,
   field: () => undefined,
   element: () => DEDUCED,
@@ -102,6 +117,7 @@ class TypeBuilder {
     }
     if (s === undefined) return DEDUCED;
     if (s["x-kubernetes-int-or-string"] || s.anyOf || s.oneOf) return SCALAR;
+    if (ctx.definition && field && ATOMIC_FIELDS.has(`${ctx.definition}.${field}`)) return ATOMIC_VALUE;
     if (s.type === "array") return this.list(s, ctx, field);
     const isObject =
       s.type === "object" || s.properties !== undefined || s.additionalProperties !== undefined;
@@ -160,6 +176,8 @@ class TypeBuilder {
     if (declared === "set" || declared === "map" || declared === "atomic") {
       listType = declared;
       if (declared === "map") keys = s["x-kubernetes-list-map-keys"] ?? [];
+    } else if (ctx.definition && field && LIST_SETS.has(`${ctx.definition}.${field}`)) {
+      listType = "set";
     } else if (override) {
       listType = "map";
       keys = override.keys;

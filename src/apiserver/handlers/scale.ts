@@ -36,7 +36,13 @@ function scaleOf(r: ResourceRequest, stored: StoredObject): Obj {
   if (scale.labelSelectorPath) {
     const sel = getPath(stored.obj, scale.labelSelectorPath);
     if (typeof sel === "string") selector = sel;
-    else if (sel && typeof sel === "object") selector = labelSelectorFromObject(sel as Obj).toString();
+    else if (r.def.kind === "ReplicationController" && !r.def.crdName && sel && typeof sel === "object") {
+      // An RC's selector is a plain map of labels (SelectorFromSet: keys sorted).
+      selector = Object.entries(sel as Record<string, string>)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, v]) => `${k}=${v}`)
+        .join(",");
+    } else if (sel && typeof sel === "object") selector = labelSelectorFromObject(sel as Obj).toString();
   }
   const status: Obj = {
     replicas: (getPath(stored.obj, scale.statusReplicasPath) as number | undefined) ?? 0,

@@ -1,7 +1,7 @@
 // Per-kind behaviour of built-in resources: the defaulting, validation and deletion rules that
 // kube-apiserver's registry strategies apply beyond the generic metadata rules.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
-import type { ServerContext } from "../handlers/context.js";
+import type { ServerContext, UserInfo } from "../handlers/context.js";
 import type { Obj } from "../storage/index.js";
 
 export interface KindBehaviour {
@@ -11,7 +11,7 @@ export interface KindBehaviour {
    * What kube's storage sets on a create after the field manager has recorded the request, so
    * that no manager owns it: a Service's allocated addresses, a Namespace's finalizer.
    */
-  created?(obj: Obj, ctx: { server: ServerContext }): void;
+  created?(obj: Obj, ctx: { server: ServerContext; user?: UserInfo }): void;
   /** Kind-specific validation: missing required fields, bad values. */
   validate?(obj: Obj, old: Readonly<Obj> | undefined, server: ServerContext): StatusCause[];
   /** On a delete request, before the server decides whether the object can go now. */

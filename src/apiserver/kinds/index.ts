@@ -15,12 +15,28 @@ import {
   validatingWebhookConfigurationBehaviour,
 } from "./webhook-configurations.js";
 import {
+  cronJobBehaviour,
   daemonSetBehaviour,
   deploymentBehaviour,
   jobBehaviour,
+  podTemplateBehaviour,
   replicaSetBehaviour,
+  replicationControllerBehaviour,
   statefulSetBehaviour,
 } from "./workloads.js";
+import { certificateSigningRequestBehaviour } from "./certificates.js";
+import { endpointSliceBehaviour, networkPolicyBehaviour } from "./networking.js";
+import {
+  horizontalPodAutoscalerBehaviour,
+  limitRangeBehaviour,
+  priorityClassBehaviour,
+} from "./scheduling.js";
+import {
+  csiDriverBehaviour,
+  persistentVolumeBehaviour,
+  persistentVolumeClaimBehaviour,
+  storageClassBehaviour,
+} from "./storage.js";
 
 export type { KindBehaviour } from "./behaviour.js";
 export { crdCleanupFinalizer } from "./crd.js";
@@ -40,6 +56,19 @@ const byKind: Record<string, KindBehaviour> = {
   "apps/StatefulSet": statefulSetBehaviour,
   "apps/DaemonSet": daemonSetBehaviour,
   "batch/Job": jobBehaviour,
+  "batch/CronJob": cronJobBehaviour,
+  "/ReplicationController": replicationControllerBehaviour,
+  "/PodTemplate": podTemplateBehaviour,
+  "/LimitRange": limitRangeBehaviour,
+  "/PersistentVolume": persistentVolumeBehaviour,
+  "/PersistentVolumeClaim": persistentVolumeClaimBehaviour,
+  "autoscaling/HorizontalPodAutoscaler": horizontalPodAutoscalerBehaviour,
+  "certificates.k8s.io/CertificateSigningRequest": certificateSigningRequestBehaviour,
+  "discovery.k8s.io/EndpointSlice": endpointSliceBehaviour,
+  "networking.k8s.io/NetworkPolicy": networkPolicyBehaviour,
+  "scheduling.k8s.io/PriorityClass": priorityClassBehaviour,
+  "storage.k8s.io/CSIDriver": csiDriverBehaviour,
+  "storage.k8s.io/StorageClass": storageClassBehaviour,
   "apiextensions.k8s.io/CustomResourceDefinition": crdBehaviour(validateCRD),
   "admissionregistration.k8s.io/MutatingWebhookConfiguration": mutatingWebhookConfigurationBehaviour,
   "admissionregistration.k8s.io/ValidatingWebhookConfiguration": validatingWebhookConfigurationBehaviour,

@@ -9,7 +9,8 @@ import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
 import { defaultPodSpec, validatePodSpec } from "./pod.js";
 
-function defaultTemplate(spec: Obj): void {
+/** Fills the defaults of a pod template at `spec.template`. */
+export function defaultTemplate(spec: Obj): void {
   const template = spec.template;
   if (!template || typeof template !== "object" || Array.isArray(template)) return;
   const t = template as Obj;
@@ -142,5 +143,46 @@ export const jobBehaviour: KindBehaviour = {
       causes.push(cause.notSupported("spec.template.spec.restartPolicy", policy, ["OnFailure", "Never"]));
     }
     return causes;
+  },
+};
+
+export const replicationControllerBehaviour: KindBehaviour = {
+  defaults(obj) {
+    const spec = (obj.spec ?? {}) as Obj;
+    obj.spec = spec;
+    spec.replicas ??= 1;
+    // An RC's selector and labels default to its template's labels (SetDefaults_ReplicationController).
+    const labels = ((spec.template as Obj | undefined)?.metadata as Obj | undefined)?.labels as
+      | Record<string, string>
+      | undefined;
+    if (labels && Object.keys(labels).length > 0) {
+      if (!spec.selector || Object.keys(spec.selector as Obj).length === 0) spec.selector = { ...labels };
+      const meta = (obj.metadata ?? {}) as Obj;
+      if (!meta.labels || Object.keys(meta.labels as Obj).length === 0) meta.labels = { ...labels };
+    }
+    defaultTemplate(spec);
+  },
+  validate(obj) {
+    const spec = obj.spec as Obj | undefined;
+    return spec ? replicas(spec) : [cause.required("spec")];
+  },
+};
+
+export const podTemplateBehaviour: KindBehaviour = {
+  defaults(obj) {
+    defaultTemplate(obj);
+  },
+};
+
+export const cronJobBehaviour: KindBehaviour = {
+  defaults(obj) {
+    const spec = (obj.spec ?? {}) as Obj;
+    obj.spec = spec;
+    spec.concurrencyPolicy ??= "Allow";
+    spec.suspend ??= false;
+    spec.successfulJobsHistoryLimit ??= 3;
+    spec.failedJobsHistoryLimit ??= 1;
+    const jobSpec = (spec.jobTemplate as Obj | undefined)?.spec;
+    if (jobSpec && typeof jobSpec === "object") defaultTemplate(jobSpec as Obj);
   },
 };

@@ -74,6 +74,12 @@ function encodeValue(v: unknown, code: string): unknown {
   return v;
 }
 
+function isEmptyCollection(v: unknown, code: string): boolean {
+  if (code.startsWith("[]")) return Array.isArray(v) && v.length === 0;
+  if (code.startsWith("{}")) return isPlainObject(v) && Object.keys(v).length === 0;
+  return false;
+}
+
 /** `value` (an object of the definition `short`) in Go's order, with what Go always writes. */
 export function encodeStruct(short: string, value: Obj): Obj {
   const fields = goFields(short);
@@ -81,6 +87,12 @@ export function encodeStruct(short: string, value: Obj): Obj {
   const out: Obj = {};
   for (const f of fields) {
     const v = value[f.name];
+    if (isEmptyCollection(v, f.code)) {
+      // etcd keeps objects as protobuf, where an empty list or map is no list or map: Go reads
+      // it back nil, written null without omitempty and left out with it.
+      if (f.cls === "n") out[f.name] = null;
+      continue;
+    }
     if (v === undefined || (v === null && f.cls === "s")) {
       if (f.cls) out[f.name] = zeroOf(f);
     } else out[f.name] = encodeValue(v, f.code);

@@ -282,7 +282,30 @@ export function prepareForUpdate(
 ): Obj {
   const oldMeta = oldObj.metadata as Obj;
   let next: Obj;
-  if (subresource === "status") {
+  if (subresource === "approval") {
+    // A CertificateSigningRequest's approval changes its conditions and nothing else of status.
+    next = structuredClone(oldObj) as Obj;
+    const conditions = (obj.status as Obj | undefined)?.conditions;
+    const status = { ...((next.status as Obj | undefined) ?? {}) };
+    if (conditions === undefined) delete status.conditions;
+    else status.conditions = conditions;
+    next.status = status;
+    const meta = next.metadata as Obj;
+    const given = (obj.metadata ?? {}) as Obj;
+    meta.resourceVersion = given.resourceVersion;
+    for (const k of STATUS_METADATA) {
+      if (given[k] === undefined) delete meta[k];
+      else meta[k] = given[k];
+    }
+  } else if (subresource === "ephemeralcontainers") {
+    // Only a Pod's ephemeral containers change (dropNonEphemeralContainerUpdates).
+    next = structuredClone(oldObj) as Obj;
+    const given = (obj.spec as Obj | undefined)?.ephemeralContainers;
+    const spec = next.spec as Obj;
+    if (given === undefined) delete spec.ephemeralContainers;
+    else spec.ephemeralContainers = given;
+    (next.metadata as Obj).resourceVersion = (obj.metadata as Obj | undefined)?.resourceVersion;
+  } else if (subresource === "status") {
     next = structuredClone(oldObj) as Obj;
     if (obj.status === undefined) delete next.status;
     else next.status = obj.status;

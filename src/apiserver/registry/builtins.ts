@@ -28,6 +28,8 @@ function fields(...paths: string[]): ResourceDefinition["selectableFields"] {
 
 interface Spec {
   group: string;
+  /** Default: v1. */
+  version?: string;
   kind: string;
   plural?: string;
   namespaced?: boolean;
@@ -71,9 +73,10 @@ function withBuiltinSchema(def: ResourceDefinition): ResourceDefinition {
 
 function define(s: Spec): ResourceDefinition {
   const plural = s.plural ?? `${s.kind.toLowerCase()}s`;
+  const version = s.version ?? "v1";
   return withBuiltinSchema({
     group: s.group,
-    version: "v1",
+    version,
     kind: s.kind,
     listKind: `${s.kind}List`,
     plural,
@@ -90,7 +93,7 @@ function define(s: Spec): ResourceDefinition {
           labelSelectorPath: ".spec.selector",
         }
       : undefined,
-    storageVersion: "v1",
+    storageVersion: version,
     selectableFields: s.selectableFields ?? {},
     printerColumns: [],
     tracksGeneration: s.generation ?? false,
@@ -138,6 +141,7 @@ export function builtinResources(): ResourceDefinition[] {
     "type",
   );
   return [
+    define({ group: "", kind: "Binding", verbs: ["create"], review: true }),
     define({ group: "", kind: "ConfigMap", shortNames: ["cm"] }),
     define({ group: "", kind: "Endpoints", plural: "endpoints", shortNames: ["ep"] }),
     define({
@@ -165,7 +169,16 @@ export function builtinResources(): ResourceDefinition[] {
       status: true,
       selectableFields: fields("spec.unschedulable"),
     }),
+    define({ group: "", kind: "LimitRange", shortNames: ["limits"] }),
     define({ group: "", kind: "PersistentVolumeClaim", shortNames: ["pvc"], status: true }),
+    define({
+      group: "",
+      kind: "PersistentVolume",
+      namespaced: false,
+      shortNames: ["pv"],
+      status: true,
+      selectableFields: fields("name"),
+    }),
     define({
       group: "",
       kind: "Pod",
@@ -174,6 +187,18 @@ export function builtinResources(): ResourceDefinition[] {
       status: true,
       selectableFields: podFields,
     }),
+    define({ group: "", kind: "PodTemplate", generation: true }),
+    define({
+      group: "",
+      kind: "ReplicationController",
+      shortNames: ["rc"],
+      categories: ["all"],
+      status: true,
+      scale: true,
+      generation: true,
+      selectableFields: fields("status.replicas"),
+    }),
+    define({ group: "", kind: "ResourceQuota", shortNames: ["quota"], status: true }),
     define({ group: "", kind: "Secret", selectableFields: fields("type") }),
     define({ group: "", kind: "ServiceAccount", shortNames: ["sa"] }),
     define({
@@ -185,6 +210,7 @@ export function builtinResources(): ResourceDefinition[] {
       nameValidation: "dns1035",
       selectableFields: fields("spec.clusterIP", "spec.type"),
     }),
+    define({ group: "apps", kind: "ControllerRevision" }),
     define({
       group: "apps",
       kind: "DaemonSet",
@@ -229,7 +255,99 @@ export function builtinResources(): ResourceDefinition[] {
       generation: true,
       selectableFields: fields("status.successful"),
     }),
+    define({
+      group: "batch",
+      kind: "CronJob",
+      shortNames: ["cj"],
+      categories: ["all"],
+      status: true,
+      generation: true,
+    }),
+    define({
+      group: "autoscaling",
+      version: "v2",
+      kind: "HorizontalPodAutoscaler",
+      shortNames: ["hpa"],
+      categories: ["all"],
+      status: true,
+    }),
+    define({
+      group: "certificates.k8s.io",
+      kind: "CertificateSigningRequest",
+      namespaced: false,
+      shortNames: ["csr"],
+      status: true,
+      selectableFields: fields("spec.signerName"),
+    }),
     define({ group: "coordination.k8s.io", kind: "Lease" }),
+    define({ group: "discovery.k8s.io", kind: "EndpointSlice", generation: true }),
+    define({
+      group: "flowcontrol.apiserver.k8s.io",
+      kind: "FlowSchema",
+      namespaced: false,
+      status: true,
+      generation: true,
+    }),
+    define({
+      group: "flowcontrol.apiserver.k8s.io",
+      kind: "PriorityLevelConfiguration",
+      namespaced: false,
+      status: true,
+      generation: true,
+    }),
+    define({
+      group: "networking.k8s.io",
+      kind: "IngressClass",
+      plural: "ingressclasses",
+      namespaced: false,
+      generation: true,
+    }),
+    define({
+      group: "networking.k8s.io",
+      kind: "Ingress",
+      plural: "ingresses",
+      shortNames: ["ing"],
+      status: true,
+      generation: true,
+    }),
+    define({
+      group: "networking.k8s.io",
+      kind: "NetworkPolicy",
+      plural: "networkpolicies",
+      shortNames: ["netpol"],
+      generation: true,
+    }),
+    define({ group: "node.k8s.io", kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false }),
+    define({
+      group: "policy",
+      kind: "PodDisruptionBudget",
+      shortNames: ["pdb"],
+      status: true,
+      generation: true,
+    }),
+    define({
+      group: "scheduling.k8s.io",
+      kind: "PriorityClass",
+      plural: "priorityclasses",
+      namespaced: false,
+      shortNames: ["pc"],
+      generation: true,
+    }),
+    define({ group: "storage.k8s.io", kind: "CSIDriver", namespaced: false }),
+    define({ group: "storage.k8s.io", kind: "CSINode", namespaced: false }),
+    define({
+      group: "storage.k8s.io",
+      kind: "CSIStorageCapacity",
+      plural: "csistoragecapacities",
+    }),
+    define({
+      group: "storage.k8s.io",
+      kind: "StorageClass",
+      plural: "storageclasses",
+      namespaced: false,
+      shortNames: ["sc"],
+    }),
+    define({ group: "storage.k8s.io", kind: "VolumeAttachment", namespaced: false, status: true }),
     define({
       group: "events.k8s.io",
       kind: "Event",

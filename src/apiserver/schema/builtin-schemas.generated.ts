@@ -272,6 +272,27 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     },
     required: ["conversionReviewVersions"],
   },
+  "apps.v1.ControllerRevision": {
+    properties: {
+      apiVersion: "string",
+      data: "object",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      revision: "integer",
+    },
+    gvk: ["apps", "v1", "ControllerRevision"],
+    required: ["revision"],
+  },
+  "apps.v1.ControllerRevisionList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@apps.v1.ControllerRevision",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["apps", "v1", "ControllerRevisionList"],
+    required: ["items"],
+  },
   "apps.v1.DaemonSet": {
     properties: {
       apiVersion: "string",
@@ -671,6 +692,161 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     properties: { replicas: "integer", selector: "string" },
     required: ["replicas"],
   },
+  "autoscaling.v2.ContainerResourceMetricSource": {
+    properties: { container: "string", name: "string", target: "@autoscaling.v2.MetricTarget" },
+    required: ["container", "name", "target"],
+  },
+  "autoscaling.v2.ContainerResourceMetricStatus": {
+    properties: { container: "string", current: "@autoscaling.v2.MetricValueStatus", name: "string" },
+    required: ["container", "current", "name"],
+  },
+  "autoscaling.v2.CrossVersionObjectReference": {
+    properties: { apiVersion: "string", kind: "string", name: "string" },
+    required: ["kind", "name"],
+  },
+  "autoscaling.v2.ExternalMetricSource": {
+    properties: { metric: "@autoscaling.v2.MetricIdentifier", target: "@autoscaling.v2.MetricTarget" },
+    required: ["metric", "target"],
+  },
+  "autoscaling.v2.ExternalMetricStatus": {
+    properties: { current: "@autoscaling.v2.MetricValueStatus", metric: "@autoscaling.v2.MetricIdentifier" },
+    required: ["current", "metric"],
+  },
+  "autoscaling.v2.HPAScalingPolicy": {
+    properties: { periodSeconds: "integer", type: "string", value: "integer" },
+    required: ["periodSeconds", "type", "value"],
+  },
+  "autoscaling.v2.HPAScalingRules": {
+    properties: {
+      policies: "[]@autoscaling.v2.HPAScalingPolicy",
+      selectPolicy: "string",
+      stabilizationWindowSeconds: "integer",
+    },
+  },
+  "autoscaling.v2.HorizontalPodAutoscaler": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@autoscaling.v2.HorizontalPodAutoscalerSpec",
+      status: "@autoscaling.v2.HorizontalPodAutoscalerStatus",
+    },
+    gvk: ["autoscaling", "v2", "HorizontalPodAutoscaler"],
+  },
+  "autoscaling.v2.HorizontalPodAutoscalerBehavior": {
+    properties: { scaleDown: "@autoscaling.v2.HPAScalingRules", scaleUp: "@autoscaling.v2.HPAScalingRules" },
+  },
+  "autoscaling.v2.HorizontalPodAutoscalerCondition": {
+    properties: {
+      lastTransitionTime: "date-time",
+      message: "string",
+      reason: "string",
+      status: "string",
+      type: "string",
+    },
+    required: ["status", "type"],
+  },
+  "autoscaling.v2.HorizontalPodAutoscalerList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@autoscaling.v2.HorizontalPodAutoscaler",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["autoscaling", "v2", "HorizontalPodAutoscalerList"],
+    required: ["items"],
+  },
+  "autoscaling.v2.HorizontalPodAutoscalerSpec": {
+    properties: {
+      behavior: "@autoscaling.v2.HorizontalPodAutoscalerBehavior",
+      maxReplicas: "integer",
+      metrics: "[]@autoscaling.v2.MetricSpec",
+      minReplicas: "integer",
+      scaleTargetRef: "@autoscaling.v2.CrossVersionObjectReference",
+    },
+    required: ["maxReplicas", "scaleTargetRef"],
+  },
+  "autoscaling.v2.HorizontalPodAutoscalerStatus": {
+    properties: {
+      conditions: "[]@autoscaling.v2.HorizontalPodAutoscalerCondition",
+      currentMetrics: "[]@autoscaling.v2.MetricStatus",
+      currentReplicas: "integer",
+      desiredReplicas: "integer",
+      lastScaleTime: "date-time",
+      observedGeneration: "integer",
+    },
+    required: ["desiredReplicas"],
+  },
+  "autoscaling.v2.MetricIdentifier": {
+    properties: { name: "string", selector: "@meta.v1.LabelSelector" },
+    required: ["name"],
+  },
+  "autoscaling.v2.MetricSpec": {
+    properties: {
+      containerResource: "@autoscaling.v2.ContainerResourceMetricSource",
+      external: "@autoscaling.v2.ExternalMetricSource",
+      object: "@autoscaling.v2.ObjectMetricSource",
+      pods: "@autoscaling.v2.PodsMetricSource",
+      resource: "@autoscaling.v2.ResourceMetricSource",
+      type: "string",
+    },
+    required: ["type"],
+  },
+  "autoscaling.v2.MetricStatus": {
+    properties: {
+      containerResource: "@autoscaling.v2.ContainerResourceMetricStatus",
+      external: "@autoscaling.v2.ExternalMetricStatus",
+      object: "@autoscaling.v2.ObjectMetricStatus",
+      pods: "@autoscaling.v2.PodsMetricStatus",
+      resource: "@autoscaling.v2.ResourceMetricStatus",
+      type: "string",
+    },
+    required: ["type"],
+  },
+  "autoscaling.v2.MetricTarget": {
+    properties: {
+      averageUtilization: "integer",
+      averageValue: "quantity",
+      type: "string",
+      value: "quantity",
+    },
+    required: ["type"],
+  },
+  "autoscaling.v2.MetricValueStatus": {
+    properties: { averageUtilization: "integer", averageValue: "quantity", value: "quantity" },
+  },
+  "autoscaling.v2.ObjectMetricSource": {
+    properties: {
+      describedObject: "@autoscaling.v2.CrossVersionObjectReference",
+      metric: "@autoscaling.v2.MetricIdentifier",
+      target: "@autoscaling.v2.MetricTarget",
+    },
+    required: ["describedObject", "metric", "target"],
+  },
+  "autoscaling.v2.ObjectMetricStatus": {
+    properties: {
+      current: "@autoscaling.v2.MetricValueStatus",
+      describedObject: "@autoscaling.v2.CrossVersionObjectReference",
+      metric: "@autoscaling.v2.MetricIdentifier",
+    },
+    required: ["current", "describedObject", "metric"],
+  },
+  "autoscaling.v2.PodsMetricSource": {
+    properties: { metric: "@autoscaling.v2.MetricIdentifier", target: "@autoscaling.v2.MetricTarget" },
+    required: ["metric", "target"],
+  },
+  "autoscaling.v2.PodsMetricStatus": {
+    properties: { current: "@autoscaling.v2.MetricValueStatus", metric: "@autoscaling.v2.MetricIdentifier" },
+    required: ["current", "metric"],
+  },
+  "autoscaling.v2.ResourceMetricSource": {
+    properties: { name: "string", target: "@autoscaling.v2.MetricTarget" },
+    required: ["name", "target"],
+  },
+  "autoscaling.v2.ResourceMetricStatus": {
+    properties: { current: "@autoscaling.v2.MetricValueStatus", name: "string" },
+    required: ["current", "name"],
+  },
   "batch.v1.CronJob": {
     properties: {
       apiVersion: "string",
@@ -802,6 +978,57 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
   "batch.v1.SuccessPolicy": { properties: { rules: "[]@batch.v1.SuccessPolicyRule" }, required: ["rules"] },
   "batch.v1.SuccessPolicyRule": { properties: { succeededCount: "integer", succeededIndexes: "string" } },
   "batch.v1.UncountedTerminatedPods": { properties: { failed: "[]string", succeeded: "[]string" } },
+  "certificates.v1.CertificateSigningRequest": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@certificates.v1.CertificateSigningRequestSpec",
+      status: "@certificates.v1.CertificateSigningRequestStatus",
+    },
+    gvk: ["certificates.k8s.io", "v1", "CertificateSigningRequest"],
+    required: ["spec"],
+  },
+  "certificates.v1.CertificateSigningRequestCondition": {
+    properties: {
+      lastTransitionTime: "date-time",
+      lastUpdateTime: "date-time",
+      message: "string",
+      reason: "string",
+      status: "string",
+      type: "string",
+    },
+    required: ["status", "type"],
+  },
+  "certificates.v1.CertificateSigningRequestList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@certificates.v1.CertificateSigningRequest",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["certificates.k8s.io", "v1", "CertificateSigningRequestList"],
+    required: ["items"],
+  },
+  "certificates.v1.CertificateSigningRequestSpec": {
+    properties: {
+      expirationSeconds: "integer",
+      extra: "{}[]string",
+      groups: "[]string",
+      request: "string",
+      signerName: "string",
+      uid: "string",
+      usages: "[]string",
+      username: "string",
+    },
+    required: ["request", "signerName"],
+  },
+  "certificates.v1.CertificateSigningRequestStatus": {
+    properties: {
+      certificate: "string",
+      conditions: "[]@certificates.v1.CertificateSigningRequestCondition",
+    },
+  },
   "coordination.v1.Lease": {
     properties: {
       apiVersion: "string",
@@ -860,9 +1087,38 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     },
     required: ["diskName", "diskURI"],
   },
+  "core.v1.AzureFilePersistentVolumeSource": {
+    properties: { readOnly: "boolean", secretName: "string", secretNamespace: "string", shareName: "string" },
+    required: ["secretName", "shareName"],
+  },
   "core.v1.AzureFileVolumeSource": {
     properties: { readOnly: "boolean", secretName: "string", shareName: "string" },
     required: ["secretName", "shareName"],
+  },
+  "core.v1.Binding": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      target: "@core.v1.ObjectReference",
+    },
+    gvk: ["", "v1", "Binding"],
+    required: ["target"],
+  },
+  "core.v1.CSIPersistentVolumeSource": {
+    properties: {
+      controllerExpandSecretRef: "@core.v1.SecretReference",
+      controllerPublishSecretRef: "@core.v1.SecretReference",
+      driver: "string",
+      fsType: "string",
+      nodeExpandSecretRef: "@core.v1.SecretReference",
+      nodePublishSecretRef: "@core.v1.SecretReference",
+      nodeStageSecretRef: "@core.v1.SecretReference",
+      readOnly: "boolean",
+      volumeAttributes: "{}string",
+      volumeHandle: "string",
+    },
+    required: ["driver", "volumeHandle"],
   },
   "core.v1.CSIVolumeSource": {
     properties: {
@@ -875,6 +1131,17 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     required: ["driver"],
   },
   "core.v1.Capabilities": { properties: { add: "[]string", drop: "[]string" } },
+  "core.v1.CephFSPersistentVolumeSource": {
+    properties: {
+      monitors: "[]string",
+      path: "string",
+      readOnly: "boolean",
+      secretFile: "string",
+      secretRef: "@core.v1.SecretReference",
+      user: "string",
+    },
+    required: ["monitors"],
+  },
   "core.v1.CephFSVolumeSource": {
     properties: {
       monitors: "[]string",
@@ -885,6 +1152,15 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
       user: "string",
     },
     required: ["monitors"],
+  },
+  "core.v1.CinderPersistentVolumeSource": {
+    properties: {
+      fsType: "string",
+      readOnly: "boolean",
+      secretRef: "@core.v1.SecretReference",
+      volumeID: "string",
+    },
+    required: ["volumeID"],
   },
   "core.v1.CinderVolumeSource": {
     properties: {
@@ -1187,6 +1463,16 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
       wwids: "[]string",
     },
   },
+  "core.v1.FlexPersistentVolumeSource": {
+    properties: {
+      driver: "string",
+      fsType: "string",
+      options: "{}string",
+      readOnly: "boolean",
+      secretRef: "@core.v1.SecretReference",
+    },
+    required: ["driver"],
+  },
   "core.v1.FlexVolumeSource": {
     properties: {
       driver: "string",
@@ -1207,6 +1493,10 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     properties: { directory: "string", repository: "string", revision: "string" },
     required: ["repository"],
   },
+  "core.v1.GlusterfsPersistentVolumeSource": {
+    properties: { endpoints: "string", endpointsNamespace: "string", path: "string", readOnly: "boolean" },
+    required: ["endpoints", "path"],
+  },
   "core.v1.GlusterfsVolumeSource": {
     properties: { endpoints: "string", path: "string", readOnly: "boolean" },
     required: ["endpoints", "path"],
@@ -1225,6 +1515,22 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
   "core.v1.HostAlias": { properties: { hostnames: "[]string", ip: "string" } },
   "core.v1.HostIP": { properties: { ip: "string" } },
   "core.v1.HostPathVolumeSource": { properties: { path: "string", type: "string" }, required: ["path"] },
+  "core.v1.ISCSIPersistentVolumeSource": {
+    properties: {
+      chapAuthDiscovery: "boolean",
+      chapAuthSession: "boolean",
+      fsType: "string",
+      initiatorName: "string",
+      iqn: "string",
+      iscsiInterface: "string",
+      lun: "integer",
+      portals: "[]string",
+      readOnly: "boolean",
+      secretRef: "@core.v1.SecretReference",
+      targetPortal: "string",
+    },
+    required: ["iqn", "lun", "targetPortal"],
+  },
   "core.v1.ISCSIVolumeSource": {
     properties: {
       chapAuthDiscovery: "boolean",
@@ -1256,11 +1562,43 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
       tcpSocket: "@core.v1.TCPSocketAction",
     },
   },
+  "core.v1.LimitRange": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@core.v1.LimitRangeSpec",
+    },
+    gvk: ["", "v1", "LimitRange"],
+  },
+  "core.v1.LimitRangeItem": {
+    properties: {
+      default: "{}quantity",
+      defaultRequest: "{}quantity",
+      max: "{}quantity",
+      maxLimitRequestRatio: "{}quantity",
+      min: "{}quantity",
+      type: "string",
+    },
+    required: ["type"],
+  },
+  "core.v1.LimitRangeList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@core.v1.LimitRange",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["", "v1", "LimitRangeList"],
+    required: ["items"],
+  },
+  "core.v1.LimitRangeSpec": { properties: { limits: "[]@core.v1.LimitRangeItem" }, required: ["limits"] },
   "core.v1.LoadBalancerIngress": {
     properties: { hostname: "string", ip: "string", ipMode: "string", ports: "[]@core.v1.PortStatus" },
   },
   "core.v1.LoadBalancerStatus": { properties: { ingress: "[]@core.v1.LoadBalancerIngress" } },
   "core.v1.LocalObjectReference": { properties: { name: "string" } },
+  "core.v1.LocalVolumeSource": { properties: { fsType: "string", path: "string" }, required: ["path"] },
   "core.v1.ModifyVolumeStatus": {
     properties: { status: "string", targetVolumeAttributesClassName: "string" },
     required: ["status"],
@@ -1435,6 +1773,16 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
       uid: "string",
     },
   },
+  "core.v1.PersistentVolume": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@core.v1.PersistentVolumeSpec",
+      status: "@core.v1.PersistentVolumeStatus",
+    },
+    gvk: ["", "v1", "PersistentVolume"],
+  },
   "core.v1.PersistentVolumeClaim": {
     properties: {
       apiVersion: "string",
@@ -1498,6 +1846,59 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
   "core.v1.PersistentVolumeClaimVolumeSource": {
     properties: { claimName: "string", readOnly: "boolean" },
     required: ["claimName"],
+  },
+  "core.v1.PersistentVolumeList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@core.v1.PersistentVolume",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["", "v1", "PersistentVolumeList"],
+    required: ["items"],
+  },
+  "core.v1.PersistentVolumeSpec": {
+    properties: {
+      accessModes: "[]string",
+      awsElasticBlockStore: "@core.v1.AWSElasticBlockStoreVolumeSource",
+      azureDisk: "@core.v1.AzureDiskVolumeSource",
+      azureFile: "@core.v1.AzureFilePersistentVolumeSource",
+      capacity: "{}quantity",
+      cephfs: "@core.v1.CephFSPersistentVolumeSource",
+      cinder: "@core.v1.CinderPersistentVolumeSource",
+      claimRef: "@core.v1.ObjectReference",
+      csi: "@core.v1.CSIPersistentVolumeSource",
+      fc: "@core.v1.FCVolumeSource",
+      flexVolume: "@core.v1.FlexPersistentVolumeSource",
+      flocker: "@core.v1.FlockerVolumeSource",
+      gcePersistentDisk: "@core.v1.GCEPersistentDiskVolumeSource",
+      glusterfs: "@core.v1.GlusterfsPersistentVolumeSource",
+      hostPath: "@core.v1.HostPathVolumeSource",
+      iscsi: "@core.v1.ISCSIPersistentVolumeSource",
+      local: "@core.v1.LocalVolumeSource",
+      mountOptions: "[]string",
+      nfs: "@core.v1.NFSVolumeSource",
+      nodeAffinity: "@core.v1.VolumeNodeAffinity",
+      persistentVolumeReclaimPolicy: "string",
+      photonPersistentDisk: "@core.v1.PhotonPersistentDiskVolumeSource",
+      portworxVolume: "@core.v1.PortworxVolumeSource",
+      quobyte: "@core.v1.QuobyteVolumeSource",
+      rbd: "@core.v1.RBDPersistentVolumeSource",
+      scaleIO: "@core.v1.ScaleIOPersistentVolumeSource",
+      storageClassName: "string",
+      storageos: "@core.v1.StorageOSPersistentVolumeSource",
+      volumeAttributesClassName: "string",
+      volumeMode: "string",
+      vsphereVolume: "@core.v1.VsphereVirtualDiskVolumeSource",
+    },
+  },
+  "core.v1.PersistentVolumeStatus": {
+    properties: {
+      lastPhaseTransitionTime: "date-time",
+      message: "string",
+      phase: "string",
+      reason: "string",
+    },
   },
   "core.v1.PhotonPersistentDiskVolumeSource": {
     properties: { fsType: "string", pdID: "string" },
@@ -1652,6 +2053,25 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
       startTime: "date-time",
     },
   },
+  "core.v1.PodTemplate": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      template: "@core.v1.PodTemplateSpec",
+    },
+    gvk: ["", "v1", "PodTemplate"],
+  },
+  "core.v1.PodTemplateList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@core.v1.PodTemplate",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["", "v1", "PodTemplateList"],
+    required: ["items"],
+  },
   "core.v1.PodTemplateSpec": { properties: { metadata: "@meta.v1.ObjectMeta", spec: "@core.v1.PodSpec" } },
   "core.v1.PortStatus": {
     properties: { error: "string", port: "integer", protocol: "string" },
@@ -1693,6 +2113,19 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     },
     required: ["registry", "volume"],
   },
+  "core.v1.RBDPersistentVolumeSource": {
+    properties: {
+      fsType: "string",
+      image: "string",
+      keyring: "string",
+      monitors: "[]string",
+      pool: "string",
+      readOnly: "boolean",
+      secretRef: "@core.v1.SecretReference",
+      user: "string",
+    },
+    required: ["image", "monitors"],
+  },
   "core.v1.RBDVolumeSource": {
     properties: {
       fsType: "string",
@@ -1706,16 +2139,104 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     },
     required: ["image", "monitors"],
   },
+  "core.v1.ReplicationController": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@core.v1.ReplicationControllerSpec",
+      status: "@core.v1.ReplicationControllerStatus",
+    },
+    gvk: ["", "v1", "ReplicationController"],
+  },
+  "core.v1.ReplicationControllerCondition": {
+    properties: {
+      lastTransitionTime: "date-time",
+      message: "string",
+      reason: "string",
+      status: "string",
+      type: "string",
+    },
+    required: ["status", "type"],
+  },
+  "core.v1.ReplicationControllerList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@core.v1.ReplicationController",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["", "v1", "ReplicationControllerList"],
+    required: ["items"],
+  },
+  "core.v1.ReplicationControllerSpec": {
+    properties: {
+      minReadySeconds: "integer",
+      replicas: "integer",
+      selector: "{}string",
+      template: "@core.v1.PodTemplateSpec",
+    },
+  },
+  "core.v1.ReplicationControllerStatus": {
+    properties: {
+      availableReplicas: "integer",
+      conditions: "[]@core.v1.ReplicationControllerCondition",
+      fullyLabeledReplicas: "integer",
+      observedGeneration: "integer",
+      readyReplicas: "integer",
+      replicas: "integer",
+    },
+    required: ["replicas"],
+  },
   "core.v1.ResourceClaim": { properties: { name: "string" }, required: ["name"] },
   "core.v1.ResourceFieldSelector": {
     properties: { containerName: "string", divisor: "quantity", resource: "string" },
     required: ["resource"],
   },
+  "core.v1.ResourceQuota": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@core.v1.ResourceQuotaSpec",
+      status: "@core.v1.ResourceQuotaStatus",
+    },
+    gvk: ["", "v1", "ResourceQuota"],
+  },
+  "core.v1.ResourceQuotaList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@core.v1.ResourceQuota",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["", "v1", "ResourceQuotaList"],
+    required: ["items"],
+  },
+  "core.v1.ResourceQuotaSpec": {
+    properties: { hard: "{}quantity", scopeSelector: "@core.v1.ScopeSelector", scopes: "[]string" },
+  },
+  "core.v1.ResourceQuotaStatus": { properties: { hard: "{}quantity", used: "{}quantity" } },
   "core.v1.ResourceRequirements": {
     properties: { claims: "[]@core.v1.ResourceClaim", limits: "{}quantity", requests: "{}quantity" },
   },
   "core.v1.SELinuxOptions": {
     properties: { level: "string", role: "string", type: "string", user: "string" },
+  },
+  "core.v1.ScaleIOPersistentVolumeSource": {
+    properties: {
+      fsType: "string",
+      gateway: "string",
+      protectionDomain: "string",
+      readOnly: "boolean",
+      secretRef: "@core.v1.SecretReference",
+      sslEnabled: "boolean",
+      storageMode: "string",
+      storagePool: "string",
+      system: "string",
+      volumeName: "string",
+    },
+    required: ["gateway", "secretRef", "system"],
   },
   "core.v1.ScaleIOVolumeSource": {
     properties: {
@@ -1731,6 +2252,13 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
       volumeName: "string",
     },
     required: ["gateway", "secretRef", "system"],
+  },
+  "core.v1.ScopeSelector": {
+    properties: { matchExpressions: "[]@core.v1.ScopedResourceSelectorRequirement" },
+  },
+  "core.v1.ScopedResourceSelectorRequirement": {
+    properties: { operator: "string", scopeName: "string", values: "[]string" },
+    required: ["operator", "scopeName"],
   },
   "core.v1.SeccompProfile": {
     properties: { localhostProfile: "string", type: "string" },
@@ -1766,6 +2294,7 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
   "core.v1.SecretProjection": {
     properties: { items: "[]@core.v1.KeyToPath", name: "string", optional: "boolean" },
   },
+  "core.v1.SecretReference": { properties: { name: "string", namespace: "string" } },
   "core.v1.SecretVolumeSource": {
     properties: {
       defaultMode: "integer",
@@ -1875,6 +2404,15 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
   },
   "core.v1.SessionAffinityConfig": { properties: { clientIP: "@core.v1.ClientIPConfig" } },
   "core.v1.SleepAction": { properties: { seconds: "integer" }, required: ["seconds"] },
+  "core.v1.StorageOSPersistentVolumeSource": {
+    properties: {
+      fsType: "string",
+      readOnly: "boolean",
+      secretRef: "@core.v1.ObjectReference",
+      volumeName: "string",
+      volumeNamespace: "string",
+    },
+  },
   "core.v1.StorageOSVolumeSource": {
     properties: {
       fsType: "string",
@@ -1898,6 +2436,13 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
       tolerationSeconds: "integer",
       value: "string",
     },
+  },
+  "core.v1.TopologySelectorLabelRequirement": {
+    properties: { key: "string", values: "[]string" },
+    required: ["key", "values"],
+  },
+  "core.v1.TopologySelectorTerm": {
+    properties: { matchLabelExpressions: "[]@core.v1.TopologySelectorLabelRequirement" },
   },
   "core.v1.TopologySpreadConstraint": {
     properties: {
@@ -1975,6 +2520,7 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     properties: { mountPath: "string", name: "string", readOnly: "boolean", recursiveReadOnly: "string" },
     required: ["mountPath", "name"],
   },
+  "core.v1.VolumeNodeAffinity": { properties: { required: "@core.v1.NodeSelector" } },
   "core.v1.VolumeProjection": {
     properties: {
       clusterTrustBundle: "@core.v1.ClusterTrustBundleProjection",
@@ -2006,6 +2552,49 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
       runAsUserName: "string",
     },
   },
+  "discovery.v1.Endpoint": {
+    properties: {
+      addresses: "[]string",
+      conditions: "@discovery.v1.EndpointConditions",
+      deprecatedTopology: "{}string",
+      hints: "@discovery.v1.EndpointHints",
+      hostname: "string",
+      nodeName: "string",
+      targetRef: "@core.v1.ObjectReference",
+      zone: "string",
+    },
+    required: ["addresses"],
+  },
+  "discovery.v1.EndpointConditions": {
+    properties: { ready: "boolean", serving: "boolean", terminating: "boolean" },
+  },
+  "discovery.v1.EndpointHints": { properties: { forZones: "[]@discovery.v1.ForZone" } },
+  "discovery.v1.EndpointPort": {
+    properties: { appProtocol: "string", name: "string", port: "integer", protocol: "string" },
+  },
+  "discovery.v1.EndpointSlice": {
+    properties: {
+      addressType: "string",
+      apiVersion: "string",
+      endpoints: "[]@discovery.v1.Endpoint",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      ports: "[]@discovery.v1.EndpointPort",
+    },
+    gvk: ["discovery.k8s.io", "v1", "EndpointSlice"],
+    required: ["addressType", "endpoints"],
+  },
+  "discovery.v1.EndpointSliceList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@discovery.v1.EndpointSlice",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["discovery.k8s.io", "v1", "EndpointSliceList"],
+    required: ["items"],
+  },
+  "discovery.v1.ForZone": { properties: { name: "string" }, required: ["name"] },
   "events.v1.Event": {
     properties: {
       action: "string",
@@ -2043,6 +2632,145 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     properties: { count: "integer", lastObservedTime: "date-time" },
     required: ["count", "lastObservedTime"],
   },
+  "flowcontrol.v1.ExemptPriorityLevelConfiguration": {
+    properties: { lendablePercent: "integer", nominalConcurrencyShares: "integer" },
+  },
+  "flowcontrol.v1.FlowDistinguisherMethod": { properties: { type: "string" }, required: ["type"] },
+  "flowcontrol.v1.FlowSchema": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@flowcontrol.v1.FlowSchemaSpec",
+      status: "@flowcontrol.v1.FlowSchemaStatus",
+    },
+    gvk: ["flowcontrol.apiserver.k8s.io", "v1", "FlowSchema"],
+  },
+  "flowcontrol.v1.FlowSchemaCondition": {
+    properties: {
+      lastTransitionTime: "date-time",
+      message: "string",
+      reason: "string",
+      status: "string",
+      type: "string",
+    },
+  },
+  "flowcontrol.v1.FlowSchemaList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@flowcontrol.v1.FlowSchema",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["flowcontrol.apiserver.k8s.io", "v1", "FlowSchemaList"],
+    required: ["items"],
+  },
+  "flowcontrol.v1.FlowSchemaSpec": {
+    properties: {
+      distinguisherMethod: "@flowcontrol.v1.FlowDistinguisherMethod",
+      matchingPrecedence: "integer",
+      priorityLevelConfiguration: "@flowcontrol.v1.PriorityLevelConfigurationReference",
+      rules: "[]@flowcontrol.v1.PolicyRulesWithSubjects",
+    },
+    required: ["priorityLevelConfiguration"],
+  },
+  "flowcontrol.v1.FlowSchemaStatus": { properties: { conditions: "[]@flowcontrol.v1.FlowSchemaCondition" } },
+  "flowcontrol.v1.GroupSubject": { properties: { name: "string" }, required: ["name"] },
+  "flowcontrol.v1.LimitResponse": {
+    properties: { queuing: "@flowcontrol.v1.QueuingConfiguration", type: "string" },
+    required: ["type"],
+  },
+  "flowcontrol.v1.LimitedPriorityLevelConfiguration": {
+    properties: {
+      borrowingLimitPercent: "integer",
+      lendablePercent: "integer",
+      limitResponse: "@flowcontrol.v1.LimitResponse",
+      nominalConcurrencyShares: "integer",
+    },
+  },
+  "flowcontrol.v1.NonResourcePolicyRule": {
+    properties: { nonResourceURLs: "[]string", verbs: "[]string" },
+    required: ["nonResourceURLs", "verbs"],
+  },
+  "flowcontrol.v1.PolicyRulesWithSubjects": {
+    properties: {
+      nonResourceRules: "[]@flowcontrol.v1.NonResourcePolicyRule",
+      resourceRules: "[]@flowcontrol.v1.ResourcePolicyRule",
+      subjects: "[]@flowcontrol.v1.Subject",
+    },
+    required: ["subjects"],
+  },
+  "flowcontrol.v1.PriorityLevelConfiguration": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@flowcontrol.v1.PriorityLevelConfigurationSpec",
+      status: "@flowcontrol.v1.PriorityLevelConfigurationStatus",
+    },
+    gvk: ["flowcontrol.apiserver.k8s.io", "v1", "PriorityLevelConfiguration"],
+  },
+  "flowcontrol.v1.PriorityLevelConfigurationCondition": {
+    properties: {
+      lastTransitionTime: "date-time",
+      message: "string",
+      reason: "string",
+      status: "string",
+      type: "string",
+    },
+  },
+  "flowcontrol.v1.PriorityLevelConfigurationList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@flowcontrol.v1.PriorityLevelConfiguration",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["flowcontrol.apiserver.k8s.io", "v1", "PriorityLevelConfigurationList"],
+    required: ["items"],
+  },
+  "flowcontrol.v1.PriorityLevelConfigurationReference": {
+    properties: { name: "string" },
+    required: ["name"],
+  },
+  "flowcontrol.v1.PriorityLevelConfigurationSpec": {
+    properties: {
+      exempt: "@flowcontrol.v1.ExemptPriorityLevelConfiguration",
+      limited: "@flowcontrol.v1.LimitedPriorityLevelConfiguration",
+      type: "string",
+    },
+    required: ["type"],
+  },
+  "flowcontrol.v1.PriorityLevelConfigurationStatus": {
+    properties: { conditions: "[]@flowcontrol.v1.PriorityLevelConfigurationCondition" },
+  },
+  "flowcontrol.v1.QueuingConfiguration": {
+    properties: { handSize: "integer", queueLengthLimit: "integer", queues: "integer" },
+  },
+  "flowcontrol.v1.ResourcePolicyRule": {
+    properties: {
+      apiGroups: "[]string",
+      clusterScope: "boolean",
+      namespaces: "[]string",
+      resources: "[]string",
+      verbs: "[]string",
+    },
+    required: ["apiGroups", "resources", "verbs"],
+  },
+  "flowcontrol.v1.ServiceAccountSubject": {
+    properties: { name: "string", namespace: "string" },
+    required: ["name", "namespace"],
+  },
+  "flowcontrol.v1.Subject": {
+    properties: {
+      group: "@flowcontrol.v1.GroupSubject",
+      kind: "string",
+      serviceAccount: "@flowcontrol.v1.ServiceAccountSubject",
+      user: "@flowcontrol.v1.UserSubject",
+    },
+    required: ["kind"],
+  },
+  "flowcontrol.v1.UserSubject": { properties: { name: "string" }, required: ["name"] },
   "meta.v1.APIResource": {
     properties: {
       categories: "[]string",
@@ -2172,6 +2900,212 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
       uid: "string",
     },
   },
+  "networking.v1.HTTPIngressPath": {
+    properties: { backend: "@networking.v1.IngressBackend", path: "string", pathType: "string" },
+    required: ["backend", "pathType"],
+  },
+  "networking.v1.HTTPIngressRuleValue": {
+    properties: { paths: "[]@networking.v1.HTTPIngressPath" },
+    required: ["paths"],
+  },
+  "networking.v1.IPBlock": { properties: { cidr: "string", except: "[]string" }, required: ["cidr"] },
+  "networking.v1.Ingress": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@networking.v1.IngressSpec",
+      status: "@networking.v1.IngressStatus",
+    },
+    gvk: ["networking.k8s.io", "v1", "Ingress"],
+  },
+  "networking.v1.IngressBackend": {
+    properties: {
+      resource: "@core.v1.TypedLocalObjectReference",
+      service: "@networking.v1.IngressServiceBackend",
+    },
+  },
+  "networking.v1.IngressClass": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@networking.v1.IngressClassSpec",
+    },
+    gvk: ["networking.k8s.io", "v1", "IngressClass"],
+  },
+  "networking.v1.IngressClassList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@networking.v1.IngressClass",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["networking.k8s.io", "v1", "IngressClassList"],
+    required: ["items"],
+  },
+  "networking.v1.IngressClassParametersReference": {
+    properties: { apiGroup: "string", kind: "string", name: "string", namespace: "string", scope: "string" },
+    required: ["kind", "name"],
+  },
+  "networking.v1.IngressClassSpec": {
+    properties: { controller: "string", parameters: "@networking.v1.IngressClassParametersReference" },
+  },
+  "networking.v1.IngressList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@networking.v1.Ingress",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["networking.k8s.io", "v1", "IngressList"],
+    required: ["items"],
+  },
+  "networking.v1.IngressLoadBalancerIngress": {
+    properties: { hostname: "string", ip: "string", ports: "[]@networking.v1.IngressPortStatus" },
+  },
+  "networking.v1.IngressLoadBalancerStatus": {
+    properties: { ingress: "[]@networking.v1.IngressLoadBalancerIngress" },
+  },
+  "networking.v1.IngressPortStatus": {
+    properties: { error: "string", port: "integer", protocol: "string" },
+    required: ["port", "protocol"],
+  },
+  "networking.v1.IngressRule": {
+    properties: { host: "string", http: "@networking.v1.HTTPIngressRuleValue" },
+  },
+  "networking.v1.IngressServiceBackend": {
+    properties: { name: "string", port: "@networking.v1.ServiceBackendPort" },
+    required: ["name"],
+  },
+  "networking.v1.IngressSpec": {
+    properties: {
+      defaultBackend: "@networking.v1.IngressBackend",
+      ingressClassName: "string",
+      rules: "[]@networking.v1.IngressRule",
+      tls: "[]@networking.v1.IngressTLS",
+    },
+  },
+  "networking.v1.IngressStatus": { properties: { loadBalancer: "@networking.v1.IngressLoadBalancerStatus" } },
+  "networking.v1.IngressTLS": { properties: { hosts: "[]string", secretName: "string" } },
+  "networking.v1.NetworkPolicy": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@networking.v1.NetworkPolicySpec",
+    },
+    gvk: ["networking.k8s.io", "v1", "NetworkPolicy"],
+  },
+  "networking.v1.NetworkPolicyEgressRule": {
+    properties: { ports: "[]@networking.v1.NetworkPolicyPort", to: "[]@networking.v1.NetworkPolicyPeer" },
+  },
+  "networking.v1.NetworkPolicyIngressRule": {
+    properties: { from: "[]@networking.v1.NetworkPolicyPeer", ports: "[]@networking.v1.NetworkPolicyPort" },
+  },
+  "networking.v1.NetworkPolicyList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@networking.v1.NetworkPolicy",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["networking.k8s.io", "v1", "NetworkPolicyList"],
+    required: ["items"],
+  },
+  "networking.v1.NetworkPolicyPeer": {
+    properties: {
+      ipBlock: "@networking.v1.IPBlock",
+      namespaceSelector: "@meta.v1.LabelSelector",
+      podSelector: "@meta.v1.LabelSelector",
+    },
+  },
+  "networking.v1.NetworkPolicyPort": {
+    properties: { endPort: "integer", port: "int-or-string", protocol: "string" },
+  },
+  "networking.v1.NetworkPolicySpec": {
+    properties: {
+      egress: "[]@networking.v1.NetworkPolicyEgressRule",
+      ingress: "[]@networking.v1.NetworkPolicyIngressRule",
+      podSelector: "@meta.v1.LabelSelector",
+      policyTypes: "[]string",
+    },
+    required: ["podSelector"],
+  },
+  "networking.v1.ServiceBackendPort": { properties: { name: "string", number: "integer" } },
+  "node.v1.Overhead": { properties: { podFixed: "{}quantity" } },
+  "node.v1.RuntimeClass": {
+    properties: {
+      apiVersion: "string",
+      handler: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      overhead: "@node.v1.Overhead",
+      scheduling: "@node.v1.Scheduling",
+    },
+    gvk: ["node.k8s.io", "v1", "RuntimeClass"],
+    required: ["handler"],
+  },
+  "node.v1.RuntimeClassList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@node.v1.RuntimeClass",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["node.k8s.io", "v1", "RuntimeClassList"],
+    required: ["items"],
+  },
+  "node.v1.Scheduling": { properties: { nodeSelector: "{}string", tolerations: "[]@core.v1.Toleration" } },
+  "policy.v1.Eviction": {
+    properties: {
+      apiVersion: "string",
+      deleteOptions: "@meta.v1.DeleteOptions",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+    },
+    gvk: ["policy", "v1", "Eviction"],
+  },
+  "policy.v1.PodDisruptionBudget": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@policy.v1.PodDisruptionBudgetSpec",
+      status: "@policy.v1.PodDisruptionBudgetStatus",
+    },
+    gvk: ["policy", "v1", "PodDisruptionBudget"],
+  },
+  "policy.v1.PodDisruptionBudgetList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@policy.v1.PodDisruptionBudget",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["policy", "v1", "PodDisruptionBudgetList"],
+    required: ["items"],
+  },
+  "policy.v1.PodDisruptionBudgetSpec": {
+    properties: {
+      maxUnavailable: "int-or-string",
+      minAvailable: "int-or-string",
+      selector: "@meta.v1.LabelSelector",
+      unhealthyPodEvictionPolicy: "string",
+    },
+  },
+  "policy.v1.PodDisruptionBudgetStatus": {
+    properties: {
+      conditions: "[]@meta.v1.Condition",
+      currentHealthy: "integer",
+      desiredHealthy: "integer",
+      disruptedPods: "{}date-time",
+      disruptionsAllowed: "integer",
+      expectedPods: "integer",
+      observedGeneration: "integer",
+    },
+    required: ["currentHealthy", "desiredHealthy", "disruptionsAllowed", "expectedPods"],
+  },
   "rbac.v1.AggregationRule": { properties: { clusterRoleSelectors: "[]@meta.v1.LabelSelector" } },
   "rbac.v1.ClusterRole": {
     properties: {
@@ -2272,4 +3206,181 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     properties: { apiGroup: "string", kind: "string", name: "string", namespace: "string" },
     required: ["kind", "name"],
   },
+  "scheduling.v1.PriorityClass": {
+    properties: {
+      apiVersion: "string",
+      description: "string",
+      globalDefault: "boolean",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      preemptionPolicy: "string",
+      value: "integer",
+    },
+    gvk: ["scheduling.k8s.io", "v1", "PriorityClass"],
+    required: ["value"],
+  },
+  "scheduling.v1.PriorityClassList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@scheduling.v1.PriorityClass",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["scheduling.k8s.io", "v1", "PriorityClassList"],
+    required: ["items"],
+  },
+  "storage.v1.CSIDriver": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@storage.v1.CSIDriverSpec",
+    },
+    gvk: ["storage.k8s.io", "v1", "CSIDriver"],
+    required: ["spec"],
+  },
+  "storage.v1.CSIDriverList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@storage.v1.CSIDriver",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["storage.k8s.io", "v1", "CSIDriverList"],
+    required: ["items"],
+  },
+  "storage.v1.CSIDriverSpec": {
+    properties: {
+      attachRequired: "boolean",
+      fsGroupPolicy: "string",
+      podInfoOnMount: "boolean",
+      requiresRepublish: "boolean",
+      seLinuxMount: "boolean",
+      storageCapacity: "boolean",
+      tokenRequests: "[]@storage.v1.TokenRequest",
+      volumeLifecycleModes: "[]string",
+    },
+  },
+  "storage.v1.CSINode": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@storage.v1.CSINodeSpec",
+    },
+    gvk: ["storage.k8s.io", "v1", "CSINode"],
+    required: ["spec"],
+  },
+  "storage.v1.CSINodeDriver": {
+    properties: {
+      allocatable: "@storage.v1.VolumeNodeResources",
+      name: "string",
+      nodeID: "string",
+      topologyKeys: "[]string",
+    },
+    required: ["name", "nodeID"],
+  },
+  "storage.v1.CSINodeList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@storage.v1.CSINode",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["storage.k8s.io", "v1", "CSINodeList"],
+    required: ["items"],
+  },
+  "storage.v1.CSINodeSpec": { properties: { drivers: "[]@storage.v1.CSINodeDriver" }, required: ["drivers"] },
+  "storage.v1.CSIStorageCapacity": {
+    properties: {
+      apiVersion: "string",
+      capacity: "quantity",
+      kind: "string",
+      maximumVolumeSize: "quantity",
+      metadata: "@meta.v1.ObjectMeta",
+      nodeTopology: "@meta.v1.LabelSelector",
+      storageClassName: "string",
+    },
+    gvk: ["storage.k8s.io", "v1", "CSIStorageCapacity"],
+    required: ["storageClassName"],
+  },
+  "storage.v1.CSIStorageCapacityList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@storage.v1.CSIStorageCapacity",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["storage.k8s.io", "v1", "CSIStorageCapacityList"],
+    required: ["items"],
+  },
+  "storage.v1.StorageClass": {
+    properties: {
+      allowVolumeExpansion: "boolean",
+      allowedTopologies: "[]@core.v1.TopologySelectorTerm",
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      mountOptions: "[]string",
+      parameters: "{}string",
+      provisioner: "string",
+      reclaimPolicy: "string",
+      volumeBindingMode: "string",
+    },
+    gvk: ["storage.k8s.io", "v1", "StorageClass"],
+    required: ["provisioner"],
+  },
+  "storage.v1.StorageClassList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@storage.v1.StorageClass",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["storage.k8s.io", "v1", "StorageClassList"],
+    required: ["items"],
+  },
+  "storage.v1.TokenRequest": {
+    properties: { audience: "string", expirationSeconds: "integer" },
+    required: ["audience"],
+  },
+  "storage.v1.VolumeAttachment": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@storage.v1.VolumeAttachmentSpec",
+      status: "@storage.v1.VolumeAttachmentStatus",
+    },
+    gvk: ["storage.k8s.io", "v1", "VolumeAttachment"],
+    required: ["spec"],
+  },
+  "storage.v1.VolumeAttachmentList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@storage.v1.VolumeAttachment",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["storage.k8s.io", "v1", "VolumeAttachmentList"],
+    required: ["items"],
+  },
+  "storage.v1.VolumeAttachmentSource": {
+    properties: { inlineVolumeSpec: "@core.v1.PersistentVolumeSpec", persistentVolumeName: "string" },
+  },
+  "storage.v1.VolumeAttachmentSpec": {
+    properties: { attacher: "string", nodeName: "string", source: "@storage.v1.VolumeAttachmentSource" },
+    required: ["attacher", "nodeName", "source"],
+  },
+  "storage.v1.VolumeAttachmentStatus": {
+    properties: {
+      attachError: "@storage.v1.VolumeError",
+      attached: "boolean",
+      attachmentMetadata: "{}string",
+      detachError: "@storage.v1.VolumeError",
+    },
+    required: ["attached"],
+  },
+  "storage.v1.VolumeError": { properties: { message: "string", time: "date-time" } },
+  "storage.v1.VolumeNodeResources": { properties: { count: "integer" } },
 };

@@ -1,0 +1,74 @@
+// What shapes where and how much workloads run: PriorityClasses, LimitRanges and
+// HorizontalPodAutoscalers (autoscaling/v2), with kube's defaults.
+import type { Obj } from "../storage/index.js";
+import type { KindBehaviour } from "./behaviour.js";
+
+export const priorityClassBehaviour: KindBehaviour = {
+  defaults(obj) {
+    obj.preemptionPolicy ??= "PreemptLowerPriority";
+  },
+};
+
+const isMap = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+
+export const limitRangeBehaviour: KindBehaviour = {
+  // SetDefaults_LimitRangeItem: a container's default limit falls back to its max, its default
+  // request to its default limit, then to its min.
+  defaults(obj) {
+    const limits = (obj.spec as Obj | undefined)?.limits;
+    if (!Array.isArray(limits)) return;
+    for (const item of limits as Obj[]) {
+      if (!isMap(item) || item.type !== "Container") continue;
+      const def = { ...(isMap(item.default) ? item.default : {}) };
+      const request = { ...(isMap(item.defaultRequest) ? item.defaultRequest : {}) };
+      for (const [k, v] of Object.entries(isMap(item.max) ? item.max : {})) def[k] ??= v;
+      for (const [k, v] of Object.entries(def)) request[k] ??= v;
+      for (const [k, v] of Object.entries(isMap(item.min) ? item.min : {})) request[k] ??= v;
+      if (Object.keys(def).length > 0) item.default = def;
+      if (Object.keys(request).length > 0) item.defaultRequest = request;
+    }
+  },
+};
+
+/** GenerateHPAScaleUpRules / ScaleDownRules: the given rules over kube's defaults. */
+function scalingRules(given: unknown, defaults: Obj): Obj {
+  if (!isMap(given)) return defaults;
+  const out: Obj = { ...defaults };
+  if (given.stabilizationWindowSeconds !== undefined)
+    out.stabilizationWindowSeconds = given.stabilizationWindowSeconds;
+  if (given.selectPolicy !== undefined) out.selectPolicy = given.selectPolicy;
+  if (given.policies !== undefined) out.policies = given.policies;
+  for (const [k, v] of Object.entries(given)) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+export const horizontalPodAutoscalerBehaviour: KindBehaviour = {
+  defaults(obj) {
+    const spec = (obj.spec ?? {}) as Obj;
+    obj.spec = spec;
+    spec.minReplicas ??= 1;
+    if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
+      spec.metrics = [
+        {
+          type: "Resource",
+          resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } },
+        },
+      ];
+    }
+    if (isMap(spec.behavior)) {
+      const b = spec.behavior;
+      b.scaleUp = scalingRules(b.scaleUp, {
+        stabilizationWindowSeconds: 0,
+        selectPolicy: "Max",
+        policies: [
+          { type: "Pods", value: 4, periodSeconds: 15 },
+          { type: "Percent", value: 100, periodSeconds: 15 },
+        ],
+      });
+      b.scaleDown = scalingRules(b.scaleDown, {
+        selectPolicy: "Max",
+        policies: [{ type: "Percent", value: 100, periodSeconds: 15 }],
+      });
+    }
+  },
+};

@@ -1,0 +1,290 @@
+// The built-in kinds an operator creates besides workloads, served as kube-apiserver serves them:
+// discovery, kube's defaults and what its storage adds, and the subresources that are not
+// status or scale (a Pod's binding and ephemeral containers, a CSR's approval, an RC's scale).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Api, startTarget, type Target } from "./harness.js";
+import { type KindCase, servedKinds } from "./served-kinds.js";
+
+let target: Target;
+let api: Api;
+let ns: string;
+let cases: Record<string, KindCase>;
+let minor: number;
+
+before(async () => {
+  target = await startTarget();
+  api = new Api(target);
+  ns = await api.namespace("kinds");
+  cases = await servedKinds();
+  minor = Number.parseInt((await api.get("/version")).body.minor, 10);
+});
+after(() => target.close());
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers
+async function create(kind: string): Promise<any> {
+  const c = cases[kind];
+  const body = JSON.parse(JSON.stringify(c.body).replaceAll("{ns}", ns));
+  const r = await api.post(c.path.replace("{ns}", ns), body);
+  assert.equal(r.status, 201, `${kind}: ${r.text}`);
+  return r.body;
+}
+
+test("discovery lists every kind with kube's verbs, short names and subresources", async () => {
+  const resources = async (gv: string) => {
+    const r = await api.get(gv === "v1" ? "/api/v1" : `/apis/${gv}`);
+    assert.equal(r.status, 200, `${gv}: ${r.text}`);
+    // biome-ignore lint/suspicious/noExplicitAny: discovery JSON
+    return new Map<string, any>(r.body.resources.map((x: { name: string }) => [x.name, x]));
+  };
+  const core = await resources("v1");
+  // biome-ignore lint/suspicious/noExplicitAny: discovery JSON
+  const verbs = (m: Map<unknown, any>, name: string) => m.get(name)?.verbs.slice().sort().join(",");
+  assert.equal(verbs(core, "bindings"), "create");
+  assert.equal(verbs(core, "pods/binding"), "create");
+  assert.equal(verbs(core, "pods/ephemeralcontainers"), "get,patch,update");
+  assert.equal(verbs(core, "replicationcontrollers/scale"), "get,patch,update");
+  assert.deepEqual(core.get("limitranges")?.shortNames, ["limits"]);
+  assert.deepEqual(core.get("resourcequotas")?.shortNames, ["quota"]);
+  assert.equal(core.get("persistentvolumes")?.namespaced, false);
+  assert.ok(core.has("podtemplates") && core.has("persistentvolumes/status"));
+  const csr = await resources("certificates.k8s.io/v1");
+  assert.equal(verbs(csr, "certificatesigningrequests/approval"), "get,patch,update");
+  const hpa = await resources("autoscaling/v2");
+  assert.deepEqual(hpa.get("horizontalpodautoscalers")?.categories, ["all"]);
+  for (const [gv, name] of [
+    ["policy/v1", "poddisruptionbudgets"],
+    ["networking.k8s.io/v1", "ingresses"],
+    ["networking.k8s.io/v1", "ingressclasses"],
+    ["networking.k8s.io/v1", "networkpolicies"],
+    ["discovery.k8s.io/v1", "endpointslices"],
+    ["scheduling.k8s.io/v1", "priorityclasses"],
+    ["node.k8s.io/v1", "runtimeclasses"],
+    ["storage.k8s.io/v1", "storageclasses"],
+    ["storage.k8s.io/v1", "csidrivers"],
+    ["storage.k8s.io/v1", "volumeattachments/status"],
+    ["batch/v1", "cronjobs/status"],
+    ["apps/v1", "controllerrevisions"],
+  ]) {
+    assert.ok((await resources(gv)).has(name), `${gv} ${name}`);
+  }
+});
+
+describe("kube's defaults and what its storage adds", () => {
+  test("every kind is created, read back and listed", async () => {
+    for (const kind of Object.keys(cases)) {
+      const created = await create(kind);
+      const path = cases[kind].path.replace("{ns}", ns);
+      const got = await api.get(`${path}/${created.metadata.name}`);
+      assert.equal(got.status, 200, `${kind}: ${got.text}`);
+      assert.deepEqual(got.body, created, kind);
+      const list = await api.get(path);
+      assert.ok(
+        list.body.items.some(
+          (o: { metadata: { name: string } }) => o.metadata.name === created.metadata.name,
+        ),
+        kind,
+      );
+    }
+  });
+
+  test("volumes: protection finalizers, Pending phase, reclaim policies and modes", async () => {
+    const pv = (await api.get(`/api/v1/persistentvolumes/pv-${ns}`)).body;
+    assert.deepEqual(pv.metadata.finalizers, ["kubernetes.io/pv-protection"]);
+    assert.equal(pv.status.phase, "Pending");
+    assert.equal(pv.spec.persistentVolumeReclaimPolicy, "Retain");
+    assert.equal(pv.spec.volumeMode, "Filesystem");
+    assert.equal(pv.spec.hostPath.type, "");
+    // The finalizer and phase come after the field manager: nobody owns them.
+    assert.equal(JSON.stringify(pv.metadata.managedFields).includes("finalizers"), false);
+    const claim = await api.post(`/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata: { name: "claim" },
+      spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+    });
+    assert.equal(claim.status, 201, claim.text);
+    assert.deepEqual(claim.body.metadata.finalizers, ["kubernetes.io/pvc-protection"]);
+    assert.equal(claim.body.spec.volumeMode, "Filesystem");
+    assert.equal(claim.body.status.phase, "Pending");
+    const sc = (await api.get(`/apis/storage.k8s.io/v1/storageclasses/sc-${ns}`)).body;
+    assert.equal(sc.reclaimPolicy, "Delete");
+    assert.equal(sc.volumeBindingMode, "Immediate");
+    const driver = (await api.get(`/apis/storage.k8s.io/v1/csidrivers/csi-${ns}.example.com`)).body.spec;
+    assert.equal(driver.attachRequired, true);
+    assert.equal(driver.fsGroupPolicy, "ReadWriteOnceWithFSType");
+    assert.deepEqual(driver.volumeLifecycleModes, ["Persistent"]);
+    // SELinuxMountReadWriteOncePod (beta, on, since 1.28) defaults seLinuxMount.
+    assert.equal(driver.seLinuxMount, minor >= 28 ? false : undefined);
+    // A list without omitempty comes back from etcd's protobuf as null when empty.
+    const node = (await api.get(`/apis/storage.k8s.io/v1/csinodes/node-${ns}`)).body;
+    assert.equal(node.spec.drivers, null);
+  });
+
+  test("workloads beyond apps: RCs, pod templates and CronJobs get pod and controller defaults", async () => {
+    const rc = (await api.get(`/api/v1/namespaces/${ns}/replicationcontrollers/rc`)).body;
+    assert.equal(rc.spec.replicas, 1);
+    assert.deepEqual(rc.spec.selector, { app: "rc" });
+    assert.deepEqual(rc.metadata.labels, { app: "rc" });
+    assert.equal(rc.metadata.generation, 1);
+    assert.equal(rc.spec.template.spec.restartPolicy, "Always");
+    assert.equal(rc.spec.template.metadata.creationTimestamp, null);
+    const fields = rc.metadata.managedFields[0].fieldsV1;
+    assert.deepEqual(fields["f:spec"]["f:selector"], {}, "an RC's selector is an atomic map");
+    const pt = (await api.get(`/api/v1/namespaces/${ns}/podtemplates/pt`)).body;
+    assert.equal(pt.template.spec.containers[0].imagePullPolicy, "Always");
+    assert.equal(pt.metadata.generation, 1);
+    const cj = (await api.get(`/apis/batch/v1/namespaces/${ns}/cronjobs/cj`)).body;
+    assert.equal(cj.spec.concurrencyPolicy, "Allow");
+    assert.equal(cj.spec.suspend, false);
+    assert.equal(cj.spec.successfulJobsHistoryLimit, 3);
+    assert.equal(cj.spec.failedJobsHistoryLimit, 1);
+    assert.equal(cj.spec.jobTemplate.spec.template.spec.dnsPolicy, "ClusterFirst");
+    const revision = (await api.get(`/apis/apps/v1/namespaces/${ns}/controllerrevisions/cr`)).body;
+    assert.deepEqual(revision.metadata.managedFields[0].fieldsV1["f:data"], {}, "a RawExtension is atomic");
+  });
+
+  test("policy, scheduling and networking defaults", async () => {
+    const lr = (await api.get(`/api/v1/namespaces/${ns}/limitranges/lr`)).body;
+    assert.deepEqual(lr.spec.limits[0].defaultRequest, { cpu: "500m" });
+    const hpa = (await api.get(`/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers/hpa`)).body;
+    assert.equal(hpa.spec.minReplicas, 1);
+    const pc = (await api.get(`/apis/scheduling.k8s.io/v1/priorityclasses/pc-${ns}`)).body;
+    assert.equal(pc.preemptionPolicy, "PreemptLowerPriority");
+    assert.equal(pc.metadata.generation, 1);
+    const np = (await api.get(`/apis/networking.k8s.io/v1/namespaces/${ns}/networkpolicies/np`)).body;
+    assert.deepEqual(np.spec.policyTypes, ["Ingress"]);
+    const es = (await api.get(`/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices/es`)).body;
+    assert.deepEqual(es.ports, [{ name: "", protocol: "TCP", port: 80 }]);
+  });
+
+  test("an HPA's behavior, once given, is filled with kube's scaling rules", async () => {
+    const r = await api.post(`/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers`, {
+      apiVersion: "autoscaling/v2",
+      kind: "HorizontalPodAutoscaler",
+      metadata: { name: "behaved" },
+      spec: {
+        scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "d" },
+        maxReplicas: 5,
+        behavior: { scaleDown: { stabilizationWindowSeconds: 60 } },
+      },
+    });
+    assert.equal(r.status, 201, r.text);
+    assert.deepEqual(r.body.spec.metrics, [
+      {
+        type: "Resource",
+        resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } },
+      },
+    ]);
+    assert.deepEqual(r.body.spec.behavior, {
+      scaleUp: {
+        stabilizationWindowSeconds: 0,
+        selectPolicy: "Max",
+        policies: [
+          { type: "Pods", value: 4, periodSeconds: 15 },
+          { type: "Percent", value: 100, periodSeconds: 15 },
+        ],
+      },
+      scaleDown: {
+        stabilizationWindowSeconds: 60,
+        selectPolicy: "Max",
+        policies: [{ type: "Percent", value: 100, periodSeconds: 15 }],
+      },
+    });
+  });
+});
+
+describe("subresources", () => {
+  async function pod(name: string) {
+    const r = await api.post(`/api/v1/namespaces/${ns}/pods`, {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name },
+      spec: { containers: [{ name: "c", image: "nginx" }] },
+    });
+    assert.equal(r.status, 201, r.text);
+    return r.body;
+  }
+
+  test("a Binding assigns a Pod to a node once, through pods/binding or bindings", async () => {
+    await pod("bound");
+    const binding = (name: string, node: string) => ({
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name, annotations: { "scheduled-by": "test" } },
+      target: { kind: "Node", name: node },
+    });
+    const r = await api.post(`/api/v1/namespaces/${ns}/pods/bound/binding`, binding("bound", "n1"));
+    assert.equal(r.status, 201, r.text);
+    assert.deepEqual(r.body, {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Success",
+      code: 201,
+    });
+    const got = (await api.get(`/api/v1/namespaces/${ns}/pods/bound`)).body;
+    assert.equal(got.spec.nodeName, "n1");
+    assert.equal(got.metadata.annotations["scheduled-by"], "test");
+    const scheduled = got.status.conditions.find((c: { type: string }) => c.type === "PodScheduled");
+    assert.equal(scheduled.status, "True");
+
+    const again = await api.post(`/api/v1/namespaces/${ns}/bindings`, binding("bound", "n2"));
+    assert.equal(again.status, 409, again.text);
+    assert.equal(
+      again.body.message,
+      'Operation cannot be fulfilled on pods/binding "bound": pod bound is already assigned to node "n1"',
+    );
+    const mismatch = await api.post(`/api/v1/namespaces/${ns}/pods/bound/binding`, binding("other", "n1"));
+    assert.equal(mismatch.status, 400, mismatch.text);
+    assert.equal(mismatch.body.message, "name in URL does not match name in Binding object");
+
+    await pod("bound-too");
+    const viaCollection = await api.post(`/api/v1/namespaces/${ns}/bindings`, binding("bound-too", "n2"));
+    assert.equal(viaCollection.status, 201, viaCollection.text);
+    assert.equal((await api.get(`/api/v1/namespaces/${ns}/pods/bound-too`)).body.spec.nodeName, "n2");
+  });
+
+  test("ephemeral containers are added through their subresource, and only they change", async () => {
+    const created = await pod("debugged");
+    const r = await api.patch(
+      `/api/v1/namespaces/${ns}/pods/debugged/ephemeralcontainers`,
+      {
+        metadata: { labels: { ignored: "yes" } },
+        spec: { ephemeralContainers: [{ name: "debug", image: "busybox", targetContainerName: "c" }] },
+      },
+      "application/strategic-merge-patch+json",
+    );
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.spec.ephemeralContainers[0].name, "debug");
+    assert.equal(r.body.metadata.labels, undefined);
+    assert.deepEqual(r.body.spec.containers, created.spec.containers);
+  });
+
+  test("a CSR records who asked, and is approved through /approval", async () => {
+    const csr = (await api.get(`/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-${ns}`)).body;
+    assert.equal(typeof csr.spec.username, "string");
+    assert.ok(csr.spec.groups.includes("system:authenticated"));
+    const path = `/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-${ns}/approval`;
+    const approved = await api.put(path, {
+      ...csr,
+      status: { conditions: [{ type: "Approved", status: "True", reason: "Test", message: "ok" }] },
+    });
+    assert.equal(approved.status, 200, approved.text);
+    const condition = approved.body.status.conditions[0];
+    assert.equal(condition.type, "Approved");
+    assert.match(condition.lastUpdateTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.equal(condition.lastTransitionTime, condition.lastUpdateTime);
+  });
+
+  test("an RC scales through /scale", async () => {
+    const path = `/api/v1/namespaces/${ns}/replicationcontrollers/rc/scale`;
+    const scale = await api.get(path);
+    assert.equal(scale.status, 200, scale.text);
+    assert.equal(scale.body.spec.replicas, 1);
+    assert.equal(scale.body.status.selector, "app=rc");
+    const r = await api.patch(path, { spec: { replicas: 4 } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await api.get(`/api/v1/namespaces/${ns}/replicationcontrollers/rc`)).body.spec.replicas, 4);
+  });
+});
