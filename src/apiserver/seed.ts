@@ -20,6 +20,35 @@ export function seed(server: ServerContext): void {
     prepareForCreate(def, obj, "", server.now());
     server.storage.put(storeNameOf(def), normalizeOrder(def, obj));
   }
+  seedPriorityClasses(server);
+}
+
+/** The PriorityClasses kube-apiserver's scheduling bootstrap creates. */
+const systemPriorityClasses = [
+  {
+    name: "system-node-critical",
+    value: 2000001000,
+    description: "Used for system critical pods that must not be moved from their current node.",
+  },
+  {
+    name: "system-cluster-critical",
+    value: 2000000000,
+    description:
+      "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+  },
+];
+
+function seedPriorityClasses(server: ServerContext): void {
+  for (const pc of systemPriorityClasses) {
+    if (server.storage.get("scheduling.k8s.io/priorityclasses", pc.name)) continue;
+    createSystemObject(server, "scheduling.k8s.io", "priorityclasses", {
+      kind: "PriorityClass",
+      apiVersion: "scheduling.k8s.io/v1",
+      metadata: { name: pc.name },
+      value: pc.value,
+      description: pc.description,
+    });
+  }
 }
 
 /** Creates `obj` as kube-apiserver's own writes do (defaults, metadata, field order). */

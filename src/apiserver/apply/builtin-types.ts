@@ -54,5 +54,7 @@ export const LIST_SETS: ReadonlySet<string> = new Set([
 /** `<definition>.<field>` owned as a whole: `+mapType=atomic` maps and RawExtensions. */
 export const ATOMIC_FIELDS: ReadonlySet<string> = new Set([
   core("ReplicationControllerSpec.selector"),
+  core("ServiceSpec.selector"),
+  core("PodSpec.nodeSelector"),
   "io.k8s.api.apps.v1.ControllerRevision.data",
 ]);

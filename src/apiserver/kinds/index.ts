@@ -7,7 +7,7 @@ import { crdBehaviour } from "./crd.js";
 import { eventBehaviour } from "./event.js";
 import { canonicalizeQuantities } from "./quantities.js";
 import { namespaceBehaviour } from "./namespace.js";
-import { podBehaviour } from "./pod.js";
+import { nodeBehaviour, podBehaviour } from "./pod.js";
 import { rbacBehaviours } from "./rbac.js";
 import { secretBehaviour, serviceBehaviour } from "./service.js";
 import {
@@ -47,6 +47,7 @@ const none: KindBehaviour = {};
 const byKind: Record<string, KindBehaviour> = {
   "/Namespace": namespaceBehaviour,
   "/Pod": podBehaviour,
+  "/Node": nodeBehaviour,
   "/Service": serviceBehaviour,
   "/Secret": secretBehaviour,
   "/ConfigMap": configMapBehaviour,

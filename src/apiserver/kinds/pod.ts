@@ -1,11 +1,70 @@
 // Pods and pod templates: the defaults kube's API server fills that clients rely on, and the
 // required fields it checks.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
-import { cause } from "../status.js";
+import { cause, forbidden } from "../status.js";
 import type { Obj } from "../storage/index.js";
+import type { ServerContext } from "../handlers/context.js";
 import type { KindBehaviour } from "./behaviour.js";
 
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** SetDefaults_HTTPGetAction: a path and a scheme. */
+function defaultHttpGet(h: unknown): void {
+  if (!isObj(h)) return;
+  if (!h.path) h.path = "/";
+  if (!h.scheme) h.scheme = "HTTP";
+}
+
+/** SetDefaults_Probe and the handler's own defaults. */
+function defaultProbe(p: unknown): void {
+  if (!isObj(p)) return;
+  p.timeoutSeconds ??= 1;
+  p.periodSeconds ??= 10;
+  p.successThreshold ??= 1;
+  p.failureThreshold ??= 3;
+  defaultHttpGet(p.httpGet);
+}
+
+/** The defaults of volume sources: file modes 0644, an unset hostPath type. */
+function defaultVolume(v: unknown): void {
+  if (!isObj(v)) return;
+  if (isObj(v.hostPath)) v.hostPath.type ??= "";
+  for (const k of ["secret", "configMap", "downwardAPI", "projected"]) {
+    const src = v[k];
+    if (isObj(src)) src.defaultMode ??= 420;
+  }
+  if (isObj(v.projected) && Array.isArray(v.projected.sources)) {
+    for (const source of v.projected.sources as Obj[]) {
+      const token = isObj(source) ? source.serviceAccountToken : undefined;
+      if (isObj(token)) token.expirationSeconds ??= 3600;
+    }
+  }
+  if (isObj(v.iscsi)) v.iscsi.iscsiInterface ??= "default";
+  if (isObj(v.rbd)) {
+    v.rbd.pool ??= "rbd";
+    v.rbd.user ??= "admin";
+    v.rbd.keyring ??= "/etc/ceph/keyring";
+  }
+  if (isObj(v.azureDisk)) {
+    v.azureDisk.cachingMode ??= "ReadWrite";
+    v.azureDisk.fsType ??= "ext4";
+    v.azureDisk.readOnly ??= false;
+    v.azureDisk.kind ??= "Shared";
+  }
+  if (isObj(v.scaleIO)) {
+    v.scaleIO.storageMode ??= "ThinProvisioned";
+    v.scaleIO.fsType ??= "xfs";
+  }
+}
+
 function defaultContainer(c: Obj): void {
+  for (const probe of ["livenessProbe", "readinessProbe", "startupProbe"]) defaultProbe(c[probe]);
+  if (isObj(c.lifecycle)) {
+    for (const hook of ["postStart", "preStop"]) {
+      const h = c.lifecycle[hook];
+      if (isObj(h)) defaultHttpGet(h.httpGet);
+    }
+  }
   c.terminationMessagePath ??= "/dev/termination-log";
   c.terminationMessagePolicy ??= "File";
   if (c.imagePullPolicy === undefined && typeof c.image === "string") {
@@ -22,6 +81,7 @@ export function defaultPodSpec(spec: Obj): void {
     if (Array.isArray(spec[list]))
       for (const c of spec[list] as Obj[]) if (c && typeof c === "object") defaultContainer(c);
   }
+  if (Array.isArray(spec.volumes)) for (const v of spec.volumes) defaultVolume(v);
   spec.restartPolicy ??= "Always";
   spec.terminationGracePeriodSeconds ??= 30;
   spec.dnsPolicy ??= "ClusterFirst";
@@ -59,7 +119,59 @@ export const podBehaviour: KindBehaviour = {
     spec.enableServiceLinks ??= true;
     if (!old && obj.status === undefined) obj.status = { phase: "Pending", qosClass: "BestEffort" };
   },
+  // Admission, after the field manager: the Priority plugin resolves the priority class, and
+  // DefaultTolerationSeconds tolerates not-ready and unreachable nodes for five minutes.
+  created(obj, { server }) {
+    const spec = obj.spec as Obj;
+    const className = typeof spec.priorityClassName === "string" ? spec.priorityClassName : "";
+    const podName = String((obj.metadata as Obj).name ?? "");
+    const priorityClass = className ? priorityClassNamed(server, className, podName) : undefined;
+    spec.priority ??= (priorityClass?.value as number | undefined) ?? 0;
+    spec.preemptionPolicy ??=
+      (priorityClass?.preemptionPolicy as string | undefined) ?? "PreemptLowerPriority";
+    const tolerations = Array.isArray(spec.tolerations) ? (spec.tolerations as Obj[]) : [];
+    for (const key of ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]) {
+      const tolerated = tolerations.some(
+        (t) =>
+          isObj(t) &&
+          (t.effect === "NoExecute" || !t.effect) &&
+          (t.key === key || (!t.key && t.operator === "Exists")),
+      );
+      if (!tolerated) {
+        tolerations.push({ key, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 });
+      }
+    }
+    spec.tolerations = tolerations;
+  },
   validate(obj) {
     return validatePodSpec(obj.spec, "spec");
+  },
+};
+
+/** The PriorityClass a Pod names, or kube's Priority admission refusal. */
+function priorityClassNamed(server: ServerContext, name: string, pod: string): Obj {
+  const stored = server.storage.get("scheduling.k8s.io/priorityclasses", name)?.obj as Obj | undefined;
+  if (!stored) {
+    throw forbidden(
+      { group: "", resource: "pods", kind: "Pod" },
+      pod,
+      `no PriorityClass with name ${name} was found`,
+    );
+  }
+  return stored;
+}
+
+export const nodeBehaviour: KindBehaviour = {
+  // TaintNodesByCondition: a new node is not ready until its kubelet says so.
+  created(obj) {
+    const spec = (obj.spec ?? {}) as Obj;
+    obj.spec = spec;
+    const taints = Array.isArray(spec.taints) ? (spec.taints as Obj[]) : [];
+    if (
+      !taints.some((t) => isObj(t) && t.key === "node.kubernetes.io/not-ready" && t.effect === "NoSchedule")
+    ) {
+      taints.push({ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" });
+    }
+    spec.taints = taints;
   },
 };

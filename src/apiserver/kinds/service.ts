@@ -35,6 +35,33 @@ function allocateAddresses(
   }
 }
 
+const exposedOnNodes = (spec: Obj) => spec.type === "NodePort" || spec.type === "LoadBalancer";
+
+/** Gives each port of a NodePort or LoadBalancer Service a node port from 30000-32767. */
+function allocateNodePorts(
+  spec: Obj,
+  server: { storage: { list(store: string): { obj: Readonly<Obj> }[] } },
+): void {
+  if (!exposedOnNodes(spec) || !Array.isArray(spec.ports)) return;
+  if (spec.type === "LoadBalancer" && spec.allocateLoadBalancerNodePorts === false) return;
+  const used = new Set<number>();
+  for (const s of server.storage.list("/services")) {
+    for (const p of ((s.obj.spec as Obj | undefined)?.ports as Obj[] | undefined) ?? []) {
+      if (typeof p?.nodePort === "number") used.add(p.nodePort);
+    }
+  }
+  for (const p of spec.ports as Obj[]) if (typeof p?.nodePort === "number") used.add(p.nodePort);
+  for (const p of spec.ports as Obj[]) {
+    if (!p || typeof p !== "object" || typeof p.nodePort === "number") continue;
+    if (used.size >= 2768) throw new Error("node port range 30000-32767 is exhausted");
+    let port: number;
+    do port = 30000 + Math.floor(Math.random() * 2768);
+    while (used.has(port));
+    used.add(port);
+    p.nodePort = port;
+  }
+}
+
 export const serviceBehaviour: KindBehaviour = {
   defaults(obj, { old, server }) {
     const spec = (obj.spec ?? {}) as Obj;
@@ -49,12 +76,19 @@ export const serviceBehaviour: KindBehaviour = {
     }
     if (spec.type === "ExternalName") return;
     spec.internalTrafficPolicy ??= "Cluster";
+    if (exposedOnNodes(spec)) spec.externalTrafficPolicy ??= "Cluster";
+    if (spec.type === "LoadBalancer") spec.allocateLoadBalancerNodePorts ??= true;
     // On a create, addresses come after the field manager (created()); an update keeps them.
-    if (old) allocateAddresses(spec, old.spec as Obj | undefined, server);
+    if (old) {
+      allocateAddresses(spec, old.spec as Obj | undefined, server);
+      keepNodePorts(spec, old.spec as Obj | undefined);
+      allocateNodePorts(spec, server);
+    }
   },
   created(obj, { server }) {
     const spec = obj.spec as Obj;
     if (spec.type !== "ExternalName") allocateAddresses(spec, undefined, server);
+    allocateNodePorts(spec, server);
   },
   validate(obj) {
     const spec = (obj.spec ?? {}) as Obj;
@@ -69,6 +103,18 @@ export const serviceBehaviour: KindBehaviour = {
     return [];
   },
 };
+
+/** An update that leaves a port's nodePort out keeps the one allocated (same port and protocol). */
+function keepNodePorts(spec: Obj, oldSpec: Obj | undefined): void {
+  if (!exposedOnNodes(spec) || !Array.isArray(spec.ports) || !Array.isArray(oldSpec?.ports)) return;
+  for (const p of spec.ports as Obj[]) {
+    if (!p || typeof p !== "object" || p.nodePort !== undefined) continue;
+    const was = (oldSpec.ports as Obj[]).find(
+      (o) => o?.port === p.port && (o?.protocol ?? "TCP") === p.protocol,
+    );
+    if (typeof was?.nodePort === "number") p.nodePort = was.nodePort;
+  }
+}
 
 export const secretBehaviour: KindBehaviour = {
   defaults(obj) {

@@ -103,6 +103,26 @@ export const statefulSetBehaviour: KindBehaviour = {
     spec.podManagementPolicy ??= "OrderedReady";
     spec.updateStrategy ??= { type: "RollingUpdate", rollingUpdate: { partition: 0 } };
     spec.revisionHistoryLimit ??= 10;
+    // StatefulSetAutoDeletePVC, on by default since 1.27.
+    const retention = (spec.persistentVolumeClaimRetentionPolicy ?? {}) as Obj;
+    retention.whenDeleted ??= "Retain";
+    retention.whenScaled ??= "Retain";
+    spec.persistentVolumeClaimRetentionPolicy = retention;
+    if (Array.isArray(spec.volumeClaimTemplates)) {
+      spec.volumeClaimTemplates = (spec.volumeClaimTemplates as Obj[]).map((claim) => {
+        if (!claim || typeof claim !== "object") return claim;
+        const claimSpec = (claim.spec ?? {}) as Obj;
+        claimSpec.volumeMode ??= "Filesystem";
+        return {
+          ...claim,
+          apiVersion: "v1",
+          kind: "PersistentVolumeClaim",
+          metadata: withNullCreationTimestamp((claim.metadata ?? {}) as Obj),
+          spec: claimSpec,
+          status: { phase: "Pending", ...((claim.status as Obj | undefined) ?? {}) },
+        };
+      });
+    }
     defaultTemplate(spec);
   },
   validate(obj) {
@@ -111,14 +131,33 @@ export const statefulSetBehaviour: KindBehaviour = {
   },
 };
 
+const TEMPLATE_GENERATION = "deprecated.daemonset.template.generation";
+
 export const daemonSetBehaviour: KindBehaviour = {
-  defaults(obj) {
+  defaults(obj, { old }) {
     const spec = (obj.spec ?? {}) as Obj;
     obj.spec = spec;
     spec.updateStrategy ??= { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } };
     spec.revisionHistoryLimit ??= 10;
     defaultTemplate(spec);
+    const meta = (obj.metadata ?? {}) as Obj;
+    if (!old) {
+      // A new DaemonSet's template is generation 1; the request's view has it (the field
+      // manager records it), as kube's conversion writes it.
+      meta.annotations = { ...((meta.annotations as Obj | undefined) ?? {}), [TEMPLATE_GENERATION]: "1" };
+      return;
+    }
+    // The template's generation, kept in an annotation since extensions/v1beta1: +1 when the
+    // template changes, whatever the request says.
+    const oldAnnotations = ((old.metadata as Obj).annotations ?? {}) as Record<string, string>;
+    const was = Number.parseInt(oldAnnotations[TEMPLATE_GENERATION] ?? "0", 10) || 0;
+    const changed = JSON.stringify(spec.template) !== JSON.stringify((old.spec as Obj | undefined)?.template);
+    meta.annotations = {
+      ...((meta.annotations as Obj | undefined) ?? {}),
+      [TEMPLATE_GENERATION]: String(was + (changed ? 1 : 0)),
+    };
   },
+
   validate(obj) {
     return validateSelectorAndTemplate(obj.spec as Obj | undefined, true);
   },
@@ -133,7 +172,37 @@ export const jobBehaviour: KindBehaviour = {
     spec.backoffLimit ??= 6;
     spec.completionMode ??= "NonIndexed";
     spec.suspend ??= false;
+    // JobPodReplacementPolicy, on by default since 1.29.
+    spec.podReplacementPolicy ??= spec.podFailurePolicy ? "Failed" : "TerminatingOrFailed";
     defaultTemplate(spec);
+  },
+  // generateSelector, run by kube's Job strategy after the field manager: the template carries
+  // the Job's name and uid (1.27 added the batch.kubernetes.io/ names beside the legacy ones) and
+  // the selector the uid. A Job without labels takes its template's, as kube's read defaulting
+  // gives them.
+  created(obj) {
+    const spec = obj.spec as Obj;
+    const meta = obj.metadata as Obj;
+    if (spec.manualSelector !== true) {
+      const template = (spec.template ?? {}) as Obj;
+      const templateMeta = (template.metadata ?? {}) as Obj;
+      const labels = { ...((templateMeta.labels as Record<string, string> | undefined) ?? {}) };
+      const name = String(meta.name);
+      const uid = String(meta.uid);
+      labels["batch.kubernetes.io/controller-uid"] ??= uid;
+      labels["batch.kubernetes.io/job-name"] ??= name;
+      labels["controller-uid"] ??= uid;
+      labels["job-name"] ??= name;
+      templateMeta.labels = Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)));
+      template.metadata = templateMeta;
+      const selector = (spec.selector ?? {}) as Obj;
+      const matchLabels = { ...((selector.matchLabels as Record<string, string> | undefined) ?? {}) };
+      matchLabels["batch.kubernetes.io/controller-uid"] ??= uid;
+      selector.matchLabels = matchLabels;
+      spec.selector = selector;
+    }
+    const templateLabels = ((spec.template as Obj | undefined)?.metadata as Obj | undefined)?.labels;
+    if (!meta.labels && templateLabels) meta.labels = { ...(templateLabels as Obj) };
   },
   validate(obj) {
     const spec = obj.spec as Obj | undefined;
