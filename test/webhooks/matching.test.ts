@@ -160,7 +160,10 @@ test("namespaceSelector: namespaces by labels, namespaces on their own labels, c
         kind: "ClusterRole",
         metadata: { name: `${team}-role` },
       });
-      assert.deepEqual(seen(from), [
+      // kube-apiserver's own controllers write too (it creates default/kubernetes once it
+      // serves): only this test's objects count.
+      const ours = seen(from).filter((s) => s.includes("in-") || s.includes(team));
+      assert.deepEqual(ours, [
         "ns CREATE configmaps in-team",
         `ns CREATE namespaces ${team}-y`,
         `ns CREATE clusterroles ${team}-role`,
