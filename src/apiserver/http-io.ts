@@ -2,6 +2,7 @@
 import { indentJson, isPrettyPrint } from "./pretty.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseJsonBounded, parseYamlBounded } from "./nesting.js";
+import { encodeProtobuf } from "./protobuf/encode.js";
 import { ApiError, badRequest, notAcceptable, tooLarge } from "./status.js";
 
 /**
@@ -92,6 +93,68 @@ export function negotiate(accept: string | undefined, tableSupported: boolean): 
   throw notAcceptable();
 }
 
+export const PROTOBUF_MEDIA_TYPE = "application/vnd.kubernetes.protobuf";
+
+/** Responses whose client prefers kube's protobuf encoding (built-in kinds only). */
+const protobufResponses = new WeakSet<ServerResponse>();
+
+/**
+ * Whether `Accept` prefers protobuf over JSON, as kube's negotiation (goautoneg) orders entries:
+ * by q, then specificity, then position. Entries with parameters (`as=Table`) are JSON forms.
+ */
+export function prefersProtobuf(accept: string | undefined): boolean {
+  if (!accept || !accept.includes(PROTOBUF_MEDIA_TYPE)) return false;
+  const ranked: { type: string; q: number; specific: number; at: number }[] = [];
+  accept.split(",").forEach((entry, at) => {
+    const [type, ...params] = entry.split(";").map((x) => x.trim().toLowerCase());
+    let q = 1;
+    let other = false;
+    for (const p of params) {
+      if (p.startsWith("q=")) q = Number(p.slice(2));
+      else other = true;
+    }
+    if (!(q > 0)) return;
+    const served = type === PROTOBUF_MEDIA_TYPE || type === "application/json" || type === "application/yaml";
+    if (type === PROTOBUF_MEDIA_TYPE && other) return;
+    if (!served && type !== "*/*" && type !== "application/*") return;
+    ranked.push({ type, q, specific: type === "*/*" ? 0 : type.endsWith("/*") ? 1 : 2, at });
+  });
+  ranked.sort((a, b) => b.q - a.q || b.specific - a.specific || a.at - b.at);
+  return ranked[0]?.type === PROTOBUF_MEDIA_TYPE;
+}
+
+/** Answers on `res` go out as protobuf where kube has a message for them. */
+export function answerInProtobuf(res: ServerResponse): void {
+  protobufResponses.add(res);
+}
+
+export function isProtobufResponse(res: ServerResponse): boolean {
+  return protobufResponses.has(res);
+}
+
+function sendProtobuf(
+  res: ServerResponse,
+  code: number,
+  body: string,
+  headers: Record<string, string | string[]>,
+): boolean {
+  let bytes: Buffer | undefined;
+  try {
+    bytes = encodeProtobuf(JSON.parse(body));
+  } catch {
+    return false;
+  }
+  if (!bytes) return false;
+  res.writeHead(code, {
+    "Content-Type": PROTOBUF_MEDIA_TYPE,
+    "Cache-Control": "no-cache, private",
+    "Content-Length": bytes.length,
+    ...headers,
+  });
+  res.end(bytes);
+  return true;
+}
+
 export function sendJson(
   res: ServerResponse,
   code: number,
@@ -102,6 +165,7 @@ export function sendJson(
     res.end();
     return;
   }
+  if (protobufResponses.has(res) && sendProtobuf(res, code, body, headers)) return;
   // kube's JSON serializer is Go's json.Encoder, which ends every value with a newline; pretty
   // output is json.MarshalIndent's, which does not.
   const text = isPrettyPrint(res.req) ? indentJson(body) : `${body}\n`;

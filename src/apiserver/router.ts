@@ -16,7 +16,7 @@ import { handleScale } from "./handlers/scale.js";
 import { handleUpdate } from "./handlers/update.js";
 import { handleWatch } from "./handlers/watch.js";
 import { isTrue } from "./handlers/list-options.js";
-import { sendError, sendJson } from "./http-io.js";
+import { answerInProtobuf, prefersProtobuf, sendError, sendJson } from "./http-io.js";
 import type { ResourceDefinition } from "./registry/index.js";
 import { StorageLimitError } from "./storage/index.js";
 import { checkPathName, checkStorageKey, pathSegmentNameErrors, type RequestTarget } from "./request-path.js";
@@ -171,6 +171,8 @@ async function dispatch(
   if (!name && isTrue(query.get("watch"))) watch = true;
   checkScope(def, namespace, name, subresource, method, watch);
   const r: ResourceRequest = { server: env.server, def, namespace, name, subresource, query, req, res, user };
+  // Built-in kinds answer in protobuf to clients that prefer it; custom resources are JSON only.
+  if (!def.crdName && prefersProtobuf(req.headers.accept)) answerInProtobuf(res);
 
   if (subresource === "scale") {
     if (method !== "GET" && method !== "PUT" && method !== "PATCH") throw methodNotAllowed();

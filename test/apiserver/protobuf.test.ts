@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { create, type DescMessage, toBinary } from "@bufbuild/protobuf";
+import { decodeProtobuf, decodeWatchEvent } from "../../src/apiserver/protobuf/decode.js";
 import { message } from "../../src/apiserver/protobuf/schema.js";
 import { Api, startTarget, type Target } from "./harness.js";
 
@@ -246,4 +247,85 @@ test("protobuf that is not a kube object is a 400 Status, never a crash", async 
     assert.equal(r.body.kind, "Status");
   }
   assert.equal((await api.get("/readyz")).status, 200);
+});
+
+/** A GET's status, media type and raw bytes. */
+async function getBytes(path: string, accept: string) {
+  const headers: Record<string, string> = { accept };
+  if (target.token) headers.authorization = `Bearer ${target.token}`;
+  const res = await fetch(`${target.url}${path}`, {
+    headers,
+    dispatcher: target.agent,
+  } as unknown as RequestInit);
+  return {
+    status: res.status,
+    type: res.headers.get("content-type") ?? "",
+    bytes: Buffer.from(await res.arrayBuffer()),
+  };
+}
+
+const PREFERS_PROTOBUF = "application/vnd.kubernetes.protobuf, */*";
+
+test("a client that prefers protobuf is answered in protobuf, which reads as the JSON answer", async () => {
+  const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+  const created = await api.post(deployments, deploymentJson("answered"));
+  assert.equal(created.status, 201, created.text);
+  const secrets = `/api/v1/namespaces/${ns}/secrets`;
+  await api.post(secrets, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "bytes" },
+    data: { k: "AAEC/w==" },
+  });
+  for (const path of [
+    `${deployments}/answered`,
+    deployments,
+    `${secrets}/bytes`,
+    `/api/v1/namespaces/${ns}`,
+    "/api/v1/namespaces/default/services/kubernetes",
+    `${secrets}/no-such-secret`,
+  ]) {
+    const pb = await getBytes(path, PREFERS_PROTOBUF);
+    const json = await api.get(path);
+    assert.equal(pb.status, json.status, path);
+    assert.equal(pb.type, PROTOBUF, path);
+    const decoded = decodeProtobuf(pb.bytes, { apiVersion: "", kind: "" });
+    assert.deepEqual(decoded, json.body, path);
+  }
+  // JSON first, or a custom resource: JSON.
+  const jsonFirst = await getBytes(deployments, "application/json, application/vnd.kubernetes.protobuf");
+  assert.equal(jsonFirst.type, "application/json");
+});
+
+test("a watch in protobuf sends length-prefixed WatchEvents whose objects read as JSON's", async () => {
+  const path = `/api/v1/namespaces/${ns}/configmaps`;
+  const listed = await api.get(path);
+  const headers: Record<string, string> = { accept: PROTOBUF };
+  if (target.token) headers.authorization = `Bearer ${target.token}`;
+  const abort = new AbortController();
+  const res = await fetch(
+    `${target.url}${path}?watch=1&resourceVersion=${listed.body.metadata.resourceVersion}`,
+    {
+      headers,
+      signal: abort.signal,
+      dispatcher: target.agent,
+    } as unknown as RequestInit,
+  );
+  assert.equal(res.headers.get("content-type"), `${PROTOBUF};stream=watch`);
+  const created = await api.post(path, {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "watched" },
+    data: { a: "1" },
+  });
+  let buf = Buffer.alloc(0);
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buf = Buffer.concat([buf, chunk]);
+    if (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) break;
+  }
+  abort.abort();
+  const frame = buf.subarray(4, 4 + buf.readUInt32BE(0));
+  const event = decodeWatchEvent(frame);
+  assert.equal(event.type, "ADDED");
+  assert.deepEqual(event.object, created.body);
 });

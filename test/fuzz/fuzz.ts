@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Agent } from "undici";
+import { decodeProtobuf } from "../../src/apiserver/protobuf/decode.js";
 import { WatchDecodeError } from "../../src/rest/errors.js";
 import { newRESTClient } from "../../src/rest/index.js";
 import {
@@ -139,6 +140,8 @@ interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The body's bytes, for answers that are not text (protobuf). */
+  bytes?: Buffer;
   ms: number;
 }
 
@@ -180,7 +183,8 @@ async function send(agent: Agent, origin: string, req: FuzzRequest): Promise<Ans
   } finally {
     clearTimeout(cutoff);
   }
-  return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), ms };
+  const bytes = Buffer.concat(chunks);
+  return { status: res.statusCode, headers: res.headers, body: bytes.toString("utf8"), bytes, ms };
 }
 
 /**
@@ -211,6 +215,15 @@ function wellFormed(req: FuzzRequest, a: Answer): boolean {
   if (a.status === 400 && a.body === "400 Bad Request") return true;
   const type = String(a.headers["content-type"] ?? "");
   if (a.status < 300) return true;
+  // A client that prefers protobuf is answered in it, as kube answers: a protobuf Status.
+  if (type.startsWith("application/vnd.kubernetes.protobuf")) {
+    try {
+      const s = decodeProtobuf(a.bytes ?? Buffer.alloc(0), { apiVersion: "v1", kind: "Status" });
+      return s.kind === "Status" && s.code === a.status;
+    } catch {
+      return false;
+    }
+  }
   // Non-API paths (/healthz/x, /openapi/...) answer Go's mux's plain text.
   if (!type.includes("json")) return !req.path.startsWith("/api");
   try {

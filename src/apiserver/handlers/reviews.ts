@@ -57,7 +57,9 @@ function responseMeta(r: ResourceRequest, obj: Obj): void {
 function checkEmptyMeta(r: ResourceRequest, obj: Obj): void {
   const { managedFields: _m, namespace, ...rest } = obj.metadata as Obj;
   const local = r.def.kind === "LocalSubjectAccessReview";
-  if (Object.keys(rest).length > 0 || (!local && namespace)) {
+  // kube compares Go's ObjectMeta: a null creationTimestamp (Go's zero time) is empty.
+  const set = Object.entries(rest).filter(([, v]) => v !== null && v !== "" && v !== 0);
+  if (set.length > 0 || (!local && namespace)) {
     throw reviewInvalid(r, "metadata", JSON.stringify(obj.metadata), "must be empty except for namespace");
   }
   if (local && namespace !== undefined && namespace !== "" && namespace !== r.namespace) {

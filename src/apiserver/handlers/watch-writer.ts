@@ -37,15 +37,35 @@ export class WatchWriter {
   /** Woken when the socket drains or the response ends. */
   #waiters: (() => void)[] = [];
 
-  constructor(res: ServerResponse, limitBytes: number, onOverflow: () => void) {
+  /** Turns JSON lines into the response's encoding (protobuf frames); JSON lines go as they are. */
+  readonly #frame: ((line: string) => Buffer) | undefined;
+
+  constructor(
+    res: ServerResponse,
+    limitBytes: number,
+    onOverflow: () => void,
+    frame?: (line: string) => Buffer,
+  ) {
     this.#res = res;
     this.#limit = limitBytes;
     this.#onOverflow = onOverflow;
+    this.#frame = frame;
     res.on("drain", () => {
       this.#flushPending();
       this.#wake();
     });
     res.once("close", () => this.#wake());
+  }
+
+  #encoded(text: string): string | Buffer {
+    if (!this.#frame || text === "") return text;
+    const frames: Buffer[] = [];
+    for (const line of text.split("\n")) if (line !== "") frames.push(this.#frame(line));
+    return frames.length === 1 ? frames[0]! : Buffer.concat(frames);
+  }
+
+  #write(text: string): boolean {
+    return this.#res.write(this.#encoded(text));
   }
 
   /**
@@ -55,7 +75,7 @@ export class WatchWriter {
   writeInitial(chunk: string): Promise<void> {
     if (this.#ended) return Promise.resolve();
     this.#sinceYield += chunk.length;
-    if (!this.#res.write(chunk)) {
+    if (!this.#write(chunk)) {
       this.#sinceYield = 0;
       return this.drained();
     }
@@ -91,7 +111,7 @@ export class WatchWriter {
       this.#pending.push(line);
       this.#pendingBytes += line.length;
     } else {
-      this.#res.write(line);
+      this.#write(line);
     }
     this.#check();
   }
@@ -104,7 +124,7 @@ export class WatchWriter {
     const rest = this.#pending.slice(this.#pendingAt).join("") + last;
     this.#pending = [];
     this.#pendingBytes = 0;
-    if (!this.#res.writableEnded) this.#res.end(rest || undefined);
+    if (!this.#res.writableEnded) this.#res.end(rest ? this.#encoded(rest) : undefined);
     this.#wake();
   }
 
@@ -115,7 +135,7 @@ export class WatchWriter {
     this.#clearGrace();
     this.#pending = [];
     this.#pendingBytes = 0;
-    if (!this.#res.writableEnded) this.#res.end(last);
+    if (!this.#res.writableEnded) this.#res.end(this.#encoded(last));
     this.#res.destroy();
     this.#wake();
   }
@@ -130,7 +150,7 @@ export class WatchWriter {
       while (to < lines.length && bytes < WRITE_CHUNK_BYTES) bytes += lines[to++]!.length;
       this.#pendingAt = to;
       this.#pendingBytes -= bytes;
-      const ok = this.#res.write(to - from === 1 ? lines[from]! : lines.slice(from, to).join(""));
+      const ok = this.#write(to - from === 1 ? lines[from]! : lines.slice(from, to).join(""));
       if (!ok) break;
     }
     if (this.#pendingAt === lines.length) {

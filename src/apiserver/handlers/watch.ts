@@ -4,7 +4,8 @@
 // for watchers that do not read their live events (watcher.ts). One JSON object per line; initial
 // events are written at the pace the client reads them (watch-writer.ts), many lines per chunk.
 import { parseGoDuration } from "../../api/index.js";
-import { negotiate } from "../http-io.js";
+import { isProtobufResponse, negotiate, PROTOBUF_MEDIA_TYPE } from "../http-io.js";
+import { protobufWatchFrame } from "../protobuf/encode.js";
 import { storeNameOf } from "../registry/index.js";
 import { failureStatus } from "../status.js";
 import type { ResourceRequest } from "./context.js";
@@ -38,8 +39,9 @@ export function handleWatch(r: ResourceRequest): void {
   const fromRv = rvParam === "" || rvParam === "0" ? undefined : parseRv(rvParam);
   const timeoutSeconds = watchTimeout(r.query, r.server.limits.defaultWatchTimeoutSeconds);
 
+  const protobuf = isProtobufResponse(r.res);
   r.res.writeHead(200, {
-    "Content-Type": "application/json",
+    "Content-Type": protobuf ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : "application/json",
     "Cache-Control": "no-cache, private",
     "Transfer-Encoding": "chunked",
   });
@@ -52,7 +54,8 @@ export function handleWatch(r: ResourceRequest): void {
   if (fromRv !== undefined && !sendInitialEvents && fromRv < oldest) {
     // kube names the version its cache was listed at (one below the oldest event it can send).
     const status = failureStatus(410, "Expired", `too old resource version: ${fromRv} (${oldest})`);
-    r.res.end(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+    const line = `{"type":"ERROR","object":${JSON.stringify(status)}}`;
+    r.res.end(protobuf ? protobufWatchFrame()(line) : `${line}\n`);
     return;
   }
 

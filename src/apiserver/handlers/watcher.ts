@@ -3,7 +3,8 @@
 // and then its live events, which arrive synchronously from storage's fan-out.
 import type { WatchLineConverter } from "../conversion/index.js";
 import { watchLineConverter } from "../conversion/index.js";
-import type { ResponseForm } from "../http-io.js";
+import { isProtobufResponse, type ResponseForm } from "../http-io.js";
+import { protobufWatchFrame } from "../protobuf/encode.js";
 import { apiVersionOfDef } from "../object/meta.js";
 import { failureStatus } from "../status.js";
 import type { Obj, StoredEvent, StoredObject, WatchSink } from "../storage/index.js";
@@ -51,7 +52,12 @@ export class Watcher implements WatchSink {
     this.#onClose = onClose;
     this.#includeObject = includeObjectOf(r.query);
     this.#converter = form === "object" ? watchLineConverter(r) : undefined;
-    this.#out = new WatchWriter(r.res, r.server.limits.watchBufferBytes, () => this.#overflow());
+    this.#out = new WatchWriter(
+      r.res,
+      r.server.limits.watchBufferBytes,
+      () => this.#overflow(),
+      isProtobufResponse(r.res) ? protobufWatchFrame() : undefined,
+    );
   }
 
   get closed(): boolean {

@@ -96,7 +96,7 @@ function special(desc: DescMessage, m: Msg, depth: number): { value: unknown } |
     case "k8s.io.apimachinery.pkg.apis.meta.v1.Time":
     case "k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime": {
       // A zero time is an empty message, which Go writes as null; seconds are always written otherwise.
-      if (!isFieldSet(m as never, desc.fields[0])) return { value: undefined };
+      if (!isFieldSet(m as never, desc.fields[0])) return { value: null };
       const seconds = Number(m.seconds as bigint);
       const nanos = Number(m.nanos ?? 0);
       const text = desc.name === "Time" ? rfc3339(seconds) : microTime(seconds, nanos);
@@ -159,4 +159,14 @@ function toGo(desc: DescMessage, m: Msg, depth: number): unknown {
     out[shape?.json ?? field.name] = value;
   }
   return out;
+}
+
+/** A protobuf watch frame's payload (a raw WatchEvent): its type and decoded object. */
+export function decodeWatchEvent(frame: Uint8Array): { type: string; object: Obj } {
+  const event = read(message("k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent")!, frame);
+  const raw = ((event.object ?? {}) as Msg).raw as Uint8Array | undefined;
+  return {
+    type: String(event.type ?? ""),
+    object: decodeEnvelope(raw ?? new Uint8Array(), { apiVersion: "", kind: "" }, 0),
+  };
 }
