@@ -103,7 +103,7 @@ const protobufResponses = new WeakSet<ServerResponse>();
  * by q, then specificity, then position. Entries with parameters (`as=Table`) are JSON forms.
  */
 export function prefersProtobuf(accept: string | undefined): boolean {
-  if (!accept || !accept.includes(PROTOBUF_MEDIA_TYPE)) return false;
+  if (!accept?.includes(PROTOBUF_MEDIA_TYPE)) return false;
   const ranked: { type: string; q: number; specific: number; at: number }[] = [];
   accept.split(",").forEach((entry, at) => {
     const [type, ...params] = entry.split(";").map((x) => x.trim().toLowerCase());
