@@ -93,6 +93,20 @@ export function negotiate(accept: string | undefined, tableSupported: boolean): 
   throw notAcceptable();
 }
 
+/** Whether the request came over HTTP/2, where hop-by-hop headers are forbidden. */
+export function isHttp2(res: ServerResponse): boolean {
+  return (res as { stream?: unknown }).stream !== undefined;
+}
+
+/**
+ * Whether writes should wait for 'drain'. HTTP/2 responses have no writableNeedDrain: their
+ * buffered length against the high-water mark says the same.
+ */
+export function needsDrain(res: ServerResponse): boolean {
+  if (res.writableNeedDrain !== undefined) return res.writableNeedDrain;
+  return res.writableLength >= res.writableHighWaterMark;
+}
+
 export const PROTOBUF_MEDIA_TYPE = "application/vnd.kubernetes.protobuf";
 
 /** Responses whose client prefers kube's protobuf encoding (built-in kinds only). */

@@ -3,6 +3,8 @@
 import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { chmod, writeFile } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createSecureServer } from "node:http2";
 import { createServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../certs/index.js";
@@ -50,6 +52,11 @@ export interface APIServerOptions {
   port?: number;
   /** Default: `127.0.0.1`. */
   host?: string;
+  /**
+   * Whether HTTP/2 is offered by ALPN beside HTTP/1.1, as kube-apiserver offers it (kubectl and
+   * client-go take it, and multiplex their watches over one connection). Default: true.
+   */
+  http2?: boolean;
   /** Writes the admin kubeconfig there (mode 0600). Default: not written. */
   kubeconfigPath?: string;
   /** Objects to serve; pass a previous server's `storage` to restart with the same data.
@@ -232,15 +239,16 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
 
   const sockets = new Set<Socket>();
   let serverAddress = "";
-  const server = createServer(
-    {
-      key: serving.keyPem,
-      cert: serving.certPem,
-      ca: ca.certPem,
-      requestCert: true,
-      rejectUnauthorized: false,
-    },
-    (req, res) => {
+  const tlsOptions = {
+    key: serving.keyPem,
+    cert: serving.certPem,
+    ca: ca.certPem,
+    requestCert: true,
+    rejectUnauthorized: false,
+  };
+  // HTTP/2 through Node's compatibility API: its requests and responses are used as HTTP/1's
+  // (see http-io.ts for the few differences: hop-by-hop headers, backpressure).
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
       let target: RequestTarget;
       let user: UserInfo;
       try {
@@ -259,11 +267,14 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
         return;
       }
       void route({ server: context!, serverAddress, onError }, req, res, user, target);
-    },
-  );
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 70_000;
-  server.requestTimeout = 0;
+  };
+  const server =
+    opts.http2 === false
+      ? createServer(tlsOptions, handler)
+      : createSecureServer({ ...tlsOptions, allowHTTP1: true }, handler as never);
+  // HTTP/1.1 connections of either server read these (the HTTP/2 server passes them to
+  // Node's HTTP/1 connection handling).
+  Object.assign(server, { keepAliveTimeout: 65_000, headersTimeout: 70_000, requestTimeout: 0 });
   server.on("connection", (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));

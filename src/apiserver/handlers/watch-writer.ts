@@ -9,6 +9,7 @@
 // and a watcher whose unsent live bytes stay above `limitBytes` for a second, or go far above it
 // at once, is cut off.
 import type { ServerResponse } from "node:http";
+import { needsDrain } from "../http-io.js";
 
 /** Lines are joined into writes of about this many bytes: one chunk, one TLS pass, not one per event. */
 export const WRITE_CHUNK_BYTES = 64 * 1024;
@@ -87,7 +88,7 @@ export class WatchWriter {
 
   /** Resolves once the socket has no backlog over its high-water mark (or the response ended). */
   drained(): Promise<void> {
-    if (this.#ended || !this.#res.writableNeedDrain) return Promise.resolve();
+    if (this.#ended || !needsDrain(this.#res)) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
@@ -107,7 +108,7 @@ export class WatchWriter {
   /** Writes a live event, or queues it behind others while the socket is congested. */
   writeLive(line: string): void {
     if (this.#ended) return;
-    if (this.#pendingAt < this.#pending.length || this.#res.writableNeedDrain) {
+    if (this.#pendingAt < this.#pending.length || needsDrain(this.#res)) {
       this.#pending.push(line);
       this.#pendingBytes += line.length;
     } else {

@@ -4,7 +4,7 @@
 // for watchers that do not read their live events (watcher.ts). One JSON object per line; initial
 // events are written at the pace the client reads them (watch-writer.ts), many lines per chunk.
 import { parseGoDuration } from "../../api/index.js";
-import { isProtobufResponse, negotiate, PROTOBUF_MEDIA_TYPE } from "../http-io.js";
+import { isHttp2, isProtobufResponse, negotiate, PROTOBUF_MEDIA_TYPE } from "../http-io.js";
 import { protobufWatchFrame } from "../protobuf/encode.js";
 import { storeNameOf } from "../registry/index.js";
 import { failureStatus } from "../status.js";
@@ -43,9 +43,9 @@ export function handleWatch(r: ResourceRequest): void {
   r.res.writeHead(200, {
     "Content-Type": protobuf ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : "application/json",
     "Cache-Control": "no-cache, private",
-    "Transfer-Encoding": "chunked",
+    ...(isHttp2(r.res) ? {} : { "Transfer-Encoding": "chunked" }),
   });
-  r.res.socket?.setNoDelay(true);
+  if (!isHttp2(r.res)) r.res.socket?.setNoDelay(true);
   // Clients (client-go) wait for the response headers before they consider the watch open.
   r.res.flushHeaders();
 
