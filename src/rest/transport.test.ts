@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { createServer, type IncomingMessage } from "node:http";
+import { createSecureServer } from "node:http2";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { before, test } from "node:test";
 import type { TLSSocket } from "node:tls";
@@ -288,4 +289,32 @@ test("destroy() fails requests in flight", async () => {
 
 test("a host that is not a URL is rejected with a hint", () => {
   assert.throws(() => newTransport({ host: "localhost:6443", tls: {}, auth: {} }), /https:\/\//);
+});
+
+test("http2: true takes HTTP/2 where the server offers it; the default is HTTP/1.1", async () => {
+  const serving = await ca.issueServing();
+  const versions: string[] = [];
+  const server = createSecureServer(
+    { key: serving.keyPem, cert: serving.certPem, allowHTTP1: true },
+    (req, res) => {
+      versions.push(req.httpVersion);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{}");
+    },
+  );
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const host = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const h2 = newTransport({ host, tls: { ca: ca.certPem }, auth: {} }, { http2: true });
+  const h1 = newTransport({ host, tls: { ca: ca.certPem }, auth: {} });
+  try {
+    await Promise.all(Array.from({ length: 8 }, () => get(h2, "/version")));
+    assert.deepEqual([...new Set(versions)], ["2.0"]);
+    await get(h1, "/version");
+    assert.equal(versions.at(-1), "1.1");
+  } finally {
+    await h2.destroy();
+    await h1.destroy();
+    server.close();
+  }
 });
