@@ -53,6 +53,7 @@ const ROOTS: { module: string; group: string; version: string; kinds: string[] }
       "ReplicationController",
       "ResourceQuota",
       "Binding",
+      "ComponentStatus",
     ],
   },
   {

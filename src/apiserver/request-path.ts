@@ -13,7 +13,10 @@ export class MalformedTargetError extends Error {}
 /** Go's server answers a target it cannot parse before any handler, in plain text. */
 export function sendMalformedTarget(res: ServerResponse): void {
   const http2 = (res as { stream?: unknown }).stream !== undefined;
-  res.writeHead(400, { "content-type": "text/plain; charset=utf-8", ...(http2 ? {} : { connection: "close" }) });
+  res.writeHead(400, {
+    "content-type": "text/plain; charset=utf-8",
+    ...(http2 ? {} : { connection: "close" }),
+  });
   res.end("400 Bad Request");
 }
 

@@ -9,6 +9,7 @@ import { handleGet } from "./handlers/get.js";
 import { handleList } from "./handlers/list.js";
 import { handlePatch } from "./handlers/patch.js";
 import { handleBinding, isBinding } from "./handlers/binding.js";
+import { handleComponentStatus, isComponentStatus } from "./handlers/component-status.js";
 import { handleEviction, isEviction } from "./handlers/eviction.js";
 import { handleReview } from "./handlers/reviews.js";
 import { handleTokenRequest, isTokenRequest } from "./handlers/token-request.js";
@@ -177,6 +178,10 @@ async function dispatch(
   if (subresource === "scale") {
     if (method !== "GET" && method !== "PUT" && method !== "PATCH") throw methodNotAllowed();
     await handleScale(r, method);
+    return;
+  }
+  if (isComponentStatus(r)) {
+    handleComponentStatus(r, method, watch);
     return;
   }
   if (isBinding(r)) {

@@ -249,24 +249,24 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   // HTTP/2 through Node's compatibility API: its requests and responses are used as HTTP/1's
   // (see http-io.ts for the few differences: hop-by-hop headers, backpressure).
   const handler = (req: IncomingMessage, res: ServerResponse) => {
-      let target: RequestTarget;
-      let user: UserInfo;
-      try {
-        target = requestTarget(req.url ?? "/");
-        user = impersonate(req.headers, authn.authenticate(req), (a) => authorization.decide(a));
-        const attrs = requestAttributes(req.method ?? "GET", target, user);
-        const decision = authorization.authorize(attrs);
-        if (!decision.allowed) throw forbiddenError(attrs, decision.reason);
-      } catch (e) {
-        req.resume();
-        if (e instanceof ApiError) sendError(res, e);
-        else if (e instanceof MalformedTargetError) sendMalformedTarget(res);
-        else if (e instanceof ImpersonationHeaderError) {
-          sendText(res, 500, `Internal Server Error: ${JSON.stringify(req.url ?? "/")}: ${e.message}\n`);
-        } else res.destroy();
-        return;
-      }
-      void route({ server: context!, serverAddress, onError }, req, res, user, target);
+    let target: RequestTarget;
+    let user: UserInfo;
+    try {
+      target = requestTarget(req.url ?? "/");
+      user = impersonate(req.headers, authn.authenticate(req), (a) => authorization.decide(a));
+      const attrs = requestAttributes(req.method ?? "GET", target, user);
+      const decision = authorization.authorize(attrs);
+      if (!decision.allowed) throw forbiddenError(attrs, decision.reason);
+    } catch (e) {
+      req.resume();
+      if (e instanceof ApiError) sendError(res, e);
+      else if (e instanceof MalformedTargetError) sendMalformedTarget(res);
+      else if (e instanceof ImpersonationHeaderError) {
+        sendText(res, 500, `Internal Server Error: ${JSON.stringify(req.url ?? "/")}: ${e.message}\n`);
+      } else res.destroy();
+      return;
+    }
+    void route({ server: context!, serverAddress, onError }, req, res, user, target);
   };
   const server =
     opts.http2 === false

@@ -13,6 +13,7 @@ import {
   resourceOf,
   StatusError,
 } from "../rest/index.js";
+import { eventually } from "../envtest/index.js";
 import { testEnvironment, versionDifference } from "../../test/support/environment.js";
 import { configMap, newNamespace } from "../../test/support/objects.js";
 import { type ListerWatcher, listWatcherFor, type ReflectorWatchOptions } from "./list-watcher.js";
@@ -131,6 +132,12 @@ test("a watch that cannot be opened is a WatchStartFailed, resumed from the same
 test("a 410 at resume relists (no error reported), then watches from the new list", async () => {
   const ns = await newNamespace(rest, "watcher-gone");
   await rest.create(resourceOf(kinds.ConfigMap), configMap(ns, "a"));
+  // The watcher lists from kube-apiserver's watch cache (resourceVersion 0), which may lag a
+  // write for a moment: wait until it holds the object.
+  await eventually("the watch cache to hold the ConfigMap", async () => {
+    const list = await rest.list(resourceOf(kinds.ConfigMap), { namespace: ns, resourceVersion: "0" });
+    return (list as { items: unknown[] }).items.length === 1;
+  });
   const rec = faulty(listWatcherFor(rest, kinds.ConfigMap, { namespace: ns }), [
     status(410, "Expired", "too old resource version: 1 (2)"),
   ]);

@@ -288,3 +288,34 @@ describe("subresources", () => {
     assert.equal((await api.get(`/api/v1/namespaces/${ns}/replicationcontrollers/rc`)).body.spec.replicas, 4);
   });
 });
+
+test("componentstatuses: the control plane's parts as kube-apiserver alone reports them", async () => {
+  const list = await api.get("/api/v1/componentstatuses");
+  assert.equal(list.status, 200, list.text);
+  assert.deepEqual(
+    list.body.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+    ["scheduler", "controller-manager", "etcd-0"],
+  );
+  const etcd = await api.get("/api/v1/componentstatuses/etcd-0");
+  assert.equal(etcd.status, 200, etcd.text);
+  assert.equal(etcd.body.conditions[0].type, "Healthy");
+  assert.equal(etcd.body.conditions[0].status, "True");
+  const scheduler = list.body.items[0].conditions[0];
+  assert.equal(scheduler.status, "False");
+  assert.match(scheduler.message, /connect: connection refused$/);
+  const unknown = await api.get("/api/v1/componentstatuses/nope");
+  assert.equal(unknown.status, 500, unknown.text);
+  assert.deepEqual(unknown.body, {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: "Component not found: nope",
+    code: 500,
+  });
+  const discovery = (await api.get("/api/v1")).body.resources.find(
+    (r: { name: string }) => r.name === "componentstatuses",
+  );
+  assert.deepEqual(discovery.verbs.slice().sort(), ["get", "list"]);
+  assert.deepEqual(discovery.shortNames, ["cs"]);
+});

@@ -142,6 +142,15 @@ export function builtinResources(): ResourceDefinition[] {
   );
   return [
     define({ group: "", kind: "Binding", verbs: ["create"], review: true }),
+    define({
+      group: "",
+      kind: "ComponentStatus",
+      plural: "componentstatuses",
+      namespaced: false,
+      shortNames: ["cs"],
+      verbs: ["get", "list"],
+      review: true,
+    }),
     define({ group: "", kind: "ConfigMap", shortNames: ["cm"] }),
     define({ group: "", kind: "Endpoints", plural: "endpoints", shortNames: ["ep"] }),
     define({

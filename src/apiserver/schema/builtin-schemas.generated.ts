@@ -1183,6 +1183,29 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     },
     required: ["path"],
   },
+  "core.v1.ComponentCondition": {
+    properties: { error: "string", message: "string", status: "string", type: "string" },
+    required: ["status", "type"],
+  },
+  "core.v1.ComponentStatus": {
+    properties: {
+      apiVersion: "string",
+      conditions: "[]@core.v1.ComponentCondition",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+    },
+    gvk: ["", "v1", "ComponentStatus"],
+  },
+  "core.v1.ComponentStatusList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@core.v1.ComponentStatus",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["", "v1", "ComponentStatusList"],
+    required: ["items"],
+  },
   "core.v1.ConfigMap": {
     properties: {
       apiVersion: "string",
