@@ -4,7 +4,7 @@
 // PodScheduled condition set True, straight in storage (no managedFields entry); 201 Success.
 import { mediaType, readBody, sendJson } from "../http-io.js";
 import { parseJsonBounded, parseYamlBounded } from "../nesting.js";
-import { normalizeOrder } from "../object/meta.js";
+import { kubeTime, normalizeOrder } from "../object/meta.js";
 import { PROTOBUF } from "../protobuf/decode.js";
 import { storeNameOf } from "../registry/index.js";
 import { ApiError, badRequest, cause, conflict, invalid, unsupportedMediaType } from "../status.js";
@@ -119,13 +119,7 @@ export async function handleBinding(r: ResourceRequest): Promise<void> {
       ...meta.annotations,
     };
   }
-  podScheduled(
-    pod,
-    r.server
-      .now()
-      .toISOString()
-      .replace(/\.\d+Z$/, "Z"),
-  );
+  podScheduled(pod, kubeTime(r.server.now()));
   if (!isDryRun(r)) {
     const stored = r.server.storage.put(storeNameOf(pods), normalizeOrder(pods, pod));
     r.server.hooks.afterWrite(pods, stored, current);

@@ -1,11 +1,10 @@
 // CertificateSigningRequests: the requester's identity recorded in the spec at create, conditions
 // stamped with their times (populateConditionTimestamps), and the request checked to be a PEM
 // certificate request. Approval goes through /approval (see object/meta.ts).
+import { kubeTime } from "../object/meta.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
-
-const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, "Z");
 
 function conditionsOf(obj: Readonly<Obj> | undefined): Obj[] {
   const c = (obj?.status as Obj | undefined)?.conditions;
@@ -15,7 +14,7 @@ function conditionsOf(obj: Readonly<Obj> | undefined): Obj[] {
 export const certificateSigningRequestBehaviour: KindBehaviour = {
   defaults(obj, { old, server }) {
     if (!old) return;
-    const now = rfc3339(server.now());
+    const now = kubeTime(server.now());
     for (const c of conditionsOf(obj)) {
       if (!c || typeof c !== "object") continue;
       if (!c.lastUpdateTime) c.lastUpdateTime = now;

@@ -1,6 +1,7 @@
 // PersistentVolumes and claims, StorageClasses and CSIDrivers: kube's defaults, the protection
 // finalizers its admission adds (kubernetes.io/pv-protection, pvc-protection) and the phase its
 // storage starts them in.
+import { kubeTime } from "../object/meta.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
 
@@ -26,13 +27,7 @@ export const persistentVolumeBehaviour: KindBehaviour = {
   created(obj, { server }) {
     addFinalizer(obj, "kubernetes.io/pv-protection");
     // Since 1.31 (PersistentVolumeLastPhaseTransitionTime GA) the phase comes with its time.
-    obj.status = {
-      phase: "Pending",
-      lastPhaseTransitionTime: server
-        .now()
-        .toISOString()
-        .replace(/\.\d+Z$/, "Z"),
-    };
+    obj.status = { phase: "Pending", lastPhaseTransitionTime: kubeTime(server.now()) };
   },
 };
 
