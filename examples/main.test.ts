@@ -13,7 +13,7 @@ import { kinds } from "../src/api/index.js";
 import { newClient } from "../src/client/index.js";
 import { eventually } from "../src/envtest/index.js";
 import { MarkdownView } from "./markdownview/api.js";
-import { testEnvironment } from "../test/support/environment.js";
+import { needsControlPlane, testEnvironment } from "../test/support/environment.js";
 
 const run = promisify(execFile);
 const workDir = mkdtempSync(join(tmpdir(), "examples-main-"));
@@ -127,29 +127,37 @@ test("npm start runs two replicas, one leading, and stops cleanly on SIGINT", as
   assert.match(output(), /released leader lease/);
 });
 
-test("with --kubeconfig it runs on that cluster, installing the CRDs only with --install-crds", async () => {
-  const env = testEnvironment();
-  await env.start();
-  try {
-    const client = newClient(env.config);
-    const crds = async () =>
-      (await client.list(kinds.CustomResourceDefinition)).items.map((c) => c.metadata?.name).sort();
-    assert.deepEqual(await crds(), []);
+test(
+  "with --kubeconfig it runs on that cluster, installing the CRDs only with --install-crds",
+  needsControlPlane("fresh-cluster"),
+  async () => {
+    const env = testEnvironment();
+    await env.start();
+    try {
+      const client = newClient(env.config);
+      const crds = async () =>
+        (await client.list(kinds.CustomResourceDefinition)).items.map((c) => c.metadata?.name).sort();
+      assert.deepEqual(await crds(), []);
 
-    const { child, output, exited } = startMain("--kubeconfig", env.started.kubeconfigPath, "--install-crds");
-    await eventually("the banner", () => output().includes("Press Ctrl-C to stop."), { timeoutMs: 60_000 });
-    assert.deepEqual(await crds(), [
-      "markdownviews.view.zoetrope.github.io",
-      "storagebuckets.storage.example.com",
-    ]);
-    assert.match(output(), new RegExp(`kubeconfig {2}${env.started.kubeconfigPath}`));
-    assert.doesNotMatch(output(), /fake S3|embedded/, "no embedded server, no fake storage");
-    // No samples are created on someone's cluster.
-    assert.equal((await client.list(MarkdownView)).items.length, 0);
-    child.kill("SIGINT");
-    assert.equal(await exited, 0, output().slice(-2000));
-    await client.close();
-  } finally {
-    await env.stop();
-  }
-});
+      const { child, output, exited } = startMain(
+        "--kubeconfig",
+        env.started.kubeconfigPath,
+        "--install-crds",
+      );
+      await eventually("the banner", () => output().includes("Press Ctrl-C to stop."), { timeoutMs: 60_000 });
+      assert.deepEqual(await crds(), [
+        "markdownviews.view.zoetrope.github.io",
+        "storagebuckets.storage.example.com",
+      ]);
+      assert.match(output(), new RegExp(`kubeconfig {2}${env.started.kubeconfigPath}`));
+      assert.doesNotMatch(output(), /fake S3|embedded/, "no embedded server, no fake storage");
+      // No samples are created on someone's cluster.
+      assert.equal((await client.list(MarkdownView)).items.length, 0);
+      child.kill("SIGINT");
+      assert.equal(await exited, 0, output().slice(-2000));
+      await client.close();
+    } finally {
+      await env.stop();
+    }
+  },
+);

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { kinds } from "../src/api/index.js";
 import { type Client, newClient } from "../src/client/index.js";
-import { testEnvironment } from "../test/support/environment.js";
+import { needsControlPlane, testEnvironment } from "../test/support/environment.js";
 
 const run = promisify(execFile);
 const examplesDir = fileURLToPath(new URL(".", import.meta.url));
@@ -53,41 +53,47 @@ test("there are examples with manifests", () => {
 });
 
 for (const example of examples) {
-  test(`${example}: kubectl applies every manifest in config/`, async () => {
-    const config = join(examplesDir, example, "config");
-    const crds = join(config, "crd");
-    if (existsSync(crds)) {
-      await kubectl("apply", "-f", crds);
-      await kubectl("wait", "--for=condition=Established", "-f", crds, "--timeout=30s");
-    }
-    for (const dir of ["manager", "rbac", "samples"]) {
-      if (existsSync(join(config, dir))) await kubectl("apply", "-f", join(config, dir));
-    }
+  test(
+    `${example}: kubectl applies every manifest in config/`,
+    needsControlPlane("fresh-cluster"),
+    async () => {
+      const config = join(examplesDir, example, "config");
+      const crds = join(config, "crd");
+      if (existsSync(crds)) {
+        await kubectl("apply", "-f", crds);
+        await kubectl("wait", "--for=condition=Established", "-f", crds, "--timeout=30s");
+      }
+      for (const dir of ["manager", "rbac", "samples"]) {
+        if (existsSync(join(config, dir))) await kubectl("apply", "-f", join(config, dir));
+      }
 
-    // The operator's Deployment: two replicas, probed on /healthz and /readyz.
-    const ns = namespaces[example];
-    const deployments = await client.list(kinds.Deployment, { inNamespace: ns });
-    const dep = deployments.items.find((d) => d.metadata?.labels?.["control-plane"] === "controller-manager");
-    assert.ok(dep, "the operator's Deployment");
-    assert.equal(dep.spec?.replicas, 2);
-    const container = dep.spec?.template.spec?.containers[0];
-    assert.equal(container?.livenessProbe?.httpGet?.path, "/healthz");
-    assert.equal(container?.readinessProbe?.httpGet?.path, "/readyz");
-    assert.ok(container?.args?.includes("--leader-elect"));
+      // The operator's Deployment: two replicas, probed on /healthz and /readyz.
+      const ns = namespaces[example];
+      const deployments = await client.list(kinds.Deployment, { inNamespace: ns });
+      const dep = deployments.items.find(
+        (d) => d.metadata?.labels?.["control-plane"] === "controller-manager",
+      );
+      assert.ok(dep, "the operator's Deployment");
+      assert.equal(dep.spec?.replicas, 2);
+      const container = dep.spec?.template.spec?.containers[0];
+      assert.equal(container?.livenessProbe?.httpGet?.path, "/healthz");
+      assert.equal(container?.readinessProbe?.httpGet?.path, "/readyz");
+      assert.ok(container?.args?.includes("--leader-elect"));
 
-    // Leader election needs Leases, and Events are recorded: the RBAC grants both.
-    const roles = await client.list(kinds.Role, { inNamespace: ns });
-    const rules = roles.items.flatMap((r) => r.rules ?? []);
-    assert.ok(rules.some((r) => r.resources?.includes("leases") && r.verbs.includes("update")));
-    assert.ok(rules.some((r) => r.resources?.includes("events") && r.verbs.includes("create")));
-    const sa = await client.get(kinds.ServiceAccount, {
-      namespace: ns,
-      name: dep.spec!.template.spec!.serviceAccountName!,
-    });
-    assert.ok(sa.metadata?.uid);
+      // Leader election needs Leases, and Events are recorded: the RBAC grants both.
+      const roles = await client.list(kinds.Role, { inNamespace: ns });
+      const rules = roles.items.flatMap((r) => r.rules ?? []);
+      assert.ok(rules.some((r) => r.resources?.includes("leases") && r.verbs.includes("update")));
+      assert.ok(rules.some((r) => r.resources?.includes("events") && r.verbs.includes("create")));
+      const sa = await client.get(kinds.ServiceAccount, {
+        namespace: ns,
+        name: dep.spec!.template.spec!.serviceAccountName!,
+      });
+      assert.ok(sa.metadata?.uid);
 
-    // Applying again changes nothing: the manifests are what the server keeps.
-    const again = await kubectl("apply", "-R", "-f", config);
-    assert.doesNotMatch(again, / (created|configured)$/m);
-  });
+      // Applying again changes nothing: the manifests are what the server keeps.
+      const again = await kubectl("apply", "-R", "-f", config);
+      assert.doesNotMatch(again, / (created|configured)$/m);
+    },
+  );
 }

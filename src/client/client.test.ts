@@ -125,7 +125,9 @@ test("list filters by namespace, labels, label selector and field selector, and 
     cm.metadata!.labels = { tier, index: String(i) };
     await client.create(cm);
   }
-  await client.create(configMap(other, "elsewhere"));
+  // A name of its own: on a shared cluster other tests make ConfigMaps too.
+  const elsewhere = `elsewhere-${other}`;
+  await client.create(configMap(other, elsewhere));
 
   const all = await client.list(kinds.ConfigMap, { inNamespace: ns });
   assert.deepEqual(
@@ -160,7 +162,7 @@ test("list filters by namespace, labels, label selector and field selector, and 
     ["cm-2"],
   );
 
-  const everywhere = await client.list(kinds.ConfigMap, { matchingFields: { "metadata.name": "elsewhere" } });
+  const everywhere = await client.list(kinds.ConfigMap, { matchingFields: { "metadata.name": elsewhere } });
   assert.deepEqual(
     everywhere.items.map((c) => c.metadata?.namespace),
     [other],

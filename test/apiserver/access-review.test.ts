@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "../../src/envtest/index.js";
+import { needsControlPlane } from "../support/environment.js";
 import { Api, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -73,7 +74,7 @@ async function grantedNamespace(user: string) {
   return ns;
 }
 
-describe("access reviews", () => {
+describe("access reviews", needsControlPlane("users"), () => {
   test("SelfSubjectAccessReview answers for the caller, naming the binding that allows", async () => {
     const name = unique("ann");
     const ann = await admin.as(name);
@@ -204,7 +205,7 @@ describe("access reviews", () => {
   });
 });
 
-describe("ServiceAccount tokens", () => {
+describe("ServiceAccount tokens", needsControlPlane("users"), () => {
   async function serviceAccount() {
     const ns = await admin.namespace("sa");
     const r = await admin.post(`/api/v1/namespaces/${ns}/serviceaccounts`, {
@@ -372,7 +373,7 @@ test("issuer discovery: the OpenID configuration and the keys that verify Servic
   );
 });
 
-describe("impersonation", () => {
+describe("impersonation", needsControlPlane("users"), () => {
   test("an admin acts as another user; its groups and service accounts' groups as kube builds them", async () => {
     const as = (headers: Record<string, string | string[]>) =>
       admin.get("/api/v1/namespaces/default/secrets", { headers });

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "../../src/envtest/index.js";
-import { needs } from "../support/environment.js";
+import { needs, needsControlPlane } from "../support/environment.js";
 import { Api, configMap, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -55,7 +55,7 @@ async function until(as: Api, path: string, status: number) {
   });
 }
 
-describe("requests a user holds no rule for", () => {
+describe("requests a user holds no rule for", needsControlPlane("users"), () => {
   test("are 403 with kube's wording for collections, names, subresources, cluster scope and paths", async () => {
     const bob = await admin.as(unique("bob"), ["devs"]);
     const who = (await bob.get("/api/v1/namespaces/default/secrets")).body;
@@ -115,7 +115,7 @@ describe("requests a user holds no rule for", () => {
   });
 });
 
-describe("what bindings grant", () => {
+describe("what bindings grant", needsControlPlane("users"), () => {
   test("a Role bound to a group grants its verbs in its namespace only", async () => {
     const ns = await admin.namespace("rbac");
     const other = await admin.namespace("rbac");
@@ -239,7 +239,7 @@ describe("what bindings grant", () => {
   });
 });
 
-describe("granting", () => {
+describe("granting", needsControlPlane("users"), () => {
   async function delegate(ns: string, rules: object[]) {
     const name = unique("gina");
     const gina = await admin.as(name, ["delegates"]);

@@ -38,6 +38,27 @@ export function needs(...capabilities: Capability[]): { skip: string | false } {
   return { skip: `needs the embedded API server: ${why}` };
 }
 
+/** What envtest offers only for a control plane it started itself, not for an existing cluster. */
+export const controlPlaneCapabilities = {
+  /** envtest's addUser: users signed by the control plane's CA. */
+  users: "it creates users with envtest's addUser, which needs a control plane envtest started",
+  /** A cluster nothing else has written to (CRDs not yet installed, first applies). */
+  "fresh-cluster": "it expects a cluster no other test has written to",
+} as const;
+
+/**
+ * Test options skipping a test against an existing cluster (USE_EXISTING_CLUSTER) when it needs
+ * what only a control plane envtest started offers.
+ */
+export function needsControlPlane(...capabilities: (keyof typeof controlPlaneCapabilities)[]): {
+  skip: string | false;
+} {
+  if (serverMode !== "existing") return { skip: false };
+  return {
+    skip: `needs a control plane envtest starts: ${capabilities.map((c) => controlPlaneCapabilities[c]).join("; ")}`,
+  };
+}
+
 /** True when this run talks to the embedded server (for assertions worded per server). */
 export const embedded = serverMode === "embedded";
 
