@@ -156,6 +156,13 @@ export async function startControlPlane(settings: EnvtestSettings): Promise<Runn
           await res.body.dump();
           return res.statusCode === 200;
         });
+        // Ready comes before kube-apiserver's bootstrap controller has made the system
+        // namespaces: a test that writes to "default" at once would find none.
+        await waitUntil("kube-apiserver to create the default namespace", apiserver, deadline, async () => {
+          const res = await request(`${url}/api/v1/namespaces/default`, { dispatcher: probeAgent });
+          await res.body.dump();
+          return res.statusCode === 200;
+        });
       } finally {
         await probeAgent.close();
       }
