@@ -4,6 +4,7 @@
 // segment is a 400, a namespace that would make an invalid storage key is a 500 (etcd's key
 // check). Nothing here may let a path reach another scope.
 import type { ServerResponse } from "node:http";
+import { isHttp2 } from "./http-io.js";
 import type { ResourceDefinition } from "./registry/index.js";
 import { ApiError } from "./status.js";
 
@@ -12,10 +13,10 @@ export class MalformedTargetError extends Error {}
 
 /** Go's server answers a target it cannot parse before any handler, in plain text. */
 export function sendMalformedTarget(res: ServerResponse): void {
-  const http2 = (res as { stream?: unknown }).stream !== undefined;
   res.writeHead(400, {
     "content-type": "text/plain; charset=utf-8",
-    ...(http2 ? {} : { connection: "close" }),
+    // HTTP/2 has no connection header: the stream ends, the connection stays.
+    ...(isHttp2(res) ? {} : { connection: "close" }),
   });
   res.end("400 Bad Request");
 }
