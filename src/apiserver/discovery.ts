@@ -2,6 +2,7 @@
 // endpoints, built from the registry on each request so CRDs appear and disappear at once.
 import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
+import { connectSubresources } from "./handlers/connect.js";
 import { sendJson, sendText } from "./http-io.js";
 import type { Registry, ResourceDefinition } from "./registry/index.js";
 import { storeNameOf } from "./registry/index.js";
@@ -49,6 +50,7 @@ function resourceEntries(def: ResourceDefinition): Record<string, unknown>[] {
       verbs: sub.verbs,
     });
   }
+  if (!def.crdName && def.group === "") out.push(...connectSubresources(def.kind));
   if (!def.crdName && def.group === "" && def.kind === "Pod") {
     out.push({
       name: "pods/eviction",

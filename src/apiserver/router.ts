@@ -10,6 +10,7 @@ import { handleList } from "./handlers/list.js";
 import { handlePatch } from "./handlers/patch.js";
 import { handleBinding, isBinding } from "./handlers/binding.js";
 import { handleComponentStatus, isComponentStatus } from "./handlers/component-status.js";
+import { handleConnect, isConnect } from "./handlers/connect.js";
 import { handleEviction, isEviction } from "./handlers/eviction.js";
 import { handleReview } from "./handlers/reviews.js";
 import { handleTokenRequest, isTokenRequest } from "./handlers/token-request.js";
@@ -148,7 +149,8 @@ async function dispatch(
     emptyNamespace = namespace === "";
     rest = rest.slice(2);
   }
-  if (rest.length === 0 || rest.length > 3) throw resourceNotFound();
+  // A proxy subresource carries the path to proxy to after it.
+  if (rest.length === 0 || (rest.length > 3 && rest[2] !== "proxy")) throw resourceNotFound();
   const [resource, name = "", subresource = ""] = rest;
   const def = registry.lookup(group, version, resource);
   if (!def) throw resourceNotFound();
@@ -161,6 +163,7 @@ async function dispatch(
       (subresource === "finalize" && def.group === "" && def.kind === "Namespace" && !def.crdName) ||
       isEviction({ def, subresource }) ||
       isBinding({ def, subresource }) ||
+      isConnect({ def, subresource }) ||
       (subresource === "approval" && isCSR(def)) ||
       (subresource === "ephemeralcontainers" && def.group === "" && def.kind === "Pod" && !def.crdName) ||
       isTokenRequest({ def, subresource });
@@ -178,6 +181,10 @@ async function dispatch(
   if (subresource === "scale") {
     if (method !== "GET" && method !== "PUT" && method !== "PATCH") throw methodNotAllowed();
     await handleScale(r, method);
+    return;
+  }
+  if (isConnect(r)) {
+    handleConnect(r, method);
     return;
   }
   if (isComponentStatus(r)) {

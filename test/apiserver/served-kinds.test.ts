@@ -323,3 +323,34 @@ test("componentstatuses: the control plane's parts as kube-apiserver alone repor
   assert.deepEqual(discovery.verbs.slice().sort(), ["get", "list"]);
   assert.deepEqual(discovery.shortNames, ["cs"]);
 });
+
+test("connect subresources answer as kube-apiserver does with no kubelet to reach", async () => {
+  const pods = `/api/v1/namespaces/${ns}/pods`;
+  const pod = (name: string, extra: object = {}) =>
+    api.post(pods, {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name },
+      spec: { containers: [{ name: "c", image: "nginx" }], ...extra },
+    });
+  assert.equal((await pod("unscheduled")).status, 201);
+  assert.equal((await pod("on-nowhere", { nodeName: `missing-${ns}` })).status, 201);
+  const log = await api.get(`${pods}/unscheduled/log`);
+  assert.equal(log.status, 204, "a Pod on no node has no logs yet");
+  assert.equal(log.text, "");
+  const badContainer = await api.get(`${pods}/unscheduled/log?container=zz`);
+  assert.equal(badContainer.status, 400);
+  assert.equal(badContainer.body.message, "container zz is not valid for pod unscheduled");
+  for (const sub of ["exec?command=ls&stdout=true", "attach?stdout=true", "portforward?ports=80"]) {
+    const r = await api.post(`${pods}/unscheduled/${sub}`, undefined);
+    assert.equal(r.status, 400, `${sub}: ${r.text}`);
+    assert.equal(r.body.message, "pod unscheduled does not have a host assigned");
+  }
+  const nowhere = await api.get(`${pods}/on-nowhere/log`);
+  assert.equal(nowhere.status, 404);
+  assert.equal(nowhere.body.message, `pods "missing-${ns}" not found`);
+  const proxy = await api.get(`${pods}/unscheduled/proxy/healthz`);
+  assert.equal(proxy.status, 400);
+  assert.equal(proxy.body.message, "address not allowed");
+  assert.equal((await api.get(`${pods}/no-such-pod/log`)).status, 404);
+});
