@@ -86,6 +86,13 @@ export interface APIServerOptions {
   authorization?: AuthorizationMode;
   /** Owner-reference garbage collection, as kube-controller-manager does it. Default: false. */
   garbageCollection?: boolean;
+  /**
+   * How long a created or changed CRD takes to be served (and to show in discovery and OpenAPI),
+   * in ms. kube-apiserver takes about a second; a test that uses a CRD right after writing it
+   * passes here and fails on a cluster unless it waits (`eventually()`). Set this to catch such
+   * tests locally. Default: 0, at once.
+   */
+  crdEstablishDelayMs?: number;
   /** Changes kept for watch replay and paged lists. Default: 20000. */
   historySize?: number;
   /**
@@ -192,6 +199,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   const conversion = new Conversion({ storage, serviceResolver, signal: stopping.signal });
   const hooks = createHooks(getContext, {
     garbageCollection: opts.garbageCollection ?? false,
+    crdEstablishDelayMs: opts.crdEstablishDelayMs ?? 0,
     signal: stopping.signal,
     onError,
   });

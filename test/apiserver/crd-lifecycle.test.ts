@@ -3,6 +3,8 @@
 // and deleting a CRD deletes its objects and its discovery entry.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { newRESTClient } from "../../src/rest/index.js";
+import { needs, testEnvironment } from "../support/environment.js";
 import { Api, CRDS, customResourceDefinition, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -153,3 +155,37 @@ describe("CRD versions", () => {
     await api.delete(`${CRDS}/latches.${group}`);
   });
 });
+
+test(
+  "crdEstablishDelayMs serves a new CRD a while later, as kube-apiserver does",
+  needs("server-options"),
+  async () => {
+    const env = testEnvironment({ apiServer: { crdEstablishDelayMs: 400 } });
+    const client = newRESTClient(await env.start());
+    try {
+      const group = uniqueGroup("late");
+      await client.request({ method: "POST", path: CRDS, body: crd(group, "lanterns", "Lantern") });
+      const path = `/apis/${group}/v1/namespaces/default/lanterns`;
+      const first = await client.request({ method: "GET", path }).then(
+        () => 200,
+        (e: unknown) => (e as { statusCode?: number }).statusCode,
+      );
+      assert.equal(
+        first,
+        404,
+        "served at once: a test that does not wait would pass here and fail on a cluster",
+      );
+      await eventually(
+        async () =>
+          (await client.request({ method: "GET", path }).then(
+            () => true,
+            () => undefined,
+          )) ?? undefined,
+        "the CRD served",
+      );
+    } finally {
+      await client.close();
+      await env.stop();
+    }
+  },
+);

@@ -18,8 +18,18 @@ export class CrdController {
   /** The spec (as JSON) each served CRD was registered from. */
   readonly #served = new Map<string, string>();
 
-  constructor(server: () => ServerContext, signal: AbortSignal, onError: (err: unknown) => void) {
+  readonly #delayMs: number;
+  readonly #signal: AbortSignal;
+
+  constructor(
+    server: () => ServerContext,
+    signal: AbortSignal,
+    onError: (err: unknown) => void,
+    delayMs = 0,
+  ) {
     this.#server = server;
+    this.#delayMs = delayMs;
+    this.#signal = signal;
     this.#pending = new Debouncer(
       (names) => {
         for (const n of names) this.#sync(n);
@@ -30,6 +40,16 @@ export class CrdController {
   }
 
   touch(name: string): void {
+    if (this.#delayMs > 0) {
+      // As kube-apiserver, a while later (its informers and controllers take about a second).
+      const timer = setTimeout(() => {
+        if (this.#signal.aborted) return;
+        this.#register(name);
+        this.#pending.add(name);
+      }, this.#delayMs);
+      timer.unref();
+      return;
+    }
     // Serve at once, so a client that sees the CRD created can use it; conditions follow.
     this.#register(name);
     this.#pending.add(name);

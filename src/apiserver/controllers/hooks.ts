@@ -10,6 +10,8 @@ import { NamespaceController } from "./namespace.js";
 
 export interface HooksOptions {
   garbageCollection: boolean;
+  /** See APIServerOptions.crdEstablishDelayMs. Default: 0. */
+  crdEstablishDelayMs?: number;
   signal: AbortSignal;
   onError(err: unknown): void;
 }
@@ -20,7 +22,7 @@ const isCrd = (def: ResourceDefinition) =>
 
 export function createHooks(server: () => ServerContext, opts: HooksOptions): ChangeHooks {
   const namespaces = new NamespaceController(server, opts.signal, opts.onError);
-  const crds = new CrdController(server, opts.signal, opts.onError);
+  const crds = new CrdController(server, opts.signal, opts.onError, opts.crdEstablishDelayMs);
   const gc = opts.garbageCollection ? new GarbageCollector(server, opts.signal, opts.onError) : undefined;
   return {
     beforeCreate(def, obj) {
