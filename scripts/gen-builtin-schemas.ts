@@ -158,6 +158,61 @@ const EXTRA_PROPERTIES: Record<string, Record<string, string>> = {
   },
 };
 
+/**
+ * Kinds kubernetes-types does not describe, written from their Go types: kube-aggregator's
+ * APIService (k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/types.go).
+ */
+const HAND_WRITTEN: Record<string, CompactDefinition> = {
+  "apiregistration.v1.APIService": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@apiregistration.v1.APIServiceSpec",
+      status: "@apiregistration.v1.APIServiceStatus",
+    },
+    gvk: ["apiregistration.k8s.io", "v1", "APIService"],
+  },
+  "apiregistration.v1.APIServiceList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@apiregistration.v1.APIService",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    required: ["items"],
+    gvk: ["apiregistration.k8s.io", "v1", "APIServiceList"],
+  },
+  "apiregistration.v1.APIServiceSpec": {
+    properties: {
+      caBundle: "string",
+      group: "string",
+      groupPriorityMinimum: "integer",
+      insecureSkipTLSVerify: "boolean",
+      service: "@apiregistration.v1.ServiceReference",
+      version: "string",
+      versionPriority: "integer",
+    },
+    required: ["groupPriorityMinimum", "versionPriority"],
+  },
+  "apiregistration.v1.APIServiceStatus": {
+    properties: { conditions: "[]@apiregistration.v1.APIServiceCondition" },
+  },
+  "apiregistration.v1.APIServiceCondition": {
+    properties: {
+      lastTransitionTime: "date-time",
+      message: "string",
+      reason: "string",
+      status: "string",
+      type: "string",
+    },
+    required: ["status", "type"],
+  },
+  "apiregistration.v1.ServiceReference": {
+    properties: { name: "string", namespace: "string", port: "integer" },
+  },
+};
+
 /** Go float64 fields (everything else numeric is an integer). */
 const FLOAT_FIELDS = new Set([
   "JSONSchemaProps.maximum",
@@ -272,6 +327,7 @@ export function generate(): Record<string, CompactDefinition> {
     }
   }
   for (const [name, props] of Object.entries(EXTRA_PROPERTIES)) Object.assign(defs[name].properties, props);
+  Object.assign(defs, structuredClone(HAND_WRITTEN));
   // meta.k8s.io kinds are served under every group version; kube tags them with no group.
   for (const def of Object.values(defs)) if (def.gvk?.[0] === "meta.k8s.io") def.gvk[0] = "";
   return Object.fromEntries(

@@ -4,7 +4,7 @@
 // that check client certificates).
 import { kindBehaviour } from "./kinds/index.js";
 import type { ServerContext } from "./handlers/context.js";
-import { normalizeOrder, prepareForCreate } from "./object/meta.js";
+import { kubeTime, normalizeOrder, prepareForCreate } from "./object/meta.js";
 import { storeNameOf } from "./registry/index.js";
 import type { Obj } from "./storage/index.js";
 
@@ -21,6 +21,7 @@ export function seed(server: ServerContext): void {
     server.storage.put(storeNameOf(def), normalizeOrder(def, obj));
   }
   seedPriorityClasses(server);
+  seedAPIServices(server);
 }
 
 /** The PriorityClasses kube-apiserver's scheduling bootstrap creates. */
@@ -49,6 +50,87 @@ function seedPriorityClasses(server: ServerContext): void {
       description: pc.description,
     });
   }
+}
+
+/**
+ * The APIService kube-apiserver's aggregator registers for each built-in group version, with
+ * its priorities (kube-apiserver's apiVersionPriorities): what `kubectl get apiservices` lists.
+ */
+const apiServicePriorities: Record<string, [number, number]> = {
+  "/v1": [18000, 1],
+  "apps/v1": [17800, 15],
+  "events.k8s.io/v1": [17750, 15],
+  "authentication.k8s.io/v1": [17700, 15],
+  "authorization.k8s.io/v1": [17600, 15],
+  "autoscaling/v1": [17500, 15],
+  "autoscaling/v2": [17500, 30],
+  "batch/v1": [17400, 15],
+  "certificates.k8s.io/v1": [17300, 15],
+  "networking.k8s.io/v1": [17200, 15],
+  "policy/v1": [17100, 15],
+  "rbac.authorization.k8s.io/v1": [17000, 15],
+  "storage.k8s.io/v1": [16800, 15],
+  "apiextensions.k8s.io/v1": [16700, 15],
+  "admissionregistration.k8s.io/v1": [16700, 15],
+  "scheduling.k8s.io/v1": [16600, 15],
+  "coordination.k8s.io/v1": [16500, 15],
+  "node.k8s.io/v1": [16300, 15],
+  "discovery.k8s.io/v1": [16200, 15],
+  "flowcontrol.apiserver.k8s.io/v1": [16100, 21],
+};
+
+export const apiServiceStore = "apiregistration.k8s.io/apiservices";
+
+function seedAPIServices(server: ServerContext): void {
+  const served = new Set(
+    server.registry
+      .all()
+      .filter((d) => !d.crdName)
+      .map((d) => `${d.group}/${d.version}`),
+  );
+  for (const gv of served) {
+    const priorities = apiServicePriorities[gv];
+    if (!priorities) continue; // apiregistration.k8s.io itself has none
+    const [group, version] = gv.split("/");
+    ensureLocalAPIService(server, group, version, "onstart", priorities);
+  }
+}
+
+/**
+ * A local APIService for `version` of `group`, unless there is one: `onstart` for built-in
+ * groups, `true` for the groups of CRDs (kube's crd-autoregistration, priorities 1000 and 100).
+ */
+export function ensureLocalAPIService(
+  server: ServerContext,
+  group: string,
+  version: string,
+  automanaged: "onstart" | "true",
+  priorities: [number, number] = [1000, 100],
+): void {
+  const name = `${version}.${group}`;
+  if (server.storage.get(apiServiceStore, name)) return;
+  createSystemObject(server, "apiregistration.k8s.io", "apiservices", {
+    kind: "APIService",
+    apiVersion: "apiregistration.k8s.io/v1",
+    metadata: { name, labels: { "kube-aggregator.kubernetes.io/automanaged": automanaged } },
+    spec: {
+      ...(group ? { group } : {}),
+      version,
+      groupPriorityMinimum: priorities[0],
+      versionPriority: priorities[1],
+    },
+    status: {
+      conditions: [
+        {
+          type: "Available",
+          status: "True",
+          lastTransitionTime: kubeTime(server.now()),
+          reason: "Local",
+          message: "Local APIServices are always available",
+        },
+      ],
+    },
+  });
 }
 
 /** Creates `obj` as kube-apiserver's own writes do (defaults, metadata, field order). */

@@ -189,3 +189,25 @@ test(
     }
   },
 );
+
+test("a CRD's group version gets a local APIService, gone with the CRD", async () => {
+  const group = uniqueGroup("registered");
+  assert.equal((await api.post(CRDS, crd(group, "beacons", "Beacon"))).status, 201);
+  const path = `/apis/apiregistration.k8s.io/v1/apiservices/v1.${group}`;
+  const registered = await eventually(async () => {
+    const r = await api.get(path);
+    return r.status === 200 ? r.body : undefined;
+  }, "the APIService");
+  assert.deepEqual(registered.metadata.labels, { "kube-aggregator.kubernetes.io/automanaged": "true" });
+  assert.deepEqual(registered.spec, {
+    group,
+    version: "v1",
+    groupPriorityMinimum: 1000,
+    versionPriority: 100,
+  });
+  assert.equal((await api.delete(`${CRDS}/beacons.${group}`)).status, 200);
+  await eventually(
+    async () => ((await api.get(path)).status === 404 ? true : undefined),
+    "the APIService gone",
+  );
+});

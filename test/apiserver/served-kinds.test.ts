@@ -354,3 +354,27 @@ test("connect subresources answer as kube-apiserver does with no kubelet to reac
   assert.equal(proxy.body.message, "address not allowed");
   assert.equal((await api.get(`${pods}/no-such-pod/log`)).status, 404);
 });
+
+test("an APIService for each built-in group version, local and available, with kube's priorities", async () => {
+  const path = "/apis/apiregistration.k8s.io/v1/apiservices";
+  const apps = await api.get(`${path}/v1.apps`);
+  assert.equal(apps.status, 200, apps.text);
+  assert.deepEqual(apps.body.metadata.labels, { "kube-aggregator.kubernetes.io/automanaged": "onstart" });
+  assert.deepEqual(apps.body.spec, {
+    group: "apps",
+    version: "v1",
+    groupPriorityMinimum: 17800,
+    versionPriority: 15,
+  });
+  const available = apps.body.status.conditions[0];
+  assert.deepEqual(
+    { type: available.type, status: available.status, reason: available.reason, message: available.message },
+    { type: "Available", status: "True", reason: "Local", message: "Local APIServices are always available" },
+  );
+  const names = (await api.get(path)).body.items.map((i: { metadata: { name: string } }) => i.metadata.name);
+  for (const name of ["v1.", "v2.autoscaling", "v1.rbac.authorization.k8s.io", "v1.storage.k8s.io"]) {
+    assert.ok(names.includes(name), name);
+  }
+  const core = (await api.get(`${path}/v1.`)).body.spec;
+  assert.deepEqual(core, { version: "v1", groupPriorityMinimum: 18000, versionPriority: 1 });
+});

@@ -7,6 +7,7 @@ import type { ServerContext } from "../handlers/context.js";
 import { deleteStored, finalizeIfDone } from "../handlers/finalize.js";
 import { type ResourceDefinition, storeNameOf } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
+import { apiServiceStore, ensureLocalAPIService } from "../seed.js";
 import { Debouncer } from "./debouncer.js";
 
 export const crdStore = "apiextensions.k8s.io/customresourcedefinitions";
@@ -60,7 +61,10 @@ export class CrdController {
     for (const d of server.registry.removeCrd(stored.name)) server.storage.dropStore(storeNameOf(d));
     this.#served.delete(stored.name);
     const group = (stored.obj as unknown as CustomResourceDefinition).spec?.group;
-    if (group) this.#requeueGroup(group, stored.name);
+    if (group) {
+      this.#unregisterAPIServices(group);
+      this.#requeueGroup(group, stored.name);
+    }
   }
 
   /**
@@ -114,6 +118,27 @@ export class CrdController {
     // kube builds a new storage and watch cache for each served spec of a CRD.
     for (const store of new Set(defs.map(storeNameOf))) server.watchWindows.begin(store);
     this.#served.set(name, spec);
+    // kube's crd-autoregistration: each served group version of a CRD gets a local APIService.
+    for (const d of defs) ensureLocalAPIService(server, d.group, d.version, "true");
+  }
+
+  /** Drops the automanaged APIServices of `group`'s versions no resource serves any more. */
+  #unregisterAPIServices(group: string): void {
+    const server = this.#server();
+    const served = new Set(
+      server.registry
+        .all()
+        .filter((d) => d.group === group)
+        .map((d) => d.version),
+    );
+    const def = server.registry.lookup("apiregistration.k8s.io", "v1", "apiservices")!;
+    for (const o of server.storage.list(apiServiceStore)) {
+      const spec = (o.obj.spec ?? {}) as Obj;
+      const labels = ((o.obj.metadata as Obj).labels ?? {}) as Record<string, string>;
+      if (spec.group !== group || served.has(String(spec.version))) continue;
+      if (labels["kube-aggregator.kubernetes.io/automanaged"] !== "true") continue;
+      deleteStored(server, def, o, {});
+    }
   }
 
   #sync(name: string): void {

@@ -374,6 +374,13 @@ export function builtinResources(): ResourceDefinition[] {
       generation: true,
     }),
     define({
+      group: "apiregistration.k8s.io",
+      kind: "APIService",
+      namespaced: false,
+      categories: ["api-extensions"],
+      status: true,
+    }),
+    define({
       group: "admissionregistration.k8s.io",
       kind: "MutatingWebhookConfiguration",
       namespaced: false,

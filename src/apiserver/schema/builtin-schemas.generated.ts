@@ -272,6 +272,54 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     },
     required: ["conversionReviewVersions"],
   },
+  "apiregistration.v1.APIService": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@apiregistration.v1.APIServiceSpec",
+      status: "@apiregistration.v1.APIServiceStatus",
+    },
+    gvk: ["apiregistration.k8s.io", "v1", "APIService"],
+  },
+  "apiregistration.v1.APIServiceCondition": {
+    properties: {
+      lastTransitionTime: "date-time",
+      message: "string",
+      reason: "string",
+      status: "string",
+      type: "string",
+    },
+    required: ["status", "type"],
+  },
+  "apiregistration.v1.APIServiceList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@apiregistration.v1.APIService",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    required: ["items"],
+    gvk: ["apiregistration.k8s.io", "v1", "APIServiceList"],
+  },
+  "apiregistration.v1.APIServiceSpec": {
+    properties: {
+      caBundle: "string",
+      group: "string",
+      groupPriorityMinimum: "integer",
+      insecureSkipTLSVerify: "boolean",
+      service: "@apiregistration.v1.ServiceReference",
+      version: "string",
+      versionPriority: "integer",
+    },
+    required: ["groupPriorityMinimum", "versionPriority"],
+  },
+  "apiregistration.v1.APIServiceStatus": {
+    properties: { conditions: "[]@apiregistration.v1.APIServiceCondition" },
+  },
+  "apiregistration.v1.ServiceReference": {
+    properties: { name: "string", namespace: "string", port: "integer" },
+  },
   "apps.v1.ControllerRevision": {
     properties: {
       apiVersion: "string",
