@@ -329,3 +329,20 @@ test("a watch in protobuf sends length-prefixed WatchEvents whose objects read a
   assert.equal(event.type, "ADDED");
   assert.deepEqual(event.object, created.body);
 });
+
+test("a map key __proto__ in protobuf is a key like any other, as in JSON", async () => {
+  const path = `/api/v1/namespaces/${ns}/configmaps`;
+  const body = envelope("v1", "ConfigMap", "k8s.io.api.core.v1.ConfigMap", {
+    metadata: goMeta("proto-key"),
+    data: { ["__proto__"]: "value", plain: "x" },
+  });
+  const r = await api.post(path, body, { contentType: PROTOBUF });
+  assert.equal(r.status, 201, r.text);
+  assert.equal(JSON.stringify(r.body.data), '{"__proto__":"value","plain":"x"}');
+  const viaJson = await api.post(
+    path,
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"proto-json"},"data":{"__proto__":"value"}}',
+  );
+  assert.equal(viaJson.status, 201, viaJson.text);
+  assert.equal(JSON.stringify(viaJson.body.data), '{"__proto__":"value"}');
+});

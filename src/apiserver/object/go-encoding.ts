@@ -35,6 +35,11 @@ function goFields(short: string): GoField[] | undefined {
   return fields ?? undefined;
 }
 
+/** Sets a key as JSON.parse does: a map's `__proto__` is a key like any other, not the prototype. */
+function setOwn(target: Obj, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 const isPlainObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function zeroOf(f: GoField): unknown {
@@ -68,7 +73,7 @@ function encodeValue(v: unknown, code: string): unknown {
   if (code.startsWith("{}") && isPlainObject(v)) {
     // Go writes map keys sorted.
     const out: Obj = {};
-    for (const k of Object.keys(v).sort()) out[k] = encodeValue(v[k], code.slice(2));
+    for (const k of Object.keys(v).sort()) setOwn(out, k, encodeValue(v[k], code.slice(2)));
     return out;
   }
   return v;
@@ -98,7 +103,7 @@ export function encodeStruct(short: string, value: Obj): Obj {
     } else out[f.name] = encodeValue(v, f.code);
   }
   for (const k in value)
-    if (Object.hasOwn(value, k) && !(k in out) && value[k] !== undefined) out[k] = value[k];
+    if (Object.hasOwn(value, k) && !Object.hasOwn(out, k) && value[k] !== undefined) setOwn(out, k, value[k]);
   return out;
 }
 

@@ -65,6 +65,11 @@ function read(desc: DescMessage, bytes: Uint8Array): Msg {
   }
 }
 
+/** Sets a key as JSON.parse does: `__proto__` in a map is a key like any other, not the prototype. */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 const isZero = (v: unknown) => v === "" || v === 0 || v === false || v === 0n;
 
 function scalar(type: ScalarType, v: unknown): unknown {
@@ -132,8 +137,9 @@ function fieldValue(field: DescField, v: unknown, depth: number): unknown {
     case "map": {
       const out: Record<string, unknown> = {};
       for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
-        out[k] =
+        const value =
           field.mapKind === "message" ? toGo(field.message, item as Msg, depth) : scalar(field.scalar!, item);
+        setOwn(out, k, value);
       }
       return out;
     }

@@ -6,6 +6,7 @@
 import { create, type DescField, type DescMessage, ScalarType, toBinary } from "@bufbuild/protobuf";
 import { parseGoDuration } from "../../api/index.js";
 import type { Obj } from "../storage/index.js";
+import { setOwn } from "./decode.js";
 import { goFields, isGoList, message, messageOf } from "./schema.js";
 
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
@@ -101,9 +102,9 @@ function fieldInit(field: DescField, v: unknown): unknown {
       if (!isObject(v)) return undefined;
       const out: Init = {};
       for (const [k, x] of Object.entries(v)) {
-        const item = field.mapKind === "message" ? fromGo(field.message, x) : scalar(field.scalar!, x);
-        out[k] = item ?? (field.mapKind === "message" ? {} : item);
-        if (out[k] === undefined) delete out[k];
+        const item =
+          field.mapKind === "message" ? (fromGo(field.message, x) ?? {}) : scalar(field.scalar!, x);
+        if (item !== undefined) setOwn(out, k, item);
       }
       return out;
     }
