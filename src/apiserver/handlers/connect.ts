@@ -27,12 +27,8 @@ function reachNode(r: ResourceRequest, nodeName: string): never {
 }
 
 function kubeletUnreachable(node: Obj): ApiError {
-  const addresses = (((node.status as Obj | undefined)?.addresses as Obj[] | undefined) ?? []).map(
-    (a) => `${String(a.type)}=${String(a.address)}`,
-  );
-  if (addresses.length === 0)
-    return new ApiError(500, "", "no preferred addresses found; known addresses: []");
-  const first = ((node.status as Obj).addresses as Obj[])[0];
+  const first = ((node.status as Obj | undefined)?.addresses as Obj[] | undefined)?.[0];
+  if (!first) return new ApiError(500, "", "no preferred addresses found; known addresses: []");
   return new ApiError(500, "", `dial tcp ${String(first.address)}:10250: connect: connection refused`);
 }
 

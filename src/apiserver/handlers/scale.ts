@@ -1,6 +1,6 @@
 // The /scale subresource: an autoscaling/v1 Scale view of a replicas field.
 import { applyJSONPatch, applyMergePatch, PatchError } from "../../patch/index.js";
-import { labelSelectorFromObject } from "../../api/index.js";
+import { labelSelectorFromObject, labelSelectorFromSet } from "../../api/index.js";
 import { mediaType, readBody, sendJson } from "../http-io.js";
 import { parseJsonBounded, parseYamlBounded } from "../nesting.js";
 import { ApiError, badRequest, conflict, staleObjectMessage, unsupportedMediaType } from "../status.js";
@@ -37,11 +37,8 @@ function scaleOf(r: ResourceRequest, stored: StoredObject): Obj {
     const sel = getPath(stored.obj, scale.labelSelectorPath);
     if (typeof sel === "string") selector = sel;
     else if (r.def.kind === "ReplicationController" && !r.def.crdName && sel && typeof sel === "object") {
-      // An RC's selector is a plain map of labels (SelectorFromSet: keys sorted).
-      selector = Object.entries(sel as Record<string, string>)
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([k, v]) => `${k}=${v}`)
-        .join(",");
+      // An RC's selector is a plain map of labels, as kube's SelectorFromSet reads it.
+      selector = labelSelectorFromSet(sel as Record<string, string>).toString();
     } else if (sel && typeof sel === "object") selector = labelSelectorFromObject(sel as Obj).toString();
   }
   const status: Obj = {

@@ -36,7 +36,7 @@ function goFields(short: string): GoField[] | undefined {
 }
 
 /** Sets a key as JSON.parse does: a map's `__proto__` is a key like any other, not the prototype. */
-function setOwn(target: Obj, key: string, value: unknown): void {
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 

@@ -269,6 +269,17 @@ export function statusWritableMetadata(def: ResourceDefinition): readonly string
   }
 }
 
+/** Into `next` (a copy of the stored object): the request's resourceVersion and the metadata a status write may change. */
+function takeStatusWritableMetadata(def: ResourceDefinition, next: Obj, request: Obj): void {
+  const meta = next.metadata as Obj;
+  const given = (request.metadata ?? {}) as Obj;
+  meta.resourceVersion = given.resourceVersion;
+  for (const k of statusWritableMetadata(def)) {
+    if (given[k] === undefined) delete meta[k];
+    else meta[k] = given[k];
+  }
+}
+
 /**
  * Carries over what an update may not change and isolates status: through the main endpoint
  * `status` keeps its stored value; through /status only `status` changes (generation: see
@@ -290,13 +301,7 @@ export function prepareForUpdate(
     if (conditions === undefined) delete status.conditions;
     else status.conditions = conditions;
     next.status = status;
-    const meta = next.metadata as Obj;
-    const given = (obj.metadata ?? {}) as Obj;
-    meta.resourceVersion = given.resourceVersion;
-    for (const k of STATUS_METADATA) {
-      if (given[k] === undefined) delete meta[k];
-      else meta[k] = given[k];
-    }
+    takeStatusWritableMetadata(def, next, obj);
   } else if (subresource === "ephemeralcontainers") {
     // Only a Pod's ephemeral containers change (dropNonEphemeralContainerUpdates).
     next = structuredClone(oldObj) as Obj;
@@ -309,13 +314,7 @@ export function prepareForUpdate(
     next = structuredClone(oldObj) as Obj;
     if (obj.status === undefined) delete next.status;
     else next.status = obj.status;
-    const meta = next.metadata as Obj;
-    const given = (obj.metadata ?? {}) as Obj;
-    meta.resourceVersion = given.resourceVersion;
-    for (const k of statusWritableMetadata(def)) {
-      if (given[k] === undefined) delete meta[k];
-      else meta[k] = given[k];
-    }
+    takeStatusWritableMetadata(def, next, obj);
   } else {
     next = obj;
     if (def.statusSubresource) {

@@ -5,6 +5,7 @@
 // JSON encoder writes the Go type (apimachinery's special types, omitempty, inlined structs).
 import { type DescField, type DescMessage, fromBinary, isFieldSet, ScalarType } from "@bufbuild/protobuf";
 import { parseJsonBounded } from "../nesting.js";
+import { setOwn } from "../object/go-encoding.js";
 import type { Obj } from "../storage/index.js";
 import { goDuration, microTime, rfc3339 } from "./go-values.js";
 import { goFields, isGoList, message, messageOf } from "./schema.js";
@@ -63,11 +64,6 @@ function read(desc: DescMessage, bytes: Uint8Array): Msg {
   } catch (e) {
     throw new ProtobufError(`unable to decode ${desc.name}: ${(e as Error).message}`);
   }
-}
-
-/** Sets a key as JSON.parse does: `__proto__` in a map is a key like any other, not the prototype. */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 const isZero = (v: unknown) => v === "" || v === 0 || v === false || v === 0n;

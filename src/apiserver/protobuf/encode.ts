@@ -6,7 +6,7 @@
 import { create, type DescField, type DescMessage, ScalarType, toBinary } from "@bufbuild/protobuf";
 import { parseGoDuration } from "../../api/index.js";
 import type { Obj } from "../storage/index.js";
-import { setOwn } from "./decode.js";
+import { setOwn } from "../object/go-encoding.js";
 import { goFields, isGoList, message, messageOf } from "./schema.js";
 
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
