@@ -314,16 +314,23 @@ class ControllerImpl<Req> implements Controller<Req> {
     const every = this.#o.slowReconcileWarningMs;
     const slow: { timer: NodeJS.Timeout | undefined } = { timer: undefined };
     if (every <= 0) return slow;
-    const arm = () => {
+    // Node's timers run on the event loop's cached clock, so one may fire a millisecond or two
+    // before `every` has passed on performance.now(); such a wake-up waits out the rest, so the
+    // running time logged is never below the period that promised it.
+    let due = every;
+    const arm = (delay: number) => {
       slow.timer = setTimeout(() => {
+        const running = performance.now() - started;
+        if (running < due) return arm(Math.ceil(due - running));
         log.info("Reconcile is taking long; it may be stuck (a call without a timeout or signal?)", {
-          runningMs: Math.round(performance.now() - started),
+          runningMs: Math.round(running),
         });
-        arm();
-      }, every);
+        due += every;
+        arm(Math.max(1, due - running));
+      }, delay);
       slow.timer.unref();
     };
-    arm();
+    arm(every);
     return slow;
   }
 
