@@ -1,5 +1,7 @@
-// ConfigMaps and Secrets hold at most 1 MiB of data (kube's MaxSecretSize, for both), so that
-// one object cannot exhaust what etcd and every watcher hold.
+// ConfigMaps and Secrets as kube's ValidateConfigMap and ValidateSecret check them: keys are
+// config keys, a Secret of a known type carries the keys its type needs, and both hold at most
+// 1 MiB of data (kube's MaxSecretSize), so that one object cannot exhaust what etcd and every
+// watcher hold.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
@@ -24,22 +26,109 @@ function decodedLength(b64: string): number {
   return Math.floor((b64.length * 3) / 4) - padding;
 }
 
-/** ValidateConfigMap's size rule: the values of data, plus binaryData's bytes. */
-export function validateConfigMapSize(obj: Obj): StatusCause[] {
+const configKeyRe = /^[-._a-zA-Z0-9]+$/;
+
+/** apimachinery's IsConfigMapKey. */
+export function configKeyErrors(key: string): string[] {
+  const errs: string[] = [];
+  if (key.length > 253) errs.push("must be no more than 253 characters");
+  if (!configKeyRe.test(key)) {
+    errs.push(
+      "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+    );
+  }
+  if (key === ".") errs.push("must not be '.'");
+  else if (key === "..") errs.push("must not be '..'");
+  else if (key.startsWith("..")) errs.push("must not start with '..'");
+  return errs;
+}
+
+function invalidKey(field: string, key: string, detail: string): StatusCause {
+  return { reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(key)}: ${detail}`, field };
+}
+
+function keyCauses(bag: string, value: unknown): StatusCause[] {
+  return entries(value).flatMap(([k]) => configKeyErrors(k).map((m) => invalidKey(`${bag}[${k}]`, k, m)));
+}
+
+/** ValidateConfigMap: keys of data and binaryData, no key in both, the size of the two. */
+export function validateConfigMap(obj: Obj): StatusCause[] {
+  const causes = keyCauses("data", obj.data);
+  const binary = new Set(entries(obj.binaryData).map(([k]) => k));
+  for (const [k] of entries(obj.data)) {
+    if (binary.has(k)) causes.push(invalidKey(`data[${k}]`, k, "duplicate of key present in binaryData"));
+  }
+  causes.push(...keyCauses("binaryData", obj.binaryData));
   let total = 0;
   for (const [, v] of entries(obj.data)) total += typeof v === "string" ? Buffer.byteLength(v) : 0;
   for (const [, v] of entries(obj.binaryData)) total += typeof v === "string" ? decodedLength(v) : 0;
   // kube reports it at the empty path, printed "[]".
-  return total > MAX_DATA_BYTES ? [tooLong("[]")] : [];
+  if (total > MAX_DATA_BYTES) causes.push(tooLong("[]"));
+  return causes;
 }
 
-/** ValidateSecret's size rule: the decoded bytes of data (stringData is merged in by then). */
-export function validateSecretSize(obj: Obj): StatusCause[] {
+const required = (field: string): StatusCause => ({
+  reason: "FieldValueRequired",
+  message: "Required value",
+  field,
+});
+
+/** The keys each known Secret type requires (ValidateSecret's switch on type). */
+function typeCauses(obj: Obj): StatusCause[] {
+  const data = (obj.data ?? {}) as Record<string, unknown>;
+  const has = (k: string) => Object.hasOwn(data, k);
+  const jsonKey = (k: string): StatusCause[] => {
+    if (!has(k)) return [required(`data[${k}]`)];
+    try {
+      JSON.parse(Buffer.from(String(data[k]), "base64").toString());
+      return [];
+    } catch (e) {
+      const why = (e as Error).message;
+      return [
+        {
+          reason: "FieldValueInvalid",
+          message: `Invalid value: "<secret contents redacted>": ${why}`,
+          field: `data[${k}]`,
+        },
+      ];
+    }
+  };
+  switch (obj.type) {
+    case "kubernetes.io/service-account-token": {
+      const annotations = ((obj.metadata as Obj | undefined)?.annotations ?? {}) as Record<string, string>;
+      const key = "kubernetes.io/service-account.name";
+      return annotations[key] ? [] : [required(`metadata.annotations[${key}]`)];
+    }
+    case "kubernetes.io/dockercfg":
+      return jsonKey(".dockercfg");
+    case "kubernetes.io/dockerconfigjson":
+      return jsonKey(".dockerconfigjson");
+    case "kubernetes.io/basic-auth":
+      return has("username") || has("password")
+        ? []
+        : [required("data[username]"), required("data[password]")];
+    case "kubernetes.io/ssh-auth":
+      return data["ssh-privatekey"] ? [] : [required("data[ssh-privatekey]")];
+    case "kubernetes.io/tls":
+      return [
+        ...(has("tls.crt") ? [] : [required("data[tls.crt]")]),
+        ...(has("tls.key") ? [] : [required("data[tls.key]")]),
+      ];
+    default:
+      return [];
+  }
+}
+
+/** ValidateSecret: keys and size of data (stringData is merged in by then), then the type's keys. */
+export function validateSecret(obj: Obj): StatusCause[] {
+  const causes = keyCauses("data", obj.data);
   let total = 0;
   for (const [, v] of entries(obj.data)) total += typeof v === "string" ? decodedLength(v) : 0;
-  return total > MAX_DATA_BYTES ? [tooLong("data")] : [];
+  if (total > MAX_DATA_BYTES) causes.push(tooLong("data"));
+  causes.push(...typeCauses(obj));
+  return causes;
 }
 
 export const configMapBehaviour: KindBehaviour = {
-  validate: (obj) => validateConfigMapSize(obj),
+  validate: (obj) => validateConfigMap(obj),
 };

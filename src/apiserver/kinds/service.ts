@@ -2,7 +2,7 @@
 // service range), port protocol and targetPort defaults, and the required ports.
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
-import { validateSecretSize } from "./config-data.js";
+import { validateSecret } from "./config-data.js";
 import type { KindBehaviour } from "./behaviour.js";
 
 function allocate(used: Set<string>): string {
@@ -129,5 +129,5 @@ export const secretBehaviour: KindBehaviour = {
     }
     delete obj.stringData;
   },
-  validate: (obj) => validateSecretSize(obj),
+  validate: (obj) => validateSecret(obj),
 };
