@@ -3,7 +3,7 @@ import { indentJson, isPrettyPrint } from "./pretty.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseJsonBounded, parseYamlBounded } from "./nesting.js";
 import { encodeProtobuf } from "./protobuf/encode.js";
-import { ApiError, badRequest, notAcceptable, tooLarge } from "./status.js";
+import { ApiError, badRequest, tooLarge } from "./status.js";
 
 /**
  * Reads the whole body, failing with 413 past `limit` bytes. Listens for the stream's events
@@ -64,33 +64,45 @@ export function mediaType(header: string | undefined): string {
 /** The representation a client asked for in `Accept`. */
 export type ResponseForm = "object" | "PartialObjectMetadata" | "PartialObjectMetadataList" | "Table";
 
-/** Picks the first entry of `Accept` the server can produce. */
-export function negotiate(accept: string | undefined, tableSupported: boolean): ResponseForm {
-  if (!accept) return "object";
-  let sawAny = false;
-  for (const entry of accept.split(",")) {
-    const [type, ...params] = entry.split(";").map((s) => s.trim());
-    const mt = type.toLowerCase();
-    if (mt !== "application/json" && mt !== "*/*" && mt !== "application/*") {
-      if (mt === "application/yaml" || mt === "application/vnd.kubernetes.protobuf") sawAny = true;
-      continue;
-    }
-    const p: Record<string, string> = {};
-    for (const kv of params) {
+export interface AcceptEntry {
+  type: string;
+  params: Record<string, string>;
+  q: number;
+}
+
+/** `Accept` entries with q > 0, in goautoneg's order. */
+export function parseAccept(accept: string): AcceptEntry[] {
+  const out: AcceptEntry[] = [];
+  for (const raw of accept.split(",")) {
+    const [type, ...rest] = raw.split(";").map((s) => s.trim());
+    const params: Record<string, string> = {};
+    for (const kv of rest) {
       const eq = kv.indexOf("=");
-      if (eq > 0) p[kv.slice(0, eq).trim()] = kv.slice(eq + 1).trim();
+      if (eq > 0) params[kv.slice(0, eq).trim()] = kv.slice(eq + 1).trim();
     }
-    if (p.as === undefined) return "object";
-    if (p.g !== "meta.k8s.io" || (p.v !== "v1" && p.v !== "v1beta1")) continue;
-    if (p.as === "Table") {
-      if (tableSupported) return "Table";
-      continue;
-    }
-    if (p.as === "PartialObjectMetadata" || p.as === "PartialObjectMetadataList") return p.as;
+    const q = params.q === undefined ? 1 : Number(params.q);
+    if (type && q > 0) out.push({ type, params, q });
   }
-  // Protobuf/YAML-only clients get JSON, which client-go and kubectl read whatever they asked.
-  if (sawAny) return "object";
-  throw notAcceptable();
+  // goautoneg: by quality, then the more specific type, then as written.
+  const specific = (t: string) => (t === "*/*" ? 0 : t.endsWith("/*") ? 1 : 2);
+  return out
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => b.e.q - a.e.q || specific(b.e.type) - specific(a.e.type) || a.i - b.i)
+    .map(({ e }) => e);
+}
+
+/** The serializers kube-apiserver offers, in the order its errors list them. */
+export const SERIALIZERS = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+
+/**
+ * Whether an error answer to `accept` is written as json.MarshalIndent writes it: kube does so
+ * when no serializer can be negotiated for the Status itself (types compared as written).
+ */
+function errorNeedsRawJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return !parseAccept(accept).some(
+    (e) => e.type === "*/*" || e.type === "application/*" || SERIALIZERS.includes(e.type),
+  );
 }
 
 /** Whether the request came over HTTP/2, where hop-by-hop headers are forbidden. */
@@ -193,7 +205,18 @@ export function sendJson(
 }
 
 export function sendError(res: ServerResponse, err: ApiError): void {
-  sendJson(res, err.code, JSON.stringify(err.toStatus()));
+  const body = JSON.stringify(err.toStatus());
+  if (res.headersSent || !errorNeedsRawJson(res.req?.headers.accept)) {
+    sendJson(res, err.code, body);
+    return;
+  }
+  const text = indentJson(body);
+  res.writeHead(err.code, {
+    "Content-Type": "application/json",
+    "Cache-Control": "no-cache, private",
+    "Content-Length": Buffer.byteLength(text),
+  });
+  res.end(text);
 }
 
 export function sendText(res: ServerResponse, code: number, body: string): void {

@@ -153,14 +153,6 @@ export function unsupportedMediaType(accepted: string[]): ApiError {
   );
 }
 
-export function notAcceptable(): ApiError {
-  return new ApiError(
-    406,
-    "NotAcceptable",
-    "the server was unable to respond with a content type that the client supports",
-  );
-}
-
 export function tooLarge(limit: number): ApiError {
   return new ApiError(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limit}`);
 }

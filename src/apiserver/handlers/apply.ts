@@ -4,11 +4,12 @@
 // commits through the shared write path.
 import { createWithAdmission, updateWithAdmission } from "../admission/index.js";
 import { inRequestVersion } from "../conversion/index.js";
-import { readBody, sendJson } from "../http-io.js";
+import { readBody, type ResponseForm } from "../http-io.js";
 import { DepthExceededError, parseYamlBounded } from "../nesting.js";
 import type { ResourceRequest } from "./context.js";
 import { refOf } from "./context.js";
 import { isTrue } from "./list-options.js";
+import { sendInForm } from "./negotiation.js";
 import { admit, checkFields, isDryRun, manager, setManagedFields, warningHeaders } from "./write.js";
 import { kindBehaviour, unknownTopLevelFields } from "../kinds/index.js";
 import {
@@ -101,7 +102,7 @@ function checkName(r: ResourceRequest, obj: Obj): void {
 }
 
 /** Serves an apply PATCH. */
-export async function handleApply(r: ResourceRequest): Promise<void> {
+export async function handleApply(r: ResourceRequest, form: ResponseForm): Promise<void> {
   const fieldManager = requireFieldManager(r);
   const force = parseForce(r);
   const text = (await readBody(r.req, r.server.limits.maxBodyBytes)).toString("utf8");
@@ -148,14 +149,14 @@ export async function handleApply(r: ResourceRequest): Promise<void> {
   // Applied writes pass the admission webhooks like any other create or update.
   if (current) {
     const result = await updateWithAdmission(r, current, obj, warnings, applied.managedFields);
-    sendJson(r.res, 200, result.json, warningHeaders(warnings));
+    sendInForm(r, 200, result.json, form, warningHeaders(warnings));
     return;
   }
   const created = await createWithAdmission(r, obj, undefined, (rr, o) => ({
     json: createApplied(rr, o, applied.managedFields),
     headers: undefined,
   }));
-  sendJson(r.res, 201, created.json, withWarnings(created.headers, warnings));
+  sendInForm(r, 201, created.json, form, withWarnings(created.headers, warnings));
 }
 
 /** The webhooks' headers plus the apply's own warnings. */

@@ -2,6 +2,7 @@
 // does. As kube's BindingREST: the Pod must exist, not be going, not be assigned already and have
 // no scheduling gates; its nodeName is set, the Binding's annotations merged in and the
 // PodScheduled condition set True, straight in storage (no managedFields entry); 201 Success.
+import { formOf } from "./negotiation.js";
 import { mediaType, readBody, sendJson } from "../http-io.js";
 import { parseJsonBounded, parseYamlBounded } from "../nesting.js";
 import { kubeTime, normalizeOrder } from "../object/meta.js";
@@ -65,6 +66,7 @@ function podScheduled(pod: Obj, now: string): void {
 }
 
 export async function handleBinding(r: ResourceRequest): Promise<void> {
+  formOf(r, "write", false); // no table convertor: a Table is refused first
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const binding = readBinding(body, mediaType(r.req.headers["content-type"]));
   const meta = isObject(binding.metadata) ? binding.metadata : {};

@@ -1,12 +1,13 @@
 // POST: create an object (generateName, namespace checks, admission, 409 AlreadyExists, dryRun).
 import { createWithAdmission } from "../admission/index.js";
-import { readBody, sendJson } from "../http-io.js";
+import { readBody } from "../http-io.js";
 import { dropStatusOnCreate, normalizeOrder, prepareForCreate, randomSuffix } from "../object/meta.js";
 import { kindBehaviour } from "../kinds/index.js";
 import { storeNameOf } from "../registry/index.js";
 import { alreadyExists, ApiError, badRequest } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
+import { formOf, sendInForm } from "./negotiation.js";
 import {
   admit,
   checkFields,
@@ -18,10 +19,11 @@ import {
 } from "./write.js";
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
+  const form = formOf(r, "write");
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const { obj, text } = decodeObject(r, body);
   const { json, headers } = await createWithAdmission(r, obj, text, createObject);
-  sendJson(r.res, 201, json, headers);
+  sendInForm(r, 201, json, form, headers);
 }
 
 /** The synchronous part of a create, shared with PATCH-apply of a missing object. */

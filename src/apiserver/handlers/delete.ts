@@ -4,6 +4,7 @@ import { mediaType, readBody, sendJson } from "../http-io.js";
 import { storeNameOf } from "../registry/index.js";
 import { badRequest, deleteSuccess } from "../status.js";
 import type { Obj } from "../storage/index.js";
+import { formOf, sendInForm } from "./negotiation.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { type DeleteOptions, deleteStored } from "./finalize.js";
 import { mustGet } from "./get.js";
@@ -55,11 +56,13 @@ async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
 }
 
 export async function handleDelete(r: ResourceRequest): Promise<void> {
+  const form = formOf(r, "write");
   const opts = await deleteOptions(r);
   const current = await deleteWithAdmission(r, mustGet(r), opts);
   const outcome = deleteStored(r.server, r.def, current, opts);
-  if (!outcome.removed || (r.def.returnDeletedObject ?? r.def.crdName !== undefined)) {
-    sendJson(r.res, 200, outcome.stored.json);
+  // An object still held by finalizers is answered; one gone is a Status (custom resources too).
+  if (!outcome.removed || r.def.returnDeletedObject) {
+    sendInForm(r, 200, outcome.stored.json, form);
     return;
   }
   const uid = String((current.obj.metadata as Obj).uid);

@@ -1,6 +1,7 @@
 // POST pods/{name}/eviction: an Eviction (policy/v1 or v1beta1) deletes the Pod with the
 // Eviction's deleteOptions, answering 201 with a Success Status as kube-apiserver does. No
 // PodDisruptionBudgets are served, so no eviction is refused for one.
+import { formOf } from "./negotiation.js";
 import { mediaType, readBody, sendJson } from "../http-io.js";
 import { PROTOBUF } from "../protobuf/decode.js";
 import { ApiError, badRequest } from "../status.js";
@@ -41,6 +42,7 @@ function parseEviction(body: Buffer, contentType: string): Obj {
 }
 
 export async function handleEviction(r: ResourceRequest): Promise<void> {
+  formOf(r, "write", false); // no table convertor: a Table is refused first
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const eviction = parseEviction(body, mediaType(r.req.headers["content-type"]));
   const name = (eviction.metadata as Obj | undefined)?.name;

@@ -1,6 +1,6 @@
 // GET of one object (and of its /status, which answers the whole object).
 import { inRequestVersion } from "../conversion/index.js";
-import { negotiate, sendJson } from "../http-io.js";
+import { sendJson } from "../http-io.js";
 import { objectKey } from "../storage/index.js";
 import { storeNameOf } from "../registry/index.js";
 import { notFound, type ApiError } from "../status.js";
@@ -8,7 +8,8 @@ import type { StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { parseRv, tooLargeRv } from "./list-options.js";
 import { formJson } from "./serialize.js";
-import { tableJson, tableSupported } from "./table.js";
+import { checkFormFits, formOf } from "./negotiation.js";
+import { tableJson } from "./table.js";
 
 /** The stored object a request names, or 404. */
 export function mustGet(r: ResourceRequest): StoredObject {
@@ -25,8 +26,9 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
     const current = r.server.storage.resourceVersion;
     if (requested > current) throw tooLargeRv(requested, current);
   }
-  const form = negotiate(r.req.headers.accept, tableSupported());
+  const form = formOf(r, "object");
   const stored = await inRequestVersion(r, mustGet(r));
+  checkFormFits(r.def, form, false);
   if (form === "Table") {
     sendJson(r.res, 200, tableJson(r, [stored], { resourceVersion: String(stored.rv) }));
     return;

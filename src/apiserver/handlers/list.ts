@@ -1,7 +1,7 @@
 // LIST: selectors, limit/continue over a consistent snapshot, resourceVersion semantics, and the
 // PartialObjectMetadataList and Table forms.
 import { itemsInRequestVersion } from "../conversion/index.js";
-import { negotiate, sendJson } from "../http-io.js";
+import { sendJson } from "../http-io.js";
 import { storeNameOf } from "../registry/index.js";
 import { expired } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
@@ -10,7 +10,8 @@ import { decodeContinue, encodeContinue } from "./continue-token.js";
 import { int64Param, parseRv, tooLargeRv, validateListOptions } from "./list-options.js";
 import { buildFilter } from "./selection.js";
 import { formJson, itemJson, type ListMetaOut, listJson } from "./serialize.js";
-import { tableJson, tableSupported } from "./table.js";
+import { checkFormFits, formOf } from "./negotiation.js";
+import { tableJson } from "./table.js";
 
 const continueTooOld =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
@@ -88,8 +89,9 @@ export function selectPage(r: ResourceRequest): ListPage {
 }
 
 export async function handleList(r: ResourceRequest): Promise<void> {
-  const form = negotiate(r.req.headers.accept, tableSupported());
+  const form = formOf(r, "list");
   const page = selectPage(r);
+  checkFormFits(r.def, form, true);
   page.items = await itemsInRequestVersion(r, page.items);
   if (form === "Table") {
     sendJson(r.res, 200, tableJson(r, page.items, page.meta));

@@ -7,12 +7,13 @@ import {
   builtinPatchMeta,
   PatchError,
 } from "../../patch/index.js";
-import { mediaType, readBody, sendJson } from "../http-io.js";
+import { mediaType, readBody } from "../http-io.js";
 import { storeNameOf } from "../registry/index.js";
 import { ApiError, badRequest, cause, invalid, notFound, unsupportedMediaType } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { handleApply } from "./apply.js";
+import { formOf, sendInForm } from "./negotiation.js";
 import { updateWithAdmission } from "../admission/index.js";
 import { inRequestVersion } from "../conversion/index.js";
 import { DepthExceededError, parseJsonBounded } from "../nesting.js";
@@ -34,12 +35,13 @@ function parsePatch(text: string, ct: string): unknown {
 }
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
+  const form = formOf(r, "write");
   const ct = mediaType(r.req.headers["content-type"]);
   const accepted = r.def.crdName
     ? [JSON_PATCH, MERGE_PATCH, APPLY]
     : [JSON_PATCH, MERGE_PATCH, APPLY, STRATEGIC];
   if (!accepted.includes(ct)) throw unsupportedMediaType(accepted);
-  if (ct === APPLY) return handleApply(r);
+  if (ct === APPLY) return handleApply(r, form);
   if (r.query.has("force")) {
     throw new ApiError(
       422,
@@ -91,5 +93,5 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     meta.resourceVersion = String(current.rv);
   const warnings = checkFields(r, obj, undefined);
   const result = await updateWithAdmission(r, current, obj, warnings);
-  sendJson(r.res, 200, result.json, warningHeaders(warnings));
+  sendInForm(r, 200, result.json, form, warningHeaders(warnings));
 }

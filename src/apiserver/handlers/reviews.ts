@@ -4,11 +4,12 @@
 // TokenReview asks the authenticator about a bearer token (how webhooks and metrics endpoints
 // check callers). Validation and answers as kube-apiserver 1.26 words them.
 import { pathAttributes } from "../authz/attributes.js";
-import { readBody, sendJson } from "../http-io.js";
+import { readBody } from "../http-io.js";
 import { apiVersionOfDef } from "../object/meta.js";
 import { ApiError, badRequest, invalid } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { AccessAttributes, ResourceRequest, UserInfo } from "./context.js";
+import { formOf, sendInForm } from "./negotiation.js";
 import { checkTypeMeta, decodeObject, stampManagedFields } from "./write.js";
 
 const str = (v: unknown) => (typeof v === "string" ? v : "");
@@ -16,19 +17,21 @@ const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string =>
 const isObject = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 
 export async function handleReview(r: ResourceRequest): Promise<void> {
+  // Reviews have no table convertor: a Table is refused before the review is read.
+  const form = formOf(r, "write", false);
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const { obj } = decodeObject(r, body);
   checkTypeMeta(r, obj);
   if (!isObject(obj.spec)) obj.spec = {};
   switch (r.def.kind) {
     case "SelfSubjectRulesReview":
-      sendJson(r.res, 201, JSON.stringify(rulesReview(r, obj)));
+      sendInForm(r, 201, JSON.stringify(rulesReview(r, obj)), form);
       return;
     case "TokenReview":
-      sendJson(r.res, 201, JSON.stringify(tokenReview(r, obj)));
+      sendInForm(r, 201, JSON.stringify(tokenReview(r, obj)), form);
       return;
     default:
-      sendJson(r.res, 201, JSON.stringify(accessReview(r, obj)));
+      sendInForm(r, 201, JSON.stringify(accessReview(r, obj)), form);
   }
 }
 

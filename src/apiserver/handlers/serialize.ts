@@ -1,6 +1,6 @@
 // Serialized forms of stored objects, built from the JSON kept at write time so that reads and
 // watch fan-out cost string concatenation, not JSON.stringify.
-import { apiVersionOfDef } from "../object/meta.js";
+import { apiVersionOfDef, inObjectMetaOrder } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import type { ResponseForm } from "../http-io.js";
@@ -21,8 +21,36 @@ export function itemJson(def: ResourceDefinition, stored: StoredObject): string 
   return json.startsWith(prefix) ? `{${json.slice(prefix.length)}` : json;
 }
 
+/** Keys of `o` in `order` first, then the rest as they come. */
+function ordered(o: Obj, order: readonly string[]): Obj {
+  const out: Obj = {};
+  for (const k of order) if (o[k] !== undefined) out[k] = o[k];
+  for (const k in o) if (!(k in out) && Object.hasOwn(o, k)) out[k] = o[k];
+  return out;
+}
+
+const MANAGED_FIELDS_ORDER = [
+  "manager",
+  "operation",
+  "apiVersion",
+  "time",
+  "fieldsType",
+  "fieldsV1",
+  "subresource",
+];
+const OWNER_REFERENCE_ORDER = ["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"];
+
+/**
+ * The object's metadata as kube's typed ObjectMeta writes it. A custom resource's is stored in
+ * unstructured (sorted) order; as PartialObjectMetadata it is the struct's.
+ */
 export function metadataObject(stored: StoredObject): Obj {
-  return { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: stored.obj.metadata };
+  const meta = inObjectMetaOrder(stored.obj.metadata as Obj);
+  const entries = (list: unknown, order: readonly string[]) =>
+    Array.isArray(list) ? list.map((e) => (e && typeof e === "object" ? ordered(e as Obj, order) : e)) : list;
+  if (meta.managedFields) meta.managedFields = entries(meta.managedFields, MANAGED_FIELDS_ORDER);
+  if (meta.ownerReferences) meta.ownerReferences = entries(meta.ownerReferences, OWNER_REFERENCE_ORDER);
+  return { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: meta };
 }
 
 /** The serialized object in the form negotiated for single objects and watch events. */

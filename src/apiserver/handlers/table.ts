@@ -9,10 +9,6 @@ import type { StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import type { ListMetaOut } from "./serialize.js";
 
-export function tableSupported(): boolean {
-  return true;
-}
-
 type IncludeObject = "None" | "Object" | "Metadata";
 
 /** `?includeObject=`, checked as kube checks it. */

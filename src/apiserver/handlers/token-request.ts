@@ -2,7 +2,7 @@
 // token for the ServiceAccount, as `kubectl create token` asks for it. Audiences default to the
 // server's, expiry to an hour (at least ten minutes); a bound Pod or Secret must exist, and the
 // token dies with it.
-import { readBody, sendJson } from "../http-io.js";
+import { readBody } from "../http-io.js";
 import { kubeTime } from "../object/meta.js";
 import { ApiError, badRequest, invalid, notFound } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -10,6 +10,7 @@ import type { ResourceDefinition } from "../registry/index.js";
 import { asJSONSchemaProps, builtinSchema } from "../schema/index.js";
 import type { ResourceRequest } from "./context.js";
 import { mustGet } from "./get.js";
+import { formOf, sendInForm } from "./negotiation.js";
 import { checkTypeMeta, decodeObject, stampManagedFields } from "./write.js";
 
 const ref = { group: "authentication.k8s.io", resource: "tokenrequests", kind: "TokenRequest" };
@@ -36,6 +37,7 @@ export function isTokenRequest(r: Pick<ResourceRequest, "def" | "subresource">):
 export async function handleTokenRequest(r: ResourceRequest): Promise<void> {
   const authn = r.server.authentication;
   if (!authn) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
+  const form = formOf(r, "write", false);
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const asTokenRequest = { ...r, def: tokenRequestDefinition(r.def) };
   const { obj: request } = decodeObject(asTokenRequest, body);
@@ -116,5 +118,5 @@ export async function handleTokenRequest(r: ResourceRequest): Promise<void> {
     spec: { audiences, expirationSeconds, boundObjectRef },
     status: { token: issued.token, expirationTimestamp: kubeTime(issued.expires) },
   };
-  sendJson(r.res, 201, JSON.stringify(response));
+  sendInForm(r, 201, JSON.stringify(response), form);
 }

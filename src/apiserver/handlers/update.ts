@@ -1,14 +1,16 @@
 // PUT: replace an object (or its status) with optimistic concurrency.
 import { updateWithAdmission } from "../admission/index.js";
 import { inRequestVersion } from "../conversion/index.js";
-import { readBody, sendJson } from "../http-io.js";
+import { readBody } from "../http-io.js";
 import { badRequest } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import { mustGet } from "./get.js";
+import { formOf, sendInForm } from "./negotiation.js";
 import { checkFields, checkTypeMeta, decodeObject, warningHeaders } from "./write.js";
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
+  const form = formOf(r, "write");
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const { obj, text } = decodeObject(r, body);
   checkTypeMeta(r, obj);
@@ -29,5 +31,5 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const warnings = checkFields(r, obj, text);
   const current = await inRequestVersion(r, mustGet(r));
   const result = await updateWithAdmission(r, current, obj, warnings);
-  sendJson(r.res, 200, result.json, warningHeaders(warnings));
+  sendInForm(r, 200, result.json, form, warningHeaders(warnings));
 }

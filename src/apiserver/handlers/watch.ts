@@ -4,14 +4,15 @@
 // for watchers that do not read their live events (watcher.ts). One JSON object per line; initial
 // events are written at the pace the client reads them (watch-writer.ts), many lines per chunk.
 import { parseGoDuration } from "../../api/index.js";
-import { isHttp2, isProtobufResponse, negotiate, PROTOBUF_MEDIA_TYPE } from "../http-io.js";
+import { isHttp2, isProtobufResponse, PROTOBUF_MEDIA_TYPE } from "../http-io.js";
 import { protobufWatchFrame } from "../protobuf/encode.js";
 import { storeNameOf } from "../registry/index.js";
 import { failureStatus } from "../status.js";
 import type { ResourceRequest } from "./context.js";
 import { int64Param, isTrue, parseRv, validateListOptions } from "./list-options.js";
 import { buildFilter } from "./selection.js";
-import { includeObjectOf, tableSupported } from "./table.js";
+import { formOf } from "./negotiation.js";
+import { includeObjectOf } from "./table.js";
 import { Watcher } from "./watcher.js";
 
 // setTimeout fires at once for a longer delay (with a TimeoutOverflowWarning): ~24.8 days.
@@ -28,7 +29,7 @@ function watchTimeout(query: URLSearchParams, fallback: number): number {
 
 export function handleWatch(r: ResourceRequest): void {
   validateListOptions(r.query, true);
-  const form = negotiate(r.req.headers.accept, tableSupported());
+  const form = formOf(r, "list");
   includeObjectOf(r.query); // a bad value is a 400, before the stream starts
   const filter = buildFilter(r.def, r.namespace, r.query);
   const storage = r.server.storage;
