@@ -12,6 +12,8 @@ import { promisify } from "node:util";
 import { Agent } from "undici";
 import { Api, collect, configMap, type Target } from "../../test/apiserver/harness.js";
 import { type RunningAPIServer, startAPIServer } from "./index.js";
+import { needs } from "../../test/support/environment.js";
+import { eventually } from "../envtest/index.js";
 
 const run = promisify(execFile);
 
@@ -147,6 +149,108 @@ describe("garbage collection", () => {
         if (status === 200) await sleep(50);
       }
       assert.equal(status, 404);
+    } finally {
+      await api.target.close();
+      await server.stop();
+    }
+  });
+});
+
+describe("garbage collection in the foreground", needs("garbage-collector"), () => {
+  const cms = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
+  async function owned(
+    api: Api,
+    ns: string,
+    name: string,
+    owner: { name: string; uid: string },
+    block: boolean,
+  ) {
+    const body = configMap(name) as ReturnType<typeof configMap> & { metadata: Record<string, unknown> };
+    body.metadata.ownerReferences = [
+      { apiVersion: "v1", kind: "ConfigMap", ...owner, blockOwnerDeletion: block },
+    ];
+    const r = await api.post(cms(ns), body);
+    assert.equal(r.status, 201, r.text);
+    return r.body.metadata as { name: string; uid: string };
+  }
+
+  test("an owner waits only for the dependents that block it", async () => {
+    const server = await startAPIServer({ garbageCollection: true });
+    const api = apiFor(server);
+    try {
+      const ns = await api.namespace("fg");
+      const owner = (await api.post(cms(ns), configMap("owner"))).body.metadata;
+      // Two dependents kept by a finalizer, one blocking its owner's deletion, one not.
+      for (const [name, block] of [
+        ["held", true],
+        ["loose", false],
+      ] as const) {
+        const body = configMap(name) as ReturnType<typeof configMap> & { metadata: Record<string, unknown> };
+        body.metadata.finalizers = ["example.com/hold"];
+        body.metadata.ownerReferences = [
+          { apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.uid, blockOwnerDeletion: block },
+        ];
+        assert.equal((await api.post(cms(ns), body)).status, 201);
+      }
+      assert.equal((await api.delete(`${cms(ns)}/owner`, { propagationPolicy: "Foreground" })).status, 200);
+      await eventually(
+        "both dependents being deleted",
+        async () =>
+          (await api.get(cms(ns))).body.items.filter(
+            (i: { metadata: { deletionTimestamp?: string } }) => i.metadata.deletionTimestamp,
+          ).length === 3,
+      );
+      assert.equal((await api.get(`${cms(ns)}/owner`)).status, 200, "the owner waits for the blocking one");
+      await api.patch(`${cms(ns)}/held`, { metadata: { finalizers: null } });
+      await eventually("the owner deleted", async () => (await api.get(`${cms(ns)}/owner`)).status === 404);
+      assert.equal(
+        (await api.get(`${cms(ns)}/loose`)).status,
+        200,
+        "the non-blocking one still held by its finalizer",
+      );
+      await api.patch(`${cms(ns)}/loose`, { metadata: { finalizers: null } });
+    } finally {
+      await api.target.close();
+      await server.stop();
+    }
+  });
+
+  test("owners in a cycle, one deleted in the foreground: all three go, as kube's collector resolves it", async () => {
+    const server = await startAPIServer({ garbageCollection: true });
+    const api = apiFor(server);
+    try {
+      const ns = await api.namespace("cycle");
+      // kube's conformance test: pod1 owned by pod3, pod2 by pod1, pod3 by pod2, all blocking.
+      const one = (await api.post(cms(ns), configMap("one"))).body.metadata;
+      const two = await owned(api, ns, "two", one, true);
+      const three = await owned(api, ns, "three", two, true);
+      const patched = await api.patch(`${cms(ns)}/one`, {
+        metadata: {
+          ownerReferences: [
+            {
+              apiVersion: "v1",
+              kind: "ConfigMap",
+              name: three.name,
+              uid: three.uid,
+              blockOwnerDeletion: true,
+            },
+          ],
+        },
+      });
+      assert.equal(patched.status, 200, patched.text);
+      const deleted = await api.delete(`${cms(ns)}/one`, {
+        propagationPolicy: "Foreground",
+        preconditions: { uid: one.uid },
+      });
+      assert.equal(deleted.status, 200, deleted.text);
+      await eventually(
+        "the three deleted",
+        async () =>
+          (await api.get(cms(ns))).body.items.filter((i: { metadata: { name: string } }) =>
+            ["one", "two", "three"].includes(i.metadata.name),
+          ).length === 0,
+        { timeoutMs: 30_000 },
+      );
     } finally {
       await api.target.close();
       await server.stop();

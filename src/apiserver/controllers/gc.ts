@@ -1,7 +1,9 @@
 // Owner-reference garbage collection, off by default as in envtest (a controller-manager does it
 // in a real cluster). One sweep after each burst of changes: objects whose owners are all gone
-// are deleted; owners deleted in the foreground wait for their dependents; orphaning owners
-// release theirs.
+// are deleted; owners deleted in the foreground wait for their dependents that block them
+// (`blockOwnerDeletion`); orphaning owners release theirs. A cycle of owners deleted in the
+// foreground would wait forever: as kube's collector, a dependent that is itself waiting for
+// dependents being deleted in the foreground stops blocking its owners.
 import type { ServerContext } from "../handlers/context.js";
 import { deleteStored, finalizeIfDone } from "../handlers/finalize.js";
 import { type ResourceDefinition, storeNameOf } from "../registry/index.js";
@@ -10,7 +12,16 @@ import { Debouncer } from "./debouncer.js";
 
 interface OwnerRef {
   uid: string;
+  blockOwnerDeletion?: boolean;
 }
+
+const deletingDependents = (o: StoredObject) => {
+  const meta = o.obj.metadata as Obj;
+  return (
+    !!meta.deletionTimestamp &&
+    ((meta.finalizers as string[] | undefined) ?? []).includes("foregroundDeletion")
+  );
+};
 
 export class GarbageCollector {
   readonly #server: () => ServerContext;
@@ -67,14 +78,44 @@ export class GarbageCollector {
       } else if (finalizers.includes("foregroundDeletion")) {
         for (const d of deps) {
           const current = server.storage.get(storeNameOf(d.def), d.o.key);
-          if (current && !(current.obj.metadata as Obj).deletionTimestamp) {
+          if (!current) continue;
+          if (!(current.obj.metadata as Obj).deletionTimestamp) {
             deleteStored(server, d.def, current, { propagationPolicy: "Foreground" });
+          } else if (deletingDependents(current) && this.#waitsOnForeground(current, dependents)) {
+            this.#unblockOwners(d.def, current);
           }
         }
-        const left = deps.filter((d) => server.storage.get(storeNameOf(d.def), d.o.key));
-        if (left.length === 0) this.#dropFinalizer(e.def, e.o.key, "foregroundDeletion");
+        const blocking = deps.filter((d) => {
+          const current = server.storage.get(storeNameOf(d.def), d.o.key);
+          return current && ownerRefs(current).some((r) => r.uid === uid && r.blockOwnerDeletion === true);
+        });
+        if (blocking.length === 0) this.#dropFinalizer(e.def, e.o.key, "foregroundDeletion");
       }
     }
+  }
+
+  /** Whether some dependent of `o` is itself waiting for its dependents: a possible cycle. */
+  #waitsOnForeground(
+    o: StoredObject,
+    dependents: Map<string, { def: ResourceDefinition; o: StoredObject }[]>,
+  ): boolean {
+    const server = this.#server();
+    return (dependents.get(String((o.obj.metadata as Obj).uid)) ?? []).some((d) => {
+      const current = server.storage.get(storeNameOf(d.def), d.o.key);
+      return current !== undefined && deletingDependents(current);
+    });
+  }
+
+  /** kube's unblockOwnerReferences: every blocking owner reference becomes non-blocking. */
+  #unblockOwners(def: ResourceDefinition, current: StoredObject): void {
+    const server = this.#server();
+    if (!ownerRefs(current).some((r) => r.blockOwnerDeletion === true)) return;
+    const next = JSON.parse(current.json) as Obj;
+    const meta = next.metadata as Obj;
+    for (const r of meta.ownerReferences as OwnerRef[])
+      if (r.blockOwnerDeletion === true) r.blockOwnerDeletion = false;
+    const stored = server.storage.put(storeNameOf(def), next);
+    server.hooks.afterWrite(def, stored, current);
   }
 
   #release(def: ResourceDefinition, key: string, ownerUid: string): void {
