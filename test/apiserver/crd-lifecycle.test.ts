@@ -211,3 +211,41 @@ test("a CRD's group version gets a local APIService, gone with the CRD", async (
     "the APIService gone",
   );
 });
+
+test("objects stored before a schema change are read as the new schema decodes them: defaults added, dropped fields pruned", async () => {
+  const group = uniqueGroup("decoded");
+  const schema = (props: object) => ({
+    type: "object",
+    properties: { spec: { type: "object", properties: props } },
+  });
+  const v1 = crd(group, "dials", "Dial");
+  v1.spec.versions[0].schema.openAPIV3Schema = schema({ a: { type: "string" }, b: { type: "string" } });
+  assert.equal((await api.post(CRDS, v1)).status, 201);
+  const path = `/apis/${group}/v1/namespaces/default/dials`;
+  await eventually(async () => ((await api.get(path)).status === 200 ? true : undefined), "the CRD served");
+  const created = await api.post(path, {
+    apiVersion: `${group}/v1`,
+    kind: "Dial",
+    metadata: { name: "d1" },
+    spec: { a: "x", b: "y" },
+  });
+  assert.equal(created.status, 201, created.text);
+
+  const current = (await api.get(`${CRDS}/dials.${group}`)).body;
+  current.spec.versions[0].schema.openAPIV3Schema = schema({
+    a: { type: "string" },
+    c: { type: "string", default: "dc" },
+  });
+  assert.equal((await api.put(`${CRDS}/dials.${group}`, current)).status, 200);
+  const read = await eventually(async () => {
+    const r = await api.get(`${path}/d1`);
+    return r.body?.spec?.c === "dc" ? r.body : undefined;
+  }, "the default on the stored object");
+  assert.deepEqual(read.spec, { a: "x", c: "dc" });
+  assert.equal(read.metadata.resourceVersion, created.body.metadata.resourceVersion, "a read, not a write");
+  const listed = (await api.get(path)).body.items.find(
+    (i: { metadata: { name: string } }) => i.metadata.name === "d1",
+  );
+  assert.deepEqual(listed.spec, { a: "x", c: "dc" });
+  await api.delete(`${CRDS}/dials.${group}`);
+});

@@ -9,8 +9,29 @@ import { type ResourceDefinition, storeNameOf } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import { apiServiceStore, ensureLocalAPIService } from "../seed.js";
 import { Debouncer } from "./debouncer.js";
+import { apiVersionOfDef, normalizeOrder } from "../object/meta.js";
+import { applyDefaults, pruneObject } from "../schema/index.js";
 
 export const crdStore = "apiextensions.k8s.io/customresourcedefinitions";
+
+/**
+ * Decodes the objects stored in `def`'s version again with its schema, as kube decodes objects
+ * from etcd on every read: fields the schema no longer has are pruned, defaults added later are
+ * applied to old objects.
+ */
+function defaultStored(server: ServerContext, def: ResourceDefinition): void {
+  if (!def.schema) return;
+  const store = storeNameOf(def);
+  const apiVersion = apiVersionOfDef(def);
+  for (const o of server.storage.list(store)) {
+    if (o.obj.apiVersion !== apiVersion) continue;
+    const obj = JSON.parse(o.json) as Obj;
+    pruneObject(def, obj, { objectMeta: server.objectMetaSchema() });
+    const decoded = normalizeOrder(def, applyDefaults(def, obj));
+    const json = JSON.stringify(decoded);
+    if (json !== o.json) server.storage.redecode(store, o.key, decoded);
+  }
+}
 import { crdCleanupFinalizer } from "../kinds/index.js";
 
 export class CrdController {
@@ -118,6 +139,7 @@ export class CrdController {
     // kube builds a new storage and watch cache for each served spec of a CRD.
     for (const store of new Set(defs.map(storeNameOf))) server.watchWindows.begin(store);
     this.#served.set(name, spec);
+    for (const d of defs) defaultStored(server, d);
     // kube's crd-autoregistration: each served group version of a CRD gets a local APIService.
     for (const d of defs) ensureLocalAPIService(server, d.group, d.version, "true");
   }

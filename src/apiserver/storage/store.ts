@@ -153,6 +153,22 @@ export class Storage {
     return stored;
   }
 
+  /**
+   * Replaces an object's content without a write: the same resourceVersion, no event, no history.
+   * kube decodes what etcd holds with the CRD's current schema on every read, so a default added
+   * to the schema later shows on objects stored before; this is that decoding, done once.
+   */
+  redecode(store: string, key: string, obj: Obj): StoredObject | undefined {
+    const s = this.#stores.get(store);
+    const prev = s?.objects.get(key);
+    if (!s || !prev) return undefined;
+    const json = JSON.stringify(obj);
+    const stored = freezeStored(obj, prev.rv, key, prev.namespace, prev.name, json);
+    s.objects.set(key, stored);
+    this.#bytes += json.length - prev.json.length;
+    return stored;
+  }
+
   /** Drops a whole store without events (its resource is gone, as when a CRD is deleted). */
   dropStore(store: string): void {
     for (const o of this.#stores.get(store)?.objects.values() ?? []) this.#bytes -= o.json.length;
