@@ -157,3 +157,106 @@ describe("openapi v3", () => {
     assert.equal(listed, false);
   });
 });
+
+describe("a CRD's definitions as kube's CRD OpenAPI builder publishes them", () => {
+  const DOC = "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md";
+  const META_DOC = `Standard object's metadata. More info: ${DOC}#metadata`;
+  const OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+  async function publish(group: string, openAPIV3Schema: object) {
+    const crd = {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: `waldos.${group}` },
+      spec: {
+        group,
+        scope: "Namespaced",
+        names: { plural: "waldos", singular: "waldo", kind: "Waldo", listKind: "WaldoList" },
+        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema } }],
+      },
+    };
+    assert.equal(
+      (await api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)).status,
+      201,
+    );
+    const name = `${group.split(".").reverse().join(".")}.v1.Waldo`;
+    const v2 = await eventually(
+      `${name} in /openapi/v2`,
+      async () => (await api.get("/openapi/v2")).body?.definitions?.[name],
+      { timeoutMs: 30_000 },
+    );
+    const v3 = await eventually(
+      `${name} in /openapi/v3`,
+      async () => (await api.get(`/openapi/v3/apis/${group}/v1`)).body?.components?.schemas?.[name],
+      { timeoutMs: 30_000 },
+    );
+    return { v2, v3 };
+  }
+
+  test("unknown fields kept at the root: v2 says only `type: object`, v3 the whole schema", async () => {
+    const group = `root${Date.now().toString(36)}.example.com`;
+    const { v2, v3 } = await publish(group, {
+      description: "preserve-unknown-properties at root",
+      "x-kubernetes-preserve-unknown-fields": true,
+      type: "object",
+      properties: { spec: { type: "object", properties: { dummy: { type: "object" } } } },
+    });
+    assert.deepEqual(v2, {
+      type: "object",
+      "x-kubernetes-group-version-kind": [{ group, kind: "Waldo", version: "v1" }],
+    });
+    assert.equal(v3.description, "preserve-unknown-properties at root");
+    assert.equal(v3["x-kubernetes-preserve-unknown-fields"], true);
+    assert.deepEqual(v3.properties.spec, { type: "object", properties: { dummy: { type: "object" } } });
+    assert.deepEqual(v3.properties.metadata, {
+      description: META_DOC,
+      allOf: [{ $ref: `#/components/schemas/${OBJECT_META}` }],
+    });
+    await api.delete(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/waldos.${group}`);
+  });
+
+  test("v2 is made structural: nullable, preserved and embedded fields as kube writes them", async () => {
+    const group = `nested${Date.now().toString(36)}.example.com`;
+    const { v2, v3 } = await publish(group, {
+      type: "object",
+      properties: {
+        spec: {
+          type: "object",
+          required: ["n", "m"],
+          properties: {
+            n: { type: "object", nullable: true, properties: { x: { type: "string" } } },
+            m: { type: "string" },
+            kept: {
+              type: "object",
+              "x-kubernetes-preserve-unknown-fields": true,
+              properties: { d: { type: "string" } },
+            },
+            emb: {
+              type: "object",
+              "x-kubernetes-embedded-resource": true,
+              properties: { foo: { type: "string" } },
+            },
+          },
+        },
+      },
+    });
+    const spec = v2.properties.spec;
+    assert.deepEqual(spec.required, ["m"], "a nullable field is not required in v2");
+    assert.deepEqual(spec.properties.n, {});
+    assert.deepEqual(spec.properties.kept, { "x-kubernetes-preserve-unknown-fields": true });
+    assert.deepEqual(spec.properties.emb.required, ["kind", "apiVersion"]);
+    assert.deepEqual(Object.keys(spec.properties.emb.properties).sort(), [
+      "apiVersion",
+      "foo",
+      "kind",
+      "metadata",
+    ]);
+    assert.deepEqual(v2.properties.metadata, { description: META_DOC, $ref: `#/definitions/${OBJECT_META}` });
+    assert.match(v2.properties.apiVersion.description, /^APIVersion defines the versioned schema/);
+    // v3 keeps what v2 cannot say.
+    assert.deepEqual(v3.properties.spec.required, ["n", "m"]);
+    assert.equal(v3.properties.spec.properties.n.nullable, true);
+    assert.deepEqual(v3.properties.spec.properties.kept.properties, { d: { type: "string" } });
+    await api.delete(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/waldos.${group}`);
+  });
+});

@@ -28,8 +28,8 @@ export function crdDefinitionName(group: string, version: string, kind: string):
   return [...group.split(".").reverse(), version, kind].join(".");
 }
 
-/** The definitions the documents for `defs` need, built fresh. */
-export function collectDefinitions(defs: readonly ResourceDefinition[]): DefinitionSet {
+/** The definitions the documents for `defs` need, built fresh, for the v2 or the v3 document. */
+export function collectDefinitions(defs: readonly ResourceDefinition[], flavour: Flavour = "v3"): DefinitionSet {
   const builtins = builtinDefinitions();
   const own: Record<string, Schema> = {};
   const names = new Map<ResourceDefinition, string>();
@@ -40,8 +40,8 @@ export function collectDefinitions(defs: readonly ResourceDefinition[]): Definit
       const schema = schemaOf(def);
       if (schema === undefined) continue;
       name = crdDefinitionName(def.group || "core", def.version, def.kind);
-      own[name] = publishedSchema(schema, def);
-      own[`${crdDefinitionName(def.group || "core", def.version, def.listKind)}`] = listSchema(name, def);
+      own[name] = publishedSchema(schema, def, flavour);
+      own[`${crdDefinitionName(def.group || "core", def.version, def.listKind)}`] = listSchema(name, def, flavour);
       roots.push(`${crdDefinitionName(def.group || "core", def.version, def.listKind)}`);
     } else {
       name = builtinDefinitionName(def.group, def.version, def.kind)!;
@@ -63,25 +63,123 @@ export function collectDefinitions(defs: readonly ResourceDefinition[]): Definit
   return { definitions: sortKeys(definitions), nameOf: (def) => names.get(def) };
 }
 
-/** A CRD's schema as kube publishes it: metadata is ObjectMeta, the kind is tagged. */
-function publishedSchema(schema: Schema, def: ResourceDefinition): Schema {
-  const out = structuredClone(schema);
-  delete out.definitions;
-  out.type ??= "object";
-  out.properties = { ...(out.properties ?? {}), metadata: ref(OBJECT_META) };
-  out["x-kubernetes-group-version-kind"] = [{ group: def.group, version: def.version, kind: def.kind }];
+export type Flavour = "v2" | "v3";
+
+// The descriptions kube's CRD OpenAPI builder gives the properties it adds (from TypeMeta's and
+// PartialObjectMetadata's swagger docs).
+const API_VERSION_DOC =
+  "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
+const KIND_DOC =
+  "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+const METADATA_DOC =
+  "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+const LIST_METADATA_DOC =
+  "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+const EMBEDDED_API_VERSION_DOC =
+  "apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
+const EMBEDDED_KIND_DOC =
+  "kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+
+/** A `$ref` with a description: beside it in v2, wrapped in allOf in v3 (as kube-openapi writes it). */
+function describedRef(name: string, description: string, flavour: Flavour): Schema {
+  return flavour === "v2" ? { description, ...ref(name) } : { description, allOf: [ref(name)] };
+}
+
+const preserves = (s: Schema) => s["x-kubernetes-preserve-unknown-fields"] === true;
+
+/**
+ * apiextensions' ToStructuralOpenAPIV2: what swagger 2.0 (and kubectl's client-side validation
+ * reading it) cannot say is dropped: combinators, nullable and preserved objects' fields.
+ */
+function toStructuralV2(s: Schema): Schema {
+  const out: Schema = { ...s };
+  delete out.allOf;
+  delete out.oneOf;
+  delete out.anyOf;
+  delete out.not;
+  if (out.nullable) {
+    delete out.type;
+    delete out.nullable;
+    delete out.items;
+    delete out.properties;
+  }
+  if (preserves(out)) {
+    delete out.items;
+    delete out.properties;
+  }
+  if (out.items === undefined && out.type === "array") delete out.type;
+  if (preserves(out) && out.type === "object") delete out.type;
+  if (out.properties && out.required) {
+    const nullable = new Set(Object.keys(out.properties).filter((k) => out.properties?.[k].nullable));
+    const required = out.required.filter((k) => !nullable.has(k));
+    if (required.length > 0) out.required = required;
+    else delete out.required;
+  }
+  if (typeof out.additionalProperties === "object" && out.additionalProperties.nullable) delete out.required;
+  if (out.properties) {
+    out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, toStructuralV2(v)]));
+  }
+  if (out.items && !Array.isArray(out.items)) out.items = toStructuralV2(out.items);
+  if (typeof out.additionalProperties === "object") out.additionalProperties = toStructuralV2(out.additionalProperties);
   return out;
 }
 
-function listSchema(itemName: string, def: ResourceDefinition): Schema {
+/** kube's addEmbeddedProperties: an embedded resource lists apiVersion, kind and metadata. */
+function addEmbeddedProperties(s: Schema, flavour: Flavour): void {
+  for (const p of Object.values(s.properties ?? {})) addEmbeddedProperties(p, flavour);
+  if (s.items && !Array.isArray(s.items)) addEmbeddedProperties(s.items, flavour);
+  if (typeof s.additionalProperties === "object") addEmbeddedProperties(s.additionalProperties, flavour);
+  // In v2 a preserved object lists no fields: kubectl would refuse any other.
+  if (flavour === "v2" && preserves(s)) return;
+  if (s["x-kubernetes-embedded-resource"] !== true) return;
+  s.properties = {
+    ...(s.properties ?? {}),
+    apiVersion: { description: EMBEDDED_API_VERSION_DOC, type: "string" },
+    kind: { description: EMBEDDED_KIND_DOC, type: "string" },
+    metadata: describedRef(OBJECT_META, METADATA_DOC, flavour),
+  };
+  const required = s.required ?? [];
+  for (const k of ["kind", "apiVersion"]) if (!required.includes(k)) required.push(k);
+  s.required = required;
+}
+
+/**
+ * A CRD's schema as kube's CRD OpenAPI builder publishes it (buildKubeNative): in v2 a schema
+ * that preserves unknown fields at its root is only `type: object`, others are made structural
+ * v2; both list apiVersion, kind and metadata with kube's descriptions, and tag the kind.
+ */
+function publishedSchema(schema: Schema, def: ResourceDefinition, flavour: Flavour): Schema {
+  const gvk = [{ group: def.group, version: def.version, kind: def.kind }];
+  if (flavour === "v2" && preserves(schema)) return { type: "object", "x-kubernetes-group-version-kind": gvk };
+  const clone = structuredClone(schema);
+  delete clone.definitions;
+  const out = flavour === "v2" ? toStructuralV2(clone) : clone;
+  out.type ??= "object";
+  out.properties = {
+    ...(out.properties ?? {}),
+    metadata: describedRef(OBJECT_META, METADATA_DOC, flavour),
+    apiVersion: { description: API_VERSION_DOC, type: "string" },
+    kind: { description: KIND_DOC, type: "string" },
+  };
+  addEmbeddedProperties(out, flavour);
+  out["x-kubernetes-group-version-kind"] = gvk;
+  return out;
+}
+
+/** kube's buildListSchema. */
+function listSchema(itemName: string, def: ResourceDefinition, flavour: Flavour): Schema {
   return {
-    type: "object",
+    description: `${def.listKind} is a list of ${def.kind}`,
     required: ["items"],
     properties: {
-      apiVersion: { type: "string" },
-      items: { type: "array", items: ref(itemName) },
-      kind: { type: "string" },
-      metadata: ref(LIST_META),
+      apiVersion: { description: API_VERSION_DOC, type: "string" },
+      items: {
+        description: `List of ${def.plural}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`,
+        type: "array",
+        items: ref(itemName),
+      },
+      kind: { description: KIND_DOC, type: "string" },
+      metadata: describedRef(LIST_META, LIST_METADATA_DOC, flavour),
     },
     "x-kubernetes-group-version-kind": [{ group: def.group, version: def.version, kind: def.listKind }],
   };

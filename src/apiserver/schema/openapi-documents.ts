@@ -20,7 +20,7 @@ type Json = Record<string, unknown>;
 
 /** The swagger 2.0 document of every resource. */
 export function openAPIV2(defs: readonly ResourceDefinition[]): Json {
-  const set = collectDefinitions(defs);
+  const set = collectDefinitions(defs, "v2");
   const paths: Record<string, Json> = {};
   for (const def of defs) Object.assign(paths, resourcePaths(def, set, "v2"));
   const definitions: Record<string, Schema> = {};

@@ -58,7 +58,10 @@ test("v2 has every kind by kube's name with its GVK, and v2-safe leaf types", ()
   });
   assert.deepEqual(d["io.k8s.apimachinery.pkg.api.resource.Quantity"], { type: "string" });
   const widget = d["com.example.v1.Widget"] as { properties: Record<string, Json> };
+  // kube's CRD builder: the reference with its description beside it (v3 wraps it in allOf).
   assert.deepEqual(widget.properties.metadata, {
+    description:
+      "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
     $ref: "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
   });
   assert.deepEqual((widget.properties.spec as Json).required, ["color"]);
