@@ -100,8 +100,11 @@ export const SERIALIZERS = ["application/json", "application/yaml", "application
  */
 function errorNeedsRawJson(accept: string | undefined): boolean {
   if (!accept) return false;
+  // A Status is no Table: an entry asking for a transform does not serve it.
   return !parseAccept(accept).some(
-    (e) => e.type === "*/*" || e.type === "application/*" || SERIALIZERS.includes(e.type),
+    (e) =>
+      e.params.as === undefined &&
+      (e.type === "*/*" || e.type === "application/*" || SERIALIZERS.includes(e.type)),
   );
 }
 

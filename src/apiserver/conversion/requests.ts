@@ -1,14 +1,16 @@
 // Conversion at the handlers' edges: the stored objects a request reads or updates, in the
 // request's version; watch lines converted in order before they are written.
 import type { ResourceRequest } from "../handlers/context.js";
+import { builtinView, hasBuiltinForms } from "./builtin.js";
 import { apiVersionOfDef } from "../object/meta.js";
 import { ApiError, internalError } from "../status.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 
 /** The stored object as the request's version serves it. */
 export async function inRequestVersion(r: ResourceRequest, stored: StoredObject): Promise<StoredObject> {
+  if (!r.def.crdName) return builtinView(r.def, stored);
   const conversion = r.server.conversion;
-  if (!conversion || !r.def.crdName || stored.obj.apiVersion === apiVersionOfDef(r.def)) return stored;
+  if (!conversion || stored.obj.apiVersion === apiVersionOfDef(r.def)) return stored;
   const [view] = await conversion.views(r.def, [stored]);
   return view;
 }
@@ -21,8 +23,9 @@ export async function itemsInRequestVersion(
   r: ResourceRequest,
   stored: StoredObject[],
 ): Promise<StoredObject[]> {
+  if (!r.def.crdName) return hasBuiltinForms(r.def) ? stored.map((s) => builtinView(r.def, s)) : stored;
   const conversion = r.server.conversion;
-  if (!conversion || !r.def.crdName) return stored;
+  if (!conversion) return stored;
   if (!conversion.usesWebhook(r.def)) return conversion.views(r.def, stored);
   const out: StoredObject[] = [];
   for (const s of stored) out.push((await conversion.views(r.def, [s]))[0]);

@@ -45,10 +45,9 @@ export function createObject(
   const warnings = checkFields(r, obj, text);
   const dryRun = isDryRun(r);
   dropStatusOnCreate(r.def, obj);
-  admit(r, obj, undefined);
-  r.server.hooks.beforeCreate(r.def, obj);
   const store = storeNameOf(r.def);
   const storage = r.server.storage;
+  // kube's BeforeCreate names the object before the strategy validates it.
   if (!meta.name && typeof meta.generateName === "string") {
     let name = "";
     for (let i = 0; i < 8; i++) {
@@ -57,6 +56,8 @@ export function createObject(
     }
     meta.name = name;
   }
+  admit(r, obj, undefined);
+  r.server.hooks.beforeCreate(r.def, obj);
   const name = meta.name as string;
   // etcd's store refuses it before it looks for the key (a 500 without reason; a dry run never
   // gets there): a controller re-creating an object from a cached copy must clear it.

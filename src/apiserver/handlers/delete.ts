@@ -4,6 +4,7 @@ import { mediaType, readBody, sendJson } from "../http-io.js";
 import { storeNameOf } from "../registry/index.js";
 import { badRequest, deleteSuccess } from "../status.js";
 import type { Obj } from "../storage/index.js";
+import { builtinView } from "../conversion/index.js";
 import { formOf, sendInForm } from "./negotiation.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { type DeleteOptions, deleteStored } from "./finalize.js";
@@ -62,7 +63,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
   const outcome = deleteStored(r.server, r.def, current, opts);
   // An object still held by finalizers is answered; one gone is a Status (custom resources too).
   if (!outcome.removed || r.def.returnDeletedObject) {
-    sendInForm(r, 200, outcome.stored.json, form);
+    sendInForm(r, 200, builtinView(r.def, outcome.stored).json, form);
     return;
   }
   const uid = String((current.obj.metadata as Obj).uid);
@@ -78,7 +79,7 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
     if (!listed) continue;
     const current = await deleteWithAdmission(r, listed, opts, listed.name);
     const outcome = deleteStored(r.server, r.def, current, { ...opts, preconditions: undefined });
-    items.push(itemJson(r.def, outcome.stored));
+    items.push(itemJson(r.def, builtinView(r.def, outcome.stored)));
   }
   sendJson(
     r.res,

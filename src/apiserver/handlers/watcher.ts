@@ -2,7 +2,7 @@
 // metadata forms, a CRD's conversion webhook), its initial events written at the client's pace
 // and then its live events, which arrive synchronously from storage's fan-out.
 import type { WatchLineConverter } from "../conversion/index.js";
-import { watchLineConverter } from "../conversion/index.js";
+import { builtinView, hasBuiltinForms, watchLineConverter } from "../conversion/index.js";
 import { isProtobufResponse, type ResponseForm } from "../http-io.js";
 import { protobufWatchFrame } from "../protobuf/encode.js";
 import { apiVersionOfDef } from "../object/meta.js";
@@ -35,6 +35,8 @@ export class Watcher implements WatchSink {
   #backlogBytes = 0;
   /** Set when objects may need a CRD's conversion webhook: lines then wait for it, in order. */
   readonly #converter: WatchLineConverter | undefined;
+  /** Set when objects may be in another built-in form (an Event written through events.k8s.io). */
+  readonly #builtinForms: boolean;
 
   constructor(
     r: ResourceRequest,
@@ -52,6 +54,7 @@ export class Watcher implements WatchSink {
     this.#onClose = onClose;
     this.#includeObject = includeObjectOf(r.query);
     this.#converter = form === "object" ? watchLineConverter(r) : undefined;
+    this.#builtinForms = hasBuiltinForms(r.def);
     this.#out = new WatchWriter(
       r.res,
       r.server.limits.watchBufferBytes,
@@ -72,9 +75,10 @@ export class Watcher implements WatchSink {
     return `{"type":"${type}","object":${this.#objectJson(stored)}}\n`;
   }
 
-  #objectJson(stored: StoredObject): string {
+  #objectJson(written: StoredObject): string {
     // The converter needs the stored apiVersion to convert from.
-    if (this.#converter) return stored.json;
+    if (this.#converter) return written.json;
+    const stored = this.#builtinForms ? builtinView(this.#r.def, written) : written;
     if (this.#form !== "Table") return formJson(this.#r.def, stored, this.#form);
     // As kube: the first event's Table carries the column definitions, later ones only rows.
     const json = tableJson(

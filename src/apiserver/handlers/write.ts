@@ -203,7 +203,13 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
   causes.push(...(behaviour.validate?.(obj, old, r.server) ?? []));
   if (causes.length > 0) {
     const meta = obj.metadata as Obj;
-    throw invalid(refOf(r.def), String(meta.name ?? meta.generateName ?? ""), causes);
+    // kube names the kind of the object its storage holds: events.k8s.io's Events are core's.
+    const storedGroup = r.def.storeName === undefined ? r.def.group : r.def.storeName.split("/")[0];
+    throw invalid(
+      { ...refOf(r.def), group: storedGroup },
+      String(meta.name ?? meta.generateName ?? ""),
+      causes,
+    );
   }
 }
 

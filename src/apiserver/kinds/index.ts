@@ -4,7 +4,7 @@ import type { ResourceDefinition } from "../registry/index.js";
 import type { KindBehaviour } from "./behaviour.js";
 import { configMapBehaviour } from "./config-data.js";
 import { crdBehaviour } from "./crd.js";
-import { eventBehaviour } from "./event.js";
+import { eventBehaviour, eventsV1Behaviour } from "./event.js";
 import { canonicalizeQuantities } from "./quantities.js";
 import { namespaceBehaviour } from "./namespace.js";
 import { nodeBehaviour, podBehaviour } from "./pod.js";
@@ -52,6 +52,7 @@ const byKind: Record<string, KindBehaviour> = {
   "/Secret": secretBehaviour,
   "/ConfigMap": configMapBehaviour,
   "/Event": eventBehaviour,
+  "events.k8s.io/Event": eventsV1Behaviour,
   "apps/Deployment": deploymentBehaviour,
   "apps/ReplicaSet": replicaSetBehaviour,
   "apps/StatefulSet": statefulSetBehaviour,

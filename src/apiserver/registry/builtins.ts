@@ -3,7 +3,7 @@
 // handlers need (selectable fields, name rules, whether generation is tracked).
 import type { JSONSchemaProps } from "kubernetes-types/apiextensions/v1.js";
 import { asJSONSchemaProps, builtinSchema } from "../schema/index.js";
-import type { ResourceDefinition } from "./resource.js";
+import type { FieldLabels, ResourceDefinition } from "./resource.js";
 
 const allVerbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
@@ -26,6 +26,20 @@ function fields(...paths: string[]): ResourceDefinition["selectableFields"] {
   return out;
 }
 
+const META = ["metadata.name", "metadata.namespace"];
+
+/** A kind's field label conversion taking `accepted` (kube's AddFieldLabelConversionFunc). */
+function labels(
+  accepted: readonly string[],
+  opts: { renamed?: Record<string, string>; refusal?: (label: string) => string } = {},
+): FieldLabels {
+  return {
+    accepted: [...accepted, ...Object.keys(opts.renamed ?? {})],
+    renamed: opts.renamed,
+    refusal: opts.refusal ?? ((label) => `field label not supported: ${label}`),
+  };
+}
+
 interface Spec {
   group: string;
   /** Default: v1. */
@@ -41,7 +55,9 @@ interface Spec {
   generation?: boolean;
   nameValidation?: ResourceDefinition["nameValidation"];
   selectableFields?: ResourceDefinition["selectableFields"];
+  fieldLabels?: FieldLabels;
   review?: boolean;
+  storeName?: string;
 }
 
 /**
@@ -95,6 +111,8 @@ function define(s: Spec): ResourceDefinition {
       : undefined,
     storageVersion: version,
     selectableFields: s.selectableFields ?? {},
+    ...(s.fieldLabels ? { fieldLabels: s.fieldLabels } : {}),
+    ...(s.storeName ? { storeName: s.storeName } : {}),
     printerColumns: [],
     tracksGeneration: s.generation ?? false,
     nameValidation: s.nameValidation ?? "subdomain",
@@ -114,7 +132,20 @@ const eventFields = fields(
   "reportingComponent",
   "type",
 );
-eventFields.source = (obj) => fieldAt(obj, "source.component");
+// kube's ToSelectableFields: the source is the component, or the reporting controller without one.
+eventFields.source = (obj) => fieldAt(obj, "source.component") || fieldAt(obj, "reportingComponent");
+const eventLabels = labels([...Object.keys(eventFields), ...META]);
+// The same fields (under core's names, as kube's ToSelectableFields has them) read from an
+// events.k8s.io/v1 Event.
+const eventsV1Fields: ResourceDefinition["selectableFields"] = {};
+for (const f of Object.keys(eventFields)) {
+  const path = f
+    .replace(/^involvedObject\./, "regarding.")
+    .replace(/^reportingComponent$/, "reportingController");
+  eventsV1Fields[f] = (obj) => fieldAt(obj, path);
+}
+eventsV1Fields.source = (obj) =>
+  fieldAt(obj, "deprecatedSource.component") || fieldAt(obj, "reportingController");
 
 /** Every built-in resource, in discovery order within each group/version. */
 export function builtinResources(): ResourceDefinition[] {
@@ -128,18 +159,38 @@ export function builtinResources(): ResourceDefinition[] {
     "status.nominatedNodeName",
   );
   podFields["spec.hostNetwork"] = (obj) => String(fieldAt(obj, "spec.hostNetwork") === "true");
-  const eventsV1Fields = fields(
-    "regarding.kind",
-    "regarding.namespace",
-    "regarding.name",
-    "regarding.uid",
-    "regarding.apiVersion",
-    "regarding.resourceVersion",
-    "regarding.fieldPath",
-    "reason",
-    "reportingController",
-    "type",
+  const podLabels = labels(
+    [
+      ...META,
+      "spec.nodeName",
+      "spec.restartPolicy",
+      "spec.schedulerName",
+      "spec.serviceAccountName",
+      "spec.hostNetwork",
+      "status.phase",
+      "status.podIP",
+      "status.podIPs",
+      "status.nominatedNodeName",
+    ],
+    { renamed: { "spec.host": "spec.nodeName" } },
   );
+  // events.k8s.io/v1 selects on core's fields under its own names (its field label conversion).
+  const eventsV1Labels = labels([], {
+    renamed: {
+      "regarding.kind": "involvedObject.kind",
+      "regarding.namespace": "involvedObject.namespace",
+      "regarding.name": "involvedObject.name",
+      "regarding.uid": "involvedObject.uid",
+      "regarding.apiVersion": "involvedObject.apiVersion",
+      "regarding.resourceVersion": "involvedObject.resourceVersion",
+      "regarding.fieldPath": "involvedObject.fieldPath",
+      reason: "reason",
+      reportingController: "reportingComponent",
+      type: "type",
+      "metadata.namespace": "metadata.namespace",
+      "metadata.name": "metadata.name",
+    },
+  });
   return [
     define({ group: "", kind: "Binding", verbs: ["create"], review: true }),
     define({
@@ -159,6 +210,7 @@ export function builtinResources(): ResourceDefinition[] {
       shortNames: ["ev"],
       nameValidation: "path",
       selectableFields: eventFields,
+      fieldLabels: eventLabels,
     }),
     define({
       group: "",
@@ -169,6 +221,7 @@ export function builtinResources(): ResourceDefinition[] {
       status: true,
       nameValidation: "label",
       selectableFields: fields("status.phase"),
+      fieldLabels: labels(["status.phase", "metadata.name"]),
     }),
     define({
       group: "",
@@ -177,6 +230,7 @@ export function builtinResources(): ResourceDefinition[] {
       shortNames: ["no"],
       status: true,
       selectableFields: fields("spec.unschedulable"),
+      fieldLabels: labels(["metadata.name", "spec.unschedulable"]),
     }),
     define({ group: "", kind: "LimitRange", shortNames: ["limits"] }),
     define({ group: "", kind: "PersistentVolumeClaim", shortNames: ["pvc"], status: true }),
@@ -186,7 +240,6 @@ export function builtinResources(): ResourceDefinition[] {
       namespaced: false,
       shortNames: ["pv"],
       status: true,
-      selectableFields: fields("name"),
     }),
     define({
       group: "",
@@ -195,6 +248,7 @@ export function builtinResources(): ResourceDefinition[] {
       categories: ["all"],
       status: true,
       selectableFields: podFields,
+      fieldLabels: podLabels,
     }),
     define({ group: "", kind: "PodTemplate", generation: true }),
     define({
@@ -206,9 +260,15 @@ export function builtinResources(): ResourceDefinition[] {
       scale: true,
       generation: true,
       selectableFields: fields("status.replicas"),
+      fieldLabels: labels([...META, "status.replicas"]),
     }),
     define({ group: "", kind: "ResourceQuota", shortNames: ["quota"], status: true }),
-    define({ group: "", kind: "Secret", selectableFields: fields("type") }),
+    define({
+      group: "",
+      kind: "Secret",
+      selectableFields: fields("type"),
+      fieldLabels: labels([...META, "type"]),
+    }),
     define({ group: "", kind: "ServiceAccount", shortNames: ["sa"] }),
     define({
       group: "",
@@ -218,6 +278,7 @@ export function builtinResources(): ResourceDefinition[] {
       status: true,
       nameValidation: "dns1035",
       selectableFields: fields("spec.clusterIP", "spec.type"),
+      fieldLabels: labels([...META, "spec.clusterIP", "spec.type"]),
     }),
     define({ group: "apps", kind: "ControllerRevision" }),
     define({
@@ -245,7 +306,6 @@ export function builtinResources(): ResourceDefinition[] {
       status: true,
       scale: true,
       generation: true,
-      selectableFields: fields("status.replicas"),
     }),
     define({
       group: "apps",
@@ -263,6 +323,9 @@ export function builtinResources(): ResourceDefinition[] {
       status: true,
       generation: true,
       selectableFields: fields("status.successful"),
+      fieldLabels: labels([...META, "status.successful"], {
+        refusal: (label) => `field label ${JSON.stringify(label)} not supported for Job`,
+      }),
     }),
     define({
       group: "batch",
@@ -287,6 +350,7 @@ export function builtinResources(): ResourceDefinition[] {
       shortNames: ["csr"],
       status: true,
       selectableFields: fields("spec.signerName"),
+      fieldLabels: labels(["metadata.name", "spec.signerName"]),
     }),
     define({ group: "coordination.k8s.io", kind: "Lease" }),
     define({ group: "discovery.k8s.io", kind: "EndpointSlice", generation: true }),
@@ -363,6 +427,9 @@ export function builtinResources(): ResourceDefinition[] {
       shortNames: ["ev"],
       nameValidation: "path",
       selectableFields: eventsV1Fields,
+      fieldLabels: eventsV1Labels,
+      // kube serves events.k8s.io from core's Event storage (converted on the way).
+      storeName: "/events",
     }),
     define({
       group: "apiextensions.k8s.io",

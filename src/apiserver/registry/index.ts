@@ -2,4 +2,4 @@
 export { builtinResources, fieldAt } from "./builtins.js";
 export type { ServedGroup } from "./registry.js";
 export { compareKubeVersions, Registry, storeNameOf } from "./registry.js";
-export type { PrinterColumn, ResourceDefinition } from "./resource.js";
+export type { FieldLabels, PrinterColumn, ResourceDefinition } from "./resource.js";

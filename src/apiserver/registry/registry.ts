@@ -4,7 +4,7 @@ import type { ResourceDefinition } from "./resource.js";
 
 /** Where a resource's objects are kept: every version of a group/resource shares one store. */
 export function storeNameOf(def: ResourceDefinition): string {
-  return `${def.group}/${def.plural}`;
+  return def.storeName ?? `${def.group}/${def.plural}`;
 }
 
 export interface ServedGroup {

@@ -15,6 +15,15 @@ export interface PrinterColumn {
   format?: string;
 }
 
+/** Which field labels a kind's version takes, as kube's field label conversion decides. */
+export interface FieldLabels {
+  accepted: readonly string[];
+  /** Labels taken under another field's name (events.k8s.io's `regarding.name`, Pod's `spec.host`). */
+  renamed?: Readonly<Record<string, string>>;
+  /** The 400's message for any other label. */
+  refusal(label: string): string;
+}
+
 export interface ResourceDefinition {
   group: string;
   version: string;
@@ -34,12 +43,23 @@ export interface ResourceDefinition {
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
   /** The version objects are stored in; other served versions are converted (CRDs only). */
   storageVersion: string;
+  /**
+   * The storage this resource shares with another group's (`/events` for events.k8s.io's Events).
+   * Default: its own, `<group>/<plural>`.
+   */
+  storeName?: string;
   /** Structural schema of the whole object: for validation, pruning, defaulting and OpenAPI. */
   schema?: JSONSchemaProps;
   /** Whether unknown fields are kept at the root (`x-kubernetes-preserve-unknown-fields`). */
   preserveUnknownFields?: boolean;
-  /** Fields usable in field selectors besides `metadata.name` / `metadata.namespace`. */
+  /** The values field selectors compare, by kube's field name, besides `metadata.name` / `metadata.namespace`. */
   selectableFields: Record<string, (obj: Record<string, unknown>) => string | undefined>;
+  /**
+   * The kind's field label conversion (kube's AddFieldLabelConversionFunc for its version): the
+   * labels a selector may use and their refusal. Default: apimachinery's, `metadata.name` and
+   * `metadata.namespace` only.
+   */
+  fieldLabels?: FieldLabels;
   /** Strategic-merge-patch metadata (merge keys); absent for CRDs, which take merge patches. */
   patchMeta?: PatchMeta;
   printerColumns: PrinterColumn[];

@@ -29,7 +29,10 @@ export function crdDefinitionName(group: string, version: string, kind: string):
 }
 
 /** The definitions the documents for `defs` need, built fresh, for the v2 or the v3 document. */
-export function collectDefinitions(defs: readonly ResourceDefinition[], flavour: Flavour = "v3"): DefinitionSet {
+export function collectDefinitions(
+  defs: readonly ResourceDefinition[],
+  flavour: Flavour = "v3",
+): DefinitionSet {
   const builtins = builtinDefinitions();
   const own: Record<string, Schema> = {};
   const names = new Map<ResourceDefinition, string>();
@@ -41,7 +44,11 @@ export function collectDefinitions(defs: readonly ResourceDefinition[], flavour:
       if (schema === undefined) continue;
       name = crdDefinitionName(def.group || "core", def.version, def.kind);
       own[name] = publishedSchema(schema, def, flavour);
-      own[`${crdDefinitionName(def.group || "core", def.version, def.listKind)}`] = listSchema(name, def, flavour);
+      own[`${crdDefinitionName(def.group || "core", def.version, def.listKind)}`] = listSchema(
+        name,
+        def,
+        flavour,
+      );
       roots.push(`${crdDefinitionName(def.group || "core", def.version, def.listKind)}`);
     } else {
       name = builtinDefinitionName(def.group, def.version, def.kind)!;
@@ -117,10 +124,13 @@ function toStructuralV2(s: Schema): Schema {
   }
   if (typeof out.additionalProperties === "object" && out.additionalProperties.nullable) delete out.required;
   if (out.properties) {
-    out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, toStructuralV2(v)]));
+    out.properties = Object.fromEntries(
+      Object.entries(out.properties).map(([k, v]) => [k, toStructuralV2(v)]),
+    );
   }
   if (out.items && !Array.isArray(out.items)) out.items = toStructuralV2(out.items);
-  if (typeof out.additionalProperties === "object") out.additionalProperties = toStructuralV2(out.additionalProperties);
+  if (typeof out.additionalProperties === "object")
+    out.additionalProperties = toStructuralV2(out.additionalProperties);
   return out;
 }
 
@@ -150,7 +160,8 @@ function addEmbeddedProperties(s: Schema, flavour: Flavour): void {
  */
 function publishedSchema(schema: Schema, def: ResourceDefinition, flavour: Flavour): Schema {
   const gvk = [{ group: def.group, version: def.version, kind: def.kind }];
-  if (flavour === "v2" && preserves(schema)) return { type: "object", "x-kubernetes-group-version-kind": gvk };
+  if (flavour === "v2" && preserves(schema))
+    return { type: "object", "x-kubernetes-group-version-kind": gvk };
   const clone = structuredClone(schema);
   delete clone.definitions;
   const out = flavour === "v2" ? toStructuralV2(clone) : clone;
