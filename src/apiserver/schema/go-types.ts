@@ -8,6 +8,76 @@ import { isObject, SchemaResolver, schemaOf } from "./schema-types.js";
 
 type JsonKind = "object" | "array" | "string" | "number" | "bool";
 
+const QUANTITY_FORMAT =
+  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const QUANTITY_SUFFIXES = new Set(["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M", "G", "T", "P", "E"]);
+
+/** resource.ParseQuantity's refusal of `s`, in its words; undefined when it parses. */
+export function quantityError(s: string): string | undefined {
+  let i = s[0] === "+" || s[0] === "-" ? 1 : 0;
+  const start = i;
+  while (i < s.length && s[i] >= "0" && s[i] <= "9") i++;
+  if (s[i] === ".") {
+    i++;
+    while (i < s.length && s[i] >= "0" && s[i] <= "9") i++;
+  }
+  const number = s.slice(start, i);
+  const suffix = s.slice(i);
+  if (s === "" || !/^[eEinumkKMGTP]*[-+]?[0-9]*$/.test(suffix)) return QUANTITY_FORMAT;
+  if (!QUANTITY_SUFFIXES.has(suffix) && !/^[eE][-+]?[0-9]+$/.test(suffix)) return "unable to parse quantity's suffix";
+  if (!/[0-9]/.test(number)) return "unable to parse numeric part of quantity";
+  return undefined;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]$/;
+
+/** Go's base64.StdEncoding.Decode refusal of `s`: the byte offset it reports, or undefined. */
+export function base64Error(s: string): number | undefined {
+  const src = Buffer.from(s, "utf8");
+  const ch = (k: number) => String.fromCharCode(src[k]);
+  let si = 0;
+  while (si < src.length) {
+    // One quantum of four characters, newlines skipped (decodeQuantum).
+    let j = 0;
+    for (; j < 4; j++) {
+      if (si === src.length) {
+        if (j === 0) return undefined;
+        return si - j;
+      }
+      const c = ch(si++);
+      if (BASE64.test(c)) continue;
+      if (c === "\n" || c === "\r") {
+        j--;
+        continue;
+      }
+      if (c !== "=") return si - 1;
+      if (j === 0 || j === 1) return si - 1;
+      if (j === 2) {
+        while (si < src.length && (ch(si) === "\n" || ch(si) === "\r")) si++;
+        if (si === src.length) return src.length;
+        if (ch(si) !== "=") return si - 1;
+        si++;
+      }
+      while (si < src.length && (ch(si) === "\n" || ch(si) === "\r")) si++;
+      return si < src.length ? si : undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Fields of Go type []byte (`format: byte` in kube's OpenAPI), by the struct holding them: JSON
+ * carries them in base64, which Go's decoder checks.
+ */
+const BYTE_FIELDS = new Set([
+  "Secret.data",
+  "ConfigMap.binaryData",
+  "CertificateSigningRequestSpec.request",
+  "CertificateSigningRequestStatus.certificate",
+  "WebhookClientConfig.caBundle",
+  "APIServiceSpec.caBundle",
+]);
+
 function jsonKind(value: unknown): JsonKind | undefined {
   if (value === null || value === undefined) return undefined;
   if (Array.isArray(value)) return "array";
@@ -85,13 +155,24 @@ export function goTypeError(
   // An explicit stack: the object may nest as deep as the body limit allows.
   // `struct`: the Go struct holding the field, as Go's error names it (DeploymentSpec for
   // spec.replicas; the kind itself for top-level fields).
-  const stack: { value: unknown; raw: Schema; path: string; struct: string }[] = [
+  const stack: { value: unknown; raw: Schema; path: string; struct: string; bytes?: boolean }[] = [
     { value: obj, raw: root, path: "", struct: def.kind },
   ];
   while (stack.length > 0) {
-    const { value, raw, path, struct } = stack.pop()!;
-    const s = r.resolve(raw);
+    const { value, raw, path, struct, bytes } = stack.pop()!;
     const kind = jsonKind(value);
+    // resource.Quantity decodes itself: anything but a number or a quantity string is refused.
+    if (raw.$ref?.endsWith(".Quantity") && kind !== undefined && kind !== "number") {
+      const problem = kind === "string" ? quantityError(value as string) : QUANTITY_FORMAT;
+      if (problem) return problem;
+      continue;
+    }
+    if (bytes && kind === "string") {
+      const at = base64Error(value as string);
+      if (at !== undefined) return `illegal base64 data at input byte ${at}`;
+      continue;
+    }
+    const s = r.resolve(raw);
     if (s === undefined || kind === undefined) continue;
     const want = accepted(s);
     if (want !== undefined && !want.includes(kind)) {
@@ -113,9 +194,10 @@ export function goTypeError(
         const field = s.properties?.[k];
         const entry = typeof s.additionalProperties === "object" ? s.additionalProperties : undefined;
         // Go names a map's value by the map's field: `ConfigMap.data`, never `data.a`.
-        if (field !== undefined)
-          stack.push({ value: v, raw: field, path: path ? `${path}.${k}` : k, struct: holder });
-        else if (entry !== undefined) stack.push({ value: v, raw: entry, path, struct: holder });
+        if (field !== undefined) {
+          const isBytes = BYTE_FIELDS.has(`${isStruct && path === "" ? def.kind : structName(raw)}.${k}`);
+          stack.push({ value: v, raw: field, path: path ? `${path}.${k}` : k, struct: holder, bytes: isBytes });
+        } else if (entry !== undefined) stack.push({ value: v, raw: entry, path, struct: holder, bytes });
       }
     }
   }

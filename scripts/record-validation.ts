@@ -1,0 +1,29 @@
+// Records what a real kube-apiserver answers to the table of bad objects
+// (test/apiserver/validation-cases.ts): the referee the embedded server is held to.
+// Run: KUBEBUILDER_ASSETS=<kube-apiserver and etcd> npx tsx scripts/record-validation.ts
+import { writeFileSync } from "node:fs";
+import { Api, startTarget } from "../test/apiserver/harness.js";
+import { type Outcome, outcomeOf, validationCases } from "../test/apiserver/validation-cases.js";
+
+if (!process.env.KUBEBUILDER_ASSETS) {
+  console.error("KUBEBUILDER_ASSETS must name a real kube-apiserver and etcd: the recording is the referee");
+  process.exit(2);
+}
+const target = await startTarget();
+try {
+  const api = new Api(target);
+  const version = (await api.get("/version")).body.gitVersion as string;
+  const ns = await api.namespace("validation");
+  const outcomes: Record<string, Outcome> = {};
+  for (const c of await validationCases(ns)) {
+    const r = await api.post(`${c.path}?dryRun=All`, c.body);
+    outcomes[c.id] = outcomeOf(r.status, r.body);
+  }
+  const file = new URL("../test/apiserver/validation.recorded.json", import.meta.url);
+  // One line per outcome: reviewable in a diff.
+  const lines = Object.entries(outcomes).map(([id, o]) => `  ${JSON.stringify(id)}: ${JSON.stringify(o)}`);
+  writeFileSync(file, `{\n "kubeVersion": ${JSON.stringify(version)},\n "outcomes": {\n${lines.join(",\n")}\n }\n}\n`);
+  console.log(`${Object.keys(outcomes).length} outcomes from kube-apiserver ${version}`);
+} finally {
+  await target.close();
+}
