@@ -22,7 +22,9 @@ export function builtinManifests(ns: string, id: string): object[] {
       apiVersion: "v1",
       kind: "Endpoints",
       metadata: meta("ep"),
-      subsets: [{ addresses: [{ ip: "10.0.0.1" }], ports: [{ port: 80 }] }],
+      // The protocol given: kube defaults it, and a re-apply of the (atomic) subsets without it
+      // is "configured" against kube-apiserver too.
+      subsets: [{ addresses: [{ ip: "10.0.0.1" }], ports: [{ port: 80, protocol: "TCP" }] }],
     },
     {
       apiVersion: "v1",

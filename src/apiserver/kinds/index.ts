@@ -5,6 +5,8 @@ import type { KindBehaviour } from "./behaviour.js";
 import { configMapBehaviour } from "./config-data.js";
 import { crdBehaviour } from "./crd.js";
 import { eventBehaviour, eventsV1Behaviour } from "./event.js";
+import { endpointsBehaviour } from "./endpoints.js";
+import { leaseBehaviour } from "./lease.js";
 import { canonicalizeQuantities } from "./quantities.js";
 import { namespaceBehaviour } from "./namespace.js";
 import { nodeBehaviour, podBehaviour } from "./pod.js";
@@ -15,6 +17,7 @@ import {
   validatingWebhookConfigurationBehaviour,
 } from "./webhook-configurations.js";
 import {
+  controllerRevisionBehaviour,
   cronJobBehaviour,
   daemonSetBehaviour,
   deploymentBehaviour,
@@ -62,6 +65,9 @@ const byKind: Record<string, KindBehaviour> = {
   "/ReplicationController": replicationControllerBehaviour,
   "/PodTemplate": podTemplateBehaviour,
   "/LimitRange": limitRangeBehaviour,
+  "/Endpoints": endpointsBehaviour,
+  "apps/ControllerRevision": controllerRevisionBehaviour,
+  "coordination.k8s.io/Lease": leaseBehaviour,
   "/PersistentVolume": persistentVolumeBehaviour,
   "/PersistentVolumeClaim": persistentVolumeClaimBehaviour,
   "autoscaling/HorizontalPodAutoscaler": horizontalPodAutoscalerBehaviour,

@@ -1,5 +1,7 @@
 // Pods and pod templates: the defaults kube's API server fills that clients rely on, and the
 // required fields it checks.
+import { annotationCauses, labelCauses } from "../object/meta.js";
+import { dns1123LabelErrors } from "../object/names.js";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { cause, forbidden } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -89,25 +91,117 @@ export function defaultPodSpec(spec: Obj): void {
   spec.schedulerName ??= "default-scheduler";
 }
 
-/** Required fields of a PodSpec, with kube's causes. */
-export function validatePodSpec(spec: unknown, path: string): StatusCause[] {
+const PORT_PROTOCOLS = ["SCTP", "TCP", "UDP"];
+const PULL_POLICIES = ["Always", "IfNotPresent", "Never"];
+const RESTART_POLICIES = ["Always", "OnFailure", "Never"];
+
+/** apimachinery's IsValidPortNum. */
+export function portNumberErrors(port: unknown): string[] {
+  return typeof port === "number" && port >= 1 && port <= 65535
+    ? []
+    : ["must be between 1 and 65535, inclusive"];
+}
+
+/** apimachinery's IsValidPortName (an IANA service name). */
+export function portNameErrors(name: string): string[] {
+  const errs: string[] = [];
+  if (name.length > 15) errs.push("must be no more than 15 characters");
+  if (!/^[-a-z0-9]+$/.test(name))
+    errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  if (!/[a-z]/.test(name)) errs.push("must contain at least one letter (a-z)");
+  if (name.includes("--")) errs.push("must not contain consecutive hyphens");
+  if (name.startsWith("-") || name.endsWith("-")) errs.push("must not begin or end with a hyphen");
+  return errs;
+}
+
+/** A value among `allowed`, required (kube's pattern for enums of strings). */
+function enumCauses(value: unknown, field: string, allowed: string[]): StatusCause[] {
+  if (value === undefined || value === null || value === "") return [cause.required(field)];
+  return allowed.includes(value as string) ? [] : [cause.notSupported(field, value, allowed)];
+}
+
+/** validateContainerPorts. */
+function portCauses(ports: unknown, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  if (!spec || typeof spec !== "object") return [cause.required(path)];
-  const containers = (spec as Obj).containers;
-  if (!Array.isArray(containers) || containers.length === 0) {
-    causes.push(cause.required(`${path}.containers`));
-    return causes;
-  }
+  if (!Array.isArray(ports)) return causes;
   const names = new Set<string>();
-  containers.forEach((c, i) => {
-    const p = `${path}.containers[${i}]`;
-    const co = (c ?? {}) as Obj;
-    if (typeof co.name !== "string" || co.name === "") causes.push(cause.required(`${p}.name`));
-    else if (names.has(co.name)) causes.push(cause.duplicate(`${p}.name`, co.name));
-    else names.add(co.name);
-    if (typeof co.image !== "string" || co.image === "") causes.push(cause.required(`${p}.image`));
+  ports.forEach((p, i) => {
+    const port = (p ?? {}) as Obj;
+    const at = `${path}[${i}]`;
+    if (typeof port.name === "string" && port.name !== "") {
+      const errs = portNameErrors(port.name);
+      for (const msg of errs) causes.push(cause.invalid(`${at}.name`, port.name, msg));
+      if (errs.length === 0 && names.has(port.name)) causes.push(cause.duplicate(`${at}.name`, port.name));
+      names.add(port.name);
+    }
+    if (port.containerPort === undefined || port.containerPort === 0)
+      causes.push(cause.required(`${at}.containerPort`));
+    else
+      for (const msg of portNumberErrors(port.containerPort))
+        causes.push(cause.invalid(`${at}.containerPort`, port.containerPort, msg));
+    if (port.hostPort !== undefined && port.hostPort !== 0) {
+      for (const msg of portNumberErrors(port.hostPort))
+        causes.push(cause.invalid(`${at}.hostPort`, port.hostPort, msg));
+    }
+    causes.push(...enumCauses(port.protocol, `${at}.protocol`, PORT_PROTOCOLS));
   });
   return causes;
+}
+
+/** validateContainerCommon's checks of one container (after defaulting). */
+function containerCauses(c: Obj, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (typeof c.name !== "string" || c.name === "") causes.push(cause.required(`${path}.name`));
+  else for (const msg of dns1123LabelErrors(c.name)) causes.push(cause.invalid(`${path}.name`, c.name, msg));
+  if (typeof c.image !== "string" || c.image === "") causes.push(cause.required(`${path}.image`));
+  if (c.terminationMessagePolicy !== undefined) {
+    causes.push(
+      ...enumCauses(c.terminationMessagePolicy, `${path}.terminationMessagePolicy`, [
+        "File",
+        "FallbackToLogsOnError",
+      ]),
+    );
+  }
+  causes.push(...portCauses(c.ports, `${path}.ports`));
+  if (c.imagePullPolicy !== undefined)
+    causes.push(...enumCauses(c.imagePullPolicy, `${path}.imagePullPolicy`, PULL_POLICIES));
+  return causes;
+}
+
+/** kube's ValidatePodSpec, for what operators write: containers and their ports, the restart policy. */
+export function validatePodSpec(spec: unknown, path: string): StatusCause[] {
+  const s = (spec && typeof spec === "object" ? spec : {}) as Obj;
+  const causes: StatusCause[] = [];
+  const containers = s.containers;
+  if (!Array.isArray(containers) || containers.length === 0)
+    causes.push(cause.required(`${path}.containers`));
+  else {
+    const names = new Set<string>();
+    containers.forEach((c, i) => {
+      const co = (c ?? {}) as Obj;
+      const at = `${path}.containers[${i}]`;
+      causes.push(...containerCauses(co, at));
+      if (typeof co.name === "string" && co.name !== "") {
+        if (names.has(co.name)) causes.push(cause.duplicate(`${at}.name`, co.name));
+        names.add(co.name);
+      }
+    });
+  }
+  // Defaulting gives every pod spec that reaches validation a policy; absent means defaulted.
+  if (s.restartPolicy !== undefined)
+    causes.push(...enumCauses(s.restartPolicy, `${path}.restartPolicy`, RESTART_POLICIES));
+  return causes;
+}
+
+/** kube's ValidatePodTemplateSpec: the template's labels and annotations, then its pod spec. */
+export function validatePodTemplate(template: unknown, path: string): StatusCause[] {
+  const t = (template && typeof template === "object" ? template : {}) as Obj;
+  const meta = (t.metadata ?? {}) as Obj;
+  return [
+    ...labelCauses(meta.labels, `${path}.labels`),
+    ...annotationCauses(meta.annotations, `${path}.annotations`),
+    ...validatePodSpec(t.spec, `${path}.spec`),
+  ];
 }
 
 export const podBehaviour: KindBehaviour = {

@@ -2,6 +2,7 @@
 // Go's field order inside rules, subjects and roleRefs, and kube's validation (ValidatePolicyRule,
 // ValidateRoleBindingSubject, an immutable roleRef).
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { dns1123SubdomainErrors } from "../object/names.js";
 import { pathSegmentNameErrors } from "../request-path.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -91,6 +92,8 @@ function validateSubject(raw: unknown, namespaced: boolean, at: string): StatusC
   if (!name) causes.push(cause.required(`${at}.name`));
   switch (s.kind) {
     case "ServiceAccount":
+      if (name)
+        for (const msg of dns1123SubdomainErrors(name)) causes.push(cause.invalid(`${at}.name`, name, msg));
       if (apiGroup) causes.push(cause.notSupported(`${at}.apiGroup`, apiGroup, [""]));
       if (!namespaced && !s.namespace) causes.push(cause.required(`${at}.namespace`));
       break;
@@ -114,7 +117,13 @@ function bindingBehaviour(namespaced: boolean): KindBehaviour {
           return ordered(s, subjectOrder);
         });
       }
-      if (isObject(obj.roleRef)) obj.roleRef = ordered(obj.roleRef, roleRefOrder);
+      // SetDefaults_RoleBinding: a roleRef names RBAC's group when it names none.
+      // roleRef is a struct in Go: absent, it is empty (and then still defaulted).
+      if (obj.roleRef === undefined || obj.roleRef === null) obj.roleRef = {};
+      if (isObject(obj.roleRef)) {
+        if (!obj.roleRef.apiGroup) obj.roleRef.apiGroup = rbacGroup;
+        obj.roleRef = ordered(obj.roleRef, roleRefOrder);
+      }
     },
     validate(obj, old) {
       const causes: StatusCause[] = [];

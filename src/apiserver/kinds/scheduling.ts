@@ -1,5 +1,8 @@
 // What shapes where and how much workloads run: PriorityClasses, LimitRanges and
 // HorizontalPodAutoscalers (autoscaling/v2), with kube's defaults.
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { qualifiedNameErrors } from "../../api/index.js";
+import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
 
@@ -27,6 +30,29 @@ export const limitRangeBehaviour: KindBehaviour = {
       if (Object.keys(def).length > 0) item.default = def;
       if (Object.keys(request).length > 0) item.defaultRequest = request;
     }
+  },
+  // validateLimitRangeTypeName: a qualified name, one of kube's types unless it has a prefix.
+  validate(obj) {
+    const limits = (obj.spec as Obj | undefined)?.limits;
+    const causes: StatusCause[] = [];
+    if (!Array.isArray(limits)) return causes;
+    const seen = new Set<string>();
+    limits.forEach((item, i) => {
+      const type = String((isMap(item) ? item.type : "") ?? "");
+      const at = `spec.limits[${i}].type`;
+      const errs = qualifiedNameErrors(type);
+      for (const msg of errs) causes.push(cause.invalid(at, type, msg));
+      if (
+        errs.length === 0 &&
+        !type.includes("/") &&
+        !["Pod", "Container", "PersistentVolumeClaim"].includes(type)
+      ) {
+        causes.push(cause.invalid(at, type, "must be a standard limit type or fully qualified"));
+      }
+      if (seen.has(type)) causes.push(cause.duplicate(at, type));
+      seen.add(type);
+    });
+    return causes;
   },
 };
 

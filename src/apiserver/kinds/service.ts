@@ -1,5 +1,9 @@
 // Services: type ClusterIP by default with an address allocated from 10.0.0.0/16 (envtest's
 // service range), port protocol and targetPort defaults, and the required ports.
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { labelCauses } from "../object/meta.js";
+import { dns1123LabelErrors } from "../object/names.js";
+import { portNameErrors, portNumberErrors } from "./pod.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import { validateSecret } from "./config-data.js";
@@ -100,9 +104,46 @@ export const serviceBehaviour: KindBehaviour = {
     ) {
       return [cause.required("spec.ports")];
     }
-    return [];
+    return servicePortCauses(spec);
   },
 };
+
+const SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
+const PROTOCOLS = ["SCTP", "TCP", "UDP"];
+
+/** ValidateService's checks of the type, the selector and each port (validateServicePort). */
+function servicePortCauses(spec: Obj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!spec.type) causes.push(cause.required("spec.type"));
+  else if (!SERVICE_TYPES.includes(spec.type as string))
+    causes.push(cause.notSupported("spec.type", spec.type, SERVICE_TYPES));
+  causes.push(...labelCauses(spec.selector, "spec.selector"));
+  const ports = Array.isArray(spec.ports) ? (spec.ports as Obj[]) : [];
+  const names = new Set<string>();
+  ports.forEach((p, i) => {
+    const port = (p ?? {}) as Obj;
+    const at = `spec.ports[${i}]`;
+    const name = typeof port.name === "string" ? port.name : "";
+    if (ports.length > 1 && name === "") causes.push(cause.required(`${at}.name`));
+    else if (name !== "") {
+      for (const msg of dns1123LabelErrors(name)) causes.push(cause.invalid(`${at}.name`, name, msg));
+      if (names.has(name)) causes.push(cause.duplicate(`${at}.name`, name));
+      names.add(name);
+    }
+    for (const msg of portNumberErrors(port.port ?? 0))
+      causes.push(cause.invalid(`${at}.port`, port.port ?? 0, msg));
+    if (!port.protocol) causes.push(cause.required(`${at}.protocol`));
+    else if (!PROTOCOLS.includes(port.protocol as string))
+      causes.push(cause.notSupported(`${at}.protocol`, port.protocol, PROTOCOLS));
+    const target = port.targetPort;
+    if (typeof target === "number") {
+      for (const msg of portNumberErrors(target)) causes.push(cause.invalid(`${at}.targetPort`, target, msg));
+    } else if (typeof target === "string") {
+      for (const msg of portNameErrors(target)) causes.push(cause.invalid(`${at}.targetPort`, target, msg));
+    }
+  });
+  return causes;
+}
 
 /** An update that leaves a port's nodePort out keeps the one allocated (same port and protocol). */
 function keepNodePorts(spec: Obj, oldSpec: Obj | undefined): void {

@@ -2,12 +2,12 @@
 // template checks kube applies.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import type { LabelSelector } from "kubernetes-types/meta/v1.js";
-import { labelSelectorFromObject } from "../../api/index.js";
-import { inObjectMetaOrder } from "../object/meta.js";
+import { labelSelectorFromObject, qualifiedNameErrors } from "../../api/index.js";
+import { annotationCauses, inObjectMetaOrder, labelCauses } from "../object/meta.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
-import { defaultPodSpec, validatePodSpec } from "./pod.js";
+import { defaultPodSpec, validatePodTemplate } from "./pod.js";
 
 /** Fills the defaults of a pod template at `spec.template`. */
 export function defaultTemplate(spec: Obj): void {
@@ -26,44 +26,110 @@ function withNullCreationTimestamp(meta: Obj): Obj {
   return inObjectMetaOrder({ ...meta, creationTimestamp: null });
 }
 
-function validateSelectorAndTemplate(spec: Obj | undefined, requireSelector: boolean): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (!spec) return [cause.required("spec")];
-  const selector = spec.selector as LabelSelector | undefined;
-  const template = spec.template as Obj | undefined;
-  const labels = ((template?.metadata as Obj | undefined)?.labels ?? {}) as Record<string, string>;
-  if (!selector) {
-    if (requireSelector) causes.push(cause.required("spec.selector"));
-  } else {
-    const empty = !selector.matchLabels && !selector.matchExpressions;
-    if (empty)
-      causes.push(cause.invalid("spec.selector", selector, "empty selector is invalid for deployment"));
-    else {
-      try {
-        if (template && !labelSelectorFromObject(selector).matches(labels)) {
+/** apimachinery's ValidateLabelSelector: matchLabels and each requirement. */
+export function labelSelectorCauses(selector: unknown, path: string): StatusCause[] {
+  if (!selector || typeof selector !== "object") return [];
+  const s = selector as Obj;
+  const causes = labelCauses(s.matchLabels, `${path}.matchLabels`);
+  const expressions = Array.isArray(s.matchExpressions) ? (s.matchExpressions as Obj[]) : [];
+  expressions.forEach((e, i) => {
+    const at = `${path}.matchExpressions[${i}]`;
+    const values = Array.isArray(e?.values) ? (e.values as unknown[]) : [];
+    switch (e?.operator) {
+      case "In":
+      case "NotIn":
+        if (values.length === 0) {
+          causes.push(cause.required(`${at}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+        }
+        break;
+      case "Exists":
+      case "DoesNotExist":
+        if (values.length > 0) {
           causes.push(
-            cause.invalid(
-              "spec.template.metadata.labels",
-              labels,
-              "`selector` does not match template `labels`",
+            cause.forbidden(
+              `${at}.values`,
+              "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
             ),
           );
         }
-      } catch (e) {
-        causes.push(cause.invalid("spec.selector", selector, (e as Error).message));
-      }
+        break;
+      default:
+        causes.push(cause.invalid(`${at}.operator`, e?.operator, "not a valid selector operator"));
     }
-  }
-  if (!template) causes.push(cause.required("spec.template"));
-  else causes.push(...validatePodSpec(template.spec, "spec.template.spec"));
+    for (const msg of qualifiedNameErrors(String(e?.key ?? "")))
+      causes.push(cause.invalid(`${at}.key`, e?.key, msg));
+  });
   return causes;
 }
 
-function replicas(spec: Obj): StatusCause[] {
-  if (spec.replicas !== undefined && (typeof spec.replicas !== "number" || spec.replicas < 0)) {
-    return [cause.invalid("spec.replicas", spec.replicas, "must be greater than or equal to 0")];
+/** metav1.LabelSelectorAsSelector: the selector, or undefined when it does not convert. */
+function asSelector(selector: unknown): ReturnType<typeof labelSelectorFromObject> | undefined {
+  try {
+    return labelSelectorFromObject(selector as LabelSelector | undefined);
+  } catch {
+    return undefined;
   }
-  return [];
+}
+
+const templateLabels = (template: Obj | undefined) =>
+  ((template?.metadata as Obj | undefined)?.labels ?? {}) as Record<string, string>;
+
+function nonNegative(value: unknown, field: string): StatusCause[] {
+  return typeof value === "number" && value < 0
+    ? [cause.invalid(field, value, "must be greater than or equal to 0")]
+    : [];
+}
+
+/**
+ * The selector and template checks of Deployments, ReplicaSets and StatefulSets (kube's
+ * ValidateDeploymentSpec and friends): a required, non-empty, valid selector that matches the
+ * template's labels; then the template, whose pods always restart (a StatefulSet's pod spec
+ * is not validated, as in kube).
+ */
+function selectorAndTemplate(spec: Obj, kind: "deployment" | "statefulset", podSpec: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const template = spec.template as Obj | undefined;
+  if (spec.selector === undefined || spec.selector === null) causes.push(cause.required("spec.selector"));
+  else {
+    causes.push(...labelSelectorCauses(spec.selector, "spec.selector"));
+    const s = spec.selector as Obj;
+    const count =
+      Object.keys((s.matchLabels ?? {}) as Obj).length +
+      (Array.isArray(s.matchExpressions) ? s.matchExpressions.length : 0);
+    if (count === 0)
+      causes.push(cause.invalid("spec.selector", spec.selector, `empty selector is invalid for ${kind}`));
+  }
+  const selector = asSelector(spec.selector);
+  // A missing selector converts to one that selects nothing (labels.Nothing()).
+  const none = spec.selector === undefined || spec.selector === null;
+  if (!selector) {
+    causes.push(
+      cause.invalid("spec.selector", spec.selector, kind === "statefulset" ? "" : "invalid label selector"),
+    );
+  } else {
+    if (none || (!selector.empty && !selector.matches(templateLabels(template)))) {
+      causes.push(
+        cause.invalid(
+          "spec.template.metadata.labels",
+          templateLabels(template),
+          "`selector` does not match template `labels`",
+        ),
+      );
+    }
+    if (podSpec) causes.push(...validatePodTemplate(template, "spec.template"));
+    else {
+      const meta = (template?.metadata ?? {}) as Obj;
+      causes.push(
+        ...labelCauses(meta.labels, "spec.template.labels"),
+        ...annotationCauses(meta.annotations, "spec.template.annotations"),
+      );
+    }
+  }
+  const restart = ((template?.spec ?? {}) as Obj).restartPolicy;
+  if ((podSpec || kind === "statefulset") && selector && restart !== "Always" && restart !== undefined) {
+    causes.push(cause.notSupported("spec.template.spec.restartPolicy", restart, ["Always"]));
+  }
+  return causes;
 }
 
 export const deploymentBehaviour: KindBehaviour = {
@@ -71,14 +137,30 @@ export const deploymentBehaviour: KindBehaviour = {
     const spec = (obj.spec ?? {}) as Obj;
     obj.spec = spec;
     spec.replicas ??= 1;
-    spec.strategy ??= { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } };
+    const strategy = (spec.strategy ?? {}) as Obj;
+    strategy.type ??= "RollingUpdate";
+    if (strategy.type === "RollingUpdate") {
+      const rolling = (strategy.rollingUpdate ?? {}) as Obj;
+      rolling.maxUnavailable ??= "25%";
+      rolling.maxSurge ??= "25%";
+      strategy.rollingUpdate = rolling;
+    }
+    spec.strategy = strategy;
     spec.revisionHistoryLimit ??= 10;
     spec.progressDeadlineSeconds ??= 600;
     defaultTemplate(spec);
   },
   validate(obj) {
-    const spec = obj.spec as Obj | undefined;
-    return [...validateSelectorAndTemplate(spec, true), ...(spec ? replicas(spec) : [])];
+    const spec = (obj.spec ?? {}) as Obj;
+    const causes = [
+      ...nonNegative(spec.replicas, "spec.replicas"),
+      ...selectorAndTemplate(spec, "deployment", true),
+    ];
+    const strategy = (spec.strategy ?? {}) as Obj;
+    if (strategy.type !== "Recreate" && strategy.type !== "RollingUpdate") {
+      causes.push(cause.notSupported("spec.strategy", strategy.type, ["Recreate", "RollingUpdate"]));
+    }
+    return causes;
   },
 };
 
@@ -90,8 +172,8 @@ export const replicaSetBehaviour: KindBehaviour = {
     defaultTemplate(spec);
   },
   validate(obj) {
-    const spec = obj.spec as Obj | undefined;
-    return [...validateSelectorAndTemplate(spec, true), ...(spec ? replicas(spec) : [])];
+    const spec = (obj.spec ?? {}) as Obj;
+    return [...nonNegative(spec.replicas, "spec.replicas"), ...selectorAndTemplate(spec, "deployment", true)];
   },
 };
 
@@ -126,8 +208,18 @@ export const statefulSetBehaviour: KindBehaviour = {
     defaultTemplate(spec);
   },
   validate(obj) {
-    const spec = obj.spec as Obj | undefined;
-    return [...validateSelectorAndTemplate(spec, true), ...(spec ? replicas(spec) : [])];
+    const spec = (obj.spec ?? {}) as Obj;
+    const causes: StatusCause[] = [];
+    const policy = spec.podManagementPolicy;
+    if (policy === undefined || policy === "") causes.push(cause.required("spec.podManagementPolicy"));
+    else if (policy !== "OrderedReady" && policy !== "Parallel") {
+      causes.push(cause.invalid("spec.podManagementPolicy", policy, "must be 'OrderedReady' or 'Parallel'"));
+    }
+    causes.push(
+      ...nonNegative(spec.replicas, "spec.replicas"),
+      ...selectorAndTemplate(spec, "statefulset", false),
+    );
+    return causes;
   },
 };
 
@@ -158,8 +250,41 @@ export const daemonSetBehaviour: KindBehaviour = {
     };
   },
 
+  // kube's ValidateDaemonSetSpec: no required selector, but one that matches the template's labels.
   validate(obj) {
-    return validateSelectorAndTemplate(obj.spec as Obj | undefined, true);
+    const spec = (obj.spec ?? {}) as Obj;
+    const template = spec.template as Obj | undefined;
+    const causes = labelSelectorCauses(spec.selector, "spec.selector");
+    const selector = asSelector(spec.selector);
+    const matches =
+      selector &&
+      (spec.selector === undefined || spec.selector === null
+        ? false
+        : selector.matches(templateLabels(template)));
+    if (selector && !matches) {
+      causes.push(
+        cause.invalid(
+          "spec.template.metadata.labels",
+          templateLabels(template),
+          "`selector` does not match template `labels`",
+        ),
+      );
+    }
+    const s = (spec.selector ?? undefined) as Obj | undefined;
+    if (
+      s &&
+      Object.keys((s.matchLabels ?? {}) as Obj).length +
+        (Array.isArray(s.matchExpressions) ? s.matchExpressions.length : 0) ===
+        0
+    ) {
+      causes.push(cause.invalid("spec.selector", spec.selector, "empty selector is invalid for daemonset"));
+    }
+    causes.push(...validatePodTemplate(template, "spec.template"));
+    const restart = ((template?.spec ?? {}) as Obj).restartPolicy;
+    if (restart !== "Always" && restart !== undefined) {
+      causes.push(cause.notSupported("spec.template.spec.restartPolicy", restart, ["Always"]));
+    }
+    return causes;
   },
 };
 
@@ -205,15 +330,31 @@ export const jobBehaviour: KindBehaviour = {
     if (!meta.labels && templateLabels) meta.labels = { ...(templateLabels as Obj) };
   },
   validate(obj) {
-    const spec = obj.spec as Obj | undefined;
-    const causes = validateSelectorAndTemplate(spec, false);
-    const policy = ((spec?.template as Obj | undefined)?.spec as Obj | undefined)?.restartPolicy;
-    if (policy !== undefined && policy !== "Never" && policy !== "OnFailure") {
-      causes.push(cause.notSupported("spec.template.spec.restartPolicy", policy, ["OnFailure", "Never"]));
-    }
-    return causes;
+    return jobSpecCauses((obj.spec ?? {}) as Obj, "spec");
   },
 };
+
+/** kube's validateJobSpec, at `path` (a CronJob's job template is checked the same way). */
+function jobSpecCauses(spec: Obj, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const f of [
+    "parallelism",
+    "completions",
+    "activeDeadlineSeconds",
+    "backoffLimit",
+    "ttlSecondsAfterFinished",
+  ]) {
+    causes.push(...nonNegative(spec[f], `${path}.${f}`));
+  }
+  causes.push(...validatePodTemplate(spec.template, `${path}.template`));
+  const policy = ((spec.template as Obj | undefined)?.spec as Obj | undefined)?.restartPolicy;
+  if (policy === undefined || policy === "" || policy === "Always") {
+    causes.push(cause.required(`${path}.template.spec.restartPolicy`, 'valid values: "OnFailure", "Never"'));
+  } else if (policy !== "Never" && policy !== "OnFailure") {
+    causes.push(cause.notSupported(`${path}.template.spec.restartPolicy`, policy, ["OnFailure", "Never"]));
+  }
+  return causes;
+}
 
 export const replicationControllerBehaviour: KindBehaviour = {
   defaults(obj) {
@@ -231,15 +372,42 @@ export const replicationControllerBehaviour: KindBehaviour = {
     }
     defaultTemplate(spec);
   },
+  // kube's ValidateReplicationControllerSpec: a non-empty selector matching the template's labels.
   validate(obj) {
-    const spec = obj.spec as Obj | undefined;
-    return spec ? replicas(spec) : [cause.required("spec")];
+    const spec = (obj.spec ?? {}) as Obj;
+    const causes: StatusCause[] = [];
+    const selector = (spec.selector ?? {}) as Record<string, string>;
+    if (Object.keys(selector).length === 0) causes.push(cause.required("spec.selector"));
+    causes.push(...nonNegative(spec.replicas, "spec.replicas"));
+    const template = spec.template as Obj | undefined;
+    if (!template) causes.push(cause.required("spec.template"));
+    else {
+      const labels = templateLabels(template);
+      if (Object.keys(selector).length > 0 && !Object.entries(selector).every(([k, v]) => labels[k] === v)) {
+        causes.push(
+          cause.invalid(
+            "spec.template.metadata.labels",
+            labels,
+            "`selector` does not match template `labels`",
+          ),
+        );
+      }
+      causes.push(...validatePodTemplate(template, "spec.template"));
+      const restart = ((template.spec ?? {}) as Obj).restartPolicy;
+      if (restart !== "Always" && restart !== undefined) {
+        causes.push(cause.notSupported("spec.template.spec.restartPolicy", restart, ["Always"]));
+      }
+    }
+    return causes;
   },
 };
 
 export const podTemplateBehaviour: KindBehaviour = {
   defaults(obj) {
     defaultTemplate(obj);
+  },
+  validate(obj) {
+    return validatePodTemplate(obj.template, "template");
   },
 };
 
@@ -253,5 +421,88 @@ export const cronJobBehaviour: KindBehaviour = {
     spec.failedJobsHistoryLimit ??= 1;
     const jobSpec = (spec.jobTemplate as Obj | undefined)?.spec;
     if (jobSpec && typeof jobSpec === "object") defaultTemplate(jobSpec as Obj);
+  },
+  // kube's ValidateCronJobSpec: a standard cron schedule, a known concurrency policy, the job template.
+  validate(obj) {
+    const spec = (obj.spec ?? {}) as Obj;
+    const causes: StatusCause[] = [];
+    const schedule = typeof spec.schedule === "string" ? spec.schedule : "";
+    if (schedule === "") causes.push(cause.required("spec.schedule"));
+    else {
+      const problem = cronScheduleError(schedule);
+      if (problem) causes.push(cause.invalid("spec.schedule", schedule, problem));
+    }
+    const policy = spec.concurrencyPolicy;
+    if (policy !== undefined)
+      causes.push(
+        ...(["Allow", "Forbid", "Replace"].includes(policy as string)
+          ? []
+          : [cause.notSupported("spec.concurrencyPolicy", policy, ["Allow", "Forbid", "Replace"])]),
+      );
+    const jobTemplate = (spec.jobTemplate ?? {}) as Obj;
+    causes.push(...jobSpecCauses((jobTemplate.spec ?? {}) as Obj, "spec.jobTemplate.spec"));
+    return causes;
+  },
+};
+
+const CRON_DESCRIPTORS = new Set([
+  "@yearly",
+  "@annually",
+  "@monthly",
+  "@weekly",
+  "@daily",
+  "@midnight",
+  "@hourly",
+]);
+/** Each field's range: minute, hour, day of month, month, day of week. */
+const CRON_RANGES: [number, number, Record<string, number>?][] = [
+  [0, 59],
+  [0, 23],
+  [1, 31],
+  [
+    1,
+    12,
+    { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 },
+  ],
+  [0, 6, { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 }],
+];
+
+/** robfig/cron's ParseStandard refusal of `schedule`, or undefined. */
+export function cronScheduleError(schedule: string): string | undefined {
+  let spec = schedule.trim();
+  if (spec.startsWith("TZ=") || spec.startsWith("CRON_TZ=")) spec = spec.slice(spec.indexOf(" ") + 1).trim();
+  if (spec.startsWith("@")) {
+    if (CRON_DESCRIPTORS.has(spec)) return undefined;
+    if (spec.startsWith("@every ")) return undefined;
+    return `unrecognized descriptor: ${spec}`;
+  }
+  const fields = spec.split(/\s+/).filter((f) => f !== "");
+  if (fields.length !== 5) return `expected exactly 5 fields, found ${fields.length}: [${fields.join(" ")}]`;
+  for (let i = 0; i < 5; i++) {
+    const [min, max, names] = CRON_RANGES[i];
+    for (const part of fields[i].split(",")) {
+      const [range, step] = part.split("/");
+      if (step !== undefined && !/^\d+$/.test(step))
+        return `failed to parse int from ${step}: strconv.Atoi: parsing ${JSON.stringify(step)}: invalid syntax`;
+      if (range === "*" || range === "?") continue;
+      for (const bound of range.split("-")) {
+        const n = names?.[bound.toLowerCase()] ?? (/^\d+$/.test(bound) ? Number(bound) : Number.NaN);
+        if (Number.isNaN(n))
+          return `failed to parse int from ${bound}: strconv.Atoi: parsing ${JSON.stringify(bound)}: invalid syntax`;
+        if (n < min) return `beginning of range (${n}) below minimum (${min}): ${part}`;
+        if (n > max) return `end of range (${n}) above maximum (${max}): ${part}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** kube's ValidateControllerRevision: data is mandatory, the revision never negative. */
+export const controllerRevisionBehaviour: KindBehaviour = {
+  validate(obj) {
+    const causes: StatusCause[] = [];
+    if (obj.data === undefined || obj.data === null) causes.push(cause.required("data", "data is mandatory"));
+    causes.push(...nonNegative(obj.revision, "revision"));
+    return causes;
   },
 };

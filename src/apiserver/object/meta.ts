@@ -73,6 +73,39 @@ export function normalizeOrder(def: ResourceDefinition, obj: Obj): Obj {
   return out;
 }
 
+/** apimachinery's ValidateLabels, at `field` (metadata.labels, a template's labels, a selector's matchLabels). */
+export function labelCauses(labels: unknown, field: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (labels === undefined || labels === null) return causes;
+  if (typeof labels !== "object" || Array.isArray(labels))
+    return [cause.invalid(field, labels, "must be a map of strings")];
+  for (const [k, v] of Object.entries(labels as Obj)) {
+    for (const msg of qualifiedNameErrors(k)) causes.push(cause.invalid(field, k, msg));
+    if (typeof v !== "string") causes.push(cause.invalid(field, v, "must be a string"));
+    else for (const msg of labelValueErrors(v)) causes.push(cause.invalid(field, v, msg));
+  }
+  return causes;
+}
+
+/** apimachinery's ValidateAnnotations, at `field`. */
+export function annotationCauses(annotations: unknown, field: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (annotations === undefined || annotations === null) return causes;
+  if (typeof annotations !== "object" || Array.isArray(annotations)) {
+    return [cause.invalid(field, annotations, "must be a map of strings")];
+  }
+  let total = 0;
+  for (const [k, v] of Object.entries(annotations as Obj)) {
+    for (const msg of qualifiedNameErrors(k.toLowerCase())) causes.push(cause.invalid(field, k, msg));
+    if (typeof v !== "string") causes.push(cause.invalid(field, v, "must be a string"));
+    total += k.length + (typeof v === "string" ? v.length : 0);
+  }
+  if (total > 262144) {
+    causes.push({ reason: "FieldValueTooLong", message: "Too long: must have at most 262144 bytes", field });
+  }
+  return causes;
+}
+
 /** An ObjectMeta's fields in Go's declaration order, then any others; undefined ones left out. */
 export function inObjectMetaOrder(meta: Obj): Obj {
   const out: Obj = {};
@@ -143,40 +176,8 @@ export function validateMeta(def: ResourceDefinition, obj: Obj): StatusCause[] {
       causes.push(cause.invalid("metadata.generateName", generateName, msg));
     }
   }
-  const labels = meta.labels;
-  if (labels !== undefined && labels !== null) {
-    if (typeof labels !== "object" || Array.isArray(labels)) {
-      causes.push(cause.invalid("metadata.labels", labels, "must be a map of strings"));
-    } else {
-      for (const [k, v] of Object.entries(labels as Obj)) {
-        for (const msg of qualifiedNameErrors(k)) causes.push(cause.invalid("metadata.labels", k, msg));
-        if (typeof v !== "string") causes.push(cause.invalid(`metadata.labels`, v, "must be a string"));
-        else for (const msg of labelValueErrors(v)) causes.push(cause.invalid("metadata.labels", v, msg));
-      }
-    }
-  }
-  const annotations = meta.annotations;
-  if (annotations !== undefined && annotations !== null) {
-    if (typeof annotations !== "object" || Array.isArray(annotations)) {
-      causes.push(cause.invalid("metadata.annotations", annotations, "must be a map of strings"));
-    } else {
-      let total = 0;
-      for (const [k, v] of Object.entries(annotations as Obj)) {
-        for (const msg of qualifiedNameErrors(k.toLowerCase())) {
-          causes.push(cause.invalid("metadata.annotations", k, msg));
-        }
-        if (typeof v !== "string") causes.push(cause.invalid("metadata.annotations", v, "must be a string"));
-        total += k.length + (typeof v === "string" ? v.length : 0);
-      }
-      if (total > 262144) {
-        causes.push({
-          reason: "FieldValueTooLong",
-          message: `Too long: must have at most 262144 bytes`,
-          field: "metadata.annotations",
-        });
-      }
-    }
-  }
+  causes.push(...labelCauses(meta.labels, "metadata.labels"));
+  causes.push(...annotationCauses(meta.annotations, "metadata.annotations"));
   const finalizers = meta.finalizers;
   if (finalizers !== undefined && finalizers !== null && !Array.isArray(finalizers)) {
     causes.push(cause.invalid("metadata.finalizers", finalizers, "must be a list of strings"));

@@ -10,7 +10,24 @@ type JsonKind = "object" | "array" | "string" | "number" | "bool";
 
 const QUANTITY_FORMAT =
   "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-const QUANTITY_SUFFIXES = new Set(["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M", "G", "T", "P", "E"]);
+const QUANTITY_SUFFIXES = new Set([
+  "",
+  "Ki",
+  "Mi",
+  "Gi",
+  "Ti",
+  "Pi",
+  "Ei",
+  "n",
+  "u",
+  "m",
+  "k",
+  "M",
+  "G",
+  "T",
+  "P",
+  "E",
+]);
 
 /** resource.ParseQuantity's refusal of `s`, in its words; undefined when it parses. */
 export function quantityError(s: string): string | undefined {
@@ -24,7 +41,8 @@ export function quantityError(s: string): string | undefined {
   const number = s.slice(start, i);
   const suffix = s.slice(i);
   if (s === "" || !/^[eEinumkKMGTP]*[-+]?[0-9]*$/.test(suffix)) return QUANTITY_FORMAT;
-  if (!QUANTITY_SUFFIXES.has(suffix) && !/^[eE][-+]?[0-9]+$/.test(suffix)) return "unable to parse quantity's suffix";
+  if (!QUANTITY_SUFFIXES.has(suffix) && !/^[eE][-+]?[0-9]+$/.test(suffix))
+    return "unable to parse quantity's suffix";
   if (!/[0-9]/.test(number)) return "unable to parse numeric part of quantity";
   return undefined;
 }
@@ -196,7 +214,13 @@ export function goTypeError(
         // Go names a map's value by the map's field: `ConfigMap.data`, never `data.a`.
         if (field !== undefined) {
           const isBytes = BYTE_FIELDS.has(`${isStruct && path === "" ? def.kind : structName(raw)}.${k}`);
-          stack.push({ value: v, raw: field, path: path ? `${path}.${k}` : k, struct: holder, bytes: isBytes });
+          stack.push({
+            value: v,
+            raw: field,
+            path: path ? `${path}.${k}` : k,
+            struct: holder,
+            bytes: isBytes,
+          });
         } else if (entry !== undefined) stack.push({ value: v, raw: entry, path, struct: holder, bytes });
       }
     }
