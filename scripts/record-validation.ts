@@ -22,7 +22,10 @@ try {
   const file = new URL("../test/apiserver/validation.recorded.json", import.meta.url);
   // One line per outcome: reviewable in a diff.
   const lines = Object.entries(outcomes).map(([id, o]) => `  ${JSON.stringify(id)}: ${JSON.stringify(o)}`);
-  writeFileSync(file, `{\n "kubeVersion": ${JSON.stringify(version)},\n "outcomes": {\n${lines.join(",\n")}\n }\n}\n`);
+  writeFileSync(
+    file,
+    `{\n "kubeVersion": ${JSON.stringify(version)},\n "outcomes": {\n${lines.join(",\n")}\n }\n}\n`,
+  );
   console.log(`${Object.keys(outcomes).length} outcomes from kube-apiserver ${version}`);
 } finally {
   await target.close();

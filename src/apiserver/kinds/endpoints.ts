@@ -72,12 +72,16 @@ export const endpointsBehaviour: KindBehaviour = {
       if (list(s.addresses).length === 0 && list(s.notReadyAddresses).length === 0) {
         causes.push(cause.required(at, "must specify `addresses` or `notReadyAddresses`"));
       }
-      list(s.addresses).forEach((a, j) => causes.push(...addressCauses(a, `${at}.addresses[${j}]`)));
-      list(s.notReadyAddresses).forEach((a, j) =>
-        causes.push(...addressCauses(a, `${at}.notReadyAddresses[${j}]`)),
-      );
+      const addresses = list(s.addresses);
+      for (let j = 0; j < addresses.length; j++)
+        causes.push(...addressCauses(addresses[j], `${at}.addresses[${j}]`));
+      const notReady = list(s.notReadyAddresses);
+      for (let j = 0; j < notReady.length; j++) {
+        causes.push(...addressCauses(notReady[j], `${at}.notReadyAddresses[${j}]`));
+      }
       const ports = list(s.ports);
-      ports.forEach((p, j) => causes.push(...portCauses(p, ports.length > 1, `${at}.ports[${j}]`)));
+      for (let j = 0; j < ports.length; j++)
+        causes.push(...portCauses(ports[j], ports.length > 1, `${at}.ports[${j}]`));
     });
     return causes;
   },
