@@ -1,10 +1,59 @@
 // CertificateSigningRequests: the requester's identity recorded in the spec at create, conditions
 // stamped with their times (populateConditionTimestamps), and the request checked to be a PEM
 // certificate request. Approval goes through /approval (see object/meta.ts).
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { kubeTime } from "../object/meta.js";
+import { dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
+
+const KEY_USAGES = [
+  "any",
+  "cert sign",
+  "client auth",
+  "code signing",
+  "content commitment",
+  "crl sign",
+  "data encipherment",
+  "decipher only",
+  "digital signature",
+  "email protection",
+  "encipher only",
+  "ipsec end system",
+  "ipsec tunnel",
+  "ipsec user",
+  "key agreement",
+  "key encipherment",
+  "microsoft sgc",
+  "netscape sgc",
+  "ocsp signing",
+  "s/mime",
+  "server auth",
+  "signing",
+  "timestamping",
+];
+
+/** ValidateSignerName: a domain, a slash, a path; each part valid. */
+function signerNameCauses(name: string): StatusCause[] {
+  const at = "spec.signerName";
+  const slash = name.indexOf("/");
+  if (slash <= 0)
+    return [
+      cause.invalid(
+        at,
+        name,
+        "must be a fully qualified domain and path of the form 'example.com/signer-name'",
+      ),
+    ];
+  const domain = name.slice(0, slash);
+  const path = name.slice(slash + 1);
+  const causes = dns1123SubdomainErrors(domain).map((m) => cause.invalid(at, name, m));
+  if (path === "" || !/^[A-Za-z0-9._~/-]+$/.test(path)) {
+    causes.push(cause.invalid(at, name, "validating path: must be a valid URL path"));
+  }
+  return causes;
+}
 
 function conditionsOf(obj: Readonly<Obj> | undefined): Obj[] {
   const c = (obj?.status as Obj | undefined)?.conditions;
@@ -50,6 +99,13 @@ export const certificateSigningRequestBehaviour: KindBehaviour = {
       );
     }
     if (!spec.signerName) causes.push(cause.required("spec.signerName"));
+    else causes.push(...signerNameCauses(String(spec.signerName)));
+    const usages = Array.isArray(spec.usages) ? (spec.usages as unknown[]) : [];
+    if (usages.length === 0) causes.push(cause.required("spec.usages"));
+    usages.forEach((u, i) => {
+      if (!KEY_USAGES.includes(u as string))
+        causes.push(cause.notSupported(`spec.usages[${i}]`, u, KEY_USAGES));
+    });
     return causes;
   },
 };

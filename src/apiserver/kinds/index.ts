@@ -7,6 +7,7 @@ import { crdBehaviour } from "./crd.js";
 import { eventBehaviour, eventsV1Behaviour } from "./event.js";
 import { endpointsBehaviour } from "./endpoints.js";
 import { leaseBehaviour } from "./lease.js";
+import { podDisruptionBudgetBehaviour, runtimeClassBehaviour } from "./policy.js";
 import { canonicalizeQuantities } from "./quantities.js";
 import { namespaceBehaviour } from "./namespace.js";
 import { nodeBehaviour, podBehaviour } from "./pod.js";
@@ -28,7 +29,12 @@ import {
   statefulSetBehaviour,
 } from "./workloads.js";
 import { certificateSigningRequestBehaviour } from "./certificates.js";
-import { endpointSliceBehaviour, networkPolicyBehaviour } from "./networking.js";
+import {
+  endpointSliceBehaviour,
+  ingressBehaviour,
+  ingressClassBehaviour,
+  networkPolicyBehaviour,
+} from "./networking.js";
 import {
   horizontalPodAutoscalerBehaviour,
   limitRangeBehaviour,
@@ -36,9 +42,11 @@ import {
 } from "./scheduling.js";
 import {
   csiDriverBehaviour,
+  csiStorageCapacityBehaviour,
   persistentVolumeBehaviour,
   persistentVolumeClaimBehaviour,
   storageClassBehaviour,
+  volumeAttachmentBehaviour,
 } from "./storage.js";
 
 export type { KindBehaviour } from "./behaviour.js";
@@ -65,6 +73,12 @@ const byKind: Record<string, KindBehaviour> = {
   "/ReplicationController": replicationControllerBehaviour,
   "/PodTemplate": podTemplateBehaviour,
   "/LimitRange": limitRangeBehaviour,
+  "networking.k8s.io/Ingress": ingressBehaviour,
+  "networking.k8s.io/IngressClass": ingressClassBehaviour,
+  "node.k8s.io/RuntimeClass": runtimeClassBehaviour,
+  "policy/PodDisruptionBudget": podDisruptionBudgetBehaviour,
+  "storage.k8s.io/CSIStorageCapacity": csiStorageCapacityBehaviour,
+  "storage.k8s.io/VolumeAttachment": volumeAttachmentBehaviour,
   "/Endpoints": endpointsBehaviour,
   "apps/ControllerRevision": controllerRevisionBehaviour,
   "coordination.k8s.io/Lease": leaseBehaviour,

@@ -97,4 +97,87 @@ export const horizontalPodAutoscalerBehaviour: KindBehaviour = {
       });
     }
   },
+  validate(obj) {
+    return hpaSpecCauses((obj.spec ?? {}) as Obj);
+  },
 };
+
+const METRIC_SOURCES = ["ContainerResource", "External", "Object", "Pods", "Resource"];
+
+/** validateMetricTarget. */
+function metricTargetCauses(target: Obj, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const type = target.type;
+  if (!type) causes.push(cause.required(`${path}.type`, "must specify a metric target type"));
+  if (type !== "Utilization" && type !== "Value" && type !== "AverageValue") {
+    causes.push(
+      cause.invalid(`${path}.type`, type ?? "", "must be either Utilization, Value, or AverageValue"),
+    );
+  }
+  if (typeof target.averageUtilization === "number" && target.averageUtilization < 1) {
+    causes.push(
+      cause.invalid(`${path}.averageUtilization`, target.averageUtilization, "must be greater than 0"),
+    );
+  }
+  return causes;
+}
+
+/** validateMetricSpec, for the sources operators use (a resource, a container's resource). */
+function metricCauses(metric: Obj, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const type = typeof metric.type === "string" ? metric.type : "";
+  if (type === "") causes.push(cause.required(`${path}.type`, "must specify a metric source type"));
+  if (!METRIC_SOURCES.includes(type)) {
+    causes.push(cause.notSupported(`${path}.type`, type, METRIC_SOURCES));
+    return causes;
+  }
+  const field = type[0].toLowerCase() + type.slice(1);
+  const source = metric[field] as Obj | undefined;
+  if (!source || typeof source !== "object") {
+    causes.push(cause.required(`${path}.${field}`, "must populate information for the given metric source"));
+    return causes;
+  }
+  if (type === "Resource" || type === "ContainerResource") {
+    if (!source.name) causes.push(cause.required(`${path}.${field}.name`, "must specify a resource name"));
+    const target = (source.target ?? {}) as Obj;
+    causes.push(...metricTargetCauses(target, `${path}.${field}.target`));
+    if (target.averageUtilization === undefined && target.averageValue === undefined) {
+      causes.push(
+        cause.required(
+          `${path}.${field}.target.averageUtilization`,
+          "must set either a target raw value or a target utilization",
+        ),
+      );
+    }
+  }
+  return causes;
+}
+
+/** validateHorizontalPodAutoscalerSpec (autoscaling/v2). */
+function hpaSpecCauses(spec: Obj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const min = spec.minReplicas;
+  const max = typeof spec.maxReplicas === "number" ? spec.maxReplicas : 0;
+  if (typeof min === "number" && min < 1)
+    causes.push(cause.invalid("spec.minReplicas", min, "must be greater than or equal to 1"));
+  if (max < 1) causes.push(cause.invalid("spec.maxReplicas", max, "must be greater than 0"));
+  if (typeof min === "number" && max < min)
+    causes.push(cause.invalid("spec.maxReplicas", max, "must be greater than or equal to `minReplicas`"));
+  const ref = (spec.scaleTargetRef ?? {}) as Obj;
+  for (const f of ["kind", "name"]) {
+    const v = typeof ref[f] === "string" ? (ref[f] as string) : "";
+    if (v === "") causes.push(cause.required(`spec.scaleTargetRef.${f}`));
+    else if (v === "." || v === ".." || v.includes("/") || v.includes("%")) {
+      causes.push(
+        cause.invalid(
+          `spec.scaleTargetRef.${f}`,
+          v,
+          "may not contain '/' or '%', and may not be '.' or '..'",
+        ),
+      );
+    }
+  }
+  const metrics = Array.isArray(spec.metrics) ? (spec.metrics as Obj[]) : [];
+  metrics.forEach((m, i) => causes.push(...metricCauses((m ?? {}) as Obj, `spec.metrics[${i}]`)));
+  return causes;
+}

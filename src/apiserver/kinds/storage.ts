@@ -1,7 +1,11 @@
 // PersistentVolumes and claims, StorageClasses and CSIDrivers: kube's defaults, the protection
 // finalizers its admission adds (kubernetes.io/pv-protection, pvc-protection) and the phase its
 // storage starts them in.
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { qualifiedNameErrors } from "../../api/index.js";
 import { kubeTime } from "../object/meta.js";
+import { dns1123SubdomainErrors } from "../object/names.js";
+import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
 
@@ -24,6 +28,9 @@ export const persistentVolumeBehaviour: KindBehaviour = {
     s.volumeMode ??= "Filesystem";
     if (s.hostPath && typeof s.hostPath === "object") (s.hostPath as Obj).type ??= "";
   },
+  validate(obj) {
+    return persistentVolumeSpecCauses((obj.spec ?? {}) as Obj);
+  },
   created(obj, { server }) {
     addFinalizer(obj, "kubernetes.io/pv-protection");
     // Since 1.31 (PersistentVolumeLastPhaseTransitionTime GA) the phase comes with its time.
@@ -45,6 +52,105 @@ export const storageClassBehaviour: KindBehaviour = {
   defaults(obj) {
     obj.reclaimPolicy ??= "Delete";
     obj.volumeBindingMode ??= "Immediate";
+  },
+  // validateProvisioner: required, a qualified name.
+  validate(obj) {
+    const provisioner = typeof obj.provisioner === "string" ? obj.provisioner : "";
+    if (provisioner === "") return [cause.required("provisioner", "")];
+    return qualifiedNameErrors(provisioner.toLowerCase()).map((m) =>
+      cause.invalid("provisioner", provisioner, m),
+    );
+  },
+};
+
+const ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];
+/** The volume sources a PersistentVolume may name (exactly one). */
+const PV_SOURCES = [
+  "gcePersistentDisk",
+  "awsElasticBlockStore",
+  "hostPath",
+  "glusterfs",
+  "nfs",
+  "rbd",
+  "quobyte",
+  "iscsi",
+  "cinder",
+  "cephfs",
+  "fc",
+  "flocker",
+  "azureFile",
+  "vsphereVolume",
+  "azureDisk",
+  "photonPersistentDisk",
+  "portworxVolume",
+  "scaleIO",
+  "local",
+  "storageos",
+  "csi",
+];
+
+/** ValidatePersistentVolumeSpec's checks of what operators write: capacity, access modes, one source. */
+function persistentVolumeSpecCauses(s: Obj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const capacity = (s.capacity ?? {}) as Obj;
+  if (Object.keys(capacity).length === 0) causes.push(cause.required("spec.capacity"));
+  if (capacity.storage === undefined || Object.keys(capacity).length !== 1) {
+    causes.push(cause.notSupported("spec.capacity", capacity, ["storage"]));
+  }
+  const modes = Array.isArray(s.accessModes) ? (s.accessModes as unknown[]) : [];
+  if (modes.length === 0) causes.push(cause.required("spec.accessModes"));
+  for (const m of modes)
+    if (!ACCESS_MODES.includes(m as string))
+      causes.push(cause.notSupported("spec.accessModes", m, ACCESS_MODES));
+  const sources = PV_SOURCES.filter((k) => s[k] !== undefined && s[k] !== null);
+  if (sources.length === 0) causes.push(cause.required("spec", "must specify a volume type"));
+  const hostPath = s.hostPath as Obj | undefined;
+  if (hostPath && typeof hostPath === "object" && !hostPath.path)
+    causes.push(cause.required("spec.hostPath.path"));
+  return causes;
+}
+
+/** ValidateCSIDriverName. */
+function csiDriverNameCauses(name: string, field: string): StatusCause[] {
+  // No early return: kube reports an empty name as required and as no subdomain.
+  const causes: StatusCause[] = name === "" ? [cause.required(field, name)] : [];
+  if (name.length > 63)
+    causes.push({ reason: "FieldValueTooLong", message: "Too long: must have at most 63 bytes", field });
+  for (const msg of dns1123SubdomainErrors(name.toLowerCase())) causes.push(cause.invalid(field, name, msg));
+  return causes;
+}
+
+export const volumeAttachmentBehaviour: KindBehaviour = {
+  // ValidateVolumeAttachment: the attacher a CSI driver's name, one source, a node name.
+  validate(obj) {
+    const s = (obj.spec ?? {}) as Obj;
+    const attacher = typeof s.attacher === "string" ? s.attacher : "";
+    const causes: StatusCause[] = attacher === "" ? [cause.required("spec.attacher", "")] : [];
+    causes.push(...csiDriverNameCauses(attacher, "spec.attacher"));
+    const source = (s.source ?? {}) as Obj;
+    const pvName = source.persistentVolumeName;
+    const inline = source.inlineVolumeSpec;
+    if ((pvName === undefined || pvName === null) === (inline === undefined || inline === null)) {
+      causes.push(
+        cause.required(
+          "spec.source",
+          "must specify exactly one of inlineVolumeSpec and persistentVolumeName",
+        ),
+      );
+    } else if (typeof pvName === "string") {
+      for (const msg of dns1123SubdomainErrors(pvName))
+        causes.push(cause.invalid("spec.source.persistentVolumeName", pvName, msg));
+    }
+    const node = typeof s.nodeName === "string" ? s.nodeName : "";
+    for (const msg of dns1123SubdomainErrors(node)) causes.push(cause.invalid("spec.nodeName", node, msg));
+    return causes;
+  },
+};
+
+export const csiStorageCapacityBehaviour: KindBehaviour = {
+  validate(obj) {
+    const name = typeof obj.storageClassName === "string" ? obj.storageClassName : "";
+    return dns1123SubdomainErrors(name).map((m) => cause.invalid("storageClassName", name, m));
   },
 };
 

@@ -27,7 +27,7 @@ export function dns1123LabelErrors(value: string): string[] {
   return errs;
 }
 
-function dns1035LabelErrors(value: string): string[] {
+export function dns1035LabelErrors(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 63) errs.push("must be no more than 63 characters");
   if (!dns1035Re.test(value)) errs.push(dns1035Msg);

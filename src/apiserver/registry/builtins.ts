@@ -349,6 +349,7 @@ export function builtinResources(): ResourceDefinition[] {
       namespaced: false,
       shortNames: ["csr"],
       status: true,
+      nameValidation: "path",
       selectableFields: fields("spec.signerName"),
       fieldLabels: labels(["metadata.name", "spec.signerName"]),
     }),
@@ -397,6 +398,8 @@ export function builtinResources(): ResourceDefinition[] {
       shortNames: ["pdb"],
       status: true,
       generation: true,
+      // kube checks a budget's name as a path segment only (as a CSR's).
+      nameValidation: "path",
     }),
     define({
       group: "scheduling.k8s.io",

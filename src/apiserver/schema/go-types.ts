@@ -32,18 +32,16 @@ const QUANTITY_SUFFIXES = new Set([
 /** resource.ParseQuantity's refusal of `s`, in its words; undefined when it parses. */
 export function quantityError(s: string): string | undefined {
   let i = s[0] === "+" || s[0] === "-" ? 1 : 0;
-  const start = i;
   while (i < s.length && s[i] >= "0" && s[i] <= "9") i++;
   if (s[i] === ".") {
     i++;
     while (i < s.length && s[i] >= "0" && s[i] <= "9") i++;
   }
-  const number = s.slice(start, i);
   const suffix = s.slice(i);
   if (s === "" || !/^[eEinumkKMGTP]*[-+]?[0-9]*$/.test(suffix)) return QUANTITY_FORMAT;
   if (!QUANTITY_SUFFIXES.has(suffix) && !/^[eE][-+]?[0-9]+$/.test(suffix))
     return "unable to parse quantity's suffix";
-  if (!/[0-9]/.test(number)) return "unable to parse numeric part of quantity";
+  // Go takes a number without digits ("-", ".", "Ki") as zero.
   return undefined;
 }
 
