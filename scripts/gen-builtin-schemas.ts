@@ -100,7 +100,12 @@ const ROOTS: { module: string; group: string; version: string; kinds: string[] }
     version: "v1",
     kinds: ["TokenReview", "TokenRequest"],
   },
-  { module: "autoscaling/v1", group: "autoscaling", version: "v1", kinds: ["Scale"] },
+  {
+    module: "autoscaling/v1",
+    group: "autoscaling",
+    version: "v1",
+    kinds: ["Scale", "HorizontalPodAutoscaler"],
+  },
   { module: "autoscaling/v2", group: "autoscaling", version: "v2", kinds: ["HorizontalPodAutoscaler"] },
   {
     module: "certificates/v1",

@@ -37,6 +37,7 @@ import {
 } from "./networking.js";
 import {
   horizontalPodAutoscalerBehaviour,
+  horizontalPodAutoscalerV1Behaviour,
   limitRangeBehaviour,
   priorityClassBehaviour,
 } from "./scheduling.js";
@@ -99,7 +100,10 @@ const byKind: Record<string, KindBehaviour> = {
 
 export function kindBehaviour(def: ResourceDefinition): KindBehaviour {
   if (def.crdName) return none;
-  const b = byKind[`${def.group}/${def.kind}`] ?? none;
+  const b =
+    def.group === "autoscaling" && def.version === "v1"
+      ? horizontalPodAutoscalerV1Behaviour
+      : (byKind[`${def.group}/${def.kind}`] ?? none);
   // Every built-in kind also stores numeric quantities as kube's canonical strings.
   return {
     ...b,

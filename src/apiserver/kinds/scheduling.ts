@@ -3,6 +3,7 @@
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "../../api/index.js";
 import { cause } from "../status.js";
+import { hpaFromV1, hpaToV1 } from "../conversion/hpa.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
 
@@ -178,6 +179,29 @@ function hpaSpecCauses(spec: Obj): StatusCause[] {
     }
   }
   const metrics = Array.isArray(spec.metrics) ? (spec.metrics as Obj[]) : [];
-  metrics.forEach((m, i) => causes.push(...metricCauses((m ?? {}) as Obj, `spec.metrics[${i}]`)));
+  for (let i = 0; i < metrics.length; i++)
+    causes.push(...metricCauses((metrics[i] ?? {}) as Obj, `spec.metrics[${i}]`));
   return causes;
 }
+
+/** Replaces `target`'s content with `source`'s, keeping the object the write path holds. */
+function replaceContent(target: Obj, source: Obj): void {
+  for (const k of Object.keys(target)) delete target[k];
+  Object.assign(target, source);
+}
+
+/**
+ * autoscaling/v1 HorizontalPodAutoscalers: kube defaults and validates its internal type, which is
+ * v2's; so does this, through the conversion (a v1 object without a CPU target gets v2's default
+ * of 80%, and causes name v2's fields).
+ */
+export const horizontalPodAutoscalerV1Behaviour: KindBehaviour = {
+  defaults(obj, ctx) {
+    const v2 = hpaFromV1(obj);
+    horizontalPodAutoscalerBehaviour.defaults?.(v2, { ...ctx, old: ctx.old && hpaFromV1(ctx.old) });
+    replaceContent(obj, hpaToV1(v2));
+  },
+  validate(obj, old, server) {
+    return horizontalPodAutoscalerBehaviour.validate?.(hpaFromV1(obj), old && hpaFromV1(old), server) ?? [];
+  },
+};

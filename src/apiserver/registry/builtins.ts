@@ -343,6 +343,15 @@ export function builtinResources(): ResourceDefinition[] {
       categories: ["all"],
       status: true,
     }),
+    // autoscaling/v1 shares v2's storage (autoscaling/horizontalpodautoscalers), converted.
+    define({
+      group: "autoscaling",
+      version: "v1",
+      kind: "HorizontalPodAutoscaler",
+      shortNames: ["hpa"],
+      categories: ["all"],
+      status: true,
+    }),
     define({
       group: "certificates.k8s.io",
       kind: "CertificateSigningRequest",

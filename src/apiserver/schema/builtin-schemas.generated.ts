@@ -725,6 +725,49 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     },
     required: ["incomplete", "nonResourceRules", "resourceRules"],
   },
+  "autoscaling.v1.CrossVersionObjectReference": {
+    properties: { apiVersion: "string", kind: "string", name: "string" },
+    required: ["kind", "name"],
+  },
+  "autoscaling.v1.HorizontalPodAutoscaler": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@autoscaling.v1.HorizontalPodAutoscalerSpec",
+      status: "@autoscaling.v1.HorizontalPodAutoscalerStatus",
+    },
+    gvk: ["autoscaling", "v1", "HorizontalPodAutoscaler"],
+  },
+  "autoscaling.v1.HorizontalPodAutoscalerList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@autoscaling.v1.HorizontalPodAutoscaler",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["autoscaling", "v1", "HorizontalPodAutoscalerList"],
+    required: ["items"],
+  },
+  "autoscaling.v1.HorizontalPodAutoscalerSpec": {
+    properties: {
+      maxReplicas: "integer",
+      minReplicas: "integer",
+      scaleTargetRef: "@autoscaling.v1.CrossVersionObjectReference",
+      targetCPUUtilizationPercentage: "integer",
+    },
+    required: ["maxReplicas", "scaleTargetRef"],
+  },
+  "autoscaling.v1.HorizontalPodAutoscalerStatus": {
+    properties: {
+      currentCPUUtilizationPercentage: "integer",
+      currentReplicas: "integer",
+      desiredReplicas: "integer",
+      lastScaleTime: "date-time",
+      observedGeneration: "integer",
+    },
+    required: ["currentReplicas", "desiredReplicas"],
+  },
   "autoscaling.v1.Scale": {
     properties: {
       apiVersion: "string",

@@ -73,6 +73,13 @@ export const GO_FIELDS: Record<string, string> = {
   "authorization.v1.SubjectAccessReviewStatus": "allowed:z denied reason evaluationError",
   "authorization.v1.SubjectRulesReviewStatus":
     "resourceRules:n nonResourceRules:n incomplete:z evaluationError",
+  "autoscaling.v1.CrossVersionObjectReference": "kind:z name:z apiVersion",
+  "autoscaling.v1.HorizontalPodAutoscaler": "metadata:s spec:s status:s",
+  "autoscaling.v1.HorizontalPodAutoscalerList": "metadata:s items:n",
+  "autoscaling.v1.HorizontalPodAutoscalerSpec":
+    "scaleTargetRef:s minReplicas maxReplicas:z targetCPUUtilizationPercentage",
+  "autoscaling.v1.HorizontalPodAutoscalerStatus":
+    "observedGeneration lastScaleTime currentReplicas:z desiredReplicas:z currentCPUUtilizationPercentage",
   "autoscaling.v1.Scale": "metadata:s spec:s status:s",
   "autoscaling.v1.ScaleSpec": "replicas",
   "autoscaling.v1.ScaleStatus": "replicas:z selector",
