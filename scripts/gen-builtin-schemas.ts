@@ -98,7 +98,7 @@ const ROOTS: { module: string; group: string; version: string; kinds: string[] }
     module: "authentication/v1",
     group: "authentication.k8s.io",
     version: "v1",
-    kinds: ["TokenReview", "TokenRequest"],
+    kinds: ["TokenReview", "TokenRequest", "SelfSubjectReview"],
   },
   {
     module: "autoscaling/v1",

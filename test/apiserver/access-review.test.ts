@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "../../src/envtest/index.js";
-import { needsControlPlane } from "../support/environment.js";
+import { needsControlPlane, versionDifference } from "../support/environment.js";
 import { Api, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -112,6 +112,25 @@ describe("access reviews", needsControlPlane("users"), () => {
       path.body.status.reason,
       'RBAC: allowed by ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated"',
     );
+  });
+
+  test("SelfSubjectReview (kubectl auth whoami) names the caller: user, groups, a new object", async (t) => {
+    const me = await admin.as("whoami", ["team-a"]);
+    const r = await me.post("/apis/authentication.k8s.io/v1/selfsubjectreviews", {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "SelfSubjectReview",
+    });
+    if (!versionDifference("kube 1.26 serves no authentication.k8s.io/v1 SelfSubjectReview (GA in 1.28)")) {
+      // kube authorizes before it routes: a caller no rule allows gets 403, not 404.
+      assert.equal(r.status, 403);
+      return t.skip("kube 1.26");
+    }
+    // Everyone may ask (system:basic-user since kube 1.28).
+    assert.equal(r.status, 201, r.text);
+    assert.deepEqual(Object.keys(r.body), ["kind", "apiVersion", "metadata", "status"]);
+    assert.match(r.body.metadata.creationTimestamp, /^\d{4}-\d\d-\d\dT/);
+    assert.equal(r.body.status.userInfo.username, "whoami");
+    assert.deepEqual(r.body.status.userInfo.groups, ["team-a", "system:authenticated"]);
   });
 
   test("SubjectAccessReview and LocalSubjectAccessReview ask about another user; kube's validation", async () => {

@@ -13,6 +13,17 @@ import { aggregate } from "./aggregation.js";
 import * as policy from "./bootstrap-policy.generated.js";
 import { rbacGroup } from "./rbac.js";
 
+/**
+ * Rules kube's bootstrap policy gained after the 1.26 server the generated policy was read from,
+ * up to the version the embedded server reports (plugin/pkg/auth/authorizer/rbac/bootstrappolicy).
+ */
+const LATER_RULES: Record<string, Obj[]> = {
+  // 1.28: SelfSubjectReview GA, for everyone (kubectl auth whoami).
+  "system:basic-user": [
+    { verbs: ["create"], apiGroups: ["authentication.k8s.io"], resources: ["selfsubjectreviews"] },
+  ],
+};
+
 interface Prepared {
   store: string;
   key: string;
@@ -39,6 +50,8 @@ function prepare(registry: Registry): Prepared[] {
       const obj: Obj = { kind: def.kind, apiVersion: `${rbacGroup}/v1`, ...structuredClone(o) };
       const rules = resource === "clusterroles" ? aggregated.get(meta.name) : undefined;
       if (rules) obj.rules = structuredClone(rules);
+      const later = resource === "clusterroles" ? LATER_RULES[meta.name] : undefined;
+      if (later) obj.rules = [...((obj.rules as Obj[] | undefined) ?? []), ...structuredClone(later)];
       prepareForCreate(def, obj, meta.namespace ?? "", new Date(0));
       out.push({
         store: storeNameOf(def),

@@ -5,7 +5,7 @@
 // check callers). Validation and answers as kube-apiserver 1.26 words them.
 import { pathAttributes } from "../authz/attributes.js";
 import { readBody } from "../http-io.js";
-import { apiVersionOfDef } from "../object/meta.js";
+import { apiVersionOfDef, kubeTime } from "../object/meta.js";
 import { ApiError, badRequest, invalid } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { AccessAttributes, ResourceRequest, UserInfo } from "./context.js";
@@ -29,6 +29,9 @@ export async function handleReview(r: ResourceRequest): Promise<void> {
       return;
     case "TokenReview":
       sendInForm(r, 201, JSON.stringify(tokenReview(r, obj)), form);
+      return;
+    case "SelfSubjectReview":
+      sendInForm(r, 201, JSON.stringify(selfSubjectReview(r, obj)), form);
       return;
     default:
       sendInForm(r, 201, JSON.stringify(accessReview(r, obj)), form);
@@ -200,6 +203,23 @@ function rulesReview(r: ResourceRequest, obj: Obj): Obj {
     metadata: { creationTimestamp: null },
     spec: {},
     status,
+  };
+}
+
+/**
+ * SelfSubjectReview (`kubectl auth whoami`): who the server takes the caller to be. kube answers
+ * a new object, created now, with no managed fields.
+ */
+function selfSubjectReview(r: ResourceRequest, obj: Obj): Obj {
+  const userInfo: Obj = { username: r.user.name };
+  if (r.user.uid) userInfo.uid = r.user.uid;
+  userInfo.groups = [...r.user.groups];
+  if (r.user.extra && Object.keys(r.user.extra).length > 0) userInfo.extra = structuredClone(r.user.extra);
+  return {
+    kind: obj.kind,
+    apiVersion: obj.apiVersion,
+    metadata: { creationTimestamp: kubeTime(r.server.now()) },
+    status: { userInfo },
   };
 }
 

@@ -496,6 +496,7 @@ function reviews(): ResourceDefinition[] {
   const review = (group: string, kind: string, namespaced = false) =>
     define({ group, kind, namespaced, verbs: ["create"], review: true });
   return [
+    review("authentication.k8s.io", "SelfSubjectReview"),
     review("authentication.k8s.io", "TokenReview"),
     review("authorization.k8s.io", "LocalSubjectAccessReview", true),
     review("authorization.k8s.io", "SelfSubjectAccessReview"),

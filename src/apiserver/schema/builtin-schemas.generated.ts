@@ -588,6 +588,16 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
   "authentication.v1.BoundObjectReference": {
     properties: { apiVersion: "string", kind: "string", name: "string", uid: "string" },
   },
+  "authentication.v1.SelfSubjectReview": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      status: "@authentication.v1.SelfSubjectReviewStatus",
+    },
+    gvk: ["authentication.k8s.io", "v1", "SelfSubjectReview"],
+  },
+  "authentication.v1.SelfSubjectReviewStatus": { properties: { userInfo: "@authentication.v1.UserInfo" } },
   "authentication.v1.TokenRequest": {
     properties: {
       apiVersion: "string",

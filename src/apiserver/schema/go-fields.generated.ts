@@ -50,6 +50,8 @@ export const GO_FIELDS: Record<string, string> = {
     "observedGeneration replicas:z readyReplicas currentReplicas updatedReplicas currentRevision updateRevision collisionCount conditions availableReplicas:z",
   "apps.v1.StatefulSetUpdateStrategy": "type rollingUpdate",
   "authentication.v1.BoundObjectReference": "kind apiVersion name uid",
+  "authentication.v1.SelfSubjectReview": "metadata:s status:s",
+  "authentication.v1.SelfSubjectReviewStatus": "userInfo:s",
   "authentication.v1.TokenRequest": "metadata:s spec:s status:s",
   "authentication.v1.TokenRequestSpec": "audiences:n expirationSeconds:n boundObjectRef:n",
   "authentication.v1.TokenRequestStatus": "token:z expirationTimestamp:t",
