@@ -5,7 +5,7 @@ import { builtinPatchMeta, type PatchMeta } from "../../patch/index.js";
 import type { ResourceDefinition } from "../registry/resource.js";
 import { builtinDefinitionName, builtinDefinitions, OBJECT_META, reachable } from "./builtin-schemas.js";
 import type { Schema } from "./schema-types.js";
-import { SchemaResolver, schemaOf } from "./schema-types.js";
+import { SchemaResolver, schemaOf, withoutCombinators } from "./schema-types.js";
 
 const LIST_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
 /** Definitions every document carries: the Status of errors and DeleteOptions of deletes. */
@@ -99,11 +99,7 @@ const preserves = (s: Schema) => s["x-kubernetes-preserve-unknown-fields"] === t
  * reading it) cannot say is dropped: combinators, nullable and preserved objects' fields.
  */
 function toStructuralV2(s: Schema): Schema {
-  const out: Schema = { ...s };
-  delete out.allOf;
-  delete out.oneOf;
-  delete out.anyOf;
-  delete out.not;
+  const out = withoutCombinators(s);
   if (out.nullable) {
     delete out.type;
     delete out.nullable;

@@ -7,7 +7,7 @@ import type { ResourceDefinition } from "../registry/resource.js";
 import { INT_OR_STRING, QUANTITY } from "./builtin-schemas.js";
 import type { DefinitionSet } from "./openapi-definitions.js";
 import { collectDefinitions } from "./openapi-definitions.js";
-import type { Schema } from "./schema-types.js";
+import { type Schema, withoutCombinators } from "./schema-types.js";
 
 /**
  * Reported in `info.version`: the Kubernetes version the server speaks, as kube-apiserver
@@ -102,11 +102,7 @@ export function documentHash(doc: unknown): string {
 
 /** A schema in swagger 2.0 terms: no anyOf/oneOf/nullable; free-form where v2 cannot say it. */
 function toV2(s: Schema): Schema {
-  const out: Schema = { ...s };
-  delete out.anyOf;
-  delete out.oneOf;
-  delete out.allOf;
-  delete out.not;
+  const out = withoutCombinators(s);
   delete out.nullable;
   if (s.nullable || s["x-kubernetes-int-or-string"]) delete out.type;
   // kubectl 1.20 rejects fields v2 does not list: a preserve-unknown object lists none.

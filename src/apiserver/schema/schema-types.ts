@@ -106,3 +106,9 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function preservesUnknown(schema: Schema): boolean {
   return schema["x-kubernetes-preserve-unknown-fields"] === true || schema.additionalProperties === true;
 }
+
+/** A shallow copy of `s` without allOf, oneOf, anyOf and not, which swagger 2.0 cannot say. */
+export function withoutCombinators(s: Schema): Schema {
+  const { allOf: _all, oneOf: _one, anyOf: _any, not: _not, ...rest } = s;
+  return rest;
+}
