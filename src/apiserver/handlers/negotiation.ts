@@ -140,6 +140,6 @@ export function sendInForm(
   const body =
     form === "Table"
       ? tableJson(r, [stored], { resourceVersion: String(meta.resourceVersion ?? "") })
-      : JSON.stringify(metadataObject(stored));
+      : JSON.stringify(metadataObject(r.def, stored));
   sendJson(r.res, code, body, headers);
 }

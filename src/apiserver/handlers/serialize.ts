@@ -42,21 +42,28 @@ const OWNER_REFERENCE_ORDER = ["apiVersion", "kind", "name", "uid", "controller"
 
 /**
  * The object's metadata as kube's typed ObjectMeta writes it. A custom resource's is stored in
- * unstructured (sorted) order; as PartialObjectMetadata it is the struct's.
+ * unstructured (sorted) order and is put in the struct's; a built-in's already is (metadata-only
+ * informers list and watch through here: no copy for them).
  */
-export function metadataObject(stored: StoredObject): Obj {
+export function metadataObject(def: ResourceDefinition, stored: StoredObject): Obj {
+  const partial = (metadata: unknown) => ({
+    kind: "PartialObjectMetadata",
+    apiVersion: "meta.k8s.io/v1",
+    metadata,
+  });
+  if (!def.crdName) return partial(stored.obj.metadata);
   const meta = inObjectMetaOrder(stored.obj.metadata as Obj);
   const entries = (list: unknown, order: readonly string[]) =>
     Array.isArray(list) ? list.map((e) => (e && typeof e === "object" ? ordered(e as Obj, order) : e)) : list;
   if (meta.managedFields) meta.managedFields = entries(meta.managedFields, MANAGED_FIELDS_ORDER);
   if (meta.ownerReferences) meta.ownerReferences = entries(meta.ownerReferences, OWNER_REFERENCE_ORDER);
-  return { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: meta };
+  return partial(meta);
 }
 
 /** The serialized object in the form negotiated for single objects and watch events. */
 export function formJson(def: ResourceDefinition, stored: StoredObject, form: ResponseForm): string {
   if (form === "PartialObjectMetadata" || form === "PartialObjectMetadataList") {
-    return JSON.stringify(metadataObject(stored));
+    return JSON.stringify(metadataObject(def, stored));
   }
   return objectJson(def, stored);
 }
