@@ -1,5 +1,6 @@
 // Validation of a CustomResourceDefinition on create and update, as apiextensions-apiserver
 // does it: names, group, scope, versions, schemas, subresources and printer columns.
+import { ruleCompileErrors } from "../cel/crd-rules.js";
 import { isDeepStrictEqual } from "node:util";
 import type {
   CustomResourceColumnDefinition,
@@ -190,7 +191,8 @@ function validateVersion(
     const schemaPath = shared.schema ? "spec.validation.openAPIV3Schema" : `${path}.schema.openAPIV3Schema`;
     const structural = structuralErrors(schema, schemaPath);
     errs.push(...structural);
-    if (structural.length === 0) errs.push(...defaultErrors(schema, schemaPath));
+    if (structural.length === 0)
+      errs.push(...defaultErrors(schema, schemaPath), ...ruleCompileErrors(schema, schemaPath));
   }
   const scale = v.subresources?.scale;
   if (scale !== undefined && (!shared.subresources || index === 0)) {

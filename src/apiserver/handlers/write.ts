@@ -1,6 +1,7 @@
 // The write path shared by create, update and patch: decoding, type checks, field validation
 // (Strict/Warn/Ignore), pruning and defaulting, validation, and the commit with the metadata
 // rules, managedFields, no-op detection and finalization of objects being deleted.
+import { ruleViolations } from "../cel/crd-rules.js";
 import type { ManagedFieldsEntry, StatusCause } from "kubernetes-types/meta/v1.js";
 import { decodeBody, mediaType } from "../http-io.js";
 import { kindBehaviour } from "../kinds/index.js";
@@ -24,6 +25,7 @@ import {
   findUnknownFields,
   goTypeError,
   pruneObject,
+  schemaOf,
   validateObject,
 } from "../schema/index.js";
 import {
@@ -199,7 +201,13 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
   r.server.authorization?.checkGrant(r, obj, old);
   const causes: StatusCause[] = [...validateMeta(r.def, obj)];
   if (old) causes.push(...finalizerRules(old, obj));
-  if (r.def.crdName && r.def.schema) causes.push(...validateObject(r.def, obj, r.server.patterns));
+  if (r.def.crdName && r.def.schema) {
+    causes.push(...validateObject(r.def, obj, r.server.patterns));
+    // kube runs the CRD's rules unless a value has the wrong type (a blocking error).
+    if (!causes.some((c) => c.reason === "FieldValueTypeInvalid")) {
+      causes.push(...ruleViolations(schemaOf(r.def)!, obj, old));
+    }
+  }
   causes.push(...(behaviour.validate?.(obj, old, r.server) ?? []));
   if (causes.length > 0) {
     const meta = obj.metadata as Obj;

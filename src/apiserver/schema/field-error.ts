@@ -76,8 +76,14 @@ export function invalidMessage(
   return msgs.length === 1 ? `${head}: ${msgs[0]}` : `${head}: [${msgs.join(", ")}]`;
 }
 
+/** A value already in Go's `%#v` (a struct kube prints in a cause), printed as it is. */
+export class GoSyntax {
+  constructor(readonly text: string) {}
+}
+
 /** Prints a JSON value as Go's `%v` (scalars) or `%#v` (maps and slices) would after decoding. */
 export function goValue(value: unknown): string {
+  if (value instanceof GoSyntax) return value.text;
   if (value === null || value === undefined) return "null";
   switch (typeof value) {
     case "string":

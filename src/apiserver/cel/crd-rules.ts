@@ -1,0 +1,345 @@
+// CRD validation rules (`x-kubernetes-validations`) as kube-apiserver evaluates them, on
+// @bufbuild/cel. When a CRD is written each rule is compiled: a syntax error, or a field `self`
+// selects that the schema does not declare, is kube's "compilation failed" at the rule's path.
+// When a custom object is written each rule runs at every node of the object its schema level
+// describes (list items and map values each on their own), with `self` the node and, for
+// transition rules, `oldSelf` the same node of the old object (only on update, only where it
+// existed). A false rule is kube's Invalid cause at the node's path, worded as kube words it.
+//
+// Values are CEL's by the schema: integers are CEL ints, numbers doubles, objects maps.
+// Not yet: messageExpression, reason and fieldPath (kube 1.28+), the Kubernetes CEL libraries
+// (lists, regex, url, quantity, ...), optional types, cost limits.
+import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
+import { strings } from "@bufbuild/cel/ext";
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { type FieldError, GoSyntax } from "../schema/field-error.js";
+import { isObject, type Schema } from "../schema/schema-types.js";
+
+interface Rule {
+  rule?: string;
+  message?: string;
+}
+
+type Expr = ReturnType<typeof parse>["expr"];
+type Program = (ctx: Record<string, unknown>) => unknown;
+
+interface Compiled {
+  program?: Program;
+  /** Refused for its estimated cost (kube's Forbidden). */
+  tooCostly?: boolean;
+  /** The compiler's words, when the rule does not compile. */
+  error?: string;
+  /** Whether the rule names oldSelf: a transition rule. */
+  transition: boolean;
+}
+
+const env = celEnv({ funcs: strings });
+
+/** Compiled rules by schema node and rule text: schemas are frozen per served CRD spec. */
+const cache = new WeakMap<Schema, Map<string, Compiled>>();
+
+function rulesOf(schema: Schema): Rule[] {
+  const rules = (schema as Record<string, unknown>)["x-kubernetes-validations"];
+  return Array.isArray(rules) ? (rules as Rule[]) : [];
+}
+
+/** The schema a select of `field` on a node of `schema` reaches; null: any; undefined: none. */
+function selectField(schema: Schema | null, field: string, root: boolean): Schema | null | undefined {
+  if (schema === null) return null;
+  if (root && field === "metadata") {
+    // kube declares only the name and generateName of the object's metadata to CEL.
+    return { type: "object", properties: { name: { type: "string" }, generateName: { type: "string" } } };
+  }
+  if (schema["x-kubernetes-preserve-unknown-fields"] === true) return schema.properties?.[field] ?? null;
+  if (schema.properties?.[field]) return schema.properties[field];
+  if (typeof schema.additionalProperties === "object") return schema.additionalProperties;
+  if (schema.additionalProperties === true) return null;
+  return undefined;
+}
+
+/** cel-go's check for selects of `self` (and `oldSelf`) the schema does not declare. */
+function undefinedField(expr: Expr, schema: Schema): string | undefined {
+  const resolve = (e: Expr): Schema | null | undefined => {
+    const k = e.exprKind;
+    if (k.case === "identExpr") return k.value.name === "self" || k.value.name === "oldSelf" ? schema : null;
+    if (k.case === "selectExpr" && k.value.operand) {
+      const operand = resolve(k.value.operand);
+      if (operand === undefined) return undefined;
+      const rootSelect = k.value.operand.exprKind.case === "identExpr";
+      const field = selectField(operand, k.value.field, rootSelect);
+      if (field === undefined) throw new UndefinedField(k.value.field);
+      return field;
+    }
+    return null;
+  };
+  try {
+    walkExpr(expr, (e) => {
+      if (e.exprKind.case === "selectExpr") resolve(e);
+    });
+  } catch (e) {
+    if (e instanceof UndefinedField) return `undefined field '${e.field}'`;
+    throw e;
+  }
+  return undefined;
+}
+
+class UndefinedField extends Error {
+  constructor(readonly field: string) {
+    super(field);
+  }
+}
+
+function walkExpr(expr: Expr | undefined, visit: (e: Expr) => void): void {
+  if (!expr) return;
+  visit(expr);
+  const k = expr.exprKind;
+  switch (k.case) {
+    case "selectExpr":
+      walkExpr(k.value.operand, visit);
+      break;
+    case "callExpr":
+      walkExpr(k.value.target, visit);
+      for (const a of k.value.args) walkExpr(a, visit);
+      break;
+    case "listExpr":
+      for (const e of k.value.elements) walkExpr(e, visit);
+      break;
+    case "structExpr":
+      for (const e of k.value.entries) {
+        if (e.keyKind.case === "mapKey") walkExpr(e.keyKind.value, visit);
+        walkExpr(e.value, visit);
+      }
+      break;
+    case "comprehensionExpr":
+      for (const e of [
+        k.value.iterRange,
+        k.value.accuInit,
+        k.value.loopCondition,
+        k.value.loopStep,
+        k.value.result,
+      ]) {
+        walkExpr(e, visit);
+      }
+      break;
+  }
+}
+
+/** How deep comprehensions (all, exists, map, filter) nest in `expr`. */
+function comprehensionDepth(expr: Expr | undefined): number {
+  if (!expr) return 0;
+  const k = expr.exprKind;
+  const children: (Expr | undefined)[] = [];
+  switch (k.case) {
+    case "selectExpr":
+      children.push(k.value.operand);
+      break;
+    case "callExpr":
+      children.push(k.value.target, ...k.value.args);
+      break;
+    case "listExpr":
+      children.push(...k.value.elements);
+      break;
+    case "structExpr":
+      for (const e of k.value.entries)
+        children.push(e.keyKind.case === "mapKey" ? e.keyKind.value : undefined, e.value);
+      break;
+    case "comprehensionExpr": {
+      const c = k.value;
+      const inner = Math.max(...[c.loopCondition, c.loopStep, c.result].map(comprehensionDepth));
+      return 1 + Math.max(inner, comprehensionDepth(c.iterRange), comprehensionDepth(c.accuInit));
+    }
+  }
+  return Math.max(0, ...children.map(comprehensionDepth));
+}
+
+/** Whether a list, map or string under `schema` has no declared bound. */
+function unbounded(schema: Schema, seen = 0): boolean {
+  if (seen > 32) return true;
+  const s = schema as Record<string, unknown>;
+  if (schema.type === "array" && s.maxItems === undefined) return true;
+  if (
+    schema.type === "object" &&
+    typeof schema.additionalProperties === "object" &&
+    s.maxProperties === undefined
+  ) {
+    return true;
+  }
+  const children = [
+    ...Object.values(schema.properties ?? {}),
+    ...(schema.items && !Array.isArray(schema.items) ? [schema.items] : []),
+    ...(typeof schema.additionalProperties === "object" ? [schema.additionalProperties] : []),
+  ];
+  return children.some((c) => unbounded(c, seen + 1));
+}
+
+/**
+ * Until kube's cost estimator is here: nested comprehensions over collections of no declared size
+ * could take the server's whole CPU for one write (n² over a request's million items), and kube's
+ * estimate refuses them too; such a rule is refused with kube's advice.
+ */
+const COST_REFUSAL =
+  "estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)";
+
+function usesIdent(expr: Expr, name: string): boolean {
+  let found = false;
+  walkExpr(expr, (e) => {
+    if (e.exprKind.case === "identExpr" && e.exprKind.value.name === name) found = true;
+  });
+  return found;
+}
+
+function compile(schema: Schema, rule: string): Compiled {
+  let byRule = cache.get(schema);
+  if (!byRule) {
+    byRule = new Map();
+    cache.set(schema, byRule);
+  }
+  let c = byRule.get(rule);
+  if (c) return c;
+  try {
+    const parsed = parse(rule);
+    const error = undefinedField(parsed.expr, schema);
+    if (error) c = { error, transition: false };
+    else if (comprehensionDepth(parsed.expr) >= 2 && unbounded(schema))
+      c = { tooCostly: true, transition: false };
+    else c = { program: plan(env, parsed) as Program, transition: usesIdent(parsed.expr, "oldSelf") };
+  } catch (e) {
+    c = { error: (e as Error).message, transition: false };
+  }
+  byRule.set(rule, c);
+  return c;
+}
+
+/** Go's %#v of a rule, as kube prints it in a CRD's compile errors. */
+function ruleText(r: Rule): string {
+  return `apiextensions.ValidationRule{Rule:${JSON.stringify(r.rule ?? "")}, Message:${JSON.stringify(r.message ?? "")}}`;
+}
+
+/** Each rule of `schema` (at `path`, kube's schema path) that does not compile, as kube reports it. */
+export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const visit = (s: Schema | undefined, at: string) => {
+    if (!s || typeof s !== "object") return;
+    rulesOf(s).forEach((r, i) => {
+      const field = `${at}.x-kubernetes-validations[${i}].rule`;
+      if (typeof r.rule !== "string" || r.rule.trim() === "") {
+        errs.push({ type: "FieldValueRequired", field });
+        return;
+      }
+      const c = compile(s, r.rule);
+      if (c.tooCostly) errs.push({ type: "FieldValueForbidden", field, detail: COST_REFUSAL });
+      if (c.error) {
+        errs.push({
+          type: "FieldValueInvalid",
+          field,
+          value: new GoSyntax(ruleText(r)),
+          detail: `compilation failed: ERROR: ${c.error}`,
+        });
+      }
+    });
+    for (const [k, v] of Object.entries(s.properties ?? {})) visit(v, `${at}.properties[${k}]`);
+    if (s.items && !Array.isArray(s.items)) visit(s.items, `${at}.items`);
+    if (typeof s.additionalProperties === "object")
+      visit(s.additionalProperties, `${at}.additionalProperties`);
+  };
+  visit(schema, path);
+  return errs;
+}
+
+/** A JSON value as CEL sees it under `schema`: integers as ints, objects as maps. */
+function celValue(value: unknown, schema: Schema | undefined): unknown {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) {
+    const items = schema?.items && !Array.isArray(schema.items) ? schema.items : undefined;
+    return value.map((v) => celValue(v, items));
+  }
+  if (typeof value === "number") {
+    if (schema?.type === "number") return value;
+    return schema?.type === "integer" || Number.isInteger(value) ? BigInt(Math.trunc(value)) : value;
+  }
+  if (isObject(value)) {
+    const m = new Map<string, unknown>();
+    for (const [k, v] of Object.entries(value)) {
+      const s =
+        schema?.properties?.[k] ??
+        (typeof schema?.additionalProperties === "object" ? schema.additionalProperties : undefined);
+      m.set(k, celValue(v, s));
+    }
+    return m;
+  }
+  return value;
+}
+
+/** The JSON type name kube prints as the Invalid value of a failed rule. */
+function typeName(schema: Schema, value: unknown): string {
+  if (typeof schema.type === "string") return schema.type;
+  if (Array.isArray(value)) return "array";
+  return value !== null && typeof value === "object" ? "object" : typeof value;
+}
+
+/**
+ * The old item a transition rule of a list item compares with: kube correlates items only in
+ * `map` lists (by their keys) and `set` lists (by value); atomic lists' items have none.
+ */
+function correlated(list: Schema, old: unknown[] | undefined): (item: unknown) => unknown {
+  const ext = list as Record<string, unknown>;
+  if (!old) return () => undefined;
+  if (ext["x-kubernetes-list-type"] === "set") {
+    return (item) => old.find((o) => JSON.stringify(o) === JSON.stringify(item));
+  }
+  const keys = ext["x-kubernetes-list-map-keys"];
+  if (ext["x-kubernetes-list-type"] !== "map" || !Array.isArray(keys)) return () => undefined;
+  const keyOf = (o: unknown) =>
+    isObject(o) ? JSON.stringify((keys as string[]).map((k) => o[k] ?? null)) : "";
+  return (item) => old.find((o) => keyOf(o) === keyOf(item));
+}
+
+/** The causes of the rules `obj` breaks (`old` the object it replaces, on update). */
+export function ruleViolations(schema: Schema, obj: unknown, old: unknown): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const visit = (s: Schema | undefined, value: unknown, oldValue: unknown, path: string) => {
+    if (!s || value === undefined || value === null) return;
+    for (const r of rulesOf(s)) {
+      if (typeof r.rule !== "string") continue;
+      const c = compile(s, r.rule);
+      if (!c.program) continue;
+      if (c.transition && oldValue === undefined) continue;
+      const ctx: Record<string, unknown> = { self: celValue(value, s) };
+      if (c.transition) ctx.oldSelf = celValue(oldValue, s);
+      const result = c.program(ctx);
+      const field = path === "" ? "<nil>" : path;
+      if (isCelError(result)) {
+        causes.push({
+          reason: "FieldValueInvalid",
+          message: `Invalid value: ${JSON.stringify(typeName(s, value))}: ${r.rule}: ${result.message}`,
+          field,
+        });
+      } else if (result !== true) {
+        const detail = r.message ? r.message : `failed rule: ${r.rule}`;
+        causes.push({
+          reason: "FieldValueInvalid",
+          message: `Invalid value: ${JSON.stringify(typeName(s, value))}: ${detail}`,
+          field,
+        });
+      }
+    }
+    if (Array.isArray(value)) {
+      const items = s.items && !Array.isArray(s.items) ? s.items : undefined;
+      const old = correlated(s, Array.isArray(oldValue) ? oldValue : undefined);
+      for (let i = 0; i < value.length; i++) visit(items, value[i], old(value[i]), `${path}[${i}]`);
+      return;
+    }
+    if (isObject(value)) {
+      const oldMap = isObject(oldValue) ? oldValue : undefined;
+      for (const [k, v] of Object.entries(value)) {
+        const child = s.properties?.[k];
+        const at = path === "" ? k : `${path}.${k}`;
+        if (child) visit(child, v, oldMap?.[k], at);
+        else if (typeof s.additionalProperties === "object")
+          visit(s.additionalProperties, v, oldMap?.[k], `${path}[${k}]`);
+      }
+    }
+  };
+  visit(schema, obj, old, "");
+  return causes;
+}

@@ -1,0 +1,187 @@
+// A CRD's CEL validation rules (x-kubernetes-validations), as kube-apiserver evaluates them: at
+// the schema's root, on nested objects, on each list item; transition rules on update only;
+// messages, and the rule itself when there is none; rules that do not compile refused with the CRD.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { eventually } from "../../src/envtest/index.js";
+import { Api, CRDS, startTarget, type Target } from "./harness.js";
+
+let target: Target;
+let api: Api;
+const group = `rules${Date.now().toString(36)}.example.com`;
+const path = `/apis/${group}/v1/namespaces/default/gizmos`;
+
+const crd = (plural: string, kind: string, openAPIV3Schema: object) => ({
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: `${plural}.${group}` },
+  spec: {
+    group,
+    scope: "Namespaced",
+    names: { plural, singular: plural.slice(0, -1), kind, listKind: `${kind}List` },
+    versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema } }],
+  },
+});
+
+const gizmoSchema = {
+  type: "object",
+  "x-kubernetes-validations": [
+    { rule: "self.metadata.name.startsWith('g')", message: "name must start with g" },
+  ],
+  properties: {
+    spec: {
+      type: "object",
+      "x-kubernetes-validations": [
+        { rule: "self.min <= self.max", message: "min must not exceed max" },
+        { rule: "self.max >= oldSelf.max", message: "max may only grow" },
+      ],
+      properties: {
+        min: { type: "integer" },
+        max: { type: "integer" },
+        mode: { type: "string", "x-kubernetes-validations": [{ rule: "self in ['on', 'off']" }] },
+        tags: {
+          type: "array",
+          items: { type: "string", "x-kubernetes-validations": [{ rule: "self.size() <= 3" }] },
+        },
+      },
+    },
+  },
+};
+
+before(async () => {
+  target = await startTarget();
+  api = new Api(target);
+  assert.equal((await api.post(CRDS, crd("gizmos", "Gizmo", gizmoSchema))).status, 201);
+  await eventually("the CRD served", async () => (await api.get(path)).status === 200, { timeoutMs: 30_000 });
+});
+after(async () => {
+  await api.delete(`${CRDS}/gizmos.${group}`);
+  await target.close();
+});
+
+const gizmo = (name: string, spec: object) => ({
+  apiVersion: `${group}/v1`,
+  kind: "Gizmo",
+  metadata: { name },
+  spec,
+});
+const causes = (r: { body: { details?: { causes?: object[] } } }) => r.body.details?.causes;
+
+describe("CRD validation rules", () => {
+  test("objects that keep the rules are stored; broken rules are 422s worded as kube's", async () => {
+    assert.equal(
+      (await api.post(path, gizmo("g-ok", { min: 1, max: 5, mode: "on", tags: ["a"] }))).status,
+      201,
+    );
+
+    const order = await api.post(path, gizmo("g-order", { min: 6, max: 5 }));
+    assert.equal(order.status, 422);
+    assert.equal(
+      order.body.message,
+      `Gizmo.${group} "g-order" is invalid: spec: Invalid value: "object": min must not exceed max`,
+    );
+
+    const two = await api.post(path, gizmo("x-two", { min: 1, max: 5, mode: "maybe" }));
+    assert.deepEqual(causes(two), [
+      {
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "object": name must start with g',
+        field: "<nil>",
+      },
+      {
+        reason: "FieldValueInvalid",
+        message: "Invalid value: \"string\": failed rule: self in ['on', 'off']",
+        field: "spec.mode",
+      },
+    ]);
+
+    const item = await api.post(path, gizmo("g-item", { min: 1, max: 5, tags: ["ab", "abcd"] }));
+    assert.deepEqual(causes(item), [
+      {
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "string": failed rule: self.size() <= 3',
+        field: "spec.tags[1]",
+      },
+    ]);
+  });
+
+  test("a transition rule runs on update only, against the old object", async () => {
+    const created = await api.post(path, gizmo("g-grow", { min: 1, max: 5 }));
+    assert.equal(created.status, 201, "no oldSelf on create: the transition rule does not run");
+    const shrink = await api.put(`${path}/g-grow`, { ...created.body, spec: { min: 1, max: 2 } });
+    assert.equal(shrink.status, 422);
+    assert.deepEqual(causes(shrink), [
+      { reason: "FieldValueInvalid", message: 'Invalid value: "object": max may only grow', field: "spec" },
+    ]);
+    assert.equal(
+      (await api.put(`${path}/g-grow`, { ...created.body, spec: { min: 1, max: 9 } })).status,
+      200,
+    );
+  });
+
+  test("a rule that does not compile, or names a field the schema lacks, refuses the CRD", async () => {
+    const r = await api.post(
+      CRDS,
+      crd("badrules", "BadRule", {
+        type: "object",
+        properties: {
+          spec: {
+            type: "object",
+            "x-kubernetes-validations": [{ rule: "self.x +" }, { rule: "self.nope == 1" }],
+            properties: { x: { type: "integer" } },
+          },
+        },
+      }),
+    );
+    assert.equal(r.status, 422);
+    const fields = causes(r) as { field: string; reason: string; message: string }[];
+    const at = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations";
+    assert.deepEqual(
+      fields.map((c) => [c.reason, c.field]),
+      [
+        ["FieldValueInvalid", `${at}[0].rule`],
+        ["FieldValueInvalid", `${at}[1].rule`],
+      ],
+    );
+    assert.ok(
+      fields[0].message.startsWith(
+        'Invalid value: apiextensions.ValidationRule{Rule:"self.x +", Message:""}: compilation failed: ERROR: ',
+      ),
+      fields[0].message,
+    );
+    assert.match(fields[1].message, /compilation failed: ERROR: .*undefined field 'nope'/);
+  });
+
+  test("nested comprehensions over collections of no declared size are refused for their cost", async () => {
+    const list = (extra: object) => ({
+      type: "object",
+      properties: {
+        spec: {
+          type: "object",
+          properties: {
+            list: {
+              type: "array",
+              ...extra,
+              "x-kubernetes-validations": [{ rule: "self.all(x, self.all(y, x == y || x != y))" }],
+            },
+          },
+        },
+      },
+    });
+    const unbounded = await api.post(CRDS, crd("costlies", "Costly", list({ items: { type: "string" } })));
+    assert.equal(unbounded.status, 422);
+    assert.deepEqual((causes(unbounded) as object[])[0], {
+      reason: "FieldValueForbidden",
+      message:
+        "Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+      field:
+        "spec.validation.openAPIV3Schema.properties[spec].properties[list].x-kubernetes-validations[0].rule",
+    });
+    const bounded = await api.post(
+      CRDS,
+      crd("cheaps", "Cheap", list({ maxItems: 10, items: { type: "string", maxLength: 10 } })),
+    );
+    assert.equal(bounded.status, 201, bounded.text);
+    await api.delete(`${CRDS}/cheaps.${group}`);
+  });
+});
