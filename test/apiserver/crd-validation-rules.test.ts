@@ -184,4 +184,48 @@ describe("CRD validation rules", () => {
     assert.equal(bounded.status, 201, bounded.text);
     await api.delete(`${CRDS}/cheaps.${group}`);
   });
+
+  test("Kubernetes' list and regex libraries: isSorted, sum, min, max, indexOf, find, findAll", async () => {
+    const schema = {
+      type: "object",
+      properties: {
+        spec: {
+          type: "object",
+          "x-kubernetes-validations": [
+            { rule: "self.nums.isSorted()", message: "sorted" },
+            { rule: "self.nums.sum() <= 10", message: "sum" },
+            { rule: "self.nums.min() >= 0", message: "min" },
+            { rule: "self.nums.max() < 9", message: "max" },
+            { rule: "self.nums.indexOf(5) != 0", message: "indexOf" },
+            { rule: "self.name.find('[0-9]+') != '13'", message: "find" },
+            { rule: "self.name.findAll('[a-z]').size() <= 3", message: "findAll" },
+          ],
+          properties: {
+            nums: { type: "array", maxItems: 10, items: { type: "integer" } },
+            name: { type: "string", maxLength: 20 },
+          },
+        },
+      },
+    };
+    assert.equal((await api.post(CRDS, crd("libs", "Lib", schema))).status, 201);
+    const libs = `/apis/${group}/v1/namespaces/default/libs`;
+    await eventually("the CRD served", async () => (await api.get(libs)).status === 200, {
+      timeoutMs: 30_000,
+    });
+    const failed = async (name: string, spec: object) => {
+      const r = await api.post(libs, { apiVersion: `${group}/v1`, kind: "Lib", metadata: { name }, spec });
+      return r.status === 201 ? [] : (causes(r) as { message: string }[]).map((c) => c.message);
+    };
+    const said = (m: string) => `Invalid value: "object": ${m}`;
+    assert.deepEqual(await failed("ok", { nums: [1, 2, 3], name: "ab1" }), []);
+    assert.deepEqual(await failed("unsorted", { nums: [3, 1], name: "x" }), [said("sorted")]);
+    assert.deepEqual(await failed("big", { nums: [5, 6], name: "x" }), [said("sum"), said("indexOf")]);
+    assert.deepEqual(await failed("empty", { nums: [], name: "x" }), [
+      said("min called on empty list evaluating rule: min"),
+      said("max called on empty list evaluating rule: max"),
+    ]);
+    assert.deepEqual(await failed("thirteen", { nums: [1], name: "a13b" }), [said("find")]);
+    assert.deepEqual(await failed("letters", { nums: [1], name: "abcd" }), [said("findAll")]);
+    await api.delete(`${CRDS}/libs.${group}`);
+  });
 });

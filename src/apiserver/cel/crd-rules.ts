@@ -7,13 +7,15 @@
 // existed). A false rule is kube's Invalid cause at the node's path, worded as kube words it.
 //
 // Values are CEL's by the schema: integers are CEL ints, numbers doubles, objects maps.
-// Not yet: messageExpression, reason and fieldPath (kube 1.28+), the Kubernetes CEL libraries
-// (lists, regex, url, quantity, ...), optional types, cost limits.
+// The Kubernetes libraries are in kubernetes-libs.ts (lists and regex so far). Not yet:
+// messageExpression, reason and fieldPath (kube 1.28+), url, quantity, ip/cidr and format,
+// optional types, kube's full cost estimator.
 import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { type FieldError, GoSyntax } from "../schema/field-error.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
+import { kubernetesLibraries } from "./kubernetes-libs.js";
 
 interface Rule {
   rule?: string;
@@ -33,7 +35,7 @@ interface Compiled {
   transition: boolean;
 }
 
-const env = celEnv({ funcs: strings });
+const env = celEnv({ funcs: [...strings, ...kubernetesLibraries] });
 
 /** Compiled rules by schema node and rule text: schemas are frozen per served CRD spec. */
 const cache = new WeakMap<Schema, Map<string, Compiled>>();
@@ -309,13 +311,19 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
       const result = c.program(ctx);
       const field = path === "" ? "<nil>" : path;
       if (isCelError(result)) {
+        // kube's words for an evaluation error (validation.go): an overload mismatch explained,
+        // anything else "<error> evaluating rule: <message or rule>".
+        const name = (r.message ?? "").trim() || r.rule.trim();
+        const detail = result.message.startsWith("no such overload")
+          ? `'${result.message}': call arguments did not match a supported operator, function or macro signature for rule: ${name}`
+          : `${result.message} evaluating rule: ${name}`;
         causes.push({
           reason: "FieldValueInvalid",
-          message: `Invalid value: ${JSON.stringify(typeName(s, value))}: ${r.rule}: ${result.message}`,
+          message: `Invalid value: ${JSON.stringify(typeName(s, value))}: ${detail}`,
           field,
         });
       } else if (result !== true) {
-        const detail = r.message ? r.message : `failed rule: ${r.rule}`;
+        const detail = r.message ? r.message : `failed rule: ${r.rule.trim()}`;
         causes.push({
           reason: "FieldValueInvalid",
           message: `Invalid value: ${JSON.stringify(typeName(s, value))}: ${detail}`,
