@@ -183,6 +183,32 @@ describe("CRD validation rules", () => {
     );
     assert.equal(bounded.status, 201, bounded.text);
     await api.delete(`${CRDS}/cheaps.${group}`);
+    // Gateway API's listener rule: bounded ranges, whatever else the items hold.
+    const listeners = {
+      type: "object",
+      properties: {
+        spec: {
+          type: "object",
+          properties: {
+            listeners: {
+              type: "array",
+              maxItems: 64,
+              items: {
+                type: "object",
+                properties: {
+                  name: { type: "string", maxLength: 253 },
+                  tags: { type: "array", items: { type: "string" } },
+                },
+              },
+              "x-kubernetes-validations": [{ rule: "self.all(l1, self.exists_one(l2, l1.name == l2.name))" }],
+            },
+          },
+        },
+      },
+    };
+    const gateway = await api.post(CRDS, crd("portals", "Portal", listeners));
+    assert.equal(gateway.status, 201, gateway.text);
+    await api.delete(`${CRDS}/portals.${group}`);
   });
 
   test("Kubernetes' list and regex libraries: isSorted, sum, min, max, indexOf, find, findAll", async () => {

@@ -126,58 +126,85 @@ function walkExpr(expr: Expr | undefined, visit: (e: Expr) => void): void {
   }
 }
 
-/** How deep comprehensions (all, exists, map, filter) nest in `expr`. */
-function comprehensionDepth(expr: Expr | undefined): number {
-  if (!expr) return 0;
-  const k = expr.exprKind;
-  const children: (Expr | undefined)[] = [];
-  switch (k.case) {
-    case "selectExpr":
-      children.push(k.value.operand);
-      break;
-    case "callExpr":
-      children.push(k.value.target, ...k.value.args);
-      break;
-    case "listExpr":
-      children.push(...k.value.elements);
-      break;
-    case "structExpr":
-      for (const e of k.value.entries)
-        children.push(e.keyKind.case === "mapKey" ? e.keyKind.value : undefined, e.value);
-      break;
-    case "comprehensionExpr": {
-      const c = k.value;
-      const inner = Math.max(...[c.loopCondition, c.loopStep, c.result].map(comprehensionDepth));
-      return 1 + Math.max(inner, comprehensionDepth(c.iterRange), comprehensionDepth(c.accuInit));
-    }
-  }
-  return Math.max(0, ...children.map(comprehensionDepth));
-}
-
-/** Whether a list, map or string under `schema` has no declared bound. */
-function unbounded(schema: Schema, seen = 0): boolean {
-  if (seen > 32) return true;
+/** Whether a collection under `schema` may be as large as a request allows (no declared bound). */
+function unboundedCollection(schema: Schema | null | undefined): boolean {
+  if (!schema) return false;
   const s = schema as Record<string, unknown>;
-  if (schema.type === "array" && s.maxItems === undefined) return true;
-  if (
-    schema.type === "object" &&
-    typeof schema.additionalProperties === "object" &&
-    s.maxProperties === undefined
-  ) {
-    return true;
-  }
-  const children = [
-    ...Object.values(schema.properties ?? {}),
-    ...(schema.items && !Array.isArray(schema.items) ? [schema.items] : []),
-    ...(typeof schema.additionalProperties === "object" ? [schema.additionalProperties] : []),
-  ];
-  return children.some((c) => unbounded(c, seen + 1));
+  if (schema.type === "array") return s.maxItems === undefined;
+  if (schema.type === "object" && schema.properties === undefined) return s.maxProperties === undefined;
+  return false;
 }
 
 /**
- * Until kube's cost estimator is here: nested comprehensions over collections of no declared size
+ * Whether `expr` nests comprehensions (all, exists, exists_one, map, filter) at least two deep
+ * with one of them iterating a collection of no declared size: work quadratic (or worse) in what
+ * a request may carry. Ranges are resolved from `self`, `oldSelf` and the outer comprehensions'
+ * variables; a range the schema cannot name (a function's result) counts as bounded.
+ */
+function costlyNesting(expr: Expr, root: Schema): boolean {
+  const resolve = (e: Expr | undefined, scope: Map<string, Schema | null>): Schema | null | undefined => {
+    if (!e) return null;
+    const k = e.exprKind;
+    if (k.case === "identExpr") {
+      if (k.value.name === "self" || k.value.name === "oldSelf") return root;
+      return scope.get(k.value.name) ?? null;
+    }
+    if (k.case === "selectExpr" && k.value.operand) {
+      const operand = resolve(k.value.operand, scope);
+      if (!operand) return null;
+      return selectField(operand, k.value.field, k.value.operand.exprKind.case === "identExpr") ?? null;
+    }
+    return null;
+  };
+  const visit = (
+    e: Expr | undefined,
+    scope: Map<string, Schema | null>,
+    depth: number,
+    unbounded: boolean,
+  ): boolean => {
+    if (!e) return false;
+    const k = e.exprKind;
+    if (k.case === "comprehensionExpr") {
+      const c = k.value;
+      const range = resolve(c.iterRange, scope);
+      const nowUnbounded = unbounded || unboundedCollection(range);
+      if (depth + 1 >= 2 && nowUnbounded) return true;
+      const item =
+        range?.type === "array" && range.items && !Array.isArray(range.items)
+          ? range.items
+          : range?.type === "object"
+            ? ({ type: "string" } as Schema)
+            : null;
+      const inner = new Map(scope);
+      inner.set(c.iterVar, item);
+      if (visit(c.iterRange, scope, depth, unbounded)) return true;
+      return [c.loopCondition, c.loopStep, c.result].some((x) => visit(x, inner, depth + 1, nowUnbounded));
+    }
+    const children: (Expr | undefined)[] = [];
+    switch (k.case) {
+      case "selectExpr":
+        children.push(k.value.operand);
+        break;
+      case "callExpr":
+        children.push(k.value.target, ...k.value.args);
+        break;
+      case "listExpr":
+        children.push(...k.value.elements);
+        break;
+      case "structExpr":
+        for (const x of k.value.entries)
+          children.push(x.keyKind.case === "mapKey" ? x.keyKind.value : undefined, x.value);
+        break;
+    }
+    return children.some((x) => visit(x, scope, depth, unbounded));
+  };
+  return visit(expr, new Map(), 0, false);
+}
+
+/**
+ * Until kube's cost estimator is here: nested comprehensions over a collection of no declared size
  * could take the server's whole CPU for one write (n² over a request's million items), and kube's
- * estimate refuses them too; such a rule is refused with kube's advice.
+ * estimate refuses them too; such a rule is refused with kube's advice (costlyNesting).
  */
 const COST_REFUSAL =
   "estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)";
@@ -202,8 +229,7 @@ function compile(schema: Schema, rule: string): Compiled {
     const parsed = parse(rule);
     const error = undefinedField(parsed.expr, schema);
     if (error) c = { error, transition: false };
-    else if (comprehensionDepth(parsed.expr) >= 2 && unbounded(schema))
-      c = { tooCostly: true, transition: false };
+    else if (costlyNesting(parsed.expr, schema)) c = { tooCostly: true, transition: false };
     else c = { program: plan(env, parsed) as Program, transition: usesIdent(parsed.expr, "oldSelf") };
   } catch (e) {
     c = { error: (e as Error).message, transition: false };
