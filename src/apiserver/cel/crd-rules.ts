@@ -91,39 +91,32 @@ class UndefinedField extends Error {
   }
 }
 
-function walkExpr(expr: Expr | undefined, visit: (e: Expr) => void): void {
-  if (!expr) return;
-  visit(expr);
+/** The direct subexpressions of `expr` (for a comprehension: range, init, condition, step, result). */
+function childrenOf(expr: Expr): (Expr | undefined)[] {
   const k = expr.exprKind;
   switch (k.case) {
     case "selectExpr":
-      walkExpr(k.value.operand, visit);
-      break;
+      return [k.value.operand];
     case "callExpr":
-      walkExpr(k.value.target, visit);
-      for (const a of k.value.args) walkExpr(a, visit);
-      break;
+      return [k.value.target, ...k.value.args];
     case "listExpr":
-      for (const e of k.value.elements) walkExpr(e, visit);
-      break;
+      return k.value.elements;
     case "structExpr":
-      for (const e of k.value.entries) {
-        if (e.keyKind.case === "mapKey") walkExpr(e.keyKind.value, visit);
-        walkExpr(e.value, visit);
-      }
-      break;
+      return k.value.entries.flatMap((e) => [
+        e.keyKind.case === "mapKey" ? e.keyKind.value : undefined,
+        e.value,
+      ]);
     case "comprehensionExpr":
-      for (const e of [
-        k.value.iterRange,
-        k.value.accuInit,
-        k.value.loopCondition,
-        k.value.loopStep,
-        k.value.result,
-      ]) {
-        walkExpr(e, visit);
-      }
-      break;
+      return [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result];
+    default:
+      return [];
   }
+}
+
+function walkExpr(expr: Expr | undefined, visit: (e: Expr) => void): void {
+  if (!expr) return;
+  visit(expr);
+  for (const c of childrenOf(expr)) walkExpr(c, visit);
 }
 
 /** Whether a collection under `schema` may be as large as a request allows (no declared bound). */
@@ -180,23 +173,7 @@ function costlyNesting(expr: Expr, root: Schema): boolean {
       if (visit(c.iterRange, scope, depth, unbounded)) return true;
       return [c.loopCondition, c.loopStep, c.result].some((x) => visit(x, inner, depth + 1, nowUnbounded));
     }
-    const children: (Expr | undefined)[] = [];
-    switch (k.case) {
-      case "selectExpr":
-        children.push(k.value.operand);
-        break;
-      case "callExpr":
-        children.push(k.value.target, ...k.value.args);
-        break;
-      case "listExpr":
-        children.push(...k.value.elements);
-        break;
-      case "structExpr":
-        for (const x of k.value.entries)
-          children.push(x.keyKind.case === "mapKey" ? x.keyKind.value : undefined, x.value);
-        break;
-    }
-    return children.some((x) => visit(x, scope, depth, unbounded));
+    return childrenOf(e).some((x) => visit(x, scope, depth, unbounded));
   };
   return visit(expr, new Map(), 0, false);
 }
