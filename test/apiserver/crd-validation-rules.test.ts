@@ -48,11 +48,20 @@ const gizmoSchema = {
   },
 };
 
+/** Creates a CRD of `plural` in the test's group and waits until it is served; its collection's path. */
+async function install(plural: string, kind: string, schema: object): Promise<string> {
+  assert.equal((await api.post(CRDS, crd(plural, kind, schema))).status, 201);
+  const collection = `/apis/${group}/v1/namespaces/default/${plural}`;
+  await eventually("the CRD served", async () => (await api.get(collection)).status === 200, {
+    timeoutMs: 30_000,
+  });
+  return collection;
+}
+
 before(async () => {
   target = await startTarget();
   api = new Api(target);
-  assert.equal((await api.post(CRDS, crd("gizmos", "Gizmo", gizmoSchema))).status, 201);
-  await eventually("the CRD served", async () => (await api.get(path)).status === 200, { timeoutMs: 30_000 });
+  await install("gizmos", "Gizmo", gizmoSchema);
 });
 after(async () => {
   await api.delete(`${CRDS}/gizmos.${group}`);
@@ -233,11 +242,7 @@ describe("CRD validation rules", () => {
         },
       },
     };
-    assert.equal((await api.post(CRDS, crd("libs", "Lib", schema))).status, 201);
-    const libs = `/apis/${group}/v1/namespaces/default/libs`;
-    await eventually("the CRD served", async () => (await api.get(libs)).status === 200, {
-      timeoutMs: 30_000,
-    });
+    const libs = await install("libs", "Lib", schema);
     const failed = async (name: string, spec: object) => {
       const r = await api.post(libs, { apiVersion: `${group}/v1`, kind: "Lib", metadata: { name }, spec });
       return r.status === 201 ? [] : (causes(r) as { message: string }[]).map((c) => c.message);
@@ -279,11 +284,7 @@ describe("CRD validation rules", () => {
         },
       },
     };
-    assert.equal((await api.post(CRDS, crd("links", "Link", schema))).status, 201);
-    const links = `/apis/${group}/v1/namespaces/default/links`;
-    await eventually("the CRD served", async () => (await api.get(links)).status === 200, {
-      timeoutMs: 30_000,
-    });
+    const links = await install("links", "Link", schema);
     const link = (name: string, u: string, parts: string[], q: object = {}) => ({
       apiVersion: `${group}/v1`,
       kind: "Link",

@@ -59,24 +59,37 @@ function selectField(schema: Schema | null, field: string, root: boolean): Schem
   return undefined;
 }
 
+const isSelf = (e: Expr) =>
+  e.exprKind.case === "identExpr" &&
+  (e.exprKind.value.name === "self" || e.exprKind.value.name === "oldSelf");
+
+/**
+ * The schema of `e` when it is `self`, `oldSelf`, a variable of `scope` or selects of them; null
+ * when the schema cannot say. A select the schema does not declare throws UndefinedField.
+ */
+function schemaOfExpr(
+  e: Expr | undefined,
+  root: Schema,
+  scope: ReadonlyMap<string, Schema | null>,
+): Schema | null {
+  if (!e) return null;
+  const k = e.exprKind;
+  if (k.case === "identExpr") return isSelf(e) ? root : (scope.get(k.value.name) ?? null);
+  if (k.case === "selectExpr" && k.value.operand) {
+    const operand = schemaOfExpr(k.value.operand, root, scope);
+    if (operand === null) return null;
+    const field = selectField(operand, k.value.field, isSelf(k.value.operand));
+    if (field === undefined) throw new UndefinedField(k.value.field);
+    return field;
+  }
+  return null;
+}
+
 /** cel-go's check for selects of `self` (and `oldSelf`) the schema does not declare. */
 function undefinedField(expr: Expr, schema: Schema): string | undefined {
-  const resolve = (e: Expr): Schema | null | undefined => {
-    const k = e.exprKind;
-    if (k.case === "identExpr") return k.value.name === "self" || k.value.name === "oldSelf" ? schema : null;
-    if (k.case === "selectExpr" && k.value.operand) {
-      const operand = resolve(k.value.operand);
-      if (operand === undefined) return undefined;
-      const rootSelect = k.value.operand.exprKind.case === "identExpr";
-      const field = selectField(operand, k.value.field, rootSelect);
-      if (field === undefined) throw new UndefinedField(k.value.field);
-      return field;
-    }
-    return null;
-  };
   try {
     walkExpr(expr, (e) => {
-      if (e.exprKind.case === "selectExpr") resolve(e);
+      if (e.exprKind.case === "selectExpr") schemaOfExpr(e, schema, new Map());
     });
   } catch (e) {
     if (e instanceof UndefinedField) return `undefined field '${e.field}'`;
@@ -135,19 +148,13 @@ function unboundedCollection(schema: Schema | null | undefined): boolean {
  * variables; a range the schema cannot name (a function's result) counts as bounded.
  */
 function costlyNesting(expr: Expr, root: Schema): boolean {
-  const resolve = (e: Expr | undefined, scope: Map<string, Schema | null>): Schema | null | undefined => {
-    if (!e) return null;
-    const k = e.exprKind;
-    if (k.case === "identExpr") {
-      if (k.value.name === "self" || k.value.name === "oldSelf") return root;
-      return scope.get(k.value.name) ?? null;
+  const resolve = (e: Expr | undefined, scope: Map<string, Schema | null>): Schema | null => {
+    try {
+      return schemaOfExpr(e, root, scope);
+    } catch (err) {
+      if (err instanceof UndefinedField) return null;
+      throw err;
     }
-    if (k.case === "selectExpr" && k.value.operand) {
-      const operand = resolve(k.value.operand, scope);
-      if (!operand) return null;
-      return selectField(operand, k.value.field, k.value.operand.exprKind.case === "identExpr") ?? null;
-    }
-    return null;
   };
   const visit = (
     e: Expr | undefined,
