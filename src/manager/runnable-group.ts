@@ -3,6 +3,7 @@
 // election) and starts them in that order, each after the previous one is ready.
 import { setMaxListeners } from "node:events";
 import type { Runnable } from "./runnable.js";
+import { isStopOf, runInRunnableScope } from "./runnable-scope.js";
 
 /** Resolves once a runnable is ready to be relied on (a cache synced, a server listening). */
 export type ReadyCheck = (signal: AbortSignal) => Promise<void>;
@@ -80,7 +81,9 @@ export class RunnableGroup {
 
   #run(member: Member, signal: AbortSignal): void {
     member.done = Promise.resolve()
-      .then(() => member.runnable.start(signal))
-      .catch((err: unknown) => this.#onError(err, member.runnable));
+      .then(() => runInRunnableScope(signal, () => member.runnable.start(signal)))
+      .catch((err: unknown) => {
+        if (!isStopOf(signal, err)) this.#onError(err, member.runnable);
+      });
   }
 }

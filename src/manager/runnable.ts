@@ -2,7 +2,12 @@
 
 /** Something the manager runs until its signal aborts, like controller-runtime's manager.Runnable. */
 export interface Runnable {
-  /** Runs until `signal` aborts; rejecting stops the manager, and `start()` rejects with the error. */
+  /**
+   * Runs until `signal` aborts; rejecting stops the manager, and `start()` rejects with the error.
+   * Once `signal` aborted, rejecting with its reason or an AbortError is a clean stop. Code it
+   * runs sees `signal` as the current Runnable's, so a `Channel.send` without a signal of its own
+   * stops waiting when the Runnable is stopped.
+   */
   start(signal: AbortSignal): Promise<void>;
   /** Whether it runs only on the leader. Default (absent): true, as in controller-runtime. */
   needLeaderElection?(): boolean;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { runInRunnableScope } from "../manager/runnable-scope.js";
 import { ChannelClosedError, newChannel } from "./index.js";
 
 test("every subscriber gets every value, in order", async () => {
@@ -46,6 +47,24 @@ test("with no subscriber the channel holds up to its capacity, then sends wait; 
   await assert.rejects(waiting, /gave up/);
   const it = ch.subscribe({ bufferSize: 0 });
   assert.deepEqual(await it.next(), { done: false, value: 1 });
+});
+
+test("a send inside a Runnable follows the Runnable's signal unless given its own", async () => {
+  const ch = newChannel<number>();
+  const runnable = new AbortController();
+  const own = new AbortController();
+  const [implicit, explicit] = runInRunnableScope(runnable.signal, () => [
+    ch.send(1),
+    ch.send(2, { signal: own.signal }),
+  ]);
+  runnable.abort(new Error("runnable stopped"));
+  await assert.rejects(implicit!, /runnable stopped/);
+  own.abort(new Error("own signal"));
+  await assert.rejects(explicit!, /own signal/);
+  // A value with room is still delivered after the Runnable stopped.
+  const it = ch.subscribe({ bufferSize: 1 });
+  await runInRunnableScope(runnable.signal, () => ch.send(3));
+  assert.deepEqual(await it.next(), { done: false, value: 3 });
 });
 
 test("close delivers what was sent, then ends subscriptions; later sends reject", async () => {

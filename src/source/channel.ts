@@ -7,6 +7,7 @@
 // Before any source subscribes, the channel holds up to `capacity` values itself (Go's
 // `make(chan T, capacity)`); further sends wait. Everything runs on one thread, so the bookkeeping
 // needs no locks: each method finishes its update before it returns.
+import { currentRunnableSignal } from "../manager/runnable-scope.js";
 import { ChannelClosedError } from "./errors.js";
 
 /** Options of {@link newChannel}. */
@@ -17,7 +18,11 @@ export interface ChannelOptions {
 
 /** Options of {@link Channel.send}. */
 export interface SendOptions {
-  /** Stops waiting for room: the send rejects with the signal's reason and the value is dropped. */
+  /**
+   * Stops waiting for room: the send rejects with the signal's reason and the value is dropped.
+   * Default: the signal of the manager's Runnable making the send, if any, so that a producer
+   * stopped by the manager never waits for a reader that stopped with it.
+   */
   signal?: AbortSignal;
 }
 
@@ -107,9 +112,11 @@ class MultiChannel<T> implements Channel<T> {
 
   send(value: T, options?: SendOptions): Promise<void> {
     if (this.#closed) return Promise.reject(new ChannelClosedError());
-    const signal = options?.signal;
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    const own = options?.signal;
+    if (own?.aborted) return Promise.reject(own.reason);
     if (this.trySend(value)) return Promise.resolve();
+    const signal = own ?? currentRunnableSignal();
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
         const i = this.#blocked.indexOf(b);
