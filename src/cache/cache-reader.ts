@@ -6,10 +6,11 @@ import { labelSelectorFromSet, parseFieldSelector, parseLabelSelector } from "..
 import { IndexNotFoundError, InvalidCacheListError, notFoundError, UnknownNamespaceError } from "./errors.js";
 import { fieldIndexName, keyToNamespacedKey } from "./field-index.js";
 import type { Informer } from "./informer.js";
+import type { ReadAfterWrites } from "./read-your-writes.js";
 import { NAMESPACE_INDEX } from "./store.js";
 
 /** Options of a cache list, after controller-runtime's ListOptions. */
-export interface CacheListOptions {
+export interface CacheListOptions extends ReadAfterWrites {
   /** Only objects in this namespace. Default: all the namespaces the cache watches. */
   inNamespace?: string;
   /** Only objects with these labels (exact values). Default: any labels. */
@@ -32,7 +33,7 @@ export interface CacheListOptions {
   signal?: AbortSignal;
 }
 
-export interface CacheGetOptions {
+export interface CacheGetOptions extends ReadAfterWrites {
   /** Cancels waiting for the informer to sync. Default: none. */
   signal?: AbortSignal;
 }

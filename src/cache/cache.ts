@@ -18,6 +18,7 @@ import { CacheNotStartedError, CacheSyncError, ResourceNotCachedError } from "./
 import { fieldIndexName, type IndexerFunc, indexByFieldAndNamespace } from "./field-index.js";
 import { type Informer, newInformer } from "./informer.js";
 import { isMetadataOnly } from "./metadata-kind.js";
+import { awaitWrites } from "./read-your-writes.js";
 
 /** Reads objects: from the cache, or (the Client's API reader) from the server. */
 export interface Reader {
@@ -242,23 +243,33 @@ class InformerCache implements Cache {
     const informer = this.#synced(kind);
     if (informer) {
       try {
+        const writes = awaitWrites(informer, opts);
+        if (writes) return writes.then(() => getFromInformer(informer, key));
         return Promise.resolve(getFromInformer(informer, key));
       } catch (err) {
         return Promise.reject(err);
       }
     }
-    return this.#readable(kind, opts.signal).then((i) => getFromInformer(i, key));
+    return this.#readable(kind, opts.signal).then(async (i) => {
+      await awaitWrites(i, opts);
+      return getFromInformer(i, key);
+    });
   }
 
   list<T extends KubeObject>(kind: Kind<T>, opts: CacheListOptions = {}): Promise<KubeList<Readonly<T>>> {
     const informer = this.#synced(kind);
     if (informer) {
       try {
+        const writes = awaitWrites(informer, opts);
+        if (writes) return writes.then(() => listFromInformer(informer, opts));
         return Promise.resolve(listFromInformer(informer, opts));
       } catch (err) {
         return Promise.reject(err);
       }
     }
-    return this.#readable(kind, opts.signal).then((i) => listFromInformer(i, opts));
+    return this.#readable(kind, opts.signal).then(async (i) => {
+      await awaitWrites(i, opts);
+      return listFromInformer(i, opts);
+    });
   }
 }

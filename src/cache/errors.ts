@@ -89,3 +89,30 @@ export function notFoundError(kind: Kind, name: string): StatusError {
 
 /** Discovery found no resource of the kind: the mapper's error, one class for the whole library. */
 export { NoKindMatchError } from "../mapper/index.js";
+
+/**
+ * A read through the cache waited for writes made through the client (read-your-writes) and the
+ * informer had not seen them in time: its watch lags or is broken. Reading now would return an
+ * older state than this process already wrote.
+ */
+export class StaleCacheError extends Error {
+  override readonly name = "StaleCacheError";
+  readonly code = "ERR_STALE_CACHE";
+  constructor(
+    readonly kind: GroupVersionKind,
+    readonly pending: readonly { namespace?: string; name: string; resourceVersion?: string }[],
+    readonly waitedMs: number,
+  ) {
+    const first = pending[0];
+    const what = first
+      ? `${first.namespace ? `${first.namespace}/` : ""}${first.name}` +
+        (first.resourceVersion ? ` at resourceVersion ${first.resourceVersion}` : " deleted") +
+        (pending.length > 1 ? ` and ${pending.length - 1} more` : "")
+      : "";
+    super(
+      `the cache of ${kind.kind} has not seen ${what}, written through this client, after ` +
+        `${Math.round(waitedMs)} ms: its watch lags behind the API server. Retry the reconcile, ` +
+        "read through the API reader, or raise the client's readYourWritesTimeoutMs",
+    );
+  }
+}

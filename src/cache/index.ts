@@ -15,6 +15,7 @@ export {
   InvalidCacheListError,
   NoKindMatchError,
   ResourceNotCachedError,
+  StaleCacheError,
   UnknownNamespaceError,
 } from "./errors.js";
 export type { HandlerRegistration, ResourceEventHandler } from "./event-handler.js";
@@ -36,6 +37,8 @@ export type {
   ReflectorWatchOptions,
 } from "./list-watcher.js";
 export { listWatcherFor } from "./list-watcher.js";
+export type { ReadAfterWrites, WrittenObject } from "./read-your-writes.js";
+export { compareResourceVersions } from "./resource-version.js";
 export type { PartialObjectMetadata } from "./metadata-kind.js";
 export { isMetadataOnly, metadataOnly } from "./metadata-kind.js";
 export type { ReflectorHealth, ReflectorOptions, ReflectorSink } from "./reflector.js";

@@ -3,9 +3,11 @@
 // informer's own loop, in order, after the store holds the change; a late handler first gets the
 // current objects as adds. Objects are frozen when they arrive (see freeze.ts).
 import type { FieldSelector, Kind, KubeObject, LabelSelector } from "../api/index.js";
+import { parseLabelSelector } from "../api/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
 import type { RESTClient } from "../rest/index.js";
 import type { Backoff } from "./backoff.js";
+import { ConditionWaiters } from "./condition-waiters.js";
 import {
   DeletedFinalStateUnknown,
   type HandlerRegistration,
@@ -14,6 +16,7 @@ import {
 import { deepFreeze } from "./freeze.js";
 import { listWatcherFor } from "./list-watcher.js";
 import { Reflector, type ReflectorHealth, type ReflectorSink } from "./reflector.js";
+import { compareResourceVersions } from "./resource-version.js";
 import { type IndexFunc, IndexedStore, type NamespaceStrings, type StoreReader } from "./store.js";
 import { stripManagedFields, type TransformFunc } from "./transform.js";
 import type { WatcherOptions } from "./watcher.js";
@@ -50,6 +53,8 @@ export interface Informer<T extends KubeObject = KubeObject> {
   readonly kind: Kind<T>;
   /** The namespaces watched; empty means all. */
   readonly namespaces: readonly string[];
+  /** The labels an object needs to be stored here; undefined when every object is. */
+  readonly labelSelector: LabelSelector | undefined;
   /** Calls `handler` for every change from now on; if objects are stored, first as adds. */
   addEventHandler(handler: ResourceEventHandler<T>): HandlerRegistration;
   /** Adds indexes; allowed at any time (the new ones are filled from the stored objects). */
@@ -63,6 +68,18 @@ export interface Informer<T extends KubeObject = KubeObject> {
   health(): InformerHealth;
   /** The resourceVersion of the last change seen (the lowest over namespaces). */
   lastResourceVersion(): string;
+  /**
+   * The resourceVersion up to which the store holds every change to objects of `namespace` (its
+   * reflector's, when the informer watches namespaces one by one; `lastResourceVersion()` without
+   * a namespace). "" before the first list.
+   */
+  seenResourceVersion(namespace?: string): string;
+  /**
+   * Resolves true once `until()` holds, checked now and each time the store caught up with the
+   * server (a list, a batch of events, a bookmark); false if the informer stops or `signal`
+   * aborts first.
+   */
+  waitUntil(until: () => boolean, signal?: AbortSignal): Promise<boolean>;
   /** Lists and watches until `signal` aborts; resolves once stopped. A second call is refused. */
   run(signal: AbortSignal): Promise<void>;
   /** True after `run` has ended. */
@@ -90,12 +107,16 @@ function selectorText(s: string | LabelSelector | FieldSelector | undefined): st
 class SharedInformer<T extends KubeObject> implements Informer<T> {
   readonly kind: Kind<T>;
   readonly namespaces: readonly string[];
+  readonly labelSelector: LabelSelector | undefined;
   readonly #store = new IndexedStore<T>();
   readonly #reflectors: Reflector<T>[];
+  /** The reflector of each watched namespace, when the informer watches them one by one. */
+  readonly #byNamespace = new Map<string, Reflector<T>>();
   readonly #log: Logger;
   readonly #syncPeriodMs: number;
   #handlers: Registration<T>[] = [];
-  #waiters = new Set<(synced: boolean) => void>();
+  readonly #syncWaiters = new ConditionWaiters();
+  readonly #progressWaiters = new ConditionWaiters();
   #started = false;
   #stopped = false;
   /** Set once every reflector synced; never unset (as client-go's HasSynced). */
@@ -106,6 +127,9 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     this.#log = (opts.logger ?? nullLogger()).withValues({ kind: kind.kind, group: kind.group });
     this.#syncPeriodMs = opts.syncPeriodMs ?? 10 * 3600 * 1000;
     this.namespaces = kind.namespaced ? [...new Set(opts.namespaces ?? [])] : [];
+    const labels =
+      typeof opts.labelSelector === "string" ? parseLabelSelector(opts.labelSelector) : opts.labelSelector;
+    this.labelSelector = labels === undefined || labels.empty ? undefined : labels;
     const ingest = ingestFunc(kind, opts.transform ?? stripManagedFields, this.#store.namespaces);
     const scopes: (string | undefined)[] = this.namespaces.length > 0 ? [...this.namespaces] : [undefined];
     this.#reflectors = scopes.map((namespace) => {
@@ -116,12 +140,14 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
         metadataOnly: opts.metadataOnly,
       });
       const log = namespace ? this.#log.withValues({ namespace }) : this.#log;
-      return new Reflector(lw, this.#sink(namespace), {
+      const reflector = new Reflector(lw, this.#sink(namespace), {
         ingest,
         logger: log,
         backoff: opts.backoff?.(),
         watcher: opts.watcher,
       });
+      if (namespace !== undefined) this.#byNamespace.set(namespace, reflector);
+      return reflector;
     });
   }
 
@@ -139,17 +165,18 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
 
   waitForSync(signal?: AbortSignal): Promise<boolean> {
     if (this.hasSynced()) return Promise.resolve(true);
-    if (this.#stopped || signal?.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const done = (synced: boolean) => {
-        this.#waiters.delete(done);
-        signal?.removeEventListener("abort", onAbort);
-        resolve(synced);
-      };
-      const onAbort = () => done(false);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#waiters.add(done);
-    });
+    if (this.#stopped) return Promise.resolve(false);
+    return this.#syncWaiters.wait(() => this.#synced, signal);
+  }
+
+  waitUntil(until: () => boolean, signal?: AbortSignal): Promise<boolean> {
+    if (this.#stopped) return Promise.resolve(until());
+    return this.#progressWaiters.wait(until, signal);
+  }
+
+  seenResourceVersion(namespace?: string): string {
+    if (namespace === undefined || this.#byNamespace.size === 0) return this.lastResourceVersion();
+    return this.#byNamespace.get(namespace)?.health().resourceVersion ?? "";
   }
 
   health(): InformerHealth {
@@ -170,7 +197,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     let min = "";
     for (const r of this.#reflectors) {
       const rv = r.health().resourceVersion;
-      if (min === "" || (rv !== "" && compareRv(rv, min) < 0)) min = rv;
+      if (min === "" || (rv !== "" && compareResourceVersions(rv, min) < 0)) min = rv;
     }
     return min;
   }
@@ -213,7 +240,8 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     } finally {
       clearTimeout(resync);
       this.#stopped = true;
-      for (const done of [...this.#waiters]) done(false);
+      this.#syncWaiters.endAll(false);
+      this.#progressWaiters.endAll(false);
     }
   }
 
@@ -238,8 +266,9 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
       },
       synced: () => {
         this.#synced = this.#reflectors.every((r) => r.hasSynced());
-        if (this.#synced) for (const done of [...this.#waiters]) done(true);
+        this.#syncWaiters.check();
       },
+      progress: () => this.#progressWaiters.check(),
       apply: (obj) => {
         const old = this.#store.put(obj);
         if (old === undefined) this.#added(obj, false);
@@ -304,12 +333,6 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
       this.#log.error(err, `event handler ${what} failed`);
     }
   }
-}
-
-/** Compares resourceVersions as numbers when both are (the embedded server's and etcd's are). */
-function compareRv(a: string, b: string): number {
-  if (a.length !== b.length && /^\d+$/.test(a) && /^\d+$/.test(b)) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

@@ -19,6 +19,11 @@ export interface ReflectorSink<T extends KubeObject> {
   delete(obj: Readonly<T>): void;
   /** Called after the first `replace`, once `hasSynced()` is true. */
   synced?(): void;
+  /**
+   * Called once the sink holds every change up to `resourceVersion` (after a list, after each
+   * batch of events, on a bookmark): what read-your-writes waits for.
+   */
+  progress?(resourceVersion: string): void;
 }
 
 /** How a reflector is doing, for readiness checks and logs. */
@@ -165,6 +170,7 @@ export class Reflector<T extends KubeObject> {
 
   #ok(rv: string): void {
     this.#rv = rv;
+    this.#sink.progress?.(rv);
     this.#lastSyncMs = Date.now();
     if (this.#errors !== 0) {
       this.#errors = 0;

@@ -5,6 +5,7 @@ import type { GroupVersionKind } from "../api/index.js";
 import type { CacheListOptions, Reader } from "../cache/index.js";
 import type { RESTClient } from "../rest/index.js";
 import type { RESTMapper } from "../mapper/index.js";
+import type { ReadYourWritesMetrics } from "../metrics/read-your-writes-metrics.js";
 
 /** `Strict`, `Warn` or `Ignore`: what unknown or duplicate fields in a write cause. */
 export type FieldValidation = "Strict" | "Warn" | "Ignore";
@@ -30,6 +31,21 @@ export interface ClientOptions {
   fieldOwner?: string;
   /** `fieldValidation` of every write that names none (`WithFieldValidation`). Default: none (the server's, `Warn`). */
   fieldValidation?: FieldValidation;
+  /**
+   * Read-your-writes, beyond controller-runtime: with `"wait"`, each write through this client
+   * remembers the resourceVersion it produced (or the delete), and a cached `get` of that object
+   * waits until the cache has seen it; a cached `list` waits for the pending writes of its kind
+   * and namespace. So a reconciler re-triggered by its own update never reads the older object.
+   * A read that waits longer than `readYourWritesTimeoutMs` rejects with a `StaleCacheError`.
+   * Writes are remembered until a read saw them, or for a minute. `deleteAllOf` and
+   * subresource creates (evictions) are not tracked. Without a cache this does nothing.
+   * Default: `"wait"`.
+   */
+  readYourWrites?: "wait" | "off";
+  /** How long a cached read waits for this client's writes. Default: 5000. */
+  readYourWritesTimeoutMs?: number;
+  /** Where read-your-writes reports its waits and timeouts (the Manager passes its registry's). Default: none. */
+  readYourWritesMetrics?: ReadYourWritesMetrics;
 }
 
 export interface ResolvedClientOptions {
@@ -38,10 +54,25 @@ export interface ResolvedClientOptions {
   cacheUnstructured: boolean;
   fieldOwner: string | undefined;
   fieldValidation: FieldValidation | undefined;
+  readYourWrites: "wait" | "off";
+  readYourWritesTimeoutMs: number;
+  readYourWritesMetrics: ReadYourWritesMetrics | undefined;
 }
 
 export function gvkKey(gvk: GroupVersionKind): string {
   return `${gvk.group}/${gvk.version}/${gvk.kind}`;
+}
+
+function readYourWritesMode(mode: unknown): "wait" | "off" {
+  if (mode === undefined) return "wait";
+  if (mode === "wait" || mode === "off") return mode;
+  throw new RangeError(`client: readYourWrites must be "wait" or "off", got ${JSON.stringify(mode)}`);
+}
+
+function positiveMs(ms: number, name: string): number {
+  if (!(ms > 0) || !Number.isFinite(ms))
+    throw new RangeError(`client: ${name} must be a finite number > 0, got ${ms}`);
+  return ms;
 }
 
 /** Applies every default of `ClientOptions` (the REST client and mapper are made by `newClient`). */
@@ -52,6 +83,9 @@ export function resolveClientOptions(opts: ClientOptions): ResolvedClientOptions
     cacheUnstructured: opts.cacheUnstructured ?? false,
     fieldOwner: opts.fieldOwner,
     fieldValidation: opts.fieldValidation,
+    readYourWrites: readYourWritesMode(opts.readYourWrites),
+    readYourWritesTimeoutMs: positiveMs(opts.readYourWritesTimeoutMs ?? 5000, "readYourWritesTimeoutMs"),
+    readYourWritesMetrics: opts.readYourWritesMetrics,
   };
 }
 

@@ -10,6 +10,7 @@ import {
   type MetricsServer,
   newMetricsRegistry,
   newMetricsServer,
+  readYourWritesMetrics,
   restClientMetrics,
 } from "../metrics/index.js";
 import { type EventRecorderProvider, newEventRecorderProvider } from "../recorder/index.js";
@@ -52,7 +53,13 @@ export function newManagerComponents(config: RESTConfig, o: ResolvedManagerOptio
     rest,
     cache,
     mapper,
-    client: newClient(config, { cache, cacheDisableFor: o.client.cacheDisableFor, restClient: rest, mapper }),
+    client: newClient(config, {
+      readYourWritesMetrics: readYourWritesMetrics(registry),
+      ...o.client,
+      cache,
+      restClient: rest,
+      mapper,
+    }),
     apiReader: newAPIReader(config, { restClient: rest, mapper }),
     recorders: newEventRecorderProvider({ client: rest, logger: log.withName("events"), registry }),
     metricsServer: newMetricsServer({

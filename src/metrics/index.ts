@@ -13,6 +13,8 @@ export type { ControllerMetrics, ReconcileResultLabel } from "./controller-metri
 export { controllerMetrics } from "./controller-metrics.js";
 export type { LeaderElectionMetrics } from "./leader-election-metrics.js";
 export { leaderElectionMetrics } from "./leader-election-metrics.js";
+export type { ReadYourWritesMetrics } from "./read-your-writes-metrics.js";
+export { readYourWritesMetrics } from "./read-your-writes-metrics.js";
 export type { WebhookMetrics } from "./webhook-metrics.js";
 export { webhookMetrics } from "./webhook-metrics.js";
 export type { AuthFilterOptions, MetricsFilter, MetricsFilterProvider } from "./auth-filter.js";

@@ -13,10 +13,11 @@ import {
   parseAPIVersion,
   type Unstructured,
 } from "../../api/index.js";
-import { isMetadataOnly, type Reader } from "../../cache/index.js";
+import { isMetadataOnly, type Reader, StaleCacheError } from "../../cache/index.js";
 import {
   ACCEPT_PARTIAL_METADATA,
   ACCEPT_PARTIAL_METADATA_LIST,
+  isNotFound,
   type RESTClient,
   resourceOf,
 } from "../../rest/index.js";
@@ -39,6 +40,7 @@ import type { SubResourceClient } from "../subresource-client.js";
 import { checkNamespace, Writer } from "./writer.js";
 import { KindResolver } from "./kind-resolver.js";
 import { SubResource } from "./subresource.js";
+import { WriteLedger } from "./write-ledger.js";
 
 export interface KubeClientParts {
   rest: RESTClient;
@@ -97,7 +99,34 @@ export class KubeClient implements Client {
     this.#ownRest = parts.ownRest;
     this.#opts = parts.options;
     this.#kinds = new KindResolver(parts.mapper);
-    this.#writer = new Writer(parts.rest, parts.options, this.#kinds);
+    const o = parts.options;
+    const ledger = o.cache && o.readYourWrites === "wait" ? new WriteLedger() : undefined;
+    this.#writer = new Writer(parts.rest, o, this.#kinds, ledger);
+  }
+
+  /**
+   * A cached read that first waits for this client's pending writes of what it reads (see
+   * `readYourWrites`); they are forgotten once it went through.
+   */
+  async #readAfterWrites<R>(
+    kind: Kind,
+    pending: ReturnType<WriteLedger["forGet"]>,
+    read: (after: { after?: typeof pending; staleAfterMs?: number }) => Promise<R>,
+  ): Promise<R> {
+    if (pending === undefined) return read({});
+    const started = performance.now();
+    const metrics = this.#opts.readYourWritesMetrics;
+    try {
+      const out = await read({ after: pending, staleAfterMs: this.#opts.readYourWritesTimeoutMs });
+      this.#writer.ledger?.forget(kind, pending);
+      metrics?.waited(kind.kind, (performance.now() - started) / 1000);
+      return out;
+    } catch (err) {
+      if (err instanceof StaleCacheError) metrics?.timedOut(kind.kind);
+      // NotFound comes after the wait: the writes were seen (a delete, or a write since deleted).
+      else if (isNotFound(err)) this.#writer.ledger?.forget(kind, pending);
+      throw err;
+    }
   }
 
   async kindFor(obj: Readonly<KubeObject> | KindName, opts: { signal?: AbortSignal } = {}): Promise<Kind> {
@@ -132,7 +161,11 @@ export class KubeClient implements Client {
     const kind = (await this.#resolve(ref, opts.signal)) as Kind<T>;
     checkNamespace(kind, key.namespace, key.name, "get");
     const cache = this.#cacheFor(kind, isKind(ref));
-    if (cache) return cache.get(kind, key, { signal: opts.signal });
+    if (cache) {
+      const pending = this.#writer.ledger?.forGet(kind, key.namespace, key.name);
+      if (pending === undefined) return cache.get(kind, key, { signal: opts.signal });
+      return this.#readAfterWrites(kind, pending, (w) => cache.get(kind, key, { ...w, signal: opts.signal }));
+    }
     const metadataOnly = isMetadataOnly(kind);
     const obj = await this.#rest.get<T>(resourceOf(kind), key.name, {
       namespace: kind.namespaced ? key.namespace : undefined,
@@ -149,7 +182,11 @@ export class KubeClient implements Client {
   ): Promise<KubeList<Readonly<T>>> {
     const kind = (await this.#resolve(ref, opts.signal)) as Kind<T>;
     const cache = this.#cacheFor(kind, isKind(ref));
-    if (cache) return cache.list(kind, opts);
+    if (cache) {
+      const pending = this.#writer.ledger?.forList(kind, opts.inNamespace);
+      if (pending === undefined) return cache.list(kind, opts);
+      return this.#readAfterWrites(kind, pending, (w) => cache.list(kind, { ...opts, ...w }));
+    }
     const list = await this.#rest.list<T>(resourceOf(kind), {
       namespace: kind.namespaced ? opts.inNamespace || undefined : undefined,
       ...listSelectors(opts),
@@ -181,7 +218,7 @@ export class KubeClient implements Client {
 
   async delete(obj: Readonly<KubeObject>, opts: DeleteOptions = {}): Promise<void> {
     const { kind, namespace, name } = await this.#writer.target(obj, "delete", opts.signal);
-    await this.#rest.delete<KubeObject | Status>(resourceOf(kind), name, {
+    const answer = await this.#rest.delete<KubeObject | Status>(resourceOf(kind), name, {
       namespace,
       dryRun: opts.dryRun,
       propagationPolicy: opts.propagationPolicy,
@@ -189,6 +226,7 @@ export class KubeClient implements Client {
       preconditions: opts.preconditions,
       signal: opts.signal,
     });
+    if (!opts.dryRun) this.#writer.ledger?.recordDelete(kind, namespace, name, answer);
   }
 
   async deleteAllOf(ref: Kind | KindName, opts: DeleteAllOfOptions = {}): Promise<void> {

@@ -6,6 +6,7 @@ import { FieldOwnerRequiredError, MissingKindError, MissingNameError } from "../
 import type { KindResolver } from "./kind-resolver.js";
 import type { ApplyOptions, PatchOptions, ResolvedClientOptions, WriteOptions } from "../options.js";
 import type { Patch } from "../patch.js";
+import type { WriteLedger } from "./write-ledger.js";
 
 /** Where an object lives: its kind's descriptor, namespace (for namespaced kinds) and name. */
 export interface Target {
@@ -27,11 +28,21 @@ export class Writer {
   readonly #rest: RESTClient;
   readonly #opts: ResolvedClientOptions;
   readonly #kinds: KindResolver;
+  /** Where writes are remembered for read-your-writes; undefined when reads do not wait. */
+  readonly ledger: WriteLedger | undefined;
 
-  constructor(rest: RESTClient, opts: ResolvedClientOptions, kinds: KindResolver) {
+  constructor(rest: RESTClient, opts: ResolvedClientOptions, kinds: KindResolver, ledger?: WriteLedger) {
     this.#rest = rest;
     this.#opts = opts;
     this.#kinds = kinds;
+    this.ledger = ledger;
+  }
+
+  /** Remembers what a write produced, for the cached reads that follow it. */
+  #written<R extends KubeObject>(target: Target, opts: WriteOptions, result: R): R {
+    if (this.ledger && !opts.dryRun)
+      this.ledger.recordWrite(target.kind, target.namespace, target.name, result);
+    return result;
   }
 
   kindOfObject(obj: Readonly<KubeObject>, verb: string, signal: AbortSignal | undefined): Promise<Kind> {
@@ -66,8 +77,14 @@ export class Writer {
     const kind = await this.kindOfObject(obj, "create", opts.signal);
     if (!obj.metadata?.name && !obj.metadata?.generateName) throw new MissingNameError("create", kind.kind);
     const namespace = kind.namespaced ? obj.metadata?.namespace : undefined;
-    checkNamespace(kind, namespace, obj.metadata?.name ?? obj.metadata?.generateName ?? "", "create");
-    return this.#rest.create(resourceOf(kind), obj, { ...this.writeOptions(opts), namespace, subresource });
+    const name = obj.metadata?.name ?? obj.metadata?.generateName ?? "";
+    checkNamespace(kind, namespace, name, "create");
+    const created = await this.#rest.create(resourceOf(kind), obj, {
+      ...this.writeOptions(opts),
+      namespace,
+      subresource,
+    });
+    return this.#written({ kind, namespace, name }, opts, created);
   }
 
   async update<T extends KubeObject, R extends KubeObject>(
@@ -77,13 +94,15 @@ export class Writer {
     opts: WriteOptions,
   ): Promise<R> {
     const verb = subresource ? `${subresource} update` : "update";
-    const { kind, namespace, name } = await this.target(obj, verb, opts.signal);
-    return this.#rest.update(resourceOf(kind), body as R, {
+    const target = await this.target(obj, verb, opts.signal);
+    const { kind, namespace, name } = target;
+    const updated = await this.#rest.update(resourceOf(kind), body as R, {
       ...this.writeOptions(opts),
       namespace,
       name,
       subresource,
     });
+    return this.#written(target, opts, updated);
   }
 
   async patch<T extends KubeObject>(
@@ -93,29 +112,33 @@ export class Writer {
     opts: PatchOptions,
   ): Promise<T> {
     const verb = subresource ? `${subresource} patch` : "patch";
-    const { kind, namespace, name } = await this.target(obj, verb, opts.signal);
+    const target = await this.target(obj, verb, opts.signal);
+    const { kind, namespace, name } = target;
     const rest = this.writeOptions(opts);
     if (patch.type === "apply" && !rest.fieldManager) throw new FieldOwnerRequiredError(verb);
-    return this.#rest.patch<T>(resourceOf(kind), name, patch.data(obj), {
+    const patched = await this.#rest.patch<T>(resourceOf(kind), name, patch.data(obj), {
       ...rest,
       patchType: patch.type,
       force: patch.type === "apply" ? opts.force : undefined,
       namespace,
       subresource,
     });
+    return this.#written(target, opts, patched);
   }
 
   async apply(config: KubeObject, subresource: string | undefined, opts: ApplyOptions): Promise<KubeObject> {
     const verb = subresource ? `${subresource} apply` : "apply";
-    const { kind, namespace, name } = await this.target(config, verb, opts.signal);
+    const target = await this.target(config, verb, opts.signal);
+    const { kind, namespace, name } = target;
     const rest = this.writeOptions(opts);
     if (!rest.fieldManager) throw new FieldOwnerRequiredError(verb);
-    return this.#rest.patch(resourceOf(kind), name, config, {
+    const applied = await this.#rest.patch<KubeObject>(resourceOf(kind), name, config, {
       ...rest,
       patchType: "apply",
       force: opts.force,
       namespace,
       subresource,
     });
+    return this.#written(target, opts, applied);
   }
 }
