@@ -21,7 +21,8 @@ export interface HistogramMetric {
  * Creates the metrics of one queue, named `name`. The two "unfinished work" gauges are sampled
  * rather than pushed: the provider calls `sample()` whenever it wants a fresh value (the
  * Prometheus provider does so on each scrape), so no timer runs. client-go instead pushes them
- * every 500 ms.
+ * every 500 ms. The queue keeps each `sample` alive as long as the queue lives; a provider should
+ * hold it weakly (a `WeakRef`), so that queues of stopped controllers are collected.
  */
 export interface WorkqueueMetricsProvider {
   /** Keys waiting to be handed out (ready, or ready but still being processed). */
@@ -60,6 +61,8 @@ export interface QueueMetrics {
   readonly latency: HistogramMetric;
   readonly workDuration: HistogramMetric;
   readonly retries: CounterMetric;
+  /** The samplers handed to the provider, kept alive by the queue (the provider holds them weakly). */
+  readonly samplers: readonly (() => number)[];
 }
 
 /**
@@ -72,23 +75,26 @@ export function bindQueueMetrics(
   forEachProcessing: (visit: (since: number) => void) => void,
   now: () => number,
 ): QueueMetrics {
-  provider.newUnfinishedWorkSecondsMetric(name, () => {
+  const unfinished = () => {
     const t = now();
     let total = 0;
     forEachProcessing((since) => {
       total += t - since;
     });
     return total / 1000;
-  });
-  provider.newLongestRunningProcessorSecondsMetric(name, () => {
+  };
+  const longest = () => {
     const t = now();
     let oldest = 0;
     forEachProcessing((since) => {
       oldest = Math.max(oldest, t - since);
     });
     return oldest / 1000;
-  });
+  };
+  provider.newUnfinishedWorkSecondsMetric(name, unfinished);
+  provider.newLongestRunningProcessorSecondsMetric(name, longest);
   return {
+    samplers: [unfinished, longest],
     depth: provider.newDepthMetric(name),
     adds: provider.newAddsMetric(name),
     latency: provider.newLatencyMetric(name),

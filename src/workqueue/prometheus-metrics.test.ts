@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Registry } from "prom-client";
 import { newFakeClock } from "./fake-clock.js";
 import { LowPriority } from "./priority-queue.js";
@@ -147,4 +149,36 @@ test("queues sharing a name add up", async () => {
   assert.equal(await value(registry, "workqueue_unfinished_work_seconds", ctrl), 4);
   assert.equal(await value(registry, "workqueue_longest_running_processor_seconds", ctrl), 2);
   assert.equal(await value(registry, "workqueue_adds_total", ctrl), 3, "counts are flushed once");
+});
+
+test("a queue made again under its name shares its series; a dropped queue is no longer sampled", async () => {
+  const registry = new Registry();
+  const clock = newFakeClock();
+  const provider = prometheusWorkqueueMetrics(registry);
+  // A controller run: one key handed out and never done, then the queue is dropped.
+  const run = () => {
+    const q = newPriorityQueue({ name: "ctrl", metricsProvider: provider, clock, agingThreshold: Infinity });
+    q.add("a");
+    q.tryGet();
+    q.shutDown();
+  };
+  run();
+  clock.advance(2_000);
+  assert.equal(
+    await value(registry, "workqueue_unfinished_work_seconds", ctrl),
+    2,
+    "the live queue is sampled",
+  );
+  for (let i = 0; i < 99; i++) run();
+  assert.equal(await value(registry, "workqueue_adds_total", ctrl), 100, "one series for every run");
+  // WeakRefs made in this job stay alive until it ends: collect after a turn of the loop.
+  await new Promise((resolve) => setImmediate(resolve));
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+  clock.advance(1_000);
+  assert.equal(
+    await value(registry, "workqueue_unfinished_work_seconds", ctrl),
+    0,
+    "queues that are gone are not sampled (nor kept alive by the provider)",
+  );
 });

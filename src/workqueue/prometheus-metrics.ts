@@ -53,11 +53,14 @@ function combine(
  * plain arrays too, added to the series on each read (batched-histogram.ts).
  */
 export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetricsProvider {
-  const adds: PendingCount[] = [];
-  const retries: PendingCount[] = [];
-  const depths: DepthByPriority[] = [];
-  const unfinished: [string, () => number][] = [];
-  const longest: [string, () => number][] = [];
+  // By queue name: a queue made again under the same name (a controller restarted) shares its
+  // series, as Go's WithLabelValues does, and nothing grows with restarts.
+  const adds = new Map<string, PendingCount>();
+  const retries = new Map<string, PendingCount>();
+  const depths = new Map<string, DepthByPriority>();
+  // Held weakly: the queue keeps its samplers alive, and a dropped queue takes them along.
+  const unfinished = new Samplers();
+  const longest = new Samplers();
   const registers = [registry];
   const m = registerAll(() => ({
     depth: new Gauge({
@@ -67,7 +70,7 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       registers,
       collect() {
         const parts: [string, number][] = [];
-        for (const d of depths) {
+        for (const d of depths.values()) {
           for (const [priority, value] of d.values) parts.push([`${d.name}\u0000${priority}`, value]);
         }
         for (const [key, value] of combine(parts, (a, b) => a + b)) {
@@ -82,7 +85,7 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       labelNames: ["name", "controller"] as const,
       registers,
       collect() {
-        flush(this, adds);
+        flush(this, adds.values());
       },
     }),
     latency: new BatchedHistogram({
@@ -108,10 +111,7 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       labelNames: ["name", "controller"] as const,
       registers,
       collect() {
-        const totals = combine(
-          unfinished.map(([name, sample]) => [name, sample()]),
-          (a, b) => a + b,
-        );
+        const totals = combine(unfinished.sample(), (a, b) => a + b);
         for (const [name, value] of totals) this.set({ name, controller: name }, value);
       },
     }),
@@ -121,10 +121,7 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       labelNames: ["name", "controller"] as const,
       registers,
       collect() {
-        const oldest = combine(
-          longest.map(([name, sample]) => [name, sample()]),
-          Math.max,
-        );
+        const oldest = combine(longest.sample(), Math.max);
         for (const [name, value] of oldest) this.set({ name, controller: name }, value);
       },
     }),
@@ -134,24 +131,25 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       labelNames: ["name", "controller"] as const,
       registers,
       collect() {
-        flush(this, retries);
+        flush(this, retries.values());
       },
     }),
   }));
 
   return {
     newDepthMetric(name): DepthMetric {
-      const d = new DepthByPriority(name);
-      depths.push(d);
+      let d = depths.get(name);
+      if (d === undefined) {
+        d = new DepthByPriority(name);
+        depths.set(name, d);
+      }
       return d;
     },
     // Series start at zero when the queue is created, as Go's WithLabelValues does, so that
     // rate() and absent() see them before the first event.
     newAddsMetric(name): CounterMetric {
       m.adds.inc({ name, controller: name }, 0);
-      const c = new PendingCount(name);
-      adds.push(c);
-      return c;
+      return pendingCount(adds, name);
     },
     newLatencyMetric(name): HistogramMetric {
       return m.latency.recorder({ name, controller: name });
@@ -160,22 +158,57 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       return m.workDuration.recorder({ name, controller: name });
     },
     newUnfinishedWorkSecondsMetric(name, sample) {
-      unfinished.push([name, sample]);
+      unfinished.add(name, sample);
     },
     newLongestRunningProcessorSecondsMetric(name, sample) {
-      longest.push([name, sample]);
+      longest.add(name, sample);
     },
     newRetriesMetric(name): CounterMetric {
       m.retries.inc({ name, controller: name }, 0);
-      const c = new PendingCount(name);
-      retries.push(c);
-      return c;
+      return pendingCount(retries, name);
     },
   };
 }
 
+function pendingCount(byName: Map<string, PendingCount>, name: string): PendingCount {
+  let c = byName.get(name);
+  if (c === undefined) {
+    c = new PendingCount(name);
+    byName.set(name, c);
+  }
+  return c;
+}
+
+/** Samplers of live queues, held weakly; dead ones are dropped when sampled or when one is added. */
+class Samplers {
+  #refs: [string, WeakRef<() => number>][] = [];
+  /** Every name sampled once: a name whose queues are all gone reads 0, not its last value. */
+  readonly #names = new Set<string>();
+
+  add(name: string, sample: () => number): void {
+    this.#prune();
+    this.#names.add(name);
+    this.#refs.push([name, new WeakRef(sample)]);
+  }
+
+  /** [queue name, 0] for every name, then [queue name, value] of each live sampler. */
+  sample(): [string, number][] {
+    const out: [string, number][] = [...this.#names].map((name) => [name, 0]);
+    for (const [name, ref] of this.#refs) {
+      const sample = ref.deref();
+      if (sample !== undefined) out.push([name, sample()]);
+    }
+    this.#prune();
+    return out;
+  }
+
+  #prune(): void {
+    this.#refs = this.#refs.filter(([, ref]) => ref.deref() !== undefined);
+  }
+}
+
 /** Adds the counts gathered since the last scrape to `counter`. */
-function flush(counter: Counter<"name" | "controller">, pending: readonly PendingCount[]): void {
+function flush(counter: Counter<"name" | "controller">, pending: Iterable<PendingCount>): void {
   for (const c of pending) {
     if (c.n === 0) continue;
     counter.inc({ name: c.name, controller: c.name }, c.n);
