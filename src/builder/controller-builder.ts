@@ -10,6 +10,7 @@ import {
   type LogConstructor,
   newController,
   newLogConstructor,
+  newUnmanagedController,
 } from "../controller/index.js";
 import type { GenericEvent } from "../event/index.js";
 import { type EventHandler, enqueueRequestForObject, enqueueRequestForOwner } from "../handler/index.js";
@@ -84,6 +85,7 @@ export class ControllerBuilder {
   #name: string | undefined;
   #logConstructor: LogConstructor<Request> | undefined;
   readonly #errors: string[] = [];
+  readonly #kinds = new Set<Kind>();
 
   constructor(mgr: BuilderManager) {
     this.#mgr = mgr;
@@ -95,12 +97,14 @@ export class ControllerBuilder {
       this.#errors.push(`for() was called twice (${this.#forKind.kind}, then ${kind.kind}): call it once`);
     }
     this.#forKind = kind;
+    this.#kinds.add(kind);
     this.#forOptions = opts as ForOptions<KubeObject>;
     return this;
   }
 
   /** A kind the controller creates: its events queue the owner (of the `for()` kind) found in ownerReferences. */
   owns<T extends KubeObject>(kind: Kind<T>, opts: OwnsOptions<T> = {}): this {
+    this.#kinds.add(kind);
     this.#watches.push({
       describe: `owns(${kind.kind})`,
       make: (global) => {
@@ -128,6 +132,7 @@ export class ControllerBuilder {
     const predicates = (opts.predicates ?? []) as Predicate<KubeObject>[];
     if (isKind(what)) {
       const k = what as Kind<T>;
+      this.#kinds.add(k);
       this.#watches.push({
         describe: `watches(${k.kind})`,
         make: (global) => {
@@ -185,6 +190,32 @@ export class ControllerBuilder {
 
   /** Builds the controller, adds it to the manager, and returns it. */
   build(reconciler: Reconciler<Request>): Controller<Request> {
+    return this.#make(reconciler, this.#mgr, newController);
+  }
+
+  /**
+   * Builds a controller that the caller starts, under `ctx` (the manager's by default): the
+   * manager's conditional controllers make a fresh one for each run this way.
+   */
+  buildUnmanaged(reconciler: Reconciler<Request>, ctx: ControllerContext = this.#mgr): Controller<Request> {
+    return this.#make(reconciler, ctx, newUnmanagedController);
+  }
+
+  /** The name `build` gives the controller (its `named()`, else the `for()` kind in lower case). */
+  get controllerName(): string | undefined {
+    return this.#name ?? this.#forKind?.kind.toLowerCase();
+  }
+
+  /** The kinds the controller's sources read from the cache (`for`, `owns`, `watches` of a Kind). */
+  get watchedKinds(): readonly Kind[] {
+    return [...this.#kinds];
+  }
+
+  #make(
+    reconciler: Reconciler<Request>,
+    ctx: ControllerContext,
+    create: typeof newController<Request>,
+  ): Controller<Request> {
     const errors = [...this.#errors];
     if (!this.#forKind && !this.#name)
       errors.push("call for(Kind) or named(name) before complete(): a controller needs a name");
@@ -212,7 +243,7 @@ export class ControllerBuilder {
       (this.#mgr.logger
         ? newLogConstructor<Request>({ logger: this.#mgr.logger, controllerName: name, kind: this.#forKind })
         : undefined);
-    const controller = newController<Request>(name, this.#mgr, {
+    const controller = create(name, ctx, {
       ...this.#options,
       reconciler,
       logConstructor,

@@ -1,4 +1,9 @@
 // manager: the Manager, its runnables and their start order, graceful shutdown, and signals.
+export type {
+  ConditionalBuilder,
+  ConditionalControllerStatus,
+  ConditionalOptions,
+} from "./conditional-controller.js";
 export { ManagerStateError, ShutdownTimeoutError } from "./errors.js";
 export type { StuckReconcile } from "./errors.js";
 export { Manager } from "./manager.js";

@@ -11,6 +11,7 @@ import type { LeaderElector } from "../leaderelection/index.js";
 import type { Logger } from "../log/index.js";
 import type { RESTMapper } from "../mapper/index.js";
 import type { HTTPHandler, MetricsServer } from "../metrics/index.js";
+import type { Reconciler, Request } from "../reconcile/index.js";
 import type { EventRecorder } from "../recorder/index.js";
 import type { RESTConfig } from "../rest/index.js";
 import type { RESTClient } from "../rest/index.js";
@@ -20,6 +21,12 @@ import { type ManagerComponents, newManagerComponents } from "./components.js";
 import { newManagerElector } from "./election.js";
 import { ManagerStateError, ShutdownTimeoutError, type StuckReconcile } from "./errors.js";
 import { type ManagerOptions, type ResolvedManagerOptions, resolveManagerOptions } from "./options.js";
+import {
+  type ConditionalBuilder,
+  ConditionalController,
+  type ConditionalControllerStatus,
+  type ConditionalOptions,
+} from "./conditional-controller.js";
 import { aborted, needsLeaderElection, type Runnable } from "./runnable.js";
 import { RunnableGroup } from "./runnable-group.js";
 
@@ -65,6 +72,20 @@ export interface Manager extends ControllerContext {
    * replica: webhooks need no leader).
    */
   getWebhookServer(): WebhookServer;
+  /**
+   * Runs the controller `builder` describes (`controllerManagedBy(mgr).for(Foo)...`, without
+   * `complete`) only while the CRD `opts.crd` is established and serves `opts.version`: started
+   * when it does, stopped when the CRD is deleted or stops serving the version, each run a fresh
+   * controller; kept running while the CRD terminates, so it can release its finalizers. Beyond
+   * controller-runtime; startup never waits for the CRD.
+   */
+  addConditional(
+    builder: ConditionalBuilder,
+    reconciler: Reconciler<Request>,
+    opts: ConditionalOptions,
+  ): void;
+  /** Where each controller added with `addConditional` stands (waiting for its CRD, running, terminating). */
+  conditionalControllers(): ConditionalControllerStatus[];
 }
 
 class ControllerManager implements Manager {
@@ -88,6 +109,7 @@ class ControllerManager implements Manager {
   #webhookServer: WebhookServer | undefined;
   #failed = new AbortController();
   #started = false;
+  readonly #conditionals: ConditionalController[] = [];
 
   readonly logger: Logger;
   readonly metricsRegistry: Registry;
@@ -127,6 +149,42 @@ class ControllerManager implements Manager {
         throw new Error("manager: the cache did not sync");
       }
     });
+  }
+
+  addConditional(
+    builder: ConditionalBuilder,
+    reconciler: Reconciler<Request>,
+    opts: ConditionalOptions,
+  ): void {
+    const name = builder.controllerName;
+    if (!name) throw new TypeError("addConditional: call for(Kind) or named(name) on the builder first");
+    if (this.controllerNames.has(name)) {
+      throw new TypeError(
+        `addConditional: a controller named ${JSON.stringify(name)} already exists; name it with named()`,
+      );
+    }
+    this.controllerNames.add(name);
+    const conditional = new ConditionalController(name, builder, reconciler, opts, {
+      rest: this.#c.rest,
+      cache: this.#c.cache,
+      mapper: this.#c.mapper,
+      logger: this.#log.withName("conditional-controller"),
+      registry: this.metricsRegistry,
+      context: () => ({
+        logger: this.logger,
+        metricsRegistry: this.metricsRegistry,
+        workqueueMetrics: this.workqueueMetrics,
+        controllerDefaults: this.controllerDefaults,
+        controllerNames: new Set(),
+      }),
+      needLeaderElection: this.controllerDefaults.needLeaderElection ?? true,
+    });
+    this.#conditionals.push(conditional);
+    this.add(conditional);
+  }
+
+  conditionalControllers(): ConditionalControllerStatus[] {
+    return this.#conditionals.map((c) => c.status());
   }
 
   add(runnable: Runnable): void {

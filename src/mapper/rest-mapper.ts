@@ -51,6 +51,8 @@ export interface RESTMapper {
   isNamespaced(gvk: GroupVersionKind, opts?: MapperCallOptions): Promise<boolean>;
   /** Forgets everything read; the next lookups read discovery again. */
   reset(): void;
+  /** Forgets what was read of `group` (a CRD of it came or went); its next lookup reads discovery again. */
+  resetGroup(group: string): void;
 }
 
 export interface RESTMapperOptions {
@@ -187,6 +189,13 @@ export function newRESTMapper(client: DiscoveryClient, options: RESTMapperOption
       generation++;
       groups.clear();
       reading.clear();
+    },
+
+    resetGroup(group) {
+      // A read of the group under way must not store what it read before the change.
+      generation++;
+      groups.delete(group);
+      reading.delete(group);
     },
   };
   return mapper;
