@@ -13,6 +13,7 @@ export { defineKind, keyOf, kinds, objectKeyString } from "./api/index.js";
 export type { ForOptions, OwnsOptions, WatchesOptions } from "./builder/index.js";
 export { BuilderError, controllerManagedBy, webhookManagedBy } from "./builder/index.js";
 export type { Cache, CacheListOptions, CacheOptions, FieldIndexer, Reader } from "./cache/index.js";
+export { StaleCacheError } from "./cache/index.js";
 export type { ApplyConfiguration, Client, ClientReader } from "./client/index.js";
 export {
   applyConfiguration,
@@ -45,7 +46,12 @@ export type { Checker } from "./healthz/index.js";
 export { ping } from "./healthz/index.js";
 export type { Logger } from "./log/index.js";
 export { loggerFromFlags, newLogger } from "./log/index.js";
-export type { ManagerOptions, Runnable } from "./manager/index.js";
+export type {
+  ConditionalControllerStatus,
+  ConditionalOptions,
+  ManagerOptions,
+  Runnable,
+} from "./manager/index.js";
 export { Manager, runnableFunc, setupSignalHandler } from "./manager/index.js";
 export type { Predicate } from "./predicate/index.js";
 export {

@@ -79,6 +79,28 @@ async function install(group: string): Promise<void> {
   });
 }
 
+/**
+ * Creates a Foo. kube-apiserver may answer 404 for a moment after the CRD is Established (a
+ * recreated CRD's handler is swapped in asynchronously), so a NotFound is retried.
+ */
+async function createFoo(Foo: ReturnType<typeof kindIn>, name: string): Promise<void> {
+  await until(`${name} is created`, () =>
+    rest
+      .create(resourceOf(Foo), {
+        apiVersion: Foo.apiVersion,
+        kind: "Foo",
+        metadata: { name, namespace: "default" },
+      })
+      .then(
+        () => true,
+        (err: unknown) => {
+          if (isNotFound(err)) return false;
+          throw err;
+        },
+      ),
+  );
+}
+
 async function uninstall(group: string): Promise<void> {
   await rest.delete(crds, `foos.${group}`);
   await until("the CRD is gone", () =>
@@ -143,12 +165,7 @@ test("a controller follows its CRD: waits, runs, releases its finalizer while th
     assert.equal(mgr.conditionalControllers()[0]?.state, "waiting");
 
     await install(group);
-    await rest.create(resourceOf(Foo), {
-      apiVersion: Foo.apiVersion,
-      kind: "Foo",
-      metadata: { name: "a", namespace: "default" },
-      spec: { size: 1 },
-    });
+    await createFoo(Foo, "a");
     await until("the object is reconciled", () => reconciled.includes("a"));
     assert.equal(mgr.conditionalControllers()[0]?.state, "running");
     await until("our finalizer holds the object", async () =>
@@ -164,11 +181,7 @@ test("a controller follows its CRD: waits, runs, releases its finalizer while th
 
     // The CRD comes back: a fresh controller reconciles what exists.
     await install(group);
-    await rest.create(resourceOf(Foo), {
-      apiVersion: Foo.apiVersion,
-      kind: "Foo",
-      metadata: { name: "b", namespace: "default" },
-    });
+    await createFoo(Foo, "b");
     await until("the new run reconciles", () => reconciled.includes("b"));
     assert.equal(mgr.conditionalControllers()[0]?.runs, 2);
     await uninstall(group);
@@ -197,11 +210,7 @@ test("100 install/delete cycles of the CRD leave no watches, timers or heap behi
     await mgr.elected();
     for (let i = 0; i < cycles; i++) {
       await install(group);
-      await rest.create(resourceOf(Foo), {
-        apiVersion: Foo.apiVersion,
-        kind: "Foo",
-        metadata: { name: `o${i}`, namespace: "default" },
-      });
+      await createFoo(Foo, `o${i}`);
       await until(`cycle ${i} reconciles`, () => reconciled.includes(`o${i}`));
       await uninstall(group);
       await until("the controller waits", () => mgr.conditionalControllers()[0]?.state === "waiting");

@@ -439,6 +439,44 @@ test("aging: a low-priority key is served under a steady stream of higher-priori
   assert.ok(served >= 49 && served <= 51, `served after ~5 s of waiting, at hand-out ${served}`);
 });
 
+test("aging bound: under saturation every low-priority key is served within threshold + 2 (n + 1) hand-outs", () => {
+  const threshold = 1_000;
+  const serviceMs = 10;
+  const run = (agingThreshold: number) => {
+    const { q, clock } = setup({ agingThreshold });
+    const lows = 200;
+    // A new leader's replay: the initial list, at low priority, all ready at t = 0.
+    for (let i = 0; i < lows; i++) q.add(`low${i}`, { priority: LowPriority });
+    const servedAt = new Map<string, number>();
+    let fresh = 0;
+    // One worker, 10 ms per key, and two high-priority keys arriving per key served: saturated.
+    for (let handOut = 0; handOut < 2_000 && servedAt.size < lows; handOut++) {
+      q.add(`h${fresh++}`);
+      q.add(`h${fresh++}`);
+      const k = keyOf(q.tryGet())!;
+      clock.advance(serviceMs);
+      q.done(k);
+      if (k.startsWith("low")) servedAt.set(k, clock.now());
+    }
+    return servedAt;
+  };
+  assert.equal(
+    run(Number.POSITIVE_INFINITY).size,
+    0,
+    "without aging no low key is served: the load saturates",
+  );
+  const servedAt = run(threshold);
+  assert.equal(servedAt.size, 200);
+  let worst = 0;
+  for (let n = 0; n < 200; n++) {
+    const waited = servedAt.get(`low${n}`)!;
+    const bound = threshold + 2 * (n + 1) * serviceMs;
+    assert.ok(waited <= bound, `low${n} waited ${waited} ms, bound ${bound} ms`);
+    worst = Math.max(worst, waited / bound);
+  }
+  assert.ok(worst > 0.9, `the bound is tight (worst ${worst.toFixed(2)} of it), not vacuous`);
+});
+
 test("aging: Infinity keeps controller-runtime's strict order", () => {
   const { q, clock } = setup({ agingThreshold: Number.POSITIVE_INFINITY });
   q.add("low", { priority: LowPriority });

@@ -81,6 +81,12 @@ export interface PriorityQueueOptions<K extends string = string> {
    * aged keys take at most every other hand-out (oldest first), so the higher priorities keep at
    * least half. Below the threshold the order is controller-runtime's: highest priority first,
    * FIFO within a priority. Infinity turns aging off. Default: 30_000.
+   *
+   * The bound, under any load: a key that becomes ready while `n` keys are ready is handed out
+   * within `agingThreshold + 2 (n + 1)` hand-outs' time, that is within
+   * `agingThreshold + 2 (n + 1) × mean service time / workers`. Once it has waited the threshold,
+   * at least every other hand-out goes to a key that has waited as long as it or longer, and at
+   * most `n` such keys are ahead of it. (Raising a key's priority restarts its wait.)
    */
   agingThreshold?: number;
 }
