@@ -1,5 +1,6 @@
 // Manager options, named as controller-runtime's manager.Options, with every default applied in
 // one place (resolveManagerOptions). Durations are milliseconds.
+import type { ClientOptions as NewClientOptions } from "../client/index.js";
 import type { Kind } from "../api/index.js";
 import type { CacheOptions } from "../cache/index.js";
 import type { ControllerDefaults } from "../controller/index.js";
@@ -29,7 +30,12 @@ export interface MetricsOptions {
   filterProvider?: MetricsFilterProvider;
 }
 
-export interface ClientOptions {
+/** Options of the manager's client: those of `newClient` that are not the manager's own parts. */
+export interface ClientOptions
+  extends Pick<
+    NewClientOptions,
+    "cacheUnstructured" | "fieldOwner" | "fieldValidation" | "readYourWrites" | "readYourWritesTimeoutMs"
+  > {
   /** Kinds always read from the API server, never from the cache. Default: none. */
   cacheDisableFor?: Kind[];
 }
