@@ -104,7 +104,7 @@ export async function createWithAdmission(
   const admission = r.server.admission;
   if (!admission) return create(r, obj, text);
   // What kube rejects while decoding is rejected before any webhook is called.
-  checkTypeMeta(r, obj);
+  checkTypeMeta(r, obj, text);
   const meta = obj.metadata as Obj;
   if (r.def.namespaced && (meta.namespace === undefined || meta.namespace === ""))
     meta.namespace = r.namespace;

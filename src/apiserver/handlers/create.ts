@@ -32,7 +32,7 @@ export function createObject(
   obj: Obj,
   text: string | undefined,
 ): { json: string; headers: Record<string, string | string[]> | undefined } {
-  checkTypeMeta(r, obj);
+  checkTypeMeta(r, obj, text);
   const meta = obj.metadata as Obj;
   if (r.def.namespaced) {
     if (meta.namespace !== undefined && meta.namespace !== "" && meta.namespace !== r.namespace) {

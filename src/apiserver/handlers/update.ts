@@ -13,7 +13,7 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const form = formOf(r, "write");
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const { obj, text } = decodeObject(r, body);
-  checkTypeMeta(r, obj);
+  checkTypeMeta(r, obj, text);
   const meta = obj.metadata as Obj;
   if (
     r.def.namespaced &&

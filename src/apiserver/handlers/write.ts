@@ -72,17 +72,49 @@ export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text
   return { obj: value as Obj, text };
 }
 
+/** kube's summarizeData: at most 30 bytes of the body, then " ...". */
+function summarizeBody(text: string): string {
+  return text.length > 30 ? `${text.slice(0, 30)} ...` : text;
+}
+
+/**
+ * A custom resource's body is decoded as unstructured: kube needs its kind, and takes only the
+ * URL's apiVersion (no other version of the CRD, served or not); a wrong kind is a validation
+ * error of the field. Built-in kinds are decoded into their type, which fills a missing kind.
+ */
+function checkCustomTypeMeta(r: ResourceRequest, obj: Obj, text: string | undefined, expected: string): void {
+  if (obj.kind === undefined || obj.kind === "" || obj.kind === null) {
+    const body = text ?? JSON.stringify(obj);
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${r.def.kind}): Object 'Kind' is missing in '${body}' (${summarizeBody(body)})`,
+    );
+  }
+  if (obj.apiVersion !== expected) {
+    const given = typeof obj.apiVersion === "string" ? obj.apiVersion : "";
+    throw badRequest(
+      `the API version in the data (${given}) does not match the expected API version (${expected})`,
+    );
+  }
+  if (obj.kind !== r.def.kind) {
+    const meta = obj.metadata;
+    const name =
+      meta !== null && typeof meta === "object" && typeof (meta as Obj).name === "string"
+        ? (meta as Obj).name
+        : "";
+    throw invalid({ group: r.def.group, resource: r.def.plural, kind: String(obj.kind) }, String(name), [
+      cause.invalid("kind", obj.kind, `must be ${r.def.kind}`),
+    ]);
+  }
+}
+
 /** Fills apiVersion/kind and rejects a body meant for another type. */
-export function checkTypeMeta(r: ResourceRequest, obj: Obj): void {
+export function checkTypeMeta(r: ResourceRequest, obj: Obj, text?: string): void {
   const expected = apiVersionOfDef(r.def);
+  if (r.def.crdName) checkCustomTypeMeta(r, obj, text, expected);
   if (obj.apiVersion !== undefined && obj.apiVersion !== "" && obj.apiVersion !== expected) {
-    const served =
-      r.def.crdName && typeof obj.apiVersion === "string" && obj.apiVersion.startsWith(`${r.def.group}/`);
-    if (!served) {
-      throw badRequest(
-        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
-      );
-    }
+    throw badRequest(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
+    );
   }
   if (obj.kind !== undefined && obj.kind !== "" && obj.kind !== r.def.kind) {
     throw badRequest(
