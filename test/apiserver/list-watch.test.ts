@@ -115,6 +115,20 @@ describe("list", () => {
     assert.deepEqual(names(fresh.body), ["c0", "c1", "c2", "c3", "c35", "c5", "c6"]);
   });
 
+  test("a full page with a selector continues when any object follows, matching or not (kube's etcd store)", async () => {
+    const ns = await api.namespace();
+    await fill(ns, 5, (i) => ({ x: i < 3 ? "1" : "0" }));
+    const first = await api.get(`/api/v1/namespaces/${ns}/configmaps?labelSelector=x%3D1&limit=3`);
+    assert.deepEqual(names(first.body), ["c0", "c1", "c2"]);
+    assert.ok(first.body.metadata.continue, "c3 and c4 follow, though neither matches");
+    assert.equal(first.body.metadata.remainingItemCount, undefined, "no count with a selector");
+    const rest = await api.get(
+      `/api/v1/namespaces/${ns}/configmaps?labelSelector=x%3D1&limit=3&continue=${first.body.metadata.continue}`,
+    );
+    assert.deepEqual(names(rest.body), []);
+    assert.equal(rest.body.metadata.continue, undefined);
+  });
+
   test("resourceVersionMatch=Exact lists the past; without resourceVersion it is a 422", async () => {
     const ns = await api.namespace();
     await fill(ns, 2);

@@ -35,55 +35,42 @@ export function selectPage(r: ResourceRequest): ListPage {
 
   let atRv = current;
   let startAfter = "";
-  let objects: StoredObject[] | undefined;
   if (token) {
     const t = decodeContinue(token);
     atRv = t.rv;
     startAfter = t.start;
-    objects = storage.snapshotAt(store, atRv, r.namespace || undefined);
-    if (!objects) throw expired(continueTooOld);
   } else if (rvParam !== "" && rvParam !== "0") {
     const requested = parseRv(rvParam);
     if (requested > current) throw tooLargeRv(requested, current);
-    if (match === "Exact") {
-      atRv = requested;
-      objects = storage.snapshotAt(store, requested, r.namespace || undefined);
-      if (!objects)
-        throw expired(`too old resource version: ${requested} (${storage.history.compactedThrough + 1})`);
-    }
+    if (match === "Exact") atRv = requested;
   } else if (rvParam === "0") {
     // kube-apiserver serves resourceVersion=0 from its watch cache, which ignores the limit.
     limit = 0;
   }
-  objects ??= storage.list(store, r.namespace || undefined);
+  const view = storage.view(store, r.namespace || undefined, atRv);
+  if (!view) {
+    throw expired(
+      token ? continueTooOld : `too old resource version: ${atRv} (${storage.history.compactedThrough + 1})`,
+    );
+  }
 
+  // As kube's etcd store: fill the page from the keys after the token's, filtering as it goes;
+  // a full page continues when any key (matching or not) follows its last item.
   const items: StoredObject[] = [];
-  let i = 0;
-  if (startAfter) {
-    // objects are sorted by key: skip to the first key after the token's.
-    let lo = 0;
-    let hi = objects.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (objects[mid].key <= startAfter) lo = mid + 1;
-      else hi = mid;
+  let full = false;
+  view.forEach(startAfter, (o) => {
+    if (limit > 0 && items.length === limit) {
+      full = true;
+      return false;
     }
-    i = lo;
-  }
-  for (; i < objects.length; i++) {
-    const o = objects[i];
-    if (!filter.matches(o.obj)) continue;
-    if (limit > 0 && items.length === limit) break;
-    items.push(o);
-  }
-  const meta: ListMetaOut = { resourceVersion: String(atRv) };
-  if (limit > 0 && i < objects.length) {
-    let remaining = 0;
-    for (let j = i; j < objects.length; j++) if (filter.matches(objects[j].obj)) remaining++;
-    if (remaining > 0 && items.length > 0) {
-      meta.continue = encodeContinue(atRv, items[items.length - 1].key);
-      if (filter.empty) meta.remainingItemCount = remaining;
-    }
+    if (filter.matches(o.obj)) items.push(o);
+    return true;
+  });
+  const meta: ListMetaOut = { resourceVersion: String(view.rv) };
+  if (full) {
+    const last = items[items.length - 1]!.key;
+    meta.continue = encodeContinue(view.rv, last);
+    if (filter.empty) meta.remainingItemCount = view.countAfter(last);
   }
   return { items, meta };
 }

@@ -3,6 +3,7 @@
 // Everything here is synchronous: a handler that reads, checks and writes without awaiting in
 // between cannot race another request.
 import { History } from "./history.js";
+import { SortedKeys } from "./sorted-keys.js";
 import {
   type EventType,
   type Obj,
@@ -33,8 +34,28 @@ const MAX_GRPC_MESSAGE_BYTES = 2 * 1024 * 1024;
 
 interface ResourceStore {
   readonly objects: Map<string, StoredObject>;
-  sortedKeys: string[] | undefined;
+  /** The keys of `objects` in order. */
+  readonly keys: SortedKeys;
   readonly watchers: Set<WatchSink>;
+}
+
+/** The key range of one namespace: `ns/` up to `ns0` ('0' sorts right after '/'); all keys without one. */
+function rangeOf(namespace: string | undefined): { from: string; to: string | undefined } {
+  return namespace ? { from: `${namespace}/`, to: `${namespace}0` } : { from: "", to: undefined };
+}
+
+/**
+ * A store's objects in key order, now or as they were at an older resourceVersion (the current
+ * ones with the changes since undone from the history), for lists and their pages. A page costs
+ * its length plus a binary search, plus the number of changes since its resourceVersion.
+ */
+export interface StoreView {
+  /** The resourceVersion the view shows. */
+  readonly rv: number;
+  /** Calls `visit` with each object after the key `after` (from the start when ""), in order, until it returns false. */
+  forEach(after: string, visit: (o: StoredObject) => boolean): void;
+  /** How many objects sort after `key`. */
+  countAfter(key: string): number;
 }
 
 function deepFreeze(value: unknown): void {
@@ -79,7 +100,7 @@ export class Storage {
   #store(name: string): ResourceStore {
     let s = this.#stores.get(name);
     if (!s) {
-      s = { objects: new Map(), sortedKeys: undefined, watchers: new Set() };
+      s = { objects: new Map(), keys: new SortedKeys(), watchers: new Set() };
       this.#stores.set(name, s);
     }
     return s;
@@ -93,18 +114,81 @@ export class Storage {
   list(store: string, namespace?: string): StoredObject[] {
     const s = this.#stores.get(store);
     if (!s) return [];
-    if (!s.sortedKeys) s.sortedKeys = [...s.objects.keys()].sort();
-    const keys = s.sortedKeys;
-    let from = 0;
-    let to = keys.length;
-    if (namespace) {
-      const prefix = `${namespace}/`;
-      from = lowerBound(keys, prefix);
-      to = lowerBound(keys, `${namespace}0`); // '0' sorts right after '/'
-    }
+    const { from, to } = rangeOf(namespace);
     const out: StoredObject[] = [];
-    for (let i = from; i < to; i++) out.push(s.objects.get(keys[i])!);
+    s.keys.forEach(from, false, to, (key) => {
+      out.push(s.objects.get(key)!);
+      return true;
+    });
     return out;
+  }
+
+  /**
+   * The objects of a store (of one namespace) in key order as they are now, or as they were at
+   * `rv`; undefined when the history no longer reaches back that far.
+   */
+  view(store: string, namespace: string | undefined, rv = this.#rv): StoreView | undefined {
+    if (rv < this.#rv && !this.#history.covers(rv)) return undefined;
+    const s = this.#stores.get(store) ?? { objects: new Map(), keys: new SortedKeys(), watchers: new Set() };
+    const { from, to } = rangeOf(namespace);
+    const inRange = (key: string) => key >= from && (to === undefined || key < to);
+    const countAfter = (key: string) => {
+      const start = key === "" ? from : `${key}\u0000`; // the first key after `key`
+      const lo = s.keys.rank(start < from ? from : start);
+      return (to === undefined ? s.keys.size : s.keys.rank(to)) - lo;
+    };
+    if (rv >= this.#rv) {
+      return {
+        rv: this.#rv,
+        forEach: (after, visit) =>
+          s.keys.forEach(after || from, after !== "", to, (key) => visit(s.objects.get(key)!)),
+        countAfter,
+      };
+    }
+    // What each key changed since `rv` held then: null when it did not exist yet.
+    const then = new Map<string, StoredObject | null>();
+    for (const ev of this.#history.since(rv, store)) {
+      const key = ev.object.key;
+      if (then.has(key) || !inRange(key)) continue;
+      then.set(key, ev.type === "ADDED" ? null : (ev.prev ?? null));
+    }
+    // Keys deleted since `rv`: in the view, not in the index.
+    const gone = [...then].filter(([k, o]) => o !== null && !s.objects.has(k)).map(([k]) => k);
+    gone.sort();
+    return {
+      rv,
+      forEach: (after, visit) => {
+        let g = after === "" ? 0 : upperBoundOf(gone, after);
+        let going = true;
+        const emit = (key: string, current: StoredObject | undefined): boolean => {
+          const old = then.get(key);
+          const o = old === undefined ? current : old;
+          return o === null || o === undefined ? true : visit(o);
+        };
+        s.keys.forEach(after || from, after !== "", to, (key) => {
+          while (g < gone.length && gone[g]! < key) {
+            if (!emit(gone[g]!, undefined)) {
+              going = false;
+              return false;
+            }
+            g++;
+          }
+          going = emit(key, s.objects.get(key));
+          return going;
+        });
+        for (; going && g < gone.length; g++) if (!emit(gone[g]!, undefined)) break;
+      },
+      countAfter: (key) => {
+        let n = countAfter(key);
+        for (const [k, o] of then) {
+          if (key !== "" && k <= key) continue;
+          if (o === null && s.objects.has(k))
+            n--; // created since: counted now, absent then
+          else if (o !== null && !s.objects.has(k)) n++; // deleted since: absent now, there then
+        }
+        return n;
+      },
+    };
   }
 
   /** Store names that hold at least one object. */
@@ -114,7 +198,7 @@ export class Storage {
 
   count(store: string, namespace?: string): number {
     if (!namespace) return this.#stores.get(store)?.objects.size ?? 0;
-    return this.list(store, namespace).length;
+    return this.view(store, namespace)!.countAfter("");
   }
 
   /** Creates or replaces an object, stamping a new resourceVersion into `obj` (which it then owns). */
@@ -132,7 +216,7 @@ export class Storage {
     const stored = freezeStored(obj, rv, key, namespace, name, json);
     s.objects.set(key, stored);
     this.#bytes += json.length - (prev?.json.length ?? 0);
-    if (!prev) s.sortedKeys = undefined;
+    if (!prev) s.keys.insert(key);
     this.#emit(s, store, prev ? "MODIFIED" : "ADDED", stored, prev);
     return stored;
   }
@@ -143,7 +227,7 @@ export class Storage {
     const prev = s?.objects.get(key);
     if (!s || !prev) return undefined;
     s.objects.delete(key);
-    s.sortedKeys = undefined;
+    s.keys.delete(key);
     this.#bytes -= prev.json.length;
     const rv = ++this.#rv;
     const last = JSON.parse(prev.json) as Obj;
@@ -210,25 +294,6 @@ export class Storage {
   watcherCount(store: string): number {
     return this.#stores.get(store)?.watchers.size ?? 0;
   }
-
-  /**
-   * The objects of a store as they were at `rv`, sorted by key; undefined when the history no
-   * longer reaches back that far.
-   */
-  snapshotAt(store: string, rv: number, namespace?: string): StoredObject[] | undefined {
-    if (rv >= this.#rv) return this.list(store, namespace);
-    if (!this.#history.covers(rv)) return undefined;
-    const byKey = new Map<string, StoredObject>();
-    for (const o of this.list(store, namespace)) byKey.set(o.key, o);
-    const later = this.#history.since(rv, store);
-    for (let i = later.length - 1; i >= 0; i--) {
-      const ev = later[i];
-      if (namespace && ev.object.namespace !== namespace) continue;
-      if (ev.type === "ADDED") byKey.delete(ev.object.key);
-      else if (ev.prev) byKey.set(ev.prev.key, ev.prev);
-    }
-    return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  }
 }
 
 function freezeStored(
@@ -243,12 +308,13 @@ function freezeStored(
   return Object.freeze({ obj, json, rv, key, namespace, name });
 }
 
-function lowerBound(keys: string[], value: string): number {
+/** The first index of `keys` (sorted) whose key is > `value`. */
+function upperBoundOf(keys: readonly string[], value: string): number {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (keys[mid] < value) lo = mid + 1;
+    if (keys[mid]! <= value) lo = mid + 1;
     else hi = mid;
   }
   return lo;
