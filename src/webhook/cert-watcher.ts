@@ -56,11 +56,19 @@ export function newCertWatcher(opts: CertWatcherOptions): CertWatcher {
   }
 
   async function load(): Promise<CertificateFiles> {
-    const [cert, key, ca] = await Promise.all([
+    // Read together, but reported in a fixed order: with several files missing, the message
+    // names the certificate first, whichever read failed first.
+    const reads = await Promise.allSettled([
       read(opts.certPath, "certificate"),
       read(opts.keyPath, "private key"),
       opts.clientCAPath ? read(opts.clientCAPath, "client CA certificate") : undefined,
     ]);
+    for (const r of reads) if (r.status === "rejected") throw r.reason;
+    const [cert, key, ca] = reads.map((r) => (r as PromiseFulfilledResult<string | undefined>).value) as [
+      string,
+      string,
+      string | undefined,
+    ];
     try {
       // Throws when the key does not belong to the certificate, or either is not PEM.
       createSecureContext({ cert, key, ca });
