@@ -132,6 +132,11 @@ export async function benchApiServerWatch(counts = [10_000, 50_000], rounds = 5)
   return rows;
 }
 
+/** `npm run bench` runs every module's `run`: the default counts and rounds. */
+export function run(): Promise<BenchRow[]> {
+  return benchApiServerWatch();
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const args = process.argv.slice(2);
   const ri = args.indexOf("--rounds");
