@@ -7,8 +7,7 @@
 // read, the two designs DESIGN.md asks to measure), the ingestion cost of freezing, and watch
 // events/s applied to a store with three indexes.
 // `npx tsx bench/cache.ts`, or through `npm run bench -- cache`.
-import { spawn } from "node:child_process";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../src/api/index.js";
 import { startAPIServer } from "../src/apiserver/index.js";
@@ -26,6 +25,7 @@ import { decodeWatchBatches } from "../src/rest/watch.js";
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import type { RESTConfig } from "../src/rest/config.js";
 import { newLogger } from "../src/log/index.js";
+import { runChildJSON } from "./internal/child-json.js";
 import { type BenchRow, printRows } from "./report.js";
 
 const SIZES = process.env.CACHE_BENCH_SIZES
@@ -146,21 +146,11 @@ async function child(task: ChildTask): Promise<ChildResult> {
 }
 
 function runChild(task: ChildTask): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const file = fileURLToPath(import.meta.url);
-    const proc = spawn(process.execPath, ["--expose-gc", "--import", "tsx", file], {
-      env: { ...process.env, CACHE_BENCH_CHILD: JSON.stringify(task) },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    proc.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    proc.on("error", reject);
-    proc.on("exit", (code) => {
-      if (code !== 0) reject(new Error(`${task.scenario} (${task.n}) exited with ${code}: ${out}`));
-      else resolve(JSON.parse(out.trim().split("\n").pop() ?? "{}") as ChildResult);
-    });
+  return runChildJSON<ChildResult>({
+    moduleUrl: import.meta.url,
+    env: { CACHE_BENCH_CHILD: JSON.stringify(task) },
+    execArgv: ["--expose-gc"],
+    what: `${task.scenario} (${task.n})`,
   });
 }
 

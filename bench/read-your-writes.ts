@@ -14,8 +14,7 @@
 //   it and so hit a 409 Conflict (extra reconciles read-your-writes removes), and conflicts with
 //   the other writer (which no client can remove).
 // `npx tsx bench/read-your-writes.ts`, or `npm run bench -- read-your-writes`.
-import { spawn } from "node:child_process";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../src/api/index.js";
 import { controllerManagedBy } from "../src/builder/index.js";
@@ -25,6 +24,7 @@ import { nullLogger } from "../src/log/index.js";
 import { Manager } from "../src/manager/index.js";
 import { isConflict, newRESTClient, resourceOf } from "../src/rest/index.js";
 import { startWatchDelayProxy } from "../test/support/watch-delay-proxy.js";
+import { runChildJSON } from "./internal/child-json.js";
 import { startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";
 
@@ -246,20 +246,10 @@ async function controllerRun(
 }
 
 function runChild(side: Side): Promise<SideResult> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url)], {
-      env: { ...process.env, RYW_BENCH_CHILD: side },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    proc.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    proc.on("error", reject);
-    proc.on("exit", (code) => {
-      if (code !== 0) reject(new Error(`read-your-writes ${side} exited with ${code}`));
-      else resolve(JSON.parse(out.trim().split("\n").pop() ?? "{}") as SideResult);
-    });
+  return runChildJSON<SideResult>({
+    moduleUrl: import.meta.url,
+    env: { RYW_BENCH_CHILD: side },
+    what: `read-your-writes ${side}`,
   });
 }
 

@@ -9,8 +9,7 @@
 //
 // Times are this process's CPU time (process.cpuUsage), not wall time: benchmarks share the
 // machine with other work, and CPU time is what "cycles per second on one core" means.
-import { spawn } from "node:child_process";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { Registry } from "prom-client";
 import {
   newFakeClock,
@@ -20,6 +19,7 @@ import {
   type PriorityQueueOptions,
   prometheusWorkqueueMetrics,
 } from "../src/workqueue/index.js";
+import { runChildJSON } from "./internal/child-json.js";
 import { type BenchRow, printRows } from "./report.js";
 
 const queued = 1_000_000;
@@ -142,20 +142,10 @@ function sideRun(side: Side, size: number): { cpuMs: number; n: number } {
 }
 
 function runSide(side: Side, size: number): Promise<{ cpuMs: number; n: number }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url)], {
-      env: { ...process.env, [CHILD_ENV]: JSON.stringify({ side, size }) },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    proc.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    proc.on("error", reject);
-    proc.on("exit", (code) => {
-      if (code !== 0) reject(new Error(`workqueue ${side} ${size} exited with ${code}`));
-      else resolve(JSON.parse(out.trim().split("\n").pop() ?? "{}"));
-    });
+  return runChildJSON({
+    moduleUrl: import.meta.url,
+    env: { [CHILD_ENV]: JSON.stringify({ side, size }) },
+    what: `workqueue ${side} ${size}`,
   });
 }
 

@@ -97,7 +97,7 @@ export function lowerBound(keys: readonly string[], value: string): number {
 }
 
 /** The first index whose key is > `value`. */
-function upperBound(keys: readonly string[], value: string): number {
+export function upperBound(keys: readonly string[], value: string): number {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {

@@ -3,7 +3,7 @@
 // Everything here is synchronous: a handler that reads, checks and writes without awaiting in
 // between cannot race another request.
 import { History } from "./history.js";
-import { SortedKeys } from "./sorted-keys.js";
+import { SortedKeys, upperBound } from "./sorted-keys.js";
 import {
   type EventType,
   type Obj,
@@ -158,7 +158,7 @@ export class Storage {
     return {
       rv,
       forEach: (after, visit) => {
-        let g = after === "" ? 0 : upperBoundOf(gone, after);
+        let g = after === "" ? 0 : upperBound(gone, after);
         let going = true;
         const emit = (key: string, current: StoredObject | undefined): boolean => {
           const old = then.get(key);
@@ -306,16 +306,4 @@ function freezeStored(
 ): StoredObject {
   deepFreeze(obj);
   return Object.freeze({ obj, json, rv, key, namespace, name });
-}
-
-/** The first index of `keys` (sorted) whose key is > `value`. */
-function upperBoundOf(keys: readonly string[], value: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid]! <= value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
