@@ -2,6 +2,7 @@
 // handlers driven in-process with stand-in requests and responses, so their CPU per create and
 // per get can be told apart from the transport's (compare with profile-apiserver.ts --floor).
 // `npx tsx bench/internal/handler-micro.ts [--n N] [--rounds N]`
+import { Faults } from "../../src/apiserver/faults.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
@@ -34,6 +35,7 @@ function context(): ServerContext {
   ctx = {
     storage,
     registry,
+    faults: new Faults(),
     limits: {
       maxBodyBytes: 3 << 20,
       watchBufferBytes: 16 << 20,

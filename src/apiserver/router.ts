@@ -174,7 +174,11 @@ async function dispatch(
   // ?watch asks a collection for a watch; on a named path kube answers the object.
   if (!name && isTrue(query.get("watch"))) watch = true;
   checkScope(def, namespace, name, subresource, method, watch);
-  const r: ResourceRequest = { server: env.server, def, namespace, name, subresource, query, req, res, user };
+  let r: ResourceRequest = { server: env.server, def, namespace, name, subresource, query, req, res, user };
+  if (env.server.faults.active) {
+    const watchFault = await env.server.faults.before(r, method, watch);
+    if (watchFault) r = { ...r, watchFault };
+  }
   // Built-in kinds answer in protobuf to clients that prefer it; custom resources are JSON only.
   if (!def.crdName && prefersProtobuf(req.headers.accept)) answerInProtobuf(res);
 

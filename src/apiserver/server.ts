@@ -6,6 +6,7 @@ import { chmod, writeFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createSecureServer } from "node:http2";
 import { createServer } from "node:https";
+import { Faults } from "./faults.js";
 import type { AddressInfo, Socket } from "node:net";
 import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../certs/index.js";
 import type { RESTConfig } from "../rest/index.js";
@@ -147,6 +148,8 @@ export interface RunningAPIServer {
   certificateAuthority: CertificateAuthority;
   /** A RESTConfig for the admin (bearer token, the server's CA). */
   restConfig(): RESTConfig;
+  /** Faults to inject into requests and watches, for tests of what clients do when they fail. */
+  faults: Faults;
   /** Closes every connection, including open watches. */
   stop(): Promise<void>;
 }
@@ -196,6 +199,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   let objectMeta: Schema | undefined;
   const getContext = () => context!;
   const serviceResolver = opts.serviceResolver ?? clusterDnsResolver;
+  const faults = new Faults();
   const conversion = new Conversion({ storage, serviceResolver, signal: stopping.signal });
   const hooks = createHooks(getContext, {
     garbageCollection: opts.garbageCollection ?? false,
@@ -235,6 +239,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
       return objectMeta;
     },
     signal: stopping.signal,
+    faults,
     now,
   };
   if (fresh) seed(context);
@@ -323,6 +328,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     kubeconfigPath: opts.kubeconfigPath,
     storage,
     authorization,
+    faults,
     serviceAccountSigningKey: serviceAccounts.signingKeyPem,
     certificateAuthority: ca,
     restConfig: () => ({

@@ -1,6 +1,7 @@
 // Environment: a Kubernetes API server for tests, as controller-runtime's envtest.Environment.
 // The embedded in-memory server by default; real etcd + kube-apiserver with KUBEBUILDER_ASSETS;
 // the current kubeconfig's cluster with USE_EXISTING_CLUSTER=true.
+import type { Faults } from "../apiserver/faults.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -112,6 +113,23 @@ export class Environment {
   /** The RESTConfig of the environment's admin; throws before `start()`. */
   get config(): RESTConfig {
     return this.started.config;
+  }
+
+  /**
+   * Faults to inject into the API server's answers and watches (`env.faults.inject({ match,
+   * action })`, with the actions `error`, `latency`, `dropWatch`, `expireWatch`), so that a test
+   * sees what its operator does when the API server fails. The embedded server only, for now;
+   * in the other modes this throws, saying so.
+   */
+  get faults(): Faults {
+    const server = this.started.apiServer;
+    if (!server) {
+      throw new EnvironmentStateError(
+        `envtest: faults need the embedded API server; this environment runs in the ${this.started.mode} mode ` +
+          "(skip the test there, or run it without KUBEBUILDER_ASSETS and USE_EXISTING_CLUSTER)",
+      );
+    }
+    return server.faults;
   }
 
   /** The local webhook serving address, certificates and installed configurations; throws

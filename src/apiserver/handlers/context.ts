@@ -1,6 +1,7 @@
 // What every handler receives: the server's shared state and one parsed resource request. The
 // services that themselves build on requests (admission, conversion) appear here as the
 // interfaces handlers call, so that this file imports nothing that imports it back.
+import type { Faults, WatchFault } from "../faults.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AdmissionAttributes } from "../admission/types.js";
 import type { OpenAPIService } from "../openapi/index.js";
@@ -146,6 +147,8 @@ export interface ServerContext {
   readonly watchWindows: WatchWindows;
   /** Aborted when the server stops: open watches end. */
   readonly signal: AbortSignal;
+  /** Faults a test asked for (`RunningAPIServer.faults`). */
+  readonly faults: Faults;
   now(): Date;
 }
 
@@ -160,6 +163,8 @@ export interface ResourceRequest {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly user: UserInfo;
+  /** A fault to act out on this watch (an injected drop or expiry). */
+  readonly watchFault?: WatchFault;
 }
 
 export function refOf(def: ResourceDefinition): ResourceRef {

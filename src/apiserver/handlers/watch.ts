@@ -61,6 +61,7 @@ export function handleWatch(r: ResourceRequest): void {
   }
 
   const onAbort = () => watcher.close();
+  let untrack = () => {};
   const watcher: Watcher = new Watcher(
     r,
     filter,
@@ -69,9 +70,13 @@ export function handleWatch(r: ResourceRequest): void {
     () => {
       storage.removeWatcher(store, watcher);
       r.server.signal.removeEventListener("abort", onAbort);
+      untrack();
     },
   );
   r.server.signal.addEventListener("abort", onAbort);
+  watcher.arm();
+  if (watcher.closed) return;
+  untrack = r.server.faults.trackWatch(r, (fault) => watcher.arm(fault));
   r.res.on("close", () => watcher.close());
   r.res.on("error", () => watcher.close());
   watcher.addTimer(

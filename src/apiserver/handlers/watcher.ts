@@ -6,6 +6,7 @@ import { builtinView, hasBuiltinForms, watchLineConverter } from "../conversion/
 import { isProtobufResponse, type ResponseForm } from "../http-io.js";
 import { protobufWatchFrame } from "../protobuf/encode.js";
 import { apiVersionOfDef } from "../object/meta.js";
+import { expiredWatchLine, type WatchFault } from "../faults.js";
 import { failureStatus } from "../status.js";
 import type { Obj, StoredEvent, StoredObject, WatchSink } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
@@ -27,6 +28,9 @@ export class Watcher implements WatchSink {
   readonly #includeObject: "None" | "Object" | "Metadata";
   readonly #out: WatchWriter;
   #tableHeadersSent = false;
+  /** An injected fault armed on this watch, and the events sent since it was armed. */
+  #fault: WatchFault | undefined;
+  #sent = 0;
   /**
    * Live events that arrived while initial events were written, sent after them in order;
    * undefined once initial events are done. Lines are made when sent: a Table's depend on order.
@@ -53,6 +57,7 @@ export class Watcher implements WatchSink {
     this.#minRv = minRv;
     this.#onClose = onClose;
     this.#includeObject = includeObjectOf(r.query);
+    this.#fault = r.watchFault;
     this.#converter = form === "object" ? watchLineConverter(r) : undefined;
     this.#builtinForms = hasBuiltinForms(r.def);
     this.#out = new WatchWriter(
@@ -199,6 +204,11 @@ export class Watcher implements WatchSink {
       if (this.#closed) return;
       const line = lineOf(item);
       if (line === undefined) continue;
+      if (this.#fault !== undefined && this.#faultIsDue()) {
+        if (lines.length > 0) await this.#writeInitial(lines);
+        this.#actFault();
+        return;
+      }
       lines.push(line);
       bytes += line.length;
       if (bytes >= WRITE_CHUNK_BYTES) {
@@ -247,6 +257,10 @@ export class Watcher implements WatchSink {
   /** Writes a live line (through the converter, if any). */
   write(line: string): void {
     if (this.#closed) return;
+    if (this.#fault !== undefined && this.#faultIsDue()) {
+      this.#actFault();
+      return;
+    }
     if (this.#converter) {
       this.#converter.push(
         line,
@@ -258,6 +272,35 @@ export class Watcher implements WatchSink {
       return;
     }
     this.#out.writeLive(line);
+  }
+
+  /** Counts an event about to be sent: true when an injected fault is due instead of it. */
+  #faultIsDue(): boolean {
+    const fault = this.#fault;
+    return fault !== undefined && this.#sent++ >= fault.afterEvents;
+  }
+
+  /** Acts out the injected fault: the connection cut, or an ERROR 410 Expired after what is queued. */
+  #actFault(): void {
+    if (this.#closed) return;
+    if (this.#fault?.type === "dropWatch") {
+      this.#stop();
+      // Cut, not ended: the events written so far go out, then the connection closes without the
+      // response's end, as when a network path or a proxy drops it. HTTP/2 resets the stream.
+      const socket = this.#r.req.httpVersionMajor === 1 ? this.#r.res.socket : null;
+      if (socket) socket.end();
+      else this.#r.res.destroy();
+    } else {
+      this.close(expiredWatchLine(this.#r.server.storage.resourceVersion));
+    }
+  }
+
+  /** Arms an injected fault, counting events from now; one due before any event acts at once. */
+  arm(fault: WatchFault | undefined = this.#fault): void {
+    if (fault === undefined || this.#closed) return;
+    this.#fault = fault;
+    this.#sent = 0;
+    if (fault.afterEvents === 0) this.#actFault();
   }
 
   #overflow(): void {

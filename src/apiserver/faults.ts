@@ -1,0 +1,283 @@
+// Faults on demand: a test asks the embedded API server to fail the requests it names, as a
+// cluster does now and then (a conflict storm, throttling, an overloaded or slow server, a watch
+// that drops or expires), to see its operator survive them. A rule matches requests by verb,
+// resource, namespace, name, watch or not and the caller; its action answers with kube's own
+// Status, waits, or ends a watch. `times` and `probability` bound it; a seed makes the
+// probability draws repeat from run to run. Rules apply in the order they were added; the first
+// that fires acts (a latency rule lets the request go on, so later rules still apply to it).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ApiError, conflict, expired, internalError, staleObjectMessage } from "./status.js";
+
+/** What the fault layer reads of a resource request (a `FaultRequest`). */
+export interface FaultRequest {
+  readonly def: { readonly group: string; readonly plural: string; readonly kind: string };
+  readonly namespace: string;
+  readonly name: string;
+  readonly subresource: string;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly user: { readonly name: string };
+}
+
+/** Which requests a rule applies to; every field given must match. */
+export interface FaultMatch {
+  /** kube's verbs: get, list, watch, create, update, patch, delete, deletecollection. */
+  verbs?: readonly string[];
+  /** The API group ("" for the core group). */
+  group?: string;
+  /** The resource, plural (`configmaps`). */
+  resource?: string;
+  /** The subresource (`status`, `scale`); "" for the object itself. */
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+  /** True for watches only, false for everything but watches. */
+  watch?: boolean;
+  /** Only requests whose User-Agent contains this. */
+  userAgent?: string;
+  /** Only requests of this authenticated user. */
+  user?: string;
+}
+
+/** What a rule does to a request it matches. */
+export type FaultAction =
+  | {
+      readonly type: "error";
+      readonly code: 409 | 429 | 500 | 503 | 504;
+      readonly retryAfterSeconds?: number;
+    }
+  | { readonly type: "latency"; readonly ms: number }
+  | { readonly type: "dropWatch"; readonly afterEvents: number }
+  | { readonly type: "expireWatch"; readonly afterEvents: number };
+
+/** The answer kube gives for `code`: 409 Conflict, 429 throttled, 500, 503, 504 timeout. */
+export function error(opts: { code: 409 | 429 | 500 | 503 | 504; retryAfter?: number }): FaultAction {
+  return { type: "error", code: opts.code, retryAfterSeconds: opts.retryAfter };
+}
+
+/** The request waits `ms` before the server handles it. */
+export function latency(ms: number): FaultAction {
+  if (!(ms >= 0) || !Number.isFinite(ms))
+    throw new RangeError(`latency: ms must be a finite number >= 0, got ${ms}`);
+  return { type: "latency", ms };
+}
+
+/** The watch's connection is cut after `afterEvents` events (0: before the first). */
+export function dropWatch(opts: { afterEvents?: number } = {}): FaultAction {
+  return { type: "dropWatch", afterEvents: count(opts.afterEvents ?? 0, "dropWatch") };
+}
+
+/** The watch ends with an ERROR event 410 Expired after `afterEvents` events, as after a compaction. */
+export function expireWatch(opts: { afterEvents?: number } = {}): FaultAction {
+  return { type: "expireWatch", afterEvents: count(opts.afterEvents ?? 0, "expireWatch") };
+}
+
+function count(n: number, what: string): number {
+  if (!Number.isInteger(n) || n < 0)
+    throw new RangeError(`${what}: afterEvents must be an integer >= 0, got ${n}`);
+  return n;
+}
+
+export interface FaultRule {
+  /** Default: every request to a resource. */
+  match?: FaultMatch;
+  action: FaultAction;
+  /** Fires at most this many times. Default: no limit. */
+  times?: number;
+  /** Fires on this fraction of matching requests. Default: 1. */
+  probability?: number;
+  /** Seed of the probability draws. Default: 1. */
+  seed?: number;
+}
+
+/** A rule added with `inject`: how often it fired, and its removal. */
+export interface FaultHandle {
+  readonly hits: number;
+  clear(): void;
+}
+
+/** A watch fault armed on one watch: what to do after how many events. */
+export interface WatchFault {
+  readonly type: "dropWatch" | "expireWatch";
+  readonly afterEvents: number;
+}
+
+interface Rule extends FaultHandle {
+  readonly spec: FaultRule;
+  hits: number;
+  cleared: boolean;
+  draw(): number;
+}
+
+/** mulberry32: a small seeded generator, so that a seed replays the same draws. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The verb of a resource request, in kube's words. */
+export function verbOf(method: string, r: Pick<FaultRequest, "name">, watch: boolean): string {
+  switch (method) {
+    case "GET":
+    case "HEAD":
+      return watch ? "watch" : r.name ? "get" : "list";
+    case "POST":
+      return "create";
+    case "PUT":
+      return "update";
+    case "PATCH":
+      return "patch";
+    case "DELETE":
+      return r.name ? "delete" : "deletecollection";
+    default:
+      return method.toLowerCase();
+  }
+}
+
+function matches(m: FaultMatch | undefined, r: FaultRequest, verb: string, watch: boolean): boolean {
+  if (!m) return true;
+  if (m.verbs && !m.verbs.includes(verb)) return false;
+  if (m.group !== undefined && m.group !== r.def.group) return false;
+  if (m.resource !== undefined && m.resource !== r.def.plural) return false;
+  if (m.subresource !== undefined && m.subresource !== r.subresource) return false;
+  if (m.namespace !== undefined && m.namespace !== r.namespace) return false;
+  if (m.name !== undefined && m.name !== r.name) return false;
+  if (m.watch !== undefined && m.watch !== watch) return false;
+  if (m.userAgent !== undefined && !(r.req.headers["user-agent"] ?? "").includes(m.userAgent)) return false;
+  if (m.user !== undefined && m.user !== r.user.name) return false;
+  return true;
+}
+
+/** kube's Status for an injected error, and its Retry-After. */
+function errorFor(action: Extract<FaultAction, { type: "error" }>, r: FaultRequest): ApiError {
+  const ref = { group: r.def.group, resource: r.def.plural, kind: r.def.kind };
+  const retry = action.retryAfterSeconds;
+  switch (action.code) {
+    case 409:
+      return conflict(ref, r.name, staleObjectMessage);
+    case 429:
+      return new ApiError(429, "TooManyRequests", "Too many requests, please try again later.", {
+        retryAfterSeconds: retry ?? 1,
+      });
+    case 500:
+      return internalError("injected fault");
+    case 503:
+      return new ApiError(503, "ServiceUnavailable", "the server is currently unable to handle the request", {
+        ...(retry !== undefined ? { retryAfterSeconds: retry } : {}),
+      });
+    case 504:
+      return new ApiError(
+        504,
+        "Timeout",
+        "the server was unable to return a response in the time allotted, but may still be processing the request",
+        { retryAfterSeconds: retry ?? 1 },
+      );
+  }
+}
+
+interface OpenWatch {
+  readonly r: FaultRequest;
+  arm(fault: WatchFault): void;
+}
+
+export class Faults {
+  #rules: Rule[] = [];
+  /** Watches open now: a watch rule added later applies to them too, counting events from then. */
+  readonly #watches = new Set<OpenWatch>();
+
+  /** Adds a rule; it applies to requests from now on. */
+  inject(spec: FaultRule): FaultHandle {
+    const p = spec.probability ?? 1;
+    if (!(p >= 0 && p <= 1)) throw new RangeError(`inject: probability must be within [0, 1], got ${p}`);
+    if (spec.times !== undefined && !(Number.isInteger(spec.times) && spec.times >= 0)) {
+      throw new RangeError(`inject: times must be an integer >= 0, got ${spec.times}`);
+    }
+    const rules = () => this.#rules;
+    const rule: Rule = {
+      spec,
+      hits: 0,
+      cleared: false,
+      draw: seeded(spec.seed ?? 1),
+      clear: () => {
+        rule.cleared = true;
+        this.#rules = rules().filter((x) => x !== rule);
+      },
+    };
+    this.#rules = [...this.#rules, rule];
+    const action = spec.action;
+    if (action.type === "dropWatch" || action.type === "expireWatch") {
+      for (const w of [...this.#watches]) {
+        if (!this.#fires(rule, w.r, "watch", true)) continue;
+        w.arm({ type: action.type, afterEvents: action.afterEvents });
+      }
+    }
+    return rule;
+  }
+
+  /** Registers an open watch, so that watch rules added while it is open apply to it; returns its removal. */
+  trackWatch(r: FaultRequest, arm: (fault: WatchFault) => void): () => void {
+    const w: OpenWatch = { r, arm };
+    this.#watches.add(w);
+    return () => this.#watches.delete(w);
+  }
+
+  /** Whether `rule` fires for a request (counting the hit when it does). */
+  #fires(rule: Rule, r: FaultRequest, verb: string, watch: boolean): boolean {
+    if (rule.cleared || !matches(rule.spec.match, r, verb, watch)) return false;
+    const { times, probability } = rule.spec;
+    if (times !== undefined && rule.hits >= times) return false;
+    if (probability !== undefined && probability < 1 && rule.draw() >= probability) return false;
+    rule.hits++;
+    return true;
+  }
+
+  /** Removes every rule. */
+  clear(): void {
+    for (const r of this.#rules) r.cleared = true;
+    this.#rules = [];
+  }
+
+  /** Whether any rule is set (requests skip the fault layer when none is). */
+  get active(): boolean {
+    return this.#rules.length > 0;
+  }
+
+  /**
+   * Applies the rules to a request before it is handled: throws the error of an error rule,
+   * waits out latency rules, and returns the fault to arm on a watch.
+   */
+  async before(r: FaultRequest, method: string, watch: boolean): Promise<WatchFault | undefined> {
+    const verb = verbOf(method, r, watch);
+    for (const rule of this.#rules) {
+      const action = rule.spec.action;
+      if ((action.type === "dropWatch" || action.type === "expireWatch") && !watch) continue;
+      if (!this.#fires(rule, r, verb, watch)) continue;
+      switch (action.type) {
+        case "latency":
+          await new Promise((resolve) => setTimeout(resolve, action.ms));
+          continue;
+        case "error": {
+          const err = errorFor(action, r);
+          const retry = err.details?.retryAfterSeconds;
+          if (retry !== undefined && !r.res.headersSent) r.res.setHeader("Retry-After", String(retry));
+          throw err;
+        }
+        default:
+          return { type: action.type, afterEvents: action.afterEvents };
+      }
+    }
+    return undefined;
+  }
+}
+
+/** The ERROR line an expired watch ends with. */
+export function expiredWatchLine(resourceVersion: number): string {
+  const status = expired(`too old resource version: ${resourceVersion} (${resourceVersion + 1})`).toStatus();
+  return `{"type":"ERROR","object":${JSON.stringify(status)}}\n`;
+}

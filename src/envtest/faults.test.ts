@@ -1,0 +1,202 @@
+// Faults on demand (env.faults): injected errors answer with kube's Status and headers, latency
+// delays, watches drop or expire mid-stream, rules count their hits and go when cleared, and a
+// seed replays the same draws. Informers survive dropped and expired watches without losing an
+// object. The embedded server only (a proxy for the other modes is not built yet).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { kinds } from "../api/index.js";
+import { newCache } from "../cache/index.js";
+import { newClient } from "../client/index.js";
+import {
+  isConflict,
+  isTooManyRequests,
+  newRESTClient,
+  type RESTClient,
+  resourceOf,
+  type StatusError,
+} from "../rest/index.js";
+import { needs, testEnvironment } from "../../test/support/environment.js";
+import { configMap, newNamespace, until } from "../../test/support/objects.js";
+import { dropWatch, eventually, expireWatch, faultError, latency } from "./index.js";
+
+const env = testEnvironment();
+let rest: RESTClient;
+const CM = resourceOf(kinds.ConfigMap);
+
+describe("env.faults", needs("faults"), () => {
+  before(async () => {
+    rest = newRESTClient({ ...(await env.start()), userAgent: "faults-test" });
+  });
+  after(async () => {
+    env.faults.clear();
+    await rest.close();
+    await env.stop();
+  });
+
+  test("an injected 409 answers as kube's conflict, the given number of times, counted", async () => {
+    const ns = await newNamespace(rest, "faults");
+    const cm = await rest.create(CM, configMap(ns, "a"), { namespace: ns });
+    const rule = env.faults.inject({
+      match: { verbs: ["update"], resource: "configmaps", namespace: ns, name: "a" },
+      action: faultError({ code: 409 }),
+      times: 2,
+    });
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(rest.update(CM, cm, { namespace: ns, name: "a" }), (err: unknown) => {
+        assert.ok(isConflict(err));
+        assert.equal(
+          (err as StatusError).status.message,
+          'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
+        );
+        return true;
+      });
+    }
+    await rest.update(CM, cm, { namespace: ns, name: "a" });
+    assert.equal(rule.hits, 2);
+    rule.clear();
+  });
+
+  test("a 429 carries Retry-After; other verbs and callers pass; clear() ends it", async () => {
+    const ns = await newNamespace(rest, "faults");
+    const rule = env.faults.inject({
+      match: { verbs: ["list"], namespace: ns, userAgent: "faults-test" },
+      action: faultError({ code: 429, retryAfter: 3 }),
+    });
+    await assert.rejects(rest.list(CM, { namespace: ns }), (err: unknown) => {
+      assert.ok(isTooManyRequests(err));
+      assert.equal((err as StatusError).status.details?.retryAfterSeconds, 3);
+      return true;
+    });
+    await rest.create(CM, configMap(ns, "b"), { namespace: ns }); // not a list
+    const other = newRESTClient({ ...env.config, userAgent: "someone-else" });
+    await other.list(CM, { namespace: ns }); // another caller
+    await other.close();
+    rule.clear();
+    await rest.list(CM, { namespace: ns });
+    assert.equal(rule.hits, 1);
+  });
+
+  test("latency delays the requests it matches", async () => {
+    const ns = await newNamespace(rest, "faults");
+    const rule = env.faults.inject({ match: { verbs: ["get"], namespace: ns }, action: latency(300) });
+    await rest.create(CM, configMap(ns, "slow"), { namespace: ns });
+    const t0 = performance.now();
+    await rest.get(CM, "slow", { namespace: ns });
+    assert.ok(performance.now() - t0 >= 290, "the get waited");
+    rule.clear();
+  });
+
+  test("a seed replays the same draws", async () => {
+    const ns = await newNamespace(rest, "faults");
+    await rest.create(CM, configMap(ns, "p"), { namespace: ns });
+    const pattern = async () => {
+      const rule = env.faults.inject({
+        match: { verbs: ["get"], namespace: ns },
+        action: faultError({ code: 500 }),
+        probability: 0.5,
+        seed: 1234,
+      });
+      const out: boolean[] = [];
+      for (let i = 0; i < 40; i++)
+        out.push(
+          await rest.get(CM, "p", { namespace: ns }).then(
+            () => true,
+            () => false,
+          ),
+        );
+      rule.clear();
+      return out;
+    };
+    const first = await pattern();
+    assert.deepEqual(await pattern(), first);
+    const failed = first.filter((ok) => !ok).length;
+    assert.ok(failed > 5 && failed < 35, `about half failed: ${failed} of 40`);
+  });
+
+  test("an open watch expires with kube's 410 after the given events, or has its connection cut", async () => {
+    const ns = await newNamespace(rest, "faults");
+    const read = async (stream: AsyncIterable<{ type: string; object: unknown }>) => {
+      const seen: string[] = [];
+      try {
+        for await (const ev of stream) {
+          seen.push(ev.type === "ERROR" ? `ERROR ${(ev.object as { code?: number }).code}` : ev.type);
+        }
+      } catch {
+        seen.push("cut");
+      }
+      return seen;
+    };
+    // Rules added while the watch is open apply to it, counting events from then.
+    const expiring = await rest.watch(CM, { namespace: ns });
+    const expire = env.faults.inject({
+      match: { namespace: ns, watch: true },
+      action: expireWatch({ afterEvents: 1 }),
+    });
+    const expired = read(expiring);
+    await rest.create(CM, configMap(ns, "e1"), { namespace: ns });
+    await rest.create(CM, configMap(ns, "e2"), { namespace: ns });
+    assert.deepEqual(await expired, ["ADDED", "ERROR 410"]);
+    expire.clear();
+    const drop = env.faults.inject({
+      match: { namespace: ns, watch: true },
+      action: dropWatch({ afterEvents: 1 }),
+    });
+    const dropped = read(await rest.watch(CM, { namespace: ns, resourceVersion: "0" }));
+    // The REST client ends a cut stream as it ends a closed one (the reflector watches again either way).
+    assert.deepEqual(await dropped, ["ADDED"], "one event, then the connection closed");
+    drop.clear();
+  });
+
+  test("informers lose nothing when their watches drop or expire mid-stream", async () => {
+    const ns = await newNamespace(rest, "faults");
+    const stop = new AbortController();
+    const cache = newCache(env.config, { defaultNamespaces: [ns] });
+    const done = cache.start(stop.signal);
+    const client = newClient(env.config, { cache });
+    try {
+      await cache.getInformer(kinds.ConfigMap);
+      const drop = env.faults.inject({
+        match: { watch: true, namespace: ns, resource: "configmaps" },
+        action: dropWatch({ afterEvents: 3 }),
+        times: 2,
+      });
+      const expire = env.faults.inject({
+        match: { watch: true, namespace: ns, resource: "configmaps" },
+        action: expireWatch({ afterEvents: 2 }),
+        times: 2,
+      });
+      for (let i = 0; i < 30; i++) await rest.create(CM, configMap(ns, `o${i}`), { namespace: ns });
+      // Changes keep coming until every fault has acted: each needs events on a watch to count.
+      for (let i = 0; drop.hits < 2 || expire.hits < 2; i++) {
+        assert.ok(i < 2_000, `faults acted: drop ${drop.hits}, expire ${expire.hits}`);
+        await rest.patch(CM, `o${i % 30}`, { data: { n: String(i) } }, { namespace: ns, patchType: "merge" });
+        if (i % 20 === 19) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      drop.clear();
+      expire.clear();
+      await rest.delete(CM, "o0", { namespace: ns });
+      // The cache converges on the server's state: nothing lost, nothing stale.
+      const want = async () =>
+        JSON.stringify(
+          (await rest.list(CM, { namespace: ns })).items.map((o) => [
+            o.metadata?.name,
+            o.metadata?.resourceVersion,
+          ]),
+        );
+      const have = async () =>
+        JSON.stringify(
+          (await client.list(kinds.ConfigMap, { inNamespace: ns })).items
+            .map((o) => [o.metadata?.name, o.metadata?.resourceVersion])
+            .sort(([a], [b]) => String(a).localeCompare(String(b))),
+        );
+      await until("the cache holds the server's state", async () => {
+        const server = JSON.parse(await want()) as [string, string][];
+        server.sort(([a], [b]) => a.localeCompare(b));
+        return JSON.stringify(server) === (await have());
+      });
+    } finally {
+      stop.abort();
+      await done;
+    }
+  });
+});
