@@ -7,6 +7,7 @@
 // that fires acts (a latency rule lets the request go on, so later rules still apply to it).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError, conflict, expired, internalError, staleObjectMessage } from "./status.js";
+import type { Obj, Storage } from "./storage/index.js";
 
 /** What the fault layer reads of a resource request (a `FaultRequest`). */
 export interface FaultRequest {
@@ -48,7 +49,37 @@ export type FaultAction =
     }
   | { readonly type: "latency"; readonly ms: number }
   | { readonly type: "dropWatch"; readonly afterEvents: number }
-  | { readonly type: "expireWatch"; readonly afterEvents: number };
+  | { readonly type: "expireWatch"; readonly afterEvents: number }
+  | { readonly type: "holdEvents" }
+  | { readonly type: "delayEvents"; readonly ms: number }
+  | { readonly type: "duplicateEvents" }
+  | { readonly type: "partition" };
+
+/** Watches hold their live events until the rule is cleared, then send them in order. */
+export function holdEvents(): FaultAction {
+  return { type: "holdEvents" };
+}
+
+/** Watches send each live event `ms` after it happened, in order. */
+export function delayEvents(ms: number): FaultAction {
+  if (!(ms >= 0) || !Number.isFinite(ms)) {
+    throw new RangeError(`delayEvents: ms must be a finite number >= 0, got ${ms}`);
+  }
+  return { type: "delayEvents", ms };
+}
+
+/** Watches send each live event twice, as a client sees objects again after a relist. */
+export function duplicateEvents(): FaultAction {
+  return { type: "duplicateEvents" };
+}
+
+/**
+ * The matching clients are cut off until the rule is cleared: their requests wait (then go on),
+ * their open watches hold their events (then send them). Match them by `user` or `userAgent`.
+ */
+export function partition(): FaultAction {
+  return { type: "partition" };
+}
 
 /** The answer kube gives for `code`: 409 Conflict, 429 throttled, 500, 503, 504 timeout. */
 export function error(opts: { code: 409 | 429 | 500 | 503 | 504; retryAfter?: number }): FaultAction {
@@ -96,18 +127,34 @@ export interface FaultHandle {
   clear(): void;
 }
 
-/** A watch fault armed on one watch: what to do after how many events. */
-export interface WatchFault {
-  readonly type: "dropWatch" | "expireWatch";
-  readonly afterEvents: number;
-}
+/** A fault armed on one watch: end it after some events, or hold, delay or repeat its events while active. */
+export type WatchFault =
+  | { readonly type: "dropWatch" | "expireWatch"; readonly afterEvents: number }
+  | { readonly type: "hold"; readonly released: Promise<void> }
+  | { readonly type: "delay"; readonly ms: number; active(): boolean }
+  | { readonly type: "duplicate"; active(): boolean };
 
 interface Rule extends FaultHandle {
   readonly spec: FaultRule;
   hits: number;
   cleared: boolean;
   draw(): number;
+  /** Resolves when the rule is cleared (a partition healed, held events released). */
+  readonly cleared$: Promise<void>;
 }
+
+/** What the fault layer may do to the server as a whole. */
+export interface FaultHost {
+  readonly storage: Storage;
+  /** Drops every connection, watches included. */
+  dropConnections(): void;
+  now(): Date;
+}
+
+/** Where Leases are stored (`storeNameOf` of coordination.k8s.io's leases). */
+const LEASES = "coordination.k8s.io/leases";
+
+const WATCH_ACTIONS = new Set(["dropWatch", "expireWatch", "holdEvents", "delayEvents", "duplicateEvents"]);
 
 /** mulberry32: a small seeded generator, so that a seed replays the same draws. */
 function seeded(seed: number): () => number {
@@ -187,9 +234,15 @@ interface OpenWatch {
 }
 
 export class Faults {
+  readonly #host: FaultHost | undefined;
   #rules: Rule[] = [];
+  #thefts = 0;
   /** Watches open now: a watch rule added later applies to them too, counting events from then. */
   readonly #watches = new Set<OpenWatch>();
+
+  constructor(host?: FaultHost) {
+    this.#host = host;
+  }
 
   /** Adds a rule; it applies to requests from now on. */
   inject(spec: FaultRule): FaultHandle {
@@ -198,26 +251,75 @@ export class Faults {
     if (spec.times !== undefined && !(Number.isInteger(spec.times) && spec.times >= 0)) {
       throw new RangeError(`inject: times must be an integer >= 0, got ${spec.times}`);
     }
-    const rules = () => this.#rules;
+    let heal!: () => void;
+    const cleared$ = new Promise<void>((resolve) => {
+      heal = resolve;
+    });
     const rule: Rule = {
       spec,
       hits: 0,
       cleared: false,
+      cleared$,
       draw: seeded(spec.seed ?? 1),
       clear: () => {
+        if (rule.cleared) return;
         rule.cleared = true;
-        this.#rules = rules().filter((x) => x !== rule);
+        this.#rules = this.#rules.filter((x) => x !== rule);
+        heal();
       },
     };
     this.#rules = [...this.#rules, rule];
     const action = spec.action;
-    if (action.type === "dropWatch" || action.type === "expireWatch") {
+    if (WATCH_ACTIONS.has(action.type) || action.type === "partition") {
       for (const w of [...this.#watches]) {
         if (!this.#fires(rule, w.r, "watch", true)) continue;
-        w.arm({ type: action.type, afterEvents: action.afterEvents });
+        w.arm(watchFaultOf(rule));
       }
     }
     return rule;
+  }
+
+  /** Drops every connection and watch, as a restart of the API server does; the objects stay. */
+  restart(): void {
+    this.#need("restart").dropConnections();
+  }
+
+  /**
+   * Compacts the history up to `resourceVersion` (default: the current one): lists and watches
+   * from an older version get 410 Expired, as after etcd's compaction.
+   */
+  compact(resourceVersion?: number): void {
+    const storage = this.#need("compact").storage;
+    storage.history.compact(resourceVersion ?? storage.resourceVersion);
+  }
+
+  /**
+   * Another holder takes the Lease `name` (in `namespace`, default "default"): its holderIdentity
+   * becomes `holder` (default: a new name) and its times now, as when a leader's renewals stop
+   * reaching the server and another replica acquires it. Returns the new holder.
+   */
+  stealLease(name: string, opts: { namespace?: string; holder?: string } = {}): string {
+    const host = this.#need("stealLease");
+    const key = `${opts.namespace ?? "default"}/${name}`;
+    const current = host.storage.get(LEASES, key);
+    if (!current) throw new Error(`stealLease: there is no Lease ${key}`);
+    const holder = opts.holder ?? `fault-injector-${++this.#thefts}`;
+    const lease = structuredClone(current.obj) as Obj;
+    const spec = { ...((lease.spec ?? {}) as Obj) };
+    // MicroTime: six digits of fractions, as kube writes Lease times.
+    const now = `${host.now().toISOString().slice(0, -1)}000Z`;
+    spec.holderIdentity = holder;
+    spec.acquireTime = now;
+    spec.renewTime = now;
+    spec.leaseTransitions = (typeof spec.leaseTransitions === "number" ? spec.leaseTransitions : 0) + 1;
+    lease.spec = spec;
+    host.storage.put(LEASES, lease);
+    return holder;
+  }
+
+  #need(what: string): FaultHost {
+    if (!this.#host) throw new Error(`faults: ${what} needs the API server's storage`);
+    return this.#host;
   }
 
   /** Registers an open watch, so that watch rules added while it is open apply to it; returns its removal. */
@@ -254,13 +356,18 @@ export class Faults {
    */
   async before(r: FaultRequest, method: string, watch: boolean): Promise<WatchFault | undefined> {
     const verb = verbOf(method, r, watch);
+    let armed: WatchFault | undefined;
     for (const rule of this.#rules) {
       const action = rule.spec.action;
-      if ((action.type === "dropWatch" || action.type === "expireWatch") && !watch) continue;
+      if (WATCH_ACTIONS.has(action.type) && !watch) continue;
       if (!this.#fires(rule, r, verb, watch)) continue;
       switch (action.type) {
         case "latency":
           await new Promise((resolve) => setTimeout(resolve, action.ms));
+          continue;
+        case "partition":
+          // Cut off until healed; then the request goes on as if it had only been slow.
+          await rule.cleared$;
           continue;
         case "error": {
           const err = errorFor(action, r);
@@ -269,10 +376,27 @@ export class Faults {
           throw err;
         }
         default:
-          return { type: action.type, afterEvents: action.afterEvents };
+          armed ??= watchFaultOf(rule);
       }
     }
-    return undefined;
+    return armed;
+  }
+}
+
+/** The fault a watch rule arms on one watch. */
+function watchFaultOf(rule: Rule): WatchFault {
+  const action = rule.spec.action;
+  const active = () => !rule.cleared;
+  switch (action.type) {
+    case "dropWatch":
+    case "expireWatch":
+      return { type: action.type, afterEvents: action.afterEvents };
+    case "delayEvents":
+      return { type: "delay", ms: action.ms, active };
+    case "duplicateEvents":
+      return { type: "duplicate", active };
+    default:
+      return { type: "hold", released: rule.cleared$ };
   }
 }
 

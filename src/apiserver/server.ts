@@ -199,7 +199,15 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   let objectMeta: Schema | undefined;
   const getContext = () => context!;
   const serviceResolver = opts.serviceResolver ?? clusterDnsResolver;
-  const faults = new Faults();
+  const faults = new Faults({
+    storage,
+    // Every connection, watches included, as when the API server restarts; `sockets` is filled
+    // once the server listens.
+    dropConnections: () => {
+      for (const s of sockets) s.destroy();
+    },
+    now,
+  });
   const conversion = new Conversion({ storage, serviceResolver, signal: stopping.signal });
   const hooks = createHooks(getContext, {
     garbageCollection: opts.garbageCollection ?? false,

@@ -17,7 +17,20 @@ import {
 } from "../rest/index.js";
 import { needs, testEnvironment } from "../../test/support/environment.js";
 import { configMap, newNamespace, until } from "../../test/support/objects.js";
-import { dropWatch, eventually, expireWatch, faultError, latency } from "./index.js";
+import { Manager } from "../manager/index.js";
+import { nullLogger } from "../log/index.js";
+import { runnableFunc } from "../manager/runnable.js";
+import {
+  delayEvents,
+  dropWatch,
+  duplicateEvents,
+  eventually,
+  expireWatch,
+  faultError,
+  holdEvents,
+  latency,
+  partition,
+} from "./index.js";
 
 const env = testEnvironment();
 let rest: RESTClient;
@@ -145,6 +158,122 @@ describe("env.faults", needs("faults"), () => {
     // The REST client ends a cut stream as it ends a closed one (the reflector watches again either way).
     assert.deepEqual(await dropped, ["ADDED"], "one event, then the connection closed");
     drop.clear();
+  });
+
+  /** Reads a watch's event types and names until `stop` resolves. */
+  function record(stream: AsyncIterable<{ type: string; object: unknown }>) {
+    const seen: string[] = [];
+    const done = (async () => {
+      for await (const ev of stream) {
+        const name = (ev.object as { metadata?: { name?: string } }).metadata?.name;
+        seen.push(
+          ev.type === "ERROR" ? `ERROR ${(ev.object as { code?: number }).code}` : `${ev.type} ${name}`,
+        );
+      }
+    })().catch(() => {});
+    return { seen, done };
+  }
+
+  test("held events come when released, in order; delayed ones later; duplicated ones twice", async () => {
+    const ns = await newNamespace(rest, "faults");
+    const w = await rest.watch(CM, { namespace: ns });
+    const { seen } = record(w);
+    const hold = env.faults.inject({ match: { namespace: ns, watch: true }, action: holdEvents() });
+    await rest.create(CM, configMap(ns, "h1"), { namespace: ns });
+    await rest.create(CM, configMap(ns, "h2"), { namespace: ns });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(seen, [], "nothing while held");
+    hold.clear();
+    await eventually("the held events", () => seen.length === 2);
+    assert.deepEqual(seen, ["ADDED h1", "ADDED h2"]);
+
+    const delay = env.faults.inject({ match: { namespace: ns, watch: true }, action: delayEvents(300) });
+    const t0 = performance.now();
+    await rest.create(CM, configMap(ns, "d1"), { namespace: ns });
+    await eventually("the delayed event", () => seen.length === 3);
+    assert.ok(performance.now() - t0 >= 290, "it came late");
+    delay.clear();
+    await rest.create(CM, configMap(ns, "d2"), { namespace: ns });
+    await eventually("the next event", () => seen.length === 4);
+
+    const twice = env.faults.inject({ match: { namespace: ns, watch: true }, action: duplicateEvents() });
+    await rest.create(CM, configMap(ns, "x"), { namespace: ns });
+    await eventually("the duplicated event", () => seen.length === 6);
+    twice.clear();
+    assert.deepEqual(seen.slice(2), ["ADDED d1", "ADDED d2", "ADDED x", "ADDED x"]);
+    w.return?.();
+  });
+
+  test("a partitioned client's requests wait and its watch holds until healed; others go on", async () => {
+    const ns = await newNamespace(rest, "faults");
+    const cut = newRESTClient({ ...env.config, userAgent: "partitioned-replica" });
+    const w = await cut.watch(CM, { namespace: ns });
+    const { seen } = record(w);
+    const net = env.faults.inject({ match: { userAgent: "partitioned-replica" }, action: partition() });
+    let answered = false;
+    const pending = cut.list(CM, { namespace: ns }).then(() => {
+      answered = true;
+    });
+    await rest.create(CM, configMap(ns, "during"), { namespace: ns }); // others go on
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(answered, false, "the partitioned list waits");
+    assert.deepEqual(seen, [], "the partitioned watch hears nothing");
+    net.clear();
+    await pending;
+    await eventually("the held event", () => seen.length === 1);
+    assert.deepEqual(seen, ["ADDED during"]);
+    w.return?.();
+    await cut.close();
+  });
+
+  test("restart drops every watch and keeps the objects; compact makes older versions 410", async () => {
+    const ns = await newNamespace(rest, "faults");
+    await rest.create(CM, configMap(ns, "kept"), { namespace: ns });
+    const before = (await rest.list(CM, { namespace: ns })).metadata?.resourceVersion ?? "";
+    const w = await rest.watch(CM, { namespace: ns, resourceVersion: before });
+    const { done } = record(w);
+    env.faults.restart();
+    await done; // the watch ended
+    const fresh = newRESTClient(env.config);
+    assert.equal((await fresh.get(CM, "kept", { namespace: ns })).metadata?.name, "kept");
+    await fresh.create(CM, configMap(ns, "later"), { namespace: ns });
+    env.faults.compact();
+    await assert.rejects(
+      fresh.list(CM, { namespace: ns, resourceVersion: before, resourceVersionMatch: "Exact" }),
+      (err: unknown) => (err as StatusError).status.code === 410,
+    );
+    const resumed = record(await fresh.watch(CM, { namespace: ns, resourceVersion: before }));
+    await resumed.done;
+    assert.deepEqual(resumed.seen, ["ERROR 410"]);
+    await fresh.close();
+  });
+
+  test("a stolen Lease stops the leader's runnables and its start rejects", async () => {
+    const id = `steal-${Date.now().toString(36)}`;
+    const mgr = await Manager.create(env.config, {
+      logger: nullLogger(),
+      metrics: { bindAddress: "0" },
+      leaderElection: true,
+      leaderElectionID: id,
+      leaderElectionNamespace: "default",
+      leaseDurationMs: 2_000,
+      renewDeadlineMs: 1_500,
+      retryPeriodMs: 100,
+    });
+    let leading = false;
+    mgr.add(
+      runnableFunc(async (signal) => {
+        leading = true;
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        leading = false;
+      }),
+    );
+    const running = mgr.start(new AbortController().signal);
+    await eventually("leading", () => leading);
+    const thief = env.faults.stealLease(id, { namespace: "default" });
+    await assert.rejects(running, /leader election lost|lost the lease|leadership/i);
+    assert.equal(leading, false);
+    assert.match(thief, /^fault-injector-/);
   });
 
   test("informers lose nothing when their watches drop or expire mid-stream", async () => {

@@ -8,7 +8,16 @@ export { type RBACOptions, readRBACManifests } from "./rbac-manifests.js";
 export type { EnvironmentOptions, EnvtestUser, StartedEnvironment } from "./environment.js";
 export { Environment, EnvironmentStateError } from "./environment.js";
 export type { FaultAction, FaultHandle, FaultMatch, FaultRule, Faults } from "../apiserver/faults.js";
-export { dropWatch, error as faultError, expireWatch, latency } from "../apiserver/faults.js";
+export {
+  delayEvents,
+  dropWatch,
+  duplicateEvents,
+  error as faultError,
+  expireWatch,
+  holdEvents,
+  latency,
+  partition,
+} from "../apiserver/faults.js";
 export { ControlPlaneError } from "./process.js";
 export type { InstalledWebhooks, LocalServing, WebhookInstallOptions } from "./webhook-install.js";
 export {

@@ -7,6 +7,8 @@ import { isProtobufResponse, type ResponseForm } from "../http-io.js";
 import { protobufWatchFrame } from "../protobuf/encode.js";
 import { apiVersionOfDef } from "../object/meta.js";
 import { expiredWatchLine, type WatchFault } from "../faults.js";
+
+type EndFault = Extract<WatchFault, { afterEvents: number }>;
 import { failureStatus } from "../status.js";
 import type { Obj, StoredEvent, StoredObject, WatchSink } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
@@ -28,9 +30,16 @@ export class Watcher implements WatchSink {
   readonly #includeObject: "None" | "Object" | "Metadata";
   readonly #out: WatchWriter;
   #tableHeadersSent = false;
-  /** An injected fault armed on this watch, and the events sent since it was armed. */
-  #fault: WatchFault | undefined;
+  readonly #initialFault: WatchFault | undefined;
+  /** An injected end (a cut, an expiry) armed on this watch, and the events sent since it was armed. */
+  #fault: EndFault | undefined;
   #sent = 0;
+  /** Injected faults on live events: held lines (until released), a delay, repeats. */
+  #held: string[] | undefined;
+  #delay: { ms: number; active(): boolean } | undefined;
+  #delayed = 0;
+  #delayChain: Promise<void> = Promise.resolve();
+  #duplicate: { active(): boolean } | undefined;
   /**
    * Live events that arrived while initial events were written, sent after them in order;
    * undefined once initial events are done. Lines are made when sent: a Table's depend on order.
@@ -57,7 +66,7 @@ export class Watcher implements WatchSink {
     this.#minRv = minRv;
     this.#onClose = onClose;
     this.#includeObject = includeObjectOf(r.query);
-    this.#fault = r.watchFault;
+    this.#initialFault = r.watchFault;
     this.#converter = form === "object" ? watchLineConverter(r) : undefined;
     this.#builtinForms = hasBuiltinForms(r.def);
     this.#out = new WatchWriter(
@@ -254,13 +263,43 @@ export class Watcher implements WatchSink {
     }).then(() => this.#out.drained());
   }
 
-  /** Writes a live line (through the converter, if any). */
+  /** Writes a live line (through the converter, if any), after any injected fault on live events. */
   write(line: string): void {
     if (this.#closed) return;
     if (this.#fault !== undefined && this.#faultIsDue()) {
       this.#actFault();
       return;
     }
+    if (this.#held) {
+      this.#held.push(line);
+      return;
+    }
+    this.#afterHold(line);
+  }
+
+  #afterHold(line: string): void {
+    // Once delayed, lines stay in the delay's queue until it drains, so none overtakes another.
+    if (this.#delayed > 0 || this.#delay?.active()) {
+      const due = performance.now() + (this.#delay?.active() ? this.#delay.ms : 0);
+      this.#delayed++;
+      this.#delayChain = this.#delayChain.then(async () => {
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        this.#delayed--;
+        this.#send(line);
+      });
+      return;
+    }
+    this.#send(line);
+  }
+
+  #send(line: string): void {
+    if (this.#closed) return;
+    this.#sendOnce(line);
+    if (this.#duplicate?.active()) this.#sendOnce(line);
+  }
+
+  #sendOnce(line: string): void {
     if (this.#converter) {
       this.#converter.push(
         line,
@@ -274,7 +313,7 @@ export class Watcher implements WatchSink {
     this.#out.writeLive(line);
   }
 
-  /** Counts an event about to be sent: true when an injected fault is due instead of it. */
+  /** Counts an event about to be sent: true when an injected end is due instead of it. */
   #faultIsDue(): boolean {
     const fault = this.#fault;
     return fault !== undefined && this.#sent++ >= fault.afterEvents;
@@ -295,12 +334,37 @@ export class Watcher implements WatchSink {
     }
   }
 
-  /** Arms an injected fault, counting events from now; one due before any event acts at once. */
-  arm(fault: WatchFault | undefined = this.#fault): void {
+  /**
+   * Arms an injected fault (by default the one the request came with). An end counts events from
+   * now and acts at once when due before any; held events go out, in order, when released.
+   */
+  arm(fault: WatchFault | undefined = this.#initialFault): void {
     if (fault === undefined || this.#closed) return;
-    this.#fault = fault;
-    this.#sent = 0;
-    if (fault.afterEvents === 0) this.#actFault();
+    switch (fault.type) {
+      case "dropWatch":
+      case "expireWatch":
+        this.#fault = fault;
+        this.#sent = 0;
+        if (fault.afterEvents === 0) this.#actFault();
+        return;
+      case "hold": {
+        if (this.#held) return;
+        const held: string[] = [];
+        this.#held = held;
+        void fault.released.then(() => {
+          if (this.#held !== held) return;
+          this.#held = undefined;
+          for (const line of held) if (!this.#closed) this.#afterHold(line);
+        });
+        return;
+      }
+      case "delay":
+        this.#delay = fault;
+        return;
+      case "duplicate":
+        this.#duplicate = fault;
+        return;
+    }
   }
 
   #overflow(): void {

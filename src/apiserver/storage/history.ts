@@ -45,6 +45,15 @@ export class History {
     this.#bytes += size;
   }
 
+  /**
+   * Forgets every change up to `rv`, as an etcd compaction does: lists and watches from a version
+   * below `rv` answer 410 Expired from then on. (Injected by tests through `env.faults.compact`.)
+   */
+  compact(rv: number): void {
+    while (this.#size > 0 && this.#ring[this.#start]!.rv <= rv) this.#dropOldest();
+    if (rv > this.#compactedThrough) this.#compactedThrough = rv;
+  }
+
   #dropOldest(): void {
     const dropped = this.#ring[this.#start];
     if (dropped) {
