@@ -53,7 +53,19 @@ export type FaultAction =
   | { readonly type: "holdEvents" }
   | { readonly type: "delayEvents"; readonly ms: number }
   | { readonly type: "duplicateEvents" }
-  | { readonly type: "partition" };
+  | { readonly type: "partition" }
+  | { readonly type: "staleReads"; readonly lagRV: number };
+
+/**
+ * Reads at resourceVersion=0 (which kube serves from its watch cache, as informers' first list
+ * does) answer the state `lagRV` versions ago, as a lagging watch cache does.
+ */
+export function staleReads(opts: { lagRV: number }): FaultAction {
+  if (!Number.isInteger(opts.lagRV) || opts.lagRV < 0) {
+    throw new RangeError(`staleReads: lagRV must be an integer >= 0, got ${opts.lagRV}`);
+  }
+  return { type: "staleReads", lagRV: opts.lagRV };
+}
 
 /** Watches hold their live events until the rule is cleared, then send them in order. */
 export function holdEvents(): FaultAction {
@@ -141,6 +153,14 @@ interface Rule extends FaultHandle {
   draw(): number;
   /** Resolves when the rule is cleared (a partition healed, held events released). */
   readonly cleared$: Promise<void>;
+}
+
+/** What the rules decided for one request besides failing or delaying it. */
+export interface RequestFaults {
+  /** A fault to arm on the watch the request opens. */
+  readonly watchFault?: WatchFault;
+  /** For a read at resourceVersion=0: how many versions behind to answer. */
+  readonly staleBy?: number;
 }
 
 /** What the fault layer may do to the server as a whole. */
@@ -354,12 +374,14 @@ export class Faults {
    * Applies the rules to a request before it is handled: throws the error of an error rule,
    * waits out latency rules, and returns the fault to arm on a watch.
    */
-  async before(r: FaultRequest, method: string, watch: boolean): Promise<WatchFault | undefined> {
+  async before(r: FaultRequest, method: string, watch: boolean): Promise<RequestFaults> {
     const verb = verbOf(method, r, watch);
     let armed: WatchFault | undefined;
+    let staleBy: number | undefined;
     for (const rule of this.#rules) {
       const action = rule.spec.action;
       if (WATCH_ACTIONS.has(action.type) && !watch) continue;
+      if (action.type === "staleReads" && verb !== "get" && verb !== "list") continue;
       if (!this.#fires(rule, r, verb, watch)) continue;
       switch (action.type) {
         case "latency":
@@ -368,6 +390,9 @@ export class Faults {
         case "partition":
           // Cut off until healed; then the request goes on as if it had only been slow.
           await rule.cleared$;
+          continue;
+        case "staleReads":
+          staleBy ??= action.lagRV;
           continue;
         case "error": {
           const err = errorFor(action, r);
@@ -379,7 +404,7 @@ export class Faults {
           armed ??= watchFaultOf(rule);
       }
     }
-    return armed;
+    return { watchFault: armed, staleBy };
   }
 }
 

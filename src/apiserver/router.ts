@@ -176,8 +176,8 @@ async function dispatch(
   checkScope(def, namespace, name, subresource, method, watch);
   let r: ResourceRequest = { server: env.server, def, namespace, name, subresource, query, req, res, user };
   if (env.server.faults.active) {
-    const watchFault = await env.server.faults.before(r, method, watch);
-    if (watchFault) r = { ...r, watchFault };
+    const { watchFault, staleBy } = await env.server.faults.before(r, method, watch);
+    if (watchFault || staleBy !== undefined) r = { ...r, watchFault, staleBy };
   }
   // Built-in kinds answer in protobuf to clients that prefer it; custom resources are JSON only.
   if (!def.crdName && prefersProtobuf(req.headers.accept)) answerInProtobuf(res);

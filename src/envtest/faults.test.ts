@@ -4,6 +4,7 @@
 // object. The embedded server only (a proxy for the other modes is not built yet).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../api/index.js";
 import { newCache } from "../cache/index.js";
 import { newClient } from "../client/index.js";
@@ -30,6 +31,7 @@ import {
   holdEvents,
   latency,
   partition,
+  staleReads,
 } from "./index.js";
 
 const env = testEnvironment();
@@ -224,6 +226,29 @@ describe("env.faults", needs("faults"), () => {
     assert.deepEqual(seen, ["ADDED during"]);
     w.return?.();
     await cut.close();
+  });
+
+  test("stale reads answer resourceVersion=0 from the past; other reads stay current", async () => {
+    const ns = await newNamespace(rest, "faults");
+    const cm = await rest.create(CM, configMap(ns, "s", { v: "1" }), { namespace: ns });
+    await rest.patch(CM, "s", { data: { v: "2" } }, { namespace: ns, patchType: "merge" });
+    await rest.create(CM, configMap(ns, "new"), { namespace: ns });
+    const lag = env.faults.inject({ match: { namespace: ns }, action: staleReads({ lagRV: 2 }) });
+    const old = await rest.get(CM, "s", { namespace: ns, resourceVersion: "0" });
+    assert.equal(old.metadata?.resourceVersion, cm.metadata?.resourceVersion, "the version before the patch");
+    const list = await rest.list(CM, { namespace: ns, resourceVersion: "0" });
+    assert.deepEqual(
+      list.items.map((o) => o.metadata?.name),
+      ["s"],
+      "the later object is not there yet",
+    );
+    assert.equal(
+      (await rest.get<ConfigMap>(CM, "s", { namespace: ns })).data?.v,
+      "2",
+      "a plain get is current",
+    );
+    assert.equal(lag.hits, 3);
+    lag.clear();
   });
 
   test("restart drops every watch and keeps the objects; compact makes older versions 410", async () => {

@@ -17,6 +17,7 @@ export {
   holdEvents,
   latency,
   partition,
+  staleReads,
 } from "../apiserver/faults.js";
 export { ControlPlaneError } from "./process.js";
 export type { InstalledWebhooks, LocalServing, WebhookInstallOptions } from "./webhook-install.js";

@@ -165,6 +165,8 @@ export interface ResourceRequest {
   readonly user: UserInfo;
   /** A fault to act out on this watch (an injected drop or expiry). */
   readonly watchFault?: WatchFault;
+  /** An injected lag: a read at resourceVersion=0 answers the state this many versions ago. */
+  readonly staleBy?: number;
 }
 
 export function refOf(def: ResourceDefinition): ResourceRef {

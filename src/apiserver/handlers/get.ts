@@ -7,13 +7,20 @@ import { notFound, type ApiError } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { parseRv, tooLargeRv } from "./list-options.js";
+import { staleVersion } from "./list.js";
 import { formJson } from "./serialize.js";
 import { checkFormFits, formOf } from "./negotiation.js";
 import { tableJson } from "./table.js";
 
 /** The stored object a request names, or 404. */
 export function mustGet(r: ResourceRequest): StoredObject {
-  const stored = r.server.storage.get(storeNameOf(r.def), objectKey(r.namespace, r.name));
+  const key = objectKey(r.namespace, r.name);
+  const stored =
+    r.staleBy && r.query.get("resourceVersion") === "0"
+      ? r.server.storage
+          .view(storeNameOf(r.def), r.namespace || undefined, staleVersion(r, r.staleBy))
+          ?.get(key)
+      : r.server.storage.get(storeNameOf(r.def), key);
   if (!stored) throw notFound(refOf(r.def), r.name) as ApiError;
   return stored;
 }

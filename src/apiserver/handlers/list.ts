@@ -16,6 +16,12 @@ import { tableJson } from "./table.js";
 const continueTooOld =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
+/** The version an injected lag answers from: that many versions ago, or the oldest one kept. */
+export function staleVersion(r: ResourceRequest, by: number): number {
+  const storage = r.server.storage;
+  return Math.max(storage.resourceVersion - by, storage.history.compactedThrough, 1);
+}
+
 export interface ListPage {
   items: StoredObject[];
   meta: ListMetaOut;
@@ -46,6 +52,7 @@ export function selectPage(r: ResourceRequest): ListPage {
   } else if (rvParam === "0") {
     // kube-apiserver serves resourceVersion=0 from its watch cache, which ignores the limit.
     limit = 0;
+    if (r.staleBy) atRv = staleVersion(r, r.staleBy);
   }
   const view = storage.view(store, r.namespace || undefined, atRv);
   if (!view) {

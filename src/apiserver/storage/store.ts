@@ -56,6 +56,8 @@ export interface StoreView {
   forEach(after: string, visit: (o: StoredObject) => boolean): void;
   /** How many objects sort after `key`. */
   countAfter(key: string): number;
+  /** The object under `key`, as the view shows it. */
+  get(key: string): StoredObject | undefined;
 }
 
 function deepFreeze(value: unknown): void {
@@ -143,6 +145,7 @@ export class Storage {
         forEach: (after, visit) =>
           s.keys.forEach(after || from, after !== "", to, (key) => visit(s.objects.get(key)!)),
         countAfter,
+        get: (key) => (inRange(key) ? s.objects.get(key) : undefined),
       };
     }
     // What each key changed since `rv` held then: null when it did not exist yet.
@@ -157,6 +160,11 @@ export class Storage {
     gone.sort();
     return {
       rv,
+      get: (key) => {
+        if (!inRange(key)) return undefined;
+        const old = then.get(key);
+        return old === undefined ? s.objects.get(key) : (old ?? undefined);
+      },
       forEach: (after, visit) => {
         let g = after === "" ? 0 : upperBound(gone, after);
         let going = true;
