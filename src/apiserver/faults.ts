@@ -163,16 +163,39 @@ export interface RequestFaults {
   readonly staleBy?: number;
 }
 
-/** What the fault layer may do to the server as a whole. */
+/** What the fault layer may do to the server as a whole: the embedded server, or a proxy before another. */
 export interface FaultHost {
-  readonly storage: Storage;
   /** Drops every connection, watches included. */
   dropConnections(): void;
+  /** The Lease `namespace/name`, or undefined. */
+  getLease(namespace: string, name: string): Promise<Obj | undefined>;
+  /** Writes a Lease read with `getLease`. */
+  putLease(lease: Obj): Promise<void>;
+  /** Compacts the history up to a version (the embedded server's storage only). */
+  compact?(resourceVersion?: number): void;
+  /** Actions this host cannot act out, and why. */
+  readonly unsupported?: Readonly<Record<string, string>>;
   now(): Date;
 }
 
-/** Where Leases are stored (`storeNameOf` of coordination.k8s.io's leases). */
+/** Where the embedded server stores Leases (`storeNameOf` of coordination.k8s.io's leases). */
 const LEASES = "coordination.k8s.io/leases";
+
+/** The host of the embedded server: its storage and its sockets. */
+export function storageHost(storage: Storage, dropConnections: () => void, now: () => Date): FaultHost {
+  return {
+    dropConnections,
+    getLease: async (namespace, name) => {
+      const stored = storage.get(LEASES, `${namespace}/${name}`);
+      return stored ? (structuredClone(stored.obj) as Obj) : undefined;
+    },
+    putLease: async (lease) => {
+      storage.put(LEASES, lease);
+    },
+    compact: (rv) => storage.history.compact(rv ?? storage.resourceVersion),
+    now,
+  };
+}
 
 const WATCH_ACTIONS = new Set(["dropWatch", "expireWatch", "holdEvents", "delayEvents", "duplicateEvents"]);
 
@@ -266,6 +289,8 @@ export class Faults {
 
   /** Adds a rule; it applies to requests from now on. */
   inject(spec: FaultRule): FaultHandle {
+    const why = this.#host?.unsupported?.[spec.action.type];
+    if (why) throw new Error(`faults: ${spec.action.type} ${why}`);
     const p = spec.probability ?? 1;
     if (!(p >= 0 && p <= 1)) throw new RangeError(`inject: probability must be within [0, 1], got ${p}`);
     if (spec.times !== undefined && !(Number.isInteger(spec.times) && spec.times >= 0)) {
@@ -309,8 +334,9 @@ export class Faults {
    * from an older version get 410 Expired, as after etcd's compaction.
    */
   compact(resourceVersion?: number): void {
-    const storage = this.#need("compact").storage;
-    storage.history.compact(resourceVersion ?? storage.resourceVersion);
+    const compact = this.#need("compact").compact;
+    if (!compact) throw new Error("faults: compact needs the embedded API server (its storage's history)");
+    compact(resourceVersion);
   }
 
   /**
@@ -318,13 +344,12 @@ export class Faults {
    * becomes `holder` (default: a new name) and its times now, as when a leader's renewals stop
    * reaching the server and another replica acquires it. Returns the new holder.
    */
-  stealLease(name: string, opts: { namespace?: string; holder?: string } = {}): string {
+  async stealLease(name: string, opts: { namespace?: string; holder?: string } = {}): Promise<string> {
     const host = this.#need("stealLease");
-    const key = `${opts.namespace ?? "default"}/${name}`;
-    const current = host.storage.get(LEASES, key);
-    if (!current) throw new Error(`stealLease: there is no Lease ${key}`);
+    const namespace = opts.namespace ?? "default";
+    const lease = await host.getLease(namespace, name);
+    if (!lease) throw new Error(`stealLease: there is no Lease ${namespace}/${name}`);
     const holder = opts.holder ?? `fault-injector-${++this.#thefts}`;
-    const lease = structuredClone(current.obj) as Obj;
     const spec = { ...((lease.spec ?? {}) as Obj) };
     // MicroTime: six digits of fractions, as kube writes Lease times.
     const now = `${host.now().toISOString().slice(0, -1)}000Z`;
@@ -333,12 +358,12 @@ export class Faults {
     spec.renewTime = now;
     spec.leaseTransitions = (typeof spec.leaseTransitions === "number" ? spec.leaseTransitions : 0) + 1;
     lease.spec = spec;
-    host.storage.put(LEASES, lease);
+    await host.putLease(lease);
     return holder;
   }
 
   #need(what: string): FaultHost {
-    if (!this.#host) throw new Error(`faults: ${what} needs the API server's storage`);
+    if (!this.#host) throw new Error(`faults: ${what} needs an API server to act on`);
     return this.#host;
   }
 

@@ -6,7 +6,7 @@ import { chmod, writeFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createSecureServer } from "node:http2";
 import { createServer } from "node:https";
-import { Faults } from "./faults.js";
+import { Faults, storageHost } from "./faults.js";
 import type { AddressInfo, Socket } from "node:net";
 import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../certs/index.js";
 import type { RESTConfig } from "../rest/index.js";
@@ -199,15 +199,12 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   let objectMeta: Schema | undefined;
   const getContext = () => context!;
   const serviceResolver = opts.serviceResolver ?? clusterDnsResolver;
-  const faults = new Faults({
-    storage,
-    // Every connection, watches included, as when the API server restarts; `sockets` is filled
-    // once the server listens.
-    dropConnections: () => {
-      for (const s of sockets) s.destroy();
-    },
-    now,
-  });
+  // `sockets` is filled once the server listens: restart() drops them all, watches included.
+  const dropConnections = () => {
+    for (const s of sockets) s.destroy();
+  };
+  const faults = new Faults(storageHost(storage, dropConnections, now));
+
   const conversion = new Conversion({ storage, serviceResolver, signal: stopping.signal });
   const hooks = createHooks(getContext, {
     garbageCollection: opts.garbageCollection ?? false,

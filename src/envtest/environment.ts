@@ -2,6 +2,7 @@
 // The embedded in-memory server by default; real etcd + kube-apiserver with KUBEBUILDER_ASSETS;
 // the current kubeconfig's cluster with USE_EXISTING_CLUSTER=true.
 import type { Faults } from "../apiserver/faults.js";
+import { type FaultProxy, startFaultProxy } from "./fault-proxy.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +34,12 @@ export interface EnvtestUser {
 }
 
 export interface EnvironmentOptions {
+  /**
+   * Puts a fault proxy in front of kube-apiserver or the existing cluster, so that `env.faults`
+   * works there too (for the faults a proxy can make); every client reaches the server through it.
+   * The embedded server always offers faults. Default: false.
+   */
+  faults?: boolean;
   /** CRD objects to install at start. Default: none. */
   crds?: CustomResourceDefinition[];
   /** Files and directories of CRD manifests (YAML or JSON) to install at start. Default: none. */
@@ -99,6 +106,7 @@ export class Environment {
   #serving: LocalServing | undefined;
   #webhooks: InstalledWebhooks | undefined;
   #clientCa: CertificateAuthority | undefined;
+  #faultProxy: FaultProxy | undefined;
 
   constructor(opts: EnvironmentOptions = {}) {
     this.#opts = opts;
@@ -118,18 +126,17 @@ export class Environment {
   /**
    * Faults to inject into the API server's answers and watches (`env.faults.inject({ match,
    * action })`, with the actions `error`, `latency`, `dropWatch`, `expireWatch`), so that a test
-   * sees what its operator does when the API server fails. The embedded server only, for now;
-   * in the other modes this throws, saying so.
+   * sees what its operator does when the API server fails. The embedded server acts them out
+   * itself; in the other modes the Environment needs `{ faults: true }` (a proxy in front of the
+   * server), else this throws.
    */
   get faults(): Faults {
     const server = this.started.apiServer;
-    if (!server) {
-      throw new EnvironmentStateError(
-        `envtest: faults need the embedded API server; this environment runs in the ${this.started.mode} mode ` +
-          "(skip the test there, or run it without KUBEBUILDER_ASSETS and USE_EXISTING_CLUSTER)",
-      );
-    }
-    return server.faults;
+    if (server) return server.faults;
+    if (this.#faultProxy) return this.#faultProxy.faults;
+    throw new EnvironmentStateError(
+      `envtest: faults in the ${this.started.mode} mode need a fault proxy: create the Environment with { faults: true }`,
+    );
   }
 
   /** The local webhook serving address, certificates and installed configurations; throws
@@ -172,6 +179,11 @@ export class Environment {
         kubeconfig = renderKubeconfig(config, "envtest");
       } else {
         config = getConfig({ env: opts.env ?? process.env });
+        kubeconfig = renderKubeconfig(config, "envtest");
+      }
+      if (settings.mode !== "embedded" && opts.faults) {
+        this.#faultProxy = await startFaultProxy(config);
+        config = this.#faultProxy.config;
         kubeconfig = renderKubeconfig(config, "envtest");
       }
       // Managers made with this config default to free loopback ports and quiet logs.
@@ -268,6 +280,8 @@ export class Environment {
     const stopPlane = this.#stopControlPlane;
     this.#stopControlPlane = undefined;
     this.#started = undefined;
+    await this.#faultProxy?.close();
+    this.#faultProxy = undefined;
     if (stopPlane) await stopPlane();
     if (this.#tempDir) rmSync(this.#tempDir, { recursive: true, force: true });
     this.#tempDir = undefined;

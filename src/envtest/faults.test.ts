@@ -1,7 +1,8 @@
 // Faults on demand (env.faults): injected errors answer with kube's Status and headers, latency
 // delays, watches drop or expire mid-stream, rules count their hits and go when cleared, and a
 // seed replays the same draws. Informers survive dropped and expired watches without losing an
-// object. The embedded server only (a proxy for the other modes is not built yet).
+// object. On kube-apiserver the faults come from envtest's fault proxy; compaction and stale
+// reads need the embedded server's storage.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
@@ -34,11 +35,12 @@ import {
   staleReads,
 } from "./index.js";
 
-const env = testEnvironment();
+// In the binaries and existing-cluster modes the faults come from a proxy in front of the server.
+const env = testEnvironment({ faults: true });
 let rest: RESTClient;
 const CM = resourceOf(kinds.ConfigMap);
 
-describe("env.faults", needs("faults"), () => {
+describe("env.faults", () => {
   before(async () => {
     rest = newRESTClient({ ...(await env.start()), userAgent: "faults-test" });
   });
@@ -228,30 +230,38 @@ describe("env.faults", needs("faults"), () => {
     await cut.close();
   });
 
-  test("stale reads answer resourceVersion=0 from the past; other reads stay current", async () => {
-    const ns = await newNamespace(rest, "faults");
-    const cm = await rest.create(CM, configMap(ns, "s", { v: "1" }), { namespace: ns });
-    await rest.patch(CM, "s", { data: { v: "2" } }, { namespace: ns, patchType: "merge" });
-    await rest.create(CM, configMap(ns, "new"), { namespace: ns });
-    const lag = env.faults.inject({ match: { namespace: ns }, action: staleReads({ lagRV: 2 }) });
-    const old = await rest.get(CM, "s", { namespace: ns, resourceVersion: "0" });
-    assert.equal(old.metadata?.resourceVersion, cm.metadata?.resourceVersion, "the version before the patch");
-    const list = await rest.list(CM, { namespace: ns, resourceVersion: "0" });
-    assert.deepEqual(
-      list.items.map((o) => o.metadata?.name),
-      ["s"],
-      "the later object is not there yet",
-    );
-    assert.equal(
-      (await rest.get<ConfigMap>(CM, "s", { namespace: ns })).data?.v,
-      "2",
-      "a plain get is current",
-    );
-    assert.equal(lag.hits, 3);
-    lag.clear();
-  });
+  test(
+    "stale reads answer resourceVersion=0 from the past; other reads stay current",
+    needs("faults"),
+    async () => {
+      const ns = await newNamespace(rest, "faults");
+      const cm = await rest.create(CM, configMap(ns, "s", { v: "1" }), { namespace: ns });
+      await rest.patch(CM, "s", { data: { v: "2" } }, { namespace: ns, patchType: "merge" });
+      await rest.create(CM, configMap(ns, "new"), { namespace: ns });
+      const lag = env.faults.inject({ match: { namespace: ns }, action: staleReads({ lagRV: 2 }) });
+      const old = await rest.get(CM, "s", { namespace: ns, resourceVersion: "0" });
+      assert.equal(
+        old.metadata?.resourceVersion,
+        cm.metadata?.resourceVersion,
+        "the version before the patch",
+      );
+      const list = await rest.list(CM, { namespace: ns, resourceVersion: "0" });
+      assert.deepEqual(
+        list.items.map((o) => o.metadata?.name),
+        ["s"],
+        "the later object is not there yet",
+      );
+      assert.equal(
+        (await rest.get<ConfigMap>(CM, "s", { namespace: ns })).data?.v,
+        "2",
+        "a plain get is current",
+      );
+      assert.equal(lag.hits, 3);
+      lag.clear();
+    },
+  );
 
-  test("restart drops every watch and keeps the objects; compact makes older versions 410", async () => {
+  test("restart drops every watch and keeps the objects", async () => {
     const ns = await newNamespace(rest, "faults");
     await rest.create(CM, configMap(ns, "kept"), { namespace: ns });
     const before = (await rest.list(CM, { namespace: ns })).metadata?.resourceVersion ?? "";
@@ -261,6 +271,14 @@ describe("env.faults", needs("faults"), () => {
     await done; // the watch ended
     const fresh = newRESTClient(env.config);
     assert.equal((await fresh.get(CM, "kept", { namespace: ns })).metadata?.name, "kept");
+    await fresh.close();
+  });
+
+  test("compact makes lists and watches from older versions 410", needs("faults"), async () => {
+    const ns = await newNamespace(rest, "faults");
+    await rest.create(CM, configMap(ns, "kept"), { namespace: ns });
+    const before = (await rest.list(CM, { namespace: ns })).metadata?.resourceVersion ?? "";
+    const fresh = newRESTClient(env.config);
     await fresh.create(CM, configMap(ns, "later"), { namespace: ns });
     env.faults.compact();
     await assert.rejects(
@@ -295,7 +313,7 @@ describe("env.faults", needs("faults"), () => {
     );
     const running = mgr.start(new AbortController().signal);
     await eventually("leading", () => leading);
-    const thief = env.faults.stealLease(id, { namespace: "default" });
+    const thief = await env.faults.stealLease(id, { namespace: "default" });
     await assert.rejects(running, /leader election lost|lost the lease|leadership/i);
     assert.equal(leading, false);
     assert.match(thief, /^fault-injector-/);

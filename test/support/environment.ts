@@ -19,9 +19,9 @@ export const embeddedCapabilities = {
     "it needs ClusterRole aggregation (kube-controller-manager's clusterrole-aggregation-controller), which kube-apiserver alone does not run",
   /** Webhook `clientConfig.service` reached on loopback. */
   "service-resolution": "it calls webhooks through clientConfig.service, resolved to loopback",
-  /** Faults injected into the API server's answers and watches (env.faults). */
+  /** Faults that need the server's own storage (env.faults.compact, staleReads). */
   faults:
-    "it injects faults into the API server's answers (env.faults), which only the embedded server offers so far",
+    "it injects faults that need the API server's own storage (compaction, stale watch-cache reads), which envtest's fault proxy cannot make",
   /** Behaviour of the embedded server only (its own diagnostics, its own extensions). */
   "embedded-behaviour": "it checks behaviour of the embedded API server itself",
 } as const;

@@ -58,6 +58,7 @@ export async function startWatchDelayProxy(upstream: RESTConfig, delayMs = 0): P
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
+        res.flushHeaders(); // a watch's headers come before any event
         if (!isWatch(req.url ?? "")) {
           answer.pipe(res);
           return;
