@@ -14,8 +14,9 @@ import {
   type ResourceEventHandler,
 } from "./event-handler.js";
 import { deepFreeze } from "./freeze.js";
-import { listWatcherFor } from "./list-watcher.js";
-import { Reflector, type ReflectorHealth, type ReflectorSink } from "./reflector.js";
+import { type ListerWatcher, listWatcherFor } from "./list-watcher.js";
+import { Reflector, type ReflectorHealth, type ReflectorSink, storeKeyOf } from "./reflector.js";
+import { trackInformer } from "./running.js";
 import { compareResourceVersions } from "./resource-version.js";
 import { type IndexFunc, IndexedStore, type NamespaceStrings, type StoreReader } from "./store.js";
 import { stripManagedFields, type TransformFunc } from "./transform.js";
@@ -110,6 +111,8 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   readonly labelSelector: LabelSelector | undefined;
   readonly #store = new IndexedStore<T>();
   readonly #reflectors: Reflector<T>[];
+  /** One list per watched scope, as the reflectors list: for settle()'s comparison with the store. */
+  readonly #listers: ListerWatcher<T>[] = [];
   /** The reflector of each watched namespace, when the informer watches them one by one. */
   readonly #byNamespace = new Map<string, Reflector<T>>();
   readonly #log: Logger;
@@ -139,6 +142,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
         fieldSelector: selectorText(opts.fieldSelector),
         metadataOnly: opts.metadataOnly,
       });
+      this.#listers.push(lw);
       const log = namespace ? this.#log.withValues({ namespace }) : this.#log;
       const reflector = new Reflector(lw, this.#sink(namespace), {
         ingest,
@@ -235,14 +239,29 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
       );
     };
     schedule();
+    const untrack = trackInformer({ what: `${this.kind.kind} informer`, caughtUp: () => this.#caughtUp() });
     try {
       await Promise.all(this.#reflectors.map((r) => r.run(signal)));
     } finally {
+      untrack();
       clearTimeout(resync);
       this.#stopped = true;
       this.#syncWaiters.endAll(false);
       this.#progressWaiters.endAll(false);
     }
+  }
+
+  /** Whether the store holds what the server holds now: the same keys at the same versions. */
+  async #caughtUp(): Promise<boolean> {
+    if (!this.#synced || this.#stopped) return false;
+    const server = new Map<string, string>();
+    for (const lw of this.#listers) {
+      const list = await lw.list({}, AbortSignal.timeout(30_000)); // no limit: every object at once
+      for (const o of list.items ?? []) server.set(storeKeyOf(o), o.metadata?.resourceVersion ?? "");
+    }
+    if (server.size !== this.#store.size) return false;
+    for (const [key, rv] of server) if (this.#store.get(key)?.metadata?.resourceVersion !== rv) return false;
+    return true;
   }
 
   #resync(): void {

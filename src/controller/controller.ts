@@ -7,6 +7,7 @@
 //      flight have finished: a reconcile is never cut off by the controller, only told by its signal.
 // The queue hands a key to one worker at a time, which is what keeps a key from being reconciled
 // twice at once; a key added while it is being reconciled waits and runs once more afterwards.
+import { trackController } from "../cache/running.js";
 import { setMaxListeners } from "node:events";
 import { randomUUID } from "node:crypto";
 import type { RequestQueue } from "../handler/index.js";
@@ -175,6 +176,11 @@ class ControllerImpl<Req> implements Controller<Req> {
     else signal.addEventListener("abort", () => queue.shutDown(), { once: true });
 
     const workerSignal = AbortSignal.any([signal, this.#fatal.signal]);
+    const untrack = trackController({
+      what: `controller ${this.name}`,
+      idle: () => queue.len() === 0 && this.inFlightReconciles().length === 0,
+    });
+    workerSignal.addEventListener("abort", untrack, { once: true });
     if (!workerSignal.aborted) {
       this.#log.info("Starting Controller");
       this.#log.info("Starting workers", { "worker count": this.#o.maxConcurrentReconciles });

@@ -3,6 +3,7 @@
 // the current kubeconfig's cluster with USE_EXISTING_CLUSTER=true.
 import type { Faults } from "../apiserver/faults.js";
 import { type FaultProxy, startFaultProxy } from "./fault-proxy.js";
+import { type SettleOptions, settle } from "./settle.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -137,6 +138,15 @@ export class Environment {
     throw new EnvironmentStateError(
       `envtest: faults in the ${this.started.mode} mode need a fault proxy: create the Environment with { faults: true }`,
     );
+  }
+
+  /**
+   * Resolves once every informer in this process holds what the server holds, no controller has
+   * a key ready or a reconcile running, and that held for a quiet moment: assert after it, not
+   * after a sleep. Rejects with a `SettleTimeoutError` naming what had not settled.
+   */
+  settle(opts?: SettleOptions): Promise<void> {
+    return settle(opts);
   }
 
   /** The local webhook serving address, certificates and installed configurations; throws

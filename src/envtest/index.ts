@@ -33,3 +33,5 @@ export type { EnvironmentMode, EnvtestSettings } from "./settings.js";
 export { resolveSettings } from "./settings.js";
 export type { EventuallyOptions } from "./eventually.js";
 export { EventuallyTimeoutError, eventually } from "./eventually.js";
+export type { SettleOptions } from "./settle.js";
+export { SettleTimeoutError, settle } from "./settle.js";

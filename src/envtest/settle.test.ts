@@ -1,0 +1,157 @@
+// settle(): a test asserts right after it, with no eventually() and no sleep, in every mode; it
+// waits for slow reconciles and for what they write to come back through the informers, holds
+// under injected latency, and names what never settled.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ConfigMap, Secret } from "kubernetes-types/core/v1.js";
+import { kinds } from "../api/index.js";
+import { controllerManagedBy } from "../builder/index.js";
+import { nullLogger } from "../log/index.js";
+import { Manager } from "../manager/index.js";
+import { isNotFound, newRESTClient, type RESTClient, resourceOf } from "../rest/index.js";
+import { testEnvironment } from "../../test/support/environment.js";
+import { configMap, newNamespace } from "../../test/support/objects.js";
+import { latency, SettleTimeoutError } from "./index.js";
+
+const env = testEnvironment({ faults: true });
+let rest: RESTClient;
+before(async () => {
+  rest = newRESTClient(await env.start());
+});
+after(async () => {
+  await rest.close();
+  await env.stop();
+});
+
+/** A manager whose controller copies each ConfigMap of `ns` into a Secret, slowly. */
+async function copier(ns: string, reconcileMs: number, hang?: () => boolean) {
+  const mgr = await Manager.create(env.config, {
+    logger: nullLogger(),
+    metrics: { bindAddress: "0" },
+    cache: { defaultNamespaces: [ns] },
+  });
+  const client = mgr.getClient();
+  controllerManagedBy(mgr)
+    .for(kinds.ConfigMap)
+    .owns(kinds.Secret)
+    .complete({
+      async reconcile(req, ctx) {
+        if (hang?.()) await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+        await sleep(reconcileMs);
+        const cm = await client
+          .get(kinds.ConfigMap, req)
+          .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+        if (!cm) return {};
+        const secret = await client
+          .get(kinds.Secret, req)
+          .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+        const want = { v: Buffer.from(cm.data?.v ?? "").toString("base64") };
+        if (!secret) {
+          await client.create<Secret>({
+            apiVersion: "v1",
+            kind: "Secret",
+            metadata: {
+              name: req.name,
+              namespace: req.namespace,
+              ownerReferences: [
+                {
+                  apiVersion: "v1",
+                  kind: "ConfigMap",
+                  name: req.name,
+                  uid: cm.metadata!.uid!,
+                  controller: true,
+                },
+              ],
+            },
+            data: want,
+          });
+        } else if (secret.data?.v !== want.v) {
+          await client.update({ ...secret, data: want });
+        }
+        return {};
+      },
+    });
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  await mgr.elected();
+  return {
+    async stop() {
+      stop.abort();
+      await running;
+    },
+  };
+}
+
+async function secretsOf(ns: string): Promise<Record<string, string>> {
+  const list = await rest.list<Secret>(resourceOf(kinds.Secret), { namespace: ns });
+  return Object.fromEntries(
+    list.items.map((s) => [s.metadata?.name ?? "", Buffer.from(s.data?.v ?? "", "base64").toString()]),
+  );
+}
+
+test("after settle() every reconcile's writes are done, with no sleep and no polling", async () => {
+  const ns = await newNamespace(rest, "settle");
+  const c = await copier(ns, 30);
+  try {
+    for (let i = 0; i < 10; i++) {
+      await rest.create(resourceOf(kinds.ConfigMap), configMap(ns, `c${i}`, { v: String(i) }), {
+        namespace: ns,
+      });
+    }
+    await env.settle();
+    const secrets = await secretsOf(ns);
+    assert.equal(Object.keys(secrets).length, 10);
+    for (let i = 0; i < 10; i++) assert.equal(secrets[`c${i}`], String(i));
+    // A change, then settle again: the copy follows.
+    await rest.patch<ConfigMap>(
+      resourceOf(kinds.ConfigMap),
+      "c3",
+      { data: { v: "changed" } },
+      { namespace: ns, patchType: "merge" },
+    );
+    await env.settle();
+    assert.equal((await secretsOf(ns)).c3, "changed");
+  } finally {
+    await c.stop();
+  }
+});
+
+test("settle() holds under injected latency on every write", async () => {
+  const ns = await newNamespace(rest, "settle");
+  const slow = env.faults.inject({
+    match: { namespace: ns, verbs: ["create", "update"] },
+    action: latency(100),
+  });
+  const c = await copier(ns, 0);
+  try {
+    for (let i = 0; i < 5; i++) {
+      await rest.create(resourceOf(kinds.ConfigMap), configMap(ns, `s${i}`, { v: `x${i}` }), {
+        namespace: ns,
+      });
+    }
+    await env.settle();
+    assert.equal(Object.keys(await secretsOf(ns)).length, 5);
+    assert.ok(slow.hits >= 10, `the writes were slowed (${slow.hits})`);
+  } finally {
+    slow.clear();
+    await c.stop();
+  }
+});
+
+test("settle() names what never settles", async () => {
+  const ns = await newNamespace(rest, "settle");
+  let hang = true;
+  const c = await copier(ns, 0, () => hang);
+  try {
+    await rest.create(resourceOf(kinds.ConfigMap), configMap(ns, "stuck"), { namespace: ns });
+    await assert.rejects(env.settle({ timeoutMs: 500 }), (err: unknown) => {
+      assert.ok(err instanceof SettleTimeoutError);
+      assert.match(err.message, /controller configmap is busy/);
+      return true;
+    });
+    hang = false;
+  } finally {
+    await c.stop();
+  }
+});
