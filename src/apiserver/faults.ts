@@ -155,6 +155,32 @@ interface Rule extends FaultHandle {
   readonly cleared$: Promise<void>;
 }
 
+/** One write a client made, as a write log records it. */
+export interface LoggedWrite {
+  /** kube's verb: create, update, patch, delete, deletecollection. */
+  readonly verb: string;
+  readonly group: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** The caller: its User-Agent header (and its user, on the embedded server). */
+  readonly userAgent: string;
+  readonly user: string;
+  /** When the request arrived (ms, `performance.now()`). */
+  readonly at: number;
+}
+
+/** A write log: what each identity wrote, from `recordWrites()` until `stop()`. */
+export interface WriteLog {
+  readonly writes: readonly LoggedWrite[];
+  /** The writes of one caller (its User-Agent contains `identity`, or its user is `identity`). */
+  by(identity: string): LoggedWrite[];
+  stop(): void;
+}
+
+const READS = new Set(["get", "list", "watch"]);
+
 /** What the rules decided for one request besides failing or delaying it. */
 export interface RequestFaults {
   /** A fault to arm on the watch the request opens. */
@@ -390,9 +416,22 @@ export class Faults {
     this.#rules = [];
   }
 
-  /** Whether any rule is set (requests skip the fault layer when none is). */
+  readonly #logs = new Set<LoggedWrite[]>();
+
+  /** Whether any rule or write log is set (requests skip the fault layer when none is). */
   get active(): boolean {
-    return this.#rules.length > 0;
+    return this.#rules.length > 0 || this.#logs.size > 0;
+  }
+
+  /** Records every write from now on, with its caller, until the log's `stop()`. */
+  recordWrites(): WriteLog {
+    const writes: LoggedWrite[] = [];
+    this.#logs.add(writes);
+    return {
+      writes,
+      by: (identity) => writes.filter((w) => w.user === identity || w.userAgent.includes(identity)),
+      stop: () => this.#logs.delete(writes),
+    };
   }
 
   /**
@@ -401,6 +440,20 @@ export class Faults {
    */
   async before(r: FaultRequest, method: string, watch: boolean): Promise<RequestFaults> {
     const verb = verbOf(method, r, watch);
+    if (this.#logs.size > 0 && !READS.has(verb)) {
+      const entry: LoggedWrite = {
+        verb,
+        group: r.def.group,
+        resource: r.def.plural,
+        subresource: r.subresource,
+        namespace: r.namespace,
+        name: r.name,
+        userAgent: r.req.headers["user-agent"] ?? "",
+        user: r.user.name,
+        at: performance.now(),
+      };
+      for (const log of this.#logs) log.push(entry);
+    }
     let armed: WatchFault | undefined;
     let staleBy: number | undefined;
     for (const rule of this.#rules) {

@@ -319,6 +319,34 @@ describe("env.faults", () => {
     assert.match(thief, /^fault-injector-/);
   });
 
+  test("a write log records each caller's writes, not its reads, until stopped", async () => {
+    const ns = await newNamespace(rest, "faults");
+    const log = env.faults.recordWrites();
+    const a = newRESTClient({ ...env.config, userAgent: "replica-a" });
+    await a.create(CM, configMap(ns, "w"), { namespace: ns });
+    await a.get(CM, "w", { namespace: ns });
+    await rest.patch(CM, "w", { data: { x: "1" } }, { namespace: ns, patchType: "merge" });
+    await a.delete(CM, "w", { namespace: ns });
+    log.stop();
+    await rest.create(CM, configMap(ns, "after"), { namespace: ns });
+    const mine = log.writes.filter((w) => w.namespace === ns);
+    assert.deepEqual(
+      mine.map(
+        (w) =>
+          `${w.verb} ${w.resource}/${w.name || "-"} by ${w.userAgent.startsWith("replica-a") ? "a" : "test"}`,
+      ),
+      ["create configmaps/- by a", "patch configmaps/w by test", "delete configmaps/w by a"],
+    );
+    assert.deepEqual(
+      log
+        .by("replica-a")
+        .filter((w) => w.namespace === ns)
+        .map((w) => w.verb),
+      ["create", "delete"],
+    );
+    await a.close();
+  });
+
   test("informers lose nothing when their watches drop or expire mid-stream", async () => {
     const ns = await newNamespace(rest, "faults");
     const stop = new AbortController();

@@ -7,7 +7,15 @@ export { type Access, AccessRecord, type MissingAccess } from "./access-record.j
 export { type RBACOptions, readRBACManifests } from "./rbac-manifests.js";
 export type { EnvironmentOptions, EnvtestUser, StartedEnvironment } from "./environment.js";
 export { Environment, EnvironmentStateError } from "./environment.js";
-export type { FaultAction, FaultHandle, FaultMatch, FaultRule, Faults } from "../apiserver/faults.js";
+export type {
+  FaultAction,
+  FaultHandle,
+  FaultMatch,
+  FaultRule,
+  Faults,
+  LoggedWrite,
+  WriteLog,
+} from "../apiserver/faults.js";
 export {
   delayEvents,
   dropWatch,
@@ -33,5 +41,7 @@ export type { EnvironmentMode, EnvtestSettings } from "./settings.js";
 export { resolveSettings } from "./settings.js";
 export type { EventuallyOptions } from "./eventually.js";
 export { EventuallyTimeoutError, eventually } from "./eventually.js";
+export type { LedgerEntry } from "./overlap.js";
+export { expectNoOverlap, OverlapError } from "./overlap.js";
 export type { SettleOptions } from "./settle.js";
 export { SettleTimeoutError, settle } from "./settle.js";

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
-import { eventually } from "../envtest/index.js";
+import { eventually, expectNoOverlap } from "../envtest/index.js";
 import { nullLogger } from "../log/index.js";
 import type { RESTConfig } from "../rest/config.js";
 import { newRESTClient } from "../rest/index.js";
@@ -66,15 +66,7 @@ async function electionManagers(id: string, releaseOnCancel: boolean) {
 }
 
 function assertNoOverlap(periods: Period[]): void {
-  const sorted = [...periods].sort((x, y) => x.start - y.start);
-  for (let i = 1; i < sorted.length; i++) {
-    const prev = sorted[i - 1]!;
-    const cur = sorted[i]!;
-    assert.ok(
-      prev.end !== undefined && prev.end <= cur.start,
-      `${prev.who} and ${cur.who} led at the same time`,
-    );
-  }
+  expectNoOverlap(periods.map((p) => ({ key: "leader", holder: p.who, start: p.start, end: p.end })));
 }
 
 test("one leader at a time; abort without release hands over after the lease expires", async () => {
