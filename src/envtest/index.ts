@@ -41,6 +41,8 @@ export type { EnvironmentMode, EnvtestSettings } from "./settings.js";
 export { resolveSettings } from "./settings.js";
 export type { EventuallyOptions } from "./eventually.js";
 export { EventuallyTimeoutError, eventually } from "./eventually.js";
+export type { FaultMatrixOptions, FaultMatrixResult } from "./fault-matrix.js";
+export { faultMatrix, formatMatrix } from "./fault-matrix.js";
 export type { LedgerEntry } from "./overlap.js";
 export { expectNoOverlap, OverlapError } from "./overlap.js";
 export type { SettleOptions } from "./settle.js";

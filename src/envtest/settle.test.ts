@@ -12,7 +12,16 @@ import { Manager } from "../manager/index.js";
 import { isNotFound, newRESTClient, type RESTClient, resourceOf } from "../rest/index.js";
 import { testEnvironment } from "../../test/support/environment.js";
 import { configMap, newNamespace } from "../../test/support/objects.js";
-import { latency, SettleTimeoutError } from "./index.js";
+import {
+  delayEvents,
+  dropWatch,
+  duplicateEvents,
+  expireWatch,
+  faultError,
+  faultMatrix,
+  latency,
+  SettleTimeoutError,
+} from "./index.js";
 
 const env = testEnvironment({ faults: true });
 let rest: RESTClient;
@@ -154,4 +163,49 @@ test("settle() names what never settles", async () => {
   } finally {
     await c.stop();
   }
+});
+
+test("the copying controller converges under each fault of a matrix", async () => {
+  const writes = { resource: "secrets", verbs: ["create", "update"] };
+  const results = await faultMatrix(
+    env,
+    async () => {
+      const ns = await newNamespace(rest, "matrix");
+      const c = await copier(ns, 0);
+      try {
+        for (let i = 0; i < 6; i++) {
+          await rest.create(resourceOf(kinds.ConfigMap), configMap(ns, `m${i}`, { v: `v${i}` }), {
+            namespace: ns,
+          });
+        }
+        await env.settle({ timeoutMs: 20_000 });
+        const secrets = await secretsOf(ns);
+        for (let i = 0; i < 6; i++) assert.equal(secrets[`m${i}`], `v${i}`, `m${i} copied`);
+      } finally {
+        await c.stop();
+      }
+    },
+    {
+      "409 on half the writes": [{ match: writes, action: faultError({ code: 409 }), probability: 0.5 }],
+      "500 on a third of the writes": [
+        { match: writes, action: faultError({ code: 500 }), probability: 0.3 },
+      ],
+      "50 ms on every request": [{ action: latency(50) }],
+      "watches cut after 3 events": [
+        { match: { watch: true }, action: dropWatch({ afterEvents: 3 }), times: 4 },
+      ],
+      "watches expired after 2 events": [
+        { match: { watch: true }, action: expireWatch({ afterEvents: 2 }), times: 4 },
+      ],
+      "events twice": [{ match: { watch: true }, action: duplicateEvents() }],
+      "events 100 ms late": [{ match: { watch: true }, action: delayEvents(100) }],
+    },
+    { seed: 42, print: process.env.FAULT_MATRIX_PRINT ? console.log : () => {} },
+  );
+  const failed = results.filter((r) => !r.converged);
+  assert.deepEqual(
+    failed.map((r) => `${r.fault}: ${String((r.error as Error)?.message)}`),
+    [],
+  );
+  for (const r of results.slice(1)) assert.ok(r.hits > 0, `${r.fault} fired`);
 });
