@@ -7,7 +7,7 @@
 //   get's result) beside plain watch propagation (from the write's response to the informer's
 //   event for that version, measured in the same run);
 // - controller: 200 ConfigMaps each changed 3 times in a row by another client while a controller
-//   (4 workers, its watches held 5 ms behind by a proxy, as a cluster's are a few ms behind its
+//   (4 workers, its watches held 5 ms behind by envtest's fault proxy, as a cluster's are a few ms behind its
 //   writes) copies the data to an owned Secret, then records it in an annotation of the
 //   ConfigMap, with optimistic locking; the Secret's event re-triggers the ConfigMap. Reported per
 //   annotation write: reconciles that read an object older than the controller's own last write of
@@ -23,7 +23,8 @@ import { mergeFrom, newClient, rawPatch } from "../src/client/index.js";
 import { nullLogger } from "../src/log/index.js";
 import { Manager } from "../src/manager/index.js";
 import { isConflict, newRESTClient, resourceOf } from "../src/rest/index.js";
-import { startWatchDelayProxy } from "../test/support/watch-delay-proxy.js";
+import { delayEvents } from "../src/envtest/index.js";
+import { startFaultProxy } from "../src/envtest/fault-proxy.js";
 import { runChildJSON } from "./internal/child-json.js";
 import { startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";
@@ -151,7 +152,8 @@ async function controllerRun(
   const rest = newRESTClient(config);
   await rest.create(resourceOf(kinds.Namespace), { metadata: { name: "ctl" } });
   // A cluster's watch is milliseconds behind its writes; a local server's is microseconds.
-  const proxy = await startWatchDelayProxy(config, WATCH_LAG_MS);
+  const proxy = await startFaultProxy(config);
+  proxy.faults.inject({ match: { watch: true }, action: delayEvents(WATCH_LAG_MS) });
   const mgr = await Manager.create(proxy.config, {
     logger: nullLogger(),
     metrics: { bindAddress: "0" },

@@ -1,4 +1,5 @@
-// Read-your-writes: the cache watches through a proxy that holds every watch event back, so the
+// Read-your-writes: the cache watches through envtest's fault proxy, which holds every watch
+// event back (delayEvents), so the
 // cache lags the server by a known delay. With readYourWrites "off" a read right after a write is
 // stale (the test shows the lag is real); with "wait" it never is, for gets, lists, deletes and
 // status writes, and a cache that never catches up ends the wait with a StaleCacheError that the
@@ -13,14 +14,16 @@ import type { RESTConfig } from "../rest/config.js";
 import { isNotFound, newRESTClient, type RESTClient } from "../rest/index.js";
 import { configMap, newNamespace, until } from "../../test/support/objects.js";
 import { testEnvironment } from "../../test/support/environment.js";
-import { startWatchDelayProxy, type WatchDelayProxy } from "../../test/support/watch-delay-proxy.js";
+import { delayEvents, type FaultHandle } from "../envtest/index.js";
+import { type FaultProxy, startFaultProxy } from "../envtest/fault-proxy.js";
 import { type Client, type ClientOptions, mergeFrom, newClient } from "./index.js";
 
 const env = testEnvironment();
 const stop = new AbortController();
 let config: RESTConfig;
 let rest: RESTClient;
-let proxy: WatchDelayProxy;
+let proxy: FaultProxy;
+let lag: FaultHandle;
 let cache: Cache;
 let cacheDone: Promise<void>;
 const LAG_MS = 400;
@@ -28,12 +31,12 @@ const LAG_MS = 400;
 before(async () => {
   config = await env.start();
   rest = newRESTClient(config);
-  proxy = await startWatchDelayProxy(config);
+  proxy = await startFaultProxy(config);
   cache = newCache(proxy.config, { byObject: [{ kind: kinds.Pod, labelSelector: "cached=yes" }] });
   cacheDone = cache.start(stop.signal);
   await cache.getInformer(kinds.ConfigMap);
   await cache.getInformer(kinds.Pod);
-  proxy.delayMs = LAG_MS;
+  lag = proxy.faults.inject({ match: { watch: true }, action: delayEvents(LAG_MS) });
 });
 
 after(async () => {
@@ -142,7 +145,8 @@ test("a cache that does not catch up in time ends the read with a StaleCacheErro
     "the cache holds the ConfigMap",
     async () => (await cached(ns, "a").catch(() => undefined)) !== undefined,
   );
-  proxy.delayMs = 3_000;
+  lag.clear();
+  const slow = proxy.faults.inject({ match: { watch: true }, action: delayEvents(3_000) });
   try {
     await client.patch({ ...cm, data: { v: "2" } }, mergeFrom(cm));
     await assert.rejects(client.get(kinds.ConfigMap, { namespace: ns, name: "a" }), (err: unknown) => {
@@ -151,7 +155,8 @@ test("a cache that does not catch up in time ends the read with a StaleCacheErro
       return true;
     });
   } finally {
-    proxy.delayMs = LAG_MS;
+    slow.clear();
+    lag = proxy.faults.inject({ match: { watch: true }, action: delayEvents(LAG_MS) });
   }
   const text = await registry.metrics();
   assert.match(text, /controller_runtime_client_read_your_writes_timeouts_total\{kind="ConfigMap"\} 1/);

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, request as httpRequest, type Server
 import { request as httpsRequest } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { Faults, type FaultRequest, type WatchFault } from "../apiserver/faults.js";
+import { type EndFault, WatchFaultGate } from "../apiserver/watch-fault-gate.js";
 import { ApiError } from "../apiserver/status.js";
 import type { Obj } from "../apiserver/storage/index.js";
 import type { RESTConfig } from "../rest/index.js";
@@ -59,91 +60,42 @@ function parsePath(url: URL): (Omit<FaultRequest, "req" | "res" | "user"> & { wa
   return { def: { group, plural, kind: "" }, namespace, name, subresource, watch };
 }
 
-/** The watch faults of one proxied watch, acted out on its JSON lines. */
+/** One proxied watch: its JSON lines through the faults armed on it. */
 class ProxiedWatch {
-  #end: Extract<WatchFault, { afterEvents: number }> | undefined;
-  #sent = 0;
-  #held: string[] | undefined;
-  #delay: { ms: number; active(): boolean } | undefined;
-  #delayed = 0;
-  #chain: Promise<void> = Promise.resolve();
-  #duplicate: { active(): boolean } | undefined;
+  readonly #gate: WatchFaultGate;
   #closed = false;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly resourceVersion: () => string,
-  ) {}
+  ) {
+    this.#gate = new WatchFaultGate(
+      (line) => res.write(line),
+      (end) => this.#end(end),
+      () => this.#closed,
+    );
+  }
 
   arm(fault: WatchFault): void {
-    if (this.#closed) return;
-    switch (fault.type) {
-      case "dropWatch":
-      case "expireWatch":
-        this.#end = fault;
-        this.#sent = 0;
-        if (fault.afterEvents === 0) this.#act();
-        return;
-      case "hold": {
-        const held: string[] = [];
-        this.#held = held;
-        void fault.released.then(() => {
-          if (this.#held !== held) return;
-          this.#held = undefined;
-          for (const line of held) this.#afterHold(line);
-        });
-        return;
-      }
-      case "delay":
-        this.#delay = fault;
-        return;
-      case "duplicate":
-        this.#duplicate = fault;
-    }
+    this.#gate.arm(fault);
   }
 
-  /** One line of the upstream watch (a JSON event and its newline). */
+  /** One line of the upstream watch (a JSON event and its newline); bookmarks are not counted. */
   line(line: string): void {
-    if (this.#closed) return;
-    if (this.#end && !line.startsWith('{"type":"BOOKMARK"') && this.#sent++ >= this.#end.afterEvents) {
-      this.#act();
-      return;
-    }
-    if (this.#held) this.#held.push(line);
-    else this.#afterHold(line);
+    this.#gate.line(line, !line.startsWith('{"type":"BOOKMARK"'));
   }
 
+  /** The upstream watch ended: end this one once delayed lines went out. */
   end(): void {
-    this.#chain = this.#chain.then(() => {
+    this.#gate.after(() => {
       if (!this.#closed) this.res.end();
       this.#closed = true;
     });
   }
 
-  #afterHold(line: string): void {
-    if (this.#delayed > 0 || this.#delay?.active()) {
-      const due = performance.now() + (this.#delay?.active() ? this.#delay.ms : 0);
-      this.#delayed++;
-      this.#chain = this.#chain.then(async () => {
-        const wait = due - performance.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        this.#delayed--;
-        this.#send(line);
-      });
-      return;
-    }
-    this.#send(line);
-  }
-
-  #send(line: string): void {
-    if (this.#closed) return;
-    this.res.write(line);
-    if (this.#duplicate?.active()) this.res.write(line);
-  }
-
-  #act(): void {
+  #end(fault: EndFault): void {
     this.#closed = true;
-    if (this.#end?.type === "dropWatch") {
+    if (fault.type === "dropWatch") {
       this.res.socket?.end();
       return;
     }

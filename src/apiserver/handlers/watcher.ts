@@ -7,8 +7,7 @@ import { isProtobufResponse, type ResponseForm } from "../http-io.js";
 import { protobufWatchFrame } from "../protobuf/encode.js";
 import { apiVersionOfDef } from "../object/meta.js";
 import { expiredWatchLine, type WatchFault } from "../faults.js";
-
-type EndFault = Extract<WatchFault, { afterEvents: number }>;
+import { type EndFault, WatchFaultGate } from "../watch-fault-gate.js";
 import { failureStatus } from "../status.js";
 import type { Obj, StoredEvent, StoredObject, WatchSink } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
@@ -31,15 +30,8 @@ export class Watcher implements WatchSink {
   readonly #out: WatchWriter;
   #tableHeadersSent = false;
   readonly #initialFault: WatchFault | undefined;
-  /** An injected end (a cut, an expiry) armed on this watch, and the events sent since it was armed. */
-  #fault: EndFault | undefined;
-  #sent = 0;
-  /** Injected faults on live events: held lines (until released), a delay, repeats. */
-  #held: string[] | undefined;
-  #delay: { ms: number; active(): boolean } | undefined;
-  #delayed = 0;
-  #delayChain: Promise<void> = Promise.resolve();
-  #duplicate: { active(): boolean } | undefined;
+  /** Injected faults armed on this watch; undefined (and free) until one is. */
+  #faults: WatchFaultGate | undefined;
   /**
    * Live events that arrived while initial events were written, sent after them in order;
    * undefined once initial events are done. Lines are made when sent: a Table's depend on order.
@@ -213,9 +205,11 @@ export class Watcher implements WatchSink {
       if (this.#closed) return;
       const line = lineOf(item);
       if (line === undefined) continue;
-      if (this.#fault !== undefined && this.#faultIsDue()) {
+      const end = this.#faults?.dueEnd();
+      if (end) {
+        // The events before it go out first.
         if (lines.length > 0) await this.#writeInitial(lines);
-        this.#actFault();
+        this.#actFault(end);
         return;
       }
       lines.push(line);
@@ -266,37 +260,8 @@ export class Watcher implements WatchSink {
   /** Writes a live line (through the converter, if any), after any injected fault on live events. */
   write(line: string): void {
     if (this.#closed) return;
-    if (this.#fault !== undefined && this.#faultIsDue()) {
-      this.#actFault();
-      return;
-    }
-    if (this.#held) {
-      this.#held.push(line);
-      return;
-    }
-    this.#afterHold(line);
-  }
-
-  #afterHold(line: string): void {
-    // Once delayed, lines stay in the delay's queue until it drains, so none overtakes another.
-    if (this.#delayed > 0 || this.#delay?.active()) {
-      const due = performance.now() + (this.#delay?.active() ? this.#delay.ms : 0);
-      this.#delayed++;
-      this.#delayChain = this.#delayChain.then(async () => {
-        const wait = due - performance.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        this.#delayed--;
-        this.#send(line);
-      });
-      return;
-    }
-    this.#send(line);
-  }
-
-  #send(line: string): void {
-    if (this.#closed) return;
-    this.#sendOnce(line);
-    if (this.#duplicate?.active()) this.#sendOnce(line);
+    if (this.#faults) this.#faults.line(line);
+    else this.#sendOnce(line);
   }
 
   #sendOnce(line: string): void {
@@ -313,19 +278,13 @@ export class Watcher implements WatchSink {
     this.#out.writeLive(line);
   }
 
-  /** Counts an event about to be sent: true when an injected end is due instead of it. */
-  #faultIsDue(): boolean {
-    const fault = this.#fault;
-    return fault !== undefined && this.#sent++ >= fault.afterEvents;
-  }
-
-  /** Acts out the injected fault: the connection cut, or an ERROR 410 Expired after what is queued. */
-  #actFault(): void {
+  /** Acts out an injected end: the connection cut, or an ERROR 410 Expired after what is queued. */
+  #actFault(fault: EndFault): void {
     if (this.#closed) return;
-    if (this.#fault?.type === "dropWatch") {
-      this.#stop();
+    if (fault.type === "dropWatch") {
       // Cut, not ended: the events written so far go out, then the connection closes without the
       // response's end, as when a network path or a proxy drops it. HTTP/2 resets the stream.
+      this.#stop();
       const socket = this.#r.req.httpVersionMajor === 1 ? this.#r.res.socket : null;
       if (socket) socket.end();
       else this.#r.res.destroy();
@@ -334,37 +293,15 @@ export class Watcher implements WatchSink {
     }
   }
 
-  /**
-   * Arms an injected fault (by default the one the request came with). An end counts events from
-   * now and acts at once when due before any; held events go out, in order, when released.
-   */
+  /** Arms an injected fault on this watch (by default the one the request came with). */
   arm(fault: WatchFault | undefined = this.#initialFault): void {
     if (fault === undefined || this.#closed) return;
-    switch (fault.type) {
-      case "dropWatch":
-      case "expireWatch":
-        this.#fault = fault;
-        this.#sent = 0;
-        if (fault.afterEvents === 0) this.#actFault();
-        return;
-      case "hold": {
-        if (this.#held) return;
-        const held: string[] = [];
-        this.#held = held;
-        void fault.released.then(() => {
-          if (this.#held !== held) return;
-          this.#held = undefined;
-          for (const line of held) if (!this.#closed) this.#afterHold(line);
-        });
-        return;
-      }
-      case "delay":
-        this.#delay = fault;
-        return;
-      case "duplicate":
-        this.#duplicate = fault;
-        return;
-    }
+    this.#faults ??= new WatchFaultGate(
+      (line) => this.#sendOnce(line),
+      (end) => this.#actFault(end),
+      () => this.#closed,
+    );
+    this.#faults.arm(fault);
   }
 
   #overflow(): void {
