@@ -1,15 +1,17 @@
-// Faults on demand: a test asks the embedded API server to fail the requests it names, as a
-// cluster does now and then (a conflict storm, throttling, an overloaded or slow server, a watch
-// that drops or expires), to see its operator survive them. A rule matches requests by verb,
-// resource, namespace, name, watch or not and the caller; its action answers with kube's own
-// Status, waits, or ends a watch. `times` and `probability` bound it; a seed makes the
-// probability draws repeat from run to run. Rules apply in the order they were added; the first
-// that fires acts (a latency rule lets the request go on, so later rules still apply to it).
+// Faults on demand: a test asks the API server to fail the requests it names, as a cluster does
+// now and then (a conflict storm, throttling, an overloaded, slow or restarting server, a watch
+// that drops, expires, lags or repeats, a partitioned replica, a stolen Lease), to see its
+// operator survive them. The embedded server acts them out itself; envtest's fault proxy acts out
+// those a proxy can in front of kube-apiserver (a FaultHost gives each what it can reach). A rule
+// matches requests by verb, resource, namespace, name, watch or not and the caller; its action
+// answers with kube's own Status, waits, or arms a watch. `times` and `probability` bound it; a
+// seed makes the probability draws repeat from run to run. Rules apply in the order they were
+// added; latency and partitions let the request go on, so later rules still apply to it.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError, conflict, expired, internalError, staleObjectMessage } from "./status.js";
 import type { Obj, Storage } from "./storage/index.js";
 
-/** What the fault layer reads of a resource request (a `FaultRequest`). */
+/** What the fault layer reads of a resource request (a `ResourceRequest` or the proxy's parse of a path). */
 export interface FaultRequest {
   readonly def: { readonly group: string; readonly plural: string; readonly kind: string };
   readonly namespace: string;

@@ -18,7 +18,7 @@ export interface FaultMatrixResult {
 export interface FaultMatrixOptions {
   /** The seed of every rule's probability draws (each rule's own seed wins). Default: 1. */
   seed?: number;
-  /** Where the table goes. Default: console.log. */
+  /** Where the table goes. Default: standard output. */
   print?: (table: string) => void;
 }
 
@@ -48,7 +48,7 @@ export async function faultMatrix(
     const hits = handles.reduce((n, h) => n + h.hits, 0);
     results.push({ fault, converged: error === undefined, ms: performance.now() - t0, hits, seed, error });
   }
-  (opts.print ?? console.log)(formatMatrix(results));
+  (opts.print ?? ((table: string) => process.stdout.write(`${table}\n`)))(formatMatrix(results));
   return results;
 }
 

@@ -165,7 +165,7 @@ test("settle() names what never settles", async () => {
   }
 });
 
-test("the copying controller converges under each fault of a matrix", async () => {
+test("the copying controller converges under each fault of a matrix", async (t) => {
   const writes = { resource: "secrets", verbs: ["create", "update"] };
   const results = await faultMatrix(
     env,
@@ -200,7 +200,7 @@ test("the copying controller converges under each fault of a matrix", async () =
       "events twice": [{ match: { watch: true }, action: duplicateEvents() }],
       "events 100 ms late": [{ match: { watch: true }, action: delayEvents(100) }],
     },
-    { seed: 42, print: process.env.FAULT_MATRIX_PRINT ? console.log : () => {} },
+    { seed: 42, print: (table) => (process.env.FAULT_MATRIX_PRINT ? t.diagnostic(`\n${table}`) : undefined) },
   );
   const failed = results.filter((r) => !r.converged);
   assert.deepEqual(

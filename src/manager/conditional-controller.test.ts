@@ -196,7 +196,7 @@ function gc(): void {
   (runInNewContext("gc") as () => void)();
 }
 
-test("100 install/delete cycles of the CRD leave no watches, timers or heap behind", async () => {
+test("100 install/delete cycles of the CRD leave no watches, timers or heap behind", async (t) => {
   const group = `cycle${process.pid}.example.com`;
   const { Foo, reconciled, mgr: created } = startManager(group);
   const mgr = await created;
@@ -224,7 +224,7 @@ test("100 install/delete cycles of the CRD leave no watches, timers or heap behi
       handles: handles() - baseline.handles,
       heapMB: (process.memoryUsage().heapUsed - baseline.heap) / 2 ** 20,
     };
-    console.log(
+    t.diagnostic(
       `after ${cycles} cycles: handles ${grew.handles >= 0 ? "+" : ""}${grew.handles}, heap ${grew.heapMB.toFixed(2)} MB`,
     );
     assert.ok(grew.handles <= 2, `active handles grew by ${grew.handles}`);

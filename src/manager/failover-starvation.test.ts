@@ -121,12 +121,12 @@ async function failOver(agingThreshold: number, forMs: number) {
   return { coldServed, waits, meanMs, writesDuring, reconciles: d.length };
 }
 
-test("after a fail-over under saturating updates, every replayed object is reconciled within the aging bound", async () => {
+test("after a fail-over under saturating updates, every replayed object is reconciled within the aging bound", async (t) => {
   const aged = await failOver(AGING_MS, 15_000);
   // n keys were ready before the last replayed one: every object of the initial list.
   const boundMs = AGING_MS + 2 * (COLD + HOT + 1) * aged.meanMs;
   const worst = Math.max(...aged.waits);
-  console.log(
+  t.diagnostic(
     `aging ${AGING_MS} ms: ${aged.coldServed}/${COLD} replayed objects, worst wait ${worst.toFixed(0)} ms ` +
       `(bound ${boundMs.toFixed(0)} ms, mean reconcile ${aged.meanMs.toFixed(1)} ms, ${aged.reconciles} reconciles, ${aged.writesDuring} updates)`,
   );
@@ -140,7 +140,7 @@ test("after a fail-over under saturating updates, every replayed object is recon
 
   // The same fail-over without aging: the replayed objects wait behind the updates.
   const strict = await failOver(Number.POSITIVE_INFINITY, boundMs + 1_000);
-  console.log(
+  t.diagnostic(
     `no aging: ${strict.coldServed}/${COLD} replayed objects within ${(boundMs + 1_000).toFixed(0)} ms`,
   );
   assert.ok(strict.coldServed < COLD, "the load saturates the controller: without aging some objects starve");
