@@ -204,7 +204,12 @@ test("100 install/delete cycles of the CRD leave no watches, timers or heap behi
   const running = mgr.start(stop.signal);
   // A cycle takes a few ms on the embedded server and seconds on kube-apiserver (CRD deletion).
   const cycles = Number(process.env.CONDITIONAL_CYCLES ?? (embedded ? 100 : 4));
-  const handles = () => process.getActiveResourcesInfo().length;
+  // On the embedded server every handle counts: the connections are all this process's own, and
+  // 100 cycles make any leak plain. To kube-apiserver only timers count: the REST client's
+  // keep-alive connections, connects under way and immediates vary by a few between readings,
+  // more than a leak shows in the 4 cycles run there.
+  const counted = (type: string) => embedded || type === "Timeout";
+  const handles = () => process.getActiveResourcesInfo().filter(counted).length;
   let baseline = { handles: 0, heap: 0 };
   try {
     await mgr.elected();
