@@ -5,17 +5,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SortedKeys } from "./sorted-keys.js";
 import { Storage } from "./store.js";
-
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+import { Random } from "../../../test/fuzz/random.js";
 
 test("sorted keys keep their order through inserts and deletes across chunk splits", () => {
-  const rnd = random(7);
+  const random = new Random(7);
+  const rnd = () => random.next();
   const keys = new SortedKeys();
   const model = new Set<string>();
   for (let i = 0; i < 20_000; i++) {
@@ -43,7 +37,8 @@ test("sorted keys keep their order through inserts and deletes across chunk spli
 });
 
 test("views at every kept resourceVersion page like the state recorded then", () => {
-  const rnd = random(42);
+  const random = new Random(42);
+  const rnd = () => random.next();
   const storage = new Storage({ historySize: 400 });
   const store = "/configmaps";
   const live = new Map<string, { ns: string; name: string; n: number }>();
