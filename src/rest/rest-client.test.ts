@@ -239,7 +239,8 @@ test("non-Status error bodies get a synthesized Status whose reason follows the 
         return reply(418, "text/plain", "teapot");
     }
   });
-  const client = newRESTClient(server.config());
+  // The answers with Retry-After would be sent again (the next test); here they are the caller's.
+  const client = newRESTClient(server.config(), { maxRetries: 0 });
   const fail = async (p: Promise<unknown>) => {
     try {
       await p;
@@ -302,9 +303,72 @@ test("Retry-After fills a Status body that gives no retryAfterSeconds", async ()
       { "retry-after": "3" },
     ),
   );
-  const client = newRESTClient(server.config());
+  const client = newRESTClient(server.config(), { maxRetries: 0 });
   try {
     await assert.rejects(client.list(cms), (err) => isTooManyRequests(err) && retryAfterSeconds(err) === 3);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
+
+test("429 and 5xx with Retry-After are sent again after the wait, as client-go does; others are not", async () => {
+  const seen: { url?: string; body: string; at: number }[] = [];
+  const server = await startLocalServer((req, res, body) => {
+    seen.push({ url: req.url, body, at: performance.now() });
+    const count = seen.filter((s) => s.url === req.url).length;
+    if (req.url?.startsWith("/throttled") && count <= 2) {
+      return json(res, 429, { kind: "Status", status: "Failure", code: 429 }, { "retry-after": "0" });
+    }
+    if (req.url?.startsWith("/restarting") && count === 1) {
+      return json(res, 503, { kind: "Status", status: "Failure", code: 503 }, { "retry-after": "1" });
+    }
+    if (req.url?.startsWith("/broken"))
+      return json(res, 500, { kind: "Status", status: "Failure", code: 500 });
+    if (req.url?.startsWith("/forever")) {
+      return json(res, 429, { kind: "Status", status: "Failure", code: 429 }, { "retry-after": "0" });
+    }
+    if (req.url?.startsWith("/slow")) {
+      return json(res, 429, { kind: "Status", status: "Failure", code: 429 }, { "retry-after": "30" });
+    }
+    json(res, 201, { kind: "Echo", metadata: { name: "x" } });
+  });
+  const client = newRESTClient(server.config());
+  try {
+    await client.request({ method: "POST", path: "/throttled", body: { a: 1 } });
+    const throttled = seen.filter((s) => s.url === "/throttled");
+    assert.equal(throttled.length, 3, "two 429s, then the answer");
+    assert.deepEqual(
+      throttled.map((s) => s.body),
+      Array(3).fill('{"a":1}'),
+      "the body is sent again each time",
+    );
+
+    await client.request({ path: "/restarting" });
+    const restarting = seen.filter((s) => s.url === "/restarting");
+    assert.equal(restarting.length, 2);
+    assert.ok(restarting[1]!.at - restarting[0]!.at >= 990, "waited the Retry-After second");
+
+    await assert.rejects(client.request({ path: "/broken" }), (err) => isInternalError(err));
+    assert.equal(
+      seen.filter((s) => s.url === "/broken").length,
+      1,
+      "a 500 without Retry-After is not retried",
+    );
+
+    await assert.rejects(client.request({ path: "/forever" }), (err) => isTooManyRequests(err));
+    assert.equal(
+      seen.filter((s) => s.url === "/forever").length,
+      11,
+      "client-go's 10 retries, then the error",
+    );
+
+    const abort = new AbortController();
+    const t0 = performance.now();
+    const slow = client.request({ path: "/slow", signal: abort.signal });
+    setTimeout(() => abort.abort(new Error("given up")), 100);
+    await assert.rejects(slow, /given up/);
+    assert.ok(performance.now() - t0 < 5_000, "an abort ends the wait");
   } finally {
     await client.close();
     await server.close();

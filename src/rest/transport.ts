@@ -2,6 +2,7 @@
 // reuse connections instead of paying a TLS handshake each. Share one Transport among every
 // client of a config (the manager does); each Transport owns exactly one pool.
 import type { IncomingHttpHeaders } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, type Dispatcher, ProxyAgent } from "undici";
 import type { RESTConfig } from "./config.js";
 import { type CredentialSource, newCredentialSource } from "./credentials.js";
@@ -31,6 +32,12 @@ export interface TransportOptions {
    * `rest_client_requests_total` and latency metrics. Default: none.
    */
   onRequestDone?: (info: RequestDoneInfo) => void;
+  /**
+   * How often a request answered 429 or 5xx with a `Retry-After` header is sent again, after
+   * waiting that many seconds (and for the rate limiter), as client-go's requests do. The last
+   * answer goes to the caller. Default: 10 (client-go's); 0 never retries.
+   */
+  maxRetries?: number;
 }
 
 /** One finished request, as the REST client metrics count it. */
@@ -65,7 +72,8 @@ export interface Transport {
   readonly baseUrl: string;
   /**
    * Sends one request with the config's TLS, credentials and user agent. A 401 invalidates the
-   * credentials and retries once (a rotated token or an expired exec credential). Rejects with
+   * credentials and retries once (a rotated token or an expired exec credential); a 429 or 5xx
+   * with `Retry-After` is sent again after that wait (`maxRetries` times). Rejects with
    * a `NetworkError` when no HTTP answer came, or with the signal's reason on abort; any HTTP
    * status resolves. The caller must consume or `dump()` the body.
    */
@@ -75,6 +83,20 @@ export interface Transport {
   /** Closes every connection now, failing in-flight requests. */
   destroy(): Promise<void>;
 }
+
+/** Seconds to wait before sending again, for a 429 or 5xx answered with `Retry-After` (client-go's checkWait). */
+function retryAfterOf(res: TransportResponse): number | undefined {
+  if (res.statusCode !== 429 && res.statusCode < 500) return undefined;
+  const header = res.headers["retry-after"];
+  const seconds = Number((Array.isArray(header) ? header[0] : header)?.trim() || Number.NaN);
+  // A wait longer than a minute is not waited out here (a crafted header must not park a
+  // request for hours): the caller gets the answer and its own backoff decides.
+  return Number.isInteger(seconds) && seconds >= 0 && seconds <= MAX_RETRY_AFTER_SECONDS
+    ? seconds
+    : undefined;
+}
+
+const MAX_RETRY_AFTER_SECONDS = 60;
 
 /** Creates the transport for `config`. Opens no connection until the first request. */
 export function newTransport(config: RESTConfig, options: TransportOptions = {}): Transport {
@@ -100,6 +122,7 @@ export function newTransport(config: RESTConfig, options: TransportOptions = {})
     (config.qps ? newTokenBucket({ qps: config.qps, burst: config.burst }) : undefined);
   const userAgent = config.userAgent || DEFAULT_USER_AGENT;
   const keepAliveTimeout = options.keepAliveTimeoutMs ?? 30_000;
+  const maxRetries = Math.max(0, options.maxRetries ?? 10);
 
   // The pool is keyed by the client certificate: an exec plugin may hand out a new one, and a
   // TLS connection cannot change its certificate, so a new certificate means a new pool.
@@ -182,6 +205,20 @@ export function newTransport(config: RESTConfig, options: TransportOptions = {})
   }
 
   async function sendOnce(req: TransportRequest): Promise<TransportResponse> {
+    for (let retries = 0; ; retries++) {
+      const res = await sendAuthorized(req);
+      const wait = retries < maxRetries ? retryAfterOf(res) : undefined;
+      if (wait === undefined) return res;
+      // The server did not act on the request (throttled, or unavailable for a while): as
+      // client-go, wait as told and send it again; the body is a string or bytes, so resendable.
+      await res.body.dump().catch(() => {});
+      await sleep(wait * 1000, undefined, { signal: req.signal }).catch(() => {
+        throw req.signal?.reason;
+      });
+    }
+  }
+
+  async function sendAuthorized(req: TransportRequest): Promise<TransportResponse> {
     if (closed) throw new NetworkError(`transport to ${origin} is closed; create a new one to send requests`);
     const { signal } = req;
     await limiter?.wait(signal);
