@@ -5,8 +5,13 @@
 // those a proxy can in front of kube-apiserver (a FaultHost gives each what it can reach). A rule
 // matches requests by verb, resource, namespace, name, watch or not and the caller; its action
 // answers with kube's own Status, waits, or arms a watch. `times` and `probability` bound it; a
-// seed makes the probability draws repeat from run to run. Rules apply in the order they were
-// added; latency and partitions let the request go on, so later rules still apply to it.
+// seed makes the probability draws repeat from run to run. Each draw is a function of the seed,
+// the request's signature (verb, resource, subresource, name, caller; not the namespace, so a
+// scenario replays alike in a fresh one) and how many such requests the rule saw before: which
+// request of an object fails does not depend on how the requests of different objects
+// interleave, so a controller with several workers replays the same trace. Rules apply in the
+// order they were added; latency and partitions let the request go on, so later rules still
+// apply to it.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError, conflict, expired, internalError, staleObjectMessage } from "./status.js";
 import type { Obj, Storage } from "./storage/index.js";
@@ -131,7 +136,10 @@ export interface FaultRule {
   times?: number;
   /** Fires on this fraction of matching requests. Default: 1. */
   probability?: number;
-  /** Seed of the probability draws. Default: 1. */
+  /**
+   * Seed of the probability draws. Default: 1. The n-th request of one signature (verb,
+   * resource, subresource, name and caller) draws the same under one seed in every run.
+   */
   seed?: number;
 }
 
@@ -152,7 +160,8 @@ interface Rule extends FaultHandle {
   readonly spec: FaultRule;
   hits: number;
   cleared: boolean;
-  draw(): number;
+  /** How many requests of each signature the rule drew for. */
+  readonly drawn: Map<string, number>;
   /** Resolves when the rule is cleared (a partition healed, held events released). */
   readonly cleared$: Promise<void>;
 }
@@ -171,6 +180,8 @@ export interface LoggedWrite {
   readonly user: string;
   /** When the request arrived (ms, `performance.now()`). */
   readonly at: number;
+  /** The injected error that failed it (`"409"`, `"503"`, ...), if one did. */
+  fault?: string;
 }
 
 /** A write log: what each identity wrote, from `recordWrites()` until `stop()`. */
@@ -227,16 +238,21 @@ export function storageHost(storage: Storage, dropConnections: () => void, now: 
 
 const WATCH_ACTIONS = new Set(["dropWatch", "expireWatch", "holdEvents", "delayEvents", "duplicateEvents"]);
 
-/** mulberry32: a small seeded generator, so that a seed replays the same draws. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** One draw in [0, 1) for a seed, a request signature and its occurrence: FNV-1a, then mulberry32's mix. */
+function drawFor(seed: number, signature: string, occurrence: number): number {
+  let h = 0x811c9dc5 ^ (seed >>> 0);
+  for (let i = 0; i < signature.length; i++) h = Math.imul(h ^ signature.charCodeAt(i), 0x01000193);
+  let t = (h ^ Math.imul(occurrence + 1, 0x9e3779b1)) >>> 0;
+  t = (t + 0x6d2b79f5) >>> 0;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
+/** What makes two requests "the same request" for the draws; the namespace is left out on purpose. */
+function signatureOf(r: FaultRequest, verb: string): string {
+  const ua = r.req.headers["user-agent"] ?? "";
+  return `${verb}\0${r.def.group}\0${r.def.plural}\0${r.subresource}\0${r.name}\0${ua}\0${r.user.name}`;
 }
 
 /** The verb of a resource request, in kube's words. */
@@ -333,7 +349,7 @@ export class Faults {
       hits: 0,
       cleared: false,
       cleared$,
-      draw: seeded(spec.seed ?? 1),
+      drawn: new Map(),
       clear: () => {
         if (rule.cleared) return;
         rule.cleared = true;
@@ -350,6 +366,14 @@ export class Faults {
       }
     }
     return rule;
+  }
+
+  /** Whether this environment can act out `action` (a FaultAction's type, or "compact", "restart", "stealLease"). */
+  supports(action: string): boolean {
+    if (this.#host?.unsupported?.[action]) return false;
+    if (action === "compact") return this.#host?.compact !== undefined;
+    if (action === "restart" || action === "stealLease") return this.#host !== undefined;
+    return true;
   }
 
   /** Drops every connection and watch, as a restart of the API server does; the objects stay. */
@@ -407,7 +431,12 @@ export class Faults {
     if (rule.cleared || !matches(rule.spec.match, r, verb, watch)) return false;
     const { times, probability } = rule.spec;
     if (times !== undefined && rule.hits >= times) return false;
-    if (probability !== undefined && probability < 1 && rule.draw() >= probability) return false;
+    if (probability !== undefined && probability < 1) {
+      const signature = signatureOf(r, verb);
+      const n = rule.drawn.get(signature) ?? 0;
+      rule.drawn.set(signature, n + 1);
+      if (drawFor(rule.spec.seed ?? 1, signature, n) >= probability) return false;
+    }
     rule.hits++;
     return true;
   }
@@ -442,8 +471,9 @@ export class Faults {
    */
   async before(r: FaultRequest, method: string, watch: boolean): Promise<RequestFaults> {
     const verb = verbOf(method, r, watch);
+    let logged: LoggedWrite | undefined;
     if (this.#logs.size > 0 && !READS.has(verb)) {
-      const entry: LoggedWrite = {
+      logged = {
         verb,
         group: r.def.group,
         resource: r.def.plural,
@@ -454,7 +484,7 @@ export class Faults {
         user: r.user.name,
         at: performance.now(),
       };
-      for (const log of this.#logs) log.push(entry);
+      for (const log of this.#logs) log.push(logged);
     }
     let armed: WatchFault | undefined;
     let staleBy: number | undefined;
@@ -478,6 +508,7 @@ export class Faults {
           const err = errorFor(action, r);
           const retry = err.details?.retryAfterSeconds;
           if (retry !== undefined && !r.res.headersSent) r.res.setHeader("Retry-After", String(retry));
+          if (logged) logged.fault = String(action.code);
           throw err;
         }
         default:

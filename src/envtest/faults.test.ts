@@ -75,22 +75,39 @@ describe("env.faults", () => {
 
   test("a 429 carries Retry-After; other verbs and callers pass; clear() ends it", async () => {
     const ns = await newNamespace(rest, "faults");
+    // A client that does not send again on Retry-After shows the answer itself.
+    const once = newRESTClient({ ...env.config, userAgent: "faults-test-once" }, { maxRetries: 0 });
     const rule = env.faults.inject({
-      match: { verbs: ["list"], namespace: ns, userAgent: "faults-test" },
+      match: { verbs: ["list"], namespace: ns, userAgent: "faults-test-once" },
       action: faultError({ code: 429, retryAfter: 3 }),
     });
-    await assert.rejects(rest.list(CM, { namespace: ns }), (err: unknown) => {
+    await assert.rejects(once.list(CM, { namespace: ns }), (err: unknown) => {
       assert.ok(isTooManyRequests(err));
       assert.equal((err as StatusError).status.details?.retryAfterSeconds, 3);
       return true;
     });
-    await rest.create(CM, configMap(ns, "b"), { namespace: ns }); // not a list
+    await once.create(CM, configMap(ns, "b"), { namespace: ns }); // not a list
     const other = newRESTClient({ ...env.config, userAgent: "someone-else" });
     await other.list(CM, { namespace: ns }); // another caller
     await other.close();
     rule.clear();
-    await rest.list(CM, { namespace: ns });
+    await once.list(CM, { namespace: ns });
     assert.equal(rule.hits, 1);
+    await once.close();
+  });
+
+  test("a client waits out Retry-After and sends again, as client-go does", async () => {
+    const ns = await newNamespace(rest, "faults");
+    const rule = env.faults.inject({
+      match: { verbs: ["list"], namespace: ns, userAgent: "faults-test" },
+      action: faultError({ code: 503, retryAfter: 1 }),
+      times: 2,
+    });
+    const t0 = performance.now();
+    await rest.list(CM, { namespace: ns });
+    assert.equal(rule.hits, 2);
+    assert.ok(performance.now() - t0 >= 1_900, "two waits of a second");
+    rule.clear();
   });
 
   test("latency delays the requests it matches", async () => {
