@@ -41,8 +41,14 @@ export type { EnvironmentMode, EnvtestSettings } from "./settings.js";
 export { resolveSettings } from "./settings.js";
 export type { EventuallyOptions } from "./eventually.js";
 export { EventuallyTimeoutError, eventually } from "./eventually.js";
-export type { FaultMatrixOptions, FaultMatrixResult } from "./fault-matrix.js";
-export { faultMatrix, formatMatrix } from "./fault-matrix.js";
+export type {
+  FaultActs,
+  FaultMatrixOptions,
+  FaultMatrixResult,
+  MatrixFault,
+  StandardFaultsOptions,
+} from "./fault-matrix.js";
+export { faultMatrix, formatMatrix, standardFaults } from "./fault-matrix.js";
 export type { LedgerEntry } from "./overlap.js";
 export { expectNoOverlap, OverlapError } from "./overlap.js";
 export type { SettleOptions } from "./settle.js";
