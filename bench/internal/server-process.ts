@@ -6,6 +6,7 @@ import { fork } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import { fileURLToPath } from "node:url";
+import type { FaultRule } from "../../src/apiserver/faults.js";
 import type { APIServerOptions } from "../../src/apiserver/index.js";
 import type { RESTConfig } from "../../src/rest/config.js";
 
@@ -16,6 +17,10 @@ export interface ServerProcess {
   cpuMs(): Promise<number>;
   /** The same, split into user and system (kernel: sockets, TLS writes' syscalls) time. */
   cpuUsage(): Promise<{ userMs: number; systemMs: number }>;
+  /** Adds a fault rule in the server process (`RunningAPIServer.faults.inject`). */
+  injectFault(rule: FaultRule): Promise<void>;
+  /** Starts a write log in the server process (`faults.recordWrites()`), kept until it stops. */
+  recordWrites(): Promise<void>;
   /** Starts the V8 sampling profiler in the server process (`intervalUs` default 200 µs). */
   startProfile(intervalUs?: number): Promise<void>;
   /** Stops it and writes the `.cpuprofile` (Chrome DevTools format) to `path`. */
@@ -30,13 +35,16 @@ export interface ServerProcessOptions {
 
 type ToChild =
   | { type: "cpu" }
+  | { type: "fault"; rule: FaultRule }
+  | { type: "record-writes" }
   | { type: "stop" }
   | { type: "profile-start"; intervalUs: number }
   | { type: "profile-stop"; path: string };
 type FromChild =
   | { type: "ready"; restConfig: RESTConfig; kubeconfig: string }
   | { type: "cpu"; ms: number; userMs: number; systemMs: number }
-  | { type: "profiled" };
+  | { type: "profiled" }
+  | { type: "faulted" };
 
 const CHILD_ENV = "BENCH_APISERVER_CHILD";
 
@@ -79,6 +87,16 @@ export function startServerProcess(
           if (r.type !== "cpu") throw new Error(`API server process answered ${r.type} to cpu`);
           return { userMs: r.userMs, systemMs: r.systemMs };
         },
+        async injectFault(rule) {
+          const reply = next();
+          send({ type: "fault", rule });
+          if ((await reply).type !== "faulted") throw new Error("API server process: no fault injected");
+        },
+        async recordWrites() {
+          const reply = next();
+          send({ type: "record-writes" });
+          if ((await reply).type !== "faulted") throw new Error("API server process: no write log started");
+        },
         async startProfile(intervalUs = 200) {
           const reply = next();
           send({ type: "profile-start", intervalUs });
@@ -108,6 +126,12 @@ async function childMain(options: APIServerOptions): Promise<void> {
     if (m.type === "cpu") {
       const u = process.cpuUsage();
       send({ type: "cpu", ms: (u.user + u.system) / 1000, userMs: u.user / 1000, systemMs: u.system / 1000 });
+    } else if (m.type === "fault") {
+      server.faults.inject(m.rule);
+      send({ type: "faulted" });
+    } else if (m.type === "record-writes") {
+      server.faults.recordWrites();
+      send({ type: "faulted" });
     } else if (m.type === "profile-start") {
       session = new Session();
       session.connect();

@@ -9,7 +9,7 @@ import { createOrUpdate, getControllerOf, setControllerReference } from "../../s
 import type { Logger } from "../../src/log/index.js";
 import type { Manager } from "../../src/manager/index.js";
 import type { EventRecorder } from "../../src/recorder/index.js";
-import type { ReconcileContext, Reconciler, Request } from "../../src/reconcile/index.js";
+import type { ReconcileContext, Reconciler, Request, Result } from "../../src/reconcile/index.js";
 import { ignoreNotFound, isConflict, isNotFound } from "../../src/rest/index.js";
 import { MarkdownView, type MarkdownViewStatus } from "./api.js";
 import { configMapName, viewerDeployment, viewerService } from "./resources.js";
@@ -32,7 +32,7 @@ export class MarkdownViewReconciler implements Reconciler {
     private readonly recorder: EventRecorder,
   ) {}
 
-  async reconcile(req: Request, { signal, logger }: ReconcileContext): Promise<void> {
+  async reconcile(req: Request, { signal, logger }: ReconcileContext): Promise<Result | undefined> {
     let mdView: Readonly<MarkdownView>;
     try {
       mdView = await this.client.get(MarkdownView, req, { signal });
@@ -46,7 +46,7 @@ export class MarkdownViewReconciler implements Reconciler {
     await this.removeStaleConfigMaps(mdView, logger);
     const dep = await this.client.apply(viewerDeployment(mdView), { fieldOwner, force: true, signal });
     await this.client.apply(viewerService(mdView), { fieldOwner, force: true, signal });
-    await this.updateStatus(mdView, dep.status?.availableReplicas ?? 0, logger);
+    return this.updateStatus(mdView, dep.status?.availableReplicas ?? 0, logger);
   }
 
   async reconcileConfigMap(mdView: Readonly<MarkdownView>, logger: Logger): Promise<void> {
@@ -73,7 +73,11 @@ export class MarkdownViewReconciler implements Reconciler {
     }
   }
 
-  async updateStatus(mdView: Readonly<MarkdownView>, available: number, logger: Logger): Promise<void> {
+  async updateStatus(
+    mdView: Readonly<MarkdownView>,
+    available: number,
+    logger: Logger,
+  ): Promise<Result | undefined> {
     let status: MarkdownViewStatus;
     if (available === 0) status = "NotReady";
     else if (available === (mdView.spec?.replicas ?? 1)) status = "Healthy";
@@ -83,9 +87,10 @@ export class MarkdownViewReconciler implements Reconciler {
     try {
       await this.client.status().update({ ...mdView, status });
     } catch (err) {
-      // The view changed since the cache gave it to us: the newer version's watch event queues
-      // it again, and that reconcile decides on fresh data. Not an error worth a backoff.
-      if (isConflict(err)) return;
+      // The view changed since the cache gave it to us, or the server refused the write for its
+      // own reasons: look again shortly, on fresh data. Not an error worth logging; and not left
+      // to the newer version's watch event, since a conflict need not come with one.
+      if (isConflict(err)) return { requeueAfter: 100 };
       throw err;
     }
     logger.info("status updated", { status });

@@ -36,8 +36,10 @@ export function setupSimulator(mgr: Manager, opts: SimulatorOptions = {}): void 
 }
 
 /**
- * A write refused with a 409 Conflict means the object changed since the cache showed it; the
- * change's watch event queues it again, so the simulator drops the attempt instead of logging it.
+ * A write refused with a 409 Conflict means the object changed since the cache showed it (or the
+ * server refused it for its own reasons): the simulator tries again shortly from the cache,
+ * without logging it as an error. The change's own watch event would queue it again too, but a
+ * conflict that comes with no change (a fault test's) would then stall the chain for good.
  */
 function ignoreConflicts(r: Reconciler): Reconciler {
   return {
@@ -45,7 +47,7 @@ function ignoreConflicts(r: Reconciler): Reconciler {
       try {
         return await r.reconcile(req, ctx);
       } catch (err) {
-        if (isConflict(err)) return;
+        if (isConflict(err)) return { requeueAfter: 50 };
         throw err;
       }
     },

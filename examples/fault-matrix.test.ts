@@ -1,0 +1,195 @@
+// Every example operator converges under each fault of envtest's standard matrix (conflicts,
+// throttling, errors, timeouts, latency, watches cut, expired, repeated, late or held, a
+// partition, restarts, and on the embedded server compactions and stale reads). The faults hit
+// the operators' requests only (matched by their user agents); the test's own client is spared.
+// Each run starts in a fresh namespace: a MarkdownView becomes Healthy through the simulator,
+// takes a spec change and gets its deleted ConfigMap back; a StorageBucket follows its bucket
+// as it appears and disappears; the pods-deployments reconcilers see a Pod come and go.
+import assert from "node:assert/strict";
+import { Writable } from "node:stream";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { kinds } from "../src/api/index.js";
+import { type Client, newClient } from "../src/client/index.js";
+import { eventually, faultMatrix, standardFaults } from "../src/envtest/index.js";
+import { newLogger, nullLogger } from "../src/log/index.js";
+import { Manager } from "../src/manager/index.js";
+import { isConflict, isNotFound } from "../src/rest/index.js";
+import { testEnvironment } from "../test/support/environment.js";
+import { MarkdownView } from "./markdownview/api.js";
+import { setupMarkdownViewController } from "./markdownview/controller.js";
+import { setupPodsAndDeployments } from "./pods-deployments/controllers.js";
+import { newNamespace } from "./shared/test-support.js";
+import { setupSimulator } from "./simulator/simulator.js";
+import { conditionAvailable, StorageBucket } from "./storagebucket/api.js";
+import { setupStorageBucketController } from "./storagebucket/controller.js";
+import { FakeS3 } from "./storagebucket/fake-s3.js";
+
+const crd = (example: string) => fileURLToPath(new URL(`./${example}/config/crd`, import.meta.url));
+const env = testEnvironment({ faults: true, crdDirectoryPaths: [crd("markdownview"), crd("storagebucket")] });
+/** Every operator's user agent starts with this; the faults match it. */
+const OPERATOR = "example-operator/";
+const WAIT = { timeoutMs: 60_000, intervalMs: 25 };
+const stop = new AbortController();
+const running: Promise<void>[] = [];
+const s3 = new FakeS3();
+const logged: { msg: string; req?: string }[] = [];
+let client: Client;
+
+before(async () => {
+  const config = await env.start();
+  client = newClient({ ...config, userAgent: "fault-matrix-test" });
+  await s3.start();
+  const manager = (name: string) =>
+    Manager.create(
+      { ...config, userAgent: `${OPERATOR}${name}` },
+      { logger: nullLogger(), metrics: { bindAddress: "0" } },
+    );
+  const markdownview = await manager("markdownview");
+  await setupMarkdownViewController(markdownview, markdownview.getClient());
+  const simulator = await manager("simulator");
+  setupSimulator(simulator, { podStartupMs: 100 });
+  const storagebucket = await manager("storagebucket");
+  setupStorageBucketController(storagebucket, storagebucket.getClient(), { probeIntervalMs: 100 });
+  const pods = await manager("pods-deployments");
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split("\n").filter(Boolean)) logged.push(JSON.parse(line));
+      done();
+    },
+  });
+  setupPodsAndDeployments(pods, newLogger({ destination }));
+  for (const mgr of [markdownview, simulator, storagebucket, pods]) running.push(mgr.start(stop.signal));
+});
+
+after(async () => {
+  stop.abort();
+  await Promise.all(running);
+  await s3.stop();
+  await client.close();
+  await env.stop();
+});
+
+async function markdownviewConverges(ns: string): Promise<void> {
+  const markdowns = { "SUMMARY.md": "# Summary\n\n- [Page1](page1.md)\n", "page1.md": "# Page 1\n" };
+  await client.create<MarkdownView>({
+    apiVersion: MarkdownView.apiVersion,
+    kind: MarkdownView.kind,
+    metadata: { name: "sample", namespace: ns },
+    spec: { markdowns, replicas: 2 },
+  });
+  const view = () => client.get(MarkdownView, { namespace: ns, name: "sample" });
+  await eventually("the view Healthy", async () => (await view()).status === "Healthy", WAIT);
+  await eventually(
+    "the spec changed",
+    async () => {
+      const current = await view();
+      const spec = { ...current.spec, markdowns: { ...markdowns, "page2.md": "# Page 2\n" } };
+      return client.update<MarkdownView>({ ...current, spec }).catch((err) => {
+        if (isConflict(err)) return undefined;
+        throw err;
+      });
+    },
+    WAIT,
+  );
+  const configMap = () =>
+    client.get(kinds.ConfigMap, { namespace: ns, name: "markdowns-sample" }).catch((err) => {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    });
+  const cm = await eventually(
+    "the new page in the ConfigMap",
+    async () => {
+      const c = await configMap();
+      return c?.data?.["page2.md"] === "# Page 2\n" ? c : undefined;
+    },
+    WAIT,
+  );
+  await client.delete(cm);
+  await eventually(
+    "the ConfigMap restored",
+    async () => {
+      const c = await configMap();
+      return c !== undefined && c.metadata?.uid !== cm.metadata?.uid;
+    },
+    WAIT,
+  );
+}
+
+async function storagebucketConverges(ns: string): Promise<void> {
+  const bucketName = `bucket-${ns}`;
+  s3.buckets.set(bucketName, "ok");
+  await client.create<StorageBucket>({
+    apiVersion: StorageBucket.apiVersion,
+    kind: StorageBucket.kind,
+    metadata: { name: "bucket", namespace: ns },
+    spec: { endpoint: s3.endpoint, bucketName },
+  });
+  const reason = async () =>
+    (await client.get(StorageBucket, { namespace: ns, name: "bucket" })).status?.conditions?.find(
+      (c) => c.type === conditionAvailable,
+    )?.reason;
+  await eventually("the bucket found", async () => (await reason()) === "BucketExists", WAIT);
+  s3.buckets.delete(bucketName);
+  await eventually("the bucket missed", async () => (await reason()) === "NoSuchBucket", WAIT);
+}
+
+async function podsReconciled(ns: string): Promise<void> {
+  const calls = () =>
+    logged.filter((l) => l.msg === "podReconciler is called" && l.req === `${ns}/nginx`).length;
+  const pod = await client.create({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "nginx", namespace: ns },
+    spec: { containers: [{ name: "nginx", image: "nginx" }] },
+  });
+  await eventually("the Pod reconciled", () => calls() >= 1, WAIT);
+  const before = calls();
+  await client.delete(pod);
+  await eventually("the deleted Pod reconciled", () => calls() > before, WAIT);
+}
+
+test("every example converges under each fault of the standard matrix", async (t) => {
+  const examples = {
+    markdownview: markdownviewConverges,
+    storagebucket: storagebucketConverges,
+    "pods-deployments": podsReconciled,
+  };
+  const perExample: string[] = [];
+  const results = await faultMatrix(
+    env,
+    async ({ fault }) => {
+      const ns = await newNamespace(client, "matrix");
+      const outcomes = await Promise.allSettled(
+        Object.values(examples).map(async (converges) => {
+          const t0 = performance.now();
+          await converges(ns);
+          return `${Math.round(performance.now() - t0)} ms`;
+        }),
+      );
+      perExample.push(
+        `| ${fault} | ${outcomes.map((o) => (o.status === "fulfilled" ? o.value : `FAILED: ${String(o.reason)}`)).join(" | ")} |`,
+      );
+      const failed = outcomes.flatMap((o, i) =>
+        o.status === "rejected"
+          ? [`${Object.keys(examples)[i]}: ${(o.reason as Error)?.message ?? o.reason}`]
+          : [],
+      );
+      if (failed.length > 0) throw new Error(failed.join("; "));
+    },
+    standardFaults({ match: { userAgent: OPERATOR }, faults: env.faults }),
+    {
+      seed: 7,
+      print: (table) => {
+        if (!process.env.FAULT_MATRIX_PRINT) return;
+        t.diagnostic(`\n${table}`);
+        t.diagnostic(`\n| fault | ${Object.keys(examples).join(" | ")} |\n${perExample.join("\n")}`);
+      },
+    },
+  );
+  assert.deepEqual(
+    results.filter((r) => !r.converged).map((r) => `${r.fault}: ${(r.error as Error)?.message}`),
+    [],
+  );
+  for (const r of results.slice(1)) assert.ok(r.hits > 0, `${r.fault} fired`);
+});
