@@ -6,6 +6,7 @@
 // takes a spec change and gets its deleted ConfigMap back; a StorageBucket follows its bucket
 // as it appears and disappears; the pods-deployments reconcilers see a Pod come and go.
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -14,12 +15,11 @@ import { type Client, newClient } from "../src/client/index.js";
 import { eventually, faultMatrix, standardFaults } from "../src/envtest/index.js";
 import { newLogger, nullLogger } from "../src/log/index.js";
 import { Manager } from "../src/manager/index.js";
-import { isConflict, isNotFound } from "../src/rest/index.js";
+import { isAlreadyExists, isConflict, isNotFound, NetworkError } from "../src/rest/index.js";
 import { testEnvironment } from "../test/support/environment.js";
 import { MarkdownView } from "./markdownview/api.js";
 import { setupMarkdownViewController } from "./markdownview/controller.js";
 import { setupPodsAndDeployments } from "./pods-deployments/controllers.js";
-import { newNamespace } from "./shared/test-support.js";
 import { setupSimulator } from "./simulator/simulator.js";
 import { conditionAvailable, StorageBucket } from "./storagebucket/api.js";
 import { setupStorageBucketController } from "./storagebucket/controller.js";
@@ -70,14 +70,37 @@ after(async () => {
   await env.stop();
 });
 
+/**
+ * The test's own writes, made sure: a restart also cuts the test's connections, as it would a
+ * user's (a write in flight may or may not have happened), so a cut write is sent again and an
+ * object found already there, or already gone, counts as done.
+ */
+async function surely(what: string, write: () => Promise<unknown>): Promise<void> {
+  await eventually(
+    what,
+    () =>
+      write().then(
+        () => true,
+        (err) => {
+          if (err instanceof NetworkError) return false;
+          if (isAlreadyExists(err) || isNotFound(err)) return true;
+          throw err;
+        },
+      ),
+    WAIT,
+  );
+}
+
 async function markdownviewConverges(ns: string): Promise<void> {
   const markdowns = { "SUMMARY.md": "# Summary\n\n- [Page1](page1.md)\n", "page1.md": "# Page 1\n" };
-  await client.create<MarkdownView>({
-    apiVersion: MarkdownView.apiVersion,
-    kind: MarkdownView.kind,
-    metadata: { name: "sample", namespace: ns },
-    spec: { markdowns, replicas: 2 },
-  });
+  await surely("the view created", () =>
+    client.create<MarkdownView>({
+      apiVersion: MarkdownView.apiVersion,
+      kind: MarkdownView.kind,
+      metadata: { name: "sample", namespace: ns },
+      spec: { markdowns, replicas: 2 },
+    }),
+  );
   const view = () => client.get(MarkdownView, { namespace: ns, name: "sample" });
   await eventually("the view Healthy", async () => (await view()).status === "Healthy", WAIT);
   await eventually(
@@ -86,7 +109,7 @@ async function markdownviewConverges(ns: string): Promise<void> {
       const current = await view();
       const spec = { ...current.spec, markdowns: { ...markdowns, "page2.md": "# Page 2\n" } };
       return client.update<MarkdownView>({ ...current, spec }).catch((err) => {
-        if (isConflict(err)) return undefined;
+        if (isConflict(err) || err instanceof NetworkError) return undefined;
         throw err;
       });
     },
@@ -105,7 +128,7 @@ async function markdownviewConverges(ns: string): Promise<void> {
     },
     WAIT,
   );
-  await client.delete(cm);
+  await surely("the ConfigMap deleted", () => client.delete(cm));
   await eventually(
     "the ConfigMap restored",
     async () => {
@@ -119,12 +142,14 @@ async function markdownviewConverges(ns: string): Promise<void> {
 async function storagebucketConverges(ns: string): Promise<void> {
   const bucketName = `bucket-${ns}`;
   s3.buckets.set(bucketName, "ok");
-  await client.create<StorageBucket>({
-    apiVersion: StorageBucket.apiVersion,
-    kind: StorageBucket.kind,
-    metadata: { name: "bucket", namespace: ns },
-    spec: { endpoint: s3.endpoint, bucketName },
-  });
+  await surely("the bucket created", () =>
+    client.create<StorageBucket>({
+      apiVersion: StorageBucket.apiVersion,
+      kind: StorageBucket.kind,
+      metadata: { name: "bucket", namespace: ns },
+      spec: { endpoint: s3.endpoint, bucketName },
+    }),
+  );
   const reason = async () =>
     (await client.get(StorageBucket, { namespace: ns, name: "bucket" })).status?.conditions?.find(
       (c) => c.type === conditionAvailable,
@@ -137,15 +162,13 @@ async function storagebucketConverges(ns: string): Promise<void> {
 async function podsReconciled(ns: string): Promise<void> {
   const calls = () =>
     logged.filter((l) => l.msg === "podReconciler is called" && l.req === `${ns}/nginx`).length;
-  const pod = await client.create({
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name: "nginx", namespace: ns },
-    spec: { containers: [{ name: "nginx", image: "nginx" }] },
-  });
+  const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "nginx", namespace: ns } };
+  await surely("the Pod created", () =>
+    client.create({ ...pod, spec: { containers: [{ name: "nginx", image: "nginx" }] } }),
+  );
   await eventually("the Pod reconciled", () => calls() >= 1, WAIT);
   const before = calls();
-  await client.delete(pod);
+  await surely("the Pod deleted", () => client.delete(pod));
   await eventually("the deleted Pod reconciled", () => calls() > before, WAIT);
 }
 
@@ -159,7 +182,10 @@ test("every example converges under each fault of the standard matrix", async (t
   const results = await faultMatrix(
     env,
     async ({ fault }) => {
-      const ns = await newNamespace(client, "matrix");
+      const ns = `matrix-${randomUUID().slice(0, 8)}`;
+      await surely("the namespace created", () =>
+        client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } }),
+      );
       const outcomes = await Promise.allSettled(
         Object.values(examples).map(async (converges) => {
           const t0 = performance.now();
