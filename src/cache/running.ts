@@ -12,8 +12,11 @@ export interface RunningInformer {
 /** What settle() asks of a running controller. */
 export interface RunningController {
   readonly what: string;
-  /** No key ready or being reconciled (keys waiting for a delay do not count). */
-  idle(): boolean;
+  /**
+   * What keeps it busy ("2 keys ready, 1 reconciling, 3 retrying after errors"), or undefined
+   * when idle. Keys waiting out a requeueAfter do not count; keys retrying after an error do.
+   */
+  busy(): string | undefined;
 }
 
 const informers = new Set<WeakRef<RunningInformer>>();

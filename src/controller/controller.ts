@@ -110,6 +110,8 @@ class ControllerImpl<Req> implements Controller<Req> {
   readonly #fatal = new AbortController();
   /** reconcileID → key and start, of each reconcile running. */
   readonly #inFlight = new Map<string, { key: string; started: number }>();
+  /** Keys queued again with backoff after an error or a `requeue`, until a reconcile of them ends well. */
+  readonly #retrying = new Set<string>();
 
   constructor(name: string, ctx: ControllerContext, o: ResolvedControllerOptions<Req>) {
     this.name = name;
@@ -178,7 +180,13 @@ class ControllerImpl<Req> implements Controller<Req> {
     const workerSignal = AbortSignal.any([signal, this.#fatal.signal]);
     const untrack = trackController({
       what: `controller ${this.name}`,
-      idle: () => queue.len() === 0 && this.inFlightReconciles().length === 0,
+      busy: () => {
+        const ready = queue.len();
+        const running = this.#inFlight.size;
+        const retrying = this.#retrying.size;
+        if (ready + running + retrying === 0) return undefined;
+        return `${ready} keys ready, ${running} reconciling, ${retrying} retrying after errors`;
+      },
     });
     workerSignal.addEventListener("abort", untrack, { once: true });
     if (!workerSignal.aborted) {
@@ -278,8 +286,13 @@ class ControllerImpl<Req> implements Controller<Req> {
       } catch (err) {
         if (err instanceof FatalPanic) throw err;
         // A failure is retried with backoff at the priority the key had, unless it is terminal.
-        if (isTerminalError(err)) m?.terminalReconcileErrors.inc(labels);
-        else queue.add(key, { rateLimited: true, priority: handedOutPriority });
+        if (isTerminalError(err)) {
+          m?.terminalReconcileErrors.inc(labels);
+          this.#retrying.delete(key);
+        } else {
+          queue.add(key, { rateLimited: true, priority: handedOutPriority });
+          this.#retrying.add(key);
+        }
         m?.reconcileErrors.inc(labels);
         m?.reconcileTotal.inc(results.error);
         // The reconciler's failure is the user's: its stack (a panic's own, not our wrapper's)
@@ -294,15 +307,18 @@ class ControllerImpl<Req> implements Controller<Req> {
         log.v(5).info(`Reconcile done, requeueing after ${result.requeueAfter}ms`);
         // Forget first: a requeueAfter is a plan, not a failure, so the backoff starts over.
         queue.forget(key);
+        this.#retrying.delete(key);
         queue.add(key, { after: result.requeueAfter, priority });
         m?.reconcileTotal.inc(results.requeue_after);
       } else if (result.requeue === true) {
         log.v(5).info("Reconcile done, requeueing");
         queue.add(key, { rateLimited: true, priority });
+        this.#retrying.add(key);
         m?.reconcileTotal.inc(results.requeue);
       } else {
         log.v(5).info("Reconcile successful");
         queue.forget(key);
+        this.#retrying.delete(key);
         m?.reconcileTotal.inc(results.success);
       }
     } finally {

@@ -148,6 +148,26 @@ test("settle() holds under injected latency on every write", async () => {
   }
 });
 
+test("settle() waits for keys retrying after errors, not only for ready ones", async () => {
+  const ns = await newNamespace(rest, "settle");
+  const c = await copier(ns, 0);
+  // Seven failures in a row: the last backoff (320 ms) outlasts settle()'s quiet moment.
+  const rule = env.faults.inject({
+    match: { resource: "secrets", verbs: ["create"], namespace: ns },
+    action: faultError({ code: 500 }),
+    times: 7,
+  });
+  try {
+    await rest.create(resourceOf(kinds.ConfigMap), configMap(ns, "retried", { v: "ok" }), { namespace: ns });
+    await env.settle({ timeoutMs: 20_000 });
+    assert.equal(rule.hits, 7);
+    assert.equal((await secretsOf(ns)).retried, "ok");
+  } finally {
+    rule.clear();
+    await c.stop();
+  }
+});
+
 test("settle() names what never settles", async () => {
   const ns = await newNamespace(rest, "settle");
   let hang = true;

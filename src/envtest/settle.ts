@@ -1,8 +1,9 @@
 // settle(): the oracle tests assert after, instead of sleeping. It resolves once every informer
 // running in this process holds what the API server holds (the same objects at the same
 // versions), every controller's queue has no key ready and no reconcile runs, and that has held
-// for a quiet moment (a reconcile's write would have shown by then). Keys waiting out a delay
-// (requeueAfter, backoff) do not count: the system is settled until they come due.
+// for a quiet moment (a reconcile's write would have shown by then). Keys waiting out a
+// requeueAfter do not count (the system is settled until they come due); keys waiting out a
+// backoff after an error (or a `requeue`) do: their work is not done, as after a conflict storm.
 import { runningControllers, runningInformers } from "../cache/running.js";
 
 export interface SettleOptions {
@@ -21,7 +22,10 @@ export class SettleTimeoutError extends Error {
 /** What has not settled yet; empty when everything has. */
 async function unsettled(): Promise<string[]> {
   const out: string[] = [];
-  for (const c of runningControllers()) if (!c.idle()) out.push(`${c.what} is busy`);
+  for (const c of runningControllers()) {
+    const busy = c.busy();
+    if (busy) out.push(`${c.what} is busy (${busy})`);
+  }
   if (out.length > 0) return out;
   const behind = await Promise.all(
     runningInformers().map(async (i) => ((await i.caughtUp().catch(() => false)) ? undefined : i.what)),
