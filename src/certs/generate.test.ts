@@ -58,6 +58,14 @@ test("a serving certificate signed by the CA is trusted over TLS on 127.0.0.1 an
   }
 });
 
+test("every certificate parses, whatever its length (PEM lines of 64, none empty)", async () => {
+  for (let i = 0; i < 100; i++) {
+    const ca = await newCertificateAuthority(`ca-${"x".repeat(i)}`);
+    assert.doesNotThrow(() => new X509Certificate(ca.certPem), `a CA named with ${i} more characters`);
+    assert.doesNotMatch(ca.certPem, /\n\n/);
+  }
+});
+
 test("the CA certificate is a CA and the client certificate is not", async () => {
   const ca = await newCertificateAuthority();
   const caCert = new X509Certificate(ca.certPem);
@@ -67,4 +75,25 @@ test("the CA certificate is a CA and the client certificate is not", async () =>
   assert.equal(clientCert.ca, false);
   assert.ok(clientCert.checkIssued(caCert));
   assert.ok(clientCert.verify(caCert.publicKey));
+});
+
+test("a serving certificate names its DNS names and IPv4 and IPv6 addresses; subjects keep their characters", async () => {
+  const ca = await newCertificateAuthority();
+  const serving = await ca.issueServing({
+    dnsNames: ["localhost", "webhook.ns.svc"],
+    ipAddresses: ["127.0.0.1", "::1"],
+  });
+  const cert = new X509Certificate(serving.certPem);
+  assert.equal(
+    cert.subjectAltName,
+    "DNS:localhost, DNS:webhook.ns.svc, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1",
+  );
+  assert.ok(cert.checkHost("webhook.ns.svc"));
+  assert.ok(cert.checkIP("::1"));
+  assert.deepEqual(cert.keyUsage, ["1.3.6.1.5.5.7.3.1"], "serverAuth");
+  const client = new X509Certificate(
+    (await ca.issueClient({ user: 'jane, "x"', groups: ["dev+ops"] })).certPem,
+  );
+  assert.equal(client.subject, 'O=dev\\+ops\nCN=jane\\, \\"x\\"', "as Node prints it, escaped");
+  assert.deepEqual(client.keyUsage, ["1.3.6.1.5.5.7.3.2"]);
 });
