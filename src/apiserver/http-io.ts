@@ -2,7 +2,7 @@
 import { indentJson, isPrettyPrint } from "./pretty.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseJsonBounded, parseYamlBounded } from "./nesting.js";
-import { encodeProtobuf } from "./protobuf/encode.js";
+import { protobufCodec } from "./lazy.js";
 import { ApiError, badRequest, tooLarge } from "./status.js";
 
 /**
@@ -169,7 +169,7 @@ function sendProtobuf(
 ): boolean {
   let bytes: Buffer | undefined;
   try {
-    bytes = encodeProtobuf(JSON.parse(body));
+    bytes = protobufCodec.get().encodeProtobuf(JSON.parse(body));
   } catch {
     return false;
   }

@@ -1,5 +1,6 @@
 // The admin kubeconfig the server writes: client-certificate authentication, CA embedded.
-import { stringify } from "yaml";
+// Written by hand, every string a JSON string (which YAML reads as a double-quoted scalar), so
+// that starting the server does not load a YAML library for one fixed shape.
 
 export interface KubeconfigInput {
   url: string;
@@ -11,20 +12,29 @@ export interface KubeconfigInput {
 }
 
 export function kubeconfigYaml(k: KubeconfigInput): string {
-  const name = k.name ?? "embedded";
-  const b64 = (s: string) => Buffer.from(s).toString("base64");
-  return stringify({
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [{ name, cluster: { server: k.url, "certificate-authority-data": b64(k.caPem) } }],
-    users: [
-      {
-        name: "admin",
-        user: { "client-certificate-data": b64(k.clientCertPem), "client-key-data": b64(k.clientKeyPem) },
-      },
-    ],
-    contexts: [{ name, context: { cluster: name, user: "admin", namespace: "default" } }],
-    "current-context": name,
-    preferences: {},
-  });
+  const name = JSON.stringify(k.name ?? "embedded");
+  const b64 = (s: string) => JSON.stringify(Buffer.from(s).toString("base64"));
+  return [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    `- name: ${name}`,
+    "  cluster:",
+    `    server: ${JSON.stringify(k.url)}`,
+    `    certificate-authority-data: ${b64(k.caPem)}`,
+    "users:",
+    "- name: admin",
+    "  user:",
+    `    client-certificate-data: ${b64(k.clientCertPem)}`,
+    `    client-key-data: ${b64(k.clientKeyPem)}`,
+    "contexts:",
+    `- name: ${name}`,
+    "  context:",
+    `    cluster: ${name}`,
+    "    user: admin",
+    "    namespace: default",
+    `current-context: ${name}`,
+    "preferences: {}",
+    "",
+  ].join("\n");
 }

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { before, test } from "node:test";
 import { stringify } from "yaml";
-import { jsonDepthExceeded, parseYamlBounded, yamlDepthExceeded } from "./nesting.js";
+import { jsonDepthExceeded, parseYamlBounded, yamlDepthExceeded, yamlLib } from "./nesting.js";
+
+// The server loads yaml on the first YAML request; these tests call the parser directly.
+before(() => yamlLib.load());
 
 test("JSON depth counts brackets outside strings only", () => {
   const deep = (d: number) => `${"[".repeat(d)}${"]".repeat(d)}`;

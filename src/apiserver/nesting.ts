@@ -3,14 +3,11 @@
 // JavaScript (validation, pruning, field sets, merges), which a few thousand levels would take
 // past the stack. So bodies are measured here, without recursion, and refused with kube's words
 // past `MAX_BODY_DEPTH` (JSON) or `MAX_YAML_DEPTH`, which no real manifest comes near.
-import {
-  type DocumentOptions,
-  Lexer,
-  type ParseOptions,
-  parse as parseYaml,
-  type SchemaOptions,
-  type ToJSOptions,
-} from "yaml";
+import type { DocumentOptions, ParseOptions, SchemaOptions, ToJSOptions } from "yaml";
+import { type Slot, slot } from "./lazy-slot.js";
+
+/** The yaml package, loaded by the router (lazy.ts) before a YAML body is parsed. */
+export const yamlLib: Slot<typeof import("yaml")> = slot("yaml", () => import("yaml"));
 
 /** kube-apiserver's limit, for the messages. */
 export const KUBE_MAX_DEPTH = 10_000;
@@ -61,7 +58,7 @@ export function yamlDepthExceeded(text: string, limit = MAX_YAML_DEPTH): boolean
   let flow = 0;
   let lineDepth = 0;
   let atLineStart = true;
-  for (const token of new Lexer().lex(text)) {
+  for (const token of new (yamlLib.get().Lexer)().lex(text)) {
     const first = token.charCodeAt(0);
     if (token === "\n" || token === "\r\n") {
       atLineStart = true;
@@ -120,7 +117,7 @@ export function parseYamlBounded(
   }
   if (yamlDepthExceeded(text)) throw new DepthExceededError(yamlDepthMessage());
   try {
-    return parseYaml(text, options);
+    return yamlLib.get().parse(text, options);
   } catch (e) {
     // yaml reports its own stack overflow as a parse error.
     if (e instanceof RangeError || /Maximum call stack size exceeded/.test((e as Error)?.message)) {

@@ -19,6 +19,7 @@ import { handleUpdate } from "./handlers/update.js";
 import { handleWatch } from "./handlers/watch.js";
 import { isTrue } from "./handlers/list-options.js";
 import { answerInProtobuf, prefersProtobuf, sendError, sendJson } from "./http-io.js";
+import { loadFor, schemaHasRules } from "./lazy.js";
 import type { ResourceDefinition } from "./registry/index.js";
 import { StorageLimitError } from "./storage/index.js";
 import { checkPathName, checkStorageKey, pathSegmentNameErrors, type RequestTarget } from "./request-path.js";
@@ -174,6 +175,14 @@ async function dispatch(
   // ?watch asks a collection for a watch; on a named path kube answers the object.
   if (!name && isTrue(query.get("watch"))) watch = true;
   checkScope(def, namespace, name, subresource, method, watch);
+  // Load the libraries this request will use (protobuf, YAML, CEL), once, before the handlers
+  // that use them synchronously.
+  const writes = !isRead;
+  const crds = def.group === "apiextensions.k8s.io" && def.plural === "customresourcedefinitions";
+  const loading = loadFor(req, {
+    cel: writes && (crds || (def.crdName !== undefined && schemaHasRules(def.schema))),
+  });
+  if (loading) await loading;
   let r: ResourceRequest = { server: env.server, def, namespace, name, subresource, query, req, res, user };
   if (env.server.faults.active) {
     const { watchFault, staleBy } = await env.server.faults.before(r, method, watch);

@@ -1,7 +1,7 @@
 // Validation of a CustomResourceDefinition on create and update, as apiextensions-apiserver
 // does it: names, group, scope, versions, schemas, subresources and printer columns.
-import { ruleCompileErrors } from "../cel/crd-rules.js";
 import { isDeepStrictEqual } from "node:util";
+import { celRules, schemaHasRules } from "../lazy.js";
 import type {
   CustomResourceColumnDefinition,
   CustomResourceDefinition,
@@ -192,7 +192,10 @@ function validateVersion(
     const structural = structuralErrors(schema, schemaPath);
     errs.push(...structural);
     if (structural.length === 0)
-      errs.push(...defaultErrors(schema, schemaPath), ...ruleCompileErrors(schema, schemaPath));
+      errs.push(
+        ...defaultErrors(schema, schemaPath),
+        ...(schemaHasRules(schema) ? celRules.get().ruleCompileErrors(schema, schemaPath) : []),
+      );
   }
   const scale = v.subresources?.scale;
   if (scale !== undefined && (!shared.subresources || index === 0)) {

@@ -6,7 +6,7 @@ import { formOf } from "./negotiation.js";
 import { mediaType, readBody, sendJson } from "../http-io.js";
 import { parseJsonBounded, parseYamlBounded } from "../nesting.js";
 import { kubeTime, normalizeOrder } from "../object/meta.js";
-import { PROTOBUF } from "../protobuf/decode.js";
+import { PROTOBUF } from "../protobuf/media-type.js";
 import { storeNameOf } from "../registry/index.js";
 import { ApiError, badRequest, cause, conflict, invalid, unsupportedMediaType } from "../status.js";
 import type { Obj } from "../storage/index.js";

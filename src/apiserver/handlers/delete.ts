@@ -12,7 +12,7 @@ import { mustGet } from "./get.js";
 import { selectPage } from "./list.js";
 import { itemJson, listJson } from "./serialize.js";
 import { decodeProtobufBody, isDryRun } from "./write.js";
-import { PROTOBUF } from "../protobuf/decode.js";
+import { PROTOBUF } from "../protobuf/media-type.js";
 
 async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);

@@ -3,7 +3,7 @@
 // PodDisruptionBudgets are served, so no eviction is refused for one.
 import { formOf } from "./negotiation.js";
 import { mediaType, readBody, sendJson } from "../http-io.js";
-import { PROTOBUF } from "../protobuf/decode.js";
+import { PROTOBUF } from "../protobuf/media-type.js";
 import { ApiError, badRequest } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";

@@ -8,7 +8,7 @@ import type { Obj, StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { mustGet } from "./get.js";
 import { commitUpdate, decodeProtobufBody } from "./write.js";
-import { PROTOBUF } from "../protobuf/decode.js";
+import { PROTOBUF } from "../protobuf/media-type.js";
 
 function getPath(obj: Readonly<Obj>, path: string): unknown {
   let cur: unknown = obj;

@@ -5,7 +5,7 @@
 // events are written at the pace the client reads them (watch-writer.ts), many lines per chunk.
 import { parseGoDuration } from "../../api/index.js";
 import { isHttp2, isProtobufResponse, PROTOBUF_MEDIA_TYPE } from "../http-io.js";
-import { protobufWatchFrame } from "../protobuf/encode.js";
+import { protobufCodec } from "../lazy.js";
 import { storeNameOf } from "../registry/index.js";
 import { failureStatus } from "../status.js";
 import type { ResourceRequest } from "./context.js";
@@ -56,7 +56,7 @@ export function handleWatch(r: ResourceRequest): void {
     // kube names the version its cache was listed at (one below the oldest event it can send).
     const status = failureStatus(410, "Expired", `too old resource version: ${fromRv} (${oldest})`);
     const line = `{"type":"ERROR","object":${JSON.stringify(status)}}`;
-    r.res.end(protobuf ? protobufWatchFrame()(line) : `${line}\n`);
+    r.res.end(protobuf ? protobufCodec.get().protobufWatchFrame()(line) : `${line}\n`);
     return;
   }
 

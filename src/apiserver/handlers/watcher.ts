@@ -4,7 +4,7 @@
 import type { WatchLineConverter } from "../conversion/index.js";
 import { builtinView, hasBuiltinForms, watchLineConverter } from "../conversion/index.js";
 import { isProtobufResponse, type ResponseForm } from "../http-io.js";
-import { protobufWatchFrame } from "../protobuf/encode.js";
+import { protobufCodec } from "../lazy.js";
 import { apiVersionOfDef } from "../object/meta.js";
 import { expiredWatchLine, type WatchFault } from "../faults.js";
 import { type EndFault, WatchFaultGate } from "../watch-fault-gate.js";
@@ -65,7 +65,7 @@ export class Watcher implements WatchSink {
       r.res,
       r.server.limits.watchBufferBytes,
       () => this.#overflow(),
-      isProtobufResponse(r.res) ? protobufWatchFrame() : undefined,
+      isProtobufResponse(r.res) ? protobufCodec.get().protobufWatchFrame() : undefined,
     );
   }
 

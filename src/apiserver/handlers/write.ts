@@ -1,7 +1,6 @@
 // The write path shared by create, update and patch: decoding, type checks, field validation
 // (Strict/Warn/Ignore), pruning and defaulting, validation, and the commit with the metadata
 // rules, managedFields, no-op detection and finalization of objects being deleted.
-import { ruleViolations } from "../cel/crd-rules.js";
 import type { ManagedFieldsEntry, StatusCause } from "kubernetes-types/meta/v1.js";
 import { decodeBody, mediaType } from "../http-io.js";
 import { kindBehaviour } from "../kinds/index.js";
@@ -17,7 +16,8 @@ import {
   bumpGeneration,
   validateMeta,
 } from "../object/meta.js";
-import { decodeProtobuf, PROTOBUF, ProtobufError } from "../protobuf/decode.js";
+import { celRules, protobufCodec, schemaHasRules } from "../lazy.js";
+import { PROTOBUF } from "../protobuf/media-type.js";
 import { storeNameOf } from "../registry/index.js";
 import {
   applyDefaults,
@@ -45,6 +45,7 @@ export const bodyMediaTypes = ["application/json", "application/yaml", "applicat
 
 /** A protobuf body's object, or kube's 400 for one that does not decode. */
 export function decodeProtobufBody(body: Buffer, apiVersion: string, kind: string): Obj {
+  const { decodeProtobuf, ProtobufError } = protobufCodec.get();
   try {
     return decodeProtobuf(body, { apiVersion, kind });
   } catch (e) {
@@ -237,7 +238,8 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
     causes.push(...validateObject(r.def, obj, r.server.patterns));
     // kube runs the CRD's rules unless a value has the wrong type (a blocking error).
     if (!causes.some((c) => c.reason === "FieldValueTypeInvalid")) {
-      causes.push(...ruleViolations(schemaOf(r.def)!, obj, old));
+      const schema = schemaOf(r.def)!;
+      if (schemaHasRules(schema)) causes.push(...celRules.get().ruleViolations(schema, obj, old));
     }
   }
   causes.push(...(behaviour.validate?.(obj, old, r.server) ?? []));
