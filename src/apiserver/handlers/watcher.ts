@@ -146,7 +146,7 @@ export class Watcher implements WatchSink {
     else return undefined;
     const cacheKey = `${type}|${this.#key}`;
     // Table lines depend on this watcher's state (headers sent), so they are not shared.
-    let line = this.#form === "Table" ? undefined : ev.lines.get(cacheKey);
+    let line = this.#form === "Table" ? undefined : ev.lines?.get(cacheKey);
     if (line === undefined) {
       if (type === "GONE") {
         const prev = JSON.parse(ev.prev!.json) as Obj;
@@ -154,7 +154,7 @@ export class Watcher implements WatchSink {
         const stored: StoredObject = { ...ev.prev!, obj: prev, json: JSON.stringify(prev), rv: ev.rv };
         line = this.#line("DELETED", stored);
       } else line = this.#line(type, ev.object);
-      if (this.#form !== "Table") ev.lines.set(cacheKey, line);
+      if (this.#form !== "Table") (ev.lines ??= new Map()).set(cacheKey, line);
     }
     return line;
   }

@@ -286,9 +286,10 @@ export class Storage {
   }
 
   #emit(s: ResourceStore, store: string, type: EventType, object: StoredObject, prev?: StoredObject): void {
-    const ev: StoredEvent = { type, rv: object.rv, store, object, prev, at: Date.now(), lines: new Map() };
+    const ev: StoredEvent = { type, rv: object.rv, store, object, prev, at: Date.now(), lines: undefined };
     this.#history.push(ev);
     for (const w of s.watchers) w.deliver(ev);
+    ev.lines = undefined;
   }
 
   addWatcher(store: string, sink: WatchSink): void {
@@ -312,6 +313,47 @@ function freezeStored(
   name: string,
   json = JSON.stringify(obj),
 ): StoredObject {
+  shareLongStrings(obj, json);
   deepFreeze(obj);
   return Object.freeze({ obj, json, rv, key, namespace, name });
+}
+
+/** Strings at least this long are worth sharing with the JSON (V8 slices from 13 characters). */
+const SHARED_STRING_MIN = 64;
+
+/**
+ * Makes the object's long string values (ConfigMap data, last-applied annotations, ...) slices
+ * of its JSON, which holds the same characters: V8 keeps a slice of a flat string as a pointer
+ * into it, so each long value is stored once instead of twice. Walks in JSON.stringify's order
+ * with a cursor into the JSON; a value whose JSON form needs escapes is left as it is.
+ */
+function shareLongStrings(obj: Obj, json: string): void {
+  let cursor = 0;
+  const walk = (node: unknown): void => {
+    if (Object.isFrozen(node)) return; // stored before (deep-frozen): nothing may change
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const v = node[i];
+        if (typeof v === "string") node[i] = shared(v);
+        else if (typeof v === "object" && v !== null) walk(v);
+      }
+    } else if (typeof node === "object" && node !== null) {
+      const o = node as Obj;
+      for (const k of Object.keys(o)) {
+        const v = o[k];
+        if (typeof v === "string") o[k] = shared(v);
+        else if (typeof v === "object" && v !== null) walk(v);
+      }
+    }
+  };
+  const shared = (v: string): string => {
+    if (v.length < SHARED_STRING_MIN) return v;
+    const quoted = JSON.stringify(v);
+    if (quoted.length !== v.length + 2) return v; // escapes: the JSON's characters differ
+    const at = json.indexOf(quoted, cursor);
+    if (at < 0) return v;
+    cursor = at + quoted.length;
+    return json.slice(at + 1, at + 1 + v.length);
+  };
+  walk(obj);
 }

@@ -28,8 +28,12 @@ export interface StoredEvent {
   readonly prev: StoredObject | undefined;
   /** When it happened (Date.now()), for the watch caches' freshness window. */
   readonly at: number;
-  /** Serialized watch lines, shared by every watcher that sends the same form. */
-  readonly lines: Map<string, string>;
+  /**
+   * Serialized watch lines, shared by the watchers that send the same form while the event is
+   * handed out; dropped after, so that history does not keep a line per event (watchers that
+   * replay history serialize again).
+   */
+  lines: Map<string, string> | undefined;
 }
 
 /** Receives every change of one store, synchronously and in order. */
