@@ -154,7 +154,10 @@ export class Watcher implements WatchSink {
         const stored: StoredObject = { ...ev.prev!, obj: prev, json: JSON.stringify(prev), rv: ev.rv };
         line = this.#line("DELETED", stored);
       } else line = this.#line(type, ev.object);
-      if (this.#form !== "Table") (ev.lines ??= new Map()).set(cacheKey, line);
+      if (this.#form !== "Table") {
+        ev.lines ??= new Map();
+        ev.lines.set(cacheKey, line);
+      }
     }
     return line;
   }
