@@ -88,6 +88,15 @@ export function newUnmanagedController<Req = Request>(
 }
 
 /** Marks a throw that must stop the controller (a panic with recoverPanic off). */
+/** A reconcile running now: its key, start, logger, and when it is next reported as slow. */
+interface InFlight {
+  readonly key: string;
+  readonly started: number;
+  readonly log: Logger;
+  /** Running time (ms) at which it is next logged as taking long. */
+  warnAtMs: number;
+}
+
 class FatalPanic {
   constructor(readonly value: unknown) {}
 }
@@ -109,7 +118,7 @@ class ControllerImpl<Req> implements Controller<Req> {
   /** Aborted with the thrown value when a panic is not recovered. */
   readonly #fatal = new AbortController();
   /** reconcileID → key and start, of each reconcile running. */
-  readonly #inFlight = new Map<string, { key: string; started: number }>();
+  readonly #inFlight = new Map<string, InFlight>();
   /** Keys queued again with backoff after an error or a `requeue`, until a reconcile of them ends well. */
   readonly #retrying = new Set<string>();
 
@@ -192,6 +201,7 @@ class ControllerImpl<Req> implements Controller<Req> {
     if (!workerSignal.aborted) {
       this.#log.info("Starting Controller");
       this.#log.info("Starting workers", { "worker count": this.#o.maxConcurrentReconciles });
+      const stopWatchingSlow = this.#watchSlow();
       const workers = Array.from({ length: this.#o.maxConcurrentReconciles }, () =>
         this.#worker(queue, workerSignal),
       );
@@ -199,7 +209,7 @@ class ControllerImpl<Req> implements Controller<Req> {
         workerSignal.addEventListener("abort", () => resolve(), { once: true }),
       );
       this.#log.info("Shutdown signal received, waiting for all workers to finish");
-      await Promise.all(workers);
+      await Promise.all(workers).finally(stopWatchingSlow);
       this.#log.info("All workers finished");
     }
     if (this.#fatal.signal.aborted) throw this.#fatal.signal.reason;
@@ -276,8 +286,7 @@ class ControllerImpl<Req> implements Controller<Req> {
     const m = this.#metrics;
     const labels = this.#labels;
     const results = this.#resultLabels;
-    this.#inFlight.set(reconcileID, { key, started });
-    const slow = this.#watchSlow(log, started);
+    this.#inFlight.set(reconcileID, { key, started, log, warnAtMs: this.#o.slowReconcileWarningMs });
     try {
       log.v(5).info("Reconciling");
       let result: Result;
@@ -322,38 +331,36 @@ class ControllerImpl<Req> implements Controller<Req> {
         m?.reconcileTotal.inc(results.success);
       }
     } finally {
-      clearTimeout(slow.timer);
       this.#inFlight.delete(reconcileID);
       this.#reconcileTime?.observe((performance.now() - started) / 1000);
     }
   }
 
   /**
-   * Logs a reconcile still running after `slowReconcileWarningMs`, then again after each further
-   * period: a hung reconcile is otherwise invisible until shutdown.
+   * Logs each reconcile still running after `slowReconcileWarningMs`, then again after each
+   * further period: a hung reconcile is otherwise invisible until shutdown. One timer for the
+   * controller, checking its in-flight reconciles a tenth of the period apart (at most every
+   * second), rather than a timer per reconcile; returns its stop.
    */
-  #watchSlow(log: Logger, started: number): { timer: NodeJS.Timeout | undefined } {
+  #watchSlow(): () => void {
     const every = this.#o.slowReconcileWarningMs;
-    const slow: { timer: NodeJS.Timeout | undefined } = { timer: undefined };
-    if (every <= 0) return slow;
-    // Node's timers run on the event loop's cached clock, so one may fire a millisecond or two
-    // before `every` has passed on performance.now(); such a wake-up waits out the rest, so the
-    // running time logged is never below the period that promised it.
-    let due = every;
-    const arm = (delay: number) => {
-      slow.timer = setTimeout(() => {
-        const running = performance.now() - started;
-        if (running < due) return arm(Math.ceil(due - running));
-        log.info("Reconcile is taking long; it may be stuck (a call without a timeout or signal?)", {
-          runningMs: Math.round(running),
-        });
-        due += every;
-        arm(Math.max(1, due - running));
-      }, delay);
-      slow.timer.unref();
-    };
-    arm(every);
-    return slow;
+    if (every <= 0) return () => {};
+    const timer = setInterval(
+      () => {
+        const now = performance.now();
+        for (const r of this.#inFlight.values()) {
+          const running = now - r.started;
+          if (running < r.warnAtMs) continue;
+          r.log.info("Reconcile is taking long; it may be stuck (a call without a timeout or signal?)", {
+            runningMs: Math.round(running),
+          });
+          r.warnAtMs = (Math.floor(running / every) + 1) * every;
+        }
+      },
+      Math.max(10, Math.min(1_000, Math.floor(every / 10))),
+    );
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** Calls the reconciler with the timeout and the panic handling around it. */
