@@ -78,6 +78,7 @@ export async function run(): Promise<BenchRow[]> {
       value: summarize(per).median,
       unit: "B",
       note: `${rangeNote(per)}; ${(summarize(per).median / json).toFixed(2)}× its JSON (${json} B)`,
+      curve: { series: "heap per stored object", x: count },
     });
   }
   return rows;

@@ -51,6 +51,7 @@ async function size(n: number): Promise<BenchRow[]> {
         value: m.wall.median,
         unit: "ms",
         note: `${m.wall.note}; server CPU ${m.cpu.median.toFixed(1)} ms`,
+        curve: { series: name, x: n },
       });
     };
     const firstPage = () => rest.list(CM, { namespace: NS, limit: LIMIT });

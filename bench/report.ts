@@ -5,6 +5,11 @@ export interface BenchRow {
   value: number;
   unit: string;
   note?: string;
+  /**
+   * A point of a scale curve: rows of one `series` (a line of the chart, e.g. "ours: cycles/s")
+   * at several `x` (objects, keys) are drawn together in the results' SVG.
+   */
+  curve?: { series: string; x: number };
 }
 
 function format(value: number): string {

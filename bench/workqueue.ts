@@ -181,12 +181,14 @@ async function sideBySide(): Promise<BenchRow[]> {
       value: ours.median,
       unit: "cycles/s",
       note: `CPU time; ${ours.note}`,
+      curve: { series: "ours", x: size },
     });
     rows.push({
       name: `peer (plain FIFO): ${label}`,
       value: peer.median,
       unit: "cycles/s",
       note: `CPU time; ${peer.note}`,
+      curve: { series: "peer (plain FIFO)", x: size },
     });
     rows.push({
       name: `ours / peer: ${label}`,
