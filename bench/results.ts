@@ -94,7 +94,8 @@ export function svg(results: readonly ModuleRows[]): string | undefined {
     g.push("</g>");
     parts.push(g.join("\n"));
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H * panels.length}" font-family="sans-serif">\n${parts.join("\n")}\n</svg>\n`;
+  const title = `npm run bench: ${panels.map((p) => p.title).join(", ")}`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H * panels.length}" font-family="sans-serif" role="img">\n<title>${esc(title)}</title>\n${parts.join("\n")}\n</svg>\n`;
 }
 
 /** Writes `bench/results/bench-<date>.md` (and `.svg` when there are curves); returns the paths. */
