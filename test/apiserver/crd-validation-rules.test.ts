@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "../../src/envtest/index.js";
+import { versionDifference } from "../support/environment.js";
 import { Api, CRDS, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -152,13 +153,134 @@ describe("CRD validation rules", () => {
         ["FieldValueInvalid", `${at}[1].rule`],
       ],
     );
+    const printed = versionDifference("kube 1.26 prints a ValidationRule with its Rule and Message only")
+      ? 'apiextensions.ValidationRule{Rule:"self.x +", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}'
+      : 'apiextensions.ValidationRule{Rule:"self.x +", Message:""}';
     assert.ok(
-      fields[0].message.startsWith(
-        'Invalid value: apiextensions.ValidationRule{Rule:"self.x +", Message:""}: compilation failed: ERROR: ',
-      ),
+      fields[0].message.startsWith(`Invalid value: ${printed}: compilation failed: ERROR: `),
       fields[0].message,
     );
     assert.match(fields[1].message, /compilation failed: ERROR: .*undefined field 'nope'/);
+  });
+
+  test("messageExpression, reason and fieldPath shape a failed rule's cause (kube 1.28+)", async () => {
+    const collection = await install("widgets", "Widget", {
+      type: "object",
+      properties: {
+        spec: {
+          type: "object",
+          "x-kubernetes-validations": [
+            {
+              rule: "self.replicas <= self.limits.max",
+              message: "too many replicas",
+              messageExpression: "'replicas ' + string(self.replicas) + ' exceed ' + string(self.limits.max)",
+              reason: "FieldValueForbidden",
+              fieldPath: ".replicas",
+            },
+            {
+              rule: "self.replicas != 7",
+              messageExpression: "'ratio ' + string(self.limits.max / (self.replicas - 7))",
+              fieldPath: ".limits['max']",
+            },
+            { rule: "self.replicas != 13", reason: "FieldValueDuplicate" },
+          ],
+          properties: {
+            replicas: { type: "integer" },
+            limits: { type: "object", properties: { max: { type: "integer" } } },
+          },
+        },
+      },
+    });
+    const widget = (name: string, replicas: number, max = 5) => ({
+      apiVersion: `${group}/v1`,
+      kind: "Widget",
+      metadata: { name },
+      spec: { replicas, limits: { max } },
+    });
+    assert.equal((await api.post(collection, widget("ok", 3))).status, 201);
+    const many = await api.post(collection, widget("many", 9));
+    const seven = await api.post(collection, widget("seven", 7, 10));
+    const thirteen = await api.post(collection, widget("thirteen", 13, 20));
+    for (const r of [many, seven, thirteen]) assert.equal(r.status, 422);
+    if (versionDifference("kube 1.26 drops messageExpression, reason and fieldPath from a CRD's rules")) {
+      assert.deepEqual(causes(many), [
+        { reason: "FieldValueForbidden", message: "Forbidden: replicas 9 exceed 5", field: "spec.replicas" },
+      ]);
+      // A messageExpression that fails to evaluate falls back to the message, else the rule.
+      assert.deepEqual(causes(seven), [
+        {
+          reason: "FieldValueInvalid",
+          message: 'Invalid value: "object": failed rule: self.replicas != 7',
+          field: "spec.limits.max",
+        },
+      ]);
+      assert.deepEqual(causes(thirteen), [
+        { reason: "FieldValueDuplicate", message: 'Duplicate value: "object"', field: "spec" },
+      ]);
+    } else {
+      assert.deepEqual(causes(many), [
+        { reason: "FieldValueInvalid", message: 'Invalid value: "object": too many replicas', field: "spec" },
+      ]);
+    }
+    await api.delete(`${CRDS}/widgets.${group}`);
+  });
+
+  test("a rule's messageExpression, reason and fieldPath are checked with the CRD (kube 1.28+)", async (t) => {
+    if (!versionDifference("kube 1.26 drops messageExpression, reason and fieldPath from a CRD's rules")) {
+      t.skip("kube 1.26 knows none of these fields");
+      return;
+    }
+    const r = await api.post(
+      CRDS,
+      crd("badfields", "BadField", {
+        type: "object",
+        properties: {
+          spec: {
+            type: "object",
+            "x-kubernetes-validations": [
+              { rule: "self.x > 0", messageExpression: "'x is ' +" },
+              { rule: "self.x > 1", reason: "FieldValueWrong" },
+              { rule: "self.x > 2", fieldPath: ".y" },
+              { rule: "self.x > 3", fieldPath: "x" },
+              { rule: "self.x > 4", optionalOldSelf: true },
+              { rule: "self.x > 5", messageExpression: "  " },
+            ],
+            properties: { x: { type: "integer" } },
+          },
+        },
+      }),
+    );
+    assert.equal(r.status, 422);
+    const at = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations";
+    const got = (causes(r) as { field: string; reason: string; message: string }[]).map((c) => [
+      c.reason,
+      c.field,
+      c.message.replace(/ERROR: .*/s, "ERROR: …"),
+    ]);
+    assert.deepEqual(got, [
+      [
+        "FieldValueInvalid",
+        `${at}[0].messageExpression`,
+        'Invalid value: apiextensions.ValidationRule{Rule:"self.x > 0", Message:"", MessageExpression:"\'x is \' +", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression compilation failed: ERROR: …',
+      ],
+      [
+        "FieldValueNotSupported",
+        `${at}[1].reason`,
+        'Unsupported value: "FieldValueWrong": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
+      ],
+      ["FieldValueInvalid", `${at}[2].fieldPath`, 'Invalid value: ".y": fieldPath must be a valid path'],
+      ["FieldValueInvalid", `${at}[3].fieldPath`, 'Invalid value: "x": fieldPath must be a valid path'],
+      [
+        "FieldValueInvalid",
+        `${at}[4].optionalOldSelf`,
+        "Invalid value: true: may not be set if oldSelf is not used in rule",
+      ],
+      [
+        "FieldValueRequired",
+        `${at}[5].messageExpression`,
+        "Required value: messageExpression must be non-empty if specified",
+      ],
+    ]);
   });
 
   test("nested comprehensions over collections of no declared size are refused for their cost", async () => {

@@ -7,20 +7,32 @@
 // existed). A false rule is kube's Invalid cause at the node's path, worded as kube words it.
 //
 // Values are CEL's by the schema: integers are CEL ints, numbers doubles, objects maps.
-// The Kubernetes libraries are in kubernetes-libs.ts (lists and regex so far). Not yet:
-// messageExpression, reason and fieldPath (kube 1.28+), url, quantity, ip/cidr and format,
-// optional types, kube's full cost estimator.
+// A failed rule reports its `messageExpression`'s string when that evaluates cleanly (else its
+// message, else the rule), as a `reason` (Invalid, Forbidden, Required, Duplicate) at its
+// `fieldPath` (relative to the rule's node). The Kubernetes libraries are in kubernetes-libs.ts
+// (lists, regex, url so far). Not yet: quantity, ip/cidr and format, optional types (so
+// `optionalOldSelf`), ratcheting of unchanged values (1.30+), kube's full cost estimator.
 import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
-import { type FieldError, GoSyntax } from "../schema/field-error.js";
+import { type FieldError, GoSyntax, toStatusCause } from "../schema/field-error.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { kubernetesLibraries } from "./kubernetes-libs.js";
 
 interface Rule {
   rule?: string;
   message?: string;
+  messageExpression?: string;
+  reason?: string;
+  fieldPath?: string;
+  optionalOldSelf?: boolean;
 }
+
+/** The reasons a rule may give (kube's supportedValidationReason). */
+const REASONS = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
+/** kube's MaxEvaluatedMessageExpressionSizeBytes. */
+const MAX_MESSAGE_BYTES = 5 * 1024;
+const NEWLINES = /[\n\r]+/;
 
 type Expr = ReturnType<typeof parse>["expr"];
 type Program = (ctx: Record<string, unknown>) => unknown;
@@ -222,9 +234,66 @@ function compile(schema: Schema, rule: string): Compiled {
   return c;
 }
 
-/** Go's %#v of a rule, as kube prints it in a CRD's compile errors. */
+/** Go's %#v of a rule, as kube (1.29+, the fields this server serves) prints it in a CRD's compile errors. */
 function ruleText(r: Rule): string {
-  return `apiextensions.ValidationRule{Rule:${JSON.stringify(r.rule ?? "")}, Message:${JSON.stringify(r.message ?? "")}}`;
+  const q = (v: string | undefined) => JSON.stringify(v ?? "");
+  // Go prints pointers as addresses; which one does not matter to a reader.
+  const reason = r.reason === undefined ? "(nil)" : "(0xc0001a2b40)";
+  const optional = r.optionalOldSelf === undefined ? "(nil)" : "(0xc0001a2b48)";
+  return (
+    `apiextensions.ValidationRule{Rule:${q(r.rule)}, Message:${q(r.message)}, ` +
+    `MessageExpression:${q(r.messageExpression)}, Reason:(*apiextensions.FieldValueErrorReason)${reason}, ` +
+    `FieldPath:${q(r.fieldPath)}, OptionalOldSelf:(*bool)${optional}}`
+  );
+}
+
+/**
+ * A rule's `fieldPath` as kube normalizes it (`.a.b`, `['c.d']`, map keys as `[k]`), or undefined
+ * when it names no field of `schema` (cel.ValidFieldPath).
+ */
+export function normalizeFieldPath(path: string, schema: Schema): string | undefined {
+  let out = "";
+  let at: Schema | undefined = schema;
+  let i = 0;
+  const step = (name: string): boolean => {
+    if (!at) return false;
+    if (at.properties) {
+      at = at.properties[name];
+      if (!at) return false;
+      out = out ? `${out}.${name}` : name;
+      return true;
+    }
+    if (typeof at.additionalProperties === "object") {
+      at = at.additionalProperties;
+      out = `${out}[${name}]`;
+      return true;
+    }
+    return false;
+  };
+  while (i < path.length) {
+    if (path[i] === ".") {
+      let j = i + 1;
+      while (j < path.length && !".[]".includes(path[j]!)) j++;
+      if (!step(path.slice(i + 1, j))) return undefined;
+      i = j;
+    } else if (path[i] === "[") {
+      if (path[i + 1] !== "'") return undefined;
+      let j = i + 2;
+      let name = "";
+      for (; j < path.length && path[j] !== "'"; j++) {
+        if (path[j] === "\\") {
+          const esc = path[++j];
+          const map: Record<string, string> = { n: "\n", t: "\t", r: "\r", "'": "'", "\\": "\\" };
+          if (esc === undefined || map[esc] === undefined) return undefined;
+          name += map[esc];
+        } else name += path[j];
+      }
+      if (path[j] !== "'" || path[j + 1] !== "]") return undefined;
+      if (!step(name)) return undefined;
+      i = j + 2;
+    } else return undefined;
+  }
+  return out;
 }
 
 /** Each rule of `schema` (at `path`, kube's schema path) that does not compile, as kube reports it. */
@@ -233,9 +302,16 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
   const visit = (s: Schema | undefined, at: string) => {
     if (!s || typeof s !== "object") return;
     rulesOf(s).forEach((r, i) => {
-      const field = `${at}.x-kubernetes-validations[${i}].rule`;
+      const base = `${at}.x-kubernetes-validations[${i}]`;
+      const field = `${base}.rule`;
       if (typeof r.rule !== "string" || r.rule.trim() === "") {
         errs.push({ type: "FieldValueRequired", field });
+        return;
+      }
+      const schemaErrors = ruleFieldErrors(r, s, base);
+      if (schemaErrors.length > 0) {
+        // kube skips compiling a node's rules when its schema-level checks failed.
+        errs.push(...schemaErrors);
         return;
       }
       const c = compile(s, r.rule);
@@ -248,6 +324,25 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
           detail: `compilation failed: ERROR: ${c.error}`,
         });
       }
+      if (typeof r.messageExpression === "string" && r.messageExpression.trim() !== "") {
+        const m = compile(s, r.messageExpression);
+        if (m.error) {
+          errs.push({
+            type: "FieldValueInvalid",
+            field: `${base}.messageExpression`,
+            value: new GoSyntax(ruleText(r)),
+            detail: `messageExpression compilation failed: ERROR: ${m.error}`,
+          });
+        }
+      }
+      if (!c.error && !c.transition && r.optionalOldSelf !== undefined) {
+        errs.push({
+          type: "FieldValueInvalid",
+          field: `${base}.optionalOldSelf`,
+          value: new GoSyntax(String(r.optionalOldSelf)),
+          detail: "may not be set if oldSelf is not used in rule",
+        });
+      }
     });
     for (const [k, v] of Object.entries(s.properties ?? {})) visit(v, `${at}.properties[${k}]`);
     if (s.items && !Array.isArray(s.items)) visit(s.items, `${at}.items`);
@@ -256,6 +351,109 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
   };
   visit(schema, path);
   return errs;
+}
+
+/** The checks kube makes of a rule's other fields before compiling it (validation.go). */
+function ruleFieldErrors(r: Rule, s: Schema, base: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const message = typeof r.message === "string" ? r.message : "";
+  const trimmedMessage = message.trim();
+  if (message.length > 0 && trimmedMessage === "") {
+    errs.push({
+      type: "FieldValueInvalid",
+      field: `${base}.message`,
+      value: message,
+      detail: "message must be non-empty if specified",
+    });
+  } else if (NEWLINES.test(trimmedMessage)) {
+    errs.push({
+      type: "FieldValueInvalid",
+      field: `${base}.message`,
+      value: message,
+      detail: "message must not contain line breaks",
+    });
+  } else if (NEWLINES.test((r.rule ?? "").trim()) && trimmedMessage === "") {
+    errs.push({
+      type: "FieldValueRequired",
+      field: `${base}.message`,
+      detail: "message must be specified if rule contains line breaks",
+    });
+  }
+  if (
+    typeof r.messageExpression === "string" &&
+    r.messageExpression.length > 0 &&
+    r.messageExpression.trim() === ""
+  ) {
+    errs.push({
+      type: "FieldValueRequired",
+      field: `${base}.messageExpression`,
+      detail: "messageExpression must be non-empty if specified",
+    });
+  }
+  if (r.reason !== undefined && !REASONS.includes(r.reason)) {
+    errs.push({
+      type: "FieldValueNotSupported",
+      field: `${base}.reason`,
+      value: r.reason,
+      detail: `supported values: ${REASONS.map((x) => JSON.stringify(x)).join(", ")}`,
+    });
+  }
+  const fieldPath = typeof r.fieldPath === "string" ? r.fieldPath : "";
+  if (fieldPath.length > 0 && fieldPath.trim() === "") {
+    errs.push({
+      type: "FieldValueInvalid",
+      field: `${base}.fieldPath`,
+      value: fieldPath,
+      detail: "fieldPath must be non-empty if specified",
+    });
+  }
+  if (NEWLINES.test(fieldPath)) {
+    errs.push({
+      type: "FieldValueInvalid",
+      field: `${base}.fieldPath`,
+      value: fieldPath,
+      detail: "fieldPath must not contain line breaks",
+    });
+  }
+  if (fieldPath.length > 0 && normalizeFieldPath(fieldPath, s) === undefined) {
+    errs.push({
+      type: "FieldValueInvalid",
+      field: `${base}.fieldPath`,
+      value: fieldPath,
+      detail: "fieldPath must be a valid path",
+    });
+  }
+  return errs;
+}
+
+/** A failed rule's detail: its messageExpression's clean string, else its message, else the rule. */
+function failureDetail(r: Rule & { rule: string }, s: Schema, ctx: Record<string, unknown>): string {
+  if (typeof r.messageExpression === "string" && r.messageExpression.trim() !== "") {
+    const m = compile(s, r.messageExpression);
+    const out = m.program ? m.program(ctx) : undefined;
+    if (typeof out === "string") {
+      const trimmed = out.trim();
+      // kube logs a bad message (too long, multi-line, empty) and falls back, as here.
+      if (trimmed !== "" && Buffer.byteLength(trimmed) <= MAX_MESSAGE_BYTES && !/\n/.test(trimmed))
+        return trimmed;
+    }
+  }
+  const message = (r.message ?? "").trim();
+  return message || `failed rule: ${r.rule.trim()}`;
+}
+
+/** The field error a failed rule gives, as its `reason` asks (kube's fieldErrorForReason). */
+function failureCause(reason: string | undefined, field: string, value: string, detail: string): StatusCause {
+  switch (reason) {
+    case "FieldValueForbidden":
+      return toStatusCause({ type: "FieldValueForbidden", field, detail });
+    case "FieldValueRequired":
+      return toStatusCause({ type: "FieldValueRequired", field, detail });
+    case "FieldValueDuplicate":
+      return toStatusCause({ type: "FieldValueDuplicate", field, value });
+    default:
+      return toStatusCause({ type: "FieldValueInvalid", field, value, detail });
+  }
 }
 
 /** A JSON value as CEL sees it under `schema`: integers as ints, objects as maps. */
@@ -333,12 +531,13 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
           field,
         });
       } else if (result !== true) {
-        const detail = r.message ? r.message : `failed rule: ${r.rule.trim()}`;
-        causes.push({
-          reason: "FieldValueInvalid",
-          message: `Invalid value: ${JSON.stringify(typeName(s, value))}: ${detail}`,
-          field,
-        });
+        const normalized =
+          typeof r.fieldPath === "string" && r.fieldPath.trim() !== ""
+            ? normalizeFieldPath(r.fieldPath, s)
+            : undefined;
+        const at = normalized ? (path === "" ? normalized : `${path}.${normalized}`) : field;
+        const detail = failureDetail(r as Rule & { rule: string }, s, ctx);
+        causes.push(failureCause(r.reason, at, typeName(s, value), detail));
       }
     }
     if (Array.isArray(value)) {
