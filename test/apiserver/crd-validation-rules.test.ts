@@ -382,6 +382,46 @@ describe("CRD validation rules", () => {
     await api.delete(`${CRDS}/libs.${group}`);
   });
 
+  test("cel-go's sets extension: sets.contains, sets.equivalent, sets.intersects (kube 1.29+)", async (t) => {
+    if (!versionDifference("kube 1.26 has no sets library in CRD rules")) {
+      t.skip("kube 1.26 offers no sets.* functions");
+      return;
+    }
+    const list = { type: "array", maxItems: 10, items: { type: "integer" } };
+    const schema = {
+      type: "object",
+      properties: {
+        spec: {
+          type: "object",
+          "x-kubernetes-validations": [
+            { rule: "sets.contains(self.allowed, self.used)", message: "contains" },
+            { rule: "!sets.intersects(self.used, self.banned)", message: "intersects" },
+            { rule: "sets.equivalent(self.used, self.mirror)", message: "equivalent" },
+            { rule: "sets.contains([1.0, 2u], [1, 2])", message: "numbers across types" },
+          ],
+          properties: { allowed: list, used: list, banned: list, mirror: list },
+        },
+      },
+    };
+    const collection = await install("picks", "Pick", schema);
+    const failed = async (name: string, spec: object) => {
+      const r = await api.post(collection, {
+        apiVersion: `${group}/v1`,
+        kind: "Pick",
+        metadata: { name },
+        spec,
+      });
+      return r.status === 201 ? [] : (causes(r) as { message: string }[]).map((c) => c.message);
+    };
+    const said = (m: string) => `Invalid value: "object": ${m}`;
+    const base = { allowed: [1, 2, 3], used: [2, 1, 2], banned: [7], mirror: [1, 2] };
+    assert.deepEqual(await failed("ok", base), []);
+    assert.deepEqual(await failed("extra", { ...base, used: [1, 4], mirror: [4, 1] }), [said("contains")]);
+    assert.deepEqual(await failed("banned", { ...base, banned: [2] }), [said("intersects")]);
+    assert.deepEqual(await failed("uneven", { ...base, mirror: [1, 2, 3] }), [said("equivalent")]);
+    await api.delete(`${CRDS}/picks.${group}`);
+  });
+
   test("Kubernetes' url library: url(), isURL() and the getters, on Go's ParseRequestURI", async () => {
     const getters = ["getScheme", "getHost", "getHostname", "getPort", "getEscapedPath"];
     const text = { type: "string", maxLength: 100 };

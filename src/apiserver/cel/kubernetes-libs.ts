@@ -1,7 +1,8 @@
 // Kubernetes' CEL libraries (k8s.io/apiserver/pkg/cel/library) on @bufbuild/cel: lists
-// (isSorted, sum, min, max, indexOf, lastIndexOf), regex (find, findAll) and urls (url, isURL,
-// getScheme, getHost, getHostname, getPort, getEscapedPath, getQuery), as kube-apiserver offers
-// them to CRD validation rules. Errors are CEL errors, worded as kube's.
+// (isSorted, sum, min, max, indexOf, lastIndexOf), regex (find, findAll), urls (url, isURL,
+// getScheme, getHost, getHostname, getPort, getEscapedPath, getQuery) and cel-go's sets
+// extension (sets.contains, sets.equivalent, sets.intersects; kube 1.29+), as kube-apiserver
+// offers them to CRD validation rules. Errors are CEL errors, worded as kube's.
 import {
   type CelFunc,
   type CelList,
@@ -12,7 +13,7 @@ import {
   listType,
   mapType,
 } from "@bufbuild/cel";
-import { CelScalar } from "@bufbuild/cel";
+import { CelScalar, isCelList, isCelMap, isCelUint } from "@bufbuild/cel";
 import { RE2JS } from "re2js";
 
 const DYN = CelScalar.DYN;
@@ -325,5 +326,59 @@ const urls: CelFunc[] = [
   }),
 ];
 
+/** A number of any CEL numeric type as a JS number or bigint, for CEL's cross-type equality. */
+function numeric(v: CelValue): bigint | number | undefined {
+  if (typeof v === "bigint" || typeof v === "number") return v;
+  if (isCelUint(v)) return v.value;
+  return undefined;
+}
+
+/** CEL's equality (`==`): numbers across int, uint and double; lists and maps element by element. */
+export function celEquals(a: CelValue, b: CelValue): boolean {
+  const na = numeric(a);
+  const nb = numeric(b);
+  if (na !== undefined || nb !== undefined) {
+    if (na === undefined || nb === undefined) return false;
+    // biome-ignore lint/suspicious/noDoubleEquals: CEL compares 1 == 1.0 == 1u by value.
+    return na == nb;
+  }
+  if (a instanceof Uint8Array && b instanceof Uint8Array) {
+    return a.length === b.length && a.every((x, i) => x === b[i]);
+  }
+  if (isCelList(a) && isCelList(b)) {
+    const xs = items(a);
+    const ys = items(b);
+    return xs.length === ys.length && xs.every((x, i) => celEquals(x, ys[i]!));
+  }
+  if (isCelMap(a) && isCelMap(b)) {
+    if (a.size !== b.size) return false;
+    for (const [k, v] of a) {
+      const w = b.get(k);
+      if (w === undefined || !celEquals(v, w)) return false;
+    }
+    return true;
+  }
+  return a === b;
+}
+
+const includes = (list: CelList, x: CelValue) => items(list).some((y) => celEquals(x, y));
+
+/** cel-go's ext.Sets(): lists taken as sets, compared with CEL's equality. */
+const sets: CelFunc[] = [
+  celFunc("sets.contains", [LIST, LIST], CelScalar.BOOL, (list: CelList, sub: CelList) =>
+    items(sub).every((x) => includes(list, x)),
+  ),
+  celFunc(
+    "sets.equivalent",
+    [LIST, LIST],
+    CelScalar.BOOL,
+    (a: CelList, b: CelList) =>
+      items(a).every((x) => includes(b, x)) && items(b).every((x) => includes(a, x)),
+  ),
+  celFunc("sets.intersects", [LIST, LIST], CelScalar.BOOL, (a: CelList, b: CelList) =>
+    items(a).some((x) => includes(b, x)),
+  ),
+];
+
 /** Every Kubernetes library the rules of a CRD may call. */
-export const kubernetesLibraries: CelFunc[] = [...lists, ...regex, ...urls];
+export const kubernetesLibraries: CelFunc[] = [...lists, ...regex, ...urls, ...sets];
