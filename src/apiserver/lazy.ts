@@ -15,10 +15,14 @@ export const protobufCodec = slot("the protobuf codec", async () => {
   return { ...decode, ...encode };
 });
 export const celRules = slot("CEL", () => import("./cel/crd-rules.js"));
+export const celMatch = slot("CEL match conditions", () => import("./cel/match-conditions.js"));
 
 /** What a request may use of the libraries above. */
 export interface LazyNeeds {
-  /** A write to CustomResourceDefinitions, or to a custom resource whose schema has CEL rules. */
+  /**
+   * A write to CustomResourceDefinitions or webhook configurations, or to a custom resource
+   * whose schema has CEL rules.
+   */
   cel?: boolean;
 }
 
@@ -34,7 +38,7 @@ export function loadFor(req: IncomingMessage, needs: LazyNeeds = {}): Promise<un
     waits.push(protobufCodec.load());
   }
   if (!yamlLib.loaded && ct.includes("yaml")) waits.push(yamlLib.load());
-  if (!celRules.loaded && needs.cel) waits.push(celRules.load());
+  if (!celRules.loaded && needs.cel) waits.push(celRules.load(), celMatch.load());
   return waits.length > 0 ? Promise.all(waits) : undefined;
 }
 

@@ -178,7 +178,9 @@ async function dispatch(
   // Load the libraries this request will use (protobuf, YAML, CEL), once, before the handlers
   // that use them synchronously.
   const writes = !isRead;
-  const crds = def.group === "apiextensions.k8s.io" && def.plural === "customresourcedefinitions";
+  const crds =
+    (def.group === "apiextensions.k8s.io" && def.plural === "customresourcedefinitions") ||
+    (def.group === "admissionregistration.k8s.io" && def.plural.endsWith("webhookconfigurations"));
   const loading = loadFor(req, {
     cel: writes && (crds || (def.crdName !== undefined && schemaHasRules(def.schema))),
   });

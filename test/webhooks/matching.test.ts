@@ -23,7 +23,7 @@ import {
   startRawWebhook,
   untilWebhookCalled,
 } from "./harness.js";
-import { needs, testEnvironment } from "../support/environment.js";
+import { needs, testEnvironment, versionDifference } from "../support/environment.js";
 
 const configMaps = resourceOf(kinds.ConfigMap);
 const namespaces = resourceOf(kinds.Namespace);
@@ -312,3 +312,112 @@ test(
     });
   },
 );
+
+const MATCH_CONDITIONS_126 =
+  "kube 1.26 has no webhook matchConditions (alpha in 1.27, GA in 1.30): it calls every webhook";
+
+test("matchConditions: any false condition skips the webhook; all true call it (kube 1.28+)", async (t) => {
+  if (!versionDifference(MATCH_CONDITIONS_126)) return t.skip(MATCH_CONDITIONS_126);
+  const ns = await newNamespace(client, "matchcond");
+  const conditions = [
+    { name: "only-creates-and-updates", expression: "request.operation != 'DELETE'" },
+    {
+      name: "not-skipped",
+      expression: "!has(object.metadata.labels) || !('skip' in object.metadata.labels)",
+    },
+    {
+      name: "big-enough",
+      expression: "!has(object.data) || !('n' in object.data) || int(object.data.n) > 2",
+    },
+  ];
+  await withConfig(
+    validatingConfig("match-conditions", [
+      recorder("cond", {
+        matchConditions: conditions,
+        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } },
+      }),
+    ]),
+    async () => {
+      const from = hook.calls.length;
+      await client.create(configMaps, cm("called"), { namespace: ns });
+      await client.create(configMaps, cm("skipped", { skip: "yes" }), { namespace: ns });
+      await client.create(configMaps, { ...cm("small"), data: { n: "1" } }, { namespace: ns });
+      await client.create(configMaps, { ...cm("large"), data: { n: "5" } }, { namespace: ns });
+      await client.delete(configMaps, "called", { namespace: ns });
+      assert.deepEqual(seen(from), ["cond CREATE configmaps called", "cond CREATE configmaps large"]);
+    },
+  );
+});
+
+test("matchConditions that fail to evaluate: kube's 403 under failurePolicy Fail, no call under Ignore", async (t) => {
+  if (!versionDifference(MATCH_CONDITIONS_126)) return t.skip(MATCH_CONDITIONS_126);
+  const ns = await newNamespace(client, "matcherr");
+  const broken = [{ name: "needs-a-label", expression: "object.metadata.labels.team == 'a'" }];
+  const only = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } } };
+  await withConfig(
+    validatingConfig("match-fail", [
+      recorder("fail", { ...only, matchConditions: broken, failurePolicy: "Fail" }),
+    ]),
+    async () => {
+      const from = hook.calls.length;
+      await assert.rejects(client.create(configMaps, cm("no-team"), { namespace: ns }), (err: unknown) => {
+        const e = err as { statusCode: number; status: { reason: string; message: string } };
+        assert.equal(e.statusCode, 403);
+        assert.equal(e.status.reason, "Forbidden");
+        assert.match(
+          e.status.message,
+          /^configmaps "no-team" is forbidden: expression 'object\.metadata\.labels\.team == 'a'' resulted in error: /,
+        );
+        return true;
+      });
+      // A false condition wins over an error: no call, no failure.
+      await client.create(configMaps, cm("other-team", { team: "b" }), { namespace: ns });
+      assert.deepEqual(seen(from), []);
+      await client.create(configMaps, cm("team-a", { team: "a" }), { namespace: ns });
+      assert.deepEqual(seen(from), ["fail CREATE configmaps team-a"]);
+    },
+  );
+  await withConfig(
+    validatingConfig("match-ignore", [
+      recorder("ignore", { ...only, matchConditions: broken, failurePolicy: "Ignore" }),
+    ]),
+    async () => {
+      const from = hook.calls.length;
+      await client.create(configMaps, cm("no-team-ignored"), { namespace: ns });
+      assert.deepEqual(seen(from), []);
+    },
+  );
+});
+
+test("matchConditions are checked with the configuration, as kube checks them (kube 1.28+)", async (t) => {
+  if (!versionDifference(MATCH_CONDITIONS_126)) return t.skip(MATCH_CONDITIONS_126);
+  const bad = validatingConfig("bad-conditions", [
+    recorder("bad", {
+      matchConditions: [
+        { name: "a", expression: "object.metadata.name ==" },
+        { name: "a", expression: "true" },
+        { name: "", expression: "" },
+        { name: "Not_Valid!", expression: "true" },
+      ],
+    }),
+  ]);
+  await assert.rejects(client.create(validating, bad), (err: unknown) => {
+    const causes = (err as { status: { details: { causes: { field: string; message: string }[] } } }).status
+      .details.causes;
+    const at = "webhooks[0].matchConditions";
+    assert.deepEqual(
+      causes.map((c) => [c.field, c.message.replace(/ERROR: .*/s, "ERROR: …")]),
+      [
+        [`${at}[0].expression`, 'Invalid value: "object.metadata.name ==": compilation failed: ERROR: …'],
+        [`${at}[1].name`, 'Duplicate value: "a"'],
+        [`${at}[2].expression`, "Required value"],
+        [`${at}[2].name`, "Required value"],
+        [
+          `${at}[3].name`,
+          "Invalid value: \"Not_Valid!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        ],
+      ],
+    );
+    return true;
+  });
+});

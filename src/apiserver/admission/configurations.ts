@@ -97,5 +97,9 @@ function resolveWebhook(
     admissionReviewVersions: versions.length > 0 ? versions : ["v1beta1"],
     reinvocationPolicy: w.reinvocationPolicy === "IfNeeded" ? "IfNeeded" : "Never",
     selectorError,
+    matchConditions: ((w.matchConditions as Obj[] | undefined) ?? []).map((c) => ({
+      name: String(c?.name ?? ""),
+      expression: String(c?.expression ?? ""),
+    })),
   };
 }

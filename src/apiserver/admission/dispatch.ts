@@ -5,7 +5,8 @@
 import { applyJSONPatch, PatchError } from "../../patch/index.js";
 import { deepEqual } from "../object/meta.js";
 import type { Registry, ResourceDefinition } from "../registry/index.js";
-import { internalError } from "../status.js";
+import { celMatch } from "../lazy.js";
+import { forbidden, internalError } from "../status.js";
 import type { Obj, Storage } from "../storage/index.js";
 import { callWebhook, type ServiceResolver, WebhookCallError } from "./client.js";
 import { WebhookConfigurations } from "./configurations.js";
@@ -79,7 +80,10 @@ export class Admission {
       for (const hook of hooks) {
         if (round === 1 && !reinvoke.has(hook)) continue;
         const current = { ...attrs, object };
-        const invocation = shouldCall(hook, current, this.#opts.registry, this.#opts.storage);
+        const invocation = await this.#matching(
+          shouldCall(hook, current, this.#opts.registry, this.#opts.storage),
+          current,
+        );
         if (!invocation) continue;
         let changed = false;
         try {
@@ -106,7 +110,10 @@ export class Admission {
   async validate(attrs: AdmissionAttributes, warnings: string[]): Promise<void> {
     const invocations: Invocation[] = [];
     for (const hook of this.#configs.validating()) {
-      const inv = shouldCall(hook, attrs, this.#opts.registry, this.#opts.storage);
+      const inv = await this.#matching(
+        shouldCall(hook, attrs, this.#opts.registry, this.#opts.storage),
+        attrs,
+      );
       if (inv) invocations.push(inv);
     }
     if (invocations.length === 0) return;
@@ -129,6 +136,30 @@ export class Admission {
       else if (inv.hook.failurePolicy !== "Ignore") first = failedClosed(error);
     }
     if (first !== undefined) throw first;
+  }
+
+  /**
+   * The invocation if the webhook's matchConditions hold too (kube's ShouldCallHook, last): a
+   * false condition skips it; errors with none false fail the request with kube's 403 under
+   * failurePolicy Fail, and skip the webhook under Ignore.
+   */
+  async #matching(inv: Invocation | undefined, attrs: AdmissionAttributes): Promise<Invocation | undefined> {
+    if (!inv || inv.hook.matchConditions.length === 0) return inv;
+    const { evaluateMatchConditions } = await celMatch.load();
+    const review = JSON.parse(admissionReview("v1", attrs, inv.def, attrs.object, attrs.oldObject).body) as {
+      request: Obj;
+    };
+    const { object, oldObject, ...request } = review.request;
+    const outcome = evaluateMatchConditions(inv.hook.matchConditions, { object, oldObject, request });
+    if ("error" in outcome) {
+      if (inv.hook.failurePolicy === "Ignore") return undefined;
+      throw forbidden(
+        { group: attrs.def.group, resource: attrs.def.plural, kind: attrs.def.kind },
+        attrs.name,
+        outcome.error,
+      );
+    }
+    return outcome.call ? inv : undefined;
   }
 
   async #callMutating(

@@ -36,6 +36,7 @@ function hook(rules: Partial<ResolvedRule>[]): ResolvedWebhook {
     admissionReviewVersions: ["v1"],
     reinvocationPolicy: "Never",
     selectorError: undefined,
+    matchConditions: [],
   };
 }
 

@@ -54,6 +54,8 @@ export interface ResolvedWebhook {
   reinvocationPolicy: "Never" | "IfNeeded";
   /** A selector that did not parse: every request it would see fails (with failurePolicy). */
   selectorError: string | undefined;
+  /** CEL conditions that must all hold for the webhook to be called (none: always). */
+  matchConditions: { name: string; expression: string }[];
 }
 
 export interface ResolvedRule {

@@ -3,6 +3,7 @@
 // cluster refuses (a webhook named "svc", sideEffects "Unknown", no known AdmissionReview
 // version) is refused here too, with kube's field paths and words.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { celMatch } from "../lazy.js";
 import { dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -232,6 +233,9 @@ function validateWebhook(hook: Obj, path: string, o: Options, mutating: boolean)
     );
   }
   out.push(...validateClientConfig(hook.clientConfig as Obj | undefined, `${path}.clientConfig`));
+  if (hook.matchConditions != null) {
+    out.push(...celMatch.get().matchConditionErrors(hook.matchConditions, `${path}.matchConditions`));
+  }
   return out;
 }
 
