@@ -509,13 +509,17 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
   const causes: StatusCause[] = [];
   const visit = (s: Schema | undefined, value: unknown, oldValue: unknown, path: string) => {
     if (!s || value === undefined || value === null) return;
+    // The node as CEL sees it, converted once for all its rules (and the old node once too).
+    let self: unknown;
+    let oldSelf: unknown;
     for (const r of rulesOf(s)) {
       if (typeof r.rule !== "string") continue;
       const c = compile(s, r.rule);
       if (!c.program) continue;
       if (c.transition && oldValue === undefined) continue;
-      const ctx: Record<string, unknown> = { self: celValue(value, s) };
-      if (c.transition) ctx.oldSelf = celValue(oldValue, s);
+      self ??= celValue(value, s);
+      const ctx: Record<string, unknown> = { self };
+      if (c.transition) ctx.oldSelf = oldSelf ??= celValue(oldValue, s);
       const result = c.program(ctx);
       const field = path === "" ? "<nil>" : path;
       if (isCelError(result)) {
