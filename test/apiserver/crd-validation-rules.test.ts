@@ -77,6 +77,21 @@ const gizmo = (name: string, spec: object) => ({
 });
 const causes = (r: { body: { details?: { causes?: object[] } } }) => r.body.details?.causes;
 
+/** A schema whose `spec` has `rules` and `properties`. */
+const specRules = (rules: object[], properties: object) => ({
+  type: "object",
+  properties: { spec: { type: "object", "x-kubernetes-validations": rules, properties } },
+});
+
+/** Creates objects of `kind` in `collection`: the messages of the causes refusing one, [] when created. */
+const failuresOf = (collection: string, kind: string) => async (name: string, spec: object) => {
+  const r = await api.post(collection, { apiVersion: `${group}/v1`, kind, metadata: { name }, spec });
+  return r.status === 201 ? [] : (causes(r) as { message: string }[]).map((c) => c.message);
+};
+
+/** A failed rule's message on an object node. */
+const said = (m: string) => `Invalid value: "object": ${m}`;
+
 describe("CRD validation rules", () => {
   test("objects that keep the rules are stored; broken rules are 422s worded as kube's", async () => {
     assert.equal(
@@ -343,33 +358,22 @@ describe("CRD validation rules", () => {
   });
 
   test("Kubernetes' list and regex libraries: isSorted, sum, min, max, indexOf, find, findAll", async () => {
-    const schema = {
-      type: "object",
-      properties: {
-        spec: {
-          type: "object",
-          "x-kubernetes-validations": [
-            { rule: "self.nums.isSorted()", message: "sorted" },
-            { rule: "self.nums.sum() <= 10", message: "sum" },
-            { rule: "self.nums.min() >= 0", message: "min" },
-            { rule: "self.nums.max() < 9", message: "max" },
-            { rule: "self.nums.indexOf(5) != 0", message: "indexOf" },
-            { rule: "self.name.find('[0-9]+') != '13'", message: "find" },
-            { rule: "self.name.findAll('[a-z]').size() <= 3", message: "findAll" },
-          ],
-          properties: {
-            nums: { type: "array", maxItems: 10, items: { type: "integer" } },
-            name: { type: "string", maxLength: 20 },
-          },
-        },
+    const schema = specRules(
+      [
+        { rule: "self.nums.isSorted()", message: "sorted" },
+        { rule: "self.nums.sum() <= 10", message: "sum" },
+        { rule: "self.nums.min() >= 0", message: "min" },
+        { rule: "self.nums.max() < 9", message: "max" },
+        { rule: "self.nums.indexOf(5) != 0", message: "indexOf" },
+        { rule: "self.name.find('[0-9]+') != '13'", message: "find" },
+        { rule: "self.name.findAll('[a-z]').size() <= 3", message: "findAll" },
+      ],
+      {
+        nums: { type: "array", maxItems: 10, items: { type: "integer" } },
+        name: { type: "string", maxLength: 20 },
       },
-    };
-    const libs = await install("libs", "Lib", schema);
-    const failed = async (name: string, spec: object) => {
-      const r = await api.post(libs, { apiVersion: `${group}/v1`, kind: "Lib", metadata: { name }, spec });
-      return r.status === 201 ? [] : (causes(r) as { message: string }[]).map((c) => c.message);
-    };
-    const said = (m: string) => `Invalid value: "object": ${m}`;
+    );
+    const failed = failuresOf(await install("libs", "Lib", schema), "Lib");
     assert.deepEqual(await failed("ok", { nums: [1, 2, 3], name: "ab1" }), []);
     assert.deepEqual(await failed("unsorted", { nums: [3, 1], name: "x" }), [said("sorted")]);
     assert.deepEqual(await failed("big", { nums: [5, 6], name: "x" }), [said("sum"), said("indexOf")]);
@@ -388,32 +392,16 @@ describe("CRD validation rules", () => {
       return;
     }
     const list = { type: "array", maxItems: 10, items: { type: "integer" } };
-    const schema = {
-      type: "object",
-      properties: {
-        spec: {
-          type: "object",
-          "x-kubernetes-validations": [
-            { rule: "sets.contains(self.allowed, self.used)", message: "contains" },
-            { rule: "!sets.intersects(self.used, self.banned)", message: "intersects" },
-            { rule: "sets.equivalent(self.used, self.mirror)", message: "equivalent" },
-            { rule: "sets.contains([1.0, 2u], [1, 2])", message: "numbers across types" },
-          ],
-          properties: { allowed: list, used: list, banned: list, mirror: list },
-        },
-      },
-    };
-    const collection = await install("picks", "Pick", schema);
-    const failed = async (name: string, spec: object) => {
-      const r = await api.post(collection, {
-        apiVersion: `${group}/v1`,
-        kind: "Pick",
-        metadata: { name },
-        spec,
-      });
-      return r.status === 201 ? [] : (causes(r) as { message: string }[]).map((c) => c.message);
-    };
-    const said = (m: string) => `Invalid value: "object": ${m}`;
+    const schema = specRules(
+      [
+        { rule: "sets.contains(self.allowed, self.used)", message: "contains" },
+        { rule: "!sets.intersects(self.used, self.banned)", message: "intersects" },
+        { rule: "sets.equivalent(self.used, self.mirror)", message: "equivalent" },
+        { rule: "sets.contains([1.0, 2u], [1, 2])", message: "numbers across types" },
+      ],
+      { allowed: list, used: list, banned: list, mirror: list },
+    );
+    const failed = failuresOf(await install("picks", "Pick", schema), "Pick");
     const base = { allowed: [1, 2, 3], used: [2, 1, 2], banned: [7], mirror: [1, 2] };
     assert.deepEqual(await failed("ok", base), []);
     assert.deepEqual(await failed("extra", { ...base, used: [1, 4], mirror: [4, 1] }), [said("contains")]);
