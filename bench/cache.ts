@@ -1,8 +1,15 @@
-// The informer cache: for 10 000 and 50 000 ConfigMaps of about 1 KiB in the embedded API server,
-// the time from informer start to synced and the heap held per cached object, for our informer
-// (list + watch), for @kubernetes/client-node 1.x's makeInformer, and for the
-// floor (one raw list GET + JSON.parse of the same bytes, kept in memory). Each of those runs in
-// its own child process (`node --expose-gc`) so heaps do not mix; the API server runs here.
+// The informer cache (issue 19): for 1k / 10k / 50k / 100k ConfigMaps of about 1 KiB in the
+// embedded API server, the time from start to synced, the CPU it took and the heap held per
+// object, for:
+// - two floors, one per protocol, in the same child setup: one raw LIST GET + JSON.parse (list +
+//   watch), and one raw watch with sendInitialEvents whose NDJSON is split and parsed per line up
+//   to the initial-events-end bookmark (the streaming list), objects kept in an array;
+// - ours with its default streaming list (managedFields stripped, its default; and kept, as the
+//   peers keep them), and ours with list + watch (500-object pages, client-go's);
+// - @kubernetes/client-node 1.x's makeInformer (one unpaged LIST, then a watch; managedFields kept).
+// Each run is a child process (`node --expose-gc`) that first runs the same scenario once on a
+// small namespace (warming its own HTTP stack and code), then measures; 3 rounds, scenario order
+// rotated; medians with min–max. The API server runs in this process.
 // Then, in this process: reads of a cached object (frozen and handed out, versus copied on each
 // read, the two designs DESIGN.md asks to measure), the ingestion cost of freezing, and watch
 // events/s applied to a store with three indexes.
@@ -25,16 +32,36 @@ import { decodeWatchBatches } from "../src/rest/watch.js";
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import type { RESTConfig } from "../src/rest/config.js";
 import { newLogger } from "../src/log/index.js";
+import { request as httpsRequest } from "node:https";
+import { INITIAL_EVENTS_END_ANNOTATION } from "../src/cache/watcher.js";
 import { runChildJSON } from "./internal/child-json.js";
+import { rangeNote, summarize } from "./internal/stats.js";
 import { type BenchRow, printRows } from "./report.js";
 
 const SIZES = process.env.CACHE_BENCH_SIZES
   ? process.env.CACHE_BENCH_SIZES.split(",").map(Number)
-  : [10_000, 50_000];
-// Streaming lists are left out: the embedded server cuts a watch off as a slow reader once 16 MiB
-// are unread, which a streamed list of 10 000 1-KiB objects passes (the watcher then falls back).
-const SCENARIOS = ["floor", "ours (list + watch)", "client-node makeInformer"] as const;
+  : [1_000, 10_000, 50_000, 100_000];
+const ROUNDS = 3;
+const WARM_NAMESPACE = "bench-warm";
+const WARM_OBJECTS = 300;
+const SCENARIOS = [
+  "floor: LIST + JSON.parse",
+  "floor: streamed NDJSON, parsed per line",
+  "ours: streaming list",
+  "ours: streaming list, managedFields kept",
+  "ours: list + watch",
+  "client-node makeInformer",
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
+/** The floor each scenario's protocol is held to. */
+const FLOOR_OF: Record<Scenario, Scenario> = {
+  "floor: LIST + JSON.parse": "floor: LIST + JSON.parse",
+  "floor: streamed NDJSON, parsed per line": "floor: streamed NDJSON, parsed per line",
+  "ours: streaming list": "floor: streamed NDJSON, parsed per line",
+  "ours: streaming list, managedFields kept": "floor: streamed NDJSON, parsed per line",
+  "ours: list + watch": "floor: LIST + JSON.parse",
+  "client-node makeInformer": "floor: LIST + JSON.parse",
+};
 
 interface ChildTask {
   scenario: Scenario;
@@ -70,78 +97,127 @@ function heapNow(): number {
   return process.memoryUsage().heapUsed;
 }
 
-async function child(task: ChildTask): Promise<ChildResult> {
-  const { KubeConfig, CoreV1Api, makeInformer } = await import("@kubernetes/client-node");
+/** A raw HTTPS GET to the server with the config's credentials; the response, unread. */
+function get(config: RESTConfig, path: string): Promise<import("node:http").IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, config.host);
+    const req = httpsRequest(
+      url,
+      {
+        ca: config.tls.ca,
+        cert: config.tls.cert,
+        key: config.tls.key,
+        headers: {
+          accept: "application/json",
+          ...(config.auth.bearerToken ? { authorization: `Bearer ${config.auth.bearerToken}` } : {}),
+        },
+      },
+      (res) => {
+        if (res.statusCode === 200) return resolve(res);
+        res.resume();
+        reject(new Error(`GET ${path}: ${res.statusCode}`));
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Starts one scenario on `namespace` and resolves once synced: what it keeps, its count, its stop. */
+async function startScenario(
+  scenario: Scenario,
+  task: ChildTask,
+  namespace: string,
+): Promise<{ keep: unknown; count: number; stop: () => Promise<void> }> {
   const config = task.restConfig;
-  const rest = newRESTClient(config);
-  // Warm the connection and the code paths a little, so that TLS setup is not measured.
-  await rest.list(resourceOf(kinds.ConfigMap), { namespace: "default" });
-  let keep: unknown;
-  const before = heapNow();
-  const cpu0 = process.cpuUsage();
-  const start = performance.now();
-  let count = 0;
-  let stop: () => Promise<void> = async () => {};
-  switch (task.scenario) {
-    case "floor": {
-      const list = await rest.list<ConfigMap>(resourceOf(kinds.ConfigMap), {
-        namespace: task.namespace,
-        resourceVersion: "0",
-      });
-      count = list.items.length;
-      keep = list;
-      break;
+  const none = async () => {};
+  switch (scenario) {
+    case "floor: LIST + JSON.parse": {
+      const res = await get(config, `/api/v1/namespaces/${namespace}/configmaps?resourceVersion=0`);
+      const chunks: Buffer[] = [];
+      for await (const c of res) chunks.push(c as Buffer);
+      const list = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { items: unknown[] };
+      return { keep: list, count: list.items.length, stop: none };
     }
-    case "ours (list + watch)": {
+    case "floor: streamed NDJSON, parsed per line": {
+      const res = await get(
+        config,
+        `/api/v1/namespaces/${namespace}/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+      );
+      const objects: unknown[] = [];
+      let rest = "";
+      outer: for await (const c of res) {
+        rest += (c as Buffer).toString("utf8");
+        let nl = rest.indexOf("\n");
+        while (nl >= 0) {
+          const event = JSON.parse(rest.slice(0, nl)) as {
+            type: string;
+            object: { metadata?: { annotations?: Record<string, string> } };
+          };
+          rest = rest.slice(nl + 1);
+          if (event.type === "BOOKMARK") {
+            if (event.object.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true") break outer;
+          } else objects.push(event.object);
+          nl = rest.indexOf("\n");
+        }
+      }
+      res.destroy();
+      return { keep: objects, count: objects.length, stop: none };
+    }
+    case "ours: streaming list":
+    case "ours: streaming list, managedFields kept":
+    case "ours: list + watch": {
       const cache = newCache(config, {
-        restClient: rest,
-        defaultNamespaces: [task.namespace],
-        logger: process.env.CACHE_BENCH_DEBUG
-          ? (await import("../src/log/index.js")).newLogger({
-              level: 2,
-              format: "console",
-              destination: process.stderr,
-            })
-          : undefined,
+        defaultNamespaces: [namespace],
+        ...(scenario === "ours: streaming list, managedFields kept" ? { defaultTransform: (o) => o } : {}),
+        ...(scenario === "ours: list + watch" ? { watcher: { streamingList: false } } : {}),
       });
       const ctl = new AbortController();
       const running = cache.start(ctl.signal);
-      const list = await cache.list(kinds.ConfigMap, { inNamespace: task.namespace });
-      count = list.items.length;
-      keep = cache;
-      stop = async () => {
-        ctl.abort();
-        await running;
+      const list = await cache.list(kinds.ConfigMap, { inNamespace: namespace });
+      return {
+        keep: cache,
+        count: list.items.length,
+        stop: async () => {
+          ctl.abort();
+          await running;
+        },
       };
-      break;
     }
     case "client-node makeInformer": {
+      const { KubeConfig, CoreV1Api, makeInformer } = await import("@kubernetes/client-node");
       const kc = new KubeConfig();
       kc.loadFromString(task.kubeconfig);
       const api = kc.makeApiClient(CoreV1Api);
-      const informer = makeInformer<V1ConfigMap>(kc, `/api/v1/namespaces/${task.namespace}/configmaps`, () =>
-        api.listNamespacedConfigMap({ namespace: task.namespace }),
+      const informer = makeInformer<V1ConfigMap>(kc, `/api/v1/namespaces/${namespace}/configmaps`, () =>
+        api.listNamespacedConfigMap({ namespace }),
       );
       await informer.start();
-      count = informer.list(task.namespace).length;
-      keep = informer;
-      stop = () => informer.stop();
-      break;
+      return { keep: informer, count: informer.list(namespace).length, stop: () => informer.stop() };
     }
   }
+}
+
+async function child(task: ChildTask): Promise<ChildResult> {
+  // Warm-up: the same scenario once on a small namespace, so that each side's own HTTP stack,
+  // TLS session and code are warm; then the measured run on a fresh heap baseline.
+  const warm = await startScenario(task.scenario, task, WARM_NAMESPACE);
+  if (warm.count !== WARM_OBJECTS) throw new Error(`warm-up saw ${warm.count} objects`);
+  await warm.stop();
+  const before = heapNow();
+  const cpu0 = process.cpuUsage();
+  const start = performance.now();
+  const { keep, count, stop } = await startScenario(task.scenario, task, task.namespace);
   const ms = performance.now() - start;
   const cpu = process.cpuUsage(cpu0);
-  // Let the I/O callbacks of the last response finish before weighing the heap: until then undici
-  // still holds the response body it decoded (for a list, the whole text: about 1.2 KB per object
-  // here), which is garbage one turn of the event loop later and no part of what a cache keeps.
-  // The same wait for every scenario.
+  // Let the I/O callbacks of the last response finish before weighing the heap: until then the
+  // HTTP client still holds the body it decoded, garbage one turn of the event loop later and no
+  // part of what a cache keeps. The same wait for every scenario.
   await new Promise((resolve) => setTimeout(resolve, 50));
   const heapBytes = heapNow() - before;
   if (keep === undefined) throw new Error("nothing kept");
-  if (process.env.CACHE_BENCH_DEBUG) process.stderr.write(`synced in ${ms} ms\n`);
+  debug(`synced in ${ms} ms`);
   await stop();
-  if (process.env.CACHE_BENCH_DEBUG) process.stderr.write(`stopped\n`);
-  await rest.close();
   return { ms, cpuMs: (cpu.user + cpu.system) / 1000, heapBytes, count };
 }
 
@@ -335,8 +411,8 @@ export async function run(): Promise<BenchRow[]> {
   const rest = newRESTClient(server.restConfig());
   try {
     const CM = resourceOf(kinds.ConfigMap);
-    for (const n of SIZES)
-      await rest.create(resourceOf(kinds.Namespace), { metadata: { name: `bench-${n}` } });
+    for (const name of [WARM_NAMESPACE, ...SIZES.map((n) => `bench-${n}`)])
+      await rest.create(resourceOf(kinds.Namespace), { metadata: { name } });
     // One object through the API shows what the server stores (uid, timestamps, managedFields);
     // the rest are stored the same way directly, which takes seconds instead of a minute.
     const template = await rest.create<ConfigMap>(
@@ -347,7 +423,11 @@ export async function run(): Promise<BenchRow[]> {
       },
       { namespace: "default" },
     );
-    for (const n of SIZES) {
+    const filled: [string, number][] = [
+      [WARM_NAMESPACE, WARM_OBJECTS],
+      ...SIZES.map((n): [string, number] => [`bench-${n}`, n]),
+    ];
+    for (const [namespace, n] of filled) {
       for (let i = 0; i < n; i++) {
         const obj = structuredClone(template) as ConfigMap & Record<string, unknown>;
         obj.apiVersion = "v1";
@@ -355,7 +435,7 @@ export async function run(): Promise<BenchRow[]> {
         obj.metadata = {
           ...obj.metadata,
           name: `cm-${i}`,
-          namespace: `bench-${n}`,
+          namespace,
           uid: crypto.randomUUID(),
         };
         obj.data = configMapData(i);
@@ -367,50 +447,54 @@ export async function run(): Promise<BenchRow[]> {
     );
 
     for (const n of SIZES) {
-      const results = new Map<Scenario, ChildResult>();
-      for (const scenario of SCENARIOS) {
-        if (process.env.CACHE_BENCH_ONLY && !scenario.startsWith(process.env.CACHE_BENCH_ONLY)) continue;
-        if (process.env.CACHE_BENCH_DEBUG) process.stderr.write(`child ${scenario} ${n}\n`);
-        // The server (this process) lists the namespace once first, so that each scenario meets
-        // it in the same state: warm serialization code, the last list's garbage made. Without
-        // it the first scenario of a size (the floor) paid for a cold server.
-        await rest.list(CM, { namespace: `bench-${n}`, resourceVersion: "0" });
-        const r = await runChild({
-          scenario,
-          kubeconfig: server.kubeconfig,
-          restConfig: server.restConfig(),
-          namespace: `bench-${n}`,
-          n,
-        });
-        if (r.count !== n) throw new Error(`${scenario} saw ${r.count} objects, not ${n}`);
-        results.set(scenario, r);
+      const results = new Map<Scenario, ChildResult[]>(SCENARIOS.map((sc) => [sc, []]));
+      const wanted = SCENARIOS.filter(
+        (sc) => !process.env.CACHE_BENCH_ONLY || sc.startsWith(process.env.CACHE_BENCH_ONLY),
+      );
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let k = 0; k < wanted.length; k++) {
+          const scenario = wanted[(k + round) % wanted.length]!;
+          debug(`child ${scenario} ${n}`);
+          // The server (this process) lists the namespace once first, so that each scenario meets
+          // it in the same state: warm serialization code, the last list's garbage made.
+          await rest.list(CM, { namespace: `bench-${n}`, resourceVersion: "0" });
+          const r = await runChild({
+            scenario,
+            kubeconfig: server.kubeconfig,
+            restConfig: server.restConfig(),
+            namespace: `bench-${n}`,
+            n,
+          });
+          if (r.count !== n) throw new Error(`${scenario} saw ${r.count} objects, not ${n}`);
+          results.get(scenario)!.push(r);
+        }
       }
-      if (results.size < SCENARIOS.length) continue;
-      const floor = results.get("floor")!;
-      const peer = results.get("client-node makeInformer")!;
-      for (const scenario of SCENARIOS) {
-        const r = results.get(scenario)!;
-        const vs =
-          scenario === "floor"
-            ? ""
-            : `${(r.ms / floor.ms).toFixed(2)}× floor, ${(r.ms / peer.ms).toFixed(2)}× client-node`;
-        rows.push({ name: `sync ${n}: ${scenario}`, value: r.ms, unit: "ms", note: vs });
-      }
-      for (const scenario of SCENARIOS) {
-        const r = results.get(scenario)!;
-        const vs =
-          scenario === "floor"
-            ? ""
-            : `${(r.cpuMs / floor.cpuMs).toFixed(2)}× floor, ${(r.cpuMs / peer.cpuMs).toFixed(2)}× client-node`;
-        rows.push({ name: `sync ${n} CPU: ${scenario}`, value: r.cpuMs, unit: "ms", note: vs });
-      }
-      for (const scenario of SCENARIOS) {
-        const r = results.get(scenario)!;
-        const vs =
-          scenario === "client-node makeInformer"
-            ? ""
-            : `${(r.heapBytes / peer.heapBytes).toFixed(2)}× client-node`;
-        rows.push({ name: `heap ${n}: ${scenario}`, value: r.heapBytes / n, unit: "B/object", note: vs });
+      if (wanted.length < SCENARIOS.length) continue;
+      const med = (sc: Scenario, pick: (r: ChildResult) => number) =>
+        summarize(results.get(sc)!.map(pick)).median;
+      const metrics: [string, string, (r: ChildResult) => number][] = [
+        ["sync", "ms", (r) => r.ms],
+        ["sync CPU", "ms", (r) => r.cpuMs],
+        ["heap", "B/object", (r) => r.heapBytes / n],
+      ];
+      for (const [what, unit, pick] of metrics) {
+        for (const scenario of SCENARIOS) {
+          const value = med(scenario, pick);
+          const floor = FLOOR_OF[scenario];
+          const vs = [
+            floor !== scenario ? `${(value / med(floor, pick)).toFixed(2)}× its floor` : "",
+            scenario !== "client-node makeInformer"
+              ? `${(value / med("client-node makeInformer", pick)).toFixed(2)}× client-node`
+              : "",
+          ].filter(Boolean);
+          rows.push({
+            name: `${what} ${n.toLocaleString("en-US")}: ${scenario}`,
+            value,
+            unit,
+            note: [rangeNote(results.get(scenario)!.map(pick)), ...vs].join("; "),
+            curve: { series: scenario, x: n },
+          });
+        }
       }
     }
     rows.push({
