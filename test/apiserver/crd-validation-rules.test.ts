@@ -410,6 +410,53 @@ describe("CRD validation rules", () => {
     await api.delete(`${CRDS}/picks.${group}`);
   });
 
+  test("Kubernetes' quantity library: quantity(), isQuantity(), comparisons, add, sub, conversions (kube 1.29+)", async (t) => {
+    if (!versionDifference("kube 1.26 has no quantity library in CRD rules")) {
+      t.skip("kube 1.26 offers no quantity() in CRD rules");
+      return;
+    }
+    const text = { type: "string", maxLength: 40 };
+    const schema = specRules(
+      [
+        { rule: "isQuantity(self.request) && isQuantity(self.limit)", message: "quantities" },
+        {
+          rule: "!isQuantity(self.request) || !isQuantity(self.limit) || !quantity(self.request).isGreaterThan(quantity(self.limit))",
+          message: "request <= limit",
+        },
+        {
+          rule: "!isQuantity(self.limit) || quantity(self.limit).compareTo(quantity('64Gi')) <= 0",
+          message: "at most 64Gi",
+        },
+        { rule: "!isQuantity(self.limit) || quantity(self.limit).sign() == 1", message: "positive" },
+        {
+          rule: "!has(self.cpus) || (quantity(self.cpus).isInteger() && quantity(self.cpus).asInteger() <= 64)",
+          message: "whole cpus",
+        },
+        {
+          rule: "!isQuantity(self.limit) || quantity(self.limit).sub(quantity(self.request)).add(1) != quantity('1')",
+          message: "headroom",
+        },
+      ],
+      { request: text, limit: text, cpus: text },
+    );
+    const failed = failuresOf(await install("pods2s", "Pod2", schema), "Pod2");
+    assert.deepEqual(await failed("ok", { request: "512Mi", limit: "1Gi", cpus: "2" }), []);
+    assert.deepEqual(await failed("same-value", { request: "1Gi", limit: "1073741824.5" }), []);
+    // A rule that parses a bad quantity fails to evaluate, in ParseQuantity's words.
+    assert.deepEqual(await failed("bad", { request: "1,5G", limit: "1G" }), [
+      said("quantities"),
+      said(
+        "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' evaluating rule: headroom",
+      ),
+    ]);
+    assert.deepEqual(await failed("over", { request: "2G", limit: "1Gi" }), [said("request <= limit")]);
+    assert.deepEqual(await failed("huge", { request: "1", limit: "65Gi" }), [said("at most 64Gi")]);
+    assert.deepEqual(await failed("negative", { request: "-1", limit: "-1m" }), [said("positive")]);
+    assert.deepEqual(await failed("cpus", { request: "1", limit: "2", cpus: "1500m" }), [said("whole cpus")]);
+    assert.deepEqual(await failed("no-room", { request: "1k", limit: "1000" }), [said("headroom")]);
+    await api.delete(`${CRDS}/pods2s.${group}`);
+  });
+
   test("Kubernetes' url library: url(), isURL() and the getters, on Go's ParseRequestURI", async () => {
     const getters = ["getScheme", "getHost", "getHostname", "getPort", "getEscapedPath"];
     const text = { type: "string", maxLength: 100 };

@@ -1,7 +1,8 @@
 // Kubernetes' CEL libraries (k8s.io/apiserver/pkg/cel/library) on @bufbuild/cel: lists
 // (isSorted, sum, min, max, indexOf, lastIndexOf), regex (find, findAll), urls (url, isURL,
 // getScheme, getHost, getHostname, getPort, getEscapedPath, getQuery) and cel-go's sets
-// extension (sets.contains, sets.equivalent, sets.intersects; kube 1.29+), as kube-apiserver
+// extension (sets.contains, sets.equivalent, sets.intersects; kube 1.29+) and quantities
+// (quantity.ts), as kube-apiserver
 // offers them to CRD validation rules. Errors are CEL errors, worded as kube's.
 import {
   type CelFunc,
@@ -15,6 +16,7 @@ import {
 } from "@bufbuild/cel";
 import { CelScalar, isCelList, isCelMap, isCelUint } from "@bufbuild/cel";
 import { RE2JS } from "re2js";
+import { quantityLibrary } from "./quantity.js";
 
 const DYN = CelScalar.DYN;
 const LIST = listType(DYN);
@@ -381,4 +383,4 @@ const sets: CelFunc[] = [
 ];
 
 /** Every Kubernetes library the rules of a CRD may call. */
-export const kubernetesLibraries: CelFunc[] = [...lists, ...regex, ...urls, ...sets];
+export const kubernetesLibraries: CelFunc[] = [...lists, ...regex, ...urls, ...sets, ...quantityLibrary];
