@@ -298,6 +298,69 @@ describe("CRD validation rules", () => {
     ]);
   });
 
+  test("an update leaving a now-invalid value as it was passes the rule (ratcheting, kube 1.30+)", async () => {
+    const props = (rules: boolean) => ({
+      size: { type: "integer", ...(rules ? { "x-kubernetes-validations": [{ rule: "self <= 10" }] } : {}) },
+      label: { type: "string" },
+      tags: {
+        type: "array",
+        items: {
+          type: "string",
+          ...(rules ? { "x-kubernetes-validations": [{ rule: "self.size() < 5" }] } : {}),
+        },
+      },
+    });
+    const collection = await install("ratchets", "Ratchet", {
+      type: "object",
+      properties: { spec: { type: "object", properties: props(false) } },
+    });
+    const created = await api.post(collection, {
+      apiVersion: `${group}/v1`,
+      kind: "Ratchet",
+      metadata: { name: "old" },
+      spec: { size: 100, label: "a", tags: ["toolong"] },
+    });
+    assert.equal(created.status, 201);
+    // The CRD tightens: sizes up to 10, tags shorter than 5.
+    const current = (await api.get(`${CRDS}/ratchets.${group}`)).body;
+    current.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties = props(true);
+    assert.equal((await api.put(`${CRDS}/ratchets.${group}`, current)).status, 200);
+    const fresh = (name: string) => ({
+      apiVersion: `${group}/v1`,
+      kind: "Ratchet",
+      metadata: { name },
+      spec: { size: 100, label: "a", tags: ["toolong"] },
+    });
+    await eventually(
+      "the new rules in force",
+      async () => (await api.post(collection, fresh("new"))).status === 422,
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    const stored = (await api.get(`${collection}/old`)).body;
+    const relabelled = await api.put(`${collection}/old`, {
+      ...stored,
+      spec: { ...stored.spec, label: "b" },
+    });
+    if (versionDifference("kube 1.26 does not ratchet: an unchanged invalid value still fails its rule")) {
+      assert.equal(relabelled.status, 200, relabelled.text);
+      const grown = await api.put(`${collection}/old`, {
+        ...relabelled.body,
+        spec: { ...relabelled.body.spec, size: 50 },
+      });
+      assert.equal(grown.status, 422, "a changed value meets the rule again");
+      assert.deepEqual(
+        (causes(grown) as { field: string }[]).map((c) => c.field),
+        ["spec.size"],
+        "the unchanged (atomic) tags list still passes",
+      );
+    } else {
+      assert.equal(relabelled.status, 422);
+    }
+    await api.delete(`${CRDS}/ratchets.${group}`);
+  });
+
   test("nested comprehensions over collections of no declared size are refused for their cost", async () => {
     const list = (extra: object) => ({
       type: "object",

@@ -16,6 +16,7 @@ import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { type FieldError, GoSyntax, toStatusCause } from "../schema/field-error.js";
+import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { kubernetesLibraries } from "./kubernetes-libs.js";
 
@@ -504,10 +505,31 @@ function correlated(list: Schema, old: unknown[] | undefined): (item: unknown) =
   return (item) => old.find((o) => keyOf(o) === keyOf(item));
 }
 
-/** The causes of the rules `obj` breaks (`old` the object it replaces, on update). */
+/** `fn`, called at most once. */
+function once(fn: () => boolean): () => boolean {
+  let v: boolean | undefined;
+  return () => {
+    v ??= fn();
+    return v;
+  };
+}
+
+/**
+ * The causes of the rules `obj` breaks (`old` the object it replaces, on update). Ratcheting, as
+ * kube 1.30+ does (CRDValidationRatcheting): on update, a rule without oldSelf that fails on a
+ * value left as it was (the node, if kube can correlate it with its old value: by field, by a
+ * map list's keys; else its nearest such ancestor) is let through, so that an object stored
+ * before its CRD tightened can still be updated elsewhere. Evaluation errors are not ratcheted.
+ */
 export function ruleViolations(schema: Schema, obj: unknown, old: unknown): StatusCause[] {
   const causes: StatusCause[] = [];
-  const visit = (s: Schema | undefined, value: unknown, oldValue: unknown, path: string) => {
+  const visit = (
+    s: Schema | undefined,
+    value: unknown,
+    oldValue: unknown,
+    path: string,
+    unchanged: () => boolean,
+  ) => {
     if (!s || value === undefined || value === null) return;
     // The node as CEL sees it, converted once for all its rules (and the old node once too).
     let self: unknown;
@@ -535,6 +557,7 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
           field,
         });
       } else if (result !== true) {
+        if (!c.transition && unchanged()) continue;
         const normalized =
           typeof r.fieldPath === "string" && r.fieldPath.trim() !== ""
             ? normalizeFieldPath(r.fieldPath, s)
@@ -547,20 +570,37 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
     if (Array.isArray(value)) {
       const items = s.items && !Array.isArray(s.items) ? s.items : undefined;
       const old = correlated(s, Array.isArray(oldValue) ? oldValue : undefined);
-      for (let i = 0; i < value.length; i++) visit(items, value[i], old(value[i]), `${path}[${i}]`);
+      // Only a map list's items correlate for ratcheting; others answer for their list.
+      const mapList = (s as Record<string, unknown>)["x-kubernetes-list-type"] === "map";
+      for (let i = 0; i < value.length; i++) {
+        const oldItem = old(value[i]);
+        const same = mapList && oldItem !== undefined ? once(() => deepEqual(value[i], oldItem)) : unchanged;
+        visit(items, value[i], oldItem, `${path}[${i}]`, same);
+      }
       return;
     }
     if (isObject(value)) {
       const oldMap = isObject(oldValue) ? oldValue : undefined;
       for (const [k, v] of Object.entries(value)) {
+        const oldV = oldMap && Object.hasOwn(oldMap, k) ? oldMap[k] : undefined;
+        // apiVersion and kind are never ratcheted (both sides read as one version).
+        const typeMeta = path === "" && (k === "apiVersion" || k === "kind");
+        const same = typeMeta ? () => false : oldV !== undefined ? once(() => deepEqual(v, oldV)) : unchanged;
         const child = s.properties?.[k];
         const at = path === "" ? k : `${path}.${k}`;
-        if (child) visit(child, v, oldMap?.[k], at);
+        if (child) visit(child, v, oldV, at, same);
         else if (typeof s.additionalProperties === "object")
-          visit(s.additionalProperties, v, oldMap?.[k], `${path}[${k}]`);
+          visit(s.additionalProperties, v, oldV, `${path}[${k}]`, same);
       }
     }
   };
-  visit(schema, obj, old, "");
+  // apiVersion and kind are never ratcheted (both sides read as one version).
+  visit(
+    schema,
+    obj,
+    old,
+    "",
+    once(() => old !== undefined && deepEqual(obj, old)),
+  );
   return causes;
 }
