@@ -38,7 +38,8 @@ export function loadFor(req: IncomingMessage, needs: LazyNeeds = {}): Promise<un
     waits.push(protobufCodec.load());
   }
   if (!yamlLib.loaded && ct.includes("yaml")) waits.push(yamlLib.load());
-  if (!celRules.loaded && needs.cel) waits.push(celRules.load(), celMatch.load());
+  if (needs.cel && !celRules.loaded) waits.push(celRules.load());
+  if (needs.cel && !celMatch.loaded) waits.push(celMatch.load());
   return waits.length > 0 ? Promise.all(waits) : undefined;
 }
 

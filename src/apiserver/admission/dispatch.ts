@@ -13,6 +13,7 @@ import { WebhookConfigurations } from "./configurations.js";
 import { CallingWebhookError, deniedError, dryRunUnsupported, failedClosed } from "./errors.js";
 import { type Invocation, isExempt, matchRules, shouldCall } from "./matching.js";
 import {
+  admissionRequest,
   admissionReview,
   InvalidResponseError,
   pickReviewVersion,
@@ -146,11 +147,11 @@ export class Admission {
   async #matching(inv: Invocation | undefined, attrs: AdmissionAttributes): Promise<Invocation | undefined> {
     if (!inv || inv.hook.matchConditions.length === 0) return inv;
     const { evaluateMatchConditions } = await celMatch.load();
-    const review = JSON.parse(admissionReview("v1", attrs, inv.def, attrs.object, attrs.oldObject).body) as {
-      request: Obj;
-    };
-    const { object, oldObject, ...request } = review.request;
-    const outcome = evaluateMatchConditions(inv.hook.matchConditions, { object, oldObject, request });
+    const outcome = evaluateMatchConditions(inv.hook.matchConditions, {
+      object: attrs.object ?? null,
+      oldObject: attrs.oldObject ?? null,
+      request: admissionRequest(attrs, inv.def),
+    });
     if ("error" in outcome) {
       if (inv.hook.failurePolicy === "Ignore") return undefined;
       throw forbidden(

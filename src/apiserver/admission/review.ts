@@ -18,17 +18,12 @@ export interface ReviewRequest {
   body: string;
 }
 
-/** The AdmissionReview for one webhook: `def` is the version it asked for (matchPolicy). */
-export function admissionReview(
-  version: "v1" | "v1beta1",
-  attrs: AdmissionAttributes,
-  def: ResourceDefinition,
-  object: Readonly<Obj> | undefined,
-  oldObject: Readonly<Obj> | undefined,
-): ReviewRequest {
-  const uid = randomUUID();
-  const request: Obj = {
-    uid,
+/**
+ * The request of an AdmissionReview without its uid and objects: what a webhook is told of the
+ * call, and what its matchConditions see as `request`. `def` is the version it asked for.
+ */
+export function admissionRequest(attrs: AdmissionAttributes, def: ResourceDefinition): Obj {
+  return {
     kind: { group: def.group, version: def.version, kind: def.kind },
     resource: { group: def.group, version: def.version, resource: def.plural },
     ...(attrs.subresource ? { subResource: attrs.subresource } : {}),
@@ -39,10 +34,29 @@ export function admissionReview(
     ...(attrs.namespace ? { namespace: attrs.namespace } : {}),
     operation: attrs.operation,
     userInfo: { username: attrs.user.name, groups: attrs.user.groups },
-    object: object ?? null,
-    oldObject: oldObject ?? null,
     dryRun: attrs.dryRun,
     options: attrs.options,
+  };
+}
+
+/** The AdmissionReview for one webhook: `def` is the version it asked for (matchPolicy). */
+export function admissionReview(
+  version: "v1" | "v1beta1",
+  attrs: AdmissionAttributes,
+  def: ResourceDefinition,
+  object: Readonly<Obj> | undefined,
+  oldObject: Readonly<Obj> | undefined,
+): ReviewRequest {
+  const uid = randomUUID();
+  const { dryRun, options, ...head } = admissionRequest(attrs, def);
+  // The field order of kube's AdmissionRequest: uid first, the objects before dryRun and options.
+  const request: Obj = {
+    uid,
+    ...head,
+    object: object ?? null,
+    oldObject: oldObject ?? null,
+    dryRun,
+    options,
   };
   const review = { kind: "AdmissionReview", apiVersion: `admission.k8s.io/${version}`, request };
   return { uid, body: JSON.stringify(review) };
