@@ -37,6 +37,9 @@ test("a serving certificate signed by the CA is trusted over TLS on 127.0.0.1 an
             cert: client.certPem,
             key: client.keyPem,
             servername: host === "localhost" ? host : undefined,
+            // A connection of its own, closed after the answer: no pooled keep-alive socket
+            // may keep the server (and the test process) alive.
+            agent: false,
           },
           (res) => {
             let data = "";
@@ -54,7 +57,8 @@ test("a serving certificate signed by the CA is trusted over TLS on 127.0.0.1 an
       assert.deepEqual(subject.O, ["system:masters", "devs"]);
     }
   } finally {
-    server.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   }
 });
 
