@@ -11,9 +11,11 @@ mkdirSync(dir, { recursive: true });
 const blocks = [...readFileSync("README.md", "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
 const files = blocks.map((code, i) => {
   const file = join(dir, `block-${i}.ts`);
-  const fixed = code
-    .replace(/from "controller-runtime(\/[a-z]+)?";/g, (_, sub) => `from "../../src${sub ?? ""}/index.js";`)
-    .replace(/from "kubernetes-types\/([a-z]+)\/(v[0-9a-z]+)";/g, 'from "kubernetes-types/$1/$2.js";');
+  // kubernetes-types imports stay as written: a user's NodeNext project resolves them the same way.
+  const fixed = code.replace(
+    /from "controller-runtime(\/[a-z]+)?";/g,
+    (_, sub) => `from "../../src${sub ?? ""}/index.js";`,
+  );
   writeFileSync(file, `export {};\n${fixed}`);
   return file;
 });

@@ -6,9 +6,11 @@ export type { ListMeta, ObjectMeta } from "kubernetes-types/meta/v1.js";
 
 /** Any Kubernetes object: the fields every kind shares. */
 export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: ObjectMeta;
+  // `| undefined` spelled out: under exactOptionalPropertyTypes, `Readonly<T>` of a kind whose
+  // fields are `?: string` must still satisfy this.
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata?: ObjectMeta | undefined;
 }
 
 /** A list of objects as the API server returns it (`ConfigMapList`, ...). */

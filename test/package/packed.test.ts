@@ -1,0 +1,119 @@
+// The package as a user installs it: built from src/, packed by npm, and compiled against by a
+// consumer project with the strictest compiler options (exactOptionalPropertyTypes, no
+// skipLibCheck), which is where shipped declarations break first. The README's examples are that
+// consumer's code, imported from "controller-runtime" as a user writes them.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const repo = resolve(".");
+const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
+const pkgJson = JSON.parse(readFileSync("package.json", "utf8")) as {
+  exports: Record<string, { types: string; default: string }>;
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+};
+
+let dir = "";
+let pkg = "";
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "cr-packed-"));
+  pkg = join(dir, "node_modules", "controller-runtime");
+  mkdirSync(pkg, { recursive: true });
+  for (const f of ["package.json", "README.md", "LICENSE"]) copyFileSync(f, join(pkg, f));
+  await run(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", join(pkg, "dist")], {
+    maxBuffer: 1 << 24,
+  });
+  // What npm would install beside it: the dependencies and the peer, from this checkout.
+  const deps = [...Object.keys(pkgJson.dependencies), ...Object.keys(pkgJson.peerDependencies), "@types"];
+  for (const name of deps) {
+    const target = join(dir, "node_modules", name);
+    mkdirSync(join(target, ".."), { recursive: true });
+    if (!existsSync(target)) symlinkSync(join(repo, "node_modules", name), target, "dir");
+  }
+});
+
+after(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test("npm packs the built library, its declarations, README and LICENSE; no sources or source maps", async () => {
+  const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: pkg });
+  const files = (JSON.parse(stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
+  assert.ok(files.includes("LICENSE") && files.includes("README.md") && files.includes("package.json"));
+  assert.match(readFileSync(join(pkg, "LICENSE"), "utf8"), /Apache License\s+Version 2\.0/);
+  assert.deepEqual(
+    files.filter((f) => f.endsWith(".map")),
+    [],
+    "source maps would point at src/, which is not shipped",
+  );
+  assert.deepEqual(
+    files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")),
+    [],
+  );
+  assert.deepEqual(
+    files.filter((f) => /\.test\.(js|d\.ts)$/.test(f)),
+    [],
+  );
+  for (const [entry, target] of Object.entries(pkgJson.exports)) {
+    assert.ok(files.includes(target.types.replace(/^\.\//, "")), `${entry}: ${target.types} is packed`);
+  }
+});
+
+test("a consumer with the strictest compiler options type-checks against the shipped declarations", async () => {
+  const consumer = dir;
+  writeFileSync(join(consumer, "package.json"), JSON.stringify({ type: "module" }));
+  writeFileSync(
+    join(consumer, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2023",
+        lib: ["ES2023"],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        types: ["node"],
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        noImplicitOverride: true,
+        noPropertyAccessFromIndexSignature: true,
+        verbatimModuleSyntax: true,
+        skipLibCheck: false,
+        noEmit: true,
+      },
+      include: ["*.ts"],
+    }),
+  );
+  // Every entry point, so every shipped declaration file is reached and checked.
+  const entries = Object.keys(pkgJson.exports).map((e) => e.replace(/^\./, "controller-runtime"));
+  writeFileSync(
+    join(consumer, "entries.ts"),
+    entries.map((e, i) => `import * as m${i} from "${e}";\nexport { m${i} };\n`).join(""),
+  );
+  const blocks = [...readFileSync("README.md", "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.ok(blocks.length > 5, "the README's examples were found");
+  blocks.forEach((code, i) => {
+    writeFileSync(join(consumer, `readme-${i}.ts`), `export {};\n${code}`);
+  });
+  try {
+    await run(process.execPath, [tsc, "-p", "."], { cwd: consumer, maxBuffer: 1 << 24 });
+  } catch (err) {
+    const out = (err as { stdout?: string }).stdout ?? String(err);
+    assert.fail(`the consumer does not type-check:\n${out.split("\n").slice(0, 40).join("\n")}`);
+  }
+});
