@@ -68,6 +68,15 @@ test("npm start runs two replicas, one leading, and stops cleanly on SIGINT", as
   const { child, output, exited } = startMain("--probe-interval=500ms");
   const field = (pattern: RegExp) => fieldsOf(output(), pattern);
   await eventually("the banner", () => output().includes("Press Ctrl-C to stop."), { timeoutMs: 60_000 });
+  // It comes after the start-up burst, so it does not scroll away: every controller of the leader
+  // has started its workers before it.
+  const bannerAt = output().indexOf("controller-runtime examples:");
+  const starts = [...output().matchAll(/Starting workers/g)].map((m) => m.index);
+  assert.ok(starts.length >= 3, "the leader's controllers started");
+  assert.ok(
+    starts.every((at) => at < bannerAt),
+    "the banner is printed after the controllers start",
+  );
   const [kubeconfig] = field(/^ {2}kubeconfig {2}(\S+)$/gm);
   assert.equal(kubeconfig, join(workDir, ".tmp", "kubeconfig"));
   assert.equal(field(/\((leader)\)$/gm).length, 1, "one replica leads");
@@ -145,6 +154,15 @@ test(
         "--install-crds",
       );
       await eventually("the banner", () => output().includes("Press Ctrl-C to stop."), { timeoutMs: 60_000 });
+      // It comes after the start-up burst, so it does not scroll away: every controller of the leader
+      // has started its workers before it.
+      const bannerAt = output().indexOf("controller-runtime examples:");
+      const starts = [...output().matchAll(/Starting workers/g)].map((m) => m.index);
+      assert.ok(starts.length >= 3, "the leader's controllers started");
+      assert.ok(
+        starts.every((at) => at < bannerAt),
+        "the banner is printed after the controllers start",
+      );
       assert.deepEqual(await crds(), [
         "markdownviews.view.zoetrope.github.io",
         "storagebuckets.storage.example.com",

@@ -1,10 +1,12 @@
 // `npm start`: the examples at work. With no flags it starts the embedded API server (kubeconfig
 // in .tmp/kubeconfig, garbage collection on), installs the CRDs, creates sample objects, runs the
 // simulator (kube-controller-manager and kubelet stand-in) and two replicas of a Manager running
-// all three examples with leader election, and prints how to look. Ctrl-C stops it all gracefully.
+// all three examples with leader election, and prints how to look once the start-up logs calm
+// down (Enter prints it again). Ports are free ones unless flags fix them, so two demos (or a demo
+// and anything on 8080) share a machine. Ctrl-C stops it all gracefully.
 //
 //   npm start -- --kubeconfig ~/.kube/config [--install-crds]   the same replicas on a real cluster
-//   npm start -- --metrics-bind-address :0 --health-probe-bind-address :0   free ports
+//   npm start -- --metrics-bind-address :8080 --health-probe-bind-address :8081   fixed ports
 //   npm start -- --zap-encoder json --zap-log-level debug                   other logs
 import { setMaxListeners } from "node:events";
 import { mkdirSync } from "node:fs";
@@ -14,6 +16,7 @@ import { type Manager, setupSignalHandler } from "../src/manager/index.js";
 import { getConfig, type RESTConfig } from "../src/rest/index.js";
 import { banner } from "./demo/banner.js";
 import { type EmbeddedCluster, installExampleCRDs, startEmbeddedCluster } from "./demo/embedded.js";
+import { QuietOutput } from "./demo/quiet-output.js";
 import { newReplica, offsetBindAddress } from "./demo/replica.js";
 import { managerFlags, parseDuration, parseFlags } from "./shared/flags.js";
 
@@ -25,8 +28,8 @@ const argv = process.argv.slice(2);
 const flags = parseFlags(
   {
     ...managerFlags,
-    "metrics-bind-address": { type: "string", default: "127.0.0.1:8080" },
-    "health-probe-bind-address": { type: "string", default: "127.0.0.1:8081" },
+    "metrics-bind-address": { type: "string", default: "127.0.0.1:0" },
+    "health-probe-bind-address": { type: "string", default: "127.0.0.1:0" },
     "leader-elect": { type: "boolean", default: true },
     replicas: { type: "string", default: "2" },
     "install-crds": { type: "boolean", default: false },
@@ -36,7 +39,8 @@ const flags = parseFlags(
   argv,
 );
 // Readable in a terminal unless the flags ask otherwise (later flags win).
-const logger = loggerFromFlags(["--zap-encoder=console", ...argv]);
+const output = new QuietOutput();
+const logger = loggerFromFlags(["--zap-encoder=console", ...argv], { destination: output.destination });
 const log = logger.withName("setup");
 
 // Ctrl-C under `npm start` reaches this process more than once at the same moment (from the
@@ -71,7 +75,7 @@ try {
     config = cluster.server.restConfig();
   }
 
-  // Each replica needs its own ports: replica-2 takes the next two (8082, 8083), and so on.
+  // Each replica needs its own ports: with fixed ones, replica-2 takes the next two, and so on.
   const replicas: Manager[] = [];
   for (let i = 0; i < Number(flags.replicas); i++) {
     replicas.push(
@@ -112,17 +116,29 @@ try {
     })),
   );
   const ready = await Promise.race([Promise.all([addresses, elected]), stopped]);
-  if (ready) {
+  // The banner goes last: after the burst of start-up lines, which ends with the simulated Pods
+  // turning ready a few seconds in (so: 3 s without a line, 15 s at most).
+  if (ready) await output.quiet(3000, 15_000, stop.signal);
+  if (ready && !stop.signal.aborted) {
     const [bound] = ready;
-    process.stdout.write(
-      banner({
-        apiServer: config.host,
-        embedded: cluster !== undefined,
-        kubeconfigPath,
-        s3Endpoint: cluster?.s3.endpoint,
-        replicas: bound.map((b, i) => ({ name: `replica-${i + 1}`, ...b, leader: i === leader })),
-      }),
-    );
+    const interactive = process.stdin.isTTY === true;
+    const show = () =>
+      process.stdout.write(
+        banner({
+          apiServer: config.host,
+          embedded: cluster !== undefined,
+          kubeconfigPath,
+          s3Endpoint: cluster?.s3.endpoint,
+          replicas: bound.map((b, i) => ({ name: `replica-${i + 1}`, ...b, leader: i === leader })),
+          interactive,
+        }),
+      );
+    show();
+    if (interactive) {
+      // Enter shows it again, once log lines have pushed it away.
+      process.stdin.on("data", show);
+      stop.signal.addEventListener("abort", () => process.stdin.pause(), { once: true });
+    }
   }
   await Promise.all(running);
 } catch (err) {

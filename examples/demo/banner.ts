@@ -13,7 +13,9 @@ export interface BannerInfo {
   embedded: boolean;
   kubeconfigPath: string;
   replicas: ReplicaInfo[];
-  s3Endpoint?: string;
+  s3Endpoint?: string | undefined;
+  /** Standard input is a terminal, so Enter can show the banner again. */
+  interactive?: boolean;
 }
 
 /** A URL for a bound address: a wildcard bind is reached on loopback. */
@@ -45,7 +47,7 @@ export function banner(info: BannerInfo): string {
     `  export KUBECONFIG=${info.kubeconfigPath}`,
     "  kubectl get storagebuckets,markdownviews",
     "  kubectl get events",
-    "Press Ctrl-C to stop.",
+    info.interactive ? "Press Enter to show this again, Ctrl-C to stop." : "Press Ctrl-C to stop.",
     "",
   );
   return lines.join("\n");
