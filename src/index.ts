@@ -1,6 +1,7 @@
 // controller-runtime for TypeScript: the names a controller author needs, in one import.
 // Each folder is also its own subpath (`controller-runtime/manager`, `/envtest`, `/apiserver`, ...).
 export type {
+  Condition,
   Kind,
   KindOptions,
   KubeList,
@@ -9,7 +10,19 @@ export type {
   ObjectOf,
   Unstructured,
 } from "./api/index.js";
-export { defineKind, keyOf, kinds, objectKeyString } from "./api/index.js";
+export {
+  conditionSchema,
+  deepCopy,
+  defineKind,
+  findStatusCondition,
+  isStatusConditionFalse,
+  isStatusConditionTrue,
+  keyOf,
+  kinds,
+  objectKeyString,
+  removeStatusCondition,
+  setStatusCondition,
+} from "./api/index.js";
 export type { ForOptions, OwnsOptions, WatchesOptions } from "./builder/index.js";
 export { BuilderError, controllerManagedBy, webhookManagedBy } from "./builder/index.js";
 export type { Cache, CacheListOptions, CacheOptions, FieldIndexer, Reader } from "./cache/index.js";
@@ -21,6 +34,7 @@ export {
   mergeFrom,
   newAPIReader,
   newClient,
+  retryOnConflict,
   strategicMergeFrom,
 } from "./client/index.js";
 export {

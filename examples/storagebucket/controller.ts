@@ -1,6 +1,7 @@
 // The StorageBucket controller: reconciles every bucket once per probe interval (a ticker feeding
 // a channel source) and whenever its spec changes. Each reconcile probes the bucket and records
 // the finding in status.conditions, with an Event when the finding changes.
+import { deepCopy, findStatusCondition, setStatusCondition } from "../../src/api/index.js";
 import type { Client } from "../../src/client/index.js";
 import { mergeFrom } from "../../src/client/index.js";
 import { controllerManagedBy } from "../../src/builder/index.js";
@@ -18,7 +19,6 @@ import {
 import { isNotFound } from "../../src/rest/index.js";
 import { newChannel } from "../../src/source/index.js";
 import { conditionAvailable, StorageBucket } from "./api.js";
-import { findStatusCondition, setStatusCondition } from "./conditions.js";
 import { headBucket } from "./probe.js";
 import { newTicker } from "./ticker.js";
 
@@ -51,8 +51,11 @@ export class StorageBucketReconciler implements Reconciler {
     });
     const generation = bucket.metadata?.generation;
     const previous = findStatusCondition(bucket.status?.conditions, conditionAvailable);
-    const { conditions, changed } = setStatusCondition(
-      bucket.status?.conditions ?? [],
+    const updated = deepCopy(bucket);
+    updated.status = { ...updated.status, observedGeneration: generation };
+    updated.status.conditions ??= [];
+    const changed = setStatusCondition(
+      updated.status.conditions,
       { type: conditionAvailable, ...found, observedGeneration: generation },
       this.now(),
     );
@@ -60,8 +63,6 @@ export class StorageBucketReconciler implements Reconciler {
     // the other watchers of StorageBuckets are spared an update every interval.
     if (!changed && bucket.status?.observedGeneration === generation) return;
 
-    const updated = structuredClone(bucket) as StorageBucket;
-    updated.status = { ...updated.status, observedGeneration: generation, conditions };
     await this.client.status().patch(updated, mergeFrom(bucket));
     logger.info("bucket probed", { available: found.status, reason: found.reason });
 

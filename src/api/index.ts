@@ -31,5 +31,17 @@ export {
   unescapeFieldValue,
 } from "./fields.js";
 export { parseGoDuration } from "./duration.js";
+export type { Condition, NewCondition } from "./conditions.js";
+export {
+  conditionSchema,
+  findStatusCondition,
+  isStatusConditionFalse,
+  isStatusConditionPresentAndEqual,
+  isStatusConditionTrue,
+  metav1Time,
+  removeStatusCondition,
+  setStatusCondition,
+} from "./conditions.js";
+export { deepCopy } from "./deep-copy.js";
 // Deprecated names, kept for one release.
 export { parseApiVersion } from "./deprecated.js";

@@ -29,4 +29,6 @@ export type {
 } from "./options.js";
 export type { MergeFromOptions, Patch } from "./patch.js";
 export { applyPatch, jsonPatch, mergeFrom, rawPatch, strategicMergeFrom } from "./patch.js";
+export type { RetryBackoff } from "./retry.js";
+export { defaultRetry, retryOnConflict, retryOnError } from "./retry.js";
 export type { SubResourceClient, SubResourceUpdateOptions } from "./subresource-client.js";
