@@ -4,99 +4,11 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Unstructured } from "../api/object.js";
-import type { ObjectOf } from "../api/kind.js";
 import { newClient } from "../client/index.js";
 import { installCRDs } from "../envtest/index.js";
 import { isInvalid } from "../rest/index.js";
 import { testEnvironment } from "../../test/support/environment.js";
-import { defineCRD, k, Type } from "./index.js";
-
-const Memcached = defineCRD({
-  group: "cache.corpus.example.com",
-  kind: "Memcached",
-  shortNames: ["mc"],
-  categories: ["corpus"],
-  versions: {
-    v1alpha1: {
-      spec: Type.Object({
-        size: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
-        containerPort: Type.Optional(k.intOrString({ default: 11211 })),
-        labels: Type.Optional(k.map(Type.String({ maxLength: 63 }))),
-        mode: Type.Optional(k.stringEnum(["fast", "safe"], { default: "safe" })),
-      }),
-      status: Type.Object({
-        replicas: Type.Optional(Type.Integer()),
-        conditions: Type.Optional(k.conditions()),
-      }),
-      printerColumns: [
-        { name: "Size", type: "integer", jsonPath: ".spec.size" },
-        { name: "Mode", type: "string", jsonPath: ".spec.mode", priority: 1 },
-      ],
-      scale: { specReplicasPath: ".spec.size", statusReplicasPath: ".status.replicas" },
-    },
-  },
-});
-type Memcached = ObjectOf<typeof Memcached>;
-
-const Gadget = defineCRD({
-  group: "gadgets.corpus.example.com",
-  kind: "Gadget",
-  versions: {
-    v1: {
-      spec: k.withRules(
-        Type.Object({
-          minReplicas: Type.Integer({ minimum: 0 }),
-          maxReplicas: Type.Integer({ minimum: 0 }),
-          memory: Type.Optional(k.quantity()),
-          note: Type.Optional(k.nullable(Type.String())),
-          since: Type.Optional(Type.String({ format: "date-time" })),
-          id: Type.Optional(Type.String({ format: "uuid" })),
-          template: Type.Optional(k.embeddedResource()),
-          ports: Type.Optional(
-            k.listMap(
-              Type.Object({ name: Type.String(), port: Type.Integer({ minimum: 1, maximum: 65535 }) }),
-              ["name"],
-              {
-                maxItems: 8,
-              },
-            ),
-          ),
-          tags: Type.Optional(k.listSet(Type.String())),
-          args: Type.Optional(k.atomicList(Type.String())),
-          extra: Type.Optional(k.anyJSON()),
-          plugin: Type.Optional(k.preserveUnknownFields({ name: Type.String() })),
-          immutable: Type.Optional(
-            k.withRules(Type.String(), [{ rule: "self == oldSelf", message: "immutable is immutable" }]),
-          ),
-          ratio: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
-        }),
-        [
-          {
-            rule: "self.minReplicas <= self.maxReplicas",
-            message: "minReplicas must not exceed maxReplicas",
-          },
-        ],
-      ),
-    },
-  },
-});
-type Gadget = ObjectOf<typeof Gadget>;
-
-const Policy = defineCRD({
-  group: "policies.corpus.example.com",
-  kind: "Policy",
-  scope: "Cluster",
-  storage: "v2",
-  versions: {
-    v1: { spec: Type.Object({ level: Type.Optional(Type.String()), weight: Type.Optional(Type.Integer()) }) },
-    v2: {
-      spec: Type.Object({ level: Type.Optional(Type.String()), weight: Type.Optional(Type.Integer()) }),
-      validations: [
-        { rule: "self.metadata.name.startsWith('p-')", message: "a policy's name starts with p-" },
-      ],
-    },
-  },
-});
+import { Gadget, Memcached, Policy } from "../../test/support/crd-corpus.js";
 
 const env = testEnvironment();
 let client: ReturnType<typeof newClient>;
