@@ -4,8 +4,7 @@
 // schema gets its TypeScript spelling.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { after, test } from "node:test";
 import { promisify } from "node:util";
@@ -15,6 +14,8 @@ import { readCRDs } from "../envtest/crd-files.js";
 import { generateTypes } from "./types-from-crds.js";
 
 const run = promisify(execFile);
+// Inside the checkout, so that the generated modules resolve kubernetes-types from node_modules.
+mkdirSync(".tmp", { recursive: true });
 const dir = mkdtempSync(join(resolve(".tmp"), "codegen-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
