@@ -4,48 +4,23 @@
 // consumer's code, imported from "controller-runtime" as a user writes them.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
+import { installBuiltPackage, packageJSON } from "../support/built-package.js";
 
 const run = promisify(execFile);
-const repo = resolve(".");
-const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
-const pkgJson = JSON.parse(readFileSync("package.json", "utf8")) as {
-  exports: Record<string, { types: string; default: string }>;
-  dependencies: Record<string, string>;
-  peerDependencies: Record<string, string>;
-};
+const tsc = resolve("node_modules/typescript/bin/tsc");
+const pkgJson = packageJSON;
 
 let dir = "";
 let pkg = "";
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "cr-packed-"));
-  pkg = join(dir, "node_modules", "controller-runtime");
-  mkdirSync(pkg, { recursive: true });
-  for (const f of ["package.json", "README.md", "LICENSE"]) copyFileSync(f, join(pkg, f));
-  await run(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", join(pkg, "dist")], {
-    maxBuffer: 1 << 24,
-  });
-  // What npm would install beside it: the dependencies and the peer, from this checkout.
-  const deps = [...Object.keys(pkgJson.dependencies), ...Object.keys(pkgJson.peerDependencies), "@types"];
-  for (const name of deps) {
-    const target = join(dir, "node_modules", name);
-    mkdirSync(join(target, ".."), { recursive: true });
-    if (!existsSync(target)) symlinkSync(join(repo, "node_modules", name), target, "dir");
-  }
+  pkg = await installBuiltPackage(dir, ["@types"]);
 });
 
 after(() => {
