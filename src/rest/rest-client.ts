@@ -205,7 +205,13 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
     list(resource, opts = {}) {
       const path = resourcePath(resource, { namespace: opts.namespace });
       const query = queryString(listQuery(opts));
-      return send({ method: "GET", path: path + query, opts, ctx: ctxOf("GET", resource) }) as Promise<never>;
+      // kube-apiserver writes an empty PartialObjectMetadataList's items as null (a nil Go slice):
+      // callers get the empty array every list promises.
+      return send({ method: "GET", path: path + query, opts, ctx: ctxOf("GET", resource) }).then((list) => {
+        const l = list as { items?: unknown[] | null } | undefined;
+        if (l && typeof l === "object" && l.items == null) l.items = [];
+        return l;
+      }) as Promise<never>;
     },
 
     create(resource, object, opts = {}) {

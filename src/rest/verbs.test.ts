@@ -124,6 +124,18 @@ test("list as PartialObjectMetadataList", async () => {
   assert.equal(meta.items[0].data, undefined);
 });
 
+test("an empty PartialObjectMetadataList: the server says items null, as kube's does; the client gives []", async () => {
+  const ns = await namespace("verbs-accept-empty");
+  const raw = await client.request<string>({
+    path: `/api/v1/namespaces/${ns}/configmaps`,
+    accept: ACCEPT_PARTIAL_METADATA_LIST,
+    responseType: "text",
+  });
+  assert.match(raw, /"items":null/);
+  const meta = await client.list<ConfigMap>(cms, { namespace: ns, accept: ACCEPT_PARTIAL_METADATA_LIST });
+  assert.deepEqual(meta.items, []);
+});
+
 test("list as Table", async () => {
   const ns = await namespace("verbs-table");
   await client.create<ConfigMap>(cms, { metadata: { name: "t" } }, { namespace: ns });

@@ -81,7 +81,9 @@ export function listJson(
   form: ResponseForm,
 ): string {
   if (form === "PartialObjectMetadataList" || form === "PartialObjectMetadata") {
-    return `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(meta)},"items":[${items.join(",")}]}`;
+    // An empty one says null, as kube-apiserver does (its items are a nil Go slice).
+    const list = items.length > 0 ? `[${items.join(",")}]` : "null";
+    return `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(meta)},"items":${list}}`;
   }
   const kind = JSON.stringify(def.listKind);
   const apiVersion = JSON.stringify(apiVersionOfDef(def));
