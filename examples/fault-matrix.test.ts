@@ -20,7 +20,7 @@ import { testEnvironment } from "../test/support/environment.js";
 import { MarkdownView } from "./markdownview/api.js";
 import { setupMarkdownViewController } from "./markdownview/controller.js";
 import { setupPodsAndDeployments } from "./pods-deployments/controllers.js";
-import { setupSimulator } from "./simulator/simulator.js";
+import { setupWorkloadSimulation } from "../src/envtest/index.js";
 import { conditionAvailable, StorageBucket } from "./storagebucket/api.js";
 import { setupStorageBucketController } from "./storagebucket/controller.js";
 import { FakeS3 } from "./storagebucket/fake-s3.js";
@@ -48,7 +48,7 @@ before(async () => {
   const markdownview = await manager("markdownview");
   await setupMarkdownViewController(markdownview, markdownview.getClient());
   const simulator = await manager("simulator");
-  setupSimulator(simulator, { podStartupMs: 100 });
+  setupWorkloadSimulation(simulator, { podStartupMs: 100 });
   const storagebucket = await manager("storagebucket");
   setupStorageBucketController(storagebucket, storagebucket.getClient(), { probeIntervalMs: 100 });
   const pods = await manager("pods-deployments");

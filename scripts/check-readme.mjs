@@ -1,24 +1,50 @@
 #!/usr/bin/env node
-// Type-checks every ```ts block of README.md against the sources, so the README's examples keep
-// compiling as the API changes. Blocks import "controller-runtime"; here that means ../src.
+// Type-checks every ```ts block of README.md and docs/*.md against the sources, so that the
+// examples keep compiling as the API changes. Blocks import "controller-runtime"; here that means
+// ../src. A block opened as ```ts file=src/api/memcached.ts is that file of the document's own
+// little project, so the tutorial's files import each other as they do in a real project; other
+// blocks stand alone.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 
-const dir = join(".tmp", "readme-check");
-rmSync(dir, { recursive: true, force: true });
-mkdirSync(dir, { recursive: true });
-const blocks = [...readFileSync("README.md", "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
-const files = blocks.map((code, i) => {
-  const file = join(dir, `block-${i}.ts`);
-  // kubernetes-types imports stay as written: a user's NodeNext project resolves them the same way.
-  const fixed = code.replace(
-    /from "controller-runtime(\/[a-z]+)?";/g,
-    (_, sub) => `from "../../src${sub ?? ""}/index.js";`,
-  );
-  writeFileSync(file, `export {};\n${fixed}`);
-  return file;
-});
+const root = join(".tmp", "readme-check");
+rmSync(root, { recursive: true, force: true });
+const src = resolve("src");
+const docs = [
+  "README.md",
+  ...(existsSync("docs")
+    ? readdirSync("docs")
+        .filter((f) => f.endsWith(".md"))
+        .sort()
+        .map((f) => join("docs", f))
+    : []),
+];
+
+const files = [];
+let problems = 0;
+for (const doc of docs) {
+  const dir = join(root, doc.replace(/[/.]/g, "_"));
+  const seen = new Set();
+  const blocks = [...readFileSync(doc, "utf8").matchAll(/```ts( file=(\S+))?\n([\s\S]*?)```/g)];
+  blocks.forEach((m, i) => {
+    const path = m[2] ?? `block-${i}.ts`;
+    if (seen.has(path)) {
+      console.error(`${doc}: ${path} appears twice; show a file once, in its final form`);
+      problems++;
+    }
+    seen.add(path);
+    const file = join(dir, path);
+    // kubernetes-types imports stay as written: a user's NodeNext project resolves them the same way.
+    const fixed = m[3].replace(
+      /from "controller-runtime(\/[a-z]+)?";/g,
+      (_, sub) => `from "${src}${sub ?? ""}/index.js";`,
+    );
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, m[2] ? fixed : `export {};\n${fixed}`);
+    files.push(file);
+  });
+}
 const tsc = join("node_modules", "typescript", "bin", "tsc");
 const flags = [
   "--noEmit",
@@ -34,9 +60,10 @@ const flags = [
   "node",
 ];
 try {
+  if (problems > 0) throw new Error("duplicate files");
   execFileSync(process.execPath, [tsc, ...flags, ...files], { stdio: "inherit" });
-  console.log(`README.md: ${files.length} TypeScript blocks type-check`);
+  console.log(`${docs.join(", ")}: ${files.length} TypeScript blocks type-check`);
 } catch {
-  console.error("README.md: a TypeScript block does not type-check (see above; files in .tmp/readme-check)");
+  console.error("a documentation code block does not type-check (see above; files in .tmp/readme-check)");
   process.exit(1);
 }

@@ -11,7 +11,7 @@ import { newLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
 import { ignoreAlreadyExists, type RESTConfig } from "../../src/rest/index.js";
 import type { MarkdownView } from "../markdownview/api.js";
-import { setupSimulator } from "../simulator/simulator.js";
+import { setupWorkloadSimulation } from "../../src/envtest/index.js";
 import { type StorageBucket, StorageBucket as StorageBucketKind } from "../storagebucket/api.js";
 import { FakeS3 } from "../storagebucket/fake-s3.js";
 
@@ -48,7 +48,7 @@ export async function startEmbeddedCluster(opts: {
     logger: newLogger({ format: "console", level: "error" }).withName("simulator"),
     metrics: { bindAddress: "0" },
   });
-  setupSimulator(sim, { podStartupMs: 3000 });
+  setupWorkloadSimulation(sim, { podStartupMs: 3000 });
   return {
     server,
     s3,

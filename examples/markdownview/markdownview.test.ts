@@ -13,7 +13,7 @@ import { nullLogger } from "../../src/log/index.js";
 import { Manager } from "../../src/manager/index.js";
 import { isNotFound } from "../../src/rest/index.js";
 import { newNamespace, recordOperatorAccess } from "../shared/test-support.js";
-import { setupSimulator } from "../simulator/simulator.js";
+import { setupWorkloadSimulation } from "../../src/envtest/index.js";
 import { MarkdownView, type MarkdownViewSpec } from "./api.js";
 import { setupMarkdownViewController } from "./controller.js";
 import { needs, testEnvironment } from "../../test/support/environment.js";
@@ -44,7 +44,7 @@ before(async () => {
     metrics: { bindAddress: "0" },
     cache: { defaultNamespaces: [simulated] },
   });
-  setupSimulator(sim, { podStartupMs: 200 });
+  setupWorkloadSimulation(sim, { podStartupMs: 200 });
   running.push(mgr.start(stop.signal), sim.start(stop.signal));
 });
 

@@ -14,6 +14,7 @@ import { getConfig, renderKubeconfig } from "../rest/index.js";
 import type { CertificateAuthority } from "../certs/index.js";
 import { startControlPlane } from "./control-plane.js";
 import { installCRDs, uninstallCRDs } from "./crd-install.js";
+import { type RunningSimulation, type SimulationOptions, startSimulation } from "./simulation/cluster.js";
 import { AccessRecord } from "./access-record.js";
 import { readCRDs } from "./crd-files.js";
 import { installRBAC, type RBACOptions } from "./rbac-manifests.js";
@@ -75,6 +76,13 @@ export interface EnvironmentOptions {
    * the operator's permissions and a missing rule fails with kube's 403. Default: none.
    */
   rbac?: RBACOptions;
+  /**
+   * Parts of kube-controller-manager a bare API server lacks, as controllers of this library
+   * started with the environment: `garbageCollection`, `namespaceLifecycle`, and `workloads`
+   * (Deployments get ReplicaSets, ReplicaSets get Pods, Pods become ready). They run the same on
+   * the embedded server and on kube-apiserver. Default: none.
+   */
+  simulate?: SimulationOptions;
 }
 
 /** A started environment: what tests need to reach it. */
@@ -103,6 +111,7 @@ export class Environment {
   readonly #opts: EnvironmentOptions;
   #started: StartedEnvironment | undefined;
   #stopControlPlane: (() => Promise<void>) | undefined;
+  #simulation: RunningSimulation | undefined;
   #tempDir: string | undefined;
   #serving: LocalServing | undefined;
   #webhooks: InstalledWebhooks | undefined;
@@ -208,6 +217,7 @@ export class Environment {
       if (webhookOpts && this.#serving)
         this.#webhooks = await installWebhooks(config, webhookOpts, this.#serving);
       const rbac = opts.rbac ? await installRBAC(config, opts.rbac) : undefined;
+      this.#simulation = opts.simulate ? await startSimulation(config, opts.simulate) : undefined;
       this.#started = {
         mode: settings.mode,
         config,
@@ -287,6 +297,8 @@ export class Environment {
   }
 
   async #teardown(): Promise<void> {
+    await this.#simulation?.stop();
+    this.#simulation = undefined;
     const stopPlane = this.#stopControlPlane;
     this.#stopControlPlane = undefined;
     this.#started = undefined;

@@ -53,3 +53,8 @@ export type { LedgerEntry } from "./overlap.js";
 export { expectNoOverlap, OverlapError } from "./overlap.js";
 export type { SettleOptions } from "./settle.js";
 export { SettleTimeoutError, settle } from "./settle.js";
+export type { SimulationOptions } from "./simulation/cluster.js";
+export type { WorkloadSimulationOptions } from "./simulation/workloads.js";
+export { setupWorkloadSimulation } from "./simulation/workloads.js";
+export { setupNamespaceLifecycle } from "./simulation/namespace-lifecycle.js";
+export { GarbageCollector } from "./simulation/garbage-collector.js";

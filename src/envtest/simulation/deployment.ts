@@ -4,10 +4,10 @@
 import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { Deployment, DeploymentStatus, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import { kinds } from "../../src/api/index.js";
-import type { Client, ClientReader } from "../../src/client/index.js";
-import type { ReconcileContext, Reconciler, Request } from "../../src/reconcile/index.js";
-import { ignoreNotFound, isNotFound } from "../../src/rest/index.js";
+import { kinds } from "../../api/index.js";
+import type { Client, ClientReader } from "../../client/index.js";
+import type { ReconcileContext, Reconciler, Request } from "../../reconcile/index.js";
+import { ignoreNotFound, isNotFound } from "../../rest/index.js";
 import { controlledBy, listControlled } from "./owned.js";
 
 export class DeploymentSimulator implements Reconciler {

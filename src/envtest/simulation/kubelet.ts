@@ -1,10 +1,10 @@
 // The kubelet, simulated: a Pod "starts" (Running, Ready) once `startupMs` has passed since it
 // was created, the time an image pull and a readiness probe would take.
 import type { Pod, PodCondition } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../src/api/index.js";
-import type { Client } from "../../src/client/index.js";
-import type { ReconcileContext, Reconciler, Request, Result } from "../../src/reconcile/index.js";
-import { isNotFound } from "../../src/rest/index.js";
+import { kinds } from "../../api/index.js";
+import type { Client } from "../../client/index.js";
+import type { ReconcileContext, Reconciler, Request, Result } from "../../reconcile/index.js";
+import { isNotFound } from "../../rest/index.js";
 
 export function isPodReady(pod: Readonly<Pod>): boolean {
   return pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;

@@ -1,9 +1,9 @@
 // Helpers the simulated controllers share: listing what an object controls, straight from the
 // API server. Kube's own controllers read a cache and keep "expectations" of the creates and
 // deletes in flight; a live list is the simple stand-in, and never counts a Pod twice.
-import type { Kind, KubeObject } from "../../src/api/index.js";
-import type { ClientReader } from "../../src/client/index.js";
-import { getControllerOf } from "../../src/controllerutil/index.js";
+import type { Kind, KubeObject } from "../../api/index.js";
+import type { ClientReader } from "../../client/index.js";
+import { getControllerOf } from "../../controllerutil/index.js";
 
 export async function listControlled<T extends KubeObject>(
   reader: ClientReader,

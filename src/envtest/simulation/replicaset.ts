@@ -3,10 +3,10 @@
 import { isDeepStrictEqual } from "node:util";
 import type { ReplicaSet, ReplicaSetStatus } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../src/api/index.js";
-import type { Client, ClientReader } from "../../src/client/index.js";
-import type { ReconcileContext, Reconciler, Request } from "../../src/reconcile/index.js";
-import { ignoreNotFound, isNotFound } from "../../src/rest/index.js";
+import { kinds } from "../../api/index.js";
+import type { Client, ClientReader } from "../../client/index.js";
+import type { ReconcileContext, Reconciler, Request } from "../../reconcile/index.js";
+import { ignoreNotFound, isNotFound } from "../../rest/index.js";
 import { isPodReady } from "./kubelet.js";
 import { controlledBy, listControlled } from "./owned.js";
 

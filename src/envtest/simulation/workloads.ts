@@ -1,22 +1,23 @@
-// A stand-in for kube-controller-manager and the kubelet on the embedded API server, where
-// nothing runs Pods: Deployments get ReplicaSets, ReplicaSets get Pods, and Pods become ready
-// after a start-up delay, so that controllers watching Deployments see them become available.
-// Written with the library itself: three controllers on one Manager.
-import { kinds } from "../../src/api/index.js";
-import { controllerManagedBy } from "../../src/builder/index.js";
-import type { Manager } from "../../src/manager/index.js";
-import type { Reconciler } from "../../src/reconcile/index.js";
-import { isConflict } from "../../src/rest/index.js";
+// Workloads, simulated: a stand-in for kube-controller-manager's Deployment and ReplicaSet
+// controllers and for the kubelet on a test API server (embedded or kube-apiserver), where nothing
+// runs Pods: Deployments get ReplicaSets, ReplicaSets get Pods, and Pods become ready after a
+// start-up delay, so that controllers watching Deployments see them become available. Written with
+// the library itself: three controllers on one Manager (envtest's `simulate: { workloads }`).
+import { kinds } from "../../api/index.js";
+import { controllerManagedBy } from "../../builder/index.js";
+import type { Manager } from "../../manager/index.js";
+import type { Reconciler } from "../../reconcile/index.js";
+import { isConflict } from "../../rest/index.js";
 import { DeploymentSimulator } from "./deployment.js";
 import { KubeletSimulator } from "./kubelet.js";
 import { ReplicaSetSimulator } from "./replicaset.js";
 
-export interface SimulatorOptions {
+export interface WorkloadSimulationOptions {
   /** How long a Pod takes to become ready. Default: 1000 ms. */
   podStartupMs?: number;
 }
 
-export function setupSimulator(mgr: Manager, opts: SimulatorOptions = {}): void {
+export function setupWorkloadSimulation(mgr: Manager, opts: WorkloadSimulationOptions = {}): void {
   const client = mgr.getClient();
   const apiReader = mgr.getAPIReader();
   controllerManagedBy(mgr)

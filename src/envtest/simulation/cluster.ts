@@ -1,0 +1,52 @@
+// What envtest's `simulate` option starts beside the API server: kube-controller-manager's parts
+// a test may need, as controllers of this library on their own Manager, so that they behave the
+// same on the embedded server and on kube-apiserver. Off unless asked for.
+import { nullLogger } from "../../log/index.js";
+import { Manager } from "../../manager/index.js";
+import { newRESTClient, type RESTConfig } from "../../rest/index.js";
+import { GarbageCollector } from "./garbage-collector.js";
+import { setupNamespaceLifecycle } from "./namespace-lifecycle.js";
+import { setupWorkloadSimulation, type WorkloadSimulationOptions } from "./workloads.js";
+
+export interface SimulationOptions {
+  /** Owners' dependents deleted when the owners go (background, foreground, orphan). */
+  garbageCollection?: boolean;
+  /** A deleted namespace emptied, then removed (not left Terminating). */
+  namespaceLifecycle?: boolean;
+  /** Deployments → ReplicaSets → Pods that become ready (`{ podStartupMs }`, default 1000). */
+  workloads?: boolean | WorkloadSimulationOptions;
+}
+
+export interface RunningSimulation {
+  stop(): Promise<void>;
+}
+
+/** Starts the parts `opts` asks for; resolves once their caches have synced. */
+export async function startSimulation(
+  config: RESTConfig,
+  opts: SimulationOptions,
+): Promise<RunningSimulation | undefined> {
+  if (!opts.garbageCollection && !opts.namespaceLifecycle && !opts.workloads) return undefined;
+  const mgr = await Manager.create(config, {
+    logger: nullLogger(),
+    metrics: { bindAddress: "0" },
+    healthProbeBindAddress: "0",
+  });
+  const rest = newRESTClient(config);
+  if (opts.workloads) setupWorkloadSimulation(mgr, opts.workloads === true ? {} : opts.workloads);
+  if (opts.namespaceLifecycle) setupNamespaceLifecycle(mgr, rest);
+  if (opts.garbageCollection) {
+    const gc = new GarbageCollector(config, rest, nullLogger());
+    mgr.add({ start: (signal: AbortSignal) => gc.start(signal), needLeaderElection: () => false });
+  }
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  await Promise.race([mgr.getCache().waitForCacheSync(stop.signal), running]);
+  return {
+    async stop() {
+      stop.abort();
+      await running.catch(() => {});
+      await rest.close();
+    },
+  };
+}
