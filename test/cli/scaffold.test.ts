@@ -2,10 +2,10 @@
 // `create api`, `create webhook`; the scaffolded project passes its own tests (against the API
 // server this run uses: embedded, or kube-apiserver with KUBEBUILDER_ASSETS) and builds; its
 // generated manifests are up to date, and `generate:check` catches a definition changed without
-// regenerating.
+// regenerating. Then docs/tutorial.md's files, dropped into a fresh project, pass its test too.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -15,6 +15,7 @@ import { installBuiltPackage } from "../support/built-package.js";
 
 const execFileP = promisify(execFile);
 let project = "";
+let deps = "";
 
 async function sh(cmd: string, args: string[]): Promise<string> {
   try {
@@ -24,7 +25,7 @@ async function sh(cmd: string, args: string[]): Promise<string> {
       timeout: 240_000,
       env: {
         ...process.env,
-        PATH: `${join(project, "node_modules", ".bin")}:${process.env.PATH}`,
+        PATH: `${join(deps, "node_modules", ".bin")}:${process.env.PATH}`,
         // This file runs under node's test runner; the project's own runner must not think it nested.
         NODE_TEST_CONTEXT: undefined,
       },
@@ -38,9 +39,10 @@ async function sh(cmd: string, args: string[]): Promise<string> {
 const cli = (...args: string[]) => sh("controller-runtime", args);
 
 before(async () => {
-  project = mkdtempSync(join(tmpdir(), "cr-scaffold-"));
   // What `npm install` would give the scaffolded package.json: the library, and the dev tools.
-  await installBuiltPackage(project, [
+  // Projects are folders beside that node_modules, which Node finds by walking up.
+  deps = mkdtempSync(join(tmpdir(), "cr-scaffold-"));
+  await installBuiltPackage(deps, [
     "@types",
     "tsx",
     "typescript",
@@ -48,13 +50,15 @@ before(async () => {
     "get-tsconfig",
     "resolve-pkg-maps",
   ]);
+  project = join(deps, "memcached-operator");
 });
 
 after(() => {
-  if (project) rmSync(project, { recursive: true, force: true });
+  if (deps) rmSync(deps, { recursive: true, force: true });
 });
 
 test("init, create api and create webhook give a project that passes its own tests", async () => {
+  mkdirSync(project);
   const initOut = await cli("init", "--domain", "example.com", "--project-name", "memcached-operator");
   assert.match(initOut, /wrote src\/main\.ts/);
   await cli("create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached");
@@ -122,4 +126,21 @@ test("the CLI refuses what would clobber or make no sense, with a clear message"
   await assert.rejects(cli("generate", "types"), /name CRD files or folders, or --from-cluster/);
   const types = await cli("generate", "types", "config/crd");
   assert.match(types, /export interface Memcached \{/);
+});
+
+test("the tutorial's files pass their test in a project of their own", async () => {
+  project = join(deps, "tutorial");
+  mkdirSync(project);
+  await cli("init", "--domain", "example.com");
+  await cli("create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached");
+  const blocks = [...readFileSync("docs/tutorial.md", "utf8").matchAll(/```ts file=(\S+)\n([\s\S]*?)```/g)];
+  assert.deepEqual(
+    blocks.map((b) => b[1]),
+    ["src/api/memcached.ts", "src/controllers/memcached.ts", "src/controllers/memcached.test.ts"],
+  );
+  for (const [, path, code] of blocks) writeFileSync(join(project, path as string), code as string);
+  await sh("npm", ["run", "generate"]);
+  assert.match(readFileSync(join(project, "config/rbac/role.yaml"), "utf8"), /- deployments/);
+  const out = await sh("npm", ["test"]);
+  assert.match(out, /# pass 2\n# fail 0/, out);
 });
