@@ -4,14 +4,16 @@
 // generated manifests are up to date, and `generate:check` catches a definition changed without
 // regenerating. Then docs/tutorial.md's files, dropped into a fresh project, pass its test too.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
+import { eventually } from "../../src/envtest/index.js";
 import { installBuiltPackage } from "../support/built-package.js";
+import { testEnvironment } from "../support/environment.js";
 
 const execFileP = promisify(execFile);
 let project = "";
@@ -143,4 +145,52 @@ test("the tutorial's files pass their test in a project of their own", async () 
   assert.match(readFileSync(join(project, "config/rbac/role.yaml"), "utf8"), /- deployments/);
   const out = await sh("npm", ["test"]);
   assert.match(out, /# pass 2\n# fail 0/, out);
+});
+
+test("the built manager runs as the image would run it: flags, kubeconfig, ready, clean stop", async () => {
+  // What the Dockerfile's last stage runs (`node dist/main.js`), here on the test API server.
+  await sh("npm", ["run", "build"]);
+  const env = testEnvironment({
+    crdDirectoryPaths: [join(project, "config/crd")],
+    errorIfCRDPathMissing: true,
+  });
+  await env.start();
+  const child = spawn(
+    process.execPath,
+    [
+      "dist/main.js",
+      `--kubeconfig=${env.started.kubeconfigPath}`,
+      "--metrics-bind-address=127.0.0.1:0",
+      "--health-probe-bind-address=127.0.0.1:0",
+      "--zap-log-level=info",
+    ],
+    {
+      cwd: project,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NODE_TEST_CONTEXT: undefined },
+    },
+  );
+  let output = "";
+  child.stdout.on("data", (b) => {
+    output += b;
+  });
+  child.stderr.on("data", (b) => {
+    output += b;
+  });
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  try {
+    const addr = await eventually(
+      "the probe server listens",
+      () => /"name":"health probe","addr":"([^"]+)"/.exec(output)?.[1],
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    await eventually("readyz answers 200", async () => (await fetch(`http://${addr}/readyz`)).ok);
+    child.kill("SIGTERM");
+    assert.equal(await exited, 0, output);
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    await env.stop();
+  }
 });
