@@ -117,19 +117,7 @@ export async function createAPI(dir: string, flags: Flags): Promise<string[]> {
   }
   const resource = { group, version, kind, plural: pluralOf(kind), apiGroup: `${group}.${project.domain}` };
   const out = scaffold(dir, apiFiles(resource));
-  const file = fileNameOf(kind);
-  const manager = join(dir, "src/manager.ts");
-  const wired =
-    insertAtMarker(
-      manager,
-      "// +controller-runtime:scaffold:imports",
-      `import { setup${kind}Controller } from "./controllers/${file}.js";`,
-    ) && insertAtMarker(manager, "// +controller-runtime:scaffold:builder", `setup${kind}Controller(mgr);`);
-  out.push(
-    wired
-      ? "updated src/manager.ts"
-      : `add setup${kind}Controller(mgr) to your manager by hand (no scaffold markers in src/manager.ts)`,
-  );
+  out.push(wireIntoManager(dir, `setup${kind}Controller`, `./controllers/${fileNameOf(kind)}.js`));
   project.resources.push(resource);
   writeProject(dir, project);
   out.push(...(await generate(dir, { check: false })));
@@ -157,17 +145,23 @@ export async function createWebhook(dir: string, flags: Flags): Promise<string[]
       overwrite: (p) => p.startsWith("config/"),
     }),
   );
-  const file = fileNameOf(kind);
+  out.push(wireIntoManager(dir, `setup${kind}Webhook`, `./webhooks/${fileNameOf(kind)}.js`));
+  writeProject(dir, project);
+  return out;
+}
+
+/** Imports `setup` from `module` into src/manager.ts and calls it, at the scaffold markers. */
+function wireIntoManager(dir: string, setup: string, module: string): string {
   const manager = join(dir, "src/manager.ts");
   const wired =
     insertAtMarker(
       manager,
       "// +controller-runtime:scaffold:imports",
-      `import { setup${kind}Webhook } from "./webhooks/${file}.js";`,
-    ) && insertAtMarker(manager, "// +controller-runtime:scaffold:builder", `setup${kind}Webhook(mgr);`);
-  out.push(wired ? "updated src/manager.ts" : `add setup${kind}Webhook(mgr) to your manager by hand`);
-  writeProject(dir, project);
-  return out;
+      `import { ${setup} } from "${module}";`,
+    ) && insertAtMarker(manager, "// +controller-runtime:scaffold:builder", `${setup}(mgr);`);
+  return wired
+    ? "updated src/manager.ts"
+    : `add ${setup}(mgr) to your manager by hand (no scaffold markers in src/manager.ts)`;
 }
 
 /** `generate` with no target: CRDs and RBAC, as `npm run generate` runs them. */

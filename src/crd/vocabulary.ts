@@ -42,11 +42,9 @@ export function quantity(
   opts: { description?: string; default?: number | string } = {},
 ): TUnsafe<number | string> {
   return Type.Unsafe<number | string>({
-    ...opts,
-    anyOf: [{ type: "integer" }, { type: "string" }],
+    ...intOrString(opts),
     pattern:
       "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",
-    "x-kubernetes-int-or-string": true,
   });
 }
 
