@@ -520,6 +520,59 @@ describe("CRD validation rules", () => {
     await api.delete(`${CRDS}/pods2s.${group}`);
   });
 
+  test("Kubernetes' IP and CIDR libraries: ip(), cidr(), their predicates and containment (kube 1.30+)", async (t) => {
+    if (!versionDifference("kube 1.26 has no ip or cidr library in CRD rules")) {
+      t.skip("kube 1.26 offers no ip() or cidr() in CRD rules");
+      return;
+    }
+    const text = { type: "string", maxLength: 64 };
+    const schema = specRules(
+      [
+        { rule: "isIP(self.address) && isCIDR(self.network)", message: "addresses" },
+        { rule: "!isIP(self.address) || ip.isCanonical(self.address)", message: "canonical" },
+        {
+          rule: "!isIP(self.address) || !isCIDR(self.network) || cidr(self.network).containsIP(self.address)",
+          message: "inside",
+        },
+        {
+          rule: "!isCIDR(self.network) || cidr(self.network) == cidr(self.network).masked()",
+          message: "masked",
+        },
+        { rule: "!isIP(self.address) || !ip(self.address).isLoopback()", message: "not loopback" },
+        { rule: "!has(self.gateway) || ip(self.gateway).family() == 4", message: "IPv4 gateway" },
+      ],
+      { address: text, network: text, gateway: text },
+    );
+    const failed = failuresOf(await install("subnets", "Subnet", schema), "Subnet");
+    assert.deepEqual(
+      await failed("ok", { address: "10.1.2.3", network: "10.0.0.0/8", gateway: "10.0.0.1" }),
+      [],
+    );
+    assert.deepEqual(await failed("v6", { address: "2001:db8::1", network: "2001:db8::/32" }), []);
+    assert.deepEqual(await failed("outside", { address: "11.0.0.1", network: "10.0.0.0/8" }), [
+      said("inside"),
+    ]);
+    assert.deepEqual(await failed("unmasked", { address: "10.0.0.1", network: "10.0.0.1/8" }), [
+      said("masked"),
+    ]);
+    assert.deepEqual(await failed("upper", { address: "2001:DB8::1", network: "2001:db8::/32" }), [
+      said("canonical"),
+    ]);
+    assert.deepEqual(await failed("loop", { address: "127.0.0.1", network: "127.0.0.0/8" }), [
+      said("not loopback"),
+    ]);
+    // A rule that parses a bad address fails to evaluate, in the library's words.
+    assert.deepEqual(
+      await failed("bad", { address: "10.0.0.1", network: "10.0.0.0/8", gateway: "10.0.0.256" }),
+      [
+        said(
+          'IP Address "10.0.0.256" parse error during conversion from string: ParseAddr("10.0.0.256"): IPv4 field has value >255 evaluating rule: IPv4 gateway',
+        ),
+      ],
+    );
+    await api.delete(`${CRDS}/subnets.${group}`);
+  });
+
   test("Kubernetes' url library: url(), isURL() and the getters, on Go's ParseRequestURI", async () => {
     const getters = ["getScheme", "getHost", "getHostname", "getPort", "getEscapedPath"];
     const text = { type: "string", maxLength: 100 };

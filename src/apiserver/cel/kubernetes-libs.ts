@@ -1,8 +1,8 @@
 // Kubernetes' CEL libraries (k8s.io/apiserver/pkg/cel/library) on @bufbuild/cel: lists
 // (isSorted, sum, min, max, indexOf, lastIndexOf), regex (find, findAll), urls (url, isURL,
 // getScheme, getHost, getHostname, getPort, getEscapedPath, getQuery) and cel-go's sets
-// extension (sets.contains, sets.equivalent, sets.intersects; kube 1.29+) and quantities
-// (quantity.ts), as kube-apiserver
+// extension (sets.contains, sets.equivalent, sets.intersects; kube 1.29+), quantities
+// (quantity.ts) and IP addresses and CIDRs (net.ts; kube 1.30+), as kube-apiserver
 // offers them to CRD validation rules. Errors are CEL errors, worded as kube's.
 import {
   type CelFunc,
@@ -16,6 +16,7 @@ import {
 } from "@bufbuild/cel";
 import { CelScalar, isCelList, isCelMap, isCelUint } from "@bufbuild/cel";
 import { RE2JS } from "re2js";
+import { netLibrary } from "./net.js";
 import { quantityLibrary } from "./quantity.js";
 
 const DYN = CelScalar.DYN;
@@ -383,4 +384,11 @@ const sets: CelFunc[] = [
 ];
 
 /** Every Kubernetes library the rules of a CRD may call. */
-export const kubernetesLibraries: CelFunc[] = [...lists, ...regex, ...urls, ...sets, ...quantityLibrary];
+export const kubernetesLibraries: CelFunc[] = [
+  ...lists,
+  ...regex,
+  ...urls,
+  ...sets,
+  ...quantityLibrary,
+  ...netLibrary,
+];
