@@ -325,6 +325,8 @@ function measureInChild(side: Side): Promise<SideResult> {
   return runChildJSON<SideResult>({
     moduleUrl: import.meta.url,
     env: { [SIDE_ENV]: side },
+    // BENCH_PROFILE_DIR: a CPU profile of each side's process, to see where its time goes.
+    execArgv: process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
     what: `controller bench (${side})`,
   });
 }

@@ -8,6 +8,7 @@
 // The queue hands a key to one worker at a time, which is what keeps a key from being reconciled
 // twice at once; a key added while it is being reconciled waits and runs once more afterwards.
 import { trackController } from "../cache/running.js";
+import { markUnscoped } from "../manager/runnable-scope.js";
 import { setMaxListeners } from "node:events";
 import { randomUUID } from "node:crypto";
 import type { RequestQueue } from "../handler/index.js";
@@ -123,6 +124,8 @@ class ControllerImpl<Req> implements Controller<Req> {
   readonly #retrying = new Set<string>();
 
   constructor(name: string, ctx: ControllerContext, o: ResolvedControllerOptions<Req>) {
+    // Starts outside the Runnable scope (see markUnscoped): reconcilers get their signal in ctx.
+    markUnscoped(this);
     this.name = name;
     this.#o = o;
     this.#metrics = ctx.metricsRegistry === undefined ? undefined : controllerMetrics(ctx.metricsRegistry);

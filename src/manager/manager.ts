@@ -29,6 +29,7 @@ import {
 } from "./conditional-controller.js";
 import { aborted, needsLeaderElection, type Runnable } from "./runnable.js";
 import { RunnableGroup } from "./runnable-group.js";
+import { isUnscopedRunnable, markUnscoped } from "./runnable-scope.js";
 
 /** Controller-runtime's manager.Manager. Create one with `Manager.create(config, options)`. */
 export interface Manager extends ControllerContext {
@@ -142,9 +143,9 @@ class ControllerManager implements Manager {
     const listening = (s: MetricsServer | HealthProbeServer) => async () => {
       await s.listening();
     };
-    void this.#groups.http.add(c.metricsServer, listening(c.metricsServer));
-    void this.#groups.http.add(c.probes, listening(c.probes));
-    void this.#groups.caches.add(c.cache, async (signal) => {
+    void this.#groups.http.add(markUnscoped(c.metricsServer), listening(c.metricsServer));
+    void this.#groups.http.add(markUnscoped(c.probes), listening(c.probes));
+    void this.#groups.caches.add(markUnscoped(c.cache), async (signal) => {
       if (!(await c.cache.waitForCacheSync(signal)) && !signal.aborted) {
         throw new Error("manager: the cache did not sync");
       }
@@ -180,7 +181,7 @@ class ControllerManager implements Manager {
       needLeaderElection: this.controllerDefaults.needLeaderElection ?? true,
     });
     this.#conditionals.push(conditional);
-    this.add(conditional);
+    this.add(markUnscoped(conditional));
   }
 
   conditionalControllers(): ConditionalControllerStatus[] {
@@ -197,7 +198,9 @@ class ControllerManager implements Manager {
     }
     const warm = runnable as Runnable & { warmup?: (signal: AbortSignal) => Promise<void> };
     if (typeof warm.warmup === "function" && needsLeaderElection(runnable)) {
-      void this.#groups.warmup.add({ start: (s) => warm.warmup!(s), needLeaderElection: () => false });
+      const warmup = { start: (s: AbortSignal) => warm.warmup!(s), needLeaderElection: () => false };
+      // A controller's warm-up is the library's; a user's runnable's is the user's.
+      void this.#groups.warmup.add(isUnscopedRunnable(runnable) ? markUnscoped(warmup) : warmup);
     }
     const group = needsLeaderElection(runnable) ? this.#groups.leader : this.#groups.others;
     group.add(runnable).catch((err: unknown) => this.#fail(err));
@@ -384,7 +387,7 @@ class ControllerManager implements Manager {
             });
       this.#webhookServer = server;
       this.#groups.webhooks
-        .add(server, async () => {
+        .add(markUnscoped(server), async () => {
           await server.listening();
         })
         .catch((err: unknown) => this.#fail(err));

@@ -3,7 +3,7 @@
 // election) and starts them in that order, each after the previous one is ready.
 import { setMaxListeners } from "node:events";
 import type { Runnable } from "./runnable.js";
-import { isStopOf, runInRunnableScope } from "./runnable-scope.js";
+import { isStopOf, startRunnable } from "./runnable-scope.js";
 
 /** Resolves once a runnable is ready to be relied on (a cache synced, a server listening). */
 export type ReadyCheck = (signal: AbortSignal) => Promise<void>;
@@ -81,7 +81,7 @@ export class RunnableGroup {
 
   #run(member: Member, signal: AbortSignal): void {
     member.done = Promise.resolve()
-      .then(() => runInRunnableScope(signal, () => member.runnable.start(signal)))
+      .then(() => startRunnable(member.runnable, signal))
       .catch((err: unknown) => {
         if (!isStopOf(signal, err)) this.#onError(err, member.runnable);
       });
