@@ -326,7 +326,9 @@ function measureInChild(side: Side): Promise<SideResult> {
     moduleUrl: import.meta.url,
     env: { [SIDE_ENV]: side },
     // BENCH_PROFILE_DIR: a CPU profile of each side's process, to see where its time goes.
-    execArgv: process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
+    execArgv: process.env.BENCH_PROFILE_DIR
+      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+      : [],
     what: `controller bench (${side})`,
   });
 }
