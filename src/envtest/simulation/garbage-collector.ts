@@ -119,12 +119,22 @@ export class GarbageCollector {
   }
 
   async #work(signal: AbortSignal): Promise<void> {
+    // One abort listener for the whole loop (not one per idle wait, which would pile up).
+    const onAbort = () => this.#wake?.();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      await this.#loop(signal);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #loop(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       const key = this.#pending.values().next().value;
       if (key === undefined) {
         await new Promise<void>((resolve) => {
           this.#wake = resolve;
-          signal.addEventListener("abort", () => resolve(), { once: true });
         });
         this.#wake = undefined;
         continue;
