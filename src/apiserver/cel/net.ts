@@ -2,23 +2,14 @@
 // 1.30+): ip(), isIP(), ip.isCanonical(), an IP's family and kind predicates, cidr(), isCIDR(), a
 // CIDR's containsIP/containsCIDR, ip(), prefixLength(), masked(), and string() of both — on Go's
 // netip parsing rules and error words (no zones, no IPv4-mapped IPv6, no leading zeros).
-// Like a Quantity (quantity.ts), an IP or a CIDR travels as a one-entry map whose key no JSON
-// object carries, its value the canonical text, so `==` is netip's equality.
-import {
-  type CelFunc,
-  type CelMap,
-  CelScalar,
-  celError,
-  celFunc,
-  celMap,
-  celMethod,
-  isCelMap,
-  mapType,
-} from "@bufbuild/cel";
+// An IP or a CIDR travels as a tagged value (tagged.ts) of its canonical text, so `==` is netip's
+// equality.
+import { type CelFunc, type CelMap, CelScalar, celError, celFunc, celMethod, mapType } from "@bufbuild/cel";
+import { tagged, textOf, untag } from "./tagged.js";
 
 const IP_KEY = "\u0000k8s.io/ip";
 const CIDR_KEY = "\u0000k8s.io/cidr";
-const MAP = mapType(CelScalar.STRING, CelScalar.STRING);
+const MAP = mapType(CelScalar.STRING, CelScalar.STRING); // a tagged value (tagged.ts)
 
 /** An address: 4 or 16 bytes. */
 export interface Addr {
@@ -245,18 +236,15 @@ function contains(p: Prefix, a: Addr): boolean {
   return is4(p.addr) === is4(a) && sameAddr(maskedAddr(p), maskedAddr({ addr: a, bits: p.bits }));
 }
 
-const ipToCel = (a: Addr): CelMap => celMap(new Map([[IP_KEY, addrString(a)]]));
-const cidrToCel = (p: Prefix): CelMap => celMap(new Map([[CIDR_KEY, `${addrString(p.addr)}/${p.bits}`]]));
+const ipToCel = (a: Addr): CelMap => tagged(IP_KEY, addrString(a));
+const cidrToCel = (p: Prefix): CelMap => tagged(CIDR_KEY, `${addrString(p.addr)}/${p.bits}`);
 
 function ipOf(v: unknown): Addr {
-  const text = isCelMap(v) ? v.get(IP_KEY) : undefined;
-  if (typeof text !== "string") throw celError("no such overload");
-  return parseAddr(text).addr;
+  return parseAddr(untag(v, IP_KEY)).addr;
 }
 
 function cidrOf(v: unknown): Prefix {
-  const text = isCelMap(v) ? v.get(CIDR_KEY) : undefined;
-  if (typeof text !== "string") throw celError("no such overload");
+  const text = untag(v, CIDR_KEY);
   const slash = text.lastIndexOf("/");
   return { addr: parseAddr(text.slice(0, slash)).addr, bits: Number(text.slice(slash + 1)) };
 }
@@ -340,11 +328,9 @@ export const netLibrary: CelFunc[] = [
     return cidrToCel({ addr: maskedAddr(p), bits: p.bits });
   }),
   celFunc("string", [MAP], CelScalar.STRING, (v: CelMap) => {
-    const ip = v.get(IP_KEY);
-    if (typeof ip === "string") return ip;
-    const cidr = v.get(CIDR_KEY);
-    if (typeof cidr === "string") return cidr;
-    throw celError("no such overload");
+    const text = textOf(v, [IP_KEY, CIDR_KEY]);
+    if (text === undefined) throw celError("no such overload");
+    return text;
   }),
 ];
 

@@ -6,17 +6,8 @@
 // key no JSON object carries and whose value is its normalized value: two quantities are `==`
 // exactly when their values are, as kube's Quantity.Equal says (`quantity('1Gi') ==
 // quantity('1073741824')`).
-import {
-  type CelFunc,
-  type CelMap,
-  CelScalar,
-  celError,
-  celFunc,
-  celMap,
-  celMethod,
-  isCelMap,
-  mapType,
-} from "@bufbuild/cel";
+import { type CelFunc, type CelMap, CelScalar, celError, celFunc, celMethod, mapType } from "@bufbuild/cel";
+import { tagged, untag } from "./tagged.js";
 
 /** A value N × 10^scale, normalized (N carries no trailing zero unless it is 0, then scale 0). */
 interface Amount {
@@ -25,7 +16,7 @@ interface Amount {
 }
 
 const KEY = "\u0000k8s.io/quantity";
-const MAP = mapType(CelScalar.STRING, CelScalar.STRING);
+const MAP = mapType(CelScalar.STRING, CelScalar.STRING); // a tagged value (tagged.ts)
 const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
 
@@ -94,12 +85,11 @@ function asInt64(a: Amount): bigint | undefined {
 }
 
 function toCel(a: Amount): CelMap {
-  return celMap(new Map([[KEY, `${a.n}e${a.scale}`]]));
+  return tagged(KEY, `${a.n}e${a.scale}`);
 }
 
 function fromCel(v: unknown): Amount {
-  const text = isCelMap(v) ? v.get(KEY) : undefined;
-  if (typeof text !== "string") throw celError("no such overload");
+  const text = untag(v, KEY);
   const at = text.indexOf("e");
   return { n: BigInt(text.slice(0, at)), scale: Number(text.slice(at + 1)) };
 }
