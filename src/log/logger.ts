@@ -90,29 +90,52 @@ export function newLogger(opts: LoggerOptions = {}): Logger {
     },
     dest,
   );
-  return new PinoLogger(root, root, threshold, 0, "", {});
+  return new PinoLogger(root, new Binding(() => root, undefined, {}), threshold, 0, "");
+}
+
+/**
+ * A logger's pino instance with its name and values bound, made on first use: a controller makes a
+ * logger with the request's values for every reconcile, and most write nothing (pino's child()
+ * costs a few microseconds, several times a reconcile's own bookkeeping).
+ */
+class Binding {
+  #bound: pino.Logger | undefined;
+  #values: KeyValues | undefined;
+  constructor(
+    private readonly make: () => pino.Logger,
+    private readonly parent: Binding | undefined,
+    private readonly own: KeyValues,
+  ) {}
+
+  get bound(): pino.Logger {
+    this.#bound ??= this.make();
+    return this.#bound;
+  }
+
+  /** Every value bound, kept so withName can rebind from the root: pino cannot replace a bound key. */
+  get values(): KeyValues {
+    this.#values ??= this.parent === undefined ? this.own : { ...this.parent.values, ...this.own };
+    return this.#values;
+  }
 }
 
 class PinoLogger implements Logger {
   constructor(
     private readonly root: pino.Logger,
-    // `root` with the name and every value bound, so a line costs one pino call.
-    private readonly bound: pino.Logger,
+    private readonly binding: Binding,
     private readonly threshold: number,
     private readonly verbosity: number,
     private readonly name: string,
-    // Kept so withName can rebind from the root: pino cannot replace a bound key.
-    private readonly values: KeyValues,
   ) {}
 
   info(msg: string, kv?: KeyValues): void {
     if (this.verbosity > this.threshold) return;
     const fields = kv === undefined ? {} : plainValues(kv);
-    if (this.verbosity === 0) this.bound.info(fields, msg);
+    if (this.verbosity === 0) this.binding.bound.info(fields, msg);
     else {
       // zap has no name for levels below debug; keep the number so `v(3)` lines can be found.
       if (this.verbosity >= 2) fields.v = this.verbosity;
-      this.bound.debug(fields, msg);
+      this.binding.bound.debug(fields, msg);
     }
   }
 
@@ -124,7 +147,7 @@ class PinoLogger implements Logger {
       const stack = stackOf(err);
       if (stack) fields.stacktrace = stack;
     }
-    this.bound.error(fields, msg);
+    this.binding.bound.error(fields, msg);
   }
 
   v(level: number): Logger {
@@ -132,14 +155,7 @@ class PinoLogger implements Logger {
       throw new RangeError(`verbosity must be an integer >= 0, got ${level}`);
     }
     if (level === 0) return this;
-    return new PinoLogger(
-      this.root,
-      this.bound,
-      this.threshold,
-      this.verbosity + level,
-      this.name,
-      this.values,
-    );
+    return new PinoLogger(this.root, this.binding, this.threshold, this.verbosity + level, this.name);
   }
 
   enabled(): boolean {
@@ -148,16 +164,17 @@ class PinoLogger implements Logger {
 
   withName(name: string): Logger {
     const full = this.name === "" ? name : `${this.name}.${name}`;
-    const bound = this.root.child({ logger: full, ...this.values });
-    return new PinoLogger(this.root, bound, this.threshold, this.verbosity, full, this.values);
+    const values = this.binding.values;
+    const root = this.root;
+    const binding = new Binding(() => root.child({ logger: full, ...values }), undefined, values);
+    return new PinoLogger(root, binding, this.threshold, this.verbosity, full);
   }
 
   withValues(kv: KeyValues): Logger {
     const plain = plainValues(kv);
-    return new PinoLogger(this.root, this.bound.child(plain), this.threshold, this.verbosity, this.name, {
-      ...this.values,
-      ...plain,
-    });
+    const parent = this.binding;
+    const binding = new Binding(() => parent.bound.child(plain), parent, plain);
+    return new PinoLogger(this.root, binding, this.threshold, this.verbosity, this.name);
   }
 }
 
