@@ -36,7 +36,56 @@ export interface ControllerMetrics {
    * hashing (~0.3-0.5 µs): counts are added to the histogram when it is read.
    */
   reconcileTimeRecorder(controller: string): HistogramRecorder;
+  /**
+   * The counts a reconcile updates (`reconcile_total` by result, `active_workers`) for
+   * `controller`, kept in plain numbers and added to the series when the registry is read, again
+   * without the per-call label hashing. Series made by {@link initialize} are unaffected.
+   */
+  reconcileCounts(controller: string): ReconcileCounts;
 }
+
+/** A count that grows (or, for a gauge, moves) by whole steps between reads. */
+export interface Count {
+  inc(): void;
+  dec(): void;
+}
+
+export interface ReconcileCounts {
+  readonly results: Readonly<Record<ReconcileResultLabel, Count>>;
+  readonly activeWorkers: Count;
+}
+
+/** Deltas per series since the last read of their metric. */
+class PendingDeltas<L extends string> {
+  readonly #series: Array<{ labels: Partial<Record<L, string>>; delta: number }> = [];
+
+  count(labels: Partial<Record<L, string>>): Count {
+    const s = { labels, delta: 0 };
+    this.#series.push(s);
+    return {
+      inc: () => {
+        s.delta++;
+      },
+      dec: () => {
+        s.delta--;
+      },
+    };
+  }
+
+  flushInto(metric: { inc(labels: Partial<Record<L, string>>, value: number): void }): void {
+    for (const s of this.#series) {
+      if (s.delta === 0) continue;
+      metric.inc(s.labels, s.delta);
+      s.delta = 0;
+    }
+  }
+}
+
+/** The pending deltas of one registry's controller metrics, shared by every controller on it. */
+const pendingByRegistry = new WeakMap<
+  Registry,
+  { total: PendingDeltas<"controller" | "result">; active: PendingDeltas<"controller"> }
+>();
 
 // controller-runtime's buckets for controller_runtime_reconcile_time_seconds.
 const reconcileTimeBuckets = [
@@ -46,6 +95,12 @@ const reconcileTimeBuckets = [
 
 /** The controller metrics on `registry`; each is registered once, later calls return the same. */
 export function controllerMetrics(registry: Registry): ControllerMetrics {
+  let pending = pendingByRegistry.get(registry);
+  if (pending === undefined) {
+    pending = { total: new PendingDeltas(), active: new PendingDeltas() };
+    pendingByRegistry.set(registry, pending);
+  }
+  const { total, active } = pending;
   const perController = (name: string, help: string) =>
     getOrCreateCounter(registry, { name, help, labelNames: ["controller"] });
   const m = {
@@ -53,6 +108,7 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
       name: "controller_runtime_reconcile_total",
       help: "Total number of reconciliations per controller",
       labelNames: ["controller", "result"],
+      collect: flushing(total),
     }),
     reconcileErrors: perController(
       "controller_runtime_reconcile_errors_total",
@@ -80,6 +136,7 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
       name: "controller_runtime_active_workers",
       help: "Number of currently used workers per controller",
       labelNames: ["controller"],
+      collect: flushing(active),
     }),
   };
   return {
@@ -98,9 +155,33 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
       if (h instanceof BatchedHistogram) return h.recorder({ controller });
       return { observe: (seconds) => h.observe({ controller }, seconds) };
     },
+    reconcileCounts(controller: string): ReconcileCounts {
+      const result = (r: ReconcileResultLabel) => total.count({ controller, result: r });
+      return {
+        results: {
+          success: result("success"),
+          error: result("error"),
+          requeue: result("requeue"),
+          requeue_after: result("requeue_after"),
+        },
+        activeWorkers: active.count({ controller }),
+      };
+    },
   };
 }
 
+/**
+ * The `collect` hook (prom-client calls it on every read of the metric) that adds `pending`'s
+ * deltas first. Only the metric created first in a registry keeps its hook; every later
+ * controllerMetrics() call on that registry shares the same deltas, so that one hook flushes all.
+ */
+function flushing<L extends string>(
+  pending: PendingDeltas<L>,
+): (this: { inc(labels: Partial<Record<L, string>>, value: number): void }) => void {
+  return function () {
+    pending.flushInto(this);
+  };
+}
 /** The reconcile-time histogram, batched when this module creates it (see BatchedHistogram). */
 function reconcileTimeHistogram(registry: Registry): Histogram<"controller"> {
   const spec = {

@@ -9,7 +9,12 @@ export {
 } from "./registry.js";
 export type { RequestInfo, RequestMetricsHook, RESTClientMetrics } from "./rest-client-metrics.js";
 export { restClientMetrics } from "./rest-client-metrics.js";
-export type { ControllerMetrics, ReconcileResultLabel } from "./controller-metrics.js";
+export type {
+  ControllerMetrics,
+  Count,
+  ReconcileCounts,
+  ReconcileResultLabel,
+} from "./controller-metrics.js";
 export { controllerMetrics } from "./controller-metrics.js";
 export type { LeaderElectionMetrics } from "./leader-election-metrics.js";
 export { leaderElectionMetrics } from "./leader-election-metrics.js";

@@ -126,3 +126,31 @@ test("leader election and webhook metrics carry controller-runtime's names", asy
   assert.match(text, /^controller_runtime_webhook_requests_in_flight\{webhook="\/validate-v1-pod"\} 1$/m);
   assert.match(text, /^controller_runtime_webhook_panics_total 1$/m);
 });
+
+test("reconcile counts are plain numbers until the registry is read, then exact", async () => {
+  const registry = newMetricsRegistry();
+  const a = controllerMetrics(registry).reconcileCounts("a");
+  // A second call on the same registry (another controller) shares the metrics and their flushing.
+  const b = controllerMetrics(registry).reconcileCounts("b");
+  for (let i = 0; i < 3; i++) a.results.success.inc();
+  b.results.error.inc();
+  a.activeWorkers.inc();
+  a.activeWorkers.inc();
+  a.activeWorkers.dec();
+  const first = await registry.metrics();
+  assert.match(first, /^controller_runtime_reconcile_total\{controller="a",result="success"\} 3$/m);
+  assert.match(first, /^controller_runtime_reconcile_total\{controller="b",result="error"\} 1$/m);
+  assert.match(first, /^controller_runtime_active_workers\{controller="a"\} 1$/m);
+  // Read again: nothing counted twice; then more on top.
+  a.results.success.inc();
+  a.activeWorkers.dec();
+  const second = await registry.metrics();
+  assert.match(second, /^controller_runtime_reconcile_total\{controller="a",result="success"\} 4$/m);
+  assert.match(second, /^controller_runtime_reconcile_total\{controller="b",result="error"\} 1$/m);
+  assert.match(second, /^controller_runtime_active_workers\{controller="a"\} 0$/m);
+  // get() (the JSON read) flushes too.
+  b.results.error.inc();
+  const total = await controllerMetrics(registry).reconcileTotal.get();
+  const bError = total.values.find((v) => v.labels.controller === "b" && v.labels.result === "error");
+  assert.equal(bError?.value, 2);
+});

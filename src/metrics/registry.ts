@@ -28,12 +28,18 @@ interface MetricSpec<L extends string> {
 }
 
 /** The counter `spec.name` in `registry`, created and registered on first use. */
-export function getOrCreateCounter<L extends string>(registry: Registry, spec: MetricSpec<L>): Counter<L> {
+export function getOrCreateCounter<L extends string>(
+  registry: Registry,
+  spec: MetricSpec<L> & { collect?: (this: Counter<L>) => void },
+): Counter<L> {
   return getOrCreate(registry, spec, Counter, () => new Counter({ ...spec, registers: [registry] }));
 }
 
 /** The gauge `spec.name` in `registry`, created and registered on first use. */
-export function getOrCreateGauge<L extends string>(registry: Registry, spec: MetricSpec<L>): Gauge<L> {
+export function getOrCreateGauge<L extends string>(
+  registry: Registry,
+  spec: MetricSpec<L> & { collect?: (this: Gauge<L>) => void },
+): Gauge<L> {
   return getOrCreate(registry, spec, Gauge, () => new Gauge({ ...spec, registers: [registry] }));
 }
 
