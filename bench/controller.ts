@@ -1,6 +1,6 @@
 // End to end on the embedded API server (issue 5): a controller for ConfigMaps whose reconcile only
-// records the time, ours (Manager + builder, 4 workers, every default on: metrics, frozen
-// objects, the slow-reconcile watch; run from the TypeScript sources through tsx, as the tests
+// records the time, ours (Manager + builder, 4 workers, every default on: the JSON logger at info,
+// metrics, frozen objects, the slow-reconcile watch; run from the TypeScript sources through tsx, as the tests
 // run it) against a minimal controller on @kubernetes/client-node 1.x's makeInformer with a plain
 // de-duplicating queue and 4 async workers. Each side runs in a child process of its own, against
 // a fresh server in another, with the same 2 000-object warm-up; 3 rounds, order alternating;
@@ -14,17 +14,20 @@
 //   controller's informer and queue.
 // `npx tsx bench/controller.ts`, or `npm run bench -- controller`.
 import { performance } from "node:perf_hooks";
+import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import { kinds } from "../src/api/index.js";
 import { controllerManagedBy } from "../src/builder/index.js";
-import { nullLogger } from "../src/log/index.js";
+import { newLogger } from "../src/log/index.js";
 import { Manager } from "../src/manager/index.js";
 import type { RESTConfig } from "../src/rest/config.js";
 import { newRESTClient, type RESTClient, resourceOf } from "../src/rest/index.js";
 import { startLoadProcess } from "./internal/load-process.js";
 import { type ServerProcess, startServerProcess } from "./internal/server-process.js";
 import { runChildJSON } from "./internal/child-json.js";
+import { profilePhase } from "./internal/phase-profile.js";
+import { PlainQueue } from "./internal/plain-queue.js";
 import { rangeNote, summarize } from "./internal/stats.js";
 import { type BenchRow, printRows } from "./report.js";
 
@@ -102,7 +105,8 @@ type ControllerFactory = (server: ServerProcess, tracker: Tracker) => Promise<Ru
 /** Ours: Manager + builder, 4 workers, a reconcile that records the time. */
 const ours: ControllerFactory = async (server, tracker) => {
   const mgr = await Manager.create(server.restConfig, {
-    logger: nullLogger(),
+    // The default logger (JSON at info), writing nowhere: stdout carries the child's result.
+    logger: newLogger({ destination: new Writable({ write: (_chunk, _enc, done) => done() }) }),
     metrics: { bindAddress: "0" },
   });
   controllerManagedBy(mgr)
@@ -123,41 +127,6 @@ const ours: ControllerFactory = async (server, tracker) => {
     },
   };
 };
-
-/** A plain de-duplicating queue: a Set of queued keys over an array, and waiting workers. */
-class PlainQueue {
-  #items: string[] = [];
-  #head = 0;
-  readonly #queued = new Set<string>();
-  readonly #waiting: Array<() => void> = [];
-  #closed = false;
-
-  add(key: string): void {
-    if (this.#queued.has(key)) return;
-    this.#queued.add(key);
-    this.#items.push(key);
-    this.#waiting.shift()?.();
-  }
-
-  async get(): Promise<string | undefined> {
-    while (this.#head === this.#items.length) {
-      if (this.#closed) return undefined;
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    }
-    const key = this.#items[this.#head++]!;
-    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-      this.#items = this.#items.slice(this.#head);
-      this.#head = 0;
-    }
-    this.#queued.delete(key);
-    return key;
-  }
-
-  close(): void {
-    this.#closed = true;
-    for (const wake of this.#waiting.splice(0)) wake();
-  }
-}
 
 /** The peer: client-node's makeInformer on all ConfigMaps, add/update → PlainQueue, 4 workers. */
 const clientNode: ControllerFactory = async (server, tracker) => {
@@ -272,6 +241,10 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
     await tracker.until("warmup", WARMUP + 1);
 
     // Burst, from the load process: this process's CPU is the controller's.
+    const profileDir = process.env.BENCH_PROFILE_DIR;
+    const stopProfile = profileDir
+      ? await profilePhase(profileDir, `burst-${process.env[SIDE_ENV]}`)
+      : undefined;
     const cpu0 = process.cpuUsage();
     const elu0 = performance.eventLoopUtilization();
     const server0 = await server.cpuMs();
@@ -282,6 +255,7 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
     const burstCpuMs = cpuMs(cpu0);
     const burstBusyMs = performance.eventLoopUtilization(elu0).active;
     const serverCpuMs = (await server.cpuMs()) - server0;
+    await stopProfile?.();
     let last = 0;
     for (let i = 0; i < BURST; i++) last = Math.max(last, tracker.first.get(`burst/b-${i}`)!);
     const allReconciledMs = last - t0;
@@ -325,10 +299,7 @@ function measureInChild(side: Side): Promise<SideResult> {
   return runChildJSON<SideResult>({
     moduleUrl: import.meta.url,
     env: { [SIDE_ENV]: side },
-    // BENCH_PROFILE_DIR: a CPU profile of each side's process, to see where its time goes.
-    execArgv: process.env.BENCH_PROFILE_DIR
-      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
-      : [],
+    // BENCH_PROFILE_DIR: each side's process writes a CPU profile of its burst phase there.
     what: `controller bench (${side})`,
   });
 }

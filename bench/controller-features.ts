@@ -1,0 +1,269 @@
+// What each default feature of our controller path costs per object (issue 19), to read beside
+// bench/controller.ts, where ours uses more CPU per object than a minimal client-node informer and
+// queue. Each step the path takes for one watch event and its reconcile runs alone over the same
+// 20 000 ConfigMap events (1 KiB, with the managedFields a server writes), in a child process of
+// its own per step and repetition, warmed up on 5 000 events first; 3 rounds in rotated order;
+// medians with min–max of CPU per object, wall beside it.
+// Steps: a watch body's decoding into events, ours and client-node's (JSON.parse is most of
+// both); stripping managedFields; the deep freeze;
+// the store's put; the work queue's add + get + done with Prometheus metrics and without, and the
+// peer's plain queue; the
+// controller's bookkeeping per reconcile (reconcileID, request logger, in-flight entry, counts and
+// the time histogram) with the null logger and with a JSON logger at the default level.
+// `npx tsx bench/controller-features.ts`, or `npm run bench -- controller-features`.
+import { randomUUID } from "node:crypto";
+import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import { createInterface } from "node:readline";
+import { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
+import { Registry } from "prom-client";
+import { deepFreeze } from "../src/cache/index.js";
+import { IndexedStore } from "../src/cache/store.js";
+import { stripManagedFields } from "../src/cache/transform.js";
+import { newLogConstructor } from "../src/controller/log-constructor.js";
+import { type Logger, newLogger, nullLogger } from "../src/log/index.js";
+import { controllerMetrics } from "../src/metrics/index.js";
+import { decodeWatchBatches } from "../src/rest/watch.js";
+import { newPriorityQueue, noopMetricsProvider, prometheusWorkqueueMetrics } from "../src/workqueue/index.js";
+import { runChildJSON } from "./internal/child-json.js";
+import { PlainQueue } from "./internal/plain-queue.js";
+import { rangeNote, summarize } from "./internal/stats.js";
+import { type BenchRow, printRows } from "./report.js";
+
+const N = 20_000;
+const WARMUP = 5_000;
+const ROUNDS = 3;
+const STEP_ENV = "BENCH_CONTROLLER_FEATURE";
+
+/** A watch line as kube-apiserver writes a ConfigMap created by a client. */
+function watchLine(i: number): string {
+  const name = `b-${i}`;
+  return JSON.stringify({
+    type: "ADDED",
+    object: {
+      kind: "ConfigMap",
+      apiVersion: "v1",
+      metadata: {
+        name,
+        namespace: "burst",
+        uid: randomUUID(),
+        resourceVersion: String(100_000 + i),
+        creationTimestamp: "2026-11-26T07:00:00Z",
+        managedFields: [
+          {
+            manager: "bench",
+            operation: "Update",
+            apiVersion: "v1",
+            time: "2026-11-26T07:00:00Z",
+            fieldsType: "FieldsV1",
+            fieldsV1: { "f:data": { ".": {}, "f:payload": {} } },
+          },
+        ],
+      },
+      data: { payload: "x".repeat(900) },
+    },
+  });
+}
+
+/** The events as a watch body arrives: 64 KiB chunks cut anywhere. */
+function chunks(lines: readonly string[]): Buffer[] {
+  const body = Buffer.from(`${lines.join("\n")}\n`);
+  const out: Buffer[] = [];
+  for (let at = 0; at < body.length; at += 65_536) out.push(body.subarray(at, at + 65_536));
+  return out;
+}
+
+type Step = (lines: readonly string[]) => Promise<void> | void;
+const parse = (lines: readonly string[]): ConfigMap[] =>
+  lines.map((l) => (JSON.parse(l) as { object: ConfigMap }).object);
+const keys = (lines: readonly string[]) => lines.map((_, i) => `burst/b-${i}`);
+
+/** Drains `n` keys from a queue as 4 workers do: get, then done. */
+async function addGetDone(withMetrics: boolean, ks: readonly string[]): Promise<void> {
+  const q = newPriorityQueue<string>({
+    name: "bench",
+    metricsProvider: withMetrics ? prometheusWorkqueueMetrics(new Registry()) : noopMetricsProvider,
+  });
+  for (const k of ks) q.add(k);
+  let left = ks.length;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (;;) {
+        const item = await q.get();
+        if (item.shutdown) return;
+        q.done(item.key!);
+        if (--left === 0) q.shutDown();
+      }
+    }),
+  );
+}
+
+/** The controller's work around one reconcile (controller.ts #reconcileHandler, minus the queue). */
+function bookkeeping(logger: Logger): (ks: readonly string[]) => void {
+  const metrics = controllerMetrics(new Registry());
+  const time = metrics.reconcileTimeRecorder("bench");
+  const counts = metrics.reconcileCounts("bench");
+  const logFor = newLogConstructor<{ namespace: string; name: string }>({ logger, controllerName: "bench" });
+  const inFlight = new Map<string, { key: string; started: number; log: Logger }>();
+  return (ks) => {
+    for (const key of ks) {
+      counts.activeWorkers.inc();
+      const started = performance.now();
+      const slash = key.indexOf("/");
+      const req = { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+      const reconcileID = randomUUID();
+      const log = logFor(req).withValues({ reconcileID });
+      inFlight.set(reconcileID, { key, started, log });
+      log.v(5).info("Reconciling");
+      log.v(5).info("Reconcile successful");
+      counts.results.success.inc();
+      inFlight.delete(reconcileID);
+      time.observe((performance.now() - started) / 1000);
+      counts.activeWorkers.dec();
+    }
+  };
+}
+
+const discard = () =>
+  new Writable({
+    write(_chunk, _enc, cb) {
+      cb();
+    },
+  });
+
+/** Each step: what it is, how its input is made (untimed), and the timed work. */
+const STEPS: Record<string, { label: string; prepare: (lines: readonly string[]) => unknown; run: Step }> = {
+  decodeOurs: {
+    label: "watch body → events: ours (decodeWatchBatches, the informer's path)",
+    prepare: chunks,
+    run: async (body) => {
+      let n = 0;
+      async function* source() {
+        yield* body as unknown as Buffer[];
+      }
+      for await (const batch of decodeWatchBatches(source())) n += batch.length;
+      if (n !== N && n !== WARMUP) throw new Error(`decoded ${n} events`);
+    },
+  },
+  decodePeer: {
+    label: "watch body → events: client-node's (readline, JSON.parse per line)",
+    prepare: chunks,
+    run: async (body) => {
+      let n = 0;
+      const lines = createInterface(Readable.from(body as unknown as Buffer[]));
+      lines.on("line", (line: string) => {
+        const data = JSON.parse(line) as { type: string };
+        if (data.type === "ADDED") n++;
+      });
+      await new Promise((resolve) => lines.once("close", resolve));
+      if (n !== N && n !== WARMUP) throw new Error(`decoded ${n} events`);
+    },
+  },
+  strip: {
+    label: "strip managedFields (default transform)",
+    prepare: parse,
+    run: (objs) => {
+      for (const o of objs as unknown as ConfigMap[]) stripManagedFields(o);
+    },
+  },
+  freeze: {
+    label: "deep freeze (cached objects handed out without copies)",
+    prepare: (lines) => parse(lines).map((o) => stripManagedFields(o)),
+    run: (objs) => {
+      for (const o of objs as unknown as ConfigMap[]) deepFreeze(o);
+    },
+  },
+  store: {
+    label: "store put (by namespace and name)",
+    prepare: (lines) => parse(lines).map((o) => deepFreeze(stripManagedFields(o))),
+    run: (objs) => {
+      const store = new IndexedStore<ConfigMap>();
+      for (const o of objs as unknown as ConfigMap[]) store.put(o);
+    },
+  },
+  queueMetrics: {
+    label: "work queue add + get + done, Prometheus metrics (default)",
+    prepare: keys,
+    run: (ks) => addGetDone(true, ks),
+  },
+  queuePlain: {
+    label: "work queue add + get + done, no metrics",
+    prepare: keys,
+    run: (ks) => addGetDone(false, ks),
+  },
+  queuePeer: {
+    label: "the client-node side's plain queue: add + get (no rate limits, priorities, metrics)",
+    prepare: keys,
+    run: async (ks) => {
+      const q = new PlainQueue();
+      for (const k of ks) q.add(k);
+      let left = ks.length;
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while ((await q.get()) !== undefined) if (--left === 0) q.close();
+        }),
+      );
+    },
+  },
+  bookkeepingNull: {
+    label: "reconcile bookkeeping, null logger (ID, logger, metrics)",
+    prepare: keys,
+    run: (ks) => bookkeeping(nullLogger())(ks),
+  },
+  bookkeepingJSON: {
+    label: "reconcile bookkeeping, JSON logger at info",
+    prepare: keys,
+    run: (ks) => bookkeeping(newLogger({ destination: discard() }))(ks),
+  },
+};
+
+interface StepResult {
+  cpuNsPerObject: number;
+  wallNsPerObject: number;
+}
+
+async function measureStep(name: string): Promise<StepResult> {
+  const step = STEPS[name]!;
+  const lines = Array.from({ length: N }, (_, i) => watchLine(i));
+  // Warm-up on other objects of the same shape, so the JIT has seen the step before it is timed.
+  await step.run(step.prepare(lines.slice(0, WARMUP).map((_, i) => watchLine(N + i))) as readonly string[]);
+  const input = step.prepare(lines) as readonly string[];
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await step.run(input);
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { cpuNsPerObject: ((cpu.user + cpu.system) * 1000) / N, wallNsPerObject: (wall * 1e6) / N };
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const names = Object.keys(STEPS);
+  const results = new Map<string, StepResult[]>(names.map((n) => [n, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length]!);
+    for (const name of order) {
+      results.get(name)!.push(
+        await runChildJSON<StepResult>({
+          moduleUrl: import.meta.url,
+          env: { [STEP_ENV]: name },
+          what: `controller feature ${name}`,
+        }),
+      );
+    }
+  }
+  return names.map((name) => {
+    const rs = results.get(name)!;
+    const cpu = summarize(rs.map((r) => r.cpuNsPerObject)).median;
+    const wall = summarize(rs.map((r) => r.wallNsPerObject)).median;
+    return {
+      name: `per object: ${STEPS[name]!.label}`,
+      value: cpu / 1000,
+      unit: "µs CPU",
+      note: `${rangeNote(rs.map((r) => r.cpuNsPerObject / 1000))}; wall ${(wall / 1000).toFixed(2)} µs (CPU counts the GC's threads)`,
+    };
+  });
+}
+
+const childStep = process.env[STEP_ENV];
+if (childStep) process.stdout.write(`${JSON.stringify(await measureStep(childStep))}\n`);
+else if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) printRows(await run());
