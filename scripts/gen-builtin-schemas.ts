@@ -75,7 +75,12 @@ const ROOTS: { module: string; group: string; version: string; kinds: string[] }
     module: "admissionregistration/v1",
     group: "admissionregistration.k8s.io",
     version: "v1",
-    kinds: ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"],
+    kinds: [
+      "MutatingWebhookConfiguration",
+      "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicyBinding",
+      "ValidatingWebhookConfiguration",
+    ],
   },
   {
     module: "rbac/v1",
@@ -149,9 +154,10 @@ const EXTRA_TYPES: { module: string; name: string }[] = [
 ];
 
 /** Fields kubernetes-types leaves out (its JSONSchemaProps has no `x-kubernetes-*`; its
- * RuleWithOperations lacks the fields Go embeds from Rule). */
+ * RuleWithOperations and NamedRuleWithOperations lack the fields Go embeds from Rule). */
 const EXTRA_PROPERTIES: Record<string, Record<string, string>> = {
   "admissionregistration.v1.RuleWithOperations": { resources: "[]string", scope: "string" },
+  "admissionregistration.v1.NamedRuleWithOperations": { resources: "[]string", scope: "string" },
   "apiextensions.v1.JSONSchemaProps": {
     "x-kubernetes-embedded-resource": "boolean",
     "x-kubernetes-int-or-string": "boolean",

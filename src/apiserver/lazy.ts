@@ -16,11 +16,12 @@ export const protobufCodec = slot("the protobuf codec", async () => {
 });
 export const celRules = slot("CEL", () => import("./cel/crd-rules.js"));
 export const celMatch = slot("CEL match conditions", () => import("./cel/match-conditions.js"));
+export const celPolicy = slot("CEL admission policies", () => import("./cel/admission-policy.js"));
 
 /** What a request may use of the libraries above. */
 export interface LazyNeeds {
   /**
-   * A write to CustomResourceDefinitions or webhook configurations, or to a custom resource
+   * A write to CustomResourceDefinitions, webhook configurations or admission policies, or to a custom resource
    * whose schema has CEL rules.
    */
   cel?: boolean;
@@ -40,6 +41,7 @@ export function loadFor(req: IncomingMessage, needs: LazyNeeds = {}): Promise<un
   if (!yamlLib.loaded && ct.includes("yaml")) waits.push(yamlLib.load());
   if (needs.cel && !celRules.loaded) waits.push(celRules.load());
   if (needs.cel && !celMatch.loaded) waits.push(celMatch.load());
+  if (needs.cel && !celPolicy.loaded) waits.push(celPolicy.load());
   return waits.length > 0 ? Promise.all(waits) : undefined;
 }
 

@@ -180,7 +180,8 @@ async function dispatch(
   const writes = !isRead;
   const crds =
     (def.group === "apiextensions.k8s.io" && def.plural === "customresourcedefinitions") ||
-    (def.group === "admissionregistration.k8s.io" && def.plural.endsWith("webhookconfigurations"));
+    (def.group === "admissionregistration.k8s.io" &&
+      (def.plural.endsWith("webhookconfigurations") || def.plural.startsWith("validatingadmissionpolic")));
   const loading = loadFor(req, {
     cel: writes && (crds || (def.crdName !== undefined && schemaHasRules(def.schema))),
   });

@@ -12,6 +12,7 @@ import { callWebhook, type ServiceResolver, WebhookCallError } from "./client.js
 import { WebhookConfigurations } from "./configurations.js";
 import { CallingWebhookError, deniedError, dryRunUnsupported, failedClosed } from "./errors.js";
 import { type Invocation, isExempt, matchRules, shouldCall } from "./matching.js";
+import { AdmissionPolicies } from "./policies.js";
 import {
   admissionRequest,
   admissionReview,
@@ -48,26 +49,37 @@ const rewriteApiVersion: VersionConverter = async (obj, _from, to) => ({
 export class Admission {
   readonly #opts: AdmissionOptions;
   readonly #configs: WebhookConfigurations;
+  readonly #policies: AdmissionPolicies;
   readonly #convert: VersionConverter;
 
   constructor(opts: AdmissionOptions) {
     this.#opts = opts;
     this.#configs = new WebhookConfigurations(opts.storage);
+    this.#policies = new AdmissionPolicies(opts.storage, opts.registry);
     this.#convert = opts.convert ?? rewriteApiVersion;
   }
 
-  /** Whether any webhook's rules select this request: when none does, the write path stays synchronous. */
+  /**
+   * Whether any webhook's or bound admission policy's rules select this request: when none does,
+   * the write path stays synchronous.
+   */
   interested(attrs: AdmissionAttributes): boolean {
     if (isExempt(attrs.def)) return false;
+    if (this.#policies.interested(attrs)) return true;
     const registry = this.#opts.registry;
     for (const h of this.#configs.mutating()) if (matchRules(h, attrs, registry) !== undefined) return true;
     for (const h of this.#configs.validating()) if (matchRules(h, attrs, registry) !== undefined) return true;
     return false;
   }
 
-  /** Whether any webhook is configured at all: without one, a write skips building its attributes. */
+  /**
+   * Whether any webhook or bound admission policy is configured at all: without one, a write
+   * skips building its attributes.
+   */
   hasWebhooks(): boolean {
-    return this.#configs.mutating().length > 0 || this.#configs.validating().length > 0;
+    return (
+      this.#configs.mutating().length > 0 || this.#configs.validating().length > 0 || this.#policies.any()
+    );
   }
 
   /** Runs the mutating webhooks; answers the (possibly patched) object. Warnings are appended. */
@@ -107,8 +119,12 @@ export class Admission {
     return object;
   }
 
-  /** Runs the validating webhooks in parallel; the first failure in configuration order wins. */
+  /**
+   * Runs the ValidatingAdmissionPolicies, then the validating webhooks in parallel; the first
+   * failure in configuration order wins.
+   */
   async validate(attrs: AdmissionAttributes, warnings: string[]): Promise<void> {
+    await this.#policies.validate(attrs, warnings);
     const invocations: Invocation[] = [];
     for (const hook of this.#configs.validating()) {
       const inv = await this.#matching(

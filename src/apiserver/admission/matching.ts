@@ -4,7 +4,7 @@
 import type { Registry, ResourceDefinition } from "../registry/index.js";
 import { ApiError, notFound } from "../status.js";
 import type { Obj, Storage } from "../storage/index.js";
-import type { AdmissionAttributes, ResolvedRule, ResolvedWebhook } from "./types.js";
+import type { AdmissionAttributes, Matchable, ResolvedRule, ResolvedWebhook } from "./types.js";
 
 /** A webhook to call, and the version of the resource it asked for (Equivalent may differ). */
 export interface Invocation {
@@ -39,6 +39,8 @@ function ruleMatches(
   resource: string,
 ): boolean {
   if (!rule.operations.some((o) => o === "*" || o === attrs.operation)) return false;
+  if (rule.resourceNames && rule.resourceNames.length > 0 && !rule.resourceNames.includes(attrs.name))
+    return false;
   if (!rule.apiGroups.some((g) => g === "*" || g === group)) return false;
   if (!rule.apiVersions.some((v) => v === "*" || v === version)) return false;
   if (rule.scope === "Namespaced" && (isNamespaceResource(attrs.def) || attrs.namespace === "")) return false;
@@ -53,7 +55,7 @@ function ruleMatches(
 
 /** The version a webhook's rules select for this request, or undefined when they do not match. */
 export function matchRules(
-  hook: ResolvedWebhook,
+  hook: Pick<Matchable, "rules" | "matchPolicy">,
   attrs: AdmissionAttributes,
   registry: Registry,
 ): ResourceDefinition | undefined {
@@ -81,7 +83,11 @@ function labelsOf(obj: Readonly<Obj> | undefined): Record<string, string> | unde
  * `namespaceSelector`: requests about cluster-scoped objects (other than namespaces) are never
  * exempted, whatever the selector; a namespace is matched on its own labels.
  */
-export function matchNamespace(hook: ResolvedWebhook, attrs: AdmissionAttributes, storage: Storage): boolean {
+export function matchNamespace(
+  hook: Pick<Matchable, "namespaceSelector">,
+  attrs: AdmissionAttributes,
+  storage: Storage,
+): boolean {
   if (hook.namespaceSelector.empty) return true;
   if (isNamespaceResource(attrs.def)) {
     return hook.namespaceSelector.matches(labelsOf(attrs.object ?? attrs.oldObject) ?? {});
@@ -93,7 +99,7 @@ export function matchNamespace(hook: ResolvedWebhook, attrs: AdmissionAttributes
 }
 
 /** `objectSelector`: the new or the old object must match. */
-export function matchObject(hook: ResolvedWebhook, attrs: AdmissionAttributes): boolean {
+export function matchObject(hook: Pick<Matchable, "objectSelector">, attrs: AdmissionAttributes): boolean {
   if (hook.objectSelector.empty) return true;
   const matches = (o: Readonly<Obj> | undefined) =>
     o !== undefined && hook.objectSelector.matches(labelsOf(o) ?? {});

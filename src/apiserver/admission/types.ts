@@ -34,8 +34,16 @@ export interface ClientConfig {
   caBundle?: string;
 }
 
+/** What decides whether a webhook or an admission policy sees a request. */
+export interface Matchable {
+  rules: ResolvedRule[];
+  matchPolicy: "Exact" | "Equivalent";
+  namespaceSelector: LabelSelector;
+  objectSelector: LabelSelector;
+}
+
 /** A webhook of either kind, with every v1 default applied. */
-export interface ResolvedWebhook {
+export interface ResolvedWebhook extends Matchable {
   mutating: boolean;
   configurationName: string;
   /** Position within its configuration, for a stable identity across rounds. */
@@ -59,6 +67,8 @@ export interface ResolvedWebhook {
 }
 
 export interface ResolvedRule {
+  /** Object names the rule is limited to (admission policies' resourceNames); none: any. */
+  resourceNames?: string[];
   operations: string[];
   apiGroups: string[];
   apiVersions: string[];

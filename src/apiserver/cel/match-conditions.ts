@@ -69,7 +69,16 @@ export function matchConditionErrors(conditions: unknown, path: string): StatusC
   return out;
 }
 
+/** An evaluation error in cel-go's words: a missing key of a map reads "no such key: k" there. */
+export function celErrorText(message: string): string {
+  return message.startsWith("field not found: ") ? `no such key: ${message.slice(17)}` : message;
+}
+
 /** JSON as CEL sees an object without a schema: whole numbers as ints (Go's int64), the rest as is. */
+export function celValue(v: unknown): unknown {
+  return ints(v);
+}
+
 function ints(v: unknown): unknown {
   if (typeof v === "number") return Number.isInteger(v) ? BigInt(v) : v;
   if (Array.isArray(v)) return v.map(ints);
@@ -93,12 +102,15 @@ export type MatchOutcome = { call: true } | { call: false } | { error: string };
 export function evaluateMatchConditions(
   conditions: readonly { name: string; expression: string }[],
   vars: { object: unknown; oldObject: unknown; request: unknown },
+  /** More variables (a policy's `params`), as JSON. */
+  more: Record<string, unknown> = {},
 ): MatchOutcome {
-  const ctx = {
+  const ctx: Record<string, unknown> = {
     object: ints(vars.object),
     oldObject: ints(vars.oldObject),
     request: ints(vars.request),
   };
+  for (const [k, v] of Object.entries(more)) ctx[k] = ints(v);
   const errors: string[] = [];
   for (const c of conditions) {
     const p = compile(c.expression.trim());
@@ -119,7 +131,7 @@ export function evaluateMatchConditions(
       : result instanceof Error
         ? result.message
         : "no such overload";
-    errors.push(`expression '${c.expression}' resulted in error: ${why}`);
+    errors.push(`expression '${c.expression}' resulted in error: ${celErrorText(why)}`);
   }
   if (errors.length === 0) return { call: true };
   // apimachinery's aggregate: one error bare, several in brackets.

@@ -1,4 +1,8 @@
 // kinds: per-kind behaviour of built-in resources (defaults, validation, deletion rules).
+import {
+  validatingAdmissionPolicyBehaviour,
+  validatingAdmissionPolicyBindingBehaviour,
+} from "./admission-policies.js";
 import { validateCRD } from "../crd/index.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import type { KindBehaviour } from "./behaviour.js";
@@ -95,6 +99,8 @@ const byKind: Record<string, KindBehaviour> = {
   "apiextensions.k8s.io/CustomResourceDefinition": crdBehaviour(validateCRD),
   "admissionregistration.k8s.io/MutatingWebhookConfiguration": mutatingWebhookConfigurationBehaviour,
   "admissionregistration.k8s.io/ValidatingWebhookConfiguration": validatingWebhookConfigurationBehaviour,
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicy": validatingAdmissionPolicyBehaviour,
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": validatingAdmissionPolicyBindingBehaviour,
   ...rbacBehaviours,
 };
 

@@ -468,6 +468,22 @@ export function builtinResources(): ResourceDefinition[] {
     }),
     define({
       group: "admissionregistration.k8s.io",
+      kind: "ValidatingAdmissionPolicy",
+      plural: "validatingadmissionpolicies",
+      namespaced: false,
+      categories: ["api-extensions"],
+      status: true,
+      generation: true,
+    }),
+    define({
+      group: "admissionregistration.k8s.io",
+      kind: "ValidatingAdmissionPolicyBinding",
+      namespaced: false,
+      categories: ["api-extensions"],
+      generation: true,
+    }),
+    define({
+      group: "admissionregistration.k8s.io",
       kind: "ValidatingWebhookConfiguration",
       namespaced: false,
       categories: ["api-extensions"],

@@ -3,9 +3,26 @@
 import type { CompactDefinition } from "./compact-definition.js";
 
 export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
+  "admissionregistration.v1.AuditAnnotation": {
+    properties: { key: "string", valueExpression: "string" },
+    required: ["key", "valueExpression"],
+  },
+  "admissionregistration.v1.ExpressionWarning": {
+    properties: { fieldRef: "string", warning: "string" },
+    required: ["fieldRef", "warning"],
+  },
   "admissionregistration.v1.MatchCondition": {
     properties: { expression: "string", name: "string" },
     required: ["expression", "name"],
+  },
+  "admissionregistration.v1.MatchResources": {
+    properties: {
+      excludeResourceRules: "[]@admissionregistration.v1.NamedRuleWithOperations",
+      matchPolicy: "string",
+      namespaceSelector: "@meta.v1.LabelSelector",
+      objectSelector: "@meta.v1.LabelSelector",
+      resourceRules: "[]@admissionregistration.v1.NamedRuleWithOperations",
+    },
   },
   "admissionregistration.v1.MutatingWebhook": {
     properties: {
@@ -43,6 +60,25 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     gvk: ["admissionregistration.k8s.io", "v1", "MutatingWebhookConfigurationList"],
     required: ["items"],
   },
+  "admissionregistration.v1.NamedRuleWithOperations": {
+    properties: {
+      apiGroups: "[]string",
+      apiVersions: "[]string",
+      operations: "[]string",
+      resourceNames: "[]string",
+      resources: "[]string",
+      scope: "string",
+    },
+  },
+  "admissionregistration.v1.ParamKind": { properties: { apiVersion: "string", kind: "string" } },
+  "admissionregistration.v1.ParamRef": {
+    properties: {
+      name: "string",
+      namespace: "string",
+      parameterNotFoundAction: "string",
+      selector: "@meta.v1.LabelSelector",
+    },
+  },
   "admissionregistration.v1.RuleWithOperations": {
     properties: {
       apiGroups: "[]string",
@@ -55,6 +91,72 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
   "admissionregistration.v1.ServiceReference": {
     properties: { name: "string", namespace: "string", path: "string", port: "integer" },
     required: ["name", "namespace"],
+  },
+  "admissionregistration.v1.TypeChecking": {
+    properties: { expressionWarnings: "[]@admissionregistration.v1.ExpressionWarning" },
+  },
+  "admissionregistration.v1.ValidatingAdmissionPolicy": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@admissionregistration.v1.ValidatingAdmissionPolicySpec",
+      status: "@admissionregistration.v1.ValidatingAdmissionPolicyStatus",
+    },
+    gvk: ["admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicy"],
+  },
+  "admissionregistration.v1.ValidatingAdmissionPolicyBinding": {
+    properties: {
+      apiVersion: "string",
+      kind: "string",
+      metadata: "@meta.v1.ObjectMeta",
+      spec: "@admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec",
+    },
+    gvk: ["admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBinding"],
+  },
+  "admissionregistration.v1.ValidatingAdmissionPolicyBindingList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@admissionregistration.v1.ValidatingAdmissionPolicyBinding",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBindingList"],
+  },
+  "admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec": {
+    properties: {
+      matchResources: "@admissionregistration.v1.MatchResources",
+      paramRef: "@admissionregistration.v1.ParamRef",
+      policyName: "string",
+      validationActions: "[]string",
+    },
+  },
+  "admissionregistration.v1.ValidatingAdmissionPolicyList": {
+    properties: {
+      apiVersion: "string",
+      items: "[]@admissionregistration.v1.ValidatingAdmissionPolicy",
+      kind: "string",
+      metadata: "@meta.v1.ListMeta",
+    },
+    gvk: ["admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyList"],
+  },
+  "admissionregistration.v1.ValidatingAdmissionPolicySpec": {
+    properties: {
+      auditAnnotations: "[]@admissionregistration.v1.AuditAnnotation",
+      failurePolicy: "string",
+      matchConditions: "[]@admissionregistration.v1.MatchCondition",
+      matchConstraints: "@admissionregistration.v1.MatchResources",
+      paramKind: "@admissionregistration.v1.ParamKind",
+      validations: "[]@admissionregistration.v1.Validation",
+      variables: "[]@admissionregistration.v1.Variable",
+    },
+  },
+  "admissionregistration.v1.ValidatingAdmissionPolicyStatus": {
+    properties: {
+      conditions: "[]@meta.v1.Condition",
+      observedGeneration: "integer",
+      typeChecking: "@admissionregistration.v1.TypeChecking",
+    },
   },
   "admissionregistration.v1.ValidatingWebhook": {
     properties: {
@@ -90,6 +192,14 @@ export const BUILTIN_DEFINITIONS: Record<string, CompactDefinition> = {
     },
     gvk: ["admissionregistration.k8s.io", "v1", "ValidatingWebhookConfigurationList"],
     required: ["items"],
+  },
+  "admissionregistration.v1.Validation": {
+    properties: { expression: "string", message: "string", messageExpression: "string", reason: "string" },
+    required: ["expression"],
+  },
+  "admissionregistration.v1.Variable": {
+    properties: { expression: "string", name: "string" },
+    required: ["expression", "name"],
   },
   "admissionregistration.v1.WebhookClientConfig": {
     properties: { caBundle: "string", service: "@admissionregistration.v1.ServiceReference", url: "string" },

@@ -1,0 +1,175 @@
+// The CEL of a ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1, kube 1.30 GA) on
+// @bufbuild/cel: its expressions checked when a policy is written, and evaluated for one request
+// and one param as kube's validator does (validator.go): matchConditions first (a false one skips
+// the policy), then `variables` in order, then each validation (true admits; anything else denies
+// with messageExpression's result, the message, or "failed expression: ..."), then
+// auditAnnotations (a string or null). Variables: object, oldObject, request, params,
+// namespaceObject and variables. Loaded with CEL on first use (lazy.ts).
+// Not here: the `authorizer` variable, and kube's cost budget (an expression runs to its end).
+import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
+import { strings } from "@bufbuild/cel/ext";
+import { kubernetesLibraries } from "./kubernetes-libs.js";
+import { celErrorText, celValue, evaluateMatchConditions } from "./match-conditions.js";
+
+type Program = (ctx: Record<string, unknown>) => unknown;
+
+const env = celEnv({ funcs: [...strings, ...kubernetesLibraries] });
+const programs = new Map<string, Program | { error: string }>();
+
+/** The compiled expression, or its compile error in kube's words after "compilation failed: ". */
+export function compilePolicyExpression(expression: string): Program | { error: string } {
+  let p = programs.get(expression);
+  if (!p) {
+    try {
+      p = plan(env, parse(expression)) as Program;
+    } catch (e) {
+      p = { error: `ERROR: ${(e as Error).message}` };
+    }
+    // Expressions come from stored policies: a bounded set, but keep the cache bounded too.
+    if (programs.size > 10_000) programs.clear();
+    programs.set(expression, p);
+  }
+  return p;
+}
+
+/** kube's limit on a messageExpression's result (celconfig.MaxEvaluatedMessageExpressionSizeBytes). */
+const MAX_MESSAGE_BYTES = 5 * 1024;
+/** kube's limit on an audit annotation's value (maxAuditAnnotationValueLength). */
+const MAX_AUDIT_VALUE_BYTES = 10 * 1024;
+
+export interface PolicySpec {
+  matchConditions: readonly { name: string; expression: string }[];
+  variables: readonly { name: string; expression: string }[];
+  validations: readonly {
+    expression: string;
+    message?: string;
+    messageExpression?: string;
+    reason?: string;
+  }[];
+  auditAnnotations: readonly { key: string; valueExpression: string }[];
+}
+
+/** One validation's outcome that is not an admit. */
+export type PolicyDecision =
+  /** The expression was not true. */
+  | { kind: "deny"; index: number; message: string; reason: string }
+  /** The expression could not be evaluated (or a match condition failed): failurePolicy decides. */
+  | { kind: "error"; index: number; message: string };
+
+export interface PolicyEvaluation {
+  /** False when a match condition was false: the policy does not apply to this request. */
+  matched: boolean;
+  decisions: PolicyDecision[];
+  /** Audit annotations to publish, key → value. */
+  annotations: Map<string, string>;
+  /** Audit annotation expressions that failed (or gave neither a string nor null). */
+  annotationErrors: string[];
+}
+
+function run(expression: string, ctx: Record<string, unknown>): { value: unknown } | { error: string } {
+  const p = compilePolicyExpression(expression.trim());
+  if ("error" in p) return { error: `compilation error: ${p.error}` };
+  let value: unknown;
+  try {
+    value = p(ctx);
+  } catch (e) {
+    value = e;
+  }
+  if (isCelError(value) || value instanceof Error) {
+    return {
+      error: `expression '${expression.trim()}' resulted in error: ${celErrorText((value as Error).message)}`,
+    };
+  }
+  return { value };
+}
+
+/**
+ * Evaluates `spec` for one request and one param (`params` null when the policy has no
+ * paramKind). `vars` hold the request's objects as the AdmissionReview would carry them.
+ */
+export function evaluatePolicy(
+  spec: PolicySpec,
+  vars: { object: unknown; oldObject: unknown; request: unknown; params: unknown; namespaceObject: unknown },
+): PolicyEvaluation {
+  const out: PolicyEvaluation = {
+    matched: true,
+    decisions: [],
+    annotations: new Map(),
+    annotationErrors: [],
+  };
+  if (spec.matchConditions.length > 0) {
+    const m = evaluateMatchConditions(spec.matchConditions, vars, { params: vars.params });
+    if ("error" in m) {
+      out.decisions.push({ kind: "error", index: -1, message: m.error });
+      return out;
+    }
+    if (!m.call) {
+      out.matched = false;
+      return out;
+    }
+  }
+  // Variables are evaluated in order, each seeing the ones before it. One that fails is left out:
+  // an expression that reads it then fails in its turn (kube evaluates them lazily, on first use).
+  const variables = new Map<string, unknown>();
+  const ctx: Record<string, unknown> = {
+    object: celValue(vars.object),
+    oldObject: celValue(vars.oldObject),
+    request: celValue(vars.request),
+    params: celValue(vars.params),
+    namespaceObject: celValue(vars.namespaceObject),
+    variables,
+  };
+  for (const v of spec.variables) {
+    const r = run(v.expression, ctx);
+    if ("value" in r) variables.set(v.name, r.value);
+  }
+  spec.validations.forEach((v, index) => {
+    const r = run(v.expression, ctx);
+    if ("error" in r) {
+      out.decisions.push({ kind: "error", index, message: r.error });
+      return;
+    }
+    if (r.value === true) return;
+    out.decisions.push({ kind: "deny", index, message: messageOf(v, ctx), reason: v.reason || "Invalid" });
+  });
+  for (const a of spec.auditAnnotations) {
+    const r = run(a.valueExpression, ctx);
+    if ("error" in r) out.annotationErrors.push(r.error);
+    else if (typeof r.value === "string") {
+      const value = r.value.trim();
+      if (value !== "") out.annotations.set(a.key, value.slice(0, MAX_AUDIT_VALUE_BYTES));
+    } else if (r.value !== null) {
+      out.annotationErrors.push(
+        `valueExpression '${a.valueExpression}' resulted in unsupported return type: ${typeName(r.value)}. ` +
+          "Return type must be either string or null.",
+      );
+    }
+  }
+  return out;
+}
+
+/** messageExpression's result if it is a usable string, else the message, else the expression. */
+function messageOf(
+  v: { expression: string; message?: string; messageExpression?: string },
+  ctx: Record<string, unknown>,
+): string {
+  if (v.messageExpression) {
+    const r = run(v.messageExpression, ctx);
+    if ("value" in r && typeof r.value === "string") {
+      const m = r.value.trim();
+      if (m !== "" && Buffer.byteLength(m) <= MAX_MESSAGE_BYTES && !m.includes("\n")) return m;
+    }
+  }
+  const message = v.message?.trim();
+  if (message) return message;
+  return `failed expression: ${v.expression.trim()}`;
+}
+
+function typeName(v: unknown): string {
+  if (typeof v === "boolean") return "bool";
+  if (typeof v === "bigint") return "int";
+  if (typeof v === "number") return "double";
+  if (Array.isArray(v)) return "list";
+  if (v instanceof Map) return "map";
+  return typeof v;
+}

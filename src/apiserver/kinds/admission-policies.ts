@@ -1,0 +1,176 @@
+// ValidatingAdmissionPolicies and their bindings: admissionregistration/v1's defaults and the
+// core of kube-apiserver's validation (pkg/apis/admissionregistration/validation), so a policy
+// whose CEL does not compile, or a binding with no or contradictory validationActions, is refused
+// when written, with kube's field paths and words.
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { qualifiedNameErrors } from "../../api/index.js";
+import { celMatch, celPolicy } from "../lazy.js";
+import { cause } from "../status.js";
+import type { Obj } from "../storage/index.js";
+import type { KindBehaviour } from "./behaviour.js";
+
+const FAILURE_POLICIES = ["Fail", "Ignore"];
+const VALIDATION_ACTIONS = ["Audit", "Deny", "Warn"];
+const REASONS = ["Forbidden", "Invalid", "RequestEntityTooLarge", "Unauthorized"];
+const NOT_FOUND_ACTIONS = ["Allow", "Deny"];
+const CEL_IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
+
+function objects(v: unknown): Obj[] {
+  return Array.isArray(v) ? (v.filter((x) => x && typeof x === "object") as Obj[]) : [];
+}
+
+function specOf(obj: Obj): Obj {
+  return obj.spec && typeof obj.spec === "object" ? (obj.spec as Obj) : {};
+}
+
+/** An expression: required, and it must compile. */
+function expressionErrors(value: unknown, path: string): StatusCause[] {
+  const expression = typeof value === "string" ? value.trim() : "";
+  if (expression === "") return [cause.required(path)];
+  const p = celPolicy.get().compilePolicyExpression(expression);
+  return "error" in p ? [cause.invalid(path, value, `compilation failed: ${p.error}`)] : [];
+}
+
+function matchResourcesErrors(m: unknown, path: string, isPolicy: boolean): StatusCause[] {
+  if (m === undefined || m === null) return isPolicy ? [cause.required(path)] : [];
+  const out: StatusCause[] = [];
+  const rules = objects((m as Obj).resourceRules);
+  if (isPolicy && rules.length === 0) out.push(cause.required(`${path}.resourceRules`));
+  const policy = (m as Obj).matchPolicy;
+  if (policy !== undefined && policy !== "Exact" && policy !== "Equivalent") {
+    out.push(cause.notSupported(`${path}.matchPolicy`, policy, ["Equivalent", "Exact"]));
+  }
+  return out;
+}
+
+function validatePolicy(obj: Obj): StatusCause[] {
+  const spec = specOf(obj);
+  const out: StatusCause[] = [];
+  const fp = spec.failurePolicy;
+  if (fp !== undefined && !FAILURE_POLICIES.includes(String(fp))) {
+    out.push(cause.notSupported("spec.failurePolicy", fp, FAILURE_POLICIES));
+  }
+  out.push(...matchResourcesErrors(spec.matchConstraints, "spec.matchConstraints", true));
+  const validations = objects(spec.validations);
+  const audits = objects(spec.auditAnnotations);
+  if (validations.length === 0 && audits.length === 0) {
+    out.push(
+      cause.required("spec.validations", "validations or auditAnnotations must contain at least one item"),
+    );
+  }
+  validations.forEach((v, i) => {
+    const at = `spec.validations[${i}]`;
+    out.push(...expressionErrors(v.expression, `${at}.expression`));
+    if (v.messageExpression !== undefined)
+      out.push(...expressionErrors(v.messageExpression, `${at}.messageExpression`));
+    if (typeof v.message === "string" && v.message.includes("\n")) {
+      out.push(cause.invalid(`${at}.message`, v.message, "message must not contain line breaks"));
+    }
+    if (v.reason !== undefined && !REASONS.includes(String(v.reason))) {
+      out.push(cause.notSupported(`${at}.reason`, v.reason, REASONS));
+    }
+  });
+  const names = new Set<string>();
+  objects(spec.variables).forEach((v, i) => {
+    const at = `spec.variables[${i}]`;
+    const name = typeof v.name === "string" ? v.name : "";
+    if (name === "") out.push(cause.required(`${at}.name`));
+    else if (!CEL_IDENTIFIER.test(name)) {
+      out.push(cause.invalid(`${at}.name`, name, "name is not a valid CEL identifier"));
+    } else if (names.has(name)) out.push(cause.duplicate(`${at}.name`, name));
+    names.add(name);
+    out.push(...expressionErrors(v.expression, `${at}.expression`));
+  });
+  audits.forEach((a, i) => {
+    const at = `spec.auditAnnotations[${i}]`;
+    const key = typeof a.key === "string" ? a.key : "";
+    if (key === "") out.push(cause.required(`${at}.key`));
+    else {
+      // The annotation is published as "<policy name>/<key>", which must be a qualified name.
+      const full = `${String((obj.metadata as Obj | undefined)?.name ?? "")}/${key}`;
+      for (const msg of qualifiedNameErrors(full)) out.push(cause.invalid(`${at}.key`, key, msg));
+    }
+    out.push(...expressionErrors(a.valueExpression, `${at}.valueExpression`));
+  });
+  out.push(...celMatch.get().matchConditionErrors(spec.matchConditions, "spec.matchConditions"));
+  const paramKind = spec.paramKind as Obj | undefined;
+  if (paramKind && typeof paramKind === "object") {
+    if (!paramKind.apiVersion) out.push(cause.required("spec.paramKind.apiVersion"));
+    if (!paramKind.kind) out.push(cause.required("spec.paramKind.kind"));
+  }
+  return out;
+}
+
+function validateBinding(obj: Obj): StatusCause[] {
+  const spec = specOf(obj);
+  const out: StatusCause[] = [];
+  if (typeof spec.policyName !== "string" || spec.policyName === "")
+    out.push(cause.required("spec.policyName"));
+  const actions = Array.isArray(spec.validationActions) ? (spec.validationActions as unknown[]) : [];
+  if (actions.length === 0) {
+    out.push(cause.required("spec.validationActions", "at least one validation action is required"));
+  }
+  const seen = new Set<unknown>();
+  actions.forEach((a, i) => {
+    const at = `spec.validationActions[${i}]`;
+    if (seen.has(a)) out.push(cause.duplicate(at, a));
+    seen.add(a);
+    if (!VALIDATION_ACTIONS.includes(String(a))) out.push(cause.notSupported(at, a, VALIDATION_ACTIONS));
+  });
+  if (seen.has("Deny") && seen.has("Warn")) {
+    out.push(
+      cause.invalid(
+        "spec.validationActions",
+        actions,
+        "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
+      ),
+    );
+  }
+  const ref = spec.paramRef as Obj | undefined;
+  if (ref && typeof ref === "object") {
+    if (ref.name && ref.selector) {
+      out.push(cause.forbidden("spec.paramRef.name", "name and selector are mutually exclusive"));
+    }
+    if (!ref.name && !ref.selector) {
+      out.push(cause.required("spec.paramRef", "one of name or selector must be provided"));
+    }
+    const action = ref.parameterNotFoundAction;
+    if (action !== undefined && !NOT_FOUND_ACTIONS.includes(String(action))) {
+      out.push(cause.notSupported("spec.paramRef.parameterNotFoundAction", action, NOT_FOUND_ACTIONS));
+    }
+  }
+  out.push(...matchResourcesErrors(spec.matchResources, "spec.matchResources", false));
+  return out;
+}
+
+// admissionregistration/v1's SetDefaults_*: what a policy or binding leaves out is written as the default.
+function defaultMatchResources(m: unknown): void {
+  if (!m || typeof m !== "object") return;
+  const r = m as Obj;
+  r.matchPolicy ??= "Equivalent";
+  r.namespaceSelector ??= {};
+  r.objectSelector ??= {};
+  for (const rule of [...objects(r.resourceRules), ...objects(r.excludeResourceRules)]) rule.scope ??= "*";
+}
+
+export const validatingAdmissionPolicyBehaviour: KindBehaviour = {
+  defaults: (obj) => {
+    const spec = specOf(obj);
+    if (obj.spec === spec) {
+      spec.failurePolicy ??= "Fail";
+      defaultMatchResources(spec.matchConstraints);
+    }
+  },
+  validate: (obj) => validatePolicy(obj),
+};
+
+export const validatingAdmissionPolicyBindingBehaviour: KindBehaviour = {
+  defaults: (obj) => {
+    const spec = specOf(obj);
+    if (obj.spec !== spec) return;
+    defaultMatchResources(spec.matchResources);
+    const ref = spec.paramRef as Obj | undefined;
+    if (ref && typeof ref === "object") ref.parameterNotFoundAction ??= "Deny";
+  },
+  validate: (obj) => validateBinding(obj),
+};

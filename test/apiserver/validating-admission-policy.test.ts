@@ -1,0 +1,324 @@
+// ValidatingAdmissionPolicy and its binding (admissionregistration.k8s.io/v1, kube 1.30+): what a
+// cluster refuses when they are written, and what they do to requests: validations with message,
+// messageExpression and reason; variables; matchConditions; the binding's validationActions
+// (Deny, Warn), matchResources and paramRef (by name, by selector, parameterNotFoundAction); the
+// policy's failurePolicy on a runtime error. Runs wherever the server serves the v1 kinds (the
+// embedded server; a 1.30+ cluster); kube-apiserver 1.26 has only an alpha version behind a gate.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { eventually } from "../../src/envtest/index.js";
+import { Api, startTarget, type Target } from "./harness.js";
+
+let target: Target;
+let api: Api;
+let served = false;
+const run = Date.now().toString(36);
+const ns = `vap-${run}`;
+const policies = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
+const bindings = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings";
+const configMaps = `/api/v1/namespaces/${ns}/configmaps`;
+const created: string[] = [];
+
+before(async () => {
+  target = await startTarget();
+  api = new Api(target);
+  const group = await api.get("/apis/admissionregistration.k8s.io/v1");
+  const resources = (group.body as { resources?: { name: string }[] }).resources ?? [];
+  served = resources.some((r) => r.name === "validatingadmissionpolicies");
+  if (!served) console.log("# ValidatingAdmissionPolicy v1 is not served here (kube 1.30+): checks skipped");
+  assert.equal(
+    (await api.post("/api/v1/namespaces", { metadata: { name: ns, labels: { vap: run } } })).status,
+    201,
+  );
+});
+after(async () => {
+  for (const path of created.reverse()) await api.delete(path);
+  await api.delete(`/api/v1/namespaces/${ns}`);
+  await target.close();
+});
+
+const configMap = (name: string, data: Record<string, string>, labels: Record<string, string> = {}) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, labels },
+  data,
+});
+
+/** A policy on ConfigMaps in this run's namespace. */
+function policy(name: string, spec: object) {
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingAdmissionPolicy",
+    metadata: { name: `${name}-${run}` },
+    spec: {
+      matchConstraints: {
+        resourceRules: [
+          {
+            apiGroups: [""],
+            apiVersions: ["v1"],
+            operations: ["CREATE", "UPDATE"],
+            resources: ["configmaps"],
+          },
+        ],
+        namespaceSelector: { matchLabels: { vap: run } },
+      },
+      ...spec,
+    },
+  };
+}
+
+function binding(name: string, spec: object) {
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingAdmissionPolicyBinding",
+    metadata: { name: `${name}-${run}` },
+    spec: { policyName: `${name}-${run}`, validationActions: ["Deny"], ...spec },
+  };
+}
+
+async function install(p: object, b: object): Promise<void> {
+  for (const [collection, obj] of [
+    [policies, p],
+    [bindings, b],
+  ] as const) {
+    const r = await api.post(collection, obj);
+    assert.equal(r.status, 201, r.text);
+    created.push(`${collection}/${(obj as { metadata: { name: string } }).metadata.name}`);
+  }
+}
+
+/** Waits until a create of `probe` is refused (a policy takes effect once the server has seen it). */
+async function enforced(probe: object): Promise<void> {
+  await eventually(
+    "the policy enforced",
+    async () => {
+      const r = await api.post(`${configMaps}?dryRun=All`, probe);
+      return r.status >= 400;
+    },
+    { timeoutMs: 30_000 },
+  );
+}
+
+const causes = (r: { body: unknown }) =>
+  (r.body as { details?: { causes?: { field?: string; message?: string; reason?: string }[] } }).details
+    ?.causes ?? [];
+
+describe("ValidatingAdmissionPolicy", () => {
+  test("validations deny with kube's message, code and reason; variables and messageExpression", async (t) => {
+    if (!served) return t.skip("not served");
+    await install(
+      policy("size", {
+        variables: [{ name: "n", expression: "size(object.data)" }],
+        validations: [
+          { expression: "variables.n <= 2", messageExpression: "'too many keys: ' + string(variables.n)" },
+          { expression: "!('secret' in object.data)", message: "no secrets here", reason: "Forbidden" },
+          { expression: "object.metadata.name != 'plain'" },
+        ],
+      }),
+      binding("size", {}),
+    );
+    await enforced(configMap("probe", { a: "1", b: "2", c: "3" }));
+    assert.equal((await api.post(configMaps, configMap("ok", { a: "1" }))).status, 201);
+
+    const many = await api.post(configMaps, configMap("many", { a: "1", b: "2", c: "3" }));
+    assert.equal(many.status, 422, many.text);
+    const body = many.body as { reason: string; message: string };
+    const expected = `ValidatingAdmissionPolicy 'size-${run}' with binding 'size-${run}' denied request: too many keys: 3`;
+    assert.equal(body.reason, "Invalid");
+    assert.equal(body.message, `configmaps "many" is forbidden: ${expected}`);
+    assert.deepEqual(causes(many), [{ message: expected }]);
+
+    const secret = await api.post(configMaps, configMap("s", { secret: "x" }));
+    assert.equal(secret.status, 403);
+    assert.equal((secret.body as { reason: string }).reason, "Forbidden");
+    assert.match((secret.body as { message: string }).message, /denied request: no secrets here$/);
+
+    const plain = await api.post(configMaps, configMap("plain", { k: "v" }));
+    assert.match(
+      (plain.body as { message: string }).message,
+      /denied request: failed expression: object\.metadata\.name != 'plain'$/,
+    );
+
+    // Updates are checked too.
+    const update = await api.put(`${configMaps}/ok`, configMap("ok", { a: "1", b: "2", c: "3" }));
+    assert.equal(update.status, 422);
+  });
+
+  test("Warn warns instead; matchConditions and matchResources narrow what is checked", async (t) => {
+    if (!served) return t.skip("not served");
+    await install(
+      policy("warn", {
+        matchConditions: [
+          {
+            name: "only-labelled",
+            expression: "has(object.metadata.labels) && 'checked' in object.metadata.labels",
+          },
+        ],
+        validations: [{ expression: "object.data.mode == 'safe'", message: "mode must be safe" }],
+      }),
+      binding("warn", {
+        validationActions: ["Warn"],
+        matchResources: { objectSelector: { matchExpressions: [{ key: "skip", operator: "DoesNotExist" }] } },
+      }),
+    );
+    const expected = `Validation failed for ValidatingAdmissionPolicy 'warn-${run}' with binding 'warn-${run}': mode must be safe`;
+    await eventually(
+      "the warning",
+      async () => {
+        const r = await api.post(
+          `${configMaps}?dryRun=All`,
+          configMap("w-probe", { mode: "x" }, { checked: "y" }),
+        );
+        return (r.headers.get("warning") ?? "").includes("mode must be safe");
+      },
+      { timeoutMs: 30_000 },
+    );
+    const warned = await api.post(configMaps, configMap("w1", { mode: "fast" }, { checked: "y" }));
+    assert.equal(warned.status, 201);
+    assert.equal(warned.headers.get("warning"), `299 - "${expected}"`);
+    // Not labelled: the match condition is false. Labelled "skip": the binding does not select it.
+    const unlabelled = await api.post(configMaps, configMap("w2", { mode: "fast" }));
+    assert.equal(unlabelled.headers.get("warning"), null);
+    const skipped = await api.post(
+      configMaps,
+      configMap("w3", { mode: "fast" }, { checked: "y", skip: "1" }),
+    );
+    assert.equal(skipped.headers.get("warning"), null);
+  });
+
+  test("params: by name, by selector, parameterNotFoundAction", async (t) => {
+    if (!served) return t.skip("not served");
+    assert.equal(
+      (await api.post(configMaps, configMap("limits", { max: "2" }, { role: "limits" }))).status,
+      201,
+    );
+    const p = policy("params", {
+      paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+      matchConditions: [
+        {
+          name: "not-params",
+          expression: "!has(object.metadata.labels) || !('role' in object.metadata.labels)",
+        },
+      ],
+      validations: [
+        {
+          expression: "size(object.data) <= int(params.data.max)",
+          messageExpression: "'at most ' + params.data.max + ' keys (' + params.metadata.name + ')'",
+        },
+      ],
+    });
+    await install(p, binding("params", { paramRef: { name: "limits", parameterNotFoundAction: "Deny" } }));
+    await enforced(configMap("probe", { a: "1", b: "2", c: "3" }));
+    const denied = await api.post(configMaps, configMap("p1", { a: "1", b: "2", c: "3" }));
+    assert.equal(denied.status, 422);
+    assert.match((denied.body as { message: string }).message, /denied request: at most 2 keys \(limits\)$/);
+    assert.equal((await api.post(configMaps, configMap("p2", { a: "1" }))).status, 201);
+
+    // A second binding selecting params by label, one that names a missing param with Deny.
+    const missing = binding("params", { paramRef: { name: "absent", parameterNotFoundAction: "Deny" } });
+    missing.metadata.name = `params-missing-${run}`;
+    const r = await api.post(bindings, missing);
+    assert.equal(r.status, 201, r.text);
+    created.push(`${bindings}/${missing.metadata.name}`);
+    let refused: { status: number; body: unknown } | undefined;
+    await eventually(
+      "the missing param refused",
+      async () => {
+        refused = await api.post(`${configMaps}?dryRun=All`, configMap("p3", { a: "1" }));
+        return refused.status >= 400;
+      },
+      { timeoutMs: 30_000 },
+    );
+    assert.equal(
+      (refused!.body as { message: string }).message,
+      `configmaps "p3" is forbidden: ValidatingAdmissionPolicy 'params-${run}' with binding 'params-missing-${run}' denied request: failed to configure binding: no params found for policy binding with \`Deny\` parameterNotFoundAction`,
+    );
+    // Allow instead: nothing to evaluate, the request goes through.
+    const allow = await api.get(`${bindings}/${missing.metadata.name}`);
+    const allowing = allow.body as { spec: { paramRef: { parameterNotFoundAction: string } } };
+    allowing.spec.paramRef.parameterNotFoundAction = "Allow";
+    assert.equal((await api.put(`${bindings}/${missing.metadata.name}`, allowing)).status, 200);
+    await eventually(
+      "Allow takes effect",
+      async () => (await api.post(`${configMaps}?dryRun=All`, configMap("p4", { a: "1" }))).status === 201,
+      { timeoutMs: 30_000 },
+    );
+    // By selector: every selected param is checked.
+    const bySelector = binding("params", { paramRef: { selector: { matchLabels: { role: "limits" } } } });
+    bySelector.metadata.name = `params-selector-${run}`;
+    const s = await api.post(bindings, bySelector);
+    assert.equal(s.status, 201, s.text);
+    created.push(`${bindings}/${bySelector.metadata.name}`);
+    assert.equal(
+      (s.body as { spec: { paramRef: { parameterNotFoundAction: string } } }).spec.paramRef
+        .parameterNotFoundAction,
+      "Deny",
+      "defaulted",
+    );
+  });
+
+  test("failurePolicy: a runtime error fails the request under Fail, is ignored under Ignore", async (t) => {
+    if (!served) return t.skip("not served");
+    const spec = (failurePolicy: string) => ({
+      failurePolicy,
+      matchConditions: [
+        {
+          name: "flagged",
+          expression: `has(object.metadata.labels) && '${failurePolicy}' in object.metadata.labels`,
+        },
+      ],
+      validations: [{ expression: "object.data.missing == 'x'" }],
+    });
+    await install(policy("fail", spec("Fail")), binding("fail", {}));
+    await install(policy("ignore", spec("Ignore")), binding("ignore", {}));
+    await enforced(configMap("probe", {}, { Fail: "y" }));
+    const failed = await api.post(configMaps, configMap("f1", { a: "1" }, { Fail: "y" }));
+    assert.equal(failed.status, 422);
+    assert.match(
+      (failed.body as { message: string }).message,
+      new RegExp(
+        `ValidatingAdmissionPolicy 'fail-${run}' with binding 'fail-${run}' denied request: expression 'object\\.data\\.missing == 'x'' resulted in error: no such key: missing$`,
+      ),
+    );
+    assert.equal((await api.post(configMaps, configMap("f2", { a: "1" }, { Ignore: "y" }))).status, 201);
+  });
+
+  test("policies and bindings a cluster refuses", async (t) => {
+    if (!served) return t.skip("not served");
+    const bad = await api.post(
+      policies,
+      policy("bad", {
+        failurePolicy: "Sometimes",
+        validations: [{ expression: "object.data.(" }, { expression: "true", reason: "Teapot" }],
+        variables: [{ name: "not an identifier", expression: "1" }],
+      }),
+    );
+    assert.equal(bad.status, 422);
+    const fields = causes(bad).map((c) => `${c.field} ${c.reason}`);
+    assert.ok(fields.includes("spec.failurePolicy FieldValueNotSupported"), fields.join("\n"));
+    assert.ok(fields.includes("spec.validations[0].expression FieldValueInvalid"), fields.join("\n"));
+    assert.ok(fields.includes("spec.validations[1].reason FieldValueNotSupported"), fields.join("\n"));
+    assert.ok(fields.includes("spec.variables[0].name FieldValueInvalid"), fields.join("\n"));
+    assert.match(
+      causes(bad).find((c) => c.field === "spec.validations[0].expression")?.message ?? "",
+      /compilation failed: ERROR: <input>:1:/,
+    );
+    const none = await api.post(policies, policy("none", {}));
+    assert.equal(none.status, 422);
+    assert.deepEqual(
+      causes(none).map((c) => c.field),
+      ["spec.validations"],
+    );
+    const both = await api.post(bindings, binding("both", { validationActions: ["Deny", "Warn", "Deny"] }));
+    assert.equal(both.status, 422);
+    assert.deepEqual(
+      causes(both).map((c) => `${c.field} ${c.reason}`),
+      ["spec.validationActions[2] FieldValueDuplicate", "spec.validationActions FieldValueInvalid"],
+    );
+    const empty = await api.post(bindings, binding("empty", { validationActions: [] }));
+    assert.deepEqual(
+      causes(empty).map((c) => `${c.field} ${c.reason}`),
+      ["spec.validationActions FieldValueRequired"],
+    );
+  });
+});
