@@ -57,21 +57,33 @@ function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 }
 
+/**
+ * Reads stored label selectors: one that does not parse reads as "everything" and is remembered,
+ * so that the requests it would see fail (kube reports it when the webhook or policy is used).
+ */
+export function selectorReader(): { read(v: unknown): LabelSelector; error(): string | undefined } {
+  let error: string | undefined;
+  return {
+    read(v) {
+      try {
+        return labelSelectorFromObject((v ?? undefined) as Parameters<typeof labelSelectorFromObject>[0]);
+      } catch (e) {
+        error = (e as Error).message;
+        return labelSelectorFromObject(undefined);
+      }
+    },
+    error: () => error,
+  };
+}
+
 function resolveWebhook(
   w: Obj,
   configurationName: string,
   index: number,
   mutating: boolean,
 ): ResolvedWebhook {
-  let selectorError: string | undefined;
-  const selector = (v: unknown): LabelSelector => {
-    try {
-      return labelSelectorFromObject((v ?? undefined) as Parameters<typeof labelSelectorFromObject>[0]);
-    } catch (e) {
-      selectorError = (e as Error).message;
-      return labelSelectorFromObject(undefined);
-    }
-  };
+  const selectors = selectorReader();
+  const selector = selectors.read;
   const rules: ResolvedRule[] = ((w.rules as Obj[] | undefined) ?? []).map((r) => ({
     operations: strings(r.operations),
     apiGroups: strings(r.apiGroups),
@@ -96,7 +108,7 @@ function resolveWebhook(
     timeoutSeconds: Math.min(Math.max(timeout, 1), 30),
     admissionReviewVersions: versions.length > 0 ? versions : ["v1beta1"],
     reinvocationPolicy: w.reinvocationPolicy === "IfNeeded" ? "IfNeeded" : "Never",
-    selectorError,
+    selectorError: selectors.error(),
     matchConditions: ((w.matchConditions as Obj[] | undefined) ?? []).map((c) => ({
       name: String(c?.name ?? ""),
       expression: String(c?.expression ?? ""),

@@ -14,6 +14,7 @@ import type { Registry, ResourceDefinition } from "../registry/index.js";
 import { storeNameOf } from "../registry/index.js";
 import { ApiError, forbidden } from "../status.js";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
+import { selectorReader } from "./configurations.js";
 import { isExempt, matchNamespace, matchObject, matchRules } from "./matching.js";
 import { admissionRequest } from "./review.js";
 import type { AdmissionAttributes, Matchable, ResolvedRule } from "./types.js";
@@ -78,22 +79,15 @@ function resolveRules(v: unknown): ResolvedRule[] {
 }
 
 function resolveMatch(m: Obj): ResolvedMatch {
-  let selectorError: string | undefined;
-  const selector = (v: unknown): LabelSelector => {
-    try {
-      return labelSelectorFromObject((v ?? undefined) as Parameters<typeof labelSelectorFromObject>[0]);
-    } catch (e) {
-      selectorError = (e as Error).message;
-      return labelSelectorFromObject(undefined);
-    }
-  };
+  const selectors = selectorReader();
+  const selector = selectors.read;
   return {
     rules: resolveRules(m.resourceRules),
     excludeRules: resolveRules(m.excludeResourceRules),
     matchPolicy: m.matchPolicy === "Exact" ? "Exact" : "Equivalent",
     namespaceSelector: selector(m.namespaceSelector),
     objectSelector: selector(m.objectSelector),
-    selectorError,
+    selectorError: selectors.error(),
   };
 }
 
