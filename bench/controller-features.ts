@@ -73,7 +73,26 @@ function chunks(lines: readonly string[]): Buffer[] {
   return out;
 }
 
-type Step = (lines: readonly string[]) => Promise<void> | void;
+/** A step: what it is, how its input is made from the watch lines (untimed), and the timed work. */
+interface Step {
+  label: string;
+  /** Makes the input and runs the step on it; only the run is timed. */
+  prepared(lines: readonly string[]): () => Promise<void> | void;
+}
+
+function step<T>(
+  label: string,
+  prepare: (lines: readonly string[]) => T,
+  run: (input: T) => Promise<void> | void,
+): Step {
+  return {
+    label,
+    prepared: (lines) => {
+      const input = prepare(lines);
+      return () => run(input);
+    },
+  };
+}
 const parse = (lines: readonly string[]): ConfigMap[] =>
   lines.map((l) => (JSON.parse(l) as { object: ConfigMap }).object);
 const keys = (lines: readonly string[]) => lines.map((_, i) => `burst/b-${i}`);
@@ -131,26 +150,25 @@ const discard = () =>
     },
   });
 
-/** Each step: what it is, how its input is made (untimed), and the timed work. */
-const STEPS: Record<string, { label: string; prepare: (lines: readonly string[]) => unknown; run: Step }> = {
-  decodeOurs: {
-    label: "watch body → events: ours (decodeWatchBatches, the informer's path)",
-    prepare: chunks,
-    run: async (body) => {
+const STEPS: Record<string, Step> = {
+  decodeOurs: step(
+    "watch body → events: ours (decodeWatchBatches, the informer's path)",
+    chunks,
+    async (body) => {
       let n = 0;
       async function* source() {
-        yield* body as unknown as Buffer[];
+        yield* body;
       }
       for await (const batch of decodeWatchBatches(source())) n += batch.length;
       if (n !== N && n !== WARMUP) throw new Error(`decoded ${n} events`);
     },
-  },
-  decodePeer: {
-    label: "watch body → events: client-node's (readline, JSON.parse per line)",
-    prepare: chunks,
-    run: async (body) => {
+  ),
+  decodePeer: step(
+    "watch body → events: client-node's (readline, JSON.parse per line)",
+    chunks,
+    async (body) => {
       let n = 0;
-      const lines = createInterface(Readable.from(body as unknown as Buffer[]));
+      const lines = createInterface(Readable.from(body));
       lines.on("line", (line: string) => {
         const data = JSON.parse(line) as { type: string };
         if (data.type === "ADDED") n++;
@@ -158,43 +176,33 @@ const STEPS: Record<string, { label: string; prepare: (lines: readonly string[])
       await new Promise((resolve) => lines.once("close", resolve));
       if (n !== N && n !== WARMUP) throw new Error(`decoded ${n} events`);
     },
-  },
-  strip: {
-    label: "strip managedFields (default transform)",
-    prepare: parse,
-    run: (objs) => {
-      for (const o of objs as unknown as ConfigMap[]) stripManagedFields(o);
+  ),
+  strip: step("strip managedFields (default transform)", parse, (objs) => {
+    for (const o of objs) stripManagedFields(o);
+  }),
+  freeze: step(
+    "deep freeze (cached objects handed out without copies)",
+    (lines) => parse(lines).map((o) => stripManagedFields(o)),
+    (objs) => {
+      for (const o of objs) deepFreeze(o);
     },
-  },
-  freeze: {
-    label: "deep freeze (cached objects handed out without copies)",
-    prepare: (lines) => parse(lines).map((o) => stripManagedFields(o)),
-    run: (objs) => {
-      for (const o of objs as unknown as ConfigMap[]) deepFreeze(o);
-    },
-  },
-  store: {
-    label: "store put (by namespace and name)",
-    prepare: (lines) => parse(lines).map((o) => deepFreeze(stripManagedFields(o))),
-    run: (objs) => {
+  ),
+  store: step(
+    "store put (by namespace and name)",
+    (lines) => parse(lines).map((o) => deepFreeze(stripManagedFields(o) as ConfigMap)),
+    (objs) => {
       const store = new IndexedStore<ConfigMap>();
-      for (const o of objs as unknown as ConfigMap[]) store.put(o);
+      for (const o of objs) store.put(o);
     },
-  },
-  queueMetrics: {
-    label: "work queue add + get + done, Prometheus metrics (default)",
-    prepare: keys,
-    run: (ks) => addGetDone(true, ks),
-  },
-  queuePlain: {
-    label: "work queue add + get + done, no metrics",
-    prepare: keys,
-    run: (ks) => addGetDone(false, ks),
-  },
-  queuePeer: {
-    label: "the client-node side's plain queue: add + get (no rate limits, priorities, metrics)",
-    prepare: keys,
-    run: async (ks) => {
+  ),
+  queueMetrics: step("work queue add + get + done, Prometheus metrics (default)", keys, (ks) =>
+    addGetDone(true, ks),
+  ),
+  queuePlain: step("work queue add + get + done, no metrics", keys, (ks) => addGetDone(false, ks)),
+  queuePeer: step(
+    "the client-node side's plain queue: add + get (no rate limits, priorities, metrics)",
+    keys,
+    async (ks) => {
       const q = new PlainQueue();
       for (const k of ks) q.add(k);
       let left = ks.length;
@@ -204,17 +212,13 @@ const STEPS: Record<string, { label: string; prepare: (lines: readonly string[])
         }),
       );
     },
-  },
-  bookkeepingNull: {
-    label: "reconcile bookkeeping, null logger (ID, logger, metrics)",
-    prepare: keys,
-    run: (ks) => bookkeeping(nullLogger())(ks),
-  },
-  bookkeepingJSON: {
-    label: "reconcile bookkeeping, JSON logger at info",
-    prepare: keys,
-    run: (ks) => bookkeeping(newLogger({ destination: discard() }))(ks),
-  },
+  ),
+  bookkeepingNull: step("reconcile bookkeeping, null logger (ID, logger, metrics)", keys, (ks) =>
+    bookkeeping(nullLogger())(ks),
+  ),
+  bookkeepingJSON: step("reconcile bookkeeping, JSON logger at info", keys, (ks) =>
+    bookkeeping(newLogger({ destination: discard() }))(ks),
+  ),
 };
 
 interface StepResult {
@@ -226,11 +230,11 @@ async function measureStep(name: string): Promise<StepResult> {
   const step = STEPS[name]!;
   const lines = Array.from({ length: N }, (_, i) => watchLine(i));
   // Warm-up on other objects of the same shape, so the JIT has seen the step before it is timed.
-  await step.run(step.prepare(lines.slice(0, WARMUP).map((_, i) => watchLine(N + i))) as readonly string[]);
-  const input = step.prepare(lines) as readonly string[];
+  await step.prepared(lines.slice(0, WARMUP).map((_, i) => watchLine(N + i)))();
+  const timed = step.prepared(lines);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await step.run(input);
+  await timed();
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   return { cpuNsPerObject: ((cpu.user + cpu.system) * 1000) / N, wallNsPerObject: (wall * 1e6) / N };

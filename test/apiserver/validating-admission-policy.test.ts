@@ -12,6 +12,7 @@ import { Api, startTarget, type Target } from "./harness.js";
 let target: Target;
 let api: Api;
 let served = false;
+const NOT_SERVED = "ValidatingAdmissionPolicy v1 is not served by this server (kube 1.30+)";
 const run = Date.now().toString(36);
 const ns = `vap-${run}`;
 const policies = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
@@ -25,7 +26,7 @@ before(async () => {
   const group = await api.get("/apis/admissionregistration.k8s.io/v1");
   const resources = (group.body as { resources?: { name: string }[] }).resources ?? [];
   served = resources.some((r) => r.name === "validatingadmissionpolicies");
-  if (!served) console.log("# ValidatingAdmissionPolicy v1 is not served here (kube 1.30+): checks skipped");
+  if (!served) console.log(`# ${NOT_SERVED}: checks skipped`);
   assert.equal(
     (await api.post("/api/v1/namespaces", { metadata: { name: ns, labels: { vap: run } } })).status,
     201,
@@ -105,7 +106,7 @@ const causes = (r: { body: unknown }) =>
 
 describe("ValidatingAdmissionPolicy", () => {
   test("validations deny with kube's message, code and reason; variables and messageExpression", async (t) => {
-    if (!served) return t.skip("not served");
+    if (!served) return t.skip(NOT_SERVED);
     await install(
       policy("size", {
         variables: [{ name: "n", expression: "size(object.data)" }],
@@ -145,7 +146,7 @@ describe("ValidatingAdmissionPolicy", () => {
   });
 
   test("Warn warns instead; matchConditions and matchResources narrow what is checked", async (t) => {
-    if (!served) return t.skip("not served");
+    if (!served) return t.skip(NOT_SERVED);
     await install(
       policy("warn", {
         matchConditions: [
@@ -187,7 +188,7 @@ describe("ValidatingAdmissionPolicy", () => {
   });
 
   test("params: by name, by selector, parameterNotFoundAction", async (t) => {
-    if (!served) return t.skip("not served");
+    if (!served) return t.skip(NOT_SERVED);
     assert.equal(
       (await api.post(configMaps, configMap("limits", { max: "2" }, { role: "limits" }))).status,
       201,
@@ -258,7 +259,7 @@ describe("ValidatingAdmissionPolicy", () => {
   });
 
   test("failurePolicy: a runtime error fails the request under Fail, is ignored under Ignore", async (t) => {
-    if (!served) return t.skip("not served");
+    if (!served) return t.skip(NOT_SERVED);
     const spec = (failurePolicy: string) => ({
       failurePolicy,
       matchConditions: [
@@ -284,7 +285,7 @@ describe("ValidatingAdmissionPolicy", () => {
   });
 
   test("policies and bindings a cluster refuses", async (t) => {
-    if (!served) return t.skip("not served");
+    if (!served) return t.skip(NOT_SERVED);
     const bad = await api.post(
       policies,
       policy("bad", {

@@ -39,7 +39,7 @@ interface ResolvedBinding {
 
 interface ResolvedPolicy {
   name: string;
-  failurePolicy: string;
+  failurePolicy: "Fail" | "Ignore";
   match: ResolvedMatch;
   paramKind: { apiVersion: string; kind: string } | undefined;
   spec: {
@@ -126,7 +126,7 @@ function resolvePolicy(p: StoredObject, bindings: ResolvedBinding[]): ResolvedPo
   const named = (v: unknown) => objects(v).map((x) => ({ name: str(x.name), expression: str(x.expression) }));
   return {
     name: p.name,
-    failurePolicy: str(spec.failurePolicy) || "Fail",
+    failurePolicy: spec.failurePolicy === "Ignore" ? "Ignore" : "Fail",
     match: resolveMatch((spec.matchConstraints as Obj | undefined) ?? {}),
     paramKind:
       paramKind && typeof paramKind === "object"
@@ -212,25 +212,32 @@ export class AdmissionPolicies {
   /** Evaluates every bound policy that selects the request; throws the first denial. */
   async validate(attrs: AdmissionAttributes, warnings: string[]): Promise<void> {
     if (isExempt(attrs.def)) return;
-    const policies = this.#resolved().filter((p) => this.#matches(p.match, attrs, false) !== undefined);
-    if (policies.length === 0) return;
-    const { evaluatePolicy } = await celPolicy.load();
+    const matched: { policy: ResolvedPolicy; def: ResourceDefinition }[] = [];
+    for (const policy of this.#resolved()) {
+      const def = this.#matches(policy.match, attrs, false);
+      if (def) matched.push({ policy, def });
+    }
+    if (matched.length === 0) return;
+    const { evaluatePolicy, policyObjects } = await celPolicy.load();
+    // The request's objects as CEL sees them, once for every policy, binding and param.
+    const objects = policyObjects({
+      object: attrs.object ?? null,
+      oldObject: attrs.oldObject ?? null,
+      namespaceObject: this.#namespaceObject(attrs),
+    });
     const denials: Denial[] = [];
+    // A stored policy's failurePolicy is Fail or Ignore: validation refuses anything else.
     const configError = (p: ResolvedPolicy, binding: string | undefined, message: string) => {
       if (p.failurePolicy === "Ignore") return;
       const what = binding === undefined ? "policy" : "binding";
       denials.push({
         policy: p.name,
         binding,
-        message:
-          p.failurePolicy === "Fail"
-            ? `failed to configure ${what}: ${message}`
-            : `unrecognized failure policy: '${p.failurePolicy}'`,
+        message: `failed to configure ${what}: ${message}`,
         reason: "Invalid",
       });
     };
-    for (const policy of policies) {
-      const def = this.#matches(policy.match, attrs, false)!;
+    for (const { policy, def } of matched) {
       let paramDef: ResourceDefinition | undefined;
       if (policy.paramKind) {
         paramDef = this.#paramDefinition(policy.paramKind);
@@ -245,7 +252,6 @@ export class AdmissionPolicies {
         }
       }
       const request = admissionRequest(attrs, def);
-      const namespaceObject = this.#namespaceObject(attrs);
       for (const binding of policy.bindings) {
         if (binding.match) {
           let matched: boolean;
@@ -265,13 +271,7 @@ export class AdmissionPolicies {
           continue;
         }
         for (const param of params) {
-          const result = evaluatePolicy(policy.spec, {
-            object: attrs.object ?? null,
-            oldObject: attrs.oldObject ?? null,
-            request,
-            params: param,
-            namespaceObject,
-          });
+          const result = evaluatePolicy(policy.spec, objects, request, param);
           if (!result.matched) continue;
           for (const d of result.decisions) {
             const fails = d.kind === "deny" || policy.failurePolicy !== "Ignore";

@@ -9,7 +9,7 @@
 import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import { kubernetesLibraries } from "./kubernetes-libs.js";
-import { celErrorText, celValue, evaluateMatchConditions } from "./match-conditions.js";
+import { celErrorText, celValue, matchConditionsIn } from "./match-conditions.js";
 
 type Program = (ctx: Record<string, unknown>) => unknown;
 
@@ -83,13 +83,35 @@ function run(expression: string, ctx: Record<string, unknown>): { value: unknown
   return { value };
 }
 
+/** The request's objects as CEL values: made once per request, shared by every policy and param. */
+export interface PolicyObjects {
+  readonly object: unknown;
+  readonly oldObject: unknown;
+  readonly namespaceObject: unknown;
+}
+
+/** {@link PolicyObjects} from the objects as JSON (as the AdmissionReview would carry them). */
+export function policyObjects(json: {
+  object: unknown;
+  oldObject: unknown;
+  namespaceObject: unknown;
+}): PolicyObjects {
+  return {
+    object: celValue(json.object),
+    oldObject: celValue(json.oldObject),
+    namespaceObject: celValue(json.namespaceObject),
+  };
+}
+
 /**
- * Evaluates `spec` for one request and one param (`params` null when the policy has no
- * paramKind). `vars` hold the request's objects as the AdmissionReview would carry them.
+ * Evaluates `spec` for one request and one param: `request` is the AdmissionRequest for the
+ * version the policy matched, `params` the param object (null when the policy has no paramKind).
  */
 export function evaluatePolicy(
   spec: PolicySpec,
-  vars: { object: unknown; oldObject: unknown; request: unknown; params: unknown; namespaceObject: unknown },
+  objects: PolicyObjects,
+  request: unknown,
+  params: unknown,
 ): PolicyEvaluation {
   const out: PolicyEvaluation = {
     matched: true,
@@ -97,8 +119,15 @@ export function evaluatePolicy(
     annotations: new Map(),
     annotationErrors: [],
   };
+  const variables = new Map<string, unknown>();
+  const ctx: Record<string, unknown> = {
+    ...objects,
+    request: celValue(request),
+    params: celValue(params),
+    variables,
+  };
   if (spec.matchConditions.length > 0) {
-    const m = evaluateMatchConditions(spec.matchConditions, vars, { params: vars.params });
+    const m = matchConditionsIn(spec.matchConditions, ctx);
     if ("error" in m) {
       out.decisions.push({ kind: "error", index: -1, message: m.error });
       return out;
@@ -110,15 +139,6 @@ export function evaluatePolicy(
   }
   // Variables are evaluated in order, each seeing the ones before it. One that fails is left out:
   // an expression that reads it then fails in its turn (kube evaluates them lazily, on first use).
-  const variables = new Map<string, unknown>();
-  const ctx: Record<string, unknown> = {
-    object: celValue(vars.object),
-    oldObject: celValue(vars.oldObject),
-    request: celValue(vars.request),
-    params: celValue(vars.params),
-    namespaceObject: celValue(vars.namespaceObject),
-    variables,
-  };
   for (const v of spec.variables) {
     const r = run(v.expression, ctx);
     if ("value" in r) variables.set(v.name, r.value);

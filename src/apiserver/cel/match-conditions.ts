@@ -102,15 +102,19 @@ export type MatchOutcome = { call: true } | { call: false } | { error: string };
 export function evaluateMatchConditions(
   conditions: readonly { name: string; expression: string }[],
   vars: { object: unknown; oldObject: unknown; request: unknown },
-  /** More variables (a policy's `params`), as JSON. */
-  more: Record<string, unknown> = {},
 ): MatchOutcome {
-  const ctx: Record<string, unknown> = {
+  return matchConditionsIn(conditions, {
     object: ints(vars.object),
     oldObject: ints(vars.oldObject),
     request: ints(vars.request),
-  };
-  for (const [k, v] of Object.entries(more)) ctx[k] = ints(v);
+  });
+}
+
+/** As {@link evaluateMatchConditions}, on variables already made CEL values (celValue). */
+export function matchConditionsIn(
+  conditions: readonly { name: string; expression: string }[],
+  ctx: Record<string, unknown>,
+): MatchOutcome {
   const errors: string[] = [];
   for (const c of conditions) {
     const p = compile(c.expression.trim());

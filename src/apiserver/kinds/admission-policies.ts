@@ -20,7 +20,7 @@ function objects(v: unknown): Obj[] {
 }
 
 function specOf(obj: Obj): Obj {
-  return obj.spec && typeof obj.spec === "object" ? (obj.spec as Obj) : {};
+  return storedSpec(obj) ?? {};
 }
 
 /** An expression: required, and it must compile. */
@@ -153,21 +153,25 @@ function defaultMatchResources(m: unknown): void {
   for (const rule of [...objects(r.resourceRules), ...objects(r.excludeResourceRules)]) rule.scope ??= "*";
 }
 
+/** The object's spec to fill with defaults, if it has one. */
+function storedSpec(obj: Obj): Obj | undefined {
+  return obj.spec && typeof obj.spec === "object" && !Array.isArray(obj.spec) ? (obj.spec as Obj) : undefined;
+}
+
 export const validatingAdmissionPolicyBehaviour: KindBehaviour = {
   defaults: (obj) => {
-    const spec = specOf(obj);
-    if (obj.spec === spec) {
-      spec.failurePolicy ??= "Fail";
-      defaultMatchResources(spec.matchConstraints);
-    }
+    const spec = storedSpec(obj);
+    if (!spec) return;
+    spec.failurePolicy ??= "Fail";
+    defaultMatchResources(spec.matchConstraints);
   },
   validate: (obj) => validatePolicy(obj),
 };
 
 export const validatingAdmissionPolicyBindingBehaviour: KindBehaviour = {
   defaults: (obj) => {
-    const spec = specOf(obj);
-    if (obj.spec !== spec) return;
+    const spec = storedSpec(obj);
+    if (!spec) return;
     defaultMatchResources(spec.matchResources);
     const ref = spec.paramRef as Obj | undefined;
     if (ref && typeof ref === "object") ref.parameterNotFoundAction ??= "Deny";
