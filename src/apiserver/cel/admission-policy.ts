@@ -8,8 +8,8 @@
 // Not here: the `authorizer` variable, and kube's cost budget (an expression runs to its end).
 import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
-import { kubernetesLibraries } from "./kubernetes-libs.js";
-import { celErrorText, celValue, matchConditionsIn } from "./match-conditions.js";
+import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
+import { celValue, matchConditionsIn } from "./match-conditions.js";
 
 type Program = (ctx: Record<string, unknown>) => unknown;
 

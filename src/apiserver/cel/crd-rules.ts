@@ -18,7 +18,8 @@ import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { type FieldError, GoSyntax, toStatusCause } from "../schema/field-error.js";
 import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
-import { kubernetesLibraries } from "./kubernetes-libs.js";
+import { escapeProperty, unescapeProperty } from "./escaping.js";
+import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
 
 interface Rule {
   rule?: string;
@@ -65,8 +66,9 @@ function selectField(schema: Schema | null, field: string, root: boolean): Schem
     // kube declares only the name and generateName of the object's metadata to CEL.
     return { type: "object", properties: { name: { type: "string" }, generateName: { type: "string" } } };
   }
-  if (schema["x-kubernetes-preserve-unknown-fields"] === true) return schema.properties?.[field] ?? null;
-  if (schema.properties?.[field]) return schema.properties[field];
+  const property = schema.properties?.[unescapeProperty(field)];
+  if (property && escapeProperty(unescapeProperty(field)) === field) return property;
+  if (schema["x-kubernetes-preserve-unknown-fields"] === true) return null;
   if (typeof schema.additionalProperties === "object") return schema.additionalProperties;
   if (schema.additionalProperties === true) return null;
   return undefined;
@@ -470,11 +472,16 @@ function celValue(value: unknown, schema: Schema | undefined): unknown {
   }
   if (isObject(value)) {
     const m = new Map<string, unknown>();
+    // An object with properties is a CEL object: its field names escaped, unnameable ones unseen.
+    const properties =
+      schema?.properties && Object.keys(schema.properties).length > 0 ? schema.properties : undefined;
     for (const [k, v] of Object.entries(value)) {
+      const name = properties ? escapeProperty(k) : k;
+      if (name === undefined) continue;
       const s =
-        schema?.properties?.[k] ??
+        properties?.[k] ??
         (typeof schema?.additionalProperties === "object" ? schema.additionalProperties : undefined);
-      m.set(k, celValue(v, s));
+      m.set(name, celValue(v, s));
     }
     return m;
   }
@@ -548,9 +555,10 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
         // kube's words for an evaluation error (validation.go): an overload mismatch explained,
         // anything else "<error> evaluating rule: <message or rule>".
         const name = (r.message ?? "").trim() || r.rule.trim();
-        const detail = result.message.startsWith("no such overload")
-          ? `'${result.message}': call arguments did not match a supported operator, function or macro signature for rule: ${name}`
-          : `${result.message} evaluating rule: ${name}`;
+        const message = celErrorText(result.message);
+        const detail = message.startsWith("no such overload")
+          ? `'${message}': call arguments did not match a supported operator, function or macro signature for rule: ${name}`
+          : `${message} evaluating rule: ${name}`;
         causes.push({
           reason: "FieldValueInvalid",
           message: `Invalid value: ${JSON.stringify(typeName(s, value))}: ${detail}`,

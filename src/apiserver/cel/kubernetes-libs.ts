@@ -392,3 +392,8 @@ export const kubernetesLibraries: CelFunc[] = [
   ...quantityLibrary,
   ...netLibrary,
 ];
+
+/** An evaluation error in cel-go's words: a missing key of a map reads "no such key: k" there. */
+export function celErrorText(message: string): string {
+  return message.startsWith("field not found: ") ? `no such key: ${message.slice(17)}` : message;
+}

@@ -10,7 +10,7 @@ import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "../../api/index.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
-import { kubernetesLibraries } from "./kubernetes-libs.js";
+import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
 
 /** kube's limit on a webhook's match conditions. */
 const MAX_MATCH_CONDITIONS = 64;
@@ -67,11 +67,6 @@ export function matchConditionErrors(conditions: unknown, path: string): StatusC
     }
   });
   return out;
-}
-
-/** An evaluation error in cel-go's words: a missing key of a map reads "no such key: k" there. */
-export function celErrorText(message: string): string {
-  return message.startsWith("field not found: ") ? `no such key: ${message.slice(17)}` : message;
 }
 
 /** JSON as CEL sees an object without a schema: whole numbers as ints (Go's int64), the rest as is. */

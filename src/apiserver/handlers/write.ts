@@ -236,10 +236,11 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
   if (old) causes.push(...finalizerRules(old, obj));
   if (r.def.crdName && r.def.schema) {
     causes.push(...validateObject(r.def, obj, r.server.patterns));
-    // kube runs the CRD's rules unless a value has the wrong type (a blocking error).
-    if (!causes.some((c) => c.reason === "FieldValueTypeInvalid")) {
-      const schema = schemaOf(r.def)!;
-      if (schemaHasRules(schema)) causes.push(...celRules.get().ruleViolations(schema, obj, old));
+    const schema = schemaOf(r.def)!;
+    if (schemaHasRules(schema)) {
+      // kube's strategy runs the CRD's rules only on an object of the shape they were written for.
+      if (causes.some((c) => BLOCKING.has(c.reason ?? ""))) causes.push(RULES_NOT_CHECKED);
+      else causes.push(...celRules.get().ruleViolations(schema, obj, old));
     }
   }
   causes.push(...(behaviour.validate?.(obj, old, r.server) ?? []));
@@ -254,6 +255,21 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
     );
   }
 }
+
+/** Errors that keep a CRD's rules from running (kube's hasBlockingErr). */
+const BLOCKING = new Set([
+  "FieldValueNotSupported",
+  "FieldValueRequired",
+  "FieldValueTooLong",
+  "FieldValueTooMany",
+  "FieldValueTypeInvalid",
+]);
+const RULES_NOT_CHECKED: StatusCause = {
+  reason: "FieldValueInvalid",
+  message:
+    'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+  field: "<nil>",
+};
 
 function finalizerRules(old: Readonly<Obj>, obj: Obj): StatusCause[] {
   const oldMeta = old.metadata as Obj;

@@ -56,8 +56,16 @@ const child = (path: string, key: string) => (path ? `${path}.${key}` : key);
 /** kube-openapi's "<path> in body" prefix of messages. */
 const inBody = (path: string) => (path ? `${path} in body` : "in body");
 
+/** An alternative of a combinator tried alone: its errors and how many of its checks passed. */
+interface Trial {
+  errors: FieldError[];
+  matches: number;
+}
+
 class Validator {
   readonly errors: FieldError[] = [];
+  /** Nodes whose type matched: kube-openapi's MatchCount, which picks the closest alternative. */
+  matches = 0;
   readonly #r: SchemaResolver;
   readonly #patterns: PatternCache;
 
@@ -83,6 +91,7 @@ class Validator {
       this.#typeError(path, types, actual);
       return;
     }
+    this.matches++;
     this.#combinators(value, schema, path);
     if (typeof value === "string") this.#string(value, schema, path);
     if (typeof value === "number") this.#number(value, schema, path);
@@ -104,32 +113,72 @@ class Validator {
     this.errors.push({ type: "FieldValueInvalid", field: path, value, detail });
   }
 
+  // kube-openapi's schemaPropsValidator: anyOf, oneOf, allOf, then not. A failed combinator is a
+  // composite error with no field (kube prints `<nil>: Invalid value: ""`), followed by the errors
+  // of the alternative that came closest (the one that passed the most checks, first on a tie).
   #combinators(value: unknown, schema: Schema, path: string): void {
-    for (const s of schema.allOf ?? []) this.node(value, s, path);
+    const quoted = JSON.stringify(path);
     if (schema.anyOf !== undefined && schema.anyOf.length > 0) {
-      const results = schema.anyOf.map((s) => this.#trial(value, s, path));
-      if (!results.some((r) => r.length === 0)) {
-        this.#invalid(path, value, `${inBody(path)} must validate at least one schema (anyOf)`);
-        this.errors.push(...results[0]);
+      let best: Trial | undefined;
+      for (const s of schema.anyOf) {
+        const t = this.#trial(value, s, path);
+        if (t.errors.length === 0) {
+          this.matches += t.matches;
+          best = undefined;
+          break;
+        }
+        if (best === undefined || t.matches > best.matches) best = t;
+      }
+      if (best !== undefined) {
+        this.#composite(`${quoted} must validate at least one schema (anyOf)`);
+        this.#merge(best);
       }
     }
     if (schema.oneOf !== undefined && schema.oneOf.length > 0) {
-      const results = schema.oneOf.map((s) => this.#trial(value, s, path));
-      const passed = results.filter((r) => r.length === 0).length;
+      let best: Trial | undefined;
+      let passed = 0;
+      for (const s of schema.oneOf) {
+        const t = this.#trial(value, s, path);
+        if (t.errors.length === 0) {
+          if (passed++ === 0) this.matches += t.matches;
+        } else if (passed === 0 && (best === undefined || t.matches > best.matches)) best = t;
+      }
       if (passed !== 1) {
-        this.#invalid(path, value, `${inBody(path)} must validate one and only one schema (oneOf)`);
-        if (passed === 0) this.errors.push(...results[0]);
+        const found = passed === 0 ? "Found none valid" : `Found ${passed} valid alternatives`;
+        this.#composite(`${quoted} must validate one and only one schema (oneOf). ${found}`);
+        if (best !== undefined) this.#merge(best);
       }
     }
-    if (schema.not !== undefined && this.#trial(value, schema.not, path).length === 0) {
-      this.#invalid(path, value, `${inBody(path)} must not validate the schema (not)`);
+    if (schema.allOf !== undefined && schema.allOf.length > 0) {
+      let passed = 0;
+      for (const s of schema.allOf) {
+        const t = this.#trial(value, s, path);
+        if (t.errors.length === 0) passed++;
+        this.#merge(t);
+      }
+      if (passed === 0) this.#composite(`${quoted} must validate all the schemas (allOf). None validated`);
+      else if (passed < schema.allOf.length)
+        this.#composite(`${quoted} must validate all the schemas (allOf)`);
+    }
+    if (schema.not !== undefined && this.#trial(value, schema.not, path).errors.length === 0) {
+      this.#composite(`${quoted} must not validate the schema (not)`);
     }
   }
 
-  #trial(value: unknown, schema: Schema, path: string): FieldError[] {
+  /** A kube-openapi error with no field name: apiextensions makes it `field.Invalid(nil, "", msg)`. */
+  #composite(detail: string): void {
+    this.errors.push({ type: "FieldValueInvalid", field: "<nil>", value: "", detail });
+  }
+
+  #merge(t: Trial): void {
+    this.errors.push(...t.errors);
+    this.matches += t.matches;
+  }
+
+  #trial(value: unknown, schema: Schema, path: string): Trial {
     const v = new Validator(this.#r, this.#patterns);
     v.node(value, schema, path);
-    return v.errors;
+    return { errors: v.errors, matches: v.matches };
   }
 
   #string(value: string, schema: Schema, path: string): void {
