@@ -9,9 +9,9 @@
 // Values are CEL's by the schema: integers are CEL ints, numbers doubles, objects maps.
 // A failed rule reports its `messageExpression`'s string when that evaluates cleanly (else its
 // message, else the rule), as a `reason` (Invalid, Forbidden, Required, Duplicate) at its
-// `fieldPath` (relative to the rule's node). The Kubernetes libraries are in kubernetes-libs.ts
-// (lists, regex, url so far). Not yet: quantity, ip/cidr and format, optional types (so
-// `optionalOldSelf`), ratcheting of unchanged values (1.30+), kube's full cost estimator.
+// `fieldPath` (relative to the rule's node). Property names are escaped as kube escapes them
+// (escaping.ts). The Kubernetes libraries are in kubernetes-libs.ts, quantity.ts and net.ts.
+// Not yet: the format library and optional types (so `optionalOldSelf`), kube's full cost estimator.
 import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
@@ -36,7 +36,8 @@ const REASONS = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvali
 const MAX_MESSAGE_BYTES = 5 * 1024;
 const NEWLINES = /[\n\r]+/;
 
-type Expr = ReturnType<typeof parse>["expr"];
+type Parsed = ReturnType<typeof parse>;
+type Expr = Parsed["expr"];
 type Program = (ctx: Record<string, unknown>) => unknown;
 
 interface Compiled {
@@ -94,27 +95,45 @@ function schemaOfExpr(
     const operand = schemaOfExpr(k.value.operand, root, scope);
     if (operand === null) return null;
     const field = selectField(operand, k.value.field, isSelf(k.value.operand));
-    if (field === undefined) throw new UndefinedField(k.value.field);
+    if (field === undefined) throw new UndefinedField(k.value.field, e.id, k.value.testOnly);
     return field;
   }
   return null;
 }
 
 /** cel-go's check for selects of `self` (and `oldSelf`) the schema does not declare. */
-function undefinedField(expr: Expr, schema: Schema): string | undefined {
+function undefinedField(parsed: Parsed, rule: string, schema: Schema): string | undefined {
   try {
-    walkExpr(expr, (e) => {
+    walkExpr(parsed.expr, (e) => {
       if (e.exprKind.case === "selectExpr") schemaOfExpr(e, schema, new Map());
     });
   } catch (e) {
-    if (e instanceof UndefinedField) return `undefined field '${e.field}'`;
-    throw e;
+    if (!(e instanceof UndefinedField)) throw e;
+    // cel-go places a select at its dot, and has()'s at the call's parenthesis.
+    const offset = parsed.sourceInfo?.positions[String(e.id)];
+    const at = offset === undefined ? undefined : offset + (e.testOnly ? 3 : 0);
+    return located(rule, at, `undefined field '${e.field}'`);
   }
   return undefined;
 }
 
+/** A checker error as cel-go prints it: `<input>:line:col: message`, the line, a caret under the column. */
+function located(source: string, offset: number | undefined, message: string): string {
+  if (offset === undefined) return message;
+  const before = source.slice(0, offset);
+  const lineStart = before.lastIndexOf("\n") + 1;
+  const column = [...source.slice(lineStart, offset)].length + 1;
+  const line = before.split("\n").length;
+  const text = source.slice(lineStart).split("\n")[0];
+  return `<input>:${line}:${column}: ${message}\n | ${text}\n | ${".".repeat(column - 1)}^`;
+}
+
 class UndefinedField extends Error {
-  constructor(readonly field: string) {
+  constructor(
+    readonly field: string,
+    readonly id: bigint,
+    readonly testOnly: boolean,
+  ) {
     super(field);
   }
 }
@@ -226,7 +245,7 @@ function compile(schema: Schema, rule: string): Compiled {
   if (c) return c;
   try {
     const parsed = parse(rule);
-    const error = undefinedField(parsed.expr, schema);
+    const error = undefinedField(parsed, rule, schema);
     if (error) c = { error, transition: false };
     else if (costlyNesting(parsed.expr, schema)) c = { tooCostly: true, transition: false };
     else c = { program: plan(env, parsed) as Program, transition: usesIdent(parsed.expr, "oldSelf") };
