@@ -183,6 +183,40 @@ describe("CRD validation rules", () => {
     );
   });
 
+  test("a rule naming a function or variable nothing declares refuses the CRD, at the name", async () => {
+    const rules = [
+      "self.all(h, !bogus(h))",
+      "self.exists(h, h.nope())",
+      "self.size() < limit",
+      "sets.nope(self, self)",
+    ];
+    const r = await api.post(
+      CRDS,
+      crd(
+        "undeclared",
+        "Undeclared",
+        specRules([], {
+          hosts: {
+            type: "array",
+            items: { type: "string" },
+            "x-kubernetes-validations": rules.map((rule) => ({ rule })),
+          },
+        }),
+      ),
+    );
+    assert.equal(r.status, 422, r.text);
+    const messages = (causes(r) as { message: string }[]).map((c) =>
+      c.message.slice(c.message.indexOf("compilation failed")),
+    );
+    const undeclared = (name: string, column: number, rule: string) =>
+      `ERROR: <input>:1:${column}: undeclared reference to '${name}' (in container '')\n | ${rule}\n | ${".".repeat(column - 1)}^`;
+    assert.equal(messages[0], `compilation failed: ${undeclared("bogus", 19, rules[0]!)}`);
+    assert.equal(messages[2], `compilation failed: ${undeclared("limit", 15, rules[2]!)}`);
+    // cel-go's checker goes on and reports what follows from it too (an overload, the namespace).
+    assert.ok(messages[1]?.includes(undeclared("nope", 22, rules[1]!)), messages[1]);
+    assert.ok(messages[3]?.includes(undeclared("nope", 10, rules[3]!)), messages[3]);
+  });
+
   test("properties named as CEL cannot are read by kube's escaped names", async () => {
     const props = {
       namespace: { type: "string" },

@@ -290,7 +290,11 @@ describe("ValidatingAdmissionPolicy", () => {
       policies,
       policy("bad", {
         failurePolicy: "Sometimes",
-        validations: [{ expression: "object.data.(" }, { expression: "true", reason: "Teapot" }],
+        validations: [
+          { expression: "object.data.(" },
+          { expression: "true", reason: "Teapot" },
+          { expression: "object.data.all(k, valid(k))" },
+        ],
         variables: [{ name: "not an identifier", expression: "1" }],
       }),
     );
@@ -303,6 +307,14 @@ describe("ValidatingAdmissionPolicy", () => {
     assert.match(
       causes(bad).find((c) => c.field === "spec.validations[0].expression")?.message ?? "",
       /compilation failed: ERROR: <input>:1:/,
+    );
+    assert.ok(
+      causes(bad)
+        .find((c) => c.field === "spec.validations[2].expression")
+        ?.message?.endsWith(
+          "ERROR: <input>:1:25: undeclared reference to 'valid' (in container '')\n | object.data.all(k, valid(k))\n | ........................^",
+        ),
+      JSON.stringify(causes(bad)),
     );
     const none = await api.post(policies, policy("none", {}));
     assert.equal(none.status, 422);

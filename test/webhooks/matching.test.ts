@@ -398,6 +398,7 @@ test("matchConditions are checked with the configuration, as kube checks them (k
         { name: "a", expression: "true" },
         { name: "", expression: "" },
         { name: "Not_Valid!", expression: "true" },
+        { name: "b", expression: "params.max > 1" },
       ],
     }),
   ]);
@@ -416,7 +417,15 @@ test("matchConditions are checked with the configuration, as kube checks them (k
           `${at}[3].name`,
           "Invalid value: \"Not_Valid!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
         ],
+        [`${at}[4].expression`, 'Invalid value: "params.max > 1": compilation failed: ERROR: …'],
       ],
+    );
+    // A webhook's conditions have no params (a policy's do): the name is undeclared, at its place.
+    assert.ok(
+      causes[5]?.message.endsWith(
+        "ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.max > 1\n | ^",
+      ),
+      causes[5]?.message,
     );
     return true;
   });

@@ -5,33 +5,13 @@
 // with messageExpression's result, the message, or "failed expression: ..."), then
 // auditAnnotations (a string or null). Variables: object, oldObject, request, params,
 // namespaceObject and variables. Loaded with CEL on first use (lazy.ts).
-// Not here: the `authorizer` variable, and kube's cost budget (an expression runs to its end).
-import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
-import { strings } from "@bufbuild/cel/ext";
-import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
+// Not here: the `authorizer` variable (declared, so expressions naming it are stored, but not given), and kube's cost budget (an expression runs to its end).
+import { isCelError } from "@bufbuild/cel";
+import { compilePolicyExpression } from "./expressions.js";
+import { celErrorText } from "./kubernetes-libs.js";
 import { celValue, matchConditionsIn } from "./match-conditions.js";
 
-type Program = (ctx: Record<string, unknown>) => unknown;
-
-const env = celEnv({ funcs: [...strings, ...kubernetesLibraries] });
-const programs = new Map<string, Program | { error: string }>();
-
-/** The compiled expression, or its compile error in kube's words after "compilation failed: ". */
-export function compilePolicyExpression(expression: string): Program | { error: string } {
-  let p = programs.get(expression);
-  if (!p) {
-    try {
-      p = plan(env, parse(expression)) as Program;
-    } catch (e) {
-      p = { error: `ERROR: ${(e as Error).message}` };
-    }
-    // Expressions come from stored policies: a bounded set, but keep the cache bounded too.
-    if (programs.size > 10_000) programs.clear();
-    programs.set(expression, p);
-  }
-  return p;
-}
-
+export { compilePolicyExpression };
 /** kube's limit on a messageExpression's result (celconfig.MaxEvaluatedMessageExpressionSizeBytes). */
 const MAX_MESSAGE_BYTES = 5 * 1024;
 /** kube's limit on an audit annotation's value (maxAuditAnnotationValueLength). */
@@ -127,7 +107,7 @@ export function evaluatePolicy(
     variables,
   };
   if (spec.matchConditions.length > 0) {
-    const m = matchConditionsIn(spec.matchConditions, ctx);
+    const m = matchConditionsIn(spec.matchConditions, ctx, compilePolicyExpression);
     if ("error" in m) {
       out.decisions.push({ kind: "error", index: -1, message: m.error });
       return out;

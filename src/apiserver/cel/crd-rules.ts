@@ -20,6 +20,7 @@ import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { escapeProperty, unescapeProperty } from "./escaping.js";
 import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
+import { located, undeclaredReference } from "./references.js";
 
 interface Rule {
   rule?: string;
@@ -51,6 +52,8 @@ interface Compiled {
 }
 
 const env = celEnv({ funcs: [...strings, ...kubernetesLibraries] });
+/** What a CRD's rule may name besides functions and its comprehensions' variables. */
+const RULE_VARIABLES = new Set(["self", "oldSelf"]);
 
 /** Compiled rules by schema node and rule text: schemas are frozen per served CRD spec. */
 const cache = new WeakMap<Schema, Map<string, Compiled>>();
@@ -115,17 +118,6 @@ function undefinedField(parsed: Parsed, rule: string, schema: Schema): string | 
     return located(rule, at, `undefined field '${e.field}'`);
   }
   return undefined;
-}
-
-/** A checker error as cel-go prints it: `<input>:line:col: message`, the line, a caret under the column. */
-function located(source: string, offset: number | undefined, message: string): string {
-  if (offset === undefined) return message;
-  const before = source.slice(0, offset);
-  const lineStart = before.lastIndexOf("\n") + 1;
-  const column = [...source.slice(lineStart, offset)].length + 1;
-  const line = before.split("\n").length;
-  const text = source.slice(lineStart).split("\n")[0];
-  return `<input>:${line}:${column}: ${message}\n | ${text}\n | ${".".repeat(column - 1)}^`;
 }
 
 class UndefinedField extends Error {
@@ -245,7 +237,8 @@ function compile(schema: Schema, rule: string): Compiled {
   if (c) return c;
   try {
     const parsed = parse(rule);
-    const error = undefinedField(parsed, rule, schema);
+    const error =
+      undeclaredReference(parsed, rule, env, RULE_VARIABLES) ?? undefinedField(parsed, rule, schema);
     if (error) c = { error, transition: false };
     else if (costlyNesting(parsed.expr, schema)) c = { tooCostly: true, transition: false };
     else c = { program: plan(env, parsed) as Program, transition: usesIdent(parsed.expr, "oldSelf") };

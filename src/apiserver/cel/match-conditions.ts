@@ -4,39 +4,23 @@
 // kube's validation does; evaluated as kube's matcher does: any false skips the webhook; errors
 // with none false fail the request (403) under failurePolicy Fail and skip the webhook under
 // Ignore. Loaded with CEL on first use (lazy.ts). Not here: the `authorizer` variable.
-import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
-import { strings } from "@bufbuild/cel/ext";
+import { isCelError } from "@bufbuild/cel";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "../../api/index.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
-import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
+import { type Compiled, compileWebhookExpression } from "./expressions.js";
+import { celErrorText } from "./kubernetes-libs.js";
 
 /** kube's limit on a webhook's match conditions. */
 const MAX_MATCH_CONDITIONS = 64;
 
-type Program = (ctx: Record<string, unknown>) => unknown;
-
-const env = celEnv({ funcs: [...strings, ...kubernetesLibraries] });
-const programs = new Map<string, Program | { error: string }>();
-
-function compile(expression: string): Program | { error: string } {
-  let p = programs.get(expression);
-  if (!p) {
-    try {
-      p = plan(env, parse(expression)) as Program;
-    } catch (e) {
-      p = { error: (e as Error).message };
-    }
-    // Expressions come from stored configurations: a bounded set, but keep the cache bounded too.
-    if (programs.size > 10_000) programs.clear();
-    programs.set(expression, p);
-  }
-  return p;
-}
-
-/** The causes of a webhook's `matchConditions` kube refuses (validateMatchConditions). */
-export function matchConditionErrors(conditions: unknown, path: string): StatusCause[] {
+/** The causes of a webhook's (or, with its compiler, a policy's) `matchConditions` kube refuses (validateMatchConditions). */
+export function matchConditionErrors(
+  conditions: unknown,
+  path: string,
+  compile: (expression: string) => Compiled = compileWebhookExpression,
+): StatusCause[] {
   if (conditions === undefined || conditions === null) return [];
   const list = Array.isArray(conditions) ? (conditions as Obj[]) : [];
   const out: StatusCause[] = [];
@@ -55,7 +39,7 @@ export function matchConditionErrors(conditions: unknown, path: string): StatusC
     else {
       const p = compile(expression);
       if ("error" in p) {
-        out.push(cause.invalid(`${at}.expression`, expression, `compilation failed: ERROR: ${p.error}`));
+        out.push(cause.invalid(`${at}.expression`, expression, `compilation failed: ${p.error}`));
       }
     }
     const name = typeof c?.name === "string" ? c.name : "";
@@ -109,6 +93,7 @@ export function evaluateMatchConditions(
 export function matchConditionsIn(
   conditions: readonly { name: string; expression: string }[],
   ctx: Record<string, unknown>,
+  compile: (expression: string) => Compiled = compileWebhookExpression,
 ): MatchOutcome {
   const errors: string[] = [];
   for (const c of conditions) {

@@ -92,7 +92,15 @@ function validatePolicy(obj: Obj): StatusCause[] {
     }
     out.push(...expressionErrors(a.valueExpression, `${at}.valueExpression`));
   });
-  out.push(...celMatch.get().matchConditionErrors(spec.matchConditions, "spec.matchConditions"));
+  out.push(
+    ...celMatch
+      .get()
+      .matchConditionErrors(
+        spec.matchConditions,
+        "spec.matchConditions",
+        celPolicy.get().compilePolicyExpression,
+      ),
+  );
   const paramKind = spec.paramKind as Obj | undefined;
   if (paramKind && typeof paramKind === "object") {
     if (!paramKind.apiVersion) out.push(cause.required("spec.paramKind.apiVersion"));

@@ -1,0 +1,50 @@
+// Compiling the CEL of admission configurations (webhook match conditions, admission policies):
+// one environment with the Kubernetes libraries, a cache of programs by expression, and the
+// variables each kind of expression may name, as kube declares them. A name nothing declares is
+// refused when the configuration is written (references.ts), not when a request meets it.
+import { celEnv, parse, plan } from "@bufbuild/cel";
+import { strings } from "@bufbuild/cel/ext";
+import { kubernetesLibraries } from "./kubernetes-libs.js";
+import { undeclaredReference } from "./references.js";
+
+export type Program = (ctx: Record<string, unknown>) => unknown;
+/** A program, or its compile error in cel-go's words ("ERROR: <input>:1:2: ..."). */
+export type Compiled = Program | { error: string };
+
+const env = celEnv({ funcs: [...strings, ...kubernetesLibraries] });
+
+/** A compiler of expressions that may name `variables`, its results cached by expression. */
+function expressionCompiler(variables: readonly string[]): (expression: string) => Compiled {
+  const declared = new Set(variables);
+  const programs = new Map<string, Compiled>();
+  return (expression) => {
+    let p = programs.get(expression);
+    if (!p) {
+      try {
+        const parsed = parse(expression);
+        const undeclared = undeclaredReference(parsed, expression, env, declared);
+        p = undeclared ? { error: `ERROR: ${undeclared}` } : (plan(env, parsed) as Program);
+      } catch (e) {
+        p = { error: `ERROR: ${(e as Error).message}` };
+      }
+      // Expressions come from stored configurations: a bounded set, but keep the cache bounded too.
+      if (programs.size > 10_000) programs.clear();
+      programs.set(expression, p);
+    }
+    return p;
+  };
+}
+
+/** A webhook's match conditions (kube's admission plugin environment; `authorizer` is declared, not yet given). */
+export const compileWebhookExpression = expressionCompiler(["object", "oldObject", "request", "authorizer"]);
+
+/** A ValidatingAdmissionPolicy's expressions, its match conditions included. */
+export const compilePolicyExpression = expressionCompiler([
+  "object",
+  "oldObject",
+  "request",
+  "params",
+  "namespaceObject",
+  "variables",
+  "authorizer",
+]);
