@@ -85,7 +85,8 @@ export function undeclaredReference(
         }
         return;
       case "selectExpr":
-        return visit(k.value.operand, scope);
+        visit(k.value.operand, scope);
+        return;
       case "callExpr": {
         const { function: fn, target, args } = k.value;
         const qualified = qualifiedName(target);
