@@ -732,4 +732,77 @@ describe("CRD validation rules", () => {
     );
     await api.delete(`${CRDS}/links.${group}`);
   });
+
+  test("Kubernetes' format library and optional values (kube 1.31+)", async (t) => {
+    if (!versionDifference("kube 1.26 has no format library nor optional values in CRD rules")) {
+      t.skip("kube 1.26 offers no format.* nor optional.* in CRD rules");
+      return;
+    }
+    const text = { type: "string", maxLength: 253 };
+    const schema = specRules(
+      [
+        { rule: "!format.dns1123Label().validate(self.name).hasValue()", message: "label" },
+        {
+          rule: "!has(self.id) || !format.uuid().validate(self.id).hasValue()",
+          messageExpression: "format.uuid().validate(self.id).value().join(', ')",
+        },
+        {
+          rule: "!has(self.kind) || format.named(self.kind).hasValue()",
+          messageExpression: "'no format ' + self.kind",
+        },
+        {
+          rule: "!has(self.kind) || !format.named(self.kind).hasValue() || !format.named(self.kind).value().validate(self.name).hasValue()",
+          messageExpression: "format.named(self.kind).value().validate(self.name).value()[0]",
+        },
+        { rule: "optional.ofNonZeroValue(self.name).orValue('x') == self.name", message: "orValue" },
+      ],
+      { name: text, id: text, kind: text },
+    );
+    const failed = failuresOf(await install("formats", "Format", schema), "Format");
+    assert.deepEqual(await failed("ok", { name: "ok-name", id: "123e4567-e89b-12d3-a456-426614174000" }), []);
+    assert.deepEqual(await failed("uuid", { name: "ok", id: "nope" }), [
+      said("does not match the UUID format"),
+    ]);
+    assert.deepEqual(await failed("named", { name: "ok", kind: "shoeSize" }), [said("no format shoeSize")]);
+    assert.deepEqual(await failed("dns1035", { name: "1abc", kind: "dns1035Label" }), [
+      said(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+      ),
+    ]);
+    assert.deepEqual(await failed("label", { name: "Not_A_Label" }), [said("label")]);
+  });
+
+  test("optionalOldSelf runs a transition rule on create too, oldSelf an optional (kube 1.29+)", async (t) => {
+    if (!versionDifference("kube 1.26 has no optionalOldSelf")) {
+      t.skip("kube 1.26 knows no optionalOldSelf");
+      return;
+    }
+    const counters = await install(
+      "counters",
+      "Counter",
+      specRules([], {
+        count: {
+          type: "integer",
+          "x-kubernetes-validations": [
+            { rule: "oldSelf.hasValue() || self < 10", message: "starts below 10", optionalOldSelf: true },
+            { rule: "self >= oldSelf.orValue(0)", message: "only grows", optionalOldSelf: true },
+          ],
+        },
+      }),
+    );
+    const failed = failuresOf(counters, "Counter");
+    assert.deepEqual(await failed("big", { count: 12 }), ['Invalid value: "integer": starts below 10']);
+    assert.deepEqual(await failed("small", { count: 3 }), []);
+    const stored = await api.get(`${counters}/small`);
+    const update = (count: number) =>
+      api.call("PUT", `${counters}/small`, { ...stored.body, spec: { count } });
+    assert.equal((await update(20)).status, 200, "above 10 once it exists");
+    const shrink = await api.call("PUT", `${counters}/small`, {
+      ...(await api.get(`${counters}/small`)).body,
+      spec: { count: 1 },
+    });
+    assert.deepEqual(causes(shrink), [
+      { reason: "FieldValueInvalid", message: 'Invalid value: "integer": only grows', field: "spec.count" },
+    ]);
+  });
 });

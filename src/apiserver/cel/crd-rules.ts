@@ -11,8 +11,8 @@
 // message, else the rule), as a `reason` (Invalid, Forbidden, Required, Duplicate) at its
 // `fieldPath` (relative to the rule's node). Property names are escaped as kube escapes them
 // (escaping.ts). The Kubernetes libraries are in kubernetes-libs.ts, quantity.ts and net.ts.
-// Not yet: the format library and optional types (so `optionalOldSelf`), kube's full cost estimator.
-import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
+// Optional values without the `.?` syntax (optional.ts). Not yet: kube's full cost estimator.
+import { type CelValue, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { type FieldError, GoSyntax, toStatusCause } from "../schema/field-error.js";
@@ -20,6 +20,7 @@ import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { escapeProperty, unescapeProperty } from "./escaping.js";
 import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
+import { optionalOf } from "./optional.js";
 import { located, undeclaredReference } from "./references.js";
 
 interface Rule {
@@ -557,10 +558,13 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
       if (typeof r.rule !== "string") continue;
       const c = compile(s, r.rule);
       if (!c.program) continue;
-      if (c.transition && oldValue === undefined) continue;
+      // optionalOldSelf: the rule runs on create too, oldSelf an optional (none where no old value).
+      const optional = c.transition && r.optionalOldSelf === true;
+      if (c.transition && oldValue === undefined && !optional) continue;
       self ??= celValue(value, s);
       const ctx: Record<string, unknown> = { self };
-      if (c.transition) ctx.oldSelf = oldSelf ??= celValue(oldValue, s);
+      if (optional) ctx.oldSelf = oldValue === undefined ? optionalOf() : optionalOf(celValue(oldValue, s) as CelValue);
+      else if (c.transition) ctx.oldSelf = oldSelf ??= celValue(oldValue, s);
       const result = c.program(ctx);
       const field = path === "" ? "<nil>" : path;
       if (isCelError(result)) {
