@@ -563,7 +563,8 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
       if (c.transition && oldValue === undefined && !optional) continue;
       self ??= celValue(value, s);
       const ctx: Record<string, unknown> = { self };
-      if (optional) ctx.oldSelf = oldValue === undefined ? optionalOf() : optionalOf(celValue(oldValue, s) as CelValue);
+      if (optional)
+        ctx.oldSelf = oldValue === undefined ? optionalOf() : optionalOf(celValue(oldValue, s) as CelValue);
       else if (c.transition) ctx.oldSelf = oldSelf ??= celValue(oldValue, s);
       const result = c.program(ctx);
       const field = path === "" ? "<nil>" : path;

@@ -12,7 +12,6 @@ import {
   celFunc,
   celMethod,
   listType,
-  mapType,
 } from "@bufbuild/cel";
 import { CelScalar, isCelList, isCelMap, isCelUint } from "@bufbuild/cel";
 import { RE2JS } from "re2js";

@@ -62,6 +62,8 @@ export const optionalLibrary: CelFunc[] = [
     return v === undefined ? other : v;
   }),
   celMethod("or", OPTIONAL, [OPTIONAL], OPTIONAL, function (this: CelMap, other: CelMap) {
-    return held(this).length > 0 ? this : (held(other), other);
+    if (held(this).length > 0) return this;
+    held(other); // an `or` of something that is not an optional is no such overload
+    return other;
   }),
 ];
