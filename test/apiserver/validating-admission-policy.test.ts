@@ -334,4 +334,86 @@ describe("ValidatingAdmissionPolicy", () => {
       ["spec.validationActions FieldValueRequired"],
     );
   });
+
+  test("type checking against the matched kinds is written to status.typeChecking", async (t) => {
+    if (!served) return t.skip(NOT_SERVED);
+    const rules = (apiGroups: string[], resources: string[]) => ({
+      resourceRules: [{ apiGroups, apiVersions: ["v1"], operations: ["CREATE"], resources }],
+    });
+    const typed = {
+      ...policy("typed", {}),
+      spec: {
+        matchConstraints: rules(["apps"], ["deployments", "deployments/scale"]),
+        paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+        variables: [{ name: "limit", expression: "3" }],
+        validations: [
+          { expression: "object.metadata.name.startsWith('a') && object.spec.replicas < variables.limit" },
+          { expression: "object.spec.replicaz > 1", messageExpression: "'has ' + params.dataz" },
+          { expression: "object.spec.replicas == 'three'" },
+          { expression: "object.spec.template.spec.containers.all(c, has(c.imagez))" },
+          { expression: "variables.nope", messageExpression: "string(params.data.size())" },
+        ],
+      },
+    };
+    const path = `${policies}/${typed.metadata.name}`;
+    assert.equal((await api.post(policies, typed)).status, 201);
+    created.push(path);
+    const warnings = await eventually("the policy type-checked", async () => {
+      const status = (await api.get(path)).body.status;
+      return status?.observedGeneration === 1 ? status.typeChecking.expressionWarnings : undefined;
+    });
+    const at = (expression: string, offset: number, message: string) =>
+      `apps/v1, Kind=Deployment: ERROR: <input>:1:${offset + 1}: ${message}\n | ${expression}\n | ${".".repeat(offset)}^\n`;
+    assert.deepEqual(warnings, [
+      {
+        fieldRef: "spec.validations[1].expression",
+        warning: at("object.spec.replicaz > 1", 11, "undefined field 'replicaz'"),
+      },
+      {
+        fieldRef: "spec.validations[1].messageExpression",
+        warning: at("'has ' + params.dataz", 15, "undefined field 'dataz'"),
+      },
+      {
+        fieldRef: "spec.validations[2].expression",
+        warning: at(
+          "object.spec.replicas == 'three'",
+          21,
+          "found no matching overload for '_==_' applied to '(int, string)'",
+        ),
+      },
+      {
+        fieldRef: "spec.validations[3].expression",
+        warning: at(
+          "object.spec.template.spec.containers.all(c, has(c.imagez))",
+          47,
+          "undefined field 'imagez'",
+        ),
+      },
+      {
+        fieldRef: "spec.validations[4].expression",
+        warning: at("variables.nope", 9, "undefined field 'nope'"),
+      },
+    ]);
+    // Warnings only: the policy is stored and a fix is checked again at its next generation.
+    const stored = (await api.get(path)).body;
+    stored.spec.validations = [{ expression: "object.spec.replicas < 5" }];
+    assert.equal((await api.call("PUT", path, stored)).status, 200);
+    await eventually("the fix type-checked", async () => {
+      const status = (await api.get(path)).body.status;
+      return status?.observedGeneration === 2 && status.typeChecking.expressionWarnings === undefined;
+    });
+    // Kinds named by wildcards are not checked: the status says so by its empty typeChecking.
+    const wild = {
+      ...policy("wild", {}),
+      spec: { matchConstraints: rules(["*"], ["*"]), validations: [{ expression: "object.nope" }] },
+    };
+    const wildPath = `${policies}/${wild.metadata.name}`;
+    assert.equal((await api.post(policies, wild)).status, 201);
+    created.push(wildPath);
+    const status = await eventually("the wildcard policy observed", async () => {
+      const s = (await api.get(wildPath)).body.status;
+      return s?.observedGeneration === 1 ? s : undefined;
+    });
+    assert.deepEqual(status.typeChecking, {});
+  });
 });

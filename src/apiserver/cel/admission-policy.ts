@@ -12,6 +12,7 @@ import { celErrorText } from "./kubernetes-libs.js";
 import { celValue, matchConditionsIn } from "./match-conditions.js";
 
 export { compilePolicyExpression };
+export { typeCheckIssues } from "./type-check.js";
 /** kube's limit on a messageExpression's result (celconfig.MaxEvaluatedMessageExpressionSizeBytes). */
 const MAX_MESSAGE_BYTES = 5 * 1024;
 /** kube's limit on an audit annotation's value (maxAuditAnnotationValueLength). */

@@ -1,5 +1,6 @@
 // The server's reactions to changes, in one place: namespace existence and termination checks
-// before creates, the namespace cleanup, CustomResourceDefinition lifecycle and garbage collection.
+// before creates, the namespace cleanup, CustomResourceDefinition lifecycle, admission
+// policies' type checking and garbage collection.
 import type { ChangeHooks, ServerContext } from "../handlers/context.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { forbidden, notFound } from "../status.js";
@@ -7,6 +8,7 @@ import type { Obj, StoredObject } from "../storage/index.js";
 import { CrdController } from "./crd.js";
 import { GarbageCollector } from "./gc.js";
 import { NamespaceController } from "./namespace.js";
+import { PolicyStatusController } from "./policy-status.js";
 
 export interface HooksOptions {
   garbageCollection: boolean;
@@ -19,10 +21,13 @@ export interface HooksOptions {
 const isNamespace = (def: ResourceDefinition) => def.group === "" && def.kind === "Namespace" && !def.crdName;
 const isCrd = (def: ResourceDefinition) =>
   def.group === "apiextensions.k8s.io" && def.kind === "CustomResourceDefinition";
+const isPolicy = (def: ResourceDefinition) =>
+  def.group === "admissionregistration.k8s.io" && def.kind === "ValidatingAdmissionPolicy";
 
 export function createHooks(server: () => ServerContext, opts: HooksOptions): ChangeHooks {
   const namespaces = new NamespaceController(server, opts.signal, opts.onError);
   const crds = new CrdController(server, opts.signal, opts.onError, opts.crdEstablishDelayMs);
+  const policies = new PolicyStatusController(server, opts.signal, opts.onError);
   const gc = opts.garbageCollection ? new GarbageCollector(server, opts.signal, opts.onError) : undefined;
   return {
     beforeCreate(def, obj) {
@@ -42,6 +47,7 @@ export function createHooks(server: () => ServerContext, opts: HooksOptions): Ch
       const meta = stored.obj.metadata as Obj;
       if (isNamespace(def) && meta.deletionTimestamp) namespaces.touch(stored.name);
       if (isCrd(def)) crds.touch(stored.name);
+      if (isPolicy(def)) policies.touch(stored.name);
       gc?.touch();
     },
     afterDelete(def, stored) {
