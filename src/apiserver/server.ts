@@ -224,6 +224,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
       signal: stopping.signal,
       // A webhook that asked for another version of a CRD gets the object converted to it.
       convert: async (obj, _from, to) => (await conversion.convert(to, [obj]))[0],
+      decide: (a) => authorization.decide(a),
     }),
     conversion,
     authorization,

@@ -416,4 +416,69 @@ describe("ValidatingAdmissionPolicy", () => {
     });
     assert.deepEqual(status.typeChecking, {});
   });
+
+  test("authorizer asks the server's authorizer about the requesting user", async (t) => {
+    if (!served) return t.skip(NOT_SERVED);
+    await install(
+      policy("authz", {
+        matchConditions: [
+          { name: "not-admin", expression: "!authorizer.path('/livez').check('get').errored()" },
+        ],
+        validations: [
+          {
+            expression:
+              "authorizer.group('').resource('secrets').namespace(object.metadata.namespace).check('list').allowed()",
+            messageExpression:
+              "'may not list secrets: ' + string(authorizer.group('').resource('secrets').namespace(object.metadata.namespace).check('list').allowed())",
+          },
+          {
+            expression: "authorizer.requestResource.check('create').allowed()",
+            message: "the request itself",
+          },
+          {
+            expression:
+              "!authorizer.serviceAccount('kube-system', 'nobody-here').group('').resource('pods').check('delete').allowed()",
+            message: "a service account with no bindings",
+          },
+        ],
+      }),
+      binding("authz", {}),
+    );
+    // The admin (system:masters) may list secrets: created. A user allowed only configmaps: denied.
+    await eventually(
+      "the policy seen",
+      async () => (await api.get(`${policies}/authz-${run}`)).status === 200,
+    );
+    const user = `writer-${run}`;
+    const rbac = "/apis/rbac.authorization.k8s.io/v1";
+    assert.equal(
+      (
+        await api.post(`${rbac}/namespaces/${ns}/roles`, {
+          metadata: { name: user },
+          rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["create"] }],
+        })
+      ).status,
+      201,
+    );
+    assert.equal(
+      (
+        await api.post(`${rbac}/namespaces/${ns}/rolebindings`, {
+          metadata: { name: user },
+          roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: user },
+          subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user }],
+        })
+      ).status,
+      201,
+    );
+    const writer = await api.as(user);
+    await eventually(
+      "the writer denied by the policy",
+      async () => {
+        const r = await writer.post(configMaps, configMap("by-writer", { a: "1" }));
+        return r.status === 422 && /may not list secrets: false$/.test(r.body.message) ? r : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    assert.equal((await api.post(configMaps, configMap("by-admin", { a: "1" }))).status, 201);
+  });
 });

@@ -329,6 +329,12 @@ test("matchConditions: any false condition skips the webhook; all true call it (
       name: "big-enough",
       expression: "!has(object.data) || !('n' in object.data) || int(object.data.n) > 2",
     },
+    {
+      // The requester (the suite's admin) may do what it asks, and an account with no bindings may not.
+      name: "authorized",
+      expression:
+        "authorizer.requestResource.check(request.operation == 'DELETE' ? 'delete' : 'create').allowed() && !authorizer.serviceAccount('default', 'nobody').group('').resource('configmaps').check('create').allowed()",
+    },
   ];
   await withConfig(
     validatingConfig("match-conditions", [

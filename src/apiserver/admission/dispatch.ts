@@ -3,6 +3,7 @@
 // Each call honours sideEffects under dryRun, failurePolicy, timeoutSeconds, the
 // AdmissionReview version and, under matchPolicy Equivalent, the version the webhook asked for.
 import { applyJSONPatch, PatchError } from "../../patch/index.js";
+import type { Decide } from "../cel/authz.js";
 import { deepEqual } from "../object/meta.js";
 import type { Registry, ResourceDefinition } from "../registry/index.js";
 import { celMatch } from "../lazy.js";
@@ -12,7 +13,7 @@ import { callWebhook, type ServiceResolver, WebhookCallError } from "./client.js
 import { WebhookConfigurations } from "./configurations.js";
 import { CallingWebhookError, deniedError, dryRunUnsupported, failedClosed } from "./errors.js";
 import { type Invocation, isExempt, matchRules, shouldCall } from "./matching.js";
-import { AdmissionPolicies } from "./policies.js";
+import { AdmissionPolicies, requestResource } from "./policies.js";
 import {
   admissionRequest,
   admissionReview,
@@ -38,7 +39,11 @@ export interface AdmissionOptions {
   signal: AbortSignal;
   /** For webhooks that asked for another version of a CRD. Default: rewrites apiVersion only. */
   convert?: VersionConverter;
+  /** The server's authorizer, for CEL's `authorizer`. Default: allows everything. */
+  decide?: Decide;
 }
+
+const allowAll: Decide = () => ({ allowed: true, reason: "" });
 
 const rewriteApiVersion: VersionConverter = async (obj, _from, to) => ({
   ...structuredClone(obj as Obj),
@@ -55,7 +60,7 @@ export class Admission {
   constructor(opts: AdmissionOptions) {
     this.#opts = opts;
     this.#configs = new WebhookConfigurations(opts.storage);
-    this.#policies = new AdmissionPolicies(opts.storage, opts.registry);
+    this.#policies = new AdmissionPolicies(opts.storage, opts.registry, opts.decide ?? allowAll);
     this.#convert = opts.convert ?? rewriteApiVersion;
   }
 
@@ -163,11 +168,15 @@ export class Admission {
   async #matching(inv: Invocation | undefined, attrs: AdmissionAttributes): Promise<Invocation | undefined> {
     if (!inv || inv.hook.matchConditions.length === 0) return inv;
     const { evaluateMatchConditions } = await celMatch.load();
-    const outcome = evaluateMatchConditions(inv.hook.matchConditions, {
-      object: attrs.object ?? null,
-      oldObject: attrs.oldObject ?? null,
-      request: admissionRequest(attrs, inv.def),
-    });
+    const outcome = evaluateMatchConditions(
+      inv.hook.matchConditions,
+      {
+        object: attrs.object ?? null,
+        oldObject: attrs.oldObject ?? null,
+        request: admissionRequest(attrs, inv.def),
+      },
+      { decide: this.#opts.decide ?? allowAll, user: attrs.user, resource: requestResource(attrs) },
+    );
     if ("error" in outcome) {
       if (inv.hook.failurePolicy === "Ignore") return undefined;
       throw forbidden(

@@ -11,6 +11,7 @@
 import { type LabelSelector, labelSelectorFromObject } from "../../api/index.js";
 import { celPolicy } from "../lazy.js";
 import type { Registry, ResourceDefinition } from "../registry/index.js";
+import type { Decide } from "../cel/authz.js";
 import { storeNameOf } from "../registry/index.js";
 import { ApiError, forbidden } from "../status.js";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
@@ -170,12 +171,15 @@ function codeOf(reason: string): number {
 export class AdmissionPolicies {
   readonly #storage: Storage;
   readonly #registry: Registry;
+  /** The server's authorizer, which the `authorizer` variable asks. */
+  readonly #decide: Decide;
   #signature = "";
   #policies: ResolvedPolicy[] = [];
 
-  constructor(storage: Storage, registry: Registry) {
+  constructor(storage: Storage, registry: Registry, decide: Decide) {
     this.#storage = storage;
     this.#registry = registry;
+    this.#decide = decide;
   }
 
   #resolved(): ResolvedPolicy[] {
@@ -218,13 +222,17 @@ export class AdmissionPolicies {
       if (def) matched.push({ policy, def });
     }
     if (matched.length === 0) return;
-    const { evaluatePolicy, policyObjects } = await celPolicy.load();
+    const { evaluatePolicy, policyObjects, withAuthorizer } = await celPolicy.load();
     // The request's objects as CEL sees them, once for every policy, binding and param.
-    const objects = policyObjects({
-      object: attrs.object ?? null,
-      oldObject: attrs.oldObject ?? null,
-      namespaceObject: this.#namespaceObject(attrs),
-    });
+    const objects = policyObjects(
+      {
+        object: attrs.object ?? null,
+        oldObject: attrs.oldObject ?? null,
+        namespaceObject: this.#namespaceObject(attrs),
+      },
+      attrs.user,
+      requestResource(attrs),
+    );
     const denials: Denial[] = [];
     // A stored policy's failurePolicy is Fail or Ignore: validation refuses anything else.
     const configError = (p: ResolvedPolicy, binding: string | undefined, message: string) => {
@@ -271,7 +279,9 @@ export class AdmissionPolicies {
           continue;
         }
         for (const param of params) {
-          const result = evaluatePolicy(policy.spec, objects, request, param);
+          const result = withAuthorizer(this.#decide, () =>
+            evaluatePolicy(policy.spec, objects, request, param),
+          );
           if (!result.matched) continue;
           for (const d of result.decisions) {
             const fails = d.kind === "deny" || policy.failurePolicy !== "Ignore";
@@ -389,4 +399,15 @@ export class AdmissionPolicies {
     const { managedFields: _, ...metadata } = (ns.obj.metadata as Obj | undefined) ?? {};
     return { ...ns.obj, metadata };
   }
+}
+
+/** The request's resource, as `authorizer.requestResource` checks it. */
+export function requestResource(attrs: AdmissionAttributes) {
+  return {
+    group: attrs.def.group,
+    resource: attrs.def.plural,
+    subresource: attrs.subresource,
+    namespace: attrs.namespace,
+    name: attrs.name,
+  };
 }

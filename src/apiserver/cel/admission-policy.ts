@@ -5,8 +5,10 @@
 // with messageExpression's result, the message, or "failed expression: ..."), then
 // auditAnnotations (a string or null). Variables: object, oldObject, request, params,
 // namespaceObject and variables. Loaded with CEL on first use (lazy.ts).
-// Not here: the `authorizer` variable (declared, so expressions naming it are stored, but not given), and kube's cost budget (an expression runs to its end).
+// The `authorizer` variable asks the server's authorizer (authz.ts). Not here: and kube's cost budget (an expression runs to its end).
 import { isCelError } from "@bufbuild/cel";
+import type { UserInfo } from "../handlers/context.js";
+import { authorizerValue, type RequestResource, withAuthorizer } from "./authz.js";
 import { compilePolicyExpression } from "./expressions.js";
 import { celErrorText } from "./kubernetes-libs.js";
 import { celValue, matchConditionsIn } from "./match-conditions.js";
@@ -69,20 +71,25 @@ export interface PolicyObjects {
   readonly object: unknown;
   readonly oldObject: unknown;
   readonly namespaceObject: unknown;
+  /** The `authorizer` variable: the requesting user's (authz.ts). */
+  readonly authorizer: unknown;
 }
 
 /** {@link PolicyObjects} from the objects as JSON (as the AdmissionReview would carry them). */
-export function policyObjects(json: {
-  object: unknown;
-  oldObject: unknown;
-  namespaceObject: unknown;
-}): PolicyObjects {
+export function policyObjects(
+  json: { object: unknown; oldObject: unknown; namespaceObject: unknown },
+  user: UserInfo,
+  resource: RequestResource,
+): PolicyObjects {
   return {
     object: celValue(json.object),
     oldObject: celValue(json.oldObject),
     namespaceObject: celValue(json.namespaceObject),
+    authorizer: authorizerValue(user, resource),
   };
 }
+
+export { withAuthorizer };
 
 /**
  * Evaluates `spec` for one request and one param: `request` is the AdmissionRequest for the

@@ -4,6 +4,7 @@
 // refused when the configuration is written (references.ts), not when a request meets it.
 import { celEnv, parse, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
+import { authzLibrary } from "./authz.js";
 import { kubernetesLibraries } from "./kubernetes-libs.js";
 import { undeclaredReference } from "./references.js";
 
@@ -11,7 +12,7 @@ export type Program = (ctx: Record<string, unknown>) => unknown;
 /** A program, or its compile error in cel-go's words ("ERROR: <input>:1:2: ..."). */
 export type Compiled = Program | { error: string };
 
-const env = celEnv({ funcs: [...strings, ...kubernetesLibraries] });
+const env = celEnv({ funcs: [...strings, ...kubernetesLibraries, ...authzLibrary] });
 
 /** A compiler of expressions that may name `variables`, its results cached by expression. */
 function expressionCompiler(variables: readonly string[]): (expression: string) => Compiled {
@@ -35,7 +36,7 @@ function expressionCompiler(variables: readonly string[]): (expression: string) 
   };
 }
 
-/** A webhook's match conditions (kube's admission plugin environment; `authorizer` is declared, not yet given). */
+/** A webhook's match conditions (kube's admission plugin environment). */
 export const compileWebhookExpression = expressionCompiler(["object", "oldObject", "request", "authorizer"]);
 
 /** A ValidatingAdmissionPolicy's expressions, its match conditions included. */

@@ -3,12 +3,14 @@
 // and selectors matched, whether it is called. Checked when a configuration is written, as
 // kube's validation does; evaluated as kube's matcher does: any false skips the webhook; errors
 // with none false fail the request (403) under failurePolicy Fail and skip the webhook under
-// Ignore. Loaded with CEL on first use (lazy.ts). Not here: the `authorizer` variable.
+// Ignore. `authorizer` asks the server's authorizer (authz.ts). Loaded with CEL on first use (lazy.ts).
 import { isCelError } from "@bufbuild/cel";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "../../api/index.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
+import type { UserInfo } from "../handlers/context.js";
+import { authorizerValue, type Decide, type RequestResource, withAuthorizer } from "./authz.js";
 import { type Compiled, compileWebhookExpression } from "./expressions.js";
 import { celErrorText } from "./kubernetes-libs.js";
 
@@ -81,12 +83,15 @@ export type MatchOutcome = { call: true } | { call: false } | { error: string };
 export function evaluateMatchConditions(
   conditions: readonly { name: string; expression: string }[],
   vars: { object: unknown; oldObject: unknown; request: unknown },
+  authorizer: { decide: Decide; user: UserInfo; resource: RequestResource },
 ): MatchOutcome {
-  return matchConditionsIn(conditions, {
+  const ctx = {
     object: ints(vars.object),
     oldObject: ints(vars.oldObject),
     request: ints(vars.request),
-  });
+    authorizer: authorizerValue(authorizer.user, authorizer.resource),
+  };
+  return withAuthorizer(authorizer.decide, () => matchConditionsIn(conditions, ctx));
 }
 
 /** As {@link evaluateMatchConditions}, on variables already made CEL values (celValue). */
