@@ -204,7 +204,7 @@ test("enum values that are not strings are listed as JSON", () => {
   assert.equal(e.message, 'Unsupported value: 3: supported values: "1", "2"');
 });
 
-test("anyOf, oneOf and not", () => {
+test("anyOf, oneOf, allOf and not: kube-openapi's composite errors, with no field", () => {
   const s: Schema = {
     type: "object",
     properties: {
@@ -214,12 +214,32 @@ test("anyOf, oneOf and not", () => {
     },
   };
   assert.deepEqual(
-    validateValue(s, { a: 5, b: 5, c: "x" }).map((e) => e.detail),
+    validateValue(s, { a: 5, b: 5, c: "x" }).map((e) => [e.field, e.detail]),
     [
-      "a in body must validate at least one schema (anyOf)",
-      "a in body should be greater than or equal to 10",
-      "b in body must validate one and only one schema (oneOf)",
-      "c in body must not validate the schema (not)",
+      ["<nil>", '"a" must validate at least one schema (anyOf)'],
+      ["a", "a in body should be greater than or equal to 10"],
+      ["<nil>", '"b" must validate one and only one schema (oneOf). Found 2 valid alternatives'],
+      ["<nil>", '"c" must not validate the schema (not)'],
+    ],
+  );
+  const all: Schema = { type: "integer", allOf: [{ minimum: 10 }, { maximum: 20 }] };
+  assert.deepEqual(
+    validateValue(all, 5, "n").map((e) => [e.field, e.detail]),
+    [
+      ["n", "n in body should be greater than or equal to 10"],
+      ["<nil>", '"n" must validate all the schemas (allOf)'],
+    ],
+  );
+  // oneOf with none valid: the errors of the alternative that got furthest follow its own.
+  const one: Schema = {
+    type: "object",
+    oneOf: [{ properties: { k: { type: "string", enum: ["x"] } } }, { required: ["z"] }],
+  };
+  assert.deepEqual(
+    validateValue(one, { k: "y" }, "o").map((e) => [e.field, e.detail]),
+    [
+      ["<nil>", '"o" must validate one and only one schema (oneOf). Found none valid'],
+      ["o.k", 'supported values: "x"'],
     ],
   );
 });
