@@ -11,13 +11,15 @@
 // message, else the rule), as a `reason` (Invalid, Forbidden, Required, Duplicate) at its
 // `fieldPath` (relative to the rule's node). Property names are escaped as kube escapes them
 // (escaping.ts). The Kubernetes libraries are in kubernetes-libs.ts, quantity.ts and net.ts.
-// Optional values without the `.?` syntax (optional.ts). Not yet: kube's full cost estimator.
+// Optional values without the `.?` syntax (optional.ts). Rules too dear on the largest object
+// are refused with the CRD (cost.ts). Not yet: kube's runtime cost budget (a rule runs to its end).
 import { type CelValue, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { type FieldError, GoSyntax, toStatusCause } from "../schema/field-error.js";
 import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
+import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
 import { escapeProperty, unescapeProperty } from "./escaping.js";
 import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
 import { optionalOf } from "./optional.js";
@@ -44,8 +46,8 @@ type Program = (ctx: Record<string, unknown>) => unknown;
 
 interface Compiled {
   program?: Program;
-  /** Refused for its estimated cost (kube's Forbidden). */
-  tooCostly?: boolean;
+  /** The estimated cost of one evaluation (cost.ts), when it compiles. */
+  cost?: number;
   /** The compiler's words, when the rule does not compile. */
   error?: string;
   /** Whether the rule names oldSelf: a transition rule. */
@@ -160,66 +162,6 @@ function walkExpr(expr: Expr | undefined, visit: (e: Expr) => void): void {
 }
 
 /** Whether a collection under `schema` may be as large as a request allows (no declared bound). */
-function unboundedCollection(schema: Schema | null | undefined): boolean {
-  if (!schema) return false;
-  const s = schema as Record<string, unknown>;
-  if (schema.type === "array") return s.maxItems === undefined;
-  if (schema.type === "object" && schema.properties === undefined) return s.maxProperties === undefined;
-  return false;
-}
-
-/**
- * Whether `expr` nests comprehensions (all, exists, exists_one, map, filter) at least two deep
- * with one of them iterating a collection of no declared size: work quadratic (or worse) in what
- * a request may carry. Ranges are resolved from `self`, `oldSelf` and the outer comprehensions'
- * variables; a range the schema cannot name (a function's result) counts as bounded.
- */
-function costlyNesting(expr: Expr, root: Schema): boolean {
-  const resolve = (e: Expr | undefined, scope: Map<string, Schema | null>): Schema | null => {
-    try {
-      return schemaOfExpr(e, root, scope);
-    } catch (err) {
-      if (err instanceof UndefinedField) return null;
-      throw err;
-    }
-  };
-  const visit = (
-    e: Expr | undefined,
-    scope: Map<string, Schema | null>,
-    depth: number,
-    unbounded: boolean,
-  ): boolean => {
-    if (!e) return false;
-    const k = e.exprKind;
-    if (k.case === "comprehensionExpr") {
-      const c = k.value;
-      const range = resolve(c.iterRange, scope);
-      const nowUnbounded = unbounded || unboundedCollection(range);
-      if (depth + 1 >= 2 && nowUnbounded) return true;
-      const item =
-        range?.type === "array" && range.items && !Array.isArray(range.items)
-          ? range.items
-          : range?.type === "object"
-            ? ({ type: "string" } as Schema)
-            : null;
-      const inner = new Map(scope);
-      inner.set(c.iterVar, item);
-      if (visit(c.iterRange, scope, depth, unbounded)) return true;
-      return [c.loopCondition, c.loopStep, c.result].some((x) => visit(x, inner, depth + 1, nowUnbounded));
-    }
-    return childrenOf(e).some((x) => visit(x, scope, depth, unbounded));
-  };
-  return visit(expr, new Map(), 0, false);
-}
-
-/**
- * Until kube's cost estimator is here: nested comprehensions over a collection of no declared size
- * could take the server's whole CPU for one write (n² over a request's million items), and kube's
- * estimate refuses them too; such a rule is refused with kube's advice (costlyNesting).
- */
-const COST_REFUSAL =
-  "estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)";
-
 function usesIdent(expr: Expr, name: string): boolean {
   let found = false;
   walkExpr(expr, (e) => {
@@ -241,8 +183,13 @@ function compile(schema: Schema, rule: string): Compiled {
     const error =
       undeclaredReference(parsed, rule, env, RULE_VARIABLES) ?? undefinedField(parsed, rule, schema);
     if (error) c = { error, transition: false };
-    else if (costlyNesting(parsed.expr, schema)) c = { tooCostly: true, transition: false };
-    else c = { program: plan(env, parsed) as Program, transition: usesIdent(parsed.expr, "oldSelf") };
+    else {
+      c = {
+        program: plan(env, parsed) as Program,
+        cost: estimateCost(parsed.expr, schema, true).max,
+        transition: usesIdent(parsed.expr, "oldSelf"),
+      };
+    }
   } catch (e) {
     c = { error: (e as Error).message, transition: false };
   }
@@ -315,7 +262,23 @@ export function normalizeFieldPath(path: string, schema: Schema): string | undef
 /** Each rule of `schema` (at `path`, kube's schema path) that does not compile, as kube reports it. */
 export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  const visit = (s: Schema | undefined, at: string) => {
+  const total = new TotalCost();
+  /** A rule's cost times how often its node can occur (undefined `cardinality`: under a collection of no bound). */
+  const weigh = (
+    cost: number | undefined,
+    s: Schema,
+    cardinality: number | undefined,
+    field: string,
+    what: string,
+  ) => {
+    if (cost === undefined) return;
+    const weighed = Math.min(2 ** 64, cost * (cardinality ?? maxCardinality(s)));
+    if (weighed > PER_RULE_LIMIT) {
+      errs.push({ type: "FieldValueForbidden", field, detail: costMessage(what, weighed, PER_RULE_LIMIT) });
+    }
+    total.observe(field, weighed);
+  };
+  const visit = (s: Schema | undefined, at: string, cardinality: number | undefined) => {
     if (!s || typeof s !== "object") return;
     rulesOf(s).forEach((r, i) => {
       const base = `${at}.x-kubernetes-validations[${i}]`;
@@ -331,7 +294,7 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
         return;
       }
       const c = compile(s, r.rule);
-      if (c.tooCostly) errs.push({ type: "FieldValueForbidden", field, detail: COST_REFUSAL });
+      weigh(c.cost, s, cardinality, field, "estimated rule cost");
       if (c.error) {
         errs.push({
           type: "FieldValueInvalid",
@@ -342,6 +305,7 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
       }
       if (typeof r.messageExpression === "string" && r.messageExpression.trim() !== "") {
         const m = compile(s, r.messageExpression);
+        weigh(m.cost, s, cardinality, `${base}.messageExpression`, "estimated messageExpression cost");
         if (m.error) {
           errs.push({
             type: "FieldValueInvalid",
@@ -360,13 +324,49 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
         });
       }
     });
-    for (const [k, v] of Object.entries(s.properties ?? {})) visit(v, `${at}.properties[${k}]`);
-    if (s.items && !Array.isArray(s.items)) visit(s.items, `${at}.items`);
+    // kube's MaxCardinality: how many of a node an object can hold, from its collections' bounds.
+    const within = (bound: unknown) =>
+      cardinality !== undefined && typeof bound === "number" ? cardinality * bound : undefined;
+    for (const [k, v] of Object.entries(s.properties ?? {})) visit(v, `${at}.properties[${k}]`, cardinality);
+    if (s.items && !Array.isArray(s.items)) visit(s.items, `${at}.items`, within(s.maxItems));
     if (typeof s.additionalProperties === "object")
-      visit(s.additionalProperties, `${at}.additionalProperties`);
+      visit(s.additionalProperties, `${at}.additionalProperties`, within(s.maxProperties));
   };
-  visit(schema, path);
+  visit(schema, path, 1);
+  if (total.total > PER_CRD_LIMIT) {
+    for (const { field } of total.mostExpensive) {
+      errs.push({
+        type: "FieldValueForbidden",
+        field,
+        detail: "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+      });
+    }
+    errs.push({
+      type: "FieldValueForbidden",
+      field: path,
+      detail: costMessage(
+        "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+        total.total,
+        PER_CRD_LIMIT,
+      ),
+    });
+  }
   return errs;
+}
+
+/** kube's TotalCost: the sum of a CRD's weighed rule costs, and the (up to 4) dearest of them. */
+class TotalCost {
+  total = 0;
+  mostExpensive: { field: string; cost: number }[] = [];
+
+  observe(field: string, cost: number): void {
+    this.total = Math.min(2 ** 64, this.total + cost);
+    // Rules under 1% of the CRD's limit are not named.
+    if (cost < PER_CRD_LIMIT / 100) return;
+    this.mostExpensive.push({ field, cost });
+    this.mostExpensive.sort((a, b) => b.cost - a.cost);
+    this.mostExpensive.length = Math.min(this.mostExpensive.length, 4);
+  }
 }
 
 /** The checks kube makes of a rule's other fields before compiling it (validation.go). */
