@@ -86,19 +86,15 @@ const isSelf = (e: Expr) =>
   (e.exprKind.value.name === "self" || e.exprKind.value.name === "oldSelf");
 
 /**
- * The schema of `e` when it is `self`, `oldSelf`, a variable of `scope` or selects of them; null
- * when the schema cannot say. A select the schema does not declare throws UndefinedField.
+ * The schema of `e` when it is `self`, `oldSelf` or selects of them; null when the schema cannot
+ * say. A select the schema does not declare throws UndefinedField.
  */
-function schemaOfExpr(
-  e: Expr | undefined,
-  root: Schema,
-  scope: ReadonlyMap<string, Schema | null>,
-): Schema | null {
+function schemaOfExpr(e: Expr | undefined, root: Schema): Schema | null {
   if (!e) return null;
   const k = e.exprKind;
-  if (k.case === "identExpr") return isSelf(e) ? root : (scope.get(k.value.name) ?? null);
+  if (k.case === "identExpr") return isSelf(e) ? root : null;
   if (k.case === "selectExpr" && k.value.operand) {
-    const operand = schemaOfExpr(k.value.operand, root, scope);
+    const operand = schemaOfExpr(k.value.operand, root);
     if (operand === null) return null;
     const field = selectField(operand, k.value.field, isSelf(k.value.operand));
     if (field === undefined) throw new UndefinedField(k.value.field, e.id, k.value.testOnly);
@@ -111,7 +107,7 @@ function schemaOfExpr(
 function undefinedField(parsed: Parsed, rule: string, schema: Schema): string | undefined {
   try {
     walkExpr(parsed.expr, (e) => {
-      if (e.exprKind.case === "selectExpr") schemaOfExpr(e, schema, new Map());
+      if (e.exprKind.case === "selectExpr") schemaOfExpr(e, schema);
     });
   } catch (e) {
     if (!(e instanceof UndefinedField)) throw e;
