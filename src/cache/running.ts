@@ -25,7 +25,14 @@ const controllers = new Set<WeakRef<RunningController>>();
 function track<T extends object>(set: Set<WeakRef<T>>, item: T): () => void {
   const ref = new WeakRef(item);
   set.add(ref);
-  return () => set.delete(ref);
+  // The removal holds the item: while its owner keeps the removal (until it stops), the entry
+  // stays; an owner dropped without stopping takes it with it. Without this, a tracker nothing
+  // else referenced (an object literal) could be collected while its controller still ran, and
+  // settle() would see an idle process with work queued.
+  return () => {
+    set.delete(ref);
+    return item;
+  };
 }
 
 function live<T extends object>(set: Set<WeakRef<T>>): T[] {

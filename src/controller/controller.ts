@@ -178,16 +178,13 @@ class ControllerImpl<Req> implements Controller<Req> {
     if (this.#started) throw new ControllerStartedTwiceError(this.name);
     this.#started = true;
     this.#metrics?.initialize(this.name, this.#o.maxConcurrentReconciles);
-    await this.#startSources(signal);
-    // Sources may have been started by warmup under another signal: this one stops the queue too.
-    const queue = this.#queue!;
-    if (signal.aborted) queue.shutDown();
-    else signal.addEventListener("abort", () => queue.shutDown(), { once: true });
-
-    const workerSignal = AbortSignal.any([signal, this.#fatal.signal]);
+    // Known to settle() from the first moment: a controller whose sources still sync has work
+    // coming (its manager's elected() resolves before then).
+    let queue: PriorityQueue<string> | undefined;
     const untrack = trackController({
       what: `controller ${this.name}`,
       busy: () => {
+        if (!queue) return "starting: its sources are syncing";
         const ready = queue.len();
         const running = this.#inFlight.size;
         const retrying = this.#retrying.size;
@@ -195,13 +192,27 @@ class ControllerImpl<Req> implements Controller<Req> {
         return `${ready} keys ready, ${running} reconciling, ${retrying} retrying after errors`;
       },
     });
+    try {
+      await this.#startSources(signal);
+    } catch (err) {
+      untrack();
+      throw err;
+    }
+    // Sources may have been started by warmup under another signal: this one stops the queue too.
+    queue = this.#queue!;
+    const started = queue;
+    if (signal.aborted) started.shutDown();
+    else signal.addEventListener("abort", () => started.shutDown(), { once: true });
+
+    const workerSignal = AbortSignal.any([signal, this.#fatal.signal]);
     workerSignal.addEventListener("abort", untrack, { once: true });
+    if (workerSignal.aborted) untrack();
     if (!workerSignal.aborted) {
       this.#log.info("Starting Controller");
       this.#log.info("Starting workers", { "worker count": this.#o.maxConcurrentReconciles });
       const stopWatchingSlow = this.#watchSlow();
       const workers = Array.from({ length: this.#o.maxConcurrentReconciles }, () =>
-        this.#worker(queue, workerSignal),
+        this.#worker(started, workerSignal),
       );
       await new Promise<void>((resolve) =>
         workerSignal.addEventListener("abort", () => resolve(), { once: true }),
