@@ -481,4 +481,65 @@ describe("ValidatingAdmissionPolicy", () => {
     );
     assert.equal((await api.post(configMaps, configMap("by-admin", { a: "1" }))).status, 201);
   });
+
+  test("a policy that matched another version of the resource sees the objects in that version", async (t) => {
+    if (!served) return t.skip(NOT_SERVED);
+    const group = `vap${run}.example.com`;
+    const schema = {
+      openAPIV3Schema: {
+        type: "object",
+        properties: { spec: { type: "object", properties: { size: { type: "integer" } } } },
+      },
+    };
+    const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/boxes.${group}`;
+    const crd = await api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+      metadata: { name: `boxes.${group}` },
+      spec: {
+        group,
+        scope: "Namespaced",
+        names: { plural: "boxes", singular: "box", kind: "Box", listKind: "BoxList" },
+        versions: [
+          { name: "v1", served: true, storage: true, schema },
+          { name: "v2", served: true, storage: false, schema },
+        ],
+      },
+    });
+    assert.equal(crd.status, 201, crd.text);
+    created.unshift(crdPath); // deleted last
+    const boxes = (version: string) => `/apis/${group}/${version}/namespaces/${ns}/boxes`;
+    await eventually("v2 served", async () => (await api.get(boxes("v2"))).status === 200, {
+      timeoutMs: 30_000,
+    });
+    await install(
+      {
+        ...policy("versions", {}),
+        spec: {
+          matchConstraints: {
+            resourceRules: [
+              { apiGroups: [group], apiVersions: ["v1"], operations: ["CREATE"], resources: ["boxes"] },
+            ],
+          },
+          validations: [
+            { expression: `object.apiVersion == '${group}/v1'`, message: "seen in v1" },
+            { expression: "object.spec.size < 5", message: "small boxes only" },
+          ],
+        },
+      },
+      binding("versions", {}),
+    );
+    const box = (name: string, size: number) => ({
+      apiVersion: `${group}/v2`,
+      kind: "Box",
+      metadata: { name },
+      spec: { size },
+    });
+    await eventually(
+      "the policy enforced on v2",
+      async () => (await api.post(`${boxes("v2")}?dryRun=All`, box("probe", 9))).status === 422,
+      { timeoutMs: 30_000 },
+    );
+    const big = await api.post(boxes("v2"), box("big", 9));
+    assert.match(big.body.message, /denied request: small boxes only$/);
+    assert.equal((await api.post(boxes("v2"), box("small", 1))).status, 201);
+  });
 });

@@ -60,8 +60,13 @@ export class Admission {
   constructor(opts: AdmissionOptions) {
     this.#opts = opts;
     this.#configs = new WebhookConfigurations(opts.storage);
-    this.#policies = new AdmissionPolicies(opts.storage, opts.registry, opts.decide ?? allowAll);
     this.#convert = opts.convert ?? rewriteApiVersion;
+    this.#policies = new AdmissionPolicies(
+      opts.storage,
+      opts.registry,
+      opts.decide ?? allowAll,
+      this.#convert,
+    );
   }
 
   /**

@@ -6,12 +6,15 @@
 // binding's validationActions say (Deny: the request fails with the first denial; Warn: a warning;
 // Audit: nothing here, as the embedded server keeps no audit log). Errors and configuration
 // problems follow the policy's failurePolicy. Runs before the validating webhooks, as in kube.
-// Not here: conversion of the object to the version a rule matched under matchPolicy Equivalent
-// (the policy sees the request's own version) and the `authorizer` variable.
+// A policy that matched another version of the resource (matchPolicy Equivalent) sees the
+// objects converted to that version, as a webhook would receive them.
 import { type LabelSelector, labelSelectorFromObject } from "../../api/index.js";
 import { celPolicy } from "../lazy.js";
 import type { Registry, ResourceDefinition } from "../registry/index.js";
 import type { Decide } from "../cel/authz.js";
+
+/** Converts an object of one version of a resource to another (dispatch.ts's VersionConverter). */
+type Converter = (obj: Readonly<Obj>, from: ResourceDefinition, to: ResourceDefinition) => Promise<Obj>;
 import { storeNameOf } from "../registry/index.js";
 import { ApiError, forbidden } from "../status.js";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
@@ -173,13 +176,16 @@ export class AdmissionPolicies {
   readonly #registry: Registry;
   /** The server's authorizer, which the `authorizer` variable asks. */
   readonly #decide: Decide;
+  /** Converts an object to the version a policy matched (the server's conversion). */
+  readonly #convert: Converter;
   #signature = "";
   #policies: ResolvedPolicy[] = [];
 
-  constructor(storage: Storage, registry: Registry, decide: Decide) {
+  constructor(storage: Storage, registry: Registry, decide: Decide, convert: Converter) {
     this.#storage = storage;
     this.#registry = registry;
     this.#decide = decide;
+    this.#convert = convert;
   }
 
   #resolved(): ResolvedPolicy[] {
@@ -223,16 +229,24 @@ export class AdmissionPolicies {
     }
     if (matched.length === 0) return;
     const { evaluatePolicy, policyObjects, withAuthorizer } = await celPolicy.load();
-    // The request's objects as CEL sees them, once for every policy, binding and param.
-    const objects = policyObjects(
-      {
-        object: attrs.object ?? null,
-        oldObject: attrs.oldObject ?? null,
-        namespaceObject: this.#namespaceObject(attrs),
-      },
-      attrs.user,
-      requestResource(attrs),
-    );
+    // The request's objects as CEL sees them, in each version a policy matched: made once for
+    // every policy, binding and param of that version.
+    const namespaceObject = this.#namespaceObject(attrs);
+    const byVersion = new Map<ResourceDefinition, ReturnType<typeof policyObjects>>();
+    const objectsIn = async (def: ResourceDefinition) => {
+      let objects = byVersion.get(def);
+      if (!objects) {
+        const as = async (o: Readonly<Obj> | undefined) =>
+          o === undefined ? null : def === attrs.def ? o : await this.#convert(o, attrs.def, def);
+        objects = policyObjects(
+          { object: await as(attrs.object), oldObject: await as(attrs.oldObject), namespaceObject },
+          attrs.user,
+          requestResource(attrs),
+        );
+        byVersion.set(def, objects);
+      }
+      return objects;
+    };
     const denials: Denial[] = [];
     // A stored policy's failurePolicy is Fail or Ignore: validation refuses anything else.
     const configError = (p: ResolvedPolicy, binding: string | undefined, message: string) => {
@@ -260,6 +274,7 @@ export class AdmissionPolicies {
         }
       }
       const request = admissionRequest(attrs, def);
+      const objects = await objectsIn(def);
       for (const binding of policy.bindings) {
         if (binding.match) {
           let matched: boolean;
