@@ -9,11 +9,9 @@
 // This follows cel-go's model for the operations rules are made of (selects, comparisons, string
 // and list functions, comprehensions, Kubernetes' libraries as kube prices them); a function it
 // does not price costs 1, as in cel-go.
-import type { parse } from "@bufbuild/cel";
 import type { Schema } from "../schema/schema-types.js";
+import type { Expr } from "./ast.js";
 import { escapeProperty, unescapeProperty } from "./escaping.js";
-
-type Expr = ReturnType<typeof parse>["expr"];
 
 /** kube's MaxRequestSizeBytes: the largest object a request may carry. */
 const MAX_REQUEST_BYTES = 3 * 1024 * 1024;

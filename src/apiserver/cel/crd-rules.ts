@@ -20,6 +20,7 @@ import { type FieldError, GoSyntax, toStatusCause } from "../schema/field-error.
 import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
+import { type Expr, type Parsed, walkExpr } from "./ast.js";
 import { escapeProperty, unescapeProperty } from "./escaping.js";
 import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
 import { optionalOf } from "./optional.js";
@@ -40,8 +41,6 @@ const REASONS = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvali
 const MAX_MESSAGE_BYTES = 5 * 1024;
 const NEWLINES = /[\n\r]+/;
 
-type Parsed = ReturnType<typeof parse>;
-type Expr = Parsed["expr"];
 type Program = (ctx: Record<string, unknown>) => unknown;
 
 interface Compiled {
@@ -129,35 +128,7 @@ class UndefinedField extends Error {
   }
 }
 
-/** The direct subexpressions of `expr` (for a comprehension: range, init, condition, step, result). */
-function childrenOf(expr: Expr): (Expr | undefined)[] {
-  const k = expr.exprKind;
-  switch (k.case) {
-    case "selectExpr":
-      return [k.value.operand];
-    case "callExpr":
-      return [k.value.target, ...k.value.args];
-    case "listExpr":
-      return k.value.elements;
-    case "structExpr":
-      return k.value.entries.flatMap((e) => [
-        e.keyKind.case === "mapKey" ? e.keyKind.value : undefined,
-        e.value,
-      ]);
-    case "comprehensionExpr":
-      return [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result];
-    default:
-      return [];
-  }
-}
-
-function walkExpr(expr: Expr | undefined, visit: (e: Expr) => void): void {
-  if (!expr) return;
-  visit(expr);
-  for (const c of childrenOf(expr)) walkExpr(c, visit);
-}
-
-/** Whether a collection under `schema` may be as large as a request allows (no declared bound). */
+/** Whether `expr` names the variable `name` anywhere. */
 function usesIdent(expr: Expr, name: string): boolean {
   let found = false;
   walkExpr(expr, (e) => {

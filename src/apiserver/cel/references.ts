@@ -3,10 +3,8 @@
 // "undeclared reference to 'x' (in container '')" at the name. @bufbuild/cel plans such an
 // expression and fails only when it runs, so a typo (or a function of a newer Kubernetes)
 // would otherwise be stored and refuse every object later.
-import type { CelEnv, parse } from "@bufbuild/cel";
-
-type Parsed = ReturnType<typeof parse>;
-type Expr = Parsed["expr"];
+import type { CelEnv } from "@bufbuild/cel";
+import { childrenOf, type Expr, type Parsed } from "./ast.js";
 
 /** Operators the planner evaluates itself rather than through a declared function. */
 const PLANNED = new Set([
@@ -103,15 +101,6 @@ export function undeclaredReference(
         for (const a of args) visit(a, scope);
         return;
       }
-      case "listExpr":
-        for (const x of k.value.elements) visit(x, scope);
-        return;
-      case "structExpr":
-        for (const entry of k.value.entries) {
-          if (entry.keyKind.case === "mapKey") visit(entry.keyKind.value, scope);
-          visit(entry.value, scope);
-        }
-        return;
       case "comprehensionExpr": {
         const c = k.value;
         visit(c.iterRange, scope);
@@ -123,6 +112,7 @@ export function undeclaredReference(
         return;
       }
       default:
+        for (const x of childrenOf(e)) visit(x, scope);
         return;
     }
   };

@@ -11,10 +11,8 @@
 // cel-go's checker finds more (a full type inference); @bufbuild/cel has none for JSON schemas.
 import { parse } from "@bufbuild/cel";
 import { isObject, type Schema, SchemaResolver } from "../schema/schema-types.js";
+import { childrenOf, type Expr, type Parsed } from "./ast.js";
 import { located } from "./references.js";
-
-type Parsed = ReturnType<typeof parse>;
-type Expr = Parsed["expr"];
 
 /** The schemas of the variables an expression sees (undefined: dynamic). */
 export interface TypeEnvironment {
@@ -165,15 +163,6 @@ export function typeCheckIssues(expression: string, env: TypeEnvironment): strin
         for (const a of args) visit(a, scope);
         return;
       }
-      case "listExpr":
-        for (const x of k.value.elements) visit(x, scope);
-        return;
-      case "structExpr":
-        for (const entry of k.value.entries) {
-          if (entry.keyKind.case === "mapKey") visit(entry.keyKind.value, scope);
-          visit(entry.value, scope);
-        }
-        return;
       case "comprehensionExpr": {
         const c = k.value;
         visit(c.iterRange, scope);
@@ -188,6 +177,7 @@ export function typeCheckIssues(expression: string, env: TypeEnvironment): strin
         return;
       }
       default:
+        for (const x of childrenOf(e)) visit(x, scope);
         return;
     }
   };
