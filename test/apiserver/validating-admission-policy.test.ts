@@ -1,9 +1,11 @@
 // ValidatingAdmissionPolicy and its binding (admissionregistration.k8s.io/v1, kube 1.30+): what a
 // cluster refuses when they are written, and what they do to requests: validations with message,
-// messageExpression and reason; variables; matchConditions; the binding's validationActions
-// (Deny, Warn), matchResources and paramRef (by name, by selector, parameterNotFoundAction); the
-// policy's failurePolicy on a runtime error. Runs wherever the server serves the v1 kinds (the
-// embedded server; a 1.30+ cluster); kube-apiserver 1.26 has only an alpha version behind a gate.
+// messageExpression and reason; variables; matchConditions; auditAnnotations; the binding's
+// validationActions (Deny, Warn, Audit), matchResources and paramRef (by name, by selector,
+// parameterNotFoundAction); the policy's failurePolicy on a runtime error; status.typeChecking;
+// the authorizer variable; objects converted to the version a policy matched. Runs wherever the
+// server serves the v1 kinds (the embedded server; a 1.30+ cluster); kube-apiserver 1.26 has only
+// an alpha version behind a gate.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "../../src/envtest/index.js";
@@ -185,6 +187,56 @@ describe("ValidatingAdmissionPolicy", () => {
       configMap("w3", { mode: "fast" }, { checked: "y", skip: "1" }),
     );
     assert.equal(skipped.headers.get("warning"), null);
+  });
+
+  test("Audit neither denies nor warns; auditAnnotations that fail follow failurePolicy", async (t) => {
+    if (!served) return t.skip(NOT_SERVED);
+    const only = (label: string) => [
+      { name: "labelled", expression: `has(object.metadata.labels) && '${label}' in object.metadata.labels` },
+    ];
+    await install(
+      policy("audit", {
+        matchConditions: only("audit"),
+        validations: [{ expression: "false", message: "never" }],
+      }),
+      binding("audit", { validationActions: ["Audit"] }),
+    );
+    const annotations = (failurePolicy: string, label: string) =>
+      policy(`annotate-${failurePolicy.toLowerCase()}`, {
+        failurePolicy,
+        matchConditions: only(label),
+        auditAnnotations: [
+          { key: "keys", valueExpression: "string(size(object.data))" },
+          { key: "missing", valueExpression: "object.data.missing" },
+          { key: "number", valueExpression: "size(object.data)" },
+        ],
+      });
+    await install(
+      annotations("Fail", "strict"),
+      binding("annotate-fail", { policyName: `annotate-fail-${run}` }),
+    );
+    await install(
+      annotations("Ignore", "lenient"),
+      binding("annotate-ignore", { policyName: `annotate-ignore-${run}` }),
+    );
+    await enforced(configMap("probe", { a: "1" }, { strict: "y" }));
+
+    const audited = await api.post(configMaps, configMap("audited", { a: "1" }, { audit: "y" }));
+    assert.equal(audited.status, 201, audited.text);
+    assert.equal(audited.headers.get("warning"), null);
+
+    const strict = await api.post(configMaps, configMap("strict", { a: "1" }, { strict: "y" }));
+    assert.equal(strict.status, 422, strict.text);
+    assert.match(
+      strict.body.message,
+      new RegExp(
+        `ValidatingAdmissionPolicy 'annotate-fail-${run}' with binding 'annotate-fail-${run}' denied request: .*no such key: missing`,
+      ),
+    );
+    assert.equal(
+      (await api.post(configMaps, configMap("lenient", { a: "1" }, { lenient: "y" }))).status,
+      201,
+    );
   });
 
   test("params: by name, by selector, parameterNotFoundAction", async (t) => {
