@@ -158,7 +158,8 @@ function elementOf(range: Est): Est {
   return range.elem ?? { cost: fixed(0) };
 }
 
-const BOOL_RESULT = new Set([
+/** Functions whose results cel-go counts as scalars (sized 1): booleans, numbers, durations, timestamps. */
+const SCALAR_RESULT = new Set([
   "_==_",
   "_!=_",
   "_<_",
@@ -168,7 +169,6 @@ const BOOL_RESULT = new Set([
   "!_",
   "@in",
   "@not_strictly_false",
-  "has",
   "matches",
   "startsWith",
   "endsWith",
@@ -178,16 +178,11 @@ const BOOL_RESULT = new Set([
   "isIP",
   "isCIDR",
   "isQuantity",
-  "exists",
-  "all",
   "sets.contains",
   "sets.equivalent",
   "sets.intersects",
   "hasValue",
   "allowed",
-]);
-/** Results cel-go counts as scalars: numbers, durations and timestamps. */
-const INT_RESULT = new Set([
   "size",
   "int",
   "uint",
@@ -307,7 +302,7 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean): Range {
     const argCost = all.reduce((c, a) => plus(c, a.cost), fixed(0));
     const result = (cost: Range, more: Partial<Est> = {}): Est => ({
       cost,
-      scalar: BOOL_RESULT.has(fn) || INT_RESULT.has(fn),
+      scalar: SCALAR_RESULT.has(fn),
       ...more,
     });
     switch (fn) {
@@ -425,7 +420,7 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean): Range {
           const str = recv ?? args[0];
           if (str) {
             const size = sizeOf(str);
-            const scalar = BOOL_RESULT.has(fn);
+            const scalar = SCALAR_RESULT.has(fn);
             return {
               cost: plus(factor(size, STRING_TRAVERSAL), argCost),
               scalar,
