@@ -305,9 +305,10 @@ test("matchPolicy Equivalent: a webhook for v1 sees a v2 request converted to v1
   const ns = await newNamespace(client, "conv");
   const seen = await startRawWebhook((review) => answer(review, { allowed: true }));
   const configs = resourceOf(kinds.ValidatingWebhookConfiguration);
-  const hook = (name: string, matchPolicy: string) => ({
+  const hook = (name: string, matchPolicy: string, more: object = {}) => ({
     name,
     matchPolicy,
+    ...more,
     admissionReviewVersions: ["v1"],
     sideEffects: "None",
     clientConfig: { url: `${seen.url}/${name}`, caBundle: seen.caBundle },
@@ -325,7 +326,14 @@ test("matchPolicy Equivalent: a webhook for v1 sees a v2 request converted to v1
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "ValidatingWebhookConfiguration",
     metadata: { name: "equivalent" },
-    webhooks: [hook("equivalent.example.com", "Equivalent"), hook("exact.example.com", "Exact")],
+    webhooks: [
+      hook("equivalent.example.com", "Equivalent"),
+      hook("exact.example.com", "Exact"),
+      // Its match condition reads v1's field: it holds only on the object converted to v1.
+      hook("conditioned.example.com", "Equivalent", {
+        matchConditions: [{ name: "v1-shape", expression: "has(object.spec.size)" }],
+      }),
+    ],
   });
   const widget = (name: string, dryRun: boolean) =>
     client.create<WidgetV2>(
@@ -347,11 +355,11 @@ test("matchPolicy Equivalent: a webhook for v1 sees a v2 request converted to v1
     await seen.close();
   }
   const calls = seen.calls.filter((c) => c.review.request?.name === "e");
-  assert.deepEqual(
-    calls.map((c) => c.path.split("?")[0]),
-    ["/equivalent.example.com"],
-  );
-  const request = calls[0]?.review.request;
+  assert.deepEqual(calls.map((c) => c.path.split("?")[0]).sort(), [
+    "/conditioned.example.com",
+    "/equivalent.example.com",
+  ]);
+  const request = calls.find((c) => c.path.startsWith("/equivalent"))?.review.request;
   assert.deepEqual(request.kind, { group: "conv.example.com", version: "v1", kind: "Widget" });
   assert.deepEqual(request.requestKind, { group: "conv.example.com", version: "v2", kind: "Widget" });
   assert.equal(request.object.apiVersion, "conv.example.com/v1");

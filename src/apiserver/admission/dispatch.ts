@@ -173,13 +173,11 @@ export class Admission {
   async #matching(inv: Invocation | undefined, attrs: AdmissionAttributes): Promise<Invocation | undefined> {
     if (!inv || inv.hook.matchConditions.length === 0) return inv;
     const { evaluateMatchConditions } = await celMatch.load();
+    // The conditions see what the webhook would be sent: the objects in the version it matched.
+    const { object, oldObject } = await this.#versioned(attrs, inv.def);
     const outcome = evaluateMatchConditions(
       inv.hook.matchConditions,
-      {
-        object: attrs.object ?? null,
-        oldObject: attrs.oldObject ?? null,
-        request: admissionRequest(attrs, inv.def),
-      },
+      { object: object ?? null, oldObject: oldObject ?? null, request: admissionRequest(attrs, inv.def) },
       { decide: this.#opts.decide ?? allowAll, user: attrs.user, resource: requestResource(attrs) },
     );
     if ("error" in outcome) {
@@ -240,6 +238,18 @@ export class Admission {
     return inv.def === attrs.def ? result : this.#convert(result, inv.def, attrs.def);
   }
 
+  /** The request's objects in the version `def` (a webhook matched under matchPolicy Equivalent). */
+  async #versioned(
+    attrs: AdmissionAttributes,
+    def: ResourceDefinition,
+  ): Promise<{ object: Obj | undefined; oldObject: Readonly<Obj> | undefined }> {
+    if (def === attrs.def) return { object: attrs.object, oldObject: attrs.oldObject };
+    return {
+      object: attrs.object && (await this.#convert(attrs.object, attrs.def, def)),
+      oldObject: attrs.oldObject && (await this.#convert(attrs.oldObject, attrs.def, def)),
+    };
+  }
+
   /** One call: the review, the HTTP round trip and the checks on the answer; throws a denial. */
   async #call(
     inv: Invocation,
@@ -260,13 +270,7 @@ export class Admission {
         "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)",
       );
     }
-    const sameVersion = inv.def === attrs.def;
-    const object =
-      attrs.object && !sameVersion ? await this.#convert(attrs.object, attrs.def, inv.def) : attrs.object;
-    const oldObject =
-      attrs.oldObject && !sameVersion
-        ? await this.#convert(attrs.oldObject, attrs.def, inv.def)
-        : attrs.oldObject;
+    const { object, oldObject } = await this.#versioned(attrs, inv.def);
     const review = admissionReview(version, attrs, inv.def, object, oldObject);
     let body: Buffer;
     try {
