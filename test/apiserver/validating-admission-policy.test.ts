@@ -404,6 +404,7 @@ describe("ValidatingAdmissionPolicy", () => {
           { expression: "object.spec.replicas == 'three'" },
           { expression: "object.spec.template.spec.containers.all(c, has(c.imagez))" },
           { expression: "variables.nope", messageExpression: "string(params.data.size())" },
+          { expression: "object.spec.replicas.startsWith('1')" },
         ],
       },
     };
@@ -444,6 +445,14 @@ describe("ValidatingAdmissionPolicy", () => {
       {
         fieldRef: "spec.validations[4].expression",
         warning: at("variables.nope", 9, "undefined field 'nope'"),
+      },
+      {
+        fieldRef: "spec.validations[5].expression",
+        warning: at(
+          "object.spec.replicas.startsWith('1')",
+          31,
+          "found no matching overload for 'startsWith' applied to 'int.(string)'",
+        ),
       },
     ]);
     // Warnings only: the policy is stored and a fix is checked again at its next generation.

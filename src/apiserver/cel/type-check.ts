@@ -7,7 +7,8 @@
 //
 // What is checked is what a reader trips over most, in cel-go's words: a select of a field the
 // schema does not declare (`undefined field 'replicaz'`) and a comparison of a field with a
-// literal of another type (`found no matching overload for '_==_' applied to '(int, string)'`).
+// literal of another type (`found no matching overload for '_==_' applied to '(int, string)'`),
+// and a string method called on a field of another type.
 // cel-go's checker finds more (a full type inference); @bufbuild/cel has none for JSON schemas.
 import { parse } from "@bufbuild/cel";
 import { isObject, type Schema, SchemaResolver } from "../schema/schema-types.js";
@@ -68,6 +69,22 @@ function literalType(e: Expr): string | undefined {
   }
 }
 
+/** Methods CEL declares on strings only (the standard ones and the strings extension's). */
+const STRING_METHODS = new Set([
+  "startsWith",
+  "endsWith",
+  "contains",
+  "matches",
+  "lowerAscii",
+  "upperAscii",
+  "trim",
+  "split",
+  "replace",
+  "substring",
+  "charAt",
+  "indexOf",
+  "lastIndexOf",
+]);
 const EQUALITY = new Set(["_==_", "_!=_"]);
 const ORDERING = new Set(["_<_", "_<=_", "_>_", "_>=_"]);
 const NUMERIC = new Set(["int", "uint", "double"]);
@@ -157,6 +174,21 @@ export function typeCheckIssues(expression: string, env: TypeEnvironment): strin
             );
           }
           for (const x of args) if (x.exprKind.case !== "selectExpr") visit(x, scope);
+          return;
+        }
+        // A string method called on a field that is no string (`object.spec.replicas.startsWith('1')`).
+        if (target && STRING_METHODS.has(fn)) {
+          const receiver = scalarType(typeOf(target, scope));
+          const argTypes = args.map((a) => scalarType(typeOf(a, scope)) ?? literalType(a));
+          if (receiver && receiver !== "string" && argTypes.every((t) => t !== undefined)) {
+            const at = positions[String(e.id)];
+            issue(
+              at === undefined ? undefined : at + fn.length + 1,
+              `found no matching overload for '${fn}' applied to '${receiver}.(${argTypes.join(", ")})'`,
+            );
+          }
+          if (target.exprKind.case !== "selectExpr") visit(target, scope);
+          for (const a of args) visit(a, scope);
           return;
         }
         visit(target, scope);
