@@ -33,3 +33,20 @@ export function walkExpr(expr: Expr | undefined, visit: (e: Expr) => void): void
   visit(expr);
   for (const c of childrenOf(expr)) walkExpr(c, visit);
 }
+
+/**
+ * Where cel-go reports an error about `e`: a select at its dot, has() and every call at the
+ * opening parenthesis. This parser records a call at its name (a member call at its dot) and
+ * has()'s select at the `has`, so both are shifted to cel-go's place. Undefined when unknown.
+ */
+export function celGoOffset(parsed: Parsed, e: Expr): number | undefined {
+  const at = parsed.sourceInfo?.positions[String(e.id)];
+  if (at === undefined) return undefined;
+  const k = e.exprKind;
+  // Operators (`_==_`) keep this parser's place: their callers find the operator in the source.
+  if (k.case === "callExpr" && /^[A-Za-z]/.test(k.value.function)) {
+    return at + k.value.function.length + (k.value.target ? 1 : 0);
+  }
+  if (k.case === "selectExpr" && k.value.testOnly) return at + "has".length;
+  return at;
+}

@@ -20,7 +20,7 @@ import { type FieldError, GoSyntax, toStatusCause } from "../schema/field-error.
 import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
-import { type Expr, type Parsed, walkExpr } from "./ast.js";
+import { celGoOffset, type Expr, type Parsed, walkExpr } from "./ast.js";
 import { escapeProperty, unescapeProperty } from "./escaping.js";
 import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
 import { optionalOf } from "./optional.js";
@@ -96,7 +96,7 @@ function schemaOfExpr(e: Expr | undefined, root: Schema): Schema | null {
     const operand = schemaOfExpr(k.value.operand, root);
     if (operand === null) return null;
     const field = selectField(operand, k.value.field, isSelf(k.value.operand));
-    if (field === undefined) throw new UndefinedField(k.value.field, e.id, k.value.testOnly);
+    if (field === undefined) throw new UndefinedField(k.value.field, e);
     return field;
   }
   return null;
@@ -110,10 +110,7 @@ function undefinedField(parsed: Parsed, rule: string, schema: Schema): string | 
     });
   } catch (e) {
     if (!(e instanceof UndefinedField)) throw e;
-    // cel-go places a select at its dot, and has()'s at the call's parenthesis.
-    const offset = parsed.sourceInfo?.positions[String(e.id)];
-    const at = offset === undefined ? undefined : offset + (e.testOnly ? 3 : 0);
-    return located(rule, at, `undefined field '${e.field}'`);
+    return located(rule, celGoOffset(parsed, e.select), `undefined field '${e.field}'`);
   }
   return undefined;
 }
@@ -121,8 +118,7 @@ function undefinedField(parsed: Parsed, rule: string, schema: Schema): string | 
 class UndefinedField extends Error {
   constructor(
     readonly field: string,
-    readonly id: bigint,
-    readonly testOnly: boolean,
+    readonly select: Expr,
   ) {
     super(field);
   }

@@ -4,7 +4,7 @@
 // expression and fails only when it runs, so a typo (or a function of a newer Kubernetes)
 // would otherwise be stored and refuse every object later.
 import type { CelEnv } from "@bufbuild/cel";
-import { childrenOf, type Expr, type Parsed } from "./ast.js";
+import { celGoOffset, childrenOf, type Expr, type Parsed } from "./ast.js";
 
 /** Operators the planner evaluates itself rather than through a declared function. */
 const PLANNED = new Set([
@@ -64,11 +64,6 @@ export function undeclaredReference(
   env: CelEnv,
   declared: ReadonlySet<string>,
 ): string | undefined {
-  const positions = parsed.sourceInfo?.positions ?? {};
-  const at = (e: Expr, shift = 0) => {
-    const p = positions[String(e.id)];
-    return p === undefined ? undefined : p + shift;
-  };
   let found: string | undefined;
   const report = (name: string, offset: number | undefined) => {
     found ??= located(source, offset, `undeclared reference to '${name}' (in container '')`);
@@ -79,7 +74,7 @@ export function undeclaredReference(
     switch (k.case) {
       case "identExpr":
         if (!scope.has(k.value.name) && !declared.has(k.value.name) && !TYPES.has(k.value.name)) {
-          report(k.value.name, at(e));
+          report(k.value.name, celGoOffset(parsed, e));
         }
         return;
       case "selectExpr":
@@ -93,8 +88,7 @@ export function undeclaredReference(
           return;
         }
         if (!PLANNED.has(fn) && env.funcs.find(fn) === undefined) {
-          // cel-go places a call at its opening parenthesis; this parser, at its name (or dot).
-          report(fn, at(e, target ? fn.length + 1 : fn.length));
+          report(fn, celGoOffset(parsed, e));
           return;
         }
         visit(target, scope);

@@ -12,7 +12,7 @@
 // cel-go's checker finds more (a full type inference); @bufbuild/cel has none for JSON schemas.
 import { parse } from "@bufbuild/cel";
 import { isObject, type Schema, SchemaResolver } from "../schema/schema-types.js";
-import { childrenOf, type Expr, type Parsed } from "./ast.js";
+import { celGoOffset, childrenOf, type Expr, type Parsed } from "./ast.js";
 import { located } from "./references.js";
 
 /** The schemas of the variables an expression sees (undefined: dynamic). */
@@ -144,12 +144,7 @@ export function typeCheckIssues(expression: string, env: TypeEnvironment): strin
       return { schema: resolver.resolve(schema.additionalProperties) ?? {}, resolver };
     }
     if (schema.additionalProperties === true || !isTypedObject(schema)) return undefined;
-    // cel-go places a select at its dot, and has()'s at the call's parenthesis.
-    const at = positions[String(e.id)];
-    issue(
-      at === undefined ? undefined : at + (k.value.testOnly ? 3 : 0),
-      `undefined field '${k.value.field}'`,
-    );
+    issue(celGoOffset(parsed, e), `undefined field '${k.value.field}'`);
     return undefined;
   };
 
@@ -181,9 +176,8 @@ export function typeCheckIssues(expression: string, env: TypeEnvironment): strin
           const receiver = scalarType(typeOf(target, scope));
           const argTypes = args.map((a) => scalarType(typeOf(a, scope)) ?? literalType(a));
           if (receiver && receiver !== "string" && argTypes.every((t) => t !== undefined)) {
-            const at = positions[String(e.id)];
             issue(
-              at === undefined ? undefined : at + fn.length + 1,
+              celGoOffset(parsed, e),
               `found no matching overload for '${fn}' applied to '${receiver}.(${argTypes.join(", ")})'`,
             );
           }
