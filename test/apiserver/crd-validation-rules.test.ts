@@ -861,6 +861,71 @@ describe("CRD validation rules", () => {
     assert.deepEqual(await failed("label", { name: "Not_A_Label" }), [said("label")]);
   });
 
+  test("cel-go's optional syntax: .?field, [?key], [?x] and {?k: v} (kube 1.29+)", async (t) => {
+    if (!versionDifference("kube 1.26 reads no optional syntax in CRD rules")) {
+      t.skip("kube 1.26's CEL parser reads no .? nor [?]");
+      return;
+    }
+    const text = { type: "string", maxLength: 63 };
+    const schema = specRules(
+      [
+        // A select after `.?` stays optional: `self.?limits.max` is none when limits is absent.
+        { rule: "self.?limits.max.orValue(100) >= self.?limits.?min.orValue(0)", message: "max below min" },
+        { rule: "self.?labels[?'tier'].orValue('web') in ['web', 'db']", message: "tier" },
+        { rule: "[?self.?a, ?self.?b].size() <= 1", message: "a or b, not both" },
+        { rule: "self.?items[?0].?name.orValue('first') != 'forbidden'", message: "first item" },
+        {
+          rule: "size({'k': 1, ?'a': self.?a, ?'b': self.?b}) == 1 + (has(self.a) ? 1 : 0) + (has(self.b) ? 1 : 0)",
+          message: "map entries",
+        },
+        { rule: "self.labels.?tier.hasValue() || !has(self.b)", message: "b needs a tier" },
+      ],
+      {
+        limits: { type: "object", properties: { min: { type: "integer" }, max: { type: "integer" } } },
+        labels: { type: "object", maxProperties: 10, additionalProperties: text },
+        a: text,
+        b: text,
+        items: { type: "array", maxItems: 5, items: { type: "object", properties: { name: text } } },
+      },
+    );
+    const failed = failuresOf(await install("optionals", "Optional", schema), "Optional");
+    assert.deepEqual(await failed("empty", { labels: {} }), []);
+    assert.deepEqual(
+      await failed("fine", { limits: { min: 1, max: 2 }, labels: { tier: "db" }, b: "x" }),
+      [],
+    );
+    assert.deepEqual(await failed("min-only", { limits: { min: 200 }, labels: {} }), [said("max below min")]);
+    assert.deepEqual(await failed("tier", { labels: { tier: "cache" } }), [said("tier")]);
+    assert.deepEqual(await failed("both", { labels: { tier: "web" }, a: "x", b: "y" }), [
+      said("a or b, not both"),
+    ]);
+    assert.deepEqual(await failed("item", { labels: {}, items: [{ name: "forbidden" }] }), [
+      said("first item"),
+    ]);
+    assert.deepEqual(await failed("no-tier", { labels: {}, b: "y" }), [said("b needs a tier")]);
+    // A field the schema lacks is undefined after `.?` too; a `?` where the syntax allows none is
+    // a syntax error. Both are placed where cel-go places them.
+    const undefinedAfter = await api.post(
+      CRDS,
+      crd(
+        "limitzs",
+        "Limitz",
+        specRules([{ rule: "self.?limitz.orValue(1) == 1" }], { limits: { type: "integer" } }),
+      ),
+    );
+    assert.match(
+      (causes(undefinedAfter) as { message: string }[])[0]?.message ?? "",
+      /compilation failed: ERROR: <input>:1:5: undefined field 'limitz'/,
+    );
+    const r = await api.post(
+      CRDS,
+      crd("badoptionals", "BadOptional", specRules([{ rule: "[1, 2].all(x, ?x > 0)" }], {})),
+    );
+    assert.equal(r.status, 422, r.text);
+    const message = (causes(r) as { message: string }[])[0]?.message ?? "";
+    assert.match(message, /compilation failed: ERROR: <input>:1:15: Syntax error: mismatched input '\?'/);
+  });
+
   test("optionalOldSelf runs a transition rule on create too, oldSelf an optional (kube 1.29+)", async (t) => {
     if (!versionDifference("kube 1.26 has no optionalOldSelf")) {
       t.skip("kube 1.26 knows no optionalOldSelf");

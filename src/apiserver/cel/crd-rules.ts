@@ -13,7 +13,7 @@
 // (escaping.ts). The Kubernetes libraries are in kubernetes-libs.ts, quantity.ts and net.ts.
 // Optional values without the `.?` syntax (optional.ts). Rules too dear on the largest object
 // are refused with the CRD (cost.ts). Not yet: kube's runtime cost budget (a rule runs to its end).
-import { type CelValue, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
+import { type CelValue, celEnv, isCelError, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { type FieldError, GoSyntax, toStatusCause } from "../schema/field-error.js";
@@ -23,7 +23,8 @@ import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMI
 import { celGoOffset, type Expr, type Parsed, walkExpr } from "./ast.js";
 import { escapeProperty, unescapeProperty } from "./escaping.js";
 import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
-import { optionalOf } from "./optional.js";
+import { OPTIONAL_SELECT, optionalOf } from "./optional.js";
+import { parseCel } from "./optional-syntax.js";
 import { located, undeclaredReference } from "./references.js";
 
 interface Rule {
@@ -92,21 +93,36 @@ function schemaOfExpr(e: Expr | undefined, root: Schema): Schema | null {
   if (!e) return null;
   const k = e.exprKind;
   if (k.case === "identExpr") return isSelf(e) ? root : null;
-  if (k.case === "selectExpr" && k.value.operand) {
-    const operand = schemaOfExpr(k.value.operand, root);
+  const select = selectOf(e);
+  if (select) {
+    const operand = schemaOfExpr(select.operand, root);
     if (operand === null) return null;
-    const field = selectField(operand, k.value.field, isSelf(k.value.operand));
-    if (field === undefined) throw new UndefinedField(k.value.field, e);
+    const field = selectField(operand, select.field, isSelf(select.operand));
+    if (field === undefined) throw new UndefinedField(select.field, e);
     return field;
   }
   return null;
+}
+
+/** The operand and field of a select, `x.f` or `x.?f` (which optional-syntax.ts made a call). */
+function selectOf(e: Expr): { operand: Expr; field: string } | undefined {
+  const k = e.exprKind;
+  if (k.case === "selectExpr" && k.value.operand) {
+    return { operand: k.value.operand, field: k.value.field };
+  }
+  if (k.case === "callExpr" && k.value.function === OPTIONAL_SELECT) {
+    const [operand, field] = k.value.args;
+    const name = field?.exprKind.case === "constExpr" ? field.exprKind.value.constantKind.value : undefined;
+    if (operand && typeof name === "string") return { operand, field: name };
+  }
+  return undefined;
 }
 
 /** cel-go's check for selects of `self` (and `oldSelf`) the schema does not declare. */
 function undefinedField(parsed: Parsed, rule: string, schema: Schema): string | undefined {
   try {
     walkExpr(parsed.expr, (e) => {
-      if (e.exprKind.case === "selectExpr") schemaOfExpr(e, schema);
+      if (selectOf(e)) schemaOfExpr(e, schema);
     });
   } catch (e) {
     if (!(e instanceof UndefinedField)) throw e;
@@ -142,7 +158,7 @@ function compile(schema: Schema, rule: string): Compiled {
   let c = byRule.get(rule);
   if (c) return c;
   try {
-    const parsed = parse(rule);
+    const parsed = parseCel(rule);
     const error =
       undeclaredReference(parsed, rule, env, RULE_VARIABLES) ?? undefinedField(parsed, rule, schema);
     if (error) c = { error, transition: false };

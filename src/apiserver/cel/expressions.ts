@@ -2,10 +2,11 @@
 // one environment with the Kubernetes libraries, a cache of programs by expression, and the
 // variables each kind of expression may name, as kube declares them. A name nothing declares is
 // refused when the configuration is written (references.ts), not when a request meets it.
-import { celEnv, parse, plan } from "@bufbuild/cel";
+import { celEnv, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import { authzLibrary } from "./authz.js";
 import { kubernetesLibraries } from "./kubernetes-libs.js";
+import { parseCel } from "./optional-syntax.js";
 import { undeclaredReference } from "./references.js";
 
 export type Program = (ctx: Record<string, unknown>) => unknown;
@@ -22,7 +23,7 @@ function expressionCompiler(variables: readonly string[]): (expression: string) 
     let p = programs.get(expression);
     if (!p) {
       try {
-        const parsed = parse(expression);
+        const parsed = parseCel(expression);
         const undeclared = undeclaredReference(parsed, expression, env, declared);
         p = undeclared ? { error: `ERROR: ${undeclared}` } : (plan(env, parsed) as Program);
       } catch (e) {

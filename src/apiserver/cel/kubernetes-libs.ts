@@ -17,7 +17,7 @@ import { CelScalar, isCelList, isCelMap, isCelUint } from "@bufbuild/cel";
 import { RE2JS } from "re2js";
 import { formatLibrary } from "./format.js";
 import { netLibrary } from "./net.js";
-import { optionalLibrary } from "./optional.js";
+import { optionalLibrary, optionalSyntaxLibrary } from "./optional.js";
 import { quantityLibrary } from "./quantity.js";
 import { urlLibrary } from "./url.js";
 
@@ -198,6 +198,7 @@ export const kubernetesLibraries: CelFunc[] = [
   ...quantityLibrary,
   ...netLibrary,
   ...optionalLibrary,
+  ...optionalSyntaxLibrary,
   ...formatLibrary,
 ];
 

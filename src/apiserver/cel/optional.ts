@@ -2,7 +2,8 @@
 // travels as a tagged map (tagged.ts's way) holding a list of none or one value, so `==` compares
 // two optionals by what they hold and an optional never equals anything else (`null` included).
 // Here: optional.of, optional.ofNonZeroValue, optional.none, hasValue, value, orValue, or.
-// Not here: the `.?field` and `[?key]` syntax, which this CEL parser does not read.
+// The `.?field`, `[?key]`, `[?x]` and `{?k: v}` syntax, which this CEL parser does not read, is
+// rewritten by optional-syntax.ts into calls of the four functions at the end.
 import {
   type CelFunc,
   type CelList,
@@ -17,16 +18,28 @@ import {
   isCelList,
   isCelMap,
   isCelUint,
+  listType,
   mapType,
 } from "@bufbuild/cel";
 
 const TAG = "\u0000optional";
 const DYN = CelScalar.DYN;
 const OPTIONAL = mapType(CelScalar.STRING, DYN);
+const LIST = listType(DYN);
+
+/** The functions the optional syntax is rewritten into (names no expression can spell). */
+export const OPTIONAL_SELECT = "@optional.select";
+export const OPTIONAL_INDEX = "@optional.index";
+export const OPTIONAL_LIST = "@optional.list";
+export const OPTIONAL_MAP = "@optional.map";
 
 /** An optional holding `value`, or none. */
 export function optionalOf(value?: CelValue): CelMap {
   return celMap(new Map([[TAG, celList(value === undefined ? [] : [value])]]));
+}
+
+function isOptional(v: CelValue): v is CelMap {
+  return isCelMap(v) && isCelList(v.get(TAG));
 }
 
 /** What `v` holds when it is an optional: [] for none, [x] for some; CEL's "no such overload" otherwise. */
@@ -66,4 +79,55 @@ export const optionalLibrary: CelFunc[] = [
     held(other); // an `or` of something that is not an optional is no such overload
     return other;
   }),
+];
+
+/**
+ * `x.?field` and `x[?key]`: an optional of the entry (a list's element) when present, else none.
+ * On an optional it reaches into the value held, so `a.?b.c` stays optional as in cel-go.
+ */
+function optionalEntry(x: CelValue, key: CelValue): CelMap {
+  if (isOptional(x)) {
+    const [v] = held(x);
+    if (v === undefined) return x;
+    x = v;
+  }
+  if (isCelMap(x)) {
+    if (typeof key === "number" || typeof key === "object") throw celError("unsupported key type");
+    return optionalOf(x.get(key as string | bigint | boolean));
+  }
+  if (isCelList(x)) {
+    const i = typeof key === "bigint" ? Number(key) : isCelUint(key) ? Number(key.value) : key;
+    if (typeof i !== "number" || !Number.isInteger(i)) throw celError("unsupported index type");
+    return optionalOf(i >= 0 && i < x.size ? x.get(i) : undefined);
+  }
+  throw celError("no such overload");
+}
+
+/** The values of `values` whose flag is unset, and what the optionals flagged hold. */
+function present(values: CelList, flags: CelList): (CelValue | undefined)[] {
+  return [...values].map((v, i) => (flags.get(i) === true ? held(v as CelMap)[0] : v));
+}
+
+export const optionalSyntaxLibrary: CelFunc[] = [
+  celFunc(OPTIONAL_SELECT, [DYN, CelScalar.STRING], OPTIONAL, optionalEntry),
+  celFunc(OPTIONAL_INDEX, [DYN, DYN], OPTIONAL, optionalEntry),
+  celFunc(OPTIONAL_LIST, [LIST, LIST], LIST, (values: CelList, flags: CelList) =>
+    celList(present(values, flags).filter((v) => v !== undefined)),
+  ),
+  celFunc(
+    OPTIONAL_MAP,
+    [LIST, LIST, LIST],
+    mapType(DYN, DYN),
+    (keys: CelList, values: CelList, flags: CelList) => {
+      const entries = new Map<CelValue, CelValue>();
+      const kept = present(values, flags);
+      for (const [i, k] of [...keys].entries()) {
+        const v = kept[i];
+        if (v === undefined) continue;
+        if (entries.has(k)) throw celError(`Failed with repeated key`);
+        entries.set(k, v);
+      }
+      return celMap(entries as Map<string, CelValue>);
+    },
+  ),
 ];

@@ -10,9 +10,9 @@
 // literal of another type (`found no matching overload for '_==_' applied to '(int, string)'`),
 // and a string method called on a field of another type.
 // cel-go's checker finds more (a full type inference); @bufbuild/cel has none for JSON schemas.
-import { parse } from "@bufbuild/cel";
 import { isObject, type Schema, SchemaResolver } from "../schema/schema-types.js";
 import { celGoOffset, childrenOf, type Expr, type Parsed } from "./ast.js";
+import { parseCel } from "./optional-syntax.js";
 import { located } from "./references.js";
 
 /** The schemas of the variables an expression sees (undefined: dynamic). */
@@ -105,7 +105,7 @@ const OPERATOR_TEXT: Record<string, string> = {
 export function typeCheckIssues(expression: string, env: TypeEnvironment): string | undefined {
   let parsed: Parsed;
   try {
-    parsed = parse(expression);
+    parsed = parseCel(expression);
   } catch {
     return undefined;
   }
