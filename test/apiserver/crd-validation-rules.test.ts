@@ -861,6 +861,70 @@ describe("CRD validation rules", () => {
     assert.deepEqual(await failed("label", { name: "Not_A_Label" }), [said("label")]);
   });
 
+  test("a rule whose evaluation costs past 1 000 000 is cancelled, at the element kube stops at", async () => {
+    // Per inner step cel-go counts 7 (the loop's condition 2, @result 1, x, y, + and >= 1 each),
+    // per outer step 6 more, and 3 for the rule: 377 elements cost 997 168, 378 cost 1 002 459.
+    const pairs = await install(
+      "pairs",
+      "Pair",
+      specRules([{ rule: "self.l.all(x, self.l.all(y, x + y >= 0))", message: "pairs" }], {
+        l: { type: "array", maxItems: 1000, items: { type: "integer" } },
+      }),
+    );
+    const failed = failuresOf(pairs, "Pair");
+    const numbers = (n: number) => ({ l: Array.from({ length: n }, (_, i) => i) });
+    assert.deepEqual(await failed("under", numbers(377)), []);
+    assert.deepEqual(await failed("over", numbers(378)), [
+      said(
+        "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: pairs",
+      ),
+    ]);
+  });
+
+  test("the rules run on one object share a budget of 10 000 000; past it no rule runs", async () => {
+    // Each rule costs 631 803 on 300 numbers (and is estimated so, 9.5M weighed by 15 items: each
+    // under kube's 10M per rule). Fifteen evaluations spend 9 477 045; the sixteenth, item 5's
+    // first rule, would pass the budget, and kube stops there.
+    const rule = (predicate: string) => ({ rule: `self.l.all(x, self.l.all(y, ${predicate}))` });
+    const sums = await install(
+      "sums",
+      "Sum",
+      specRules([], {
+        items: {
+          type: "array",
+          maxItems: 15,
+          items: {
+            type: "object",
+            "x-kubernetes-validations": [rule("x + y >= 0"), rule("y + x >= 0"), rule("0 <= x + y")],
+            properties: { l: { type: "array", maxItems: 300, items: { type: "integer" } } },
+          },
+        },
+      }),
+    );
+    const item = { l: Array.from({ length: 300 }, (_, i) => i) };
+    const r = await api.post(sums, {
+      apiVersion: `${group}/v1`,
+      kind: "Sum",
+      metadata: { name: "budget" },
+      spec: { items: Array.from({ length: 15 }, () => item) },
+    });
+    assert.deepEqual(causes(r), [
+      {
+        reason: "FieldValueInvalid",
+        message:
+          'Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run',
+        field: "spec.items[5]",
+      },
+    ]);
+    const few = await api.post(sums, {
+      apiVersion: `${group}/v1`,
+      kind: "Sum",
+      metadata: { name: "few" },
+      spec: { items: Array.from({ length: 5 }, () => item) },
+    });
+    assert.equal(few.status, 201, few.text);
+  });
+
   test("cel-go's optional syntax: .?field, [?key], [?x] and {?k: v} (kube 1.29+)", async (t) => {
     if (!versionDifference("kube 1.26 reads no optional syntax in CRD rules")) {
       t.skip("kube 1.26's CEL parser reads no .? nor [?]");

@@ -248,8 +248,9 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean): Range {
       }
       case "selectExpr": {
         const operand = visit(k.value.operand, scope);
+        // has() adds nothing to what its operand costs (cel-go's costSelect).
+        if (k.value.testOnly) return { cost: operand.cost, scalar: true };
         const cost = plus(operand.cost, fixed(1));
-        if (k.value.testOnly) return { cost, scalar: true };
         const isSelf =
           k.value.operand?.exprKind.case === "identExpr" &&
           ["self", "oldSelf"].includes(k.value.operand.exprKind.value.name);

@@ -26,6 +26,7 @@ import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
 import { OPTIONAL_SELECT, optionalOf } from "./optional.js";
 import { parseCel } from "./optional-syntax.js";
 import { located, undeclaredReference } from "./references.js";
+import { PER_CALL_LIMIT, type Program, planMetered, RUNTIME_BUDGET, runMetered } from "./runtime-cost.js";
 
 interface Rule {
   rule?: string;
@@ -42,10 +43,10 @@ const REASONS = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvali
 const MAX_MESSAGE_BYTES = 5 * 1024;
 const NEWLINES = /[\n\r]+/;
 
-type Program = (ctx: Record<string, unknown>) => unknown;
-
 interface Compiled {
   program?: Program;
+  /** The program counting its runtime cost (runtime-cost.ts), planned when first needed. */
+  metered?: () => Program;
   /** The estimated cost of one evaluation (cost.ts), when it compiles. */
   cost?: number;
   /** The compiler's words, when the rule does not compile. */
@@ -163,8 +164,13 @@ function compile(schema: Schema, rule: string): Compiled {
       undeclaredReference(parsed, rule, env, RULE_VARIABLES) ?? undefinedField(parsed, rule, schema);
     if (error) c = { error, transition: false };
     else {
+      let metered: Program | undefined;
       c = {
         program: plan(env, parsed) as Program,
+        metered: () => {
+          metered ??= planMetered(env, parsed);
+          return metered;
+        },
         cost: estimateCost(parsed.expr, schema, true).max,
         transition: usesIdent(parsed.expr, "oldSelf"),
       };
@@ -257,8 +263,7 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
     }
     total.observe(field, weighed);
   };
-  const visit = (s: Schema | undefined, at: string, cardinality: number | undefined) => {
-    if (!s || typeof s !== "object") return;
+  const visit = (s: Schema, at: string, cardinality: number | undefined) => {
     rulesOf(s).forEach((r, i) => {
       const base = `${at}.x-kubernetes-validations[${i}]`;
       const field = `${base}.rule`;
@@ -303,15 +308,8 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
         });
       }
     });
-    // kube's MaxCardinality: how many of a node an object can hold, from its collections' bounds.
-    const within = (bound: unknown) =>
-      cardinality !== undefined && typeof bound === "number" ? cardinality * bound : undefined;
-    for (const [k, v] of Object.entries(s.properties ?? {})) visit(v, `${at}.properties[${k}]`, cardinality);
-    if (s.items && !Array.isArray(s.items)) visit(s.items, `${at}.items`, within(s.maxItems));
-    if (typeof s.additionalProperties === "object")
-      visit(s.additionalProperties, `${at}.additionalProperties`, within(s.maxProperties));
   };
-  visit(schema, path, 1);
+  eachNode(schema, path, visit);
   if (total.total > PER_CRD_LIMIT) {
     for (const { field } of total.mostExpensive) {
       errs.push({
@@ -332,6 +330,53 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
   }
   return errs;
 }
+
+/**
+ * Each node of `schema` (at `path`, kube's schema path) with how many of it an object can hold
+ * (kube's MaxCardinality, from its collections' bounds; undefined under a collection of no bound).
+ */
+function eachNode(
+  schema: Schema,
+  path: string,
+  visit: (s: Schema, at: string, cardinality: number | undefined) => void,
+): void {
+  const walk = (s: Schema | undefined, at: string, cardinality: number | undefined) => {
+    if (!s || typeof s !== "object") return;
+    visit(s, at, cardinality);
+    const within = (bound: unknown) =>
+      cardinality !== undefined && typeof bound === "number" ? cardinality * bound : undefined;
+    for (const [k, v] of Object.entries(s.properties ?? {})) walk(v, `${at}.properties[${k}]`, cardinality);
+    if (s.items && !Array.isArray(s.items)) walk(s.items, `${at}.items`, within(s.maxItems));
+    if (typeof s.additionalProperties === "object")
+      walk(s.additionalProperties, `${at}.additionalProperties`, within(s.maxProperties));
+  };
+  walk(schema, path, 1);
+}
+
+/**
+ * Whether the rules of `schema` could reach kube's runtime limits: one rule estimated past the
+ * per-call limit, or all of them, weighed by how often their nodes occur, past the budget. Only
+ * then are rules run metered (slower); the estimate bounds what they can cost.
+ */
+function meteringNeeded(schema: Schema): boolean {
+  let needed = metering.get(schema);
+  if (needed === undefined) {
+    let total = 0;
+    eachNode(schema, "", (s, _at, cardinality) => {
+      for (const r of rulesOf(s)) {
+        if (typeof r.rule !== "string") continue;
+        const cost = compile(s, r.rule).cost ?? 0;
+        if (cost > PER_CALL_LIMIT) total = Number.POSITIVE_INFINITY;
+        total += cost * (cardinality ?? maxCardinality(s));
+      }
+    });
+    needed = total > RUNTIME_BUDGET;
+    metering.set(schema, needed);
+  }
+  return needed;
+}
+
+const metering = new WeakMap<Schema, boolean>();
 
 /** kube's TotalCost: the sum of a CRD's weighed rule costs, and the (up to 4) dearest of them. */
 class TotalCost {
@@ -522,6 +567,10 @@ function once(fn: () => boolean): () => boolean {
  */
 export function ruleViolations(schema: Schema, obj: unknown, old: unknown): StatusCause[] {
   const causes: StatusCause[] = [];
+  // What the rules may still spend on this object, when they are metered; kube stops them all
+  // once one is cancelled or the budget is spent.
+  let remaining = meteringNeeded(schema) ? RUNTIME_BUDGET : undefined;
+  let stopped = false;
   const visit = (
     s: Schema | undefined,
     value: unknown,
@@ -529,7 +578,7 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
     path: string,
     unchanged: () => boolean,
   ) => {
-    if (!s || value === undefined || value === null) return;
+    if (!s || value === undefined || value === null || stopped) return;
     // The node as CEL sees it, converted once for all its rules (and the old node once too).
     let self: unknown;
     let oldSelf: unknown;
@@ -545,8 +594,34 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
       if (optional)
         ctx.oldSelf = oldValue === undefined ? optionalOf() : optionalOf(celValue(oldValue, s) as CelValue);
       else if (c.transition) ctx.oldSelf = oldSelf ??= celValue(oldValue, s);
-      const result = c.program(ctx);
       const field = path === "" ? "<nil>" : path;
+      const invalid = (detail: string) =>
+        causes.push({
+          reason: "FieldValueInvalid",
+          message: `Invalid value: ${JSON.stringify(typeName(s, value))}: ${detail}`,
+          field,
+        });
+      let result: unknown;
+      if (remaining === undefined || !c.metered) result = c.program(ctx);
+      else {
+        const run = runMetered(c.metered(), ctx, PER_CALL_LIMIT);
+        const name = (r.message ?? "").trim() || r.rule.trim();
+        if (run.cost > remaining) {
+          invalid(
+            "validation failed due to running out of cost budget, no further validation rules will be run",
+          );
+        } else if (run.exceeded) {
+          invalid(
+            `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${name}`,
+          );
+        }
+        if (run.cost > remaining || run.exceeded) {
+          stopped = true;
+          return;
+        }
+        remaining -= run.cost;
+        result = run.result;
+      }
       if (isCelError(result)) {
         // kube's words for an evaluation error (validation.go): an overload mismatch explained,
         // anything else "<error> evaluating rule: <message or rule>".
@@ -555,11 +630,7 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
         const detail = message.startsWith("no such overload")
           ? `'${message}': call arguments did not match a supported operator, function or macro signature for rule: ${name}`
           : `${message} evaluating rule: ${name}`;
-        causes.push({
-          reason: "FieldValueInvalid",
-          message: `Invalid value: ${JSON.stringify(typeName(s, value))}: ${detail}`,
-          field,
-        });
+        invalid(detail);
       } else if (result !== true) {
         if (!c.transition && unchanged()) continue;
         const normalized =
