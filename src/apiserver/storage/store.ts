@@ -2,6 +2,7 @@
 // a bounded history of changes, and synchronous fan-out of each change to the store's watchers.
 // Everything here is synchronous: a handler that reads, checks and writes without awaiting in
 // between cannot race another request.
+import { deepFreeze, shareCommonTrees } from "./frozen-trees.js";
 import { History } from "./history.js";
 import { SortedKeys, upperBound } from "./sorted-keys.js";
 import {
@@ -58,12 +59,6 @@ export interface StoreView {
   countAfter(key: string): number;
   /** The object under `key`, as the view shows it. */
   get(key: string): StoredObject | undefined;
-}
-
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const v of Object.values(value)) deepFreeze(v);
 }
 
 export function objectKey(namespace: string, name: string): string {
@@ -313,6 +308,7 @@ function freezeStored(
   name: string,
   json = JSON.stringify(obj),
 ): StoredObject {
+  shareCommonTrees(obj);
   shareLongStrings(obj, json);
   deepFreeze(obj);
   return Object.freeze({ obj, json, rv, key, namespace, name });
