@@ -16,6 +16,7 @@ import type { GenericEvent } from "../event/index.js";
 import { type EventHandler, enqueueRequestForObject, enqueueRequestForOwner } from "../handler/index.js";
 import type { Predicate } from "../predicate/index.js";
 import type { Reconciler, Request } from "../reconcile/index.js";
+import type { ShardedControllers } from "../sharding/sharding.js";
 import {
   type Channel,
   channel,
@@ -27,6 +28,8 @@ import {
 /** What the builder needs of the Manager. */
 export interface BuilderManager extends ControllerContext {
   getCache(): InformerCache;
+  /** The Manager's part in a ring, when it was made with the `sharding` option. */
+  readonly sharding?: ShardedControllers;
 }
 
 export interface ForOptions<T extends KubeObject> {
@@ -34,6 +37,13 @@ export interface ForOptions<T extends KubeObject> {
   predicates?: Predicate<T>[];
   /** Watch metadata only (`PartialObjectMetadata`), saving memory for large kinds. Default: false. */
   onlyMetadata?: boolean;
+  /**
+   * Share the objects of this kind, and of the kinds it `owns()`, with the other replicas of the
+   * Manager's ring (`Manager.create(cfg, { sharding })`): this replica caches and reconciles only
+   * the objects assigned to it, and runs the controller while it holds its place in the ring.
+   * Default: false.
+   */
+  sharded?: boolean;
 }
 
 export interface OwnsOptions<T extends KubeObject> {
@@ -86,6 +96,7 @@ export class ControllerBuilder {
   #logConstructor: LogConstructor<Request> | undefined;
   readonly #errors: string[] = [];
   readonly #kinds = new Set<Kind>();
+  readonly #owned: Kind[] = [];
 
   constructor(mgr: BuilderManager) {
     this.#mgr = mgr;
@@ -105,6 +116,7 @@ export class ControllerBuilder {
   /** A kind the controller creates: its events queue the owner (of the `for()` kind) found in ownerReferences. */
   owns<T extends KubeObject>(kind: Kind<T>, opts: OwnsOptions<T> = {}): this {
     this.#kinds.add(kind);
+    this.#owned.push(kind);
     this.#watches.push({
       describe: `owns(${kind.kind})`,
       make: (global) => {
@@ -222,7 +234,24 @@ export class ControllerBuilder {
     if (!this.#forKind && this.#watches.length === 0) {
       errors.push("the controller watches nothing: add for(Kind), owns(Kind) or watches(...)");
     }
+    const sharded = this.#forOptions.sharded === true;
+    if (sharded && !this.#mgr.sharding) {
+      errors.push("for(Kind, { sharded: true }) needs a Manager made with the sharding option");
+    }
     if (errors.length > 0) throw new BuilderError(`controllerManagedBy: ${errors.join("; ")}`);
+    if (sharded) {
+      const sharding = this.#mgr.sharding!;
+      sharding.register(this.#forKind!, this.#owned);
+      reconciler = sharding.reconciler(this.#forKind!, reconciler);
+      // A managed one is run by the ring, not the Manager: only while this replica holds its Lease.
+      if (create === newController) {
+        create = (name, context, options) => {
+          const c = newUnmanagedController(name, context, options);
+          sharding.add(c);
+          return c;
+        };
+      }
+    }
     const name = this.#name ?? this.#forKind!.kind.toLowerCase();
     const sources: Source<Request>[] = [];
     const global = this.#globalPredicates;

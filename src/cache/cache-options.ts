@@ -1,6 +1,14 @@
 // Options of the Cache, with every default applied in one place (resolveCacheOptions), as
 // controller-runtime's `cache.Options` and `defaultOpts`.
-import type { FieldSelector, GroupVersionKind, Kind, LabelSelector } from "../api/index.js";
+import {
+  everythingLabelSelector,
+  type FieldSelector,
+  type GroupVersionKind,
+  type Kind,
+  type LabelSelector,
+  labelSelectorFromRequirements,
+  parseLabelSelector,
+} from "../api/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
 import type { RESTMapper } from "../mapper/index.js";
 import type { RESTClient } from "../rest/index.js";
@@ -44,6 +52,12 @@ export interface CacheOptions {
   defaultFieldSelector?: string | FieldSelector;
   /** Per-kind settings, matched by group, version and kind. Default: none. */
   byObject?: readonly ByObject[];
+  /**
+   * A label selector added to a kind's own when its informer is made (undefined: none). The
+   * Manager's sharding sets it so that a sharded kind's informer holds only this replica's
+   * objects. Default: none.
+   */
+  selectorFor?: (kind: GroupVersionKind) => string | undefined;
   /** Applied to every object before it is stored. Default: `stripManagedFields`. */
   defaultTransform?: TransformFunc;
   /** Resync period of every informer (0: never), jittered ±12.5 %. Default: 36 000 000 ms (10 h). */
@@ -80,6 +94,12 @@ export interface ResolvedCacheOptions {
   forKind(kind: GroupVersionKind): ResolvedKindOptions;
 }
 
+/** A selector of the objects both select. */
+function bothSelectors(a: string | LabelSelector | undefined, b: string): LabelSelector {
+  const first = typeof a === "string" ? parseLabelSelector(a) : (a ?? everythingLabelSelector());
+  return labelSelectorFromRequirements([...first.requirements, ...parseLabelSelector(b).requirements]);
+}
+
 function gvkKey(g: GroupVersionKind): string {
   return `${g.group}/${g.version}/${g.kind}`;
 }
@@ -111,14 +131,18 @@ export function resolveCacheOptions(opts: CacheOptions): ResolvedCacheOptions {
     backoff: opts.backoff,
     forKind(kind) {
       const b = byObject.get(gvkKey(kind));
-      if (!b) return defaults;
-      return {
-        namespaces: b.namespaces ?? defaults.namespaces,
-        labelSelector: b.labelSelector ?? defaults.labelSelector,
-        fieldSelector: b.fieldSelector ?? defaults.fieldSelector,
-        transform: b.transform ?? defaults.transform,
-        syncPeriodMs: b.syncPeriodMs ?? defaults.syncPeriodMs,
-      };
+      const own = !b
+        ? defaults
+        : {
+            namespaces: b.namespaces ?? defaults.namespaces,
+            labelSelector: b.labelSelector ?? defaults.labelSelector,
+            fieldSelector: b.fieldSelector ?? defaults.fieldSelector,
+            transform: b.transform ?? defaults.transform,
+            syncPeriodMs: b.syncPeriodMs ?? defaults.syncPeriodMs,
+          };
+      const extra = opts.selectorFor?.(kind);
+      if (extra === undefined) return own;
+      return { ...own, labelSelector: bothSelectors(own.labelSelector, extra) };
     },
   };
 }

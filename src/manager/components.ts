@@ -17,6 +17,7 @@ import { type EventRecorderProvider, newEventRecorderProvider } from "../recorde
 import type { RESTConfig } from "../rest/index.js";
 import { newRESTClient, type RESTClient, warningLogger } from "../rest/index.js";
 import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../workqueue/index.js";
+import { Sharding } from "../sharding/sharding.js";
 import type { ResolvedManagerOptions } from "./options.js";
 
 export interface ManagerComponents {
@@ -30,6 +31,8 @@ export interface ManagerComponents {
   recorders: EventRecorderProvider;
   metricsServer: MetricsServer;
   probes: HealthProbeServer;
+  /** This replica's part in a ring, when the options ask for sharding. */
+  sharding: Sharding | undefined;
 }
 
 /** Builds every shared part; none connects or listens until the manager starts it. */
@@ -41,13 +44,19 @@ export function newManagerComponents(config: RESTConfig, o: ResolvedManagerOptio
     onWarning: warningLogger(log.withName("KubeAPIWarningLogger")),
   });
   const mapper = newRESTMapper(rest);
+  const sharding =
+    o.sharding &&
+    new Sharding(o.sharding, { rest, logger: log, registry, namespaces: o.cache.defaultNamespaces ?? [] });
   const cache = newCache(config, {
     ...o.cache,
+    selectorFor: sharding?.selectorFor ?? o.cache.selectorFor,
     restClient: o.cache.restClient ?? rest,
     mapper: o.cache.mapper ?? mapper,
     logger: o.cache.logger ?? log.withName("cache"),
   });
+  sharding?.attachCache(cache);
   return {
+    sharding,
     registry,
     workqueueMetrics: prometheusWorkqueueMetrics(registry),
     rest,

@@ -15,6 +15,7 @@ import type { Reconciler, Request } from "../reconcile/index.js";
 import type { EventRecorder } from "../recorder/index.js";
 import type { RESTConfig } from "../rest/index.js";
 import type { RESTClient } from "../rest/index.js";
+import type { ShardedControllers } from "../sharding/sharding.js";
 import { newWebhookServer, type WebhookServer } from "../webhook/index.js";
 import type { WorkqueueMetricsProvider } from "../workqueue/index.js";
 import { type ManagerComponents, newManagerComponents } from "./components.js";
@@ -103,6 +104,7 @@ class ControllerManager implements Manager {
     others: RunnableGroup;
     warmup: RunnableGroup;
     leader: RunnableGroup;
+    sharded: RunnableGroup;
   };
   readonly #elected: Promise<void>;
   #resolveElected!: () => void;
@@ -136,6 +138,7 @@ class ControllerManager implements Manager {
       others: new RunnableGroup("others", onError),
       warmup: new RunnableGroup("warm-up", onError),
       leader: new RunnableGroup("leader election", onError),
+      sharded: new RunnableGroup("sharded", onError),
     };
     this.#elected = new Promise((resolve) => {
       this.#resolveElected = resolve;
@@ -150,6 +153,26 @@ class ControllerManager implements Manager {
         throw new Error("manager: the cache did not sync");
       }
     });
+    if (c.sharding) this.add(markUnscoped(c.sharding.coordinator()));
+  }
+
+  /**
+   * This replica's part in its ring, when made with the `sharding` option: the builder's
+   * `for(Kind, { sharded: true })` registers through it.
+   */
+  get sharding(): ShardedControllers | undefined {
+    const s = this.#c.sharding;
+    if (!s) return undefined;
+    return {
+      ring: s.o.ring,
+      identity: s.o.identity,
+      register: (kind, owned) => s.register(kind, owned),
+      reconciler: (kind, inner) => s.reconciler(kind, inner),
+      add: (runnable) => {
+        this.#track(runnable);
+        this.#groups.sharded.add(runnable).catch((err: unknown) => this.#fail(err));
+      },
+    };
   }
 
   addConditional(
@@ -188,7 +211,8 @@ class ControllerManager implements Manager {
     return this.#conditionals.map((c) => c.status());
   }
 
-  add(runnable: Runnable): void {
+  /** Keeps a controller's in-flight reconciles, for the shutdown timeout's message. */
+  #track(runnable: Runnable): void {
     const reporter = runnable as Runnable & {
       name?: unknown;
       inFlightReconciles?: () => InFlightReconcile[];
@@ -196,6 +220,10 @@ class ControllerManager implements Manager {
     if (typeof reporter.inFlightReconciles === "function") {
       this.#reconcilers.push({ name: String(reporter.name), inFlight: () => reporter.inFlightReconciles!() });
     }
+  }
+
+  add(runnable: Runnable): void {
+    this.#track(runnable);
     const warm = runnable as Runnable & { warmup?: (signal: AbortSignal) => Promise<void> };
     if (typeof warm.warmup === "function" && needsLeaderElection(runnable)) {
       const warmup = { start: (s: AbortSignal) => warm.warmup!(s), needLeaderElection: () => false };
@@ -214,6 +242,8 @@ class ControllerManager implements Manager {
     let elector: LeaderElector | undefined;
     let electorDone: Promise<void> | undefined;
     const electionSignal = new AbortController();
+    const membership = new AbortController();
+    let membershipDone: Promise<void> | undefined;
     try {
       const g = this.#groups;
       await g.http.start(stop);
@@ -229,10 +259,16 @@ class ControllerManager implements Manager {
           await g.leader.start(stop);
           this.#resolveElected();
         }
+        // In a ring: the sharded controllers run while this replica holds its Lease; losing it
+        // fails the manager, as losing leader election does.
+        membershipDone = this.#c.sharding
+          ?.membership((held) => this.#hold(held))
+          .run(membership.signal)
+          .catch((err: unknown) => this.#fail(err));
       }
       await aborted(stop);
     } finally {
-      await this.#shutdown(electionSignal, electorDone);
+      await this.#shutdown(electionSignal, electorDone, membership, membershipDone);
     }
     if (this.#firstError !== undefined) throw this.#firstError;
   }
@@ -249,14 +285,30 @@ class ControllerManager implements Manager {
     await group.stop();
   }
 
-  // Reverse start order: leader runnables first (and the Lease released, if asked), then the
-  // rest, caches, webhooks, and the HTTP servers last so probes answer during shutdown.
-  async #shutdown(electionSignal: AbortController, electorDone: Promise<void> | undefined): Promise<void> {
+  async #hold(held: AbortSignal): Promise<void> {
+    const group = this.#groups.sharded;
+    void group.start(held);
+    await aborted(held);
+    await group.stop();
+  }
+
+  // Reverse start order: leader runnables first (and the Lease released, if asked), the sharded
+  // ones (and the ring's Lease released), then the rest, caches, webhooks, and the HTTP servers
+  // last so probes answer during shutdown.
+  async #shutdown(
+    electionSignal: AbortController,
+    electorDone: Promise<void> | undefined,
+    membership: AbortController,
+    membershipDone: Promise<void> | undefined,
+  ): Promise<void> {
     const g = this.#groups;
     const steps = async () => {
       await g.leader.stop();
       electionSignal.abort();
       await electorDone;
+      await g.sharded.stop();
+      membership.abort();
+      await membershipDone;
       await g.warmup.stop();
       await g.others.stop();
       await g.caches.stop();
@@ -281,6 +333,7 @@ class ControllerManager implements Manager {
     // every part now, without waiting on the stuck ones, so that only the stuck reconcile's own
     // handles (if any) can keep the process: watches end, servers close, connections drop.
     electionSignal.abort();
+    membership.abort();
     for (const group of Object.values(g)) group.abort();
     let bound: NodeJS.Timeout | undefined;
     await Promise.race([

@@ -3,6 +3,11 @@
 import type { ClientOptions as NewClientOptions } from "../client/index.js";
 import type { Kind } from "../api/index.js";
 import type { CacheOptions } from "../cache/index.js";
+import {
+  type ResolvedShardingOptions,
+  resolveShardingOptions,
+  type ShardingOptions,
+} from "../sharding/sharding.js";
 import type { ControllerDefaults } from "../controller/index.js";
 import type { HTTPHandler, MetricsFilterProvider } from "../metrics/index.js";
 import { type Logger, newLogger } from "../log/index.js";
@@ -94,6 +99,11 @@ export interface ManagerOptions {
    * use (port 9443, certificates from `<tmpdir>/k8s-webhook-server/serving-certs`). Default: `{}`.
    */
   webhookServer?: WebhookServer | WebhookServerOptions;
+  /**
+   * Share the objects of sharded controllers (`for(Kind, { sharded: true })`) with the other
+   * replicas in the same ring, each reconciling its part. Default: none.
+   */
+  sharding?: ShardingOptions;
 }
 
 export interface ResolvedManagerOptions {
@@ -115,6 +125,7 @@ export interface ResolvedManagerOptions {
   gracefulShutdownTimeoutMs: number;
   controller: ControllerDefaults;
   webhookServer: WebhookServer | WebhookServerOptions;
+  sharding: ResolvedShardingOptions | undefined;
 }
 
 /** Thrown by Manager.create for options that cannot work; the message says which and why. */
@@ -137,18 +148,35 @@ export function resolveManagerOptions(
         '(kubebuilder uses "<hash>.<domain>")',
     );
   }
+  const leaseDurationMs = opts.leaseDurationMs ?? opts.leaseDuration ?? 15_000;
+  const renewDeadlineMs = opts.renewDeadlineMs ?? opts.renewDeadline ?? 10_000;
+  const retryPeriodMs = opts.retryPeriodMs ?? opts.retryPeriod ?? 2_000;
+  const leaderElectionNamespace = opts.leaderElectionNamespace ?? configNamespace ?? "default";
+  let sharding: ResolvedShardingOptions | undefined;
+  try {
+    sharding =
+      opts.sharding &&
+      resolveShardingOptions(opts.sharding, {
+        leaseDurationMs,
+        renewDeadlineMs,
+        retryPeriodMs,
+        namespace: leaderElectionNamespace,
+      });
+  } catch (err) {
+    throw new ManagerOptionsError((err as Error).message);
+  }
   return {
     logger: opts.logger ?? newLogger(forTests ? { level: "error" } : {}),
     cache: opts.cache ?? {},
     client: opts.client ?? {},
     leaderElection,
     leaderElectionID: opts.leaderElectionID ?? "",
-    leaderElectionNamespace: opts.leaderElectionNamespace ?? configNamespace ?? "default",
+    leaderElectionNamespace,
     leaderElectionIdentity: opts.leaderElectionIdentity,
     leaderElectionReleaseOnCancel: opts.leaderElectionReleaseOnCancel ?? false,
-    leaseDurationMs: opts.leaseDurationMs ?? opts.leaseDuration ?? 15_000,
-    renewDeadlineMs: opts.renewDeadlineMs ?? opts.renewDeadline ?? 10_000,
-    retryPeriodMs: opts.retryPeriodMs ?? opts.retryPeriod ?? 2_000,
+    leaseDurationMs,
+    renewDeadlineMs,
+    retryPeriodMs,
     healthProbeBindAddress: opts.healthProbeBindAddress ?? "0",
     readinessEndpointName: opts.readinessEndpointName ?? "/readyz",
     livenessEndpointName: opts.livenessEndpointName ?? "/healthz",
@@ -159,5 +187,6 @@ export function resolveManagerOptions(
     gracefulShutdownTimeoutMs: opts.gracefulShutdownTimeoutMs ?? opts.gracefulShutdownTimeout ?? 30_000,
     controller: opts.controller ?? {},
     webhookServer: opts.webhookServer ?? {},
+    sharding,
   };
 }

@@ -1,0 +1,254 @@
+// The coordinator of a ring: one replica at a time (its own Lease election) assigns the objects
+// of the sharded kinds to the live members by consistent hashing, writing the assignment as a
+// label. It watches the members' Leases and only the objects that have no shard yet, so its
+// work follows churn, not the number of objects; when the membership changes it lists the
+// assigned objects once and moves those whose shard changed:
+//
+// - an object whose shard is alive is marked to drain; that shard finishes any reconcile of it
+//   and removes both labels (shard-reconciler.ts), and the object, unassigned again, goes to its
+//   new shard — so two shards never reconcile one object at once;
+// - an object whose shard is gone (its Lease released, or not renewed for leaseDuration as this
+//   coordinator observed it: clock skew between replicas does not matter) is reassigned at once.
+//   The gone shard stopped its reconciles when it missed its renew deadline, before that.
+//
+// Every write is conditional on the resourceVersion the decision was made from: a decision made
+// on a stale view fails with a conflict and is made again from a newer one.
+import type { Lease } from "kubernetes-types/coordination/v1.js";
+import type { Counter } from "prom-client";
+import { type Kind, type KubeObject, kinds } from "../api/index.js";
+import { deletedObject, newInformer } from "../cache/index.js";
+import type { Logger } from "../log/index.js";
+import { isConflict, isNotFound, type RESTClient, resourceOf } from "../rest/index.js";
+import { HashRing } from "./hash-ring.js";
+import { drainLabel, labelsOf, RING_LABEL, shardLabel } from "./labels.js";
+
+/** A sharded kind: its objects hash by their own key, or (owned kinds) by their controller owner's. */
+export interface ShardedKind {
+  kind: Kind;
+  /** For an owned kind: the kind whose controller ownerReference decides its shard. */
+  owner?: Kind;
+}
+
+export interface CoordinatorOptions {
+  rest: RESTClient;
+  ring: string;
+  /** Where the members' Leases live. */
+  leaseNamespace: string;
+  /** The namespaces whose objects are sharded; empty: all. */
+  namespaces: readonly string[];
+  leaseDurationMs: number;
+  retryPeriodMs: number;
+  kinds: () => readonly ShardedKind[];
+  logger: Logger;
+  metrics: { assignments: Counter<"ring" | "shard">; moves: Counter<"ring" | "reason"> };
+}
+
+interface Member {
+  renewTime: string | undefined;
+  holder: string;
+  /** When this coordinator last saw the Lease renewed (performance.now()). */
+  seenAt: number;
+}
+
+/** The key an object is hashed by: its own, or its controller owner's for an owned kind. */
+export function hashKey(k: ShardedKind, obj: Readonly<KubeObject>): string {
+  const ns = obj.metadata?.namespace ?? "";
+  const owner = k.owner;
+  if (owner) {
+    const ref = (obj.metadata?.ownerReferences ?? []).find(
+      (r) => r.controller === true && r.kind === owner.kind && groupOf(r.apiVersion) === owner.group,
+    );
+    if (ref) return `${owner.group}/${owner.kind}/${ns}/${ref.name}`;
+  }
+  return `${k.kind.group}/${k.kind.kind}/${ns}/${obj.metadata?.name ?? ""}`;
+}
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf("/");
+  return slash < 0 ? "" : apiVersion.slice(0, slash);
+}
+
+export class Coordinator {
+  readonly #o: CoordinatorOptions;
+  readonly #members = new Map<string, Member>();
+  #ring = new HashRing([]);
+  readonly #pending = new Map<string, () => Promise<void>>();
+  #waiters: (() => void)[] = [];
+
+  constructor(o: CoordinatorOptions) {
+    this.#o = o;
+  }
+
+  /** The members the coordinator counts as alive now. */
+  get members(): readonly string[] {
+    return this.#ring.members;
+  }
+
+  /** Coordinates until `leading` aborts (this replica stopped being the coordinator). */
+  async run(leading: AbortSignal): Promise<void> {
+    const o = this.#o;
+    const leases = newInformer<Lease>(o.rest, kinds.Lease, {
+      namespaces: [o.leaseNamespace],
+      labelSelector: `${RING_LABEL}=${o.ring}`,
+      logger: o.logger,
+    });
+    leases.addEventHandler({
+      onAdd: (l) => this.#observe(l),
+      onUpdate: (_, l) => this.#observe(l),
+      onDelete: (l) => {
+        this.#members.delete(deletedObject(l).metadata?.name ?? "");
+        this.#recompute();
+      },
+    });
+    const running: Promise<void>[] = [leases.run(leading)];
+    for (const k of o.kinds()) {
+      const unassigned = newInformer(o.rest, k.kind, {
+        namespaces: o.namespaces,
+        labelSelector: `!${shardLabel(o.ring)}`,
+        metadataOnly: true,
+        logger: o.logger,
+      });
+      const assign = (obj: Readonly<KubeObject>) => this.#enqueue(k, obj, () => this.#assign(k, obj));
+      unassigned.addEventHandler({ onAdd: assign, onUpdate: (_, obj) => assign(obj) });
+      running.push(unassigned.run(leading));
+    }
+    const tick = setInterval(() => this.#recompute(), o.retryPeriodMs);
+    try {
+      await leases.waitForSync(leading);
+      this.#recompute(true);
+      await this.#work(leading);
+    } finally {
+      clearInterval(tick);
+      await Promise.allSettled(running);
+    }
+  }
+
+  #observe(l: Readonly<Lease>): void {
+    const name = l.metadata?.name ?? "";
+    const renewTime = l.spec?.renewTime ?? undefined;
+    const holder = l.spec?.holderIdentity ?? "";
+    const known = this.#members.get(name);
+    const seenAt =
+      known && known.renewTime === renewTime && known.holder === holder ? known.seenAt : performance.now();
+    this.#members.set(name, { renewTime, holder, seenAt });
+    this.#recompute();
+  }
+
+  /** Rebuilds the ring from the live members; on a change (or `force`) moves what must move. */
+  #recompute(force = false): void {
+    const now = performance.now();
+    const alive = [...this.#members.entries()]
+      .filter(([name, m]) => m.holder !== "" && name === `${this.#o.ring}-${m.holder}`)
+      .filter(([, m]) => now - m.seenAt < this.#o.leaseDurationMs)
+      .map(([, m]) => m.holder)
+      .sort();
+    const same =
+      alive.length === this.#ring.members.length && alive.every((m, i) => m === this.#ring.members[i]);
+    if (same && !force) return;
+    this.#o.logger.info("ring membership", { ring: this.#o.ring, members: alive });
+    this.#ring = new HashRing(alive);
+    this.#enqueue(undefined, undefined, () => this.#rebalance());
+  }
+
+  /** Lists the assigned objects of every kind and moves those whose shard changed or is gone. */
+  async #rebalance(): Promise<void> {
+    const o = this.#o;
+    const label = shardLabel(o.ring);
+    for (const k of o.kinds()) {
+      const scopes = k.kind.namespaced && o.namespaces.length > 0 ? o.namespaces : [undefined];
+      for (const namespace of scopes) {
+        const list = await o.rest.list(resourceOf(k.kind), { namespace, labelSelector: label });
+        for (const obj of list.items) this.#enqueue(k, obj, () => this.#move(k, obj));
+      }
+    }
+  }
+
+  async #assign(k: ShardedKind, obj: Readonly<KubeObject>): Promise<void> {
+    const labels = labelsOf(obj);
+    const ring = this.#o.ring;
+    if (labels[shardLabel(ring)] !== undefined) return;
+    const to = this.#ring.owner(hashKey(k, obj));
+    if (!to) return;
+    await this.#label(k, obj, { [shardLabel(ring)]: to, [drainLabel(ring)]: null });
+    this.#o.metrics.assignments.inc({ ring, shard: to });
+  }
+
+  async #move(k: ShardedKind, obj: Readonly<KubeObject>): Promise<void> {
+    const ring = this.#o.ring;
+    const labels = labelsOf(obj);
+    const from = labels[shardLabel(ring)];
+    const to = this.#ring.owner(hashKey(k, obj));
+    if (from === undefined || !to || from === to) return;
+    if (this.#ring.members.includes(from)) {
+      // Its shard is alive: it lets the object go after any reconcile of it, then it comes back unassigned.
+      if (labels[drainLabel(ring)] !== undefined) return;
+      await this.#label(k, obj, { [drainLabel(ring)]: "true" });
+      this.#o.metrics.moves.inc({ ring, reason: "drain" });
+    } else {
+      await this.#label(k, obj, { [shardLabel(ring)]: to, [drainLabel(ring)]: null });
+      this.#o.metrics.moves.inc({ ring, reason: "takeover" });
+      this.#o.metrics.assignments.inc({ ring, shard: to });
+    }
+  }
+
+  /** Writes `labels` (null removes) if the object is still the version the decision was made on. */
+  async #label(
+    k: ShardedKind,
+    obj: Readonly<KubeObject>,
+    labels: Record<string, string | null>,
+  ): Promise<void> {
+    const meta = obj.metadata ?? {};
+    try {
+      await this.#o.rest.patch(
+        resourceOf(k.kind),
+        meta.name ?? "",
+        { metadata: { resourceVersion: meta.resourceVersion, labels } },
+        { namespace: meta.namespace, patchType: "merge" },
+      );
+    } catch (err) {
+      // Changed since (a newer event decides again) or gone: nothing to do.
+      if (isConflict(err) || isNotFound(err)) return;
+      throw err;
+    }
+  }
+
+  /** Queues `task` for the object (the latest task per object wins); undefined `k`: a rebalance. */
+  #enqueue(
+    k: ShardedKind | undefined,
+    obj: Readonly<KubeObject> | undefined,
+    task: () => Promise<void>,
+  ): void {
+    const key = k
+      ? `${k.kind.group}/${k.kind.kind}/${obj?.metadata?.namespace ?? ""}/${obj?.metadata?.name}`
+      : "";
+    this.#pending.set(key, task);
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+
+  /** Runs queued tasks, a few at a time, until `leading` aborts; a failed task is retried later. */
+  async #work(leading: AbortSignal): Promise<void> {
+    const stopped = new Promise<void>((resolve) =>
+      leading.addEventListener("abort", () => resolve(), { once: true }),
+    );
+    const workers = Array.from({ length: 4 }, async () => {
+      while (!leading.aborted) {
+        const next = this.#pending.entries().next();
+        if (next.done) {
+          await Promise.race([stopped, new Promise<void>((resolve) => this.#waiters.push(resolve))]);
+          continue;
+        }
+        const [key, task] = next.value;
+        this.#pending.delete(key);
+        try {
+          await task();
+        } catch (err) {
+          if (leading.aborted) return;
+          this.#o.logger.error(err, "sharding: a coordinator write failed; retrying", { object: key });
+          await Promise.race([stopped, new Promise((r) => setTimeout(r, this.#o.retryPeriodMs))]);
+          if (!this.#pending.has(key)) this.#pending.set(key, task);
+        }
+      }
+    });
+    await Promise.all(workers);
+  }
+}

@@ -1,0 +1,59 @@
+// A sharded controller's reconciler: the user's reconciler runs only for objects this replica
+// holds. The work queue never hands out one key twice at once, so when the coordinator marks an
+// object to drain, the request that sees the mark comes after any reconcile of it here ended;
+// answering it by removing the shard and drain labels lets the object go to its next shard with
+// no overlap. A request for an object this replica does not hold (moved on, or deleted) is
+// dropped: another replica reconciles it, or nothing is left to do.
+import type { Kind, KubeObject } from "../api/index.js";
+import type { Cache } from "../cache/index.js";
+import type { Reconciler, Request } from "../reconcile/index.js";
+import { isConflict, isInvalid, isNotFound, type RESTClient, resourceOf } from "../rest/index.js";
+import { drainLabel, labelsOf, pointer, shardLabel } from "./labels.js";
+
+export interface ShardedReconcilerOptions {
+  ring: string;
+  identity: string;
+  kind: Kind;
+  cache: Cache;
+  rest: RESTClient;
+  onDrained: () => void;
+}
+
+export function shardedReconciler(
+  o: ShardedReconcilerOptions,
+  inner: Reconciler<Request>,
+): Reconciler<Request> {
+  const shard = shardLabel(o.ring);
+  const drain = drainLabel(o.ring);
+  return {
+    async reconcile(req, ctx) {
+      let obj: Readonly<KubeObject>;
+      try {
+        obj = await o.cache.get(o.kind, req);
+      } catch (err) {
+        if (isNotFound(err)) return;
+        throw err;
+      }
+      const labels = labelsOf(obj);
+      if (labels[shard] !== o.identity) return;
+      if (labels[drain] === undefined) return inner.reconcile(req, ctx);
+      try {
+        // Only if it is still ours: a stale view must not unassign it from its next shard.
+        await o.rest.patch(
+          resourceOf(o.kind),
+          req.name,
+          [
+            { op: "test", path: pointer(shard), value: o.identity },
+            { op: "remove", path: pointer(shard) },
+            { op: "remove", path: pointer(drain) },
+          ],
+          { namespace: req.namespace, patchType: "json", signal: ctx.signal },
+        );
+        o.onDrained();
+      } catch (err) {
+        if (isInvalid(err) || isNotFound(err) || isConflict(err)) return;
+        throw err;
+      }
+    },
+  };
+}

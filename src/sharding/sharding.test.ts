@@ -1,0 +1,166 @@
+// Sharding across replicas (issue 16): managers in one ring share the ConfigMaps of a namespace.
+// A ledger records every reconcile's [start, end] with the replica that ran it; through scale-out,
+// a graceful stop and a replica cut off from the API server (which stops itself, its objects
+// taken over once its Lease expires), no two replicas ever reconcile one object at once, and
+// every object ends up reconciled by the shard its label names. In every mode (the fault proxy
+// on kube-apiserver).
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import { kinds } from "../api/index.js";
+import { controllerManagedBy } from "../builder/index.js";
+import { eventually, expectNoOverlap, type LedgerEntry, partition } from "../envtest/index.js";
+import { newLogger, nullLogger } from "../log/index.js";
+import { Manager } from "../manager/index.js";
+import { reconcilerFn } from "../reconcile/index.js";
+import { newRESTClient, resourceOf } from "../rest/index.js";
+import { testEnvironment } from "../../test/support/environment.js";
+import { HashRing } from "./hash-ring.js";
+import { shardLabel } from "./labels.js";
+
+const env = testEnvironment({ faults: true });
+before(() => env.start());
+after(() => env.stop());
+
+const CM = resourceOf(kinds.ConfigMap);
+const OBJECTS = 300;
+
+test("a new member takes about 1/(N+1) of the keys, and shards are within 15% of the mean", () => {
+  const keys = Array.from({ length: 10_000 }, (_, i) => `/ConfigMap/default/cm-${i}`);
+  for (const n of [2, 3, 4, 5]) {
+    const members = Array.from({ length: n }, (_, i) => `replica-${i}`);
+    const before = new HashRing(members);
+    const grown = new HashRing([...members, `replica-${n}`]);
+    const counts = new Map<string, number>();
+    let moved = 0;
+    for (const k of keys) {
+      const owner = before.owner(k)!;
+      counts.set(owner, (counts.get(owner) ?? 0) + 1);
+      if (grown.owner(k) !== owner) moved++;
+    }
+    const maxOverMean = Math.max(...counts.values()) / (keys.length / n);
+    assert.ok(maxOverMean <= 1.15, `${n} members: max/mean ${maxOverMean}`);
+    const ideal = 1 / (n + 1);
+    assert.ok(
+      Math.abs(moved / keys.length - ideal) < 0.05,
+      `${n} → ${n + 1}: moved ${moved / keys.length}, ideal ${ideal}`,
+    );
+  }
+  assert.equal(new HashRing([]).owner("x"), undefined);
+});
+
+test("replicas share a kind's objects; no object is reconciled by two at once through scale-out, stop and a cut-off replica", async () => {
+  const ns = `sharding-${Date.now().toString(36)}`;
+  const rest = newRESTClient(env.config);
+  await rest.create(resourceOf(kinds.Namespace), {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: ns },
+  });
+  const ring = `ring-${Date.now().toString(36)}`;
+  const label = shardLabel(ring);
+  const ledger: (LedgerEntry & { end?: number })[] = [];
+  const last = new Map<string, string>();
+  const replicas = new Map<string, { stop: AbortController; done: Promise<unknown> }>();
+
+  const start = async (id: string) => {
+    const mgr = await Manager.create(
+      { ...env.config, userAgent: `shard-replica/${id}` },
+      {
+        logger: process.env.SHARD_DEBUG ? newLogger({ level: "error" }).withValues({ id }) : nullLogger(),
+        metrics: { bindAddress: "0" },
+        cache: { defaultNamespaces: [ns] },
+        sharding: { ring, identity: id, leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 250 },
+        gracefulShutdownTimeoutMs: 10_000,
+      },
+    );
+    controllerManagedBy(mgr)
+      .for(kinds.ConfigMap, { sharded: true })
+      .withOptions({ maxConcurrentReconciles: 4 })
+      .complete(
+        reconcilerFn(async (req) => {
+          const key = `${req.namespace}/${req.name}`;
+          const entry: LedgerEntry & { end?: number } = { key, holder: id, start: performance.now() };
+          ledger.push(entry);
+          last.set(key, id);
+          await new Promise((r) => setImmediate(r));
+          entry.end = performance.now();
+        }),
+      );
+    const stop = new AbortController();
+    replicas.set(id, { stop, done: mgr.start(stop.signal).catch((err: unknown) => err) });
+  };
+
+  /** Each object's shard label, by object name. */
+  const shards = async () => {
+    const list = await rest.list<ConfigMap>(CM, { namespace: ns });
+    return new Map(list.items.map((c) => [c.metadata!.name!, c.metadata?.labels?.[label]]));
+  };
+  /** Every object assigned to one of `members` (each holding some), and last reconciled by its shard. */
+  const settledOn = (members: string[]): Promise<Map<string, string | undefined>> =>
+    eventually(
+      `all objects on ${members.join(", ")}, each last reconciled by its shard`,
+      async () => {
+        const now = await shards();
+        if (now.size !== OBJECTS) return undefined;
+        for (const [name, shard] of now) {
+          if (!shard || !members.includes(shard) || last.get(`${ns}/${name}`) !== shard) return undefined;
+        }
+        const held = new Set(now.values());
+        return members.every((m) => held.has(m)) ? now : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+  const moved = (a: Map<string, string | undefined>, b: Map<string, string | undefined>) =>
+    [...a].filter(([name, shard]) => b.get(name) !== shard).length / a.size;
+
+  try {
+    await start("r1");
+    await start("r2");
+    await Promise.all(
+      Array.from({ length: OBJECTS }, (_, i) =>
+        rest.create(
+          CM,
+          { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}` } },
+          { namespace: ns },
+        ),
+      ),
+    );
+    const two = await settledOn(["r1", "r2"]);
+    const perShard = (m: Map<string, string | undefined>, id: string) =>
+      [...m.values()].filter((s) => s === id).length;
+    assert.ok(
+      perShard(two, "r1") > OBJECTS / 4 && perShard(two, "r2") > OBJECTS / 4,
+      "both shards hold objects",
+    );
+
+    // Scale out: a third replica takes about a third, drained from the others.
+    await start("r3");
+    const three = await settledOn(["r1", "r2", "r3"]);
+    const share = moved(two, three);
+    assert.ok(share > 0.15 && share < 0.5, `scale-out moved ${share} of the objects (ideal 1/3)`);
+
+    // Scale in: r1 stops gracefully and lets its objects go at once.
+    replicas.get("r1")!.stop.abort();
+    assert.equal(await replicas.get("r1")!.done, undefined, "r1 stopped cleanly");
+    const afterStop = await settledOn(["r2", "r3"]);
+    assert.equal(perShard(afterStop, "r1"), 0);
+
+    // r2 is cut off: it misses its renew deadline and stops itself; r3 takes its objects over
+    // once r2's Lease expired as the coordinator saw it.
+    const cut = env.faults.inject({ match: { userAgent: "shard-replica/r2" }, action: partition() });
+    try {
+      const err = await replicas.get("r2")!.done;
+      assert.ok(err instanceof Error, "r2 stopped with an error when it lost its place");
+      await settledOn(["r3"]);
+    } finally {
+      cut.clear();
+    }
+    expectNoOverlap(ledger);
+  } finally {
+    for (const r of replicas.values()) r.stop.abort();
+    await Promise.allSettled([...replicas.values()].map((r) => r.done));
+    await rest.delete(resourceOf(kinds.Namespace), ns).catch(() => {});
+    await rest.close();
+  }
+});
