@@ -49,6 +49,107 @@ test("a new member takes about 1/(N+1) of the keys, and shards are within 15% of
   assert.equal(new HashRing([]).owner("x"), undefined);
 });
 
+test("objects a sharded controller owns follow their owner's shard, into its cache", async () => {
+  const ns = `owned-${Date.now().toString(36)}`;
+  const rest = newRESTClient(env.config);
+  await rest.create(resourceOf(kinds.Namespace), {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: ns },
+  });
+  const ring = `owned-${Date.now().toString(36)}`;
+  const label = shardLabel(ring);
+  /** Owners whose reconcile found their Secret in its own cache, by replica. */
+  const sawSecret = new Map<string, string>();
+  const stops: AbortController[] = [];
+  const done: Promise<unknown>[] = [];
+  try {
+    for (const id of ["a", "b"]) {
+      const mgr = await Manager.create(env.config, {
+        logger: nullLogger(),
+        metrics: { bindAddress: "0" },
+        cache: { defaultNamespaces: [ns] },
+        sharding: { ring, identity: id, leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 250 },
+      });
+      const client = mgr.getClient();
+      controllerManagedBy(mgr)
+        .for(kinds.ConfigMap, { sharded: true })
+        .owns(kinds.Secret)
+        .complete(
+          reconcilerFn(async (req) => {
+            const owner = await client.get(kinds.ConfigMap, req);
+            const name = `owned-${req.name}`;
+            const found = await client.get(kinds.Secret, { namespace: ns, name }).catch(() => undefined);
+            if (found) {
+              sawSecret.set(req.name, id);
+              return;
+            }
+            await rest
+              .create(
+                resourceOf(kinds.Secret),
+                {
+                  apiVersion: "v1",
+                  kind: "Secret",
+                  metadata: {
+                    name,
+                    ownerReferences: [
+                      {
+                        apiVersion: "v1",
+                        kind: "ConfigMap",
+                        name: req.name,
+                        uid: owner.metadata!.uid!,
+                        controller: true,
+                      },
+                    ],
+                  },
+                },
+                { namespace: ns },
+              )
+              .catch(() => {});
+          }),
+        );
+      const stop = new AbortController();
+      stops.push(stop);
+      done.push(mgr.start(stop.signal).catch((err: unknown) => err));
+    }
+    const count = 40;
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        rest.create(
+          CM,
+          { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}` } },
+          { namespace: ns },
+        ),
+      ),
+    );
+    await eventually(
+      "every owner saw its Secret in its shard's cache",
+      async () => {
+        const cms = await rest.list<ConfigMap>(CM, { namespace: ns });
+        const secrets = await rest.list(resourceOf(kinds.Secret), { namespace: ns, labelSelector: label });
+        const shardOf = new Map(cms.items.map((c) => [c.metadata!.name!, c.metadata?.labels?.[label]]));
+        const owned = secrets.items.filter((s) => s.metadata!.name!.startsWith("owned-"));
+        if (owned.length !== count || sawSecret.size !== count) return false;
+        for (const s of owned) {
+          const owner = s.metadata!.name!.slice("owned-".length);
+          if (
+            s.metadata?.labels?.[label] !== shardOf.get(owner) ||
+            sawSecret.get(owner) !== shardOf.get(owner)
+          )
+            return false;
+        }
+        return true;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+  } finally {
+    for (const s of stops) s.abort();
+    await Promise.allSettled(done);
+    await rest.delete(resourceOf(kinds.Namespace), ns).catch(() => {});
+    await rest.close();
+  }
+});
+
 test("replicas share a kind's objects; no object is reconciled by two at once through scale-out, stop and a cut-off replica", async () => {
   const ns = `sharding-${Date.now().toString(36)}`;
   const rest = newRESTClient(env.config);
