@@ -1,0 +1,351 @@
+// Sharding across replicas (issue 16). Two experiments, each run 3 times:
+//
+// - ring: in a child process, envtest's embedded server (behind its fault proxy) with 10 000
+//   ConfigMaps and a ring of sharded managers, 3 to start, then 20 membership changes (a replica
+//   joins, the oldest stops gracefully, alternately), then one replica cut off by the proxy. A
+//   ledger keeps every reconcile's [start, end]. Reported: overlapping reconciles of one object
+//   (must be 0), the fraction of objects each change moved against 1/(N+1) for a join and 1/N
+//   for a leave, max/mean objects per shard, hand-over (a moved object's new shard starting it
+//   after its old shard's last reconcile ended) p99, and fail-over (cut-off to all its objects
+//   reconciled elsewhere) against leaseDuration.
+// - memory: a server in this process with 10 000 ConfigMaps; a child process runs one manager
+//   caching them, either alone (unsharded) or as one replica of three (the other two here), and
+//   reports its heap growth once its cache holds its share. Sides alternate.
+//
+// `npx tsx bench/sharding.ts`, or `npm run bench -- sharding`.
+import { pathToFileURL } from "node:url";
+import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import { kinds } from "../src/api/index.js";
+import { startAPIServer } from "../src/apiserver/index.js";
+import { controllerManagedBy } from "../src/builder/index.js";
+import {
+  Environment,
+  eventually,
+  expectNoOverlap,
+  type LedgerEntry,
+  partition,
+} from "../src/envtest/index.js";
+import { nullLogger } from "../src/log/index.js";
+import { Manager } from "../src/manager/index.js";
+import { reconcilerFn } from "../src/reconcile/index.js";
+import { newRESTClient, type RESTClient, type RESTConfig, resourceOf } from "../src/rest/index.js";
+import { shardLabel } from "../src/sharding/labels.js";
+import { runChildJSON } from "./internal/child-json.js";
+import { rangeNote, summarize } from "./internal/stats.js";
+import { type BenchRow, printRows } from "./report.js";
+
+const OBJECTS = Number(process.env.SHARDING_BENCH_OBJECTS ?? 10_000);
+const CHANGES = Number(process.env.SHARDING_BENCH_CHANGES ?? 20);
+const RUNS = 3;
+const CHILD = "BENCH_SHARDING_CHILD";
+const CM = resourceOf(kinds.ConfigMap);
+const NS = "sharding-bench";
+const RING = "bench";
+const TIMING = { leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 250 };
+
+async function createObjects(rest: RESTClient): Promise<void> {
+  await rest.create(resourceOf(kinds.Namespace), {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: NS },
+  });
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let i = next++; i < OBJECTS; i = next++) {
+        const metadata = { name: `cm-${i}`, labels: { app: "bench" } };
+        await rest.create(
+          CM,
+          { apiVersion: "v1", kind: "ConfigMap", metadata, data: { v: "x".repeat(200) } },
+          { namespace: NS },
+        );
+      }
+    }),
+  );
+}
+
+/** Each object's shard, by name. */
+async function shards(rest: RESTClient): Promise<Map<string, string | undefined>> {
+  const list = await rest.list<ConfigMap>(CM, { namespace: NS });
+  return new Map(list.items.map((c) => [c.metadata!.name!, c.metadata?.labels?.[shardLabel(RING)]]));
+}
+
+interface RingResult {
+  overlaps: number;
+  moves: { fraction: number; ideal: number }[];
+  maxOverMean: number;
+  handOverP99: number;
+  failOverMs: number;
+}
+
+async function ringChild(): Promise<RingResult> {
+  const env = new Environment({ faults: true });
+  const config = await env.start();
+  const rest = newRESTClient(config);
+  await createObjects(rest);
+  const ledger: (LedgerEntry & { end?: number })[] = [];
+  const last = new Map<string, string>();
+  const running = new Map<string, { stop: AbortController; done: Promise<unknown> }>();
+  const start = async (id: string) => {
+    const mgr = await Manager.create(
+      { ...config, userAgent: `bench-replica/${id}` },
+      {
+        logger: nullLogger(),
+        metrics: { bindAddress: "0" },
+        cache: { defaultNamespaces: [NS] },
+        sharding: { ring: RING, identity: id, ...TIMING },
+      },
+    );
+    controllerManagedBy(mgr)
+      .for(kinds.ConfigMap, { sharded: true })
+      .withOptions({ maxConcurrentReconciles: 4 })
+      .complete(
+        reconcilerFn(async (req) => {
+          const entry: LedgerEntry & { end?: number } = {
+            key: req.name,
+            holder: id,
+            start: performance.now(),
+          };
+          ledger.push(entry);
+          last.set(req.name, id);
+          await new Promise((r) => setImmediate(r));
+          entry.end = performance.now();
+        }),
+      );
+    const stop = new AbortController();
+    running.set(id, { stop, done: mgr.start(stop.signal).catch((err: unknown) => err) });
+  };
+  const settled = (members: string[]) =>
+    eventually(
+      `settled on ${members.join(",")}`,
+      async () => {
+        const now = await shards(rest);
+        const held = new Set<string>();
+        for (const [name, shard] of now) {
+          if (!shard || !members.includes(shard) || last.get(name) !== shard) return undefined;
+          held.add(shard);
+        }
+        return held.size === members.length ? now : undefined;
+      },
+      { timeoutMs: 300_000, intervalMs: 250 },
+    );
+  let ids = 0;
+  const members: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const id = `r${++ids}`;
+    members.push(id);
+    await start(id);
+  }
+  let before = await settled(members);
+  const counts = new Map<string, number>();
+  for (const s of before.values()) counts.set(s!, (counts.get(s!) ?? 0) + 1);
+  const maxOverMean = Math.max(...counts.values()) / (OBJECTS / members.length);
+  const moves: { fraction: number; ideal: number }[] = [];
+  const handOvers: number[] = [];
+  for (let c = 0; c < CHANGES; c++) {
+    const n = members.length;
+    const changeAt = performance.now();
+    let ideal: number;
+    if (c % 2 === 0) {
+      const id = `r${++ids}`;
+      members.push(id);
+      await start(id);
+      ideal = 1 / (n + 1);
+    } else {
+      const id = members.shift()!;
+      running.get(id)!.stop.abort();
+      await running.get(id)!.done;
+      running.delete(id);
+      ideal = 1 / n;
+    }
+    const after = await settled(members);
+    const moved = [...after].filter(([name, s]) => before.get(name) !== s);
+    moves.push({ fraction: moved.length / OBJECTS, ideal });
+    for (const [name, to] of moved) {
+      const from = before.get(name);
+      const oldEnd = Math.max(
+        ...ledger.filter((e) => e.key === name && e.holder === from).map((e) => e.end ?? 0),
+      );
+      const newStart = ledger.find((e) => e.key === name && e.holder === to && e.start >= changeAt)?.start;
+      if (newStart !== undefined && oldEnd > 0)
+        handOvers.push(Math.max(0, newStart - Math.max(oldEnd, changeAt)));
+    }
+    before = after;
+  }
+  // Fail-over: the last member is cut off; the others take its objects once its Lease expires.
+  const victim = members.at(-1)!;
+  const cutAt = performance.now();
+  const cut = env.faults.inject({ match: { userAgent: `bench-replica/${victim}` }, action: partition() });
+  await settled(members.filter((m) => m !== victim));
+  const failOverMs = performance.now() - cutAt;
+  cut.clear();
+  let overlaps = 0;
+  try {
+    expectNoOverlap(ledger);
+  } catch {
+    overlaps = 1;
+  }
+  for (const r of running.values()) r.stop.abort();
+  await Promise.allSettled([...running.values()].map((r) => r.done));
+  await rest.close();
+  await env.stop();
+  handOvers.sort((a, b) => a - b);
+  return {
+    overlaps,
+    moves,
+    maxOverMean,
+    handOverP99: handOvers[Math.floor(handOvers.length * 0.99)] ?? 0,
+    failOverMs,
+  };
+}
+
+interface MemoryResult {
+  heapBytes: number;
+  objects: number;
+}
+
+/** One manager caching the ConfigMaps, alone or as replica r1 of the ring; its heap growth. */
+async function memoryChild(config: RESTConfig, sharded: boolean): Promise<MemoryResult> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("run with --expose-gc");
+  const rest = newRESTClient(config);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const mgr = await Manager.create(config, {
+    logger: nullLogger(),
+    metrics: { bindAddress: "0" },
+    cache: { defaultNamespaces: [NS] },
+    ...(sharded ? { sharding: { ring: RING, identity: "r1", ...TIMING } } : {}),
+  });
+  controllerManagedBy(mgr)
+    .for(kinds.ConfigMap, { sharded })
+    .complete(reconcilerFn(async () => {}));
+  const stop = new AbortController();
+  const done = mgr.start(stop.signal);
+  const cache = mgr.getCache();
+  const objects = await eventually(
+    "the cache holds this replica's share",
+    async () => {
+      const held = (await cache.list(kinds.ConfigMap, { inNamespace: NS })).items.length;
+      if (!sharded) return held === OBJECTS ? held : undefined;
+      const mine = [...(await shards(rest)).values()].filter((s) => s === "r1").length;
+      return mine > 0 && held === mine ? held : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 250 },
+  );
+  gc();
+  gc();
+  const heapBytes = process.memoryUsage().heapUsed - before;
+  stop.abort();
+  await done;
+  await rest.close();
+  return { heapBytes, objects };
+}
+
+async function memory(): Promise<{ unsharded: number[]; sharded: number[]; share: number[] }> {
+  const server = await startAPIServer();
+  const config = server.restConfig();
+  const rest = newRESTClient(config);
+  await createObjects(rest);
+  const out = { unsharded: [] as number[], sharded: [] as number[], share: [] as number[] };
+  for (let i = 0; i < RUNS; i++) {
+    for (const side of i % 2 === 0 ? ["unsharded", "sharded"] : ["sharded", "unsharded"]) {
+      const others: { stop: AbortController; done: Promise<void> }[] = [];
+      if (side === "sharded") {
+        for (const id of ["r2", "r3"]) {
+          const mgr = await Manager.create(config, {
+            logger: nullLogger(),
+            metrics: { bindAddress: "0" },
+            cache: { defaultNamespaces: [NS] },
+            sharding: { ring: RING, identity: id, ...TIMING },
+          });
+          controllerManagedBy(mgr)
+            .for(kinds.ConfigMap, { sharded: true })
+            .complete(reconcilerFn(async () => {}));
+          const stop = new AbortController();
+          others.push({ stop, done: mgr.start(stop.signal) });
+        }
+      }
+      const r = await runChildJSON<MemoryResult>({
+        moduleUrl: import.meta.url,
+        env: { [CHILD]: side, BENCH_SHARDING_CONFIG: JSON.stringify(config) },
+        execArgv: ["--expose-gc"],
+        what: `sharding memory child (${side})`,
+      });
+      for (const o of others) o.stop.abort();
+      await Promise.allSettled(others.map((o) => o.done));
+      if (side === "sharded") {
+        out.sharded.push(r.heapBytes);
+        out.share.push(r.objects / OBJECTS);
+      } else out.unsharded.push(r.heapBytes);
+    }
+  }
+  await rest.close();
+  await server.stop();
+  return out;
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const rings: RingResult[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    rings.push(
+      await runChildJSON<RingResult>({
+        moduleUrl: import.meta.url,
+        env: { [CHILD]: "ring" },
+        what: "sharding ring child",
+      }),
+    );
+  }
+  const rows: BenchRow[] = [];
+  const row = (name: string, xs: number[], unit: string, note: string) =>
+    rows.push({ name, value: summarize(xs).median, unit, note: `${rangeNote(xs)}; ${note}` });
+  row(
+    "sharding: overlapping reconciles of one object",
+    rings.map((r) => r.overlaps),
+    "",
+    `${OBJECTS} objects, ${CHANGES} membership changes and a cut-off replica per run (must be 0)`,
+  );
+  const ratios = rings.flatMap((r) => r.moves.map((m) => m.fraction / m.ideal));
+  row(
+    "sharding: objects moved per membership change / ideal",
+    ratios,
+    "×",
+    "ideal: 1/(N+1) on a join, 1/N on a leave",
+  );
+  row(
+    "sharding: max/mean objects per shard, 3 replicas",
+    rings.map((r) => r.maxOverMean),
+    "×",
+    "target ≤ 1.15",
+  );
+  row(
+    "sharding: hand-over of a moved object, p99",
+    rings.map((r) => r.handOverP99),
+    "ms",
+    "old shard's last reconcile end (or the change) to the new shard's first start",
+  );
+  row(
+    "sharding: fail-over of a cut-off replica",
+    rings.map((r) => r.failOverMs),
+    "ms",
+    `to all its objects reconciled elsewhere; leaseDuration ${TIMING.leaseDurationMs} ms`,
+  );
+  const m = await memory();
+  const ratio = summarize(m.sharded).median / summarize(m.unsharded).median;
+  row(
+    "sharding: heap of one replica of three",
+    m.sharded,
+    "B",
+    `${ratio.toFixed(2)}× one unsharded replica; it holds ${(summarize(m.share).median * 100).toFixed(0)}% of ${OBJECTS} objects`,
+  );
+  row("sharding: heap of one unsharded replica", m.unsharded, "B", `${OBJECTS} ConfigMaps cached`);
+  return rows;
+}
+
+const child = process.env[CHILD];
+if (child === "ring") process.stdout.write(`${JSON.stringify(await ringChild())}\n`);
+else if (child) {
+  const config = JSON.parse(process.env.BENCH_SHARDING_CONFIG ?? "{}") as RESTConfig;
+  process.stdout.write(`${JSON.stringify(await memoryChild(config, child === "sharded"))}\n`);
+  process.exit(0);
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) printRows(await run());
