@@ -81,6 +81,10 @@ test("npm start runs two replicas, one leading, and stops cleanly on SIGINT", as
   assert.equal(kubeconfig, join(workDir, ".tmp", "kubeconfig"));
   assert.equal(field(/\((leader)\)$/gm).length, 1, "one replica leads");
   assert.equal(field(/\((standing by)\)$/gm).length, 1, "the other stands by");
+  // Both replicas share the three StorageBuckets in their ring, whichever leads.
+  const held = field(/ (\d+) of 3 StorageBuckets /g).map(Number);
+  assert.equal(held.length, 2, "each replica's share is shown");
+  assert.equal(held[0]! + held[1]!, 3, "every bucket is assigned to one replica");
 
   // Both replicas are ready and serve metrics, the leader's with its controllers' figures.
   const readyz = field(/readyz (http:\/\/\S+)/g);

@@ -13,11 +13,13 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { loggerFromFlags } from "../src/log/index.js";
 import { type Manager, setupSignalHandler } from "../src/manager/index.js";
-import { getConfig, type RESTConfig } from "../src/rest/index.js";
+import { getConfig, newRESTClient, type RESTConfig, resourceOf } from "../src/rest/index.js";
+import { shardLabel } from "../src/sharding/index.js";
+import { StorageBucket } from "./storagebucket/api.js";
 import { banner } from "./demo/banner.js";
 import { type EmbeddedCluster, installExampleCRDs, startEmbeddedCluster } from "./demo/embedded.js";
 import { QuietOutput } from "./demo/quiet-output.js";
-import { newReplica, offsetBindAddress } from "./demo/replica.js";
+import { newReplica, offsetBindAddress, ring } from "./demo/replica.js";
 import { managerFlags, parseDuration, parseFlags } from "./shared/flags.js";
 
 // Every kind source of a controller waits on the same abort signal, and a replica here runs seven:
@@ -42,6 +44,21 @@ const flags = parseFlags(
 const output = new QuietOutput();
 const logger = loggerFromFlags(["--zap-encoder=console", ...argv], { destination: output.destination });
 const log = logger.withName("setup");
+
+/** How many StorageBuckets each replica holds in the ring (by the shard label), of all. */
+async function sharesOf(config: RESTConfig, count: number): Promise<{ held: number; total: number }[]> {
+  const rest = newRESTClient(config);
+  try {
+    const buckets = await rest.list(resourceOf(StorageBucket));
+    const label = shardLabel(ring);
+    return Array.from({ length: count }, (_, i) => ({
+      held: buckets.items.filter((b) => b.metadata?.labels?.[label] === `replica-${i + 1}`).length,
+      total: buckets.items.length,
+    }));
+  } finally {
+    await rest.close();
+  }
+}
 
 // Ctrl-C under `npm start` reaches this process more than once at the same moment (from the
 // terminal, and relayed by npm and by tsx); only a second Ctrl-C a moment later forces an exit.
@@ -122,21 +139,29 @@ try {
   if (ready && !stop.signal.aborted) {
     const [bound] = ready;
     const interactive = process.stdin.isTTY === true;
-    const show = () =>
+    const show = async () => {
+      const shares = await sharesOf(config, replicas.length).catch(() => undefined);
       process.stdout.write(
         banner({
           apiServer: config.host,
           embedded: cluster !== undefined,
           kubeconfigPath,
           s3Endpoint: cluster?.s3.endpoint,
-          replicas: bound.map((b, i) => ({ name: `replica-${i + 1}`, ...b, leader: i === leader })),
+          replicas: bound.map((b, i) => ({
+            name: `replica-${i + 1}`,
+            ...b,
+            leader: i === leader,
+            share: shares?.[i],
+          })),
+          shardLabel: shardLabel(ring),
           interactive,
         }),
       );
-    show();
+    };
+    await show();
     if (interactive) {
       // Enter shows it again, once log lines have pushed it away.
-      process.stdin.on("data", show);
+      process.stdin.on("data", () => void show());
       stop.signal.addEventListener("abort", () => process.stdin.pause(), { once: true });
     }
   }

@@ -67,6 +67,8 @@ export type {
   Runnable,
 } from "./manager/index.js";
 export { Manager, runnableFunc, setupSignalHandler } from "./manager/index.js";
+export type { ShardedControllers, ShardingOptions } from "./sharding/index.js";
+export { drainLabel, HashRing, RING_LABEL, shardLabel } from "./sharding/index.js";
 export type { Predicate } from "./predicate/index.js";
 export {
   and,

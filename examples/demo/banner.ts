@@ -6,6 +6,8 @@ export interface ReplicaInfo {
   metrics: AddressInfo | undefined;
   probes: AddressInfo | undefined;
   leader: boolean;
+  /** The StorageBuckets assigned to this replica in the ring, of all there are. */
+  share?: { held: number; total: number };
 }
 
 export interface BannerInfo {
@@ -14,6 +16,8 @@ export interface BannerInfo {
   kubeconfigPath: string;
   replicas: ReplicaInfo[];
   s3Endpoint?: string | undefined;
+  /** The label that names each StorageBucket's replica. */
+  shardLabel?: string;
   /** Standard input is a terminal, so Enter can show the banner again. */
   interactive?: boolean;
 }
@@ -34,6 +38,7 @@ export function banner(info: BannerInfo): string {
     ...info.replicas.map(
       (r) =>
         `  ${r.name}   metrics ${urlOf(r.metrics, "/metrics")}  readyz ${urlOf(r.probes, "/readyz")}` +
+        (r.share ? `  ${r.share.held} of ${r.share.total} StorageBuckets` : "") +
         (r.leader ? "  (leader)" : "  (standing by)"),
     ),
   ];
@@ -46,6 +51,7 @@ export function banner(info: BannerInfo): string {
     "Look around:",
     `  export KUBECONFIG=${info.kubeconfigPath}`,
     "  kubectl get storagebuckets,markdownviews",
+    `  kubectl get storagebuckets -L ${info.shardLabel ?? "shard.controller-runtime.io/examples"}   (each bucket's replica)`,
     "  kubectl get events",
     info.interactive ? "Press Enter to show this again, Ctrl-C to stop." : "Press Ctrl-C to stop.",
     "",

@@ -1,5 +1,7 @@
 // One replica of the examples' operator: a Manager running all three examples, with leader
-// election, so that of two replicas only one reconciles and probes (the other stands by).
+// election, so that of two replicas only one reconciles MarkdownViews, Pods and Deployments (the
+// other stands by), while both share the StorageBuckets through the ring `examples`, each
+// probing the buckets assigned to it.
 import { hostname } from "node:os";
 import { ping } from "../../src/healthz/index.js";
 import type { Logger } from "../../src/log/index.js";
@@ -11,6 +13,8 @@ import { setupStorageBucketController } from "../storagebucket/controller.js";
 
 /** The Lease the replicas compete for. */
 export const leaderElectionID = "examples.controller-runtime.example.com";
+/** The ring the replicas share StorageBuckets in. */
+export const ring = "examples";
 
 export interface ReplicaOptions {
   /** `replica-1`, ...: the logger's name and part of the leader election identity. */
@@ -33,9 +37,10 @@ export async function newReplica(config: RESTConfig, opts: ReplicaOptions): Prom
     leaderElectionIdentity: `${hostname()}_${opts.name}`,
     // On Ctrl-C the leader gives the Lease up, so a successor need not wait for it to expire.
     leaderElectionReleaseOnCancel: true,
+    sharding: { ring, identity: opts.name },
   });
   const client = mgr.getClient();
-  setupStorageBucketController(mgr, client, { probeIntervalMs: opts.probeIntervalMs });
+  setupStorageBucketController(mgr, client, { probeIntervalMs: opts.probeIntervalMs, sharded: true });
   await setupMarkdownViewController(mgr, client);
   setupPodsAndDeployments(mgr);
   mgr.addHealthzCheck("healthz", ping);

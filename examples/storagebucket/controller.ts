@@ -25,6 +25,11 @@ import { newTicker } from "./ticker.js";
 export interface StorageBucketControllerOptions {
   /** How often every bucket is probed. */
   probeIntervalMs: number;
+  /**
+   * Share the buckets with the other replicas of the Manager's ring (it needs the `sharding`
+   * option), each probing its own. Default: false (the leader probes them all).
+   */
+  sharded?: boolean;
 }
 
 export class StorageBucketReconciler implements Reconciler {
@@ -85,7 +90,7 @@ export function setupStorageBucketController(
 ): void {
   // Outside events enter through a channel: the ticker sends, the controller's source reads.
   const ticks = newChannel<GenericEvent>();
-  mgr.add(newTicker(ticks, opts.probeIntervalMs));
+  mgr.add(newTicker(ticks, opts.probeIntervalMs, { leaderElected: !opts.sharded }));
 
   // A tick is about no object in particular: it stands for every bucket, listed from the cache.
   const everyBucket = enqueueRequestsFromMapFunc(async (_obj, { signal }) => {
@@ -95,7 +100,7 @@ export function setupStorageBucketController(
 
   controllerManagedBy(mgr)
     // Our own status writes bump no generation: they must not trigger another probe.
-    .for(StorageBucket, { predicates: [generationChanged()] })
+    .for(StorageBucket, { predicates: [generationChanged()], sharded: opts.sharded ?? false })
     .watches(ticks, everyBucket)
     .complete(new StorageBucketReconciler(client, mgr.getEventRecorderFor("storagebucket-controller")));
 }

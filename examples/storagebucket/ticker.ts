@@ -1,14 +1,19 @@
 // The ticker: a Runnable that sends an empty GenericEvent into a channel every interval, so that
 // the controller reconciles on the passing of time, something no Kubernetes object announces.
-// It needs leader election: only the leading replica should probe, as only it reconciles.
+// It needs leader election (only the leading replica should probe, as only it reconciles), unless
+// the controller is sharded: then every replica probes the buckets it holds.
 import { setInterval } from "node:timers/promises";
 import type { GenericEvent } from "../../src/event/index.js";
 import type { Runnable } from "../../src/manager/index.js";
 import type { Channel } from "../../src/source/index.js";
 
-export function newTicker(events: Channel<GenericEvent>, intervalMs: number): Runnable {
+export function newTicker(
+  events: Channel<GenericEvent>,
+  intervalMs: number,
+  opts: { leaderElected?: boolean } = {},
+): Runnable {
   return {
-    needLeaderElection: () => true,
+    needLeaderElection: () => opts.leaderElected ?? true,
     async start(signal) {
       try {
         for await (const _ of setInterval(intervalMs, undefined, { signal })) {
