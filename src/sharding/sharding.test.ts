@@ -1,7 +1,8 @@
 // Sharding across replicas (issue 16): managers in one ring share the ConfigMaps of a namespace.
 // A ledger records every reconcile's [start, end] with the replica that ran it; through scale-out,
-// a graceful stop and a replica cut off from the API server (which stops itself, its objects
-// taken over once its Lease expires), no two replicas ever reconcile one object at once, and
+// a graceful stop and the coordinating replica cut off from the API server (it stops itself, the
+// other coordinates and takes its objects once its Lease expires), no two replicas ever reconcile
+// one object at once, and
 // every object ends up reconciled by the shard its label names. In every mode (the fault proxy
 // on kube-apiserver).
 import assert from "node:assert/strict";
@@ -162,7 +163,7 @@ test("replicas share a kind's objects; no object is reconciled by two at once th
   const label = shardLabel(ring);
   const ledger: (LedgerEntry & { end?: number })[] = [];
   const last = new Map<string, string>();
-  const replicas = new Map<string, { stop: AbortController; done: Promise<unknown> }>();
+  const replicas = new Map<string, { stop: AbortController; done: Promise<unknown>; mgr: Manager }>();
 
   const start = async (id: string) => {
     const mgr = await Manager.create(
@@ -189,7 +190,7 @@ test("replicas share a kind's objects; no object is reconciled by two at once th
         }),
       );
     const stop = new AbortController();
-    replicas.set(id, { stop, done: mgr.start(stop.signal).catch((err: unknown) => err) });
+    replicas.set(id, { stop, mgr, done: mgr.start(stop.signal).catch((err: unknown) => err) });
   };
 
   /** Each object's shard label, by object name. */
@@ -240,6 +241,18 @@ test("replicas share a kind's objects; no object is reconciled by two at once th
     const three = await settledOn(["r1", "r2", "r3"]);
     const share = moved(two, three);
     assert.ok(share > 0.15 && share < 0.5, `scale-out moved ${share} of the objects (ideal 1/3)`);
+    // The replicas count what they let go, and what they hold, per shard.
+    const metric = async (id: string, name: string): Promise<{ value: number }[]> => {
+      const m = replicas.get(id)?.mgr.metricsRegistry?.getSingleMetric(name);
+      return m ? (await m.get()).values : [];
+    };
+    const drained = [
+      ...(await metric("r1", "controller_runtime_shard_drains_total")),
+      ...(await metric("r2", "controller_runtime_shard_drains_total")),
+    ];
+    assert.ok(drained.reduce((n, v) => n + v.value, 0) > 0, "the old shards counted their drains");
+    const held = await metric("r3", "controller_runtime_shard_objects");
+    assert.equal(held[0]?.value, perShard(three, "r3"), "r3's objects gauge counts what it holds");
 
     // Scale in: r1 stops gracefully and lets its objects go at once.
     replicas.get("r1")!.stop.abort();
@@ -247,13 +260,21 @@ test("replicas share a kind's objects; no object is reconciled by two at once th
     const afterStop = await settledOn(["r2", "r3"]);
     assert.equal(perShard(afterStop, "r1"), 0);
 
-    // r2 is cut off: it misses its renew deadline and stops itself; r3 takes its objects over
-    // once r2's Lease expired as the coordinator saw it.
-    const cut = env.faults.inject({ match: { userAgent: "shard-replica/r2" }, action: partition() });
+    // The coordinating replica is cut off: it misses its renew deadline and stops itself; the
+    // other becomes the coordinator and takes its objects over once its Lease expired as the new
+    // coordinator saw it.
+    const coordinator = (await rest.get(resourceOf(kinds.Lease), `${ring}-coordinator`, {
+      namespace: "default",
+    })) as {
+      spec?: { holderIdentity?: string };
+    };
+    const victim = coordinator.spec?.holderIdentity ?? "r2";
+    const survivor = victim === "r2" ? "r3" : "r2";
+    const cut = env.faults.inject({ match: { userAgent: `shard-replica/${victim}` }, action: partition() });
     try {
-      const err = await replicas.get("r2")!.done;
-      assert.ok(err instanceof Error, "r2 stopped with an error when it lost its place");
-      await settledOn(["r3"]);
+      const err = await replicas.get(victim)!.done;
+      assert.ok(err instanceof Error, `${victim} stopped with an error when it lost its place`);
+      await settledOn([survivor]);
     } finally {
       cut.clear();
     }
