@@ -1,6 +1,6 @@
 // Sharding across replicas (issue 16): managers in one ring share the ConfigMaps of a namespace.
 // A ledger records every reconcile's [start, end] with the replica that ran it; through scale-out,
-// a graceful stop and the coordinating replica cut off from the API server (it stops itself, the
+// a rolling restart, a graceful stop and the coordinating replica cut off from the API server (it stops itself, the
 // other coordinates and takes its objects once its Lease expires), no two replicas ever reconcile
 // one object at once, and
 // every object ends up reconciled by the shard its label names. In every mode (the fault proxy
@@ -151,7 +151,7 @@ test("objects a sharded controller owns follow their owner's shard, into its cac
   }
 });
 
-test("replicas share a kind's objects; no object is reconciled by two at once through scale-out, stop and a cut-off replica", async () => {
+test("replicas share a kind's objects; no object is reconciled by two at once through scale-out, a rolling restart, stop and a cut-off coordinator", async () => {
   const ns = `sharding-${Date.now().toString(36)}`;
   const rest = newRESTClient(env.config);
   await rest.create(resourceOf(kinds.Namespace), {
@@ -253,6 +253,16 @@ test("replicas share a kind's objects; no object is reconciled by two at once th
     assert.ok(drained.reduce((n, v) => n + v.value, 0) > 0, "the old shards counted their drains");
     const held = await metric("r3", "controller_runtime_shard_objects");
     assert.equal(held[0]?.value, perShard(three, "r3"), "r3's objects gauge counts what it holds");
+
+    // A rolling restart: each replica in turn stops and starts again under the same name, as a
+    // StatefulSet's Pods do; its objects go to the others and (some) come back.
+    for (const id of ["r1", "r2", "r3"]) {
+      replicas.get(id)!.stop.abort();
+      assert.equal(await replicas.get(id)!.done, undefined, `${id} stopped cleanly`);
+      await settledOn(["r1", "r2", "r3"].filter((m) => m !== id));
+      await start(id);
+      await settledOn(["r1", "r2", "r3"]);
+    }
 
     // Scale in: r1 stops gracefully and lets its objects go at once.
     replicas.get("r1")!.stop.abort();
