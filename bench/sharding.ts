@@ -10,9 +10,13 @@
 //   reconciled elsewhere) against leaseDuration.
 // - memory: a server in this process with 10 000 ConfigMaps; a child process runs one manager
 //   caching them, either alone (unsharded) or as one replica of three (the other two here), and
-//   reports its heap growth once its cache holds its share. Sides alternate.
+//   reports its heap growth once its cache holds its share (the parent tells it, when the ring has
+//   settled, how many that is). Sides alternate.
 //
 // `npx tsx bench/sharding.ts`, or `npm run bench -- sharding`.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "../src/api/index.js";
@@ -25,11 +29,11 @@ import {
   type LedgerEntry,
   partition,
 } from "../src/envtest/index.js";
-import { nullLogger } from "../src/log/index.js";
+import { newLogger, nullLogger } from "../src/log/index.js";
 import { Manager } from "../src/manager/index.js";
 import { reconcilerFn } from "../src/reconcile/index.js";
 import { newRESTClient, type RESTClient, type RESTConfig, resourceOf } from "../src/rest/index.js";
-import { shardLabel } from "../src/sharding/labels.js";
+import { drainLabel, shardLabel } from "../src/sharding/labels.js";
 import { runChildJSON } from "./internal/child-json.js";
 import { rangeNote, summarize } from "./internal/stats.js";
 import { type BenchRow, printRows } from "./report.js";
@@ -204,15 +208,19 @@ interface MemoryResult {
   objects: number;
 }
 
-/** One manager caching the ConfigMaps, alone or as replica r1 of the ring; its heap growth. */
+/**
+ * One manager caching the ConfigMaps, alone or as replica r1 of the ring; its heap growth once its
+ * cache holds them all, or (sharded) the share the parent found assigned to it once the ring
+ * settled (the parent writes it to `BENCH_SHARDING_SETTLED`: the child lists nothing itself, so
+ * that only the manager's memory is measured).
+ */
 async function memoryChild(config: RESTConfig, sharded: boolean): Promise<MemoryResult> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error("run with --expose-gc");
-  const rest = newRESTClient(config);
   gc();
   const before = process.memoryUsage().heapUsed;
   const mgr = await Manager.create(config, {
-    logger: nullLogger(),
+    logger: process.env.BENCH_DEBUG ? newLogger({ level: "debug" }) : nullLogger(),
     metrics: { bindAddress: "0" },
     cache: { defaultNamespaces: [NS] },
     ...(sharded ? { sharding: { ring: RING, identity: "r1", ...TIMING } } : {}),
@@ -222,14 +230,19 @@ async function memoryChild(config: RESTConfig, sharded: boolean): Promise<Memory
     .complete(reconcilerFn(async () => {}));
   const stop = new AbortController();
   const done = mgr.start(stop.signal);
+  done.catch((err: unknown) => console.error("memory child: the manager failed", err));
   const cache = mgr.getCache();
+  const settledFile = process.env.BENCH_SHARDING_SETTLED ?? "";
   const objects = await eventually(
     "the cache holds this replica's share",
     async () => {
+      const want = sharded
+        ? existsSync(settledFile)
+          ? Number(readFileSync(settledFile, "utf8"))
+          : -1
+        : OBJECTS;
       const held = (await cache.list(kinds.ConfigMap, { inNamespace: NS })).items.length;
-      if (!sharded) return held === OBJECTS ? held : undefined;
-      const mine = [...(await shards(rest)).values()].filter((s) => s === "r1").length;
-      return mine > 0 && held === mine ? held : undefined;
+      return want > 0 && held === want ? held : undefined;
     },
     { timeoutMs: 120_000, intervalMs: 250 },
   );
@@ -238,7 +251,6 @@ async function memoryChild(config: RESTConfig, sharded: boolean): Promise<Memory
   const heapBytes = process.memoryUsage().heapUsed - before;
   stop.abort();
   await done;
-  await rest.close();
   return { heapBytes, objects };
 }
 
@@ -247,6 +259,7 @@ async function memory(): Promise<{ unsharded: number[]; sharded: number[]; share
   const config = server.restConfig();
   const rest = newRESTClient(config);
   await createObjects(rest);
+  const dir = mkdtempSync(join(tmpdir(), "sharding-bench-"));
   const out = { unsharded: [] as number[], sharded: [] as number[], share: [] as number[] };
   for (let i = 0; i < RUNS; i++) {
     for (const side of i % 2 === 0 ? ["unsharded", "sharded"] : ["sharded", "unsharded"]) {
@@ -266,12 +279,38 @@ async function memory(): Promise<{ unsharded: number[]; sharded: number[]; share
           others.push({ stop, done: mgr.start(stop.signal) });
         }
       }
-      const r = await runChildJSON<MemoryResult>({
+      const settledFile = join(dir, `settled-${i}`);
+      const child = runChildJSON<MemoryResult>({
         moduleUrl: import.meta.url,
-        env: { [CHILD]: side, BENCH_SHARDING_CONFIG: JSON.stringify(config) },
+        env: {
+          [CHILD]: side,
+          BENCH_SHARDING_CONFIG: JSON.stringify(config),
+          BENCH_SHARDING_SETTLED: settledFile,
+        },
         execArgv: ["--expose-gc"],
         what: `sharding memory child (${side})`,
       });
+      if (side === "sharded") {
+        // Settled: every object assigned to a live replica, none draining; then r1's share is final.
+        const seen: number[] = [];
+        const mine = await eventually(
+          "the ring settled with r1 in it",
+          async () => {
+            // By label selectors, so that the lists stay small.
+            const count = async (labelSelector: string) =>
+              (await rest.list(CM, { namespace: NS, labelSelector })).items.length;
+            if ((await count(`!${shardLabel(RING)}`)) > 0 || (await count(drainLabel(RING))) > 0)
+              return undefined;
+            const n = await count(`${shardLabel(RING)}=r1`);
+            // The coordinator moves objects a few at a time: the same share three polls running.
+            seen.push(n);
+            return n > 0 && seen.slice(-3).every((x) => x === n) && seen.length >= 3 ? n : undefined;
+          },
+          { timeoutMs: 120_000, intervalMs: 500 },
+        );
+        writeFileSync(settledFile, String(mine));
+      }
+      const r = await child;
       for (const o of others) o.stop.abort();
       await Promise.allSettled(others.map((o) => o.done));
       if (side === "sharded") {
@@ -280,14 +319,18 @@ async function memory(): Promise<{ unsharded: number[]; sharded: number[]; share
       } else out.unsharded.push(r.heapBytes);
     }
   }
+  rmSync(dir, { recursive: true, force: true });
   await rest.close();
   await server.stop();
   return out;
 }
 
+/** Which experiments to run: `ring`, `memory` or both (default). */
+const PARTS = (process.env.SHARDING_BENCH_PARTS ?? "ring,memory").split(",");
+
 export async function run(): Promise<BenchRow[]> {
   const rings: RingResult[] = [];
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < (PARTS.includes("ring") ? RUNS : 0); i++) {
     rings.push(
       await runChildJSON<RingResult>({
         moduleUrl: import.meta.url,
@@ -298,6 +341,7 @@ export async function run(): Promise<BenchRow[]> {
   }
   const rows: BenchRow[] = [];
   const row = (name: string, xs: number[], unit: string, note: string) =>
+    xs.length > 0 &&
     rows.push({ name, value: summarize(xs).median, unit, note: `${rangeNote(xs)}; ${note}` });
   row(
     "sharding: overlapping reconciles of one object",
@@ -330,6 +374,7 @@ export async function run(): Promise<BenchRow[]> {
     "ms",
     `to all its objects reconciled elsewhere; leaseDuration ${TIMING.leaseDurationMs} ms`,
   );
+  if (!PARTS.includes("memory")) return rows;
   const m = await memory();
   const ratio = summarize(m.sharded).median / summarize(m.unsharded).median;
   row(

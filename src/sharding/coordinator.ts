@@ -108,7 +108,7 @@ export class Coordinator {
         metadataOnly: true,
         logger: o.logger,
       });
-      const assign = (obj: Readonly<KubeObject>) => this.#enqueue(k, obj, () => this.#assign(k, obj));
+      const assign = (obj: Readonly<KubeObject>) => this.#enqueue(k, obj, () => this.#decide(k, obj));
       unassigned.addEventHandler({ onAdd: assign, onUpdate: (_, obj) => assign(obj) });
       running.push(unassigned.run(leading));
     }
@@ -158,45 +158,69 @@ export class Coordinator {
       const scopes = k.kind.namespaced && o.namespaces.length > 0 ? o.namespaces : [undefined];
       for (const namespace of scopes) {
         const list = await o.rest.list(resourceOf(k.kind), { namespace, labelSelector: label });
-        for (const obj of list.items) this.#enqueue(k, obj, () => this.#move(k, obj));
+        for (const obj of list.items) this.#enqueue(k, obj, () => this.#decide(k, obj));
       }
     }
   }
 
-  async #assign(k: ShardedKind, obj: Readonly<KubeObject>): Promise<void> {
-    const labels = labelsOf(obj);
+  /**
+   * Puts `obj` where the ring says: assigns it when it has no shard, marks it to drain when its
+   * shard is alive but another's, reassigns it when its shard is gone. A decision made on a
+   * version that changed since is made again on the current one: this coordinator watches only
+   * unassigned objects, so no event would bring an assigned one back.
+   */
+  async #decide(k: ShardedKind, first: Readonly<KubeObject>): Promise<void> {
     const ring = this.#o.ring;
-    if (labels[shardLabel(ring)] !== undefined) return;
-    const to = this.#ring.owner(hashKey(k, obj));
-    if (!to) return;
-    await this.#label(k, obj, { [shardLabel(ring)]: to, [drainLabel(ring)]: null });
-    this.#o.metrics.assignments.inc({ ring, shard: to });
-  }
-
-  async #move(k: ShardedKind, obj: Readonly<KubeObject>): Promise<void> {
-    const ring = this.#o.ring;
-    const labels = labelsOf(obj);
-    const from = labels[shardLabel(ring)];
-    const to = this.#ring.owner(hashKey(k, obj));
-    if (from === undefined || !to || from === to) return;
-    if (this.#ring.members.includes(from)) {
-      // Its shard is alive: it lets the object go after any reconcile of it, then it comes back unassigned.
-      if (labels[drainLabel(ring)] !== undefined) return;
-      await this.#label(k, obj, { [drainLabel(ring)]: "true" });
-      this.#o.metrics.moves.inc({ ring, reason: "drain" });
-    } else {
-      await this.#label(k, obj, { [shardLabel(ring)]: to, [drainLabel(ring)]: null });
-      this.#o.metrics.moves.inc({ ring, reason: "takeover" });
-      this.#o.metrics.assignments.inc({ ring, shard: to });
+    const m = this.#o.metrics;
+    let obj: Readonly<KubeObject> | undefined = first;
+    for (let attempt = 0; obj && attempt < 5; attempt++) {
+      const labels = labelsOf(obj);
+      const from = labels[shardLabel(ring)];
+      const to = this.#ring.owner(hashKey(k, obj));
+      if (!to || from === to) return;
+      let written: boolean;
+      if (from === undefined) {
+        written = await this.#label(k, obj, { [shardLabel(ring)]: to, [drainLabel(ring)]: null });
+        if (written) m.assignments.inc({ ring, shard: to });
+      } else if (this.#ring.members.includes(from)) {
+        // Its shard is alive: it lets the object go after any reconcile of it, and the object
+        // comes back unassigned.
+        if (labels[drainLabel(ring)] !== undefined) return;
+        written = await this.#label(k, obj, { [drainLabel(ring)]: "true" });
+        if (written) m.moves.inc({ ring, reason: "drain" });
+      } else {
+        written = await this.#label(k, obj, { [shardLabel(ring)]: to, [drainLabel(ring)]: null });
+        if (written) {
+          m.moves.inc({ ring, reason: "takeover" });
+          m.assignments.inc({ ring, shard: to });
+        }
+      }
+      if (written) return;
+      obj = await this.#current(k, obj);
     }
   }
 
-  /** Writes `labels` (null removes) if the object is still the version the decision was made on. */
+  /** The object as the server has it now, or undefined when it is gone. */
+  async #current(k: ShardedKind, obj: Readonly<KubeObject>): Promise<Readonly<KubeObject> | undefined> {
+    try {
+      return await this.#o.rest.get(resourceOf(k.kind), obj.metadata?.name ?? "", {
+        namespace: obj.metadata?.namespace,
+      });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Writes `labels` (null removes) if the object is still the version the decision was made on;
+   * false when it changed since, or is gone.
+   */
   async #label(
     k: ShardedKind,
     obj: Readonly<KubeObject>,
     labels: Record<string, string | null>,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const meta = obj.metadata ?? {};
     try {
       await this.#o.rest.patch(
@@ -205,9 +229,9 @@ export class Coordinator {
         { metadata: { resourceVersion: meta.resourceVersion, labels } },
         { namespace: meta.namespace, patchType: "merge" },
       );
+      return true;
     } catch (err) {
-      // Changed since (a newer event decides again) or gone: nothing to do.
-      if (isConflict(err) || isNotFound(err)) return;
+      if (isConflict(err) || isNotFound(err)) return false;
       throw err;
     }
   }
