@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../src/api/index.js";
+import { kinds, kinds as kinds_ } from "../src/api/index.js";
 import { startAPIServer } from "../src/apiserver/index.js";
 import { controllerManagedBy } from "../src/builder/index.js";
 import {
@@ -40,12 +40,14 @@ import { type BenchRow, printRows } from "./report.js";
 
 const OBJECTS = Number(process.env.SHARDING_BENCH_OBJECTS ?? 10_000);
 const CHANGES = Number(process.env.SHARDING_BENCH_CHANGES ?? 20);
-const RUNS = 3;
+const RUNS = Number(process.env.SHARDING_BENCH_RUNS ?? 3);
 const CHILD = "BENCH_SHARDING_CHILD";
 const CM = resourceOf(kinds.ConfigMap);
 const NS = "sharding-bench";
 const RING = "bench";
-const TIMING = { leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 250 };
+// Shorter than kube's defaults (15 s / 10 s / 2 s) to keep the fail-over short, long enough that a
+// replica sharing one busy process with the server and 4 others keeps its place.
+const TIMING = { leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 500 };
 
 async function createObjects(rest: RESTClient): Promise<void> {
   await rest.create(resourceOf(kinds.Namespace), {
@@ -75,6 +77,8 @@ async function shards(rest: RESTClient): Promise<Map<string, string | undefined>
 }
 
 interface RingResult {
+  /** Replicas that stopped on their own (they lost their Lease): 0 when the ring held. */
+  lost: number;
   overlaps: number;
   moves: { fraction: number; ideal: number }[];
   maxOverMean: number;
@@ -88,8 +92,12 @@ async function ringChild(): Promise<RingResult> {
   const rest = newRESTClient(config);
   await createObjects(rest);
   const ledger: (LedgerEntry & { end?: number })[] = [];
+  // By object too: scanning the whole ledger per moved object blocked the event loop for seconds
+  // (and the replicas' renewals with it).
+  const byKey = new Map<string, (LedgerEntry & { end?: number })[]>();
   const last = new Map<string, string>();
-  const running = new Map<string, { stop: AbortController; done: Promise<unknown> }>();
+  const running = new Map<string, { stop: AbortController; exited: boolean; done: Promise<unknown> }>();
+  let lost = 0;
   const start = async (id: string) => {
     const mgr = await Manager.create(
       { ...config, userAgent: `bench-replica/${id}` },
@@ -111,16 +119,64 @@ async function ringChild(): Promise<RingResult> {
             start: performance.now(),
           };
           ledger.push(entry);
+          let entries = byKey.get(req.name);
+          if (!entries) byKey.set(req.name, (entries = []));
+          entries.push(entry);
           last.set(req.name, id);
           await new Promise((r) => setImmediate(r));
           entry.end = performance.now();
         }),
       );
     const stop = new AbortController();
-    running.set(id, { stop, done: mgr.start(stop.signal).catch((err: unknown) => err) });
+    const entry = { stop, exited: false, done: Promise.resolve<unknown>(undefined) };
+    entry.done = mgr.start(stop.signal).then(
+      () => {
+        entry.exited = true;
+      },
+      (err: unknown) => {
+        entry.exited = true;
+        if (!stop.signal.aborted) lost++;
+        return err;
+      },
+    );
+    running.set(id, entry);
   };
-  const settled = (members: string[]) =>
-    eventually(
+  const diagnose = async (members: string[]) => {
+    const list = await rest.list<ConfigMap>(CM, { namespace: NS });
+    const kinds = new Map<string, number>();
+    for (const c of list.items) {
+      const l = c.metadata?.labels ?? {};
+      const shard = l[shardLabel(RING)];
+      const what = !shard
+        ? "unassigned"
+        : l[drainLabel(RING)]
+          ? `draining from ${members.includes(shard) ? "live" : "gone"} ${shard}`
+          : !members.includes(shard)
+            ? `on gone ${shard}`
+            : last.get(c.metadata!.name!) !== shard
+              ? `on ${shard}, last reconciled by ${last.get(c.metadata!.name!)}`
+              : "settled";
+      kinds.set(what, (kinds.get(what) ?? 0) + 1);
+    }
+    console.error("sharding bench: not settled on", members, Object.fromEntries(kinds));
+    const leases = await rest.list(resourceOf(kinds_.Lease), { namespace: "default" });
+    for (const l of leases.items as {
+      metadata?: { name?: string };
+      spec?: { holderIdentity?: string; renewTime?: string };
+    }[]) {
+      console.error(
+        "  lease",
+        l.metadata?.name,
+        l.spec?.holderIdentity,
+        l.spec?.renewTime,
+        new Date().toISOString(),
+      );
+    }
+  };
+  // A replica that stopped on its own is counted (lost) and left out, as its Pod would restart.
+  const settled = (all: string[]) => {
+    const members = all.filter((m) => !running.get(m)?.exited);
+    return eventually(
       `settled on ${members.join(",")}`,
       async () => {
         const now = await shards(rest);
@@ -131,8 +187,12 @@ async function ringChild(): Promise<RingResult> {
         }
         return held.size === members.length ? now : undefined;
       },
-      { timeoutMs: 300_000, intervalMs: 250 },
-    );
+      { timeoutMs: Number(process.env.SHARDING_BENCH_SETTLE_MS ?? 300_000), intervalMs: 250 },
+    ).catch(async (err: unknown) => {
+      await diagnose(members);
+      throw err;
+    });
+  };
   let ids = 0;
   const members: string[] = [];
   for (let i = 0; i < 3; i++) {
@@ -168,9 +228,9 @@ async function ringChild(): Promise<RingResult> {
     for (const [name, to] of moved) {
       const from = before.get(name);
       const oldEnd = Math.max(
-        ...ledger.filter((e) => e.key === name && e.holder === from).map((e) => e.end ?? 0),
+        ...(byKey.get(name) ?? []).filter((e) => e.holder === from).map((e) => e.end ?? 0),
       );
-      const newStart = ledger.find((e) => e.key === name && e.holder === to && e.start >= changeAt)?.start;
+      const newStart = byKey.get(name)?.find((e) => e.holder === to && e.start >= changeAt)?.start;
       if (newStart !== undefined && oldEnd > 0)
         handOvers.push(Math.max(0, newStart - Math.max(oldEnd, changeAt)));
     }
@@ -195,6 +255,7 @@ async function ringChild(): Promise<RingResult> {
   await env.stop();
   handOvers.sort((a, b) => a - b);
   return {
+    lost,
     overlaps,
     moves,
     maxOverMean,
@@ -348,6 +409,12 @@ export async function run(): Promise<BenchRow[]> {
     rings.map((r) => r.overlaps),
     "",
     `${OBJECTS} objects, ${CHANGES} membership changes and a cut-off replica per run (must be 0)`,
+  );
+  row(
+    "sharding: replicas that lost their place",
+    rings.map((r) => r.lost),
+    "",
+    "stopped on their own during a run (must be 0)",
   );
   const ratios = rings.flatMap((r) => r.moves.map((m) => m.fraction / m.ideal));
   row(

@@ -48,6 +48,8 @@ interface Member {
   holder: string;
   /** When this coordinator last saw the Lease renewed (performance.now()). */
   seenAt: number;
+  /** Not renewed for leaseDuration, as a fresh read of the Lease confirmed. */
+  expired?: boolean;
 }
 
 /** The key an object is hashed by: its own, or its controller owner's for an owned kind. */
@@ -87,6 +89,9 @@ export class Coordinator {
   /** Coordinates until `leading` aborts (this replica stopped being the coordinator). */
   async run(leading: AbortSignal): Promise<void> {
     const o = this.#o;
+    // A new term starts from what it observes: Leases seen in an earlier term are seen anew.
+    this.#members.clear();
+    this.#ring = new HashRing([]);
     const leases = newInformer<Lease>(o.rest, kinds.Lease, {
       namespaces: [o.leaseNamespace],
       labelSelector: `${RING_LABEL}=${o.ring}`,
@@ -134,12 +139,48 @@ export class Coordinator {
     this.#recompute();
   }
 
+  readonly #confirming = new Set<string>();
+
+  /** Reads the Lease `name`: renewed since, it is observed; else `m` is marked expired. */
+  async #confirmExpiry(name: string, m: Member): Promise<void> {
+    if (this.#confirming.has(name)) return;
+    this.#confirming.add(name);
+    try {
+      const lease = await this.#o.rest.get<Lease>(resourceOf(kinds.Lease), name, {
+        namespace: this.#o.leaseNamespace,
+      });
+      if (this.#members.get(name) !== m) return;
+      if (
+        (lease.spec?.renewTime ?? undefined) !== m.renewTime ||
+        (lease.spec?.holderIdentity ?? "") !== m.holder
+      ) {
+        this.#observe(lease);
+      } else {
+        m.expired = true;
+        this.#recompute();
+      }
+    } catch (err) {
+      if (isNotFound(err)) {
+        this.#members.delete(name);
+        this.#recompute();
+      } else this.#o.logger.error(err, "sharding: reading a member's Lease failed", { lease: name });
+    } finally {
+      this.#confirming.delete(name);
+    }
+  }
+
   /** Rebuilds the ring from the live members; on a change (or `force`) moves what must move. */
   #recompute(force = false): void {
     const now = performance.now();
     const alive = [...this.#members.entries()]
       .filter(([name, m]) => m.holder !== "" && name === `${this.#o.ring}-${m.holder}`)
-      .filter(([, m]) => now - m.seenAt < this.#o.leaseDurationMs)
+      .filter(([name, m]) => {
+        if (now - m.seenAt < this.#o.leaseDurationMs) return true;
+        // Seemingly expired: a watch that lags would make a live member look so. Read the Lease
+        // before giving its objects away; alive until the read says otherwise.
+        if (!m.expired) void this.#confirmExpiry(name, m);
+        return !m.expired;
+      })
       .map(([, m]) => m.holder)
       .sort();
     const same =
