@@ -119,8 +119,8 @@ async function ringChild(): Promise<RingResult> {
             start: performance.now(),
           };
           ledger.push(entry);
-          let entries = byKey.get(req.name);
-          if (!entries) byKey.set(req.name, (entries = []));
+          const entries = byKey.get(req.name) ?? [];
+          if (entries.length === 0) byKey.set(req.name, entries);
           entries.push(entry);
           last.set(req.name, id);
           await new Promise((r) => setImmediate(r));
