@@ -13,6 +13,7 @@
 //
 // Every write is conditional on the resourceVersion the decision was made from: a decision made
 // on a stale view fails with a conflict and is made again from a newer one.
+import { setMaxListeners } from "node:events";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type { Counter } from "prom-client";
 import { type Kind, type KubeObject, kinds } from "../api/index.js";
@@ -89,6 +90,9 @@ export class Coordinator {
   /** Coordinates until `leading` aborts (this replica stopped being the coordinator). */
   async run(leading: AbortSignal): Promise<void> {
     const o = this.#o;
+    // An informer per sharded kind and the Leases' each listen on `leading`: more than Node's
+    // default warning threshold (10) with a few kinds, though none leaks.
+    setMaxListeners(100, leading);
     // A new term starts from what it observes: Leases seen in an earlier term are seen anew.
     this.#members.clear();
     this.#ring = new HashRing([]);
