@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds, kinds as kinds_ } from "../src/api/index.js";
+import { kinds } from "../src/api/index.js";
 import { startAPIServer } from "../src/apiserver/index.js";
 import { controllerManagedBy } from "../src/builder/index.js";
 import {
@@ -30,7 +30,7 @@ import {
   partition,
 } from "../src/envtest/index.js";
 import { newLogger, nullLogger } from "../src/log/index.js";
-import { Manager } from "../src/manager/index.js";
+import { Manager, type ManagerOptions } from "../src/manager/index.js";
 import { reconcilerFn } from "../src/reconcile/index.js";
 import { newRESTClient, type RESTClient, type RESTConfig, resourceOf } from "../src/rest/index.js";
 import { drainLabel, shardLabel } from "../src/sharding/labels.js";
@@ -48,6 +48,16 @@ const RING = "bench";
 // Shorter than kube's defaults (15 s / 10 s / 2 s) to keep the fail-over short, long enough that a
 // replica sharing one busy process with the server and 4 others keeps its place.
 const TIMING = { leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 500 };
+
+/** The options of a replica `id` of the bench's ring (no ring for undefined). */
+function replicaOptions(id: string | undefined): ManagerOptions {
+  return {
+    logger: process.env.BENCH_DEBUG ? newLogger({ level: "debug" }) : nullLogger(),
+    metrics: { bindAddress: "0" },
+    cache: { defaultNamespaces: [NS] },
+    ...(id ? { sharding: { ring: RING, identity: id, ...TIMING } } : {}),
+  };
+}
 
 async function createObjects(rest: RESTClient): Promise<void> {
   await rest.create(resourceOf(kinds.Namespace), {
@@ -99,15 +109,7 @@ async function ringChild(): Promise<RingResult> {
   const running = new Map<string, { stop: AbortController; exited: boolean; done: Promise<unknown> }>();
   let lost = 0;
   const start = async (id: string) => {
-    const mgr = await Manager.create(
-      { ...config, userAgent: `bench-replica/${id}` },
-      {
-        logger: nullLogger(),
-        metrics: { bindAddress: "0" },
-        cache: { defaultNamespaces: [NS] },
-        sharding: { ring: RING, identity: id, ...TIMING },
-      },
-    );
+    const mgr = await Manager.create({ ...config, userAgent: `bench-replica/${id}` }, replicaOptions(id));
     controllerManagedBy(mgr)
       .for(kinds.ConfigMap, { sharded: true })
       .withOptions({ maxConcurrentReconciles: 4 })
@@ -143,7 +145,7 @@ async function ringChild(): Promise<RingResult> {
   };
   const diagnose = async (members: string[]) => {
     const list = await rest.list<ConfigMap>(CM, { namespace: NS });
-    const kinds = new Map<string, number>();
+    const states = new Map<string, number>();
     for (const c of list.items) {
       const l = c.metadata?.labels ?? {};
       const shard = l[shardLabel(RING)];
@@ -156,10 +158,10 @@ async function ringChild(): Promise<RingResult> {
             : last.get(c.metadata!.name!) !== shard
               ? `on ${shard}, last reconciled by ${last.get(c.metadata!.name!)}`
               : "settled";
-      kinds.set(what, (kinds.get(what) ?? 0) + 1);
+      states.set(what, (states.get(what) ?? 0) + 1);
     }
-    console.error("sharding bench: not settled on", members, Object.fromEntries(kinds));
-    const leases = await rest.list(resourceOf(kinds_.Lease), { namespace: "default" });
+    console.error("sharding bench: not settled on", members, Object.fromEntries(states));
+    const leases = await rest.list(resourceOf(kinds.Lease), { namespace: "default" });
     for (const l of leases.items as {
       metadata?: { name?: string };
       spec?: { holderIdentity?: string; renewTime?: string };
@@ -281,12 +283,7 @@ async function memoryChild(config: RESTConfig, sharded: boolean): Promise<Memory
   if (!gc) throw new Error("run with --expose-gc");
   gc();
   const before = process.memoryUsage().heapUsed;
-  const mgr = await Manager.create(config, {
-    logger: process.env.BENCH_DEBUG ? newLogger({ level: "debug" }) : nullLogger(),
-    metrics: { bindAddress: "0" },
-    cache: { defaultNamespaces: [NS] },
-    ...(sharded ? { sharding: { ring: RING, identity: "r1", ...TIMING } } : {}),
-  });
+  const mgr = await Manager.create(config, replicaOptions(sharded ? "r1" : undefined));
   controllerManagedBy(mgr)
     .for(kinds.ConfigMap, { sharded })
     .complete(reconcilerFn(async () => {}));
@@ -328,12 +325,7 @@ async function memory(): Promise<{ unsharded: number[]; sharded: number[]; share
       const others: { stop: AbortController; done: Promise<void> }[] = [];
       if (side === "sharded") {
         for (const id of ["r2", "r3"]) {
-          const mgr = await Manager.create(config, {
-            logger: nullLogger(),
-            metrics: { bindAddress: "0" },
-            cache: { defaultNamespaces: [NS] },
-            sharding: { ring: RING, identity: id, ...TIMING },
-          });
+          const mgr = await Manager.create(config, replicaOptions(id));
           controllerManagedBy(mgr)
             .for(kinds.ConfigMap, { sharded: true })
             .complete(reconcilerFn(async () => {}));

@@ -41,7 +41,8 @@ export interface ForOptions<T extends KubeObject> {
    * Share the objects of this kind, and of the kinds it `owns()`, with the other replicas of the
    * Manager's ring (`Manager.create(cfg, { sharding })`): this replica caches and reconciles only
    * the objects assigned to it, and runs the controller while it holds its place in the ring.
-   * Default: false.
+   * The Manager's cache then holds only this replica's objects of these kinds, for every reader:
+   * read others with `getAPIReader()`. Default: false.
    */
   sharded?: boolean;
 }
