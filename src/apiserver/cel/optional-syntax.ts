@@ -7,7 +7,7 @@
 // parser reads plain CEL at the same offsets (its positions and error columns stay the source's);
 // the nodes at the recorded places are then rewritten into calls of the functions in optional.ts.
 import { parse } from "@bufbuild/cel";
-import type { Expr, Parsed } from "./ast.js";
+import { childrenOf, type Expr, type Parsed } from "./ast.js";
 import { OPTIONAL_INDEX, OPTIONAL_LIST, OPTIONAL_MAP, OPTIONAL_SELECT } from "./optional.js";
 import { located } from "./references.js";
 
@@ -161,15 +161,7 @@ class Rewriter {
         return false;
       }
       case "comprehensionExpr":
-        for (const c of [
-          k.value.iterRange,
-          k.value.accuInit,
-          k.value.loopCondition,
-          k.value.loopStep,
-          k.value.result,
-        ]) {
-          this.rewrite(c);
-        }
+        for (const c of childrenOf(e)) this.rewrite(c);
         return false;
       default:
         return false;
