@@ -14,12 +14,13 @@ import {
   listType,
 } from "@bufbuild/cel";
 import { CelScalar, isCelList, isCelMap, isCelUint } from "@bufbuild/cel";
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
 import { formatLibrary } from "./format.js";
 import { netLibrary } from "./net.js";
 import { optionalLibrary, optionalSyntaxLibrary } from "./optional.js";
 import { quantityLibrary } from "./quantity.js";
 import { urlLibrary } from "./url.js";
+import { re2js } from "../schema/re2.js";
 
 const DYN = CelScalar.DYN;
 const LIST = listType(DYN);
@@ -87,7 +88,7 @@ const patterns = new Map<string, RE2JS>();
 function re2(pattern: string): RE2JS {
   let p = patterns.get(pattern);
   if (!p) {
-    p = RE2JS.compile(pattern);
+    p = re2js().compile(pattern);
     if (patterns.size > 1000) patterns.clear();
     patterns.set(pattern, p);
   }

@@ -2,7 +2,7 @@
 // them: linear time in the input whatever the pattern (a CRD's `^(a+)+$` cannot stall the
 // server as a backtracking RegExp does), and a pattern RE2 refuses (lookarounds,
 // backreferences) is refused when the CRD is created, with Go's message.
-import { RE2JS } from "re2js";
+import { re2js } from "./re2.js";
 import type { Schema } from "./schema-types.js";
 
 /** A compiled pattern: `test` searches anywhere in the input, as Go's MatchString. */
@@ -12,7 +12,7 @@ export interface Pattern {
 
 function compile(pattern: string): Pattern | Error {
   try {
-    const re = RE2JS.compile(pattern);
+    const re = re2js().compile(pattern);
     return { test: (input) => re.matcher(input).find() };
   } catch (e) {
     return e instanceof Error ? e : new Error(String(e));
