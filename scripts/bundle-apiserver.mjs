@@ -4,7 +4,11 @@
 // libraries it loads on demand (CEL, protobuf) stay separate chunks, loaded on first use;
 // packages stay external. `controller-runtime/apiserver` and the CLI point here; the rest of
 // the library (envtest) imports the unbundled modules, which behave the same.
+import { rmSync } from "node:fs";
 import { build } from "esbuild";
+
+// Chunks are content-named: without a clean directory, every build would leave the last one's behind.
+rmSync("dist/apiserver/bundle", { recursive: true, force: true });
 
 await build({
   entryPoints: { index: "dist/apiserver/index.js", cli: "dist/apiserver/cli.js" },

@@ -3,6 +3,7 @@
 // from a real kube-apiserver that envtest starts, so the embedded server grants what kube grants.
 //
 //   KUBEBUILDER_ASSETS=/path/to/binaries npx tsx scripts/gen-bootstrap-policy.ts
+//   npx tsx scripts/gen-bootstrap-prepared.ts   (the policy as the server seeds it)
 //
 // Only the policy is kept (names, labels, annotations, rules, aggregation rules, subjects,
 // roleRefs): uids, times and versions are the embedded server's own. Aggregated ClusterRoles come
