@@ -11,7 +11,7 @@ import { startLoadProcess } from "./internal/load-process.js";
 import { startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";
 
-const SIZES = (process.env.PAGING_BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number);
+const SIZES = (process.env.PAGING_BENCH_SIZES ?? "1000,10000,50000,100000").split(",").map(Number);
 const LIMIT = 500;
 const REPEAT = 7;
 const CM = resourceOf(kinds.ConfigMap);
