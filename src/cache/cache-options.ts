@@ -100,6 +100,21 @@ function bothSelectors(a: string | LabelSelector | undefined, b: string): LabelS
   return labelSelectorFromRequirements([...first.requirements, ...parseLabelSelector(b).requirements]);
 }
 
+type SelectorFor = NonNullable<CacheOptions["selectorFor"]>;
+
+/** Two `selectorFor`s both applied (a kind's selector is both's requirements), e.g. the user's and the ring's. */
+export function bothSelectorsFor(
+  a: SelectorFor | undefined,
+  b: SelectorFor | undefined,
+): SelectorFor | undefined {
+  if (!a || !b) return a ?? b;
+  return (kind) => {
+    const x = a(kind);
+    const y = b(kind);
+    return x === undefined || y === undefined ? (x ?? y) : `${x},${y}`;
+  };
+}
+
 function gvkKey(g: GroupVersionKind): string {
   return `${g.group}/${g.version}/${g.kind}`;
 }

@@ -2,6 +2,7 @@
 // counted in the metrics) under the cache, the mapper, the clients, the Event recorder and the
 // Lease lock; one metrics registry under every metric.
 import type { Registry } from "prom-client";
+import { bothSelectorsFor } from "../cache/cache-options.js";
 import { type Cache, newCache } from "../cache/index.js";
 import { type Client, type ClientReader, newAPIReader, newClient } from "../client/index.js";
 import { type HealthProbeServer, newHealthProbeServer } from "../healthz/index.js";
@@ -49,7 +50,7 @@ export function newManagerComponents(config: RESTConfig, o: ResolvedManagerOptio
     new Sharding(o.sharding, { rest, logger: log, registry, namespaces: o.cache.defaultNamespaces ?? [] });
   const cache = newCache(config, {
     ...o.cache,
-    selectorFor: sharding?.selectorFor ?? o.cache.selectorFor,
+    selectorFor: bothSelectorsFor(sharding?.selectorFor, o.cache.selectorFor),
     restClient: o.cache.restClient ?? rest,
     mapper: o.cache.mapper ?? mapper,
     logger: o.cache.logger ?? log.withName("cache"),
