@@ -20,6 +20,19 @@ test("a new registry holds Node's process metrics", async () => {
   }
 });
 
+test("every registry shares the process's one set of process metrics (one GC observer, one loop monitor)", () => {
+  const a = newMetricsRegistry();
+  const b = newMetricsRegistry();
+  for (const name of [
+    "nodejs_gc_duration_seconds",
+    "nodejs_eventloop_lag_seconds",
+    "process_cpu_seconds_total",
+  ]) {
+    assert.ok(a.getSingleMetric(name), `${name} is registered`);
+    assert.equal(a.getSingleMetric(name), b.getSingleMetric(name), `${name} is one metric`);
+  }
+});
+
 test("two registries are independent: same names, separate values, no clash", async () => {
   const a = newMetricsRegistry();
   const b = newMetricsRegistry();

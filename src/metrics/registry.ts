@@ -2,17 +2,22 @@
 // no global registry: two managers in one process (tests do this) must not share or clash.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
+let processMetrics: Registry | undefined;
+
 /**
  * A new registry holding Node's process metrics (`process_cpu_seconds_total`,
- * `process_resident_memory_bytes`, `nodejs_eventloop_lag_seconds`, ...), the counterpart of the
- * Go process collector that controller-runtime registers.
- * Each call starts its own event-loop-delay monitor and GC observer, which live as long as the
- * process: make one registry per manager, not one per test case.
+ * `process_resident_memory_bytes`, `nodejs_eventloop_lag_seconds`, `nodejs_gc_duration_seconds`,
+ * ...), the counterpart of the Go process collector that controller-runtime registers.
+ * They describe the process, so every registry shares one set: prom-client's collectors start an
+ * event-loop-delay monitor and a GC observer that live as long as the process, and one set per
+ * manager made every GC call back once per manager ever created (tests make hundreds).
  */
 export function newMetricsRegistry(): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  return registry;
+  if (processMetrics === undefined) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return Registry.merge([processMetrics, new Registry()]);
 }
 
 /** A metric already in the registry has another type or other labels than the one asked for. */
