@@ -26,7 +26,7 @@ import { newRESTClient, type RESTClient, resourceOf } from "../src/rest/index.js
 import { startLoadProcess } from "./internal/load-process.js";
 import { type ServerProcess, startServerProcess } from "./internal/server-process.js";
 import { runChildJSON } from "./internal/child-json.js";
-import { profilePhase } from "./internal/phase-profile.js";
+import { profileAllocations, profilePhase } from "./internal/phase-profile.js";
 import { PlainQueue } from "./internal/plain-queue.js";
 import { rangeNote, summarize } from "./internal/stats.js";
 import { type BenchRow, printRows } from "./report.js";
@@ -242,9 +242,12 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
 
     // Burst, from the load process: this process's CPU is the controller's.
     const profileDir = process.env.BENCH_PROFILE_DIR;
+    const allocDir = process.env.BENCH_ALLOC_PROFILE_DIR;
     const stopProfile = profileDir
       ? await profilePhase(profileDir, `burst-${process.env[SIDE_ENV]}`)
-      : undefined;
+      : allocDir
+        ? await profileAllocations(allocDir, `burst-${process.env[SIDE_ENV]}`)
+        : undefined;
     const cpu0 = process.cpuUsage();
     const elu0 = performance.eventLoopUtilization();
     const server0 = await server.cpuMs();
@@ -299,7 +302,8 @@ function measureInChild(side: Side): Promise<SideResult> {
   return runChildJSON<SideResult>({
     moduleUrl: import.meta.url,
     env: { [SIDE_ENV]: side },
-    // BENCH_PROFILE_DIR: each side's process writes a CPU profile of its burst phase there.
+    // BENCH_PROFILE_DIR: each side's process writes a CPU profile of its burst phase there;
+    // BENCH_ALLOC_PROFILE_DIR: a sampled profile of what it allocates in the burst.
     what: `controller bench (${side})`,
   });
 }

@@ -339,6 +339,21 @@ test("shutdown waits for the reconcile in flight, whose signal is aborted; the l
   );
 });
 
+test("at verbosity 5 each reconcile writes its start and end with its request and reconcileID", async (t) => {
+  const h = await newHarness(t, env, rest, { logLevel: 5 });
+  const run = await runController(h, "chatty", { reconciler: reconcilerFn(async () => {}) });
+  await h.createConfigMap("talk");
+  const lines = () => h.lines.filter((l) => l.controller === "chatty" && l.name === "talk");
+  await until("the reconcile's end is logged", () => lines().some((l) => l.msg === "Reconcile successful"));
+  const [start, end] = [lines().find((l) => l.msg === "Reconciling")!, lines().at(-1)!];
+  assert.equal(start.namespace, h.ns);
+  assert.match(String(start.reconcileID), /^[0-9a-f-]{36}$/);
+  assert.equal(end.msg, "Reconcile successful");
+  assert.equal(end.reconcileID, start.reconcileID);
+  assert.equal(end.v, 5);
+  await run.stop();
+});
+
 test("controller names are unique per context unless skipNameValidation is set", async (t) => {
   const h = await newHarness(t, env, rest);
   const reconciler = reconcilerFn(async () => {});

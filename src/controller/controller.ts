@@ -10,14 +10,14 @@
 import { trackController } from "../cache/running.js";
 import { markUnscoped } from "../manager/runnable-scope.js";
 import { setMaxListeners } from "node:events";
-import { randomUUID } from "node:crypto";
 import type { RequestQueue } from "../handler/index.js";
+import { deferredLogger } from "../log/deferred-logger.js";
 import { type Logger, stackOf } from "../log/index.js";
 import { type ControllerMetrics, controllerMetrics, type ReconcileCounts } from "../metrics/index.js";
-import type { Request, Result } from "../reconcile/index.js";
+import type { Reconciler, Request, Result } from "../reconcile/index.js";
 import { isTerminalError } from "../reconcile/index.js";
 import type { Source } from "../source/index.js";
-import type { HistogramRecorder, PriorityQueue } from "../workqueue/index.js";
+import type { GetResult, HistogramRecorder, PriorityQueue } from "../workqueue/index.js";
 import type { ControllerContext, ControllerRunnable } from "./context.js";
 import {
   ControllerStartedTwiceError,
@@ -27,6 +27,8 @@ import {
   SourceStartTimeoutError,
   SourceSyncError,
 } from "./errors.js";
+import { InFlightList } from "./in-flight.js";
+import { newReconcileID } from "./reconcile-id.js";
 import { startSource } from "./start-source.js";
 import {
   type ControllerOptions,
@@ -88,16 +90,26 @@ export function newUnmanagedController<Req = Request>(
   return new ControllerImpl(name, ctx, resolved);
 }
 
-/** Marks a throw that must stop the controller (a panic with recoverPanic off). */
-/** A reconcile running now: its key, start, logger, and when it is next reported as slow. */
-interface InFlight {
+/** A reconcile running now: what it was handed and started with, and when it is next reported as slow. */
+interface Run {
   readonly key: string;
+  readonly handedOutPriority: number;
+  readonly reconcileID: string;
   readonly started: number;
   readonly log: Logger;
   /** Running time (ms) at which it is next logged as taking long. */
   warnAtMs: number;
+  /** The reconcile's signal: the worker's, or with a reconciliation timeout, also the timeout's. */
+  signal: AbortSignal;
+  timer: NodeJS.Timeout | undefined;
+  /** The reconciler's answer. */
+  promise: ReturnType<Reconciler<unknown>["reconcile"]> | undefined;
+  /** Its neighbours among the reconciles running. */
+  prev: Run | null;
+  next: Run | null;
 }
 
+/** Marks a throw that must stop the controller (a panic with recoverPanic off). */
 class FatalPanic {
   constructor(readonly value: unknown) {}
 }
@@ -112,6 +124,8 @@ class ControllerImpl<Req> implements Controller<Req> {
   /** The counts every reconcile updates, without prom-client's per-call cost. */
   readonly #counts: ReconcileCounts | undefined;
   readonly #log: Logger;
+  /** The controller's logger at the reconciles' debug verbosity: whether their v(5) lines are written. */
+  readonly #debug: Logger;
   #watches: Source<Req>[] = [];
   #queue: PriorityQueue<string> | undefined;
   #sourcesStarted: Promise<void> | undefined;
@@ -119,8 +133,8 @@ class ControllerImpl<Req> implements Controller<Req> {
   #started = false;
   /** Aborted with the thrown value when a panic is not recovered. */
   readonly #fatal = new AbortController();
-  /** reconcileID → key and start, of each reconcile running. */
-  readonly #inFlight = new Map<string, InFlight>();
+  /** The reconciles running. */
+  readonly #inFlight = new InFlightList<Run>();
   /** Keys queued again with backoff after an error or a `requeue`, until a reconcile of them ends well. */
   readonly #retrying = new Set<string>();
 
@@ -134,6 +148,7 @@ class ControllerImpl<Req> implements Controller<Req> {
     this.#labels = { controller: name };
     this.#counts = this.#metrics?.reconcileCounts(name);
     this.#log = o.logConstructor(undefined);
+    this.#debug = this.#log.v(5);
   }
 
   readonly #requestQueue: RequestQueue<Req> = {
@@ -146,9 +161,9 @@ class ControllerImpl<Req> implements Controller<Req> {
 
   inFlightReconciles(): InFlightReconcile[] {
     const now = performance.now();
-    return [...this.#inFlight].map(([reconcileID, r]) => ({
+    return [...this.#inFlight].map((r) => ({
       request: r.key,
-      reconcileID,
+      reconcileID: r.reconcileID,
       runningMs: Math.round(now - r.started),
     }));
   }
@@ -261,87 +276,147 @@ class ControllerImpl<Req> implements Controller<Req> {
   async #worker(queue: PriorityQueue<string>, signal: AbortSignal): Promise<void> {
     const active = this.#counts?.activeWorkers;
     while (!signal.aborted) {
-      let item: Awaited<ReturnType<PriorityQueue<string>["get"]>>;
+      let item: GetResult<string>;
       try {
-        item = await queue.get({ signal });
+        // A key ready now is taken without waiting on a promise of its own.
+        item = queue.tryGet() ?? (await queue.get({ signal }));
       } catch {
         return; // aborted: hand out no more work
       }
       if (item.shutdown) return;
       active?.inc();
+      // The reconcile's one await: the work before and after it is done by plain methods, since an
+      // async function keeps its whole frame alive across each await it makes.
+      const run = this.#begin(item.key, item.priority, signal);
+      let result: Result = {};
+      let thrown: unknown;
+      let failed = false;
       try {
-        await this.#reconcileHandler(queue, item.key, item.priority, signal);
+        result = (await run.promise) ?? {};
       } catch (err) {
-        if (!(err instanceof FatalPanic)) throw err;
-        this.#fatal.abort(err.value);
-        return;
+        thrown = err;
+        failed = true;
+      }
+      let fatal: FatalPanic | undefined;
+      try {
+        fatal = this.#finish(queue, run, failed ? { thrown } : { result });
       } finally {
         queue.done(item.key);
         active?.dec();
       }
+      if (fatal !== undefined) {
+        this.#fatal.abort(fatal.value);
+        return;
+      }
     }
   }
 
-  async #reconcileHandler(
-    queue: PriorityQueue<string>,
-    key: string,
-    handedOutPriority: number,
-    signal: AbortSignal,
-  ): Promise<void> {
+  /** Starts a reconcile of `key`: its request, ID, logger and in-flight entry, then the call. */
+  #begin(key: string, handedOutPriority: number, signal: AbortSignal): Run {
     const started = performance.now();
     const req = this.#o.requestCodec.fromKey(key);
-    const reconcileID = randomUUID();
-    const log = this.#o.logConstructor(req).withValues({ reconcileID });
-    const m = this.#metrics;
-    const labels = this.#labels;
-    const results = this.#counts?.results;
-    this.#inFlight.set(reconcileID, { key, started, log, warnAtMs: this.#o.slowReconcileWarningMs });
+    const reconcileID = newReconcileID();
+    const logConstructor = this.#o.logConstructor;
+    const log = deferredLogger(() => logConstructor(req).withValues({ reconcileID }));
+    const run: Run = {
+      key,
+      handedOutPriority,
+      reconcileID,
+      started,
+      log,
+      warnAtMs: this.#o.slowReconcileWarningMs,
+      signal,
+      timer: undefined,
+      promise: undefined,
+      prev: null,
+      next: null,
+    };
+    this.#inFlight.add(run);
+    if (this.#debug.enabled()) log.v(5).info("Reconciling");
+    const timeoutMs = this.#o.reconciliationTimeoutMs;
+    if (timeoutMs > 0) {
+      const timeout = new AbortController();
+      run.timer = setTimeout(() => timeout.abort(new ReconciliationTimeoutError(timeoutMs)), timeoutMs);
+      run.signal = AbortSignal.any([signal, timeout.signal]);
+    }
     try {
-      log.v(5).info("Reconciling");
-      let result: Result;
-      try {
-        result = await this.#reconcile(req, log, reconcileID, signal);
-      } catch (err) {
-        if (err instanceof FatalPanic) throw err;
+      run.promise = this.#o.reconciler.reconcile(req, { signal: run.signal, logger: log, reconcileID });
+    } catch (err) {
+      run.promise = Promise.reject(err);
+    }
+    return run;
+  }
+
+  /**
+   * Ends a reconcile with what it returned or threw: the key queued again as the outcome asks,
+   * counted and logged. A FatalPanic (a panic with recoverPanic off) is returned for the worker
+   * to stop the controller with.
+   */
+  #finish(
+    queue: PriorityQueue<string>,
+    run: Run,
+    outcome: { result: Result } | { thrown: unknown },
+  ): FatalPanic | undefined {
+    const { key, log, handedOutPriority } = run;
+    clearTimeout(run.timer);
+    // Counted only when our own deadline fired first, not on shutdown.
+    if (run.signal.aborted && run.signal.reason instanceof ReconciliationTimeoutError) {
+      this.#metrics?.reconcileTimeouts.inc({ controller: this.name });
+    }
+    const m = this.#metrics;
+    const results = this.#counts?.results;
+    try {
+      if ("thrown" in outcome) {
+        let err = outcome.thrown;
+        if (isPanic(err)) {
+          m?.reconcilePanics.inc(this.#labels);
+          if (!this.#o.recoverPanic) {
+            log.info(`Observed a panic in reconciler: ${String(err)}`);
+            return new FatalPanic(err);
+          }
+          err = new ReconcilePanicError(err);
+        }
         // A failure is retried with backoff at the priority the key had, unless it is terminal.
         if (isTerminalError(err)) {
-          m?.terminalReconcileErrors.inc(labels);
+          m?.terminalReconcileErrors.inc(this.#labels);
           this.#retrying.delete(key);
         } else {
           queue.add(key, { rateLimited: true, priority: handedOutPriority });
           this.#retrying.add(key);
         }
-        m?.reconcileErrors.inc(labels);
+        m?.reconcileErrors.inc(this.#labels);
         results?.error.inc();
         // The reconciler's failure is the user's: its stack (a panic's own, not our wrapper's)
         // goes with it at every verbosity, so the file and line of the bug are in the log.
         log.error(err, "Reconciler error", {
           stacktrace: stackOf(err instanceof ReconcilePanicError ? err.cause : err),
         });
-        return;
+        return undefined;
       }
+      const result = outcome.result;
       const priority = result.priority ?? handedOutPriority;
       if (result.requeueAfter !== undefined && result.requeueAfter > 0) {
-        log.v(5).info(`Reconcile done, requeueing after ${result.requeueAfter}ms`);
+        if (this.#debug.enabled()) log.v(5).info(`Reconcile done, requeueing after ${result.requeueAfter}ms`);
         // Forget first: a requeueAfter is a plan, not a failure, so the backoff starts over.
         queue.forget(key);
         this.#retrying.delete(key);
         queue.add(key, { after: result.requeueAfter, priority });
         results?.requeue_after.inc();
       } else if (result.requeue === true) {
-        log.v(5).info("Reconcile done, requeueing");
+        if (this.#debug.enabled()) log.v(5).info("Reconcile done, requeueing");
         queue.add(key, { rateLimited: true, priority });
         this.#retrying.add(key);
         results?.requeue.inc();
       } else {
-        log.v(5).info("Reconcile successful");
+        if (this.#debug.enabled()) log.v(5).info("Reconcile successful");
         queue.forget(key);
         this.#retrying.delete(key);
         results?.success.inc();
       }
+      return undefined;
     } finally {
-      this.#inFlight.delete(reconcileID);
-      this.#reconcileTime?.observe((performance.now() - started) / 1000);
+      this.#inFlight.delete(run);
+      this.#reconcileTime?.observe((performance.now() - run.started) / 1000);
     }
   }
 
@@ -357,7 +432,7 @@ class ControllerImpl<Req> implements Controller<Req> {
     const timer = setInterval(
       () => {
         const now = performance.now();
-        for (const r of this.#inFlight.values()) {
+        for (const r of this.#inFlight) {
           const running = now - r.started;
           if (running < r.warnAtMs) continue;
           r.log.info("Reconcile is taking long; it may be stuck (a call without a timeout or signal?)", {
@@ -370,34 +445,5 @@ class ControllerImpl<Req> implements Controller<Req> {
     );
     timer.unref();
     return () => clearInterval(timer);
-  }
-
-  /** Calls the reconciler with the timeout and the panic handling around it. */
-  async #reconcile(req: Req, logger: Logger, reconcileID: string, signal: AbortSignal): Promise<Result> {
-    const timeoutMs = this.#o.reconciliationTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    let reconcileSignal = signal;
-    if (timeoutMs > 0) {
-      const timeout = new AbortController();
-      timer = setTimeout(() => timeout.abort(new ReconciliationTimeoutError(timeoutMs)), timeoutMs);
-      reconcileSignal = AbortSignal.any([signal, timeout.signal]);
-    }
-    try {
-      return (
-        (await this.#o.reconciler.reconcile(req, { signal: reconcileSignal, logger, reconcileID })) ?? {}
-      );
-    } catch (thrown) {
-      if (!isPanic(thrown)) throw thrown;
-      this.#metrics?.reconcilePanics.inc({ controller: this.name });
-      if (this.#o.recoverPanic) throw new ReconcilePanicError(thrown);
-      logger.info(`Observed a panic in reconciler: ${String(thrown)}`);
-      throw new FatalPanic(thrown);
-    } finally {
-      clearTimeout(timer);
-      // Counted only when our own deadline fired first, not on shutdown.
-      if (reconcileSignal.aborted && reconcileSignal.reason instanceof ReconciliationTimeoutError) {
-        this.#metrics?.reconcileTimeouts.inc({ controller: this.name });
-      }
-    }
   }
 }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import { test } from "node:test";
 import { formatConsoleLine } from "./console-format.js";
+import { deferredLogger } from "./deferred-logger.js";
 import { LogFlagError, loggerFromFlags, parseLogFlags } from "./flags.js";
 import { InvalidLogLevelError, type LoggerOptions, newLogger } from "./logger.js";
 import { nullLogger } from "./null-logger.js";
@@ -210,4 +211,31 @@ test("loggerFromFlags builds a logger that honours the flags", () => {
   });
   log.v(1).info("visible");
   assert.equal(JSON.parse(text).msg, "visible");
+});
+
+test("a deferred logger is made on its first use, once, and writes as the logger made", () => {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString().split("\n")) if (l.trim() !== "") lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  let made = 0;
+  const log = deferredLogger(() => {
+    made++;
+    return newLogger({ destination }).withValues({ reconcileID: "r1" });
+  });
+  assert.equal(made, 0);
+  assert.equal(log.v(1).enabled(), false);
+  log.info("one");
+  log.error(new Error("boom"), "two");
+  assert.equal(made, 1);
+  assert.deepEqual(
+    lines.map((l) => [l.msg, l.reconcileID, l.error]),
+    [
+      ["one", "r1", undefined],
+      ["two", "r1", "boom"],
+    ],
+  );
 });

@@ -55,6 +55,25 @@ test("keys come out in the order they were added", () => {
   assert.equal(q.tryGet(), undefined);
 });
 
+test("priorities whose keys all went out (some kept for reuse, more dropped) still order what comes next", () => {
+  const { q } = setup();
+  // Twelve priorities each emptied once: more than are kept for reuse.
+  for (let p = 0; p < 12; p++) {
+    q.add(`once-${p}`, { priority: p });
+    assert.deepEqual(takeAll(q), [`once-${p}`]);
+  }
+  for (const [k, p] of [
+    ["low", 0],
+    ["high", 11],
+    ["mid", 5],
+    ["high2", 11],
+    ["new", 20],
+  ] as const) {
+    q.add(k, { priority: p });
+  }
+  assert.deepEqual(takeAll(q), ["new", "high", "high2", "mid", "low"]);
+});
+
 test("a key added while queued is merged into the queued entry", () => {
   const { q } = setup();
   q.add("a");

@@ -7,6 +7,9 @@
 import { type AgeNode, Bucket, type Entry, EntryState } from "./entry.js";
 import { IndexedHeap } from "./indexed-heap.js";
 
+/** Up to this many buckets stay in the map when they empty. */
+const KEPT_BUCKETS = 8;
+
 export class ReadySet<K extends string> {
   #size = 0;
   readonly #buckets = new Map<number, Bucket<K>>();
@@ -110,11 +113,16 @@ export class ReadySet<K extends string> {
     else e.next.prev = e.prev;
     e.prev = e.next = e.bucket = null;
     if (b.head === null) {
-      // An empty bucket leaves the heaps and the map, so that none grows with priorities seen once.
+      // An empty bucket leaves the heaps. It stays in the map for the next key of its priority
+      // while the map is small: a controller that keeps up empties its queue at every key, and a
+      // new bucket each time was garbage and two map updates per key. Past a few priorities,
+      // empty buckets leave the map too, so that none grows with priorities seen once.
       this.#byPriority.remove(b);
       if (this.#aging) this.#byAge.remove(b.age);
-      this.#buckets.delete(b.priority);
-      if (this.#last === b) this.#last = null;
+      if (this.#buckets.size > KEPT_BUCKETS) {
+        this.#buckets.delete(b.priority);
+        if (this.#last === b) this.#last = null;
+      }
     } else if (wasHead && this.#byAge.size > 1) {
       this.#byAge.fix(b.age);
     }

@@ -37,7 +37,12 @@ export async function startEnv(): Promise<{ env: Environment; rest: RESTClient }
   return { env, rest: newRESTClient(config) };
 }
 
-export async function newHarness(t: TestContext, env: Environment, rest: RESTClient): Promise<Harness> {
+export async function newHarness(
+  t: TestContext,
+  env: Environment,
+  rest: RESTClient,
+  options: { logLevel?: number } = {},
+): Promise<Harness> {
   const ns = `ctrl-${randomBytes(4).toString("hex")}`;
   await rest.create(resourceOf(kinds.Namespace), { metadata: { name: ns } });
   const cache = newCache(env.config, { defaultNamespaces: [ns] });
@@ -45,7 +50,7 @@ export async function newHarness(t: TestContext, env: Environment, rest: RESTCli
   const cacheDone = cache.start(stop.signal);
   const registry = new Registry();
   const lines: Record<string, unknown>[] = [];
-  const logger = captureLogger(lines);
+  const logger = captureLogger(lines, options.logLevel);
   const ctx = newControllerContext({ logger, metricsRegistry: registry });
   t.after(async () => {
     stop.abort();
@@ -79,14 +84,14 @@ export async function newHarness(t: TestContext, env: Environment, rest: RESTCli
 }
 
 /** A JSON logger writing parsed lines into `lines`. */
-export function captureLogger(lines: Record<string, unknown>[]): Logger {
+export function captureLogger(lines: Record<string, unknown>[], level = 0): Logger {
   const destination = new Writable({
     write(chunk: Buffer, _enc, cb) {
       for (const l of chunk.toString().split("\n")) if (l.trim() !== "") lines.push(JSON.parse(l));
       cb();
     },
   });
-  return newLogger({ destination, level: 0 });
+  return newLogger({ destination, level });
 }
 
 /** A promise with its resolve function, to await events from reconcilers. */
