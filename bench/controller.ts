@@ -11,7 +11,9 @@
 // - steady: 1 000 creates/s for 5 s (open loop, from the controller's process, so both ends of
 //   the latency are read on one clock); p50/p99 from the moment each create is sent to the start
 //   of its first reconcile, matched by name: the server's create path, its watch and the
-//   controller's informer and queue.
+//   controller's informer and queue;
+// - allocation: a burst of 3 000 more under V8's sampling heap profiler, the bytes the controller
+//   process allocated per object (what its GC works through; objects already collected count).
 // `npx tsx bench/controller.ts`, or `npm run bench -- controller`.
 import { performance } from "node:perf_hooks";
 import { Writable } from "node:stream";
@@ -26,7 +28,7 @@ import { newRESTClient, type RESTClient, resourceOf } from "../src/rest/index.js
 import { startLoadProcess } from "./internal/load-process.js";
 import { type ServerProcess, startServerProcess } from "./internal/server-process.js";
 import { runChildJSON } from "./internal/child-json.js";
-import { profileAllocations, profilePhase } from "./internal/phase-profile.js";
+import { profileAllocations, profilePhase, sampleAllocations } from "./internal/phase-profile.js";
 import { PlainQueue } from "./internal/plain-queue.js";
 import { rangeNote, summarize } from "./internal/stats.js";
 import { type BenchRow, printRows } from "./report.js";
@@ -35,6 +37,7 @@ const BURST = Number(process.env.CONTROLLER_BENCH_BURST ?? 10_000);
 const RATE = 1_000; // creates/s in the steady phase
 const STEADY_SECONDS = 5;
 const WARMUP = 2_000;
+const ALLOC_BURST = 3_000;
 const ROUNDS = 3;
 const SIDE_ENV = "BENCH_CONTROLLER_SIDE";
 const CLIENTS = 8;
@@ -203,6 +206,8 @@ function cpuMs(since: NodeJS.CpuUsage): number {
 }
 
 interface SideResult {
+  /** Bytes the controller process allocated per object (sampled), objects collected since included. */
+  allocatedPerObject: number;
   createsPerSec: number;
   allReconciledMs: number;
   tailMs: number;
@@ -230,7 +235,7 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
   const load = await startLoadProcess({ restConfig: config, clients: CLIENTS, payloadBytes: payload.length });
   let controller: RunningController | undefined;
   try {
-    for (const name of ["warmup", "burst", "steady"])
+    for (const name of ["warmup", "burst", "steady", "alloc"])
       await clients[0]!.create(namespaces, { metadata: { name } });
     controller = await factory(server, tracker);
     // The controller is running once it reconciles a first object; then warm the JIT of every
@@ -268,9 +273,18 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
     await tracker.until("steady", sentAt.size);
     const latencies = [...sentAt].map(([name, at]) => tracker.first.get(`steady/${name}`)! - at);
     latencies.sort((a, b) => a - b);
+
+    // What the controller allocates: a smaller burst under V8's sampling heap profiler, apart
+    // from the timed one since sampling slows what it samples.
+    const stopSampling = await sampleAllocations();
+    await load.burst("alloc", "a", ALLOC_BURST);
+    await tracker.until("alloc", ALLOC_BURST);
+    const allocatedBytes = await stopSampling();
+
     // Let late duplicates (if any) arrive before counting them.
     await new Promise((r) => setTimeout(r, 200));
     return {
+      allocatedPerObject: allocatedBytes / ALLOC_BURST,
       createsPerSec: (BURST / (createdAt - t0)) * 1000,
       allReconciledMs,
       tailMs: last - createdAt,
@@ -374,6 +388,14 @@ export async function run(): Promise<BenchRow[]> {
     (r) => (r.burstBusyMs / BURST) * 1000,
     "lower",
     () => "wall time the event loop was busy; counts time preempted by other processes",
+  );
+  pair(
+    `burst ${ALLOC_BURST.toLocaleString("en-US")}: bytes allocated per object`,
+    "B",
+    (r) => r.allocatedPerObject,
+    "lower",
+    () => "V8's sampling heap profiler (every ~256 B), a burst apart from the timed one",
+    (r) => r.allocatedPerObject,
   );
   const steadyNote = (r: SideResult) =>
     `${Math.round(r.steadyRate)} creates/s sent for ${STEADY_SECONDS} s; min ${r.min.toFixed(2)}, max ${r.max.toFixed(1)} ms`;

@@ -44,3 +44,30 @@ export async function profileAllocations(dir: string, name: string): Promise<() 
     session.disconnect();
   };
 }
+
+/**
+ * Starts sampling allocations as {@link profileAllocations} does; the returned function stops and
+ * resolves to the bytes sampled, an estimate of everything this process allocated meanwhile.
+ */
+export async function sampleAllocations(): Promise<() => Promise<number>> {
+  const session = new Session();
+  session.connect();
+  await session.post("HeapProfiler.enable");
+  const params = {
+    samplingInterval: 256,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  };
+  await session.post("HeapProfiler.startSampling", params);
+  return async () => {
+    const { profile } = await session.post("HeapProfiler.stopSampling");
+    session.disconnect();
+    let bytes = 0;
+    const stack = [profile.head];
+    for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+      bytes += node.selfSize;
+      stack.push(...node.children);
+    }
+    return bytes;
+  };
+}
