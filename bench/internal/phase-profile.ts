@@ -1,6 +1,7 @@
-// A CPU profile of one phase of a benchmark process (V8's sampling profiler over the inspector),
-// so a profile shows the measured work and not module loading or set-up.
+// Profiles of one phase of a benchmark process over the inspector (V8's sampling CPU and heap
+// profilers), so a profile shows the measured work and not module loading or set-up.
 import { writeFileSync } from "node:fs";
+import type { HeapProfiler } from "node:inspector";
 import { Session } from "node:inspector/promises";
 import { join } from "node:path";
 
@@ -22,12 +23,13 @@ export async function profilePhase(
   };
 }
 
+type HeapProfile = HeapProfiler.SamplingHeapProfile;
+
 /**
- * Samples what this process allocates (V8's sampling heap profiler, every ~256 bytes, objects the
- * GC has already collected included); the returned function stops and writes
- * `<dir>/<name>.<pid>.heapprofile`, which Chrome DevTools opens, by allocating function.
+ * Starts V8's sampling heap profiler on this process: a sample every ~256 bytes allocated,
+ * objects the GC has already collected included. The returned function stops it.
  */
-export async function profileAllocations(dir: string, name: string): Promise<() => Promise<void>> {
+async function sampleHeap(): Promise<() => Promise<HeapProfile>> {
   const session = new Session();
   session.connect();
   await session.post("HeapProfiler.enable");
@@ -40,28 +42,31 @@ export async function profileAllocations(dir: string, name: string): Promise<() 
   await session.post("HeapProfiler.startSampling", params);
   return async () => {
     const { profile } = await session.post("HeapProfiler.stopSampling");
-    writeFileSync(join(dir, `${name}.${process.pid}.heapprofile`), JSON.stringify(profile));
     session.disconnect();
+    return profile;
   };
 }
 
 /**
- * Starts sampling allocations as {@link profileAllocations} does; the returned function stops and
- * resolves to the bytes sampled, an estimate of everything this process allocated meanwhile.
+ * Samples what this process allocates; the returned function stops and writes
+ * `<dir>/<name>.<pid>.heapprofile`, which Chrome DevTools opens, by allocating function.
+ */
+export async function profileAllocations(dir: string, name: string): Promise<() => Promise<void>> {
+  const stop = await sampleHeap();
+  return async () => {
+    const profile = await stop();
+    writeFileSync(join(dir, `${name}.${process.pid}.heapprofile`), JSON.stringify(profile));
+  };
+}
+
+/**
+ * Samples what this process allocates; the returned function stops and resolves to the bytes
+ * sampled, an estimate of everything the process allocated meanwhile.
  */
 export async function sampleAllocations(): Promise<() => Promise<number>> {
-  const session = new Session();
-  session.connect();
-  await session.post("HeapProfiler.enable");
-  const params = {
-    samplingInterval: 256,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  };
-  await session.post("HeapProfiler.startSampling", params);
+  const stop = await sampleHeap();
   return async () => {
-    const { profile } = await session.post("HeapProfiler.stopSampling");
-    session.disconnect();
+    const profile = await stop();
     let bytes = 0;
     const stack = [profile.head];
     for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
