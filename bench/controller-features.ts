@@ -20,7 +20,10 @@ import { Registry } from "prom-client";
 import { deepFreeze } from "../src/cache/index.js";
 import { IndexedStore } from "../src/cache/store.js";
 import { stripManagedFields } from "../src/cache/transform.js";
+import { InFlightList } from "../src/controller/in-flight.js";
 import { newLogConstructor } from "../src/controller/log-constructor.js";
+import { newReconcileID } from "../src/controller/reconcile-id.js";
+import { deferredLogger } from "../src/log/deferred-logger.js";
 import { type Logger, newLogger, nullLogger } from "../src/log/index.js";
 import { controllerMetrics } from "../src/metrics/index.js";
 import { decodeWatchBatches } from "../src/rest/watch.js";
@@ -117,26 +120,36 @@ async function addGetDone(withMetrics: boolean, ks: readonly string[]): Promise<
   );
 }
 
-/** The controller's work around one reconcile (controller.ts #reconcileHandler, minus the queue). */
+/** The controller's work around one reconcile (controller.ts #begin and #finish, minus the queue). */
 function bookkeeping(logger: Logger): (ks: readonly string[]) => void {
   const metrics = controllerMetrics(new Registry());
   const time = metrics.reconcileTimeRecorder("bench");
   const counts = metrics.reconcileCounts("bench");
   const logFor = newLogConstructor<{ namespace: string; name: string }>({ logger, controllerName: "bench" });
-  const inFlight = new Map<string, { key: string; started: number; log: Logger }>();
+  const debug = logFor(undefined).v(5);
+  interface Run {
+    key: string;
+    reconcileID: string;
+    started: number;
+    log: Logger;
+    prev: Run | null;
+    next: Run | null;
+  }
+  const inFlight = new InFlightList<Run>();
   return (ks) => {
     for (const key of ks) {
       counts.activeWorkers.inc();
       const started = performance.now();
       const slash = key.indexOf("/");
       const req = { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-      const reconcileID = randomUUID();
-      const log = logFor(req).withValues({ reconcileID });
-      inFlight.set(reconcileID, { key, started, log });
-      log.v(5).info("Reconciling");
-      log.v(5).info("Reconcile successful");
+      const reconcileID = newReconcileID();
+      const log = deferredLogger(() => logFor(req).withValues({ reconcileID }));
+      const run: Run = { key, reconcileID, started, log, prev: null, next: null };
+      inFlight.add(run);
+      if (debug.enabled()) log.v(5).info("Reconciling");
+      if (debug.enabled()) log.v(5).info("Reconcile successful");
       counts.results.success.inc();
-      inFlight.delete(reconcileID);
+      inFlight.delete(run);
       time.observe((performance.now() - started) / 1000);
       counts.activeWorkers.dec();
     }
