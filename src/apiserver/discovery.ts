@@ -6,19 +6,7 @@ import { connectSubresources } from "./handlers/connect.js";
 import { sendJson, sendText } from "./http-io.js";
 import type { Registry, ResourceDefinition } from "./registry/index.js";
 import { storeNameOf } from "./registry/index.js";
-
-/** What `/version` reports. Kept near the semantics the server implements. */
-export const serverVersion = {
-  major: "1",
-  minor: "32",
-  gitVersion: "v1.32.0-embedded",
-  gitCommit: "0000000000000000000000000000000000000000",
-  gitTreeState: "clean",
-  buildDate: "2025-01-01T00:00:00Z",
-  goVersion: "go1.23.0",
-  compiler: "gc",
-  platform: `${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}`,
-};
+import { serverVersion } from "./server-version.js";
 
 function storageVersionHash(def: ResourceDefinition): string {
   const digest = createHash("sha256").update(`${def.group}/${def.storageVersion}/${def.kind}`).digest();

@@ -1,8 +1,10 @@
-// The kubectl binaries the kubectl suites run under, and a runner for each. kubectl 1.32 is the
-// one on PATH; Debian's kubectl 1.20 (the `kubernetes-client` package) runs when it is found at
-// $KUBECTL_1_20 or .tmp/kubectl-1.20/usr/bin/kubectl (.ci/run unpacks it there). A binary that
-// is absent or does not start makes its tests skip, never fail.
-import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
+// The kubectl binaries the kubectl suites run under, and a runner for each. The current one is
+// $KUBECTL, else the kubectl built beside the run's kube-apiserver (scripts/referee/build.sh puts
+// it in KUBEBUILDER_ASSETS: the same release as the server), else the one on PATH; Debian's
+// kubectl 1.20 (the `kubernetes-client` package) runs when it is found at $KUBECTL_1_20 or
+// .tmp/kubectl-1.20/usr/bin/kubectl (.ci/run unpacks it there). A binary that is absent or does
+// not start makes its tests skip, never fail.
+import { type ChildProcessWithoutNullStreams, execFile, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,9 +13,9 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 
 export interface KubectlClient {
-  /** The minor version the binary stands for: "1.32" or "1.20". */
+  /** The minor version the binary stands for: "1.37" or "1.20". */
   version: string;
-  /** A short name-safe id for the version ("k132"), to keep each version's objects apart. */
+  /** A short name-safe id for the version ("k137"), to keep each version's objects apart. */
   id: string;
   /** Path (or name on PATH) of the binary; undefined when it was not found. */
   bin: string | undefined;
@@ -26,12 +28,42 @@ function kubectl120(): string | undefined {
   return existsSync(local) ? local : undefined;
 }
 
+function currentKubectl(): string {
+  if (process.env.KUBECTL) return process.env.KUBECTL;
+  const assets = process.env.KUBEBUILDER_ASSETS;
+  if (assets && existsSync(join(assets, "kubectl"))) return join(assets, "kubectl");
+  return "kubectl";
+}
+
+/** The binary's "major.minor", from `kubectl version --client`; undefined when it does not run. */
+function minorOf(bin: string): string | undefined {
+  try {
+    const printed = execFileSync(bin, ["version", "--client", "-o", "json"], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    const info = JSON.parse(printed) as { clientVersion?: { major?: string; minor?: string } };
+    const minor = info.clientVersion?.minor?.replace(/\D+$/, "");
+    return info.clientVersion?.major && minor ? `${info.clientVersion.major}.${minor}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let clients: KubectlClient[] | undefined;
+
 /** Every kubectl version the suites run under, found or not. */
 export function kubectlClients(): KubectlClient[] {
-  return [
-    { version: "1.32", id: "k132", bin: "kubectl" },
+  if (clients) return clients;
+  const bin = currentKubectl();
+  const version = minorOf(bin);
+  clients = [
+    version
+      ? { version, id: `k${version.replace(".", "")}`, bin }
+      : { version: "current", id: "kcur", bin: undefined },
     { version: "1.20", id: "k120", bin: kubectl120() },
   ];
+  return clients;
 }
 
 /** Whether the client's binary exists and starts. */

@@ -2,6 +2,8 @@
 // the embedded server by default, real etcd + kube-apiserver with KUBEBUILDER_ASSETS, the current
 // kubeconfig's cluster with USE_EXISTING_CLUSTER=true. A test that needs what only the embedded
 // server can do declares the capability and is skipped in the other modes, with the reason.
+import { execFileSync } from "node:child_process";
+import { KUBERNETES_VERSION } from "../../src/apiserver/index.js";
 import { Environment, type EnvironmentOptions, resolveSettings } from "../../src/envtest/index.js";
 import type { EnvironmentMode } from "../../src/envtest/index.js";
 
@@ -74,18 +76,43 @@ export function testEnvironment(options: Omit<EnvironmentOptions, "env"> = {}): 
 }
 
 /**
- * True when the run's server behaves as the Kubernetes version the embedded server reports (1.32),
- * false against the 1.26 binaries (or a cluster of unknown version) where `how126` says what they
- * answer instead. Guards an assertion of behaviour that changed between the two; each use is
- * printed once, so a run lists what it could not check against the real server.
+ * True when the run's server behaves as the Kubernetes release the embedded server follows
+ * (`KUBERNETES_VERSION`): the embedded server itself, or real binaries of that minor version.
+ * False against an older kube-apiserver (the older-server run) or a cluster of unknown version,
+ * where `howOlder` says what those answer instead and why. Guards an assertion of behaviour that
+ * changed between releases; each use is printed once, so a run lists what it could not check.
  */
-export function versionDifference(how126: string): boolean {
-  if (embedded) return true;
-  if (!reported.has(how126)) {
-    reported.add(how126);
-    console.log(`# version difference, checked on the embedded server only: ${how126}`);
+export function versionDifference(howOlder: string): boolean {
+  if (embedded || realServerMinor() === EMBEDDED_MINOR) return true;
+  if (!reported.has(howOlder)) {
+    reported.add(howOlder);
+    console.log(`# version difference, checked on the embedded server only: ${howOlder}`);
   }
   return false;
+}
+
+const EMBEDDED_MINOR = Number(KUBERNETES_VERSION.split(".")[1]);
+let realMinor: number | undefined | null = null;
+
+/**
+ * The minor version of the run's kube-apiserver binary (`kube-apiserver --version` prints
+ * "Kubernetes v1.37.2"); undefined for an existing cluster, whose version a test cannot ask
+ * synchronously.
+ */
+export function realServerMinor(): number | undefined {
+  if (realMinor !== null) return realMinor;
+  realMinor = undefined;
+  const path = resolveSettings({}, process.env).kubeApiserverPath;
+  if (serverMode === "binaries" && path) {
+    try {
+      const printed = execFileSync(path, ["--version"], { encoding: "utf8", timeout: 30_000 });
+      const m = /v1\.(\d+)\./.exec(printed);
+      if (m) realMinor = Number(m[1]);
+    } catch {
+      // An unreadable version is an unknown one: the guarded assertions are skipped, and printed.
+    }
+  }
+  return realMinor;
 }
 
 const reported = new Set<string>();

@@ -4,6 +4,7 @@
 // server validates fields, and reads schemas for `apply` and `explain`).
 import { createHash } from "node:crypto";
 import type { ResourceDefinition } from "../registry/resource.js";
+import { KUBERNETES_VERSION } from "../server-version.js";
 import { INT_OR_STRING, QUANTITY } from "./builtin-schemas.js";
 import type { DefinitionSet } from "./openapi-definitions.js";
 import { collectDefinitions } from "./openapi-definitions.js";
@@ -11,9 +12,9 @@ import { type Schema, withoutCombinators } from "./schema-types.js";
 
 /**
  * Reported in `info.version`: the Kubernetes version the server speaks, as kube-apiserver
- * reports its own (the gitVersion of /version without its `-suffix`).
+ * reports its own (the gitVersion of /version without its suffix).
  */
-const INFO = { title: "Kubernetes", version: "v1.32.0" };
+const INFO = { title: "Kubernetes", version: KUBERNETES_VERSION };
 const V3_REF = "#/components/schemas/";
 
 type Json = Record<string, unknown>;
