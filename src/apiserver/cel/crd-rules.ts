@@ -16,7 +16,7 @@
 import { type CelValue, celEnv, isCelError, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
-import { type FieldError, GoSyntax, toStatusCause } from "../schema/field-error.js";
+import { type FieldError, GoSyntax, OMIT_VALUE, toStatusCause } from "../schema/field-error.js";
 import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
@@ -483,7 +483,12 @@ function failureDetail(r: Rule & { rule: string }, s: Schema, ctx: Record<string
 }
 
 /** The field error a failed rule gives, as its `reason` asks (kube's fieldErrorForReason). */
-function failureCause(reason: string | undefined, field: string, value: string, detail: string): StatusCause {
+function failureCause(
+  reason: string | undefined,
+  field: string,
+  value: unknown,
+  detail: string,
+): StatusCause {
   switch (reason) {
     case "FieldValueForbidden":
       return toStatusCause({ type: "FieldValueForbidden", field, detail });
@@ -525,7 +530,16 @@ function celValue(value: unknown, schema: Schema | undefined): unknown {
   return value;
 }
 
-/** The JSON type name kube prints as the Invalid value of a failed rule. */
+/**
+ * What kube prints as the value of a rule that failed: nothing for an object or a list, the value
+ * itself for a scalar (kube ≤ 1.32 printed the type name, `Invalid value: "object": ...`).
+ */
+function failedValue(schema: Schema, value: unknown): unknown {
+  const type = typeName(schema, value);
+  return type === "object" || type === "array" ? OMIT_VALUE : value;
+}
+
+/** The JSON type name kube prints as the Invalid value of a rule it could not evaluate. */
 function typeName(schema: Schema, value: unknown): string {
   if (typeof schema.type === "string") return schema.type;
   if (Array.isArray(value)) return "array";
@@ -639,7 +653,7 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
             : undefined;
         const at = normalized ? (path === "" ? normalized : `${path}.${normalized}`) : field;
         const detail = failureDetail(r as Rule & { rule: string }, s, ctx);
-        causes.push(failureCause(r.reason, at, typeName(s, value), detail));
+        causes.push(failureCause(r.reason, at, failedValue(s, value), detail));
       }
     }
     if (Array.isArray(value)) {
