@@ -184,15 +184,16 @@ function compile(schema: Schema, rule: string): Compiled {
 
 /** Go's %#v of a rule, as kube (1.29+, the fields this server serves) prints it in a CRD's compile errors. */
 function ruleText(r: Rule): string {
-  const q = (v: string | undefined) => JSON.stringify(v ?? "");
-  // Go prints pointers as addresses; which one does not matter to a reader.
-  const reason = r.reason === undefined ? "(nil)" : "(0xc0001a2b40)";
-  const optional = r.optionalOldSelf === undefined ? "(nil)" : "(0xc0001a2b48)";
-  return (
-    `apiextensions.ValidationRule{Rule:${q(r.rule)}, Message:${q(r.message)}, ` +
-    `MessageExpression:${q(r.messageExpression)}, Reason:(*apiextensions.FieldValueErrorReason)${reason}, ` +
-    `FieldPath:${q(r.fieldPath)}, OptionalOldSelf:(*bool)${optional}}`
-  );
+  // json.Marshal of apiextensions' internal ValidationRule, which has no json tags (kube 1.37;
+  // kube ≤ 1.32 printed it with %#v). Pointers are null when unset, their value when set.
+  return JSON.stringify({
+    Rule: r.rule ?? "",
+    Message: r.message ?? "",
+    MessageExpression: r.messageExpression ?? "",
+    Reason: r.reason ?? null,
+    FieldPath: r.fieldPath ?? "",
+    OptionalOldSelf: r.optionalOldSelf ?? null,
+  });
 }
 
 /**
@@ -264,20 +265,20 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
     total.observe(field, weighed);
   };
   const visit = (s: Schema, at: string, cardinality: number | undefined) => {
-    rulesOf(s).forEach((r, i) => {
+    const rules = rulesOf(s);
+    // kube skips compiling every rule of a node when a check of any rule's other fields failed
+    // (1.37; earlier releases skipped only the rule at fault).
+    const schemaErrors = rules.flatMap((r, i) =>
+      ruleFieldErrors(r, s, `${at}.x-kubernetes-validations[${i}]`),
+    );
+    if (schemaErrors.length > 0) {
+      errs.push(...schemaErrors);
+      return;
+    }
+    rules.forEach((r, i) => {
       const base = `${at}.x-kubernetes-validations[${i}]`;
       const field = `${base}.rule`;
-      if (typeof r.rule !== "string" || r.rule.trim() === "") {
-        errs.push({ type: "FieldValueRequired", field });
-        return;
-      }
-      const schemaErrors = ruleFieldErrors(r, s, base);
-      if (schemaErrors.length > 0) {
-        // kube skips compiling a node's rules when its schema-level checks failed.
-        errs.push(...schemaErrors);
-        return;
-      }
-      const c = compile(s, r.rule);
+      const c = compile(s, r.rule as string);
       weigh(c.cost, s, cardinality, field, "estimated rule cost");
       if (c.error) {
         errs.push({
@@ -303,7 +304,7 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
         errs.push({
           type: "FieldValueInvalid",
           field: `${base}.optionalOldSelf`,
-          value: new GoSyntax(String(r.optionalOldSelf)),
+          value: r.optionalOldSelf,
           detail: "may not be set if oldSelf is not used in rule",
         });
       }
@@ -398,19 +399,21 @@ function ruleFieldErrors(r: Rule, s: Schema, base: string): FieldError[] {
   const errs: FieldError[] = [];
   const message = typeof r.message === "string" ? r.message : "";
   const trimmedMessage = message.trim();
-  if (message.length > 0 && trimmedMessage === "") {
+  if (typeof r.rule !== "string" || r.rule.trim() === "") {
+    errs.push({ type: "FieldValueRequired", field: `${base}.rule`, detail: "rule is not specified" });
+  } else if (message.length > 0 && trimmedMessage === "") {
     errs.push({
       type: "FieldValueInvalid",
       field: `${base}.message`,
       value: message,
-      detail: "message must be non-empty if specified",
+      detail: "must be non-empty if specified",
     });
   } else if (NEWLINES.test(trimmedMessage)) {
     errs.push({
       type: "FieldValueInvalid",
       field: `${base}.message`,
       value: message,
-      detail: "message must not contain line breaks",
+      detail: "must not contain line breaks",
     });
   } else if (NEWLINES.test((r.rule ?? "").trim()) && trimmedMessage === "") {
     errs.push({
@@ -444,7 +447,7 @@ function ruleFieldErrors(r: Rule, s: Schema, base: string): FieldError[] {
       type: "FieldValueInvalid",
       field: `${base}.fieldPath`,
       value: fieldPath,
-      detail: "fieldPath must be non-empty if specified",
+      detail: "must be non-empty if specified",
     });
   }
   if (NEWLINES.test(fieldPath)) {
@@ -452,7 +455,7 @@ function ruleFieldErrors(r: Rule, s: Schema, base: string): FieldError[] {
       type: "FieldValueInvalid",
       field: `${base}.fieldPath`,
       value: fieldPath,
-      detail: "fieldPath must not contain line breaks",
+      detail: "must not contain line breaks",
     });
   }
   if (fieldPath.length > 0 && normalizeFieldPath(fieldPath, s) === undefined) {
@@ -460,7 +463,7 @@ function ruleFieldErrors(r: Rule, s: Schema, base: string): FieldError[] {
       type: "FieldValueInvalid",
       field: `${base}.fieldPath`,
       value: fieldPath,
-      detail: "fieldPath must be a valid path",
+      detail: "must be a valid path",
     });
   }
   return errs;
