@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Api, configMap, startTarget, type Target } from "./harness.js";
+import { needs, versionDifference } from "../support/environment.js";
 
 let target: Target;
 let api: Api;
@@ -121,17 +122,23 @@ test("a name that is not a path segment is a 400 for every verb", async () => {
   await canariesIntact();
 });
 
-test("a watch in a namespace of dots sees nothing of other namespaces", async () => {
-  // raw() reads the whole stream, which the server ends after timeoutSeconds.
-  const watch = api.raw("GET", "/api/v1/watch/namespaces/../configmaps?timeoutSeconds=2");
-  assert.equal(
-    (await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("seen-by-none"))).status,
-    201,
-  );
-  const r = await watch;
-  assert.equal(r.status, 200);
-  assert.equal(r.text, "");
-});
+// kube 1.37's watch cache answers a watch in namespace ".." with every namespace's objects; the
+// embedded server never resolves a path into another scope.
+test(
+  "a watch in a namespace of dots sees nothing of other namespaces",
+  needs("embedded-behaviour"),
+  async () => {
+    // raw() reads the whole stream, which the server ends after timeoutSeconds.
+    const watch = api.raw("GET", "/api/v1/watch/namespaces/../configmaps?timeoutSeconds=2");
+    assert.equal(
+      (await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("seen-by-none"))).status,
+      201,
+    );
+    const r = await watch;
+    assert.equal(r.status, 200);
+    assert.equal(r.text, "");
+  },
+);
 
 test("an invalid escape in the path is refused before any handler, as Go's server does", async () => {
   for (const path of ["/api/v1/namespaces/%zz", "/api/v1/namespaces/default/configmaps/%"]) {
@@ -179,24 +186,22 @@ test("an unparsable timeoutSeconds or limit is a 400 with strconv's words", asyn
   assert.ok(Date.now() - started < 5_000);
 });
 
-test("an unparsable resourceVersion is a 500 without reason, as kube's storage answers it", async () => {
+test("an unparsable resourceVersion is refused with strconv's words, as kube's storage answers it", async () => {
   const base = `/api/v1/namespaces/${ns}/configmaps`;
-  for (const path of [
-    `${base}?resourceVersion=x`,
-    `${base}?watch=1&resourceVersion=x`,
-    `${base}/canary-a?resourceVersion=x`,
-  ]) {
-    assertStatus(
-      await api.raw("GET", path),
-      500,
-      'resourceVersion: Invalid value: "x": strconv.ParseUint: parsing "x": invalid syntax',
-    );
+  const words = (v: string, why: string) =>
+    `resourceVersion: Invalid value: "${v}": strconv.ParseUint: parsing "${v}": ${why}`;
+  // A list is checked first by kube 1.37's watch cache: a 400. A get or a watch reaches the storage.
+  const listed = versionDifference("kube 1.26 answers a list's unparsable resourceVersion with a 500 too");
+  const list = (v: string, why: string): [number, string, string | undefined] =>
+    listed
+      ? [400, `invalid resource version: ${words(v, why)}`, "BadRequest"]
+      : [500, words(v, why), undefined];
+  assertStatus(await api.raw("GET", `${base}?resourceVersion=x`), ...list("x", "invalid syntax"));
+  for (const path of [`${base}?watch=1&resourceVersion=x`, `${base}/canary-a?resourceVersion=x`]) {
+    assertStatus(await api.raw("GET", path), 500, words("x", "invalid syntax"));
   }
-  assertStatus(
-    await api.raw("GET", `${base}?resourceVersion=99999999999999999999`),
-    500,
-    'resourceVersion: Invalid value: "99999999999999999999": strconv.ParseUint: parsing "99999999999999999999": value out of range',
-  );
+  const huge = "99999999999999999999";
+  assertStatus(await api.raw("GET", `${base}?resourceVersion=${huge}`), ...list(huge, "value out of range"));
 });
 
 test("a DELETE of a collection never spans namespaces", async () => {

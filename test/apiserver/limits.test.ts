@@ -82,10 +82,14 @@ test("ConfigMaps and Secrets hold at most 1 MiB of data", async () => {
     assert.equal(r.status, 422, r.text.slice(0, 300));
     assert.equal(
       r.body.message,
-      `${c.kind} "${c.body.metadata.name}" is invalid: ${c.field}: Too long: must have at most 1048576 bytes`,
+      `${c.kind} "${c.body.metadata.name}" is invalid: ${c.field}: Too long: may not be more than 1048576 bytes`,
     );
     assert.deepEqual(r.body.details.causes, [
-      { reason: "FieldValueTooLong", message: "Too long: must have at most 1048576 bytes", field: c.field },
+      {
+        reason: "FieldValueTooLong",
+        message: "Too long: may not be more than 1048576 bytes",
+        field: c.field,
+      },
     ]);
   }
   const fits = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "fits" }, data: { a: x(1048576) } };

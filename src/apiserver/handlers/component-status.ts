@@ -32,8 +32,12 @@ export function handleComponentStatus(r: ResourceRequest, method: string, watch:
   if ((method !== "GET" && method !== "HEAD") || watch) throw methodNotAllowed();
   if (r.name) {
     const c = components().find((x) => x.name === r.name);
-    // kube's componentstatus REST answers an unknown name with a plain Go error: a 500 with no reason.
-    if (!c) throw new ApiError(500, "", `Component not found: ${r.name}`);
+    // kube 1.37's componentstatus REST names the resource in the singular (1.26: a plain 500).
+    if (!c)
+      throw new ApiError(404, "NotFound", `componentstatus "${r.name}" not found`, {
+        name: r.name,
+        kind: "componentstatus",
+      });
     sendJson(r.res, 200, JSON.stringify({ kind: "ComponentStatus", apiVersion: "v1", ...item(c) }));
     return;
   }

@@ -107,10 +107,24 @@ export function int64Param(query: URLSearchParams, name: string): number | undef
  * is a 500 without reason.
  */
 export function parseRv(value: string): number {
+  return parseRvOr(value, (message) => new ApiError(500, "", message));
+}
+
+/**
+ * A list's resourceVersion: refused with a 400 BadRequest "invalid resource version: ..." (kube
+ * 1.37's watch cache checks a list's version before its storage; a get or a watch still answers
+ * the storage's 500).
+ */
+export function parseListRv(value: string): number {
+  return parseRvOr(
+    value,
+    (message) => new ApiError(400, "BadRequest", `invalid resource version: ${message}`),
+  );
+}
+
+function parseRvOr(value: string, refuse: (message: string) => ApiError): number {
   const fail = (why: string) =>
-    new ApiError(
-      500,
-      "",
+    refuse(
       `resourceVersion: Invalid value: ${goQuote(value)}: strconv.ParseUint: parsing ${goQuote(value)}: ${why}`,
     );
   if (!/^\d+$/.test(value)) throw fail("invalid syntax");

@@ -7,7 +7,7 @@ import { expired } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import { decodeContinue, encodeContinue } from "./continue-token.js";
-import { int64Param, parseRv, tooLargeRv, validateListOptions } from "./list-options.js";
+import { int64Param, parseListRv, tooLargeRv, validateListOptions } from "./list-options.js";
 import { buildFilter } from "./selection.js";
 import { formJson, itemJson, type ListMetaOut, listJson } from "./serialize.js";
 import { checkFormFits, formOf } from "./negotiation.js";
@@ -46,7 +46,7 @@ export function selectPage(r: ResourceRequest): ListPage {
     atRv = t.rv;
     startAfter = t.start;
   } else if (rvParam !== "" && rvParam !== "0") {
-    const requested = parseRv(rvParam);
+    const requested = parseListRv(rvParam);
     if (requested > current) throw tooLargeRv(requested, current);
     if (match === "Exact") atRv = requested;
   } else if (rvParam === "0") {

@@ -11,7 +11,7 @@ const MAX_DATA_BYTES = 1024 * 1024;
 function tooLong(field: string): StatusCause {
   return {
     reason: "FieldValueTooLong",
-    message: `Too long: must have at most ${MAX_DATA_BYTES} bytes`,
+    message: `Too long: may not be more than ${MAX_DATA_BYTES} bytes`,
     field,
   };
 }

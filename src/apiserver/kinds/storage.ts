@@ -115,7 +115,7 @@ function csiDriverNameCauses(name: string, field: string): StatusCause[] {
   // No early return: kube reports an empty name as required and as no subdomain.
   const causes: StatusCause[] = name === "" ? [cause.required(field, name)] : [];
   if (name.length > 63)
-    causes.push({ reason: "FieldValueTooLong", message: "Too long: must have at most 63 bytes", field });
+    causes.push({ reason: "FieldValueTooLong", message: "Too long: may not be more than 63 bytes", field });
   for (const msg of dns1123SubdomainErrors(name.toLowerCase())) causes.push(cause.invalid(field, name, msg));
   return causes;
 }
