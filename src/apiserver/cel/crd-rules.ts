@@ -1,6 +1,7 @@
 // CRD validation rules (`x-kubernetes-validations`) as kube-apiserver evaluates them, on
-// @bufbuild/cel. When a CRD is written each rule is compiled: a syntax error, or a field `self`
-// selects that the schema does not declare, is kube's "compilation failed" at the rule's path.
+// @bufbuild/cel. When a CRD is written each rule is compiled and type-checked as cel-go checks it
+// (crd-rule-types.ts): a syntax error, a name nothing declares, a field the schema does not
+// declare or a call of no matching overload is kube's "compilation failed" at the rule's path.
 // When a custom object is written each rule runs at every node of the object its schema level
 // describes (list items and map values each on their own), with `self` the node and, for
 // transition rules, `oldSelf` the same node of the old object (only on update, only where it
@@ -20,12 +21,14 @@ import { type FieldError, GoSyntax, OMIT_VALUE, toStatusCause } from "../schema/
 import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
-import { celGoOffset, type Expr, type Parsed, walkExpr } from "./ast.js";
-import { escapeProperty, unescapeProperty } from "./escaping.js";
+import { type Expr, walkExpr } from "./ast.js";
+import { escapeProperty } from "./escaping.js";
+import { ruleTypeError } from "./crd-rule-types.js";
+import { formattedValue } from "./format-values.js";
 import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
-import { OPTIONAL_SELECT, optionalOf } from "./optional.js";
+import { optionalOf } from "./optional.js";
 import { parseCel } from "./optional-syntax.js";
-import { located, undeclaredReference } from "./references.js";
+import { undeclaredReference } from "./references.js";
 import { PER_CALL_LIMIT, type Program, planMetered, RUNTIME_BUDGET, runMetered } from "./runtime-cost.js";
 
 interface Rule {
@@ -67,80 +70,6 @@ function rulesOf(schema: Schema): Rule[] {
   return Array.isArray(rules) ? (rules as Rule[]) : [];
 }
 
-/** The schema a select of `field` on a node of `schema` reaches; null: any; undefined: none. */
-function selectField(schema: Schema | null, field: string, root: boolean): Schema | null | undefined {
-  if (schema === null) return null;
-  if (root && field === "metadata") {
-    // kube declares only the name and generateName of the object's metadata to CEL.
-    return { type: "object", properties: { name: { type: "string" }, generateName: { type: "string" } } };
-  }
-  const property = schema.properties?.[unescapeProperty(field)];
-  if (property && escapeProperty(unescapeProperty(field)) === field) return property;
-  if (schema["x-kubernetes-preserve-unknown-fields"] === true) return null;
-  if (typeof schema.additionalProperties === "object") return schema.additionalProperties;
-  if (schema.additionalProperties === true) return null;
-  return undefined;
-}
-
-const isSelf = (e: Expr) =>
-  e.exprKind.case === "identExpr" &&
-  (e.exprKind.value.name === "self" || e.exprKind.value.name === "oldSelf");
-
-/**
- * The schema of `e` when it is `self`, `oldSelf` or selects of them; null when the schema cannot
- * say. A select the schema does not declare throws UndefinedField.
- */
-function schemaOfExpr(e: Expr | undefined, root: Schema): Schema | null {
-  if (!e) return null;
-  const k = e.exprKind;
-  if (k.case === "identExpr") return isSelf(e) ? root : null;
-  const select = selectOf(e);
-  if (select) {
-    const operand = schemaOfExpr(select.operand, root);
-    if (operand === null) return null;
-    const field = selectField(operand, select.field, isSelf(select.operand));
-    if (field === undefined) throw new UndefinedField(select.field, e);
-    return field;
-  }
-  return null;
-}
-
-/** The operand and field of a select, `x.f` or `x.?f` (which optional-syntax.ts made a call). */
-function selectOf(e: Expr): { operand: Expr; field: string } | undefined {
-  const k = e.exprKind;
-  if (k.case === "selectExpr" && k.value.operand) {
-    return { operand: k.value.operand, field: k.value.field };
-  }
-  if (k.case === "callExpr" && k.value.function === OPTIONAL_SELECT) {
-    const [operand, field] = k.value.args;
-    const name = field?.exprKind.case === "constExpr" ? field.exprKind.value.constantKind.value : undefined;
-    if (operand && typeof name === "string") return { operand, field: name };
-  }
-  return undefined;
-}
-
-/** cel-go's check for selects of `self` (and `oldSelf`) the schema does not declare. */
-function undefinedField(parsed: Parsed, rule: string, schema: Schema): string | undefined {
-  try {
-    walkExpr(parsed.expr, (e) => {
-      if (selectOf(e)) schemaOfExpr(e, schema);
-    });
-  } catch (e) {
-    if (!(e instanceof UndefinedField)) throw e;
-    return located(rule, celGoOffset(parsed, e.select), `undefined field '${e.field}'`);
-  }
-  return undefined;
-}
-
-class UndefinedField extends Error {
-  constructor(
-    readonly field: string,
-    readonly select: Expr,
-  ) {
-    super(field);
-  }
-}
-
 /** Whether `expr` names the variable `name` anywhere. */
 function usesIdent(expr: Expr, name: string): boolean {
   let found = false;
@@ -161,7 +90,8 @@ function compile(schema: Schema, rule: string): Compiled {
   try {
     const parsed = parseCel(rule);
     const error =
-      undeclaredReference(parsed, rule, env, RULE_VARIABLES) ?? undefinedField(parsed, rule, schema);
+      // Fields and types are checked when the CRD is written (crd-rule-types.ts).
+      undeclaredReference(parsed, rule, env, RULE_VARIABLES);
     if (error) c = { error, transition: false };
     else {
       let metered: Program | undefined;
@@ -278,28 +208,38 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
         return;
       }
       const c = compile(s, r.rule);
-      weigh(c.cost, s, cardinality, field, "estimated rule cost");
-      if (c.error) {
-        errs.push({
-          type: "FieldValueInvalid",
-          field,
-          value: new GoSyntax(ruleText(r)),
-          detail: `compilation failed: ERROR: ${c.error}`,
-        });
+      const node = {
+        schema: s,
+        root: s === schema || s["x-kubernetes-embedded-resource"] === true,
+        optionalOldSelf: r.optionalOldSelf === true,
+      };
+      const ruleError = c.error
+        ? `compilation failed: ERROR: ${c.error}`
+        : ruleTypeError(node, r.rule, false);
+      if (!ruleError) weigh(c.cost, s, cardinality, field, "estimated rule cost");
+      if (ruleError) {
+        errs.push({ type: "FieldValueInvalid", field, value: new GoSyntax(ruleText(r)), detail: ruleError });
       }
-      if (typeof r.messageExpression === "string" && r.messageExpression.trim() !== "") {
+      // kube compiles the messageExpression only after the rule compiled.
+      if (!ruleError && typeof r.messageExpression === "string" && r.messageExpression.trim() !== "") {
         const m = compile(s, r.messageExpression);
-        weigh(m.cost, s, cardinality, `${base}.messageExpression`, "estimated messageExpression cost");
-        if (m.error) {
+        const messageError = m.error
+          ? `messageExpression compilation failed: ERROR: ${m.error}`
+          : ruleTypeError(node, r.messageExpression, true);
+        if (!messageError) {
+          weigh(m.cost, s, cardinality, `${base}.messageExpression`, "estimated messageExpression cost");
+        }
+        if (messageError) {
           errs.push({
             type: "FieldValueInvalid",
             field: `${base}.messageExpression`,
             value: new GoSyntax(ruleText(r)),
-            detail: `messageExpression compilation failed: ERROR: ${m.error}`,
+            detail: messageError,
           });
         }
       }
-      if (!c.error && !c.transition && r.optionalOldSelf !== undefined) {
+      // kube knows a rule uses oldSelf only once it compiled and type-checked.
+      if ((ruleError !== undefined || !c.transition) && r.optionalOldSelf !== undefined) {
         errs.push({
           type: "FieldValueInvalid",
           field: `${base}.optionalOldSelf`,
@@ -527,6 +467,7 @@ function celValue(value: unknown, schema: Schema | undefined): unknown {
     }
     return m;
   }
+  if (typeof value === "string" && schema?.format !== undefined) return formattedValue(value, schema.format);
   return value;
 }
 
