@@ -83,6 +83,25 @@ export function checkExpression(
   const positions = parsed.sourceInfo?.positions ?? {};
   const report = (offset: number | undefined, message: string) =>
     issues.push({ offset: offset ?? 0, text: located(source, offset, message) });
+  // kube's HomogeneousAggregateLiterals: a validator run once the check passed, so reported only then.
+  const literalIssues: { offset: number; text: string }[] = [];
+  /** Inside a call of `format`, whose list arguments may mix types. */
+  let inFormat = 0;
+  const mixed = (elems: readonly Expr[], types: readonly CelType[]) => {
+    if (inFormat > 0 || types.some(isUncertain)) return;
+    const first = types[0];
+    const i = types.findIndex((t) => !sameType(t, first!));
+    if (i < 0) return;
+    const offset = celGoOffset(parsed, elems[i]!);
+    literalIssues.push({
+      offset: offset ?? 0,
+      text: located(
+        source,
+        offset,
+        `expected type '${formatType(first!)}' but found '${formatType(types[i]!)}'`,
+      ),
+    });
+  };
 
   const offsetOf = (e: Expr, fn: string): number | undefined => {
     const op = OPERATOR_TEXT[fn];
@@ -155,6 +174,7 @@ export function checkExpression(
       }
       case "listExpr": {
         const elems = k.value.elements.map((x) => check(x, scope));
+        if (k.value.optionalIndices.length === 0) mixed(k.value.elements, elems);
         return listOf(joined(elems));
       }
       case "structExpr": {
@@ -164,9 +184,19 @@ export function checkExpression(
         }
         const keys: CelType[] = [];
         const values: CelType[] = [];
+        const keyExprs: Expr[] = [];
+        const valueExprs: Expr[] = [];
         for (const entry of k.value.entries) {
-          if (entry.keyKind.case === "mapKey") keys.push(check(entry.keyKind.value, scope));
+          if (entry.keyKind.case === "mapKey") {
+            keys.push(check(entry.keyKind.value, scope));
+            keyExprs.push(entry.keyKind.value);
+          }
           values.push(check(entry.value, scope));
+          if (entry.value) valueExprs.push(entry.value);
+        }
+        if (!k.value.entries.some((e) => e.optionalEntry) && keys.length === values.length) {
+          mixed(keyExprs, keys);
+          mixed(valueExprs, values);
         }
         return mapOf(joined(keys), joined(values));
       }
@@ -221,7 +251,9 @@ export function checkExpression(
       return UNKNOWN;
     }
     const target = call.target ? check(call.target, scope) : undefined;
+    if (fn === "format") inFormat++;
     const args = call.args.map((a) => check(a, scope));
+    if (fn === "format") inFormat--;
     if (fn === OPTIONAL_SELECT) {
       const field = call.args[1]?.exprKind;
       const name = field?.case === "constExpr" ? field.value.constantKind.value : undefined;
@@ -271,8 +303,9 @@ export function checkExpression(
   };
 
   const type = check(parsed.expr, new Map());
-  issues.sort((a, b) => a.offset - b.offset);
-  return { type, errors: issues.map((i) => i.text) };
+  const found = issues.length > 0 ? issues : literalIssues;
+  found.sort((a, b) => a.offset - b.offset);
+  return { type, errors: found.map((i) => i.text) };
 }
 
 /**
