@@ -15,6 +15,7 @@ import { escapeProperty } from "./escaping.js";
 export type CelType =
   | { kind: "unknown" }
   | { kind: "dyn" }
+  | { kind: "free" }
   | { kind: "prim"; name: string }
   | { kind: "list"; elem: CelType }
   | { kind: "map"; key: CelType; value: CelType }
@@ -24,6 +25,8 @@ export type CelType =
 
 export const UNKNOWN: CelType = { kind: "unknown" };
 export const DYN: CelType = { kind: "dyn" };
+/** cel-go's free type variable: the element type of `[]` or `{}` until something binds it; printed dyn. */
+export const FREE: CelType = { kind: "free" };
 const prim = (name: string): CelType => ({ kind: "prim", name });
 export const BOOL = prim("bool");
 export const INT = prim("int");
@@ -39,13 +42,15 @@ export const mapOf = (key: CelType, value: CelType): CelType => ({ kind: "map", 
 export const optionalOf = (t: CelType): CelType => ({ kind: "opaque", name: "optional_type", params: [t] });
 export const typeOf = (t: CelType): CelType => ({ kind: "opaque", name: "type", params: [t] });
 
-/** A type as cel-go's FormatCELType prints it in its errors. */
+/** A type as cel-go's FormatCELType prints it in the checker's errors. */
 export function formatType(t: CelType): string {
   switch (t.kind) {
     case "unknown":
     case "dyn":
+    case "free":
       return "dyn";
     case "prim":
+      return t === TIMESTAMP ? "timestamp" : t === DURATION ? "duration" : t === NULL ? "null" : t.name;
     case "object":
       return t.name;
     case "param":
@@ -57,6 +62,46 @@ export function formatType(t: CelType): string {
     case "opaque":
       return t.params.length === 0 ? t.name : `${t.name}(${t.params.map(formatType).join(", ")})`;
   }
+}
+
+/** A type as cel-go's Type.String() prints it (kube's "must evaluate to bool but got dyn"). */
+export function typeString(t: CelType): string {
+  switch (t.kind) {
+    case "prim":
+    case "object":
+      return t.name;
+    case "list":
+      return `list(${typeString(t.elem)})`;
+    case "map":
+      return `map(${typeString(t.key)}, ${typeString(t.value)})`;
+    case "opaque":
+      return t.params.length === 0 ? t.name : `${t.name}(${t.params.map(typeString).join(", ")})`;
+    case "param":
+      return `<${t.name}>`;
+    default:
+      return "dyn";
+  }
+}
+
+/** Whether `t` holds a free type variable (`[]`'s elements) anywhere. */
+export function hasFree(t: CelType): boolean {
+  switch (t.kind) {
+    case "free":
+      return true;
+    case "list":
+      return hasFree(t.elem);
+    case "map":
+      return hasFree(t.key) || hasFree(t.value);
+    case "opaque":
+      return t.params.some(hasFree);
+    default:
+      return false;
+  }
+}
+
+/** Whether null may stand where `t` is declared (cel-go's legacy nullability): objects, opaque types, timestamps, durations. */
+export function isNullable(t: CelType): boolean {
+  return t.kind === "object" || t.kind === "opaque" || t === TIMESTAMP || t === DURATION || t === NULL;
 }
 
 /** Whether `t` holds our `unknown` anywhere: nothing about it may be reported. */

@@ -36,8 +36,8 @@ test("operands of the wrong type are cel-go's 'no matching overload', at the ope
     ["self.foo == 1", 10, "'_==_' applied to '(string, int)'"],
     ["self.n == self.d", 8, "'_==_' applied to '(int, double)'"],
     ["self.n == 1u", 8, "'_==_' applied to '(int, uint)'"],
-    ["self.ts < '2030'", 9, "'_<_' applied to '(google.protobuf.Timestamp, string)'"],
-    ["self.dur > 1", 10, "'_>_' applied to '(google.protobuf.Duration, int)'"],
+    ["self.ts < '2030'", 9, "'_<_' applied to '(timestamp, string)'"],
+    ["self.dur > 1", 10, "'_>_' applied to '(duration, int)'"],
     ["self.by == 'a'", 9, "'_==_' applied to '(bytes, string)'"],
     ["self.foo + 1 == 'a'", 10, "'_+_' applied to '(string, int)'"],
     ["!self.n", 1, "'!_' applied to '(int)'"],
@@ -47,6 +47,7 @@ test("operands of the wrong type are cel-go's 'no matching overload', at the ope
     ["self.foo.matches(1)", 17, "'matches' applied to 'string.(int)'"],
     ["self.n.size() == 1", 12, "'size' applied to 'int.()'"],
     ["self.m.exists(k, k > 1)", 20, "'_>_' applied to '(string, int)'"],
+    ["self.foo == null", 10, "'_==_' applied to '(string, null)'"],
     ["self.l.map(x, x.name).all(n, n > 1)", 32, "'_>_' applied to '(string, int)'"],
   ];
   for (const [rule, column, applied] of cases) {

@@ -15,8 +15,11 @@ import {
   type CelType,
   DOUBLE,
   DYN,
+  FREE,
   formatType,
+  hasFree,
   INT,
+  isNullable,
   isUncertain,
   listOf,
   mapOf,
@@ -29,7 +32,8 @@ import {
   UNKNOWN,
 } from "./checker-types.js";
 import { type Overload, overloadsOf } from "./declarations.js";
-import { OPTIONAL_INDEX, OPTIONAL_SELECT } from "./optional.js";
+import { OPTIONAL_INDEX, OPTIONAL_LIST, OPTIONAL_MAP, OPTIONAL_SELECT } from "./optional.js";
+import { isReservedWord } from "./escaping.js";
 import { located } from "./references.js";
 
 export interface CheckResult {
@@ -88,7 +92,7 @@ export function checkExpression(
   /** Inside a call of `format`, whose list arguments may mix types. */
   let inFormat = 0;
   const mixed = (elems: readonly Expr[], types: readonly CelType[]) => {
-    if (inFormat > 0 || types.some(isUncertain)) return;
+    if (inFormat > 0 || types.some((t) => isUncertain(t) || hasFree(t))) return;
     const first = types[0];
     const i = types.findIndex((t) => !sameType(t, first!));
     if (i < 0) return;
@@ -116,7 +120,8 @@ export function checkExpression(
   const selectField = (e: Expr, t: CelType, field: string): CelType => {
     switch (t.kind) {
       case "object": {
-        const f = t.fields().get(field);
+        const f =
+          t.fields().get(field) ?? (isReservedWord(field) ? t.fields().get(`__${field}__`) : undefined);
         if (f !== undefined) return f;
         report(celGoOffset(parsed, e), `undefined field '${field}'`);
         return UNKNOWN;
@@ -127,6 +132,7 @@ export function checkExpression(
       case "unknown":
         return t;
       case "param":
+      case "free":
         return DYN;
       case "opaque":
         if (t.name === "optional_type") return optionalOf(selectField(e, t.params[0]!, field));
@@ -213,8 +219,11 @@ export function checkExpression(
             break;
           case "dyn":
           case "unknown":
-          case "param":
             iter = range;
+            break;
+          case "param":
+          case "free":
+            iter = DYN;
             break;
           default:
             report(
@@ -248,6 +257,24 @@ export function checkExpression(
     const namespace = call.target ? qualifiedName(call.target, scope) : undefined;
     if (namespace !== undefined) {
       for (const a of call.args) check(a, scope);
+      return UNKNOWN;
+    }
+    if (fn === OPTIONAL_LIST || fn === OPTIONAL_MAP) {
+      // `[a, ?b]` and `{k: v, ?k2: o}`, rewritten by optional-syntax.ts into lists of the
+      // elements (keys, values) and their flags: the literal check unwraps the optional ones.
+      const lists = call.args.map((a) => (a.exprKind.case === "listExpr" ? a.exprKind.value.elements : []));
+      const flags = lists[lists.length - 1]!.map(
+        (f) => f.exprKind.case === "constExpr" && f.exprKind.value.constantKind.value === true,
+      );
+      const unwrap = (t: CelType, i: number) =>
+        flags[i] && t.kind === "opaque" && t.name === "optional_type" ? t.params[0]! : flags[i] ? UNKNOWN : t;
+      const elements = lists.slice(0, -1);
+      const types = elements.map((es) => es.map((x) => check(x, scope)));
+      if (fn === OPTIONAL_LIST) mixed(elements[0]!, types[0]!.map(unwrap));
+      else {
+        mixed(elements[0]!, types[0]!);
+        mixed(elements[1]!, types[1]!.map(unwrap));
+      }
       return UNKNOWN;
     }
     const target = call.target ? check(call.target, scope) : undefined;
@@ -320,9 +347,10 @@ function applied(o: Overload, actual: readonly CelType[]): CelType | undefined {
   return substitute(o.result, bindings);
 }
 
-/** Whether a value of type `t` may be passed where `want` is declared (cel-go's isAssignable, narrowed). */
+/** Whether a value of type `t` may be passed where `want` is declared (cel-go's isAssignable). */
 function assignable(want: CelType, t: CelType, bindings: Map<string, CelType>): boolean {
-  if (t.kind === "unknown" || t.kind === "dyn" || want.kind === "dyn") return true;
+  if (t.kind === "unknown" || t.kind === "dyn" || t.kind === "free" || t.kind === "param") return true;
+  if (want.kind === "dyn" || want.kind === "free" || want.kind === "unknown") return true;
   if (want.kind === "param") {
     const bound = bindings.get(want.name);
     if (bound === undefined || bound.kind === "unknown") {
@@ -330,15 +358,14 @@ function assignable(want: CelType, t: CelType, bindings: Map<string, CelType>): 
       return true;
     }
     if (bound.kind === "dyn") return true;
-    // null, and objects of other names, are left to cel-go: their rules are subtler than this.
-    if (t.kind === "prim" && t.name === "null_type") return true;
-    if (bound.kind === "prim" && bound.name === "null_type") return true;
-    if (t.kind === "object" && bound.kind === "object") return true;
-    return assignable(bound, t, bindings);
+    if (!assignable(bound, t, bindings)) return false;
+    // `[]` then `[x]`: the free element type takes the concrete one.
+    if (hasFree(bound) && !hasFree(t) && !isUncertain(t)) bindings.set(want.name, t);
+    return true;
   }
-  if (want.kind !== t.kind) {
-    return (t.kind === "prim" && t.name === "null_type" && want.kind === "object") || t.kind === "param";
-  }
+  // null fits what cel-go's legacy checker let hold null, and only that.
+  if (want === NULL || t === NULL) return isNullable(want === NULL ? t : want);
+  if (want.kind !== t.kind) return false;
   switch (want.kind) {
     case "prim":
     case "object":
@@ -378,14 +405,14 @@ function substitute(t: CelType, bindings: ReadonlyMap<string, CelType>): CelType
   }
 }
 
-/** The element type of a literal's values: theirs when all agree, unknown otherwise (or when none). */
+/** The element type of a literal's values: theirs when all agree, free when none, unknown otherwise. */
 function joined(types: readonly CelType[]): CelType {
   const [first, ...rest] = types;
-  if (first === undefined) return UNKNOWN;
+  if (first === undefined) return FREE;
   return rest.every((t) => sameType(t, first)) ? first : UNKNOWN;
 }
 
 /** An accumulator's type once the loop step says more than its initial value (`[]` then `[x]`). */
 function refined(init: CelType, step: CelType): CelType {
-  return isUncertain(init) && !isUncertain(step) && step.kind === init.kind ? step : init;
+  return hasFree(init) && !hasFree(step) && !isUncertain(step) && step.kind === init.kind ? step : init;
 }
