@@ -22,7 +22,7 @@ import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
 import { type Expr, walkExpr } from "./ast.js";
-import { escapeProperty } from "./escaping.js";
+import { escapeProperty, isReservedWord } from "./escaping.js";
 import { ruleTypeError } from "./crd-rule-types.js";
 import { formattedValue } from "./format-values.js";
 import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
@@ -112,17 +112,20 @@ function compile(schema: Schema, rule: string): Compiled {
   return c;
 }
 
-/** Go's %#v of a rule, as kube (1.29+, the fields this server serves) prints it in a CRD's compile errors. */
+/**
+ * A rule as kube (1.37) prints it in a CRD's compile errors: Go's json.Marshal of its internal
+ * ValidationRule (field names as keys, unset pointers null, <, > and & escaped as Go escapes them).
+ */
 function ruleText(r: Rule): string {
-  const q = (v: string | undefined) => JSON.stringify(v ?? "");
-  // Go prints pointers as addresses; which one does not matter to a reader.
-  const reason = r.reason === undefined ? "(nil)" : "(0xc0001a2b40)";
-  const optional = r.optionalOldSelf === undefined ? "(nil)" : "(0xc0001a2b48)";
-  return (
-    `apiextensions.ValidationRule{Rule:${q(r.rule)}, Message:${q(r.message)}, ` +
-    `MessageExpression:${q(r.messageExpression)}, Reason:(*apiextensions.FieldValueErrorReason)${reason}, ` +
-    `FieldPath:${q(r.fieldPath)}, OptionalOldSelf:(*bool)${optional}}`
-  );
+  const json = JSON.stringify({
+    Rule: r.rule ?? "",
+    Message: r.message ?? "",
+    MessageExpression: r.messageExpression ?? "",
+    Reason: r.reason ?? null,
+    FieldPath: r.fieldPath ?? "",
+    OptionalOldSelf: r.optionalOldSelf ?? null,
+  });
+  return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**
@@ -463,7 +466,10 @@ function celValue(value: unknown, schema: Schema | undefined): unknown {
       const s =
         properties?.[k] ??
         (typeof schema?.additionalProperties === "object" ? schema.additionalProperties : undefined);
-      m.set(name, celValue(v, s));
+      const converted = celValue(v, s);
+      m.set(name, converted);
+      // kube (1.31+) reads `self.namespace` as `self.__namespace__`.
+      if (properties && name !== k && isReservedWord(k)) m.set(k, converted);
     }
     return m;
   }
