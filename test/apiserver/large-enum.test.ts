@@ -3,6 +3,7 @@
 // check, pruning, copying its schema, the enum lookup) was linear in the values with a cost per
 // value; together they held every other request for about two seconds.
 import assert from "node:assert/strict";
+import { availableParallelism, loadavg } from "node:os";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "../../src/envtest/index.js";
 import { Api, CRDS, startTarget, type Target } from "./harness.js";
@@ -13,8 +14,12 @@ const run = Date.now().toString(36);
 const group = `enum${run}.example.com`;
 const plural = "choices";
 const VALUES = 100_000;
-/** How long /version may wait: generous, for a loaded machine of two cores. */
-const BOUND_MS = 1_000;
+/**
+ * How long /version may wait: 1 s on a machine with a core to spare, more as the run queue grows
+ * (as the fuzzer's stall bound does): the real kube-apiserver shares two cores with etcd and the
+ * test, and a parallel run loads them further.
+ */
+const boundMs = () => 1_000 * Math.max(1, loadavg()[0] / availableParallelism());
 
 before(async () => {
   target = await startTarget();
@@ -107,7 +112,8 @@ describe("a CRD with an enum of 100 000 values", () => {
       );
       assert.ok(cause?.message.endsWith(`"value-${VALUES - 1}"`), cause?.message.slice(-200));
     });
-    console.log(`# slowest GET /version: ${slowest.toFixed(0)} ms`);
-    assert.ok(slowest < BOUND_MS, `GET /version waited ${slowest.toFixed(0)} ms (bound ${BOUND_MS} ms)`);
+    const bound = boundMs();
+    console.log(`# slowest GET /version: ${slowest.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`);
+    assert.ok(slowest < bound, `GET /version waited ${slowest.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`);
   });
 });
