@@ -349,20 +349,26 @@ function applied(o: Overload, actual: readonly CelType[]): CelType | undefined {
 
 /** Whether a value of type `t` may be passed where `want` is declared (cel-go's isAssignable). */
 function assignable(want: CelType, t: CelType, bindings: Map<string, CelType>): boolean {
-  if (t.kind === "unknown" || t.kind === "dyn" || t.kind === "free" || t.kind === "param") return true;
-  if (want.kind === "dyn" || want.kind === "free" || want.kind === "unknown") return true;
-  if (want.kind === "param") {
+  if (want.kind === "param" && t.kind !== "unknown") {
     const bound = bindings.get(want.name);
     if (bound === undefined || bound.kind === "unknown") {
       bindings.set(want.name, t);
       return true;
     }
     if (bound.kind === "dyn") return true;
+    // cel-go widens a bound parameter to the most general of its types: dyn wins.
+    if (t.kind === "dyn") {
+      bindings.set(want.name, DYN);
+      return true;
+    }
     if (!assignable(bound, t, bindings)) return false;
     // `[]` then `[x]`: the free element type takes the concrete one.
     if (hasFree(bound) && !hasFree(t) && !isUncertain(t)) bindings.set(want.name, t);
     return true;
   }
+  if (t.kind === "unknown" || t.kind === "dyn" || t.kind === "free" || t.kind === "param") return true;
+  if (want.kind === "dyn" || want.kind === "free" || want.kind === "unknown" || want.kind === "param")
+    return true;
   // null fits what cel-go's legacy checker let hold null, and only that.
   if (want === NULL || t === NULL) return isNullable(want === NULL ? t : want);
   if (want.kind !== t.kind) return false;
