@@ -4,6 +4,7 @@
 // cel-go's checker errors are "compilation failed: ERROR: ..."; a rule must then evaluate to
 // exactly a bool (dyn will not do) and a messageExpression to a string.
 import type { Schema } from "../schema/schema-types.js";
+import type { Parsed } from "./ast.js";
 import { checkExpression } from "./checker.js";
 import {
   BOOL,
@@ -23,11 +24,19 @@ export interface RuleNode {
   optionalOldSelf: boolean;
 }
 
-/** What kube says of `expression` (a rule, or a messageExpression when `message`); undefined when it is fine. */
-export function ruleTypeError(node: RuleNode, expression: string, message: boolean): string | undefined {
-  let parsed: ReturnType<typeof parseCel>;
+/**
+ * What kube says of `expression` (a rule, or a messageExpression when `message`), parsed already
+ * or not; undefined when it is fine.
+ */
+export function ruleTypeError(
+  node: RuleNode,
+  expression: string,
+  message: boolean,
+  parsedAlready?: Parsed,
+): string | undefined {
+  let parsed: Parsed;
   try {
-    parsed = parseCel(expression);
+    parsed = parsedAlready ?? parseCel(expression);
   } catch {
     return undefined; // a syntax error is the compiler's to report
   }

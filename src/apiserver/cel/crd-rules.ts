@@ -21,7 +21,7 @@ import { type FieldError, GoSyntax, OMIT_VALUE, toStatusCause } from "../schema/
 import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
-import { type Expr, walkExpr } from "./ast.js";
+import { type Expr, type Parsed, walkExpr } from "./ast.js";
 import { escapeProperty, isReservedWord } from "./escaping.js";
 import { ruleTypeError } from "./crd-rule-types.js";
 import { formattedValue } from "./format-values.js";
@@ -56,6 +56,8 @@ interface Compiled {
   error?: string;
   /** Whether the rule names oldSelf: a transition rule. */
   transition: boolean;
+  /** The parsed rule, for the type check when the CRD is written (parsing is the dear part). */
+  parsed?: Parsed;
 }
 
 const env = celEnv({ funcs: [...strings, ...kubernetesLibraries] });
@@ -103,6 +105,7 @@ function compile(schema: Schema, rule: string): Compiled {
         },
         cost: estimateCost(parsed.expr, schema, true).max,
         transition: usesIdent(parsed.expr, "oldSelf"),
+        parsed,
       };
     }
   } catch (e) {
@@ -218,7 +221,7 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
       };
       const ruleError = c.error
         ? `compilation failed: ERROR: ${c.error}`
-        : ruleTypeError(node, r.rule, false);
+        : ruleTypeError(node, r.rule, false, c.parsed);
       if (!ruleError) weigh(c.cost, s, cardinality, field, "estimated rule cost");
       if (ruleError) {
         errs.push({ type: "FieldValueInvalid", field, value: new GoSyntax(ruleText(r)), detail: ruleError });
@@ -228,7 +231,7 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
         const m = compile(s, r.messageExpression);
         const messageError = m.error
           ? `messageExpression compilation failed: ERROR: ${m.error}`
-          : ruleTypeError(node, r.messageExpression, true);
+          : ruleTypeError(node, r.messageExpression, true, m.parsed);
         if (!messageError) {
           weigh(m.cost, s, cardinality, `${base}.messageExpression`, "estimated messageExpression cost");
         }
