@@ -264,10 +264,11 @@ const BLOCKING = new Set([
   "FieldValueTooMany",
   "FieldValueTypeInvalid",
 ]);
+/** kube's cause when the rules did not run (its value nil, printed as JSON by kube 1.37: null). */
 const RULES_NOT_CHECKED: StatusCause = {
   reason: "FieldValueInvalid",
   message:
-    'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
   field: "<nil>",
 };
 
