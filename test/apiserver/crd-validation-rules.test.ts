@@ -683,7 +683,7 @@ describe("CRD validation rules", () => {
           rule: "!isQuantity(self.limit) || quantity(self.limit).compareTo(quantity('64Gi')) <= 0",
           message: "at most 64Gi",
         },
-        { rule: "!isQuantity(self.limit) || quantity(self.limit).sign() == 1", message: "positive" },
+        { rule: "!isQuantity(self.limit) || sign(quantity(self.limit)) == 1", message: "positive" },
         {
           rule: "!has(self.cpus) || (quantity(self.cpus).isInteger() && quantity(self.cpus).asInteger() <= 64)",
           message: "whole cpus",

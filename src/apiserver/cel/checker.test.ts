@@ -136,3 +136,24 @@ test("list and map literals must not mix types (kube's HomogeneousAggregateLiter
     ),
   );
 });
+
+test("Kubernetes' quantity library is typed: sign is a global function, not a method", () => {
+  assert.equal(check("!isQuantity(self.foo) || sign(quantity(self.foo)) == 1"), undefined);
+  assert.equal(
+    check("quantity(self.foo).sign() == 1"),
+    error(
+      "quantity(self.foo).sign() == 1",
+      24,
+      "found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'",
+    ),
+  );
+  assert.equal(
+    check("quantity(self.foo).isLessThan(1)"),
+    error(
+      "quantity(self.foo).isLessThan(1)",
+      30,
+      "found no matching overload for 'isLessThan' applied to 'kubernetes.Quantity.(int)'",
+    ),
+  );
+  assert.equal(check("quantity(self.foo).add(1).sub(quantity('1')).asInteger() > 0"), undefined);
+});

@@ -1,9 +1,10 @@
 // The functions cel-go's checker knows in kube's CRD rule environment, by name, with every
 // overload each name has there: cel-go's standard library (common/stdlib/standard.go of
-// cel-go v0.29.2, with kube's CrossTypeNumericComparisons), its strings extension and
-// Kubernetes' regex and list additions that share those names. A function missing here is not
-// checked at all (checker.ts gives its result an unknown type): a name listed must carry all of
-// its overloads, or the checker would refuse calls cel-go accepts.
+// cel-go v0.29.2, with kube's CrossTypeNumericComparisons), its strings extension,
+// Kubernetes' regex and list additions that share those names, and its quantity library
+// (library/quantity.go: sign is a global function there, not a method). A function missing here
+// is not checked at all (checker.ts gives its result an unknown type): a name listed must carry
+// all of its overloads, or the checker would refuse calls cel-go accepts.
 //
 // One line an overload: `name (args) result` for a global function, `name .(receiver, args)
 // result` for a member; A and B are type parameters.
@@ -208,6 +209,19 @@ const TABLE = `
   find .(string, string) string
   findAll .(string, string) list(string)
   findAll .(string, string, int) list(string)
+  quantity (string) kubernetes.Quantity
+  isQuantity (string) bool
+  sign (kubernetes.Quantity) int
+  isGreaterThan .(kubernetes.Quantity, kubernetes.Quantity) bool
+  isLessThan .(kubernetes.Quantity, kubernetes.Quantity) bool
+  compareTo .(kubernetes.Quantity, kubernetes.Quantity) int
+  asApproximateFloat .(kubernetes.Quantity) double
+  asInteger .(kubernetes.Quantity) int
+  isInteger .(kubernetes.Quantity) bool
+  add .(kubernetes.Quantity, kubernetes.Quantity) kubernetes.Quantity
+  add .(kubernetes.Quantity, int) kubernetes.Quantity
+  sub .(kubernetes.Quantity, kubernetes.Quantity) kubernetes.Quantity
+  sub .(kubernetes.Quantity, int) kubernetes.Quantity
   string (net.IP) string
   string (net.CIDR) string
 `;
