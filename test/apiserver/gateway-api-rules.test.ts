@@ -21,7 +21,6 @@ interface Case {
   updated?: Cause[];
 }
 
-/** A failed rule's cause: kube prints the JSON type of the node the rule sits on. */
 /**
  * A rule's cause: a rule that failed prints no value for an object or a list, the value itself for
  * a scalar (`value`, JSON-quoted); one that could not be evaluated prints the schema type (kube 1.37).

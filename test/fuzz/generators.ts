@@ -2,6 +2,7 @@
 // for the API server; crafted requests for the webhook, metrics and health servers; crafted
 // watch streams for the client's decoder. Each generator draws from a seeded Random only.
 import { stringify } from "yaml";
+import { largeEnumRequest } from "./large-enum.js";
 import type { Random } from "./random.js";
 
 export interface FuzzRequest {
@@ -507,6 +508,7 @@ function rawApiRequest(r: Random, token: string): FuzzRequest {
       what: "other path",
     };
   }
+  if (r.chance(0.01)) return largeEnumRequest(r, headers, FUZZ_GROUP);
   const { path, res, name, what } = apiPath(r);
   const method = r.pick([
     "GET",

@@ -15,6 +15,8 @@ import { celValue, matchConditionsIn } from "./match-conditions.js";
 
 export { compilePolicyExpression };
 export { typeCheckIssues } from "./type-check.js";
+export { policyExpressionIssue, policyVariableTypes } from "./policy-types.js";
+export { BOOL, NULL, STRING } from "./checker-types.js";
 /** kube's limit on a messageExpression's result (celconfig.MaxEvaluatedMessageExpressionSizeBytes). */
 const MAX_MESSAGE_BYTES = 5 * 1024;
 /** kube's limit on an audit annotation's value (maxAuditAnnotationValueLength). */

@@ -1,6 +1,7 @@
 // CRD validation rules (`x-kubernetes-validations`) as kube-apiserver evaluates them, on
-// @bufbuild/cel. When a CRD is written each rule is compiled: a syntax error, or a field `self`
-// selects that the schema does not declare, is kube's "compilation failed" at the rule's path.
+// @bufbuild/cel. When a CRD is written each rule is compiled and type-checked as cel-go checks it
+// (crd-rule-types.ts): a syntax error, a name nothing declares, a field the schema does not
+// declare or a call of no matching overload is kube's "compilation failed" at the rule's path.
 // When a custom object is written each rule runs at every node of the object its schema level
 // describes (list items and map values each on their own), with `self` the node and, for
 // transition rules, `oldSelf` the same node of the old object (only on update, only where it
@@ -20,12 +21,14 @@ import { type FieldError, GoSyntax, OMIT_VALUE, toStatusCause } from "../schema/
 import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
-import { celGoOffset, type Expr, type Parsed, walkExpr } from "./ast.js";
-import { escapeProperty, unescapeProperty } from "./escaping.js";
+import { type Expr, type Parsed, walkExpr } from "./ast.js";
+import { escapeProperty, isReservedWord } from "./escaping.js";
+import { ruleTypeError } from "./crd-rule-types.js";
+import { formattedValue } from "./format-values.js";
 import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
-import { OPTIONAL_SELECT, optionalOf } from "./optional.js";
+import { optionalOf } from "./optional.js";
 import { parseCel } from "./optional-syntax.js";
-import { located, undeclaredReference } from "./references.js";
+import { undeclaredReference } from "./references.js";
 import { PER_CALL_LIMIT, type Program, planMetered, RUNTIME_BUDGET, runMetered } from "./runtime-cost.js";
 
 interface Rule {
@@ -53,6 +56,8 @@ interface Compiled {
   error?: string;
   /** Whether the rule names oldSelf: a transition rule. */
   transition: boolean;
+  /** The parsed rule, for the type check when the CRD is written (parsing is the dear part). */
+  parsed?: Parsed;
 }
 
 const env = celEnv({ funcs: [...strings, ...kubernetesLibraries] });
@@ -65,80 +70,6 @@ const cache = new WeakMap<Schema, Map<string, Compiled>>();
 function rulesOf(schema: Schema): Rule[] {
   const rules = (schema as Record<string, unknown>)["x-kubernetes-validations"];
   return Array.isArray(rules) ? (rules as Rule[]) : [];
-}
-
-/** The schema a select of `field` on a node of `schema` reaches; null: any; undefined: none. */
-function selectField(schema: Schema | null, field: string, root: boolean): Schema | null | undefined {
-  if (schema === null) return null;
-  if (root && field === "metadata") {
-    // kube declares only the name and generateName of the object's metadata to CEL.
-    return { type: "object", properties: { name: { type: "string" }, generateName: { type: "string" } } };
-  }
-  const property = schema.properties?.[unescapeProperty(field)];
-  if (property && escapeProperty(unescapeProperty(field)) === field) return property;
-  if (schema["x-kubernetes-preserve-unknown-fields"] === true) return null;
-  if (typeof schema.additionalProperties === "object") return schema.additionalProperties;
-  if (schema.additionalProperties === true) return null;
-  return undefined;
-}
-
-const isSelf = (e: Expr) =>
-  e.exprKind.case === "identExpr" &&
-  (e.exprKind.value.name === "self" || e.exprKind.value.name === "oldSelf");
-
-/**
- * The schema of `e` when it is `self`, `oldSelf` or selects of them; null when the schema cannot
- * say. A select the schema does not declare throws UndefinedField.
- */
-function schemaOfExpr(e: Expr | undefined, root: Schema): Schema | null {
-  if (!e) return null;
-  const k = e.exprKind;
-  if (k.case === "identExpr") return isSelf(e) ? root : null;
-  const select = selectOf(e);
-  if (select) {
-    const operand = schemaOfExpr(select.operand, root);
-    if (operand === null) return null;
-    const field = selectField(operand, select.field, isSelf(select.operand));
-    if (field === undefined) throw new UndefinedField(select.field, e);
-    return field;
-  }
-  return null;
-}
-
-/** The operand and field of a select, `x.f` or `x.?f` (which optional-syntax.ts made a call). */
-function selectOf(e: Expr): { operand: Expr; field: string } | undefined {
-  const k = e.exprKind;
-  if (k.case === "selectExpr" && k.value.operand) {
-    return { operand: k.value.operand, field: k.value.field };
-  }
-  if (k.case === "callExpr" && k.value.function === OPTIONAL_SELECT) {
-    const [operand, field] = k.value.args;
-    const name = field?.exprKind.case === "constExpr" ? field.exprKind.value.constantKind.value : undefined;
-    if (operand && typeof name === "string") return { operand, field: name };
-  }
-  return undefined;
-}
-
-/** cel-go's check for selects of `self` (and `oldSelf`) the schema does not declare. */
-function undefinedField(parsed: Parsed, rule: string, schema: Schema): string | undefined {
-  try {
-    walkExpr(parsed.expr, (e) => {
-      if (selectOf(e)) schemaOfExpr(e, schema);
-    });
-  } catch (e) {
-    if (!(e instanceof UndefinedField)) throw e;
-    return located(rule, celGoOffset(parsed, e.select), `undefined field '${e.field}'`);
-  }
-  return undefined;
-}
-
-class UndefinedField extends Error {
-  constructor(
-    readonly field: string,
-    readonly select: Expr,
-  ) {
-    super(field);
-  }
 }
 
 /** Whether `expr` names the variable `name` anywhere. */
@@ -161,7 +92,8 @@ function compile(schema: Schema, rule: string): Compiled {
   try {
     const parsed = parseCel(rule);
     const error =
-      undeclaredReference(parsed, rule, env, RULE_VARIABLES) ?? undefinedField(parsed, rule, schema);
+      // Fields and types are checked when the CRD is written (crd-rule-types.ts).
+      undeclaredReference(parsed, rule, env, RULE_VARIABLES);
     if (error) c = { error, transition: false };
     else {
       let metered: Program | undefined;
@@ -173,6 +105,7 @@ function compile(schema: Schema, rule: string): Compiled {
         },
         cost: estimateCost(parsed.expr, schema, true).max,
         transition: usesIdent(parsed.expr, "oldSelf"),
+        parsed,
       };
     }
   } catch (e) {
@@ -182,11 +115,12 @@ function compile(schema: Schema, rule: string): Compiled {
   return c;
 }
 
-/** Go's %#v of a rule, as kube (1.29+, the fields this server serves) prints it in a CRD's compile errors. */
+/**
+ * A rule as kube (1.37) prints it in a CRD's compile errors: Go's json.Marshal of its internal
+ * ValidationRule (field names as keys, unset pointers null, <, > and & escaped as Go escapes them).
+ */
 function ruleText(r: Rule): string {
-  // json.Marshal of apiextensions' internal ValidationRule, which has no json tags (kube 1.37;
-  // kube ≤ 1.32 printed it with %#v). Pointers are null when unset, their value when set.
-  return JSON.stringify({
+  const json = JSON.stringify({
     Rule: r.rule ?? "",
     Message: r.message ?? "",
     MessageExpression: r.messageExpression ?? "",
@@ -194,6 +128,7 @@ function ruleText(r: Rule): string {
     FieldPath: r.fieldPath ?? "",
     OptionalOldSelf: r.optionalOldSelf ?? null,
   });
+  return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**
@@ -278,29 +213,40 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
     rules.forEach((r, i) => {
       const base = `${at}.x-kubernetes-validations[${i}]`;
       const field = `${base}.rule`;
-      const c = compile(s, r.rule as string);
-      weigh(c.cost, s, cardinality, field, "estimated rule cost");
-      if (c.error) {
-        errs.push({
-          type: "FieldValueInvalid",
-          field,
-          value: new GoSyntax(ruleText(r)),
-          detail: `compilation failed: ERROR: ${c.error}`,
-        });
+      const rule = r.rule as string;
+      const c = compile(s, rule);
+      const node = {
+        schema: s,
+        root: s === schema || s["x-kubernetes-embedded-resource"] === true,
+        optionalOldSelf: r.optionalOldSelf === true,
+      };
+      const ruleError = c.error
+        ? `compilation failed: ERROR: ${c.error}`
+        : ruleTypeError(node, rule, false, c.parsed);
+      if (!ruleError) weigh(c.cost, s, cardinality, field, "estimated rule cost");
+      if (ruleError) {
+        errs.push({ type: "FieldValueInvalid", field, value: new GoSyntax(ruleText(r)), detail: ruleError });
       }
-      if (typeof r.messageExpression === "string" && r.messageExpression.trim() !== "") {
+      // kube compiles the messageExpression only after the rule compiled.
+      if (!ruleError && typeof r.messageExpression === "string" && r.messageExpression.trim() !== "") {
         const m = compile(s, r.messageExpression);
-        weigh(m.cost, s, cardinality, `${base}.messageExpression`, "estimated messageExpression cost");
-        if (m.error) {
+        const messageError = m.error
+          ? `messageExpression compilation failed: ERROR: ${m.error}`
+          : ruleTypeError(node, r.messageExpression, true, m.parsed);
+        if (!messageError) {
+          weigh(m.cost, s, cardinality, `${base}.messageExpression`, "estimated messageExpression cost");
+        }
+        if (messageError) {
           errs.push({
             type: "FieldValueInvalid",
             field: `${base}.messageExpression`,
             value: new GoSyntax(ruleText(r)),
-            detail: `messageExpression compilation failed: ERROR: ${m.error}`,
+            detail: messageError,
           });
         }
       }
-      if (!c.error && !c.transition && r.optionalOldSelf !== undefined) {
+      // kube knows a rule uses oldSelf only once it compiled and type-checked.
+      if ((ruleError !== undefined || !c.transition) && r.optionalOldSelf !== undefined) {
         errs.push({
           type: "FieldValueInvalid",
           field: `${base}.optionalOldSelf`,
@@ -526,10 +472,14 @@ function celValue(value: unknown, schema: Schema | undefined): unknown {
       const s =
         properties?.[k] ??
         (typeof schema?.additionalProperties === "object" ? schema.additionalProperties : undefined);
-      m.set(name, celValue(v, s));
+      const converted = celValue(v, s);
+      m.set(name, converted);
+      // kube (1.31+) reads `self.namespace` as `self.__namespace__`.
+      if (properties && name !== k && isReservedWord(k)) m.set(k, converted);
     }
     return m;
   }
+  if (typeof value === "string" && schema?.format !== undefined) return formattedValue(value, schema.format);
   return value;
 }
 

@@ -37,6 +37,14 @@ const WORDS: Record<string, string> = {
 const UNEXPAND = /__(underscores|dot|dash|slash)__/g;
 const CHARS: Record<string, string> = { underscores: "__", dot: ".", dash: "-", slash: "/" };
 
+/**
+ * Whether `name` is a CEL reserved word: kube (1.31+) also lets a rule select such a property by
+ * its plain name (`self.namespace` for `self.__namespace__`).
+ */
+export function isReservedWord(name: string): boolean {
+  return RESERVED.has(name);
+}
+
 /** The CEL name of property `name`; undefined when CEL cannot name it. */
 export function escapeProperty(name: string): string | undefined {
   if (name === "" || (name[0]! >= "0" && name[0]! <= "9")) return undefined;

@@ -107,6 +107,12 @@ function findAll(s: string, pattern: string, limit: number): string[] {
 }
 
 const regex: CelFunc[] = [
+  // cel-go declares `matches` as a global function too (`matches(s, re)`, its "matches"
+  // overload); @bufbuild/cel has only the method, so a rule or policy in the global form would
+  // find no overload at runtime and fail on every object. Gateway API's policies use it.
+  celFunc("matches", [CelScalar.STRING, CelScalar.STRING], CelScalar.BOOL, (s: string, pattern: string) =>
+    re2(pattern).test(s),
+  ),
   celMethod(
     "find",
     CelScalar.STRING,

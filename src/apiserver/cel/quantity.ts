@@ -115,8 +115,9 @@ export const quantityLibrary: CelFunc[] = [
       return false;
     }
   }),
-  celMethod("sign", MAP, [], CelScalar.INT, function (this: CelMap) {
-    const n = fromCel(this).n;
+  // kube declares sign as a global function only: `sign(quantity(x))`, never `quantity(x).sign()`.
+  celFunc("sign", [MAP], CelScalar.INT, (q: CelMap) => {
+    const n = fromCel(q).n;
     return n > 0n ? 1n : n < 0n ? -1n : 0n;
   }),
   celMethod("isGreaterThan", MAP, [MAP], CelScalar.BOOL, function (this: CelMap, other: CelMap) {

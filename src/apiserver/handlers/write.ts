@@ -264,6 +264,7 @@ const BLOCKING = new Set([
   "FieldValueTooMany",
   "FieldValueTypeInvalid",
 ]);
+/** kube's cause when the rules did not run (its value nil, printed as JSON by kube 1.37: null). */
 const RULES_NOT_CHECKED: StatusCause = {
   reason: "FieldValueInvalid",
   message:

@@ -23,12 +23,35 @@ function specOf(obj: Obj): Obj {
   return storedSpec(obj) ?? {};
 }
 
-/** An expression: required, and it must compile. */
-function expressionErrors(value: unknown, path: string): StatusCause[] {
+/** What an expression must evaluate to: a bool, a string, a string or null, anything. */
+type Returns = "bool" | "string" | "string or null" | "any";
+
+/** An expression: required, and it must compile, type-check and evaluate to what `returns` says. */
+function expressionErrors(
+  value: unknown,
+  path: string,
+  returns: Returns,
+  variables: ReadonlyMap<string, unknown> = new Map(),
+): StatusCause[] {
   const expression = typeof value === "string" ? value.trim() : "";
   if (expression === "") return [cause.required(path)];
-  const p = celPolicy.get().compilePolicyExpression(expression);
-  return "error" in p ? [cause.invalid(path, value, `compilation failed: ${p.error}`)] : [];
+  const cel = celPolicy.get();
+  const p = cel.compilePolicyExpression(expression);
+  if ("error" in p) return [cause.invalid(path, value, `compilation failed: ${p.error}`)];
+  const types =
+    returns === "bool"
+      ? [cel.BOOL]
+      : returns === "string"
+        ? [cel.STRING]
+        : returns === "any"
+          ? []
+          : [cel.STRING, cel.NULL];
+  const issue = cel.policyExpressionIssue(
+    expression,
+    types,
+    variables as Parameters<typeof cel.policyExpressionIssue>[2],
+  );
+  return issue ? [cause.invalid(path, value, issue)] : [];
 }
 
 function matchResourcesErrors(m: unknown, path: string, isPolicy: boolean): StatusCause[] {
@@ -58,11 +81,21 @@ function validatePolicy(obj: Obj): StatusCause[] {
       cause.required("spec.validations", "validations or auditAnnotations must contain at least one item"),
     );
   }
+  // The type of `variables.<name>` is its expression's: each variable sees those before it.
+  const declared = objects(spec.variables)
+    .filter((v) => typeof v.name === "string" && typeof v.expression === "string")
+    .map((v) => ({ name: v.name as string, expression: v.expression as string }));
+  const variableTypes: ReadonlyMap<string, unknown> = celPolicy.get().policyVariableTypes(declared);
+  const before = (name: unknown) => {
+    const entries = [...variableTypes];
+    const i = entries.findIndex(([n]) => n === name);
+    return new Map(i < 0 ? entries : entries.slice(0, i));
+  };
   validations.forEach((v, i) => {
     const at = `spec.validations[${i}]`;
-    out.push(...expressionErrors(v.expression, `${at}.expression`));
+    out.push(...expressionErrors(v.expression, `${at}.expression`, "bool", variableTypes));
     if (v.messageExpression !== undefined)
-      out.push(...expressionErrors(v.messageExpression, `${at}.messageExpression`));
+      out.push(...expressionErrors(v.messageExpression, `${at}.messageExpression`, "string", variableTypes));
     if (typeof v.message === "string" && v.message.includes("\n")) {
       out.push(cause.invalid(`${at}.message`, v.message, "message must not contain line breaks"));
     }
@@ -79,7 +112,7 @@ function validatePolicy(obj: Obj): StatusCause[] {
       out.push(cause.invalid(`${at}.name`, name, "name is not a valid CEL identifier"));
     } else if (names.has(name)) out.push(cause.duplicate(`${at}.name`, name));
     names.add(name);
-    out.push(...expressionErrors(v.expression, `${at}.expression`));
+    out.push(...expressionErrors(v.expression, `${at}.expression`, "any", before(v.name)));
   });
   audits.forEach((a, i) => {
     const at = `spec.auditAnnotations[${i}]`;
@@ -90,7 +123,9 @@ function validatePolicy(obj: Obj): StatusCause[] {
       const full = `${String((obj.metadata as Obj | undefined)?.name ?? "")}/${key}`;
       for (const msg of qualifiedNameErrors(full)) out.push(cause.invalid(`${at}.key`, key, msg));
     }
-    out.push(...expressionErrors(a.valueExpression, `${at}.valueExpression`));
+    out.push(
+      ...expressionErrors(a.valueExpression, `${at}.valueExpression`, "string or null", variableTypes),
+    );
   });
   out.push(
     ...celMatch

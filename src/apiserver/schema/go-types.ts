@@ -104,6 +104,29 @@ function jsonKind(value: unknown): JsonKind | undefined {
   return undefined;
 }
 
+/**
+ * A list of scalars checked in one pass: the JSON kind of its first value of the wrong type, ""
+ * when all are right, undefined when the list holds more than scalars (or quantities, which
+ * decode themselves) and must be walked. A CRD's enum of 100 000 values would otherwise put an
+ * entry on the walk's stack for each, a fifth of a second the server could not answer anyone.
+ */
+function scalarListError(
+  list: readonly unknown[],
+  items: Schema,
+  r: SchemaResolver,
+): JsonKind | "" | undefined {
+  if (items.$ref?.endsWith(".Quantity")) return undefined;
+  for (const v of list) if (typeof v === "object" && v !== null) return undefined;
+  const s = r.resolve(items);
+  const want = s === undefined ? undefined : accepted(s);
+  if (want === undefined) return "";
+  for (const v of list) {
+    const kind = jsonKind(v);
+    if (kind !== undefined && !want.includes(kind)) return kind;
+  }
+  return "";
+}
+
 /** The JSON kinds a schema accepts; undefined for any. */
 function accepted(s: Schema): JsonKind[] | undefined {
   if (s["x-kubernetes-int-or-string"] === true) return ["string", "number"];
@@ -199,6 +222,11 @@ export function goTypeError(
       const items = s.items;
       if (items !== undefined && !Array.isArray(items)) {
         const list = value as unknown[];
+        const scalars = scalarListError(list, items, r);
+        if (scalars !== undefined) {
+          if (scalars === "") continue;
+          return `json: cannot unmarshal ${scalars} into Go struct field ${path ? `${struct}.${path}` : struct} of type ${goTypeName(items)}`;
+        }
         // Pushed last first, so that the first bad value in the document is found first.
         for (let i = list.length - 1; i >= 0; i--) stack.push({ value: list[i], raw: items, path, struct });
       }

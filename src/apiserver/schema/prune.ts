@@ -73,8 +73,13 @@ class UnknownFieldWalk {
     if (schema === undefined) return;
     if (Array.isArray(value)) {
       const items = r.items(schema);
-      if (items !== undefined)
-        for (let i = 0; i < value.length; i++) this.#walk(value[i], items, `${path}[${i}]`, false, r);
+      if (items === undefined) return;
+      for (let i = 0; i < value.length; i++) {
+        // Only objects hold fields to prune: a scalar needs no path (an enum of 100 000 values
+        // would build as many strings).
+        const item = value[i];
+        if (typeof item === "object" && item !== null) this.#walk(item, items, `${path}[${i}]`, false, r);
+      }
       return;
     }
     if (!isObject(value)) return;

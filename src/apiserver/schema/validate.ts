@@ -268,14 +268,17 @@ class Validator {
   }
 
   #enum(value: unknown, allowed: unknown[], path: string): void {
-    const key = canonical(value);
-    if (allowed.some((a) => canonical(a) === key)) return;
-    const quoted = allowed.map((a) => JSON.stringify(typeof a === "string" ? a : JSON.stringify(a)));
+    const index = enumIndex(allowed);
+    if (isComposite(value) ? index.composites.has(canonical(value)) : index.scalars.has(value)) return;
+    index.detail ??=
+      allowed.length > 0
+        ? `supported values: ${allowed.map((a) => JSON.stringify(typeof a === "string" ? a : JSON.stringify(a))).join(", ")}`
+        : "";
     this.errors.push({
       type: "FieldValueNotSupported",
       field: path,
       value,
-      detail: quoted.length > 0 ? `supported values: ${quoted.join(", ")}` : undefined,
+      detail: index.detail || undefined,
     });
   }
 
@@ -328,6 +331,37 @@ class Validator {
 }
 
 /** A stable text for deep equality: keys sorted, so `{a,b}` equals `{b,a}`. */
+/**
+ * An enum's values: scalars as they are (JSON's scalars compare as JavaScript's do), lists and
+ * objects by canonical JSON; its "supported values" detail once one was refused.
+ */
+interface EnumIndex {
+  scalars: Set<unknown>;
+  composites: Set<string>;
+  detail?: string;
+}
+
+const isComposite = (v: unknown) => typeof v === "object" && v !== null;
+
+/**
+ * Indexes by enum array: schemas are frozen per served CRD, and an enum may hold 100 000 values
+ * (each object would otherwise canonicalize them all, with the server waiting).
+ */
+const enumIndexes = new WeakMap<readonly unknown[], EnumIndex>();
+
+function enumIndex(allowed: readonly unknown[]): EnumIndex {
+  let index = enumIndexes.get(allowed);
+  if (!index) {
+    index = { scalars: new Set(), composites: new Set() };
+    for (const a of allowed) {
+      if (isComposite(a)) index.composites.add(canonical(a));
+      else index.scalars.add(a);
+    }
+    enumIndexes.set(allowed, index);
+  }
+  return index;
+}
+
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (isObject(value)) {

@@ -1,0 +1,301 @@
+// The functions cel-go's checker knows in kube's CRD rule environment, by name, with every
+// overload each name has there: cel-go's standard library (common/stdlib/standard.go of
+// cel-go v0.29.2, with kube's CrossTypeNumericComparisons), its strings extension,
+// Kubernetes' regex and list additions that share those names, and its quantity library
+// (library/quantity.go: sign is a global function there, not a method). A function missing here
+// is not checked at all (checker.ts gives its result an unknown type): a name listed must carry
+// all of its overloads, or the checker would refuse calls cel-go accepts.
+//
+// One line an overload: `name (args) result` for a global function, `name .(receiver, args)
+// result` for a member; A and B are type parameters.
+import {
+  BOOL,
+  BYTES,
+  type CelType,
+  DOUBLE,
+  DURATION,
+  DYN,
+  INT,
+  listOf,
+  mapOf,
+  NULL,
+  STRING,
+  TIMESTAMP,
+  typeOf,
+  UINT,
+} from "./checker-types.js";
+
+const TABLE = `
+  _?_:_ (bool, A, A) A
+  _&&_ (bool, bool) bool
+  _||_ (bool, bool) bool
+  !_ (bool) bool
+  @not_strictly_false (bool) bool
+  _==_ (A, A) bool
+  _!=_ (A, A) bool
+  _+_ (bytes, bytes) bytes
+  _+_ (double, double) double
+  _+_ (duration, duration) duration
+  _+_ (duration, timestamp) timestamp
+  _+_ (timestamp, duration) timestamp
+  _+_ (int, int) int
+  _+_ (list(A), list(A)) list(A)
+  _+_ (string, string) string
+  _+_ (uint, uint) uint
+  _/_ (double, double) double
+  _/_ (int, int) int
+  _/_ (uint, uint) uint
+  _%_ (int, int) int
+  _%_ (uint, uint) uint
+  _*_ (double, double) double
+  _*_ (int, int) int
+  _*_ (uint, uint) uint
+  -_ (double) double
+  -_ (int) int
+  _-_ (double, double) double
+  _-_ (duration, duration) duration
+  _-_ (int, int) int
+  _-_ (timestamp, duration) timestamp
+  _-_ (timestamp, timestamp) duration
+  _-_ (uint, uint) uint
+  _<_ (bool, bool) bool
+  _<_ (int, int) bool
+  _<_ (int, double) bool
+  _<_ (int, uint) bool
+  _<_ (uint, uint) bool
+  _<_ (uint, double) bool
+  _<_ (uint, int) bool
+  _<_ (double, double) bool
+  _<_ (double, int) bool
+  _<_ (double, uint) bool
+  _<_ (string, string) bool
+  _<_ (bytes, bytes) bool
+  _<_ (timestamp, timestamp) bool
+  _<_ (duration, duration) bool
+  _<=_ (bool, bool) bool
+  _<=_ (int, int) bool
+  _<=_ (int, double) bool
+  _<=_ (int, uint) bool
+  _<=_ (uint, uint) bool
+  _<=_ (uint, double) bool
+  _<=_ (uint, int) bool
+  _<=_ (double, double) bool
+  _<=_ (double, int) bool
+  _<=_ (double, uint) bool
+  _<=_ (string, string) bool
+  _<=_ (bytes, bytes) bool
+  _<=_ (timestamp, timestamp) bool
+  _<=_ (duration, duration) bool
+  _>_ (bool, bool) bool
+  _>_ (int, int) bool
+  _>_ (int, double) bool
+  _>_ (int, uint) bool
+  _>_ (uint, uint) bool
+  _>_ (uint, double) bool
+  _>_ (uint, int) bool
+  _>_ (double, double) bool
+  _>_ (double, int) bool
+  _>_ (double, uint) bool
+  _>_ (string, string) bool
+  _>_ (bytes, bytes) bool
+  _>_ (timestamp, timestamp) bool
+  _>_ (duration, duration) bool
+  _>=_ (bool, bool) bool
+  _>=_ (int, int) bool
+  _>=_ (int, double) bool
+  _>=_ (int, uint) bool
+  _>=_ (uint, uint) bool
+  _>=_ (uint, double) bool
+  _>=_ (uint, int) bool
+  _>=_ (double, double) bool
+  _>=_ (double, int) bool
+  _>=_ (double, uint) bool
+  _>=_ (string, string) bool
+  _>=_ (bytes, bytes) bool
+  _>=_ (timestamp, timestamp) bool
+  _>=_ (duration, duration) bool
+  _[_] (list(A), int) A
+  _[_] (map(A, B), A) B
+  @in (A, list(A)) bool
+  @in (A, map(A, B)) bool
+  size (bytes) int
+  size .(bytes) int
+  size (list(A)) int
+  size .(list(A)) int
+  size (map(A, B)) int
+  size .(map(A, B)) int
+  size (string) int
+  size .(string) int
+  type (A) type(A)
+  bool (bool) bool
+  bool (string) bool
+  bytes (bytes) bytes
+  bytes (string) bytes
+  double (double) double
+  double (int) double
+  double (string) double
+  double (uint) double
+  duration (duration) duration
+  duration (string) duration
+  dyn (A) dyn
+  int (int) int
+  int (double) int
+  int (duration) int
+  int (string) int
+  int (timestamp) int
+  int (uint) int
+  string (string) string
+  string (bool) string
+  string (bytes) string
+  string (double) string
+  string (duration) string
+  string (int) string
+  string (timestamp) string
+  string (uint) string
+  timestamp (timestamp) timestamp
+  timestamp (int) timestamp
+  timestamp (string) timestamp
+  uint (uint) uint
+  uint (double) uint
+  uint (int) uint
+  uint (string) uint
+  contains .(string, string) bool
+  endsWith .(string, string) bool
+  startsWith .(string, string) bool
+  matches (string, string) bool
+  matches .(string, string) bool
+  getFullYear .(timestamp) int
+  getFullYear .(timestamp, string) int
+  getMonth .(timestamp) int
+  getMonth .(timestamp, string) int
+  getDayOfYear .(timestamp) int
+  getDayOfYear .(timestamp, string) int
+  getDayOfMonth .(timestamp) int
+  getDayOfMonth .(timestamp, string) int
+  getDate .(timestamp) int
+  getDate .(timestamp, string) int
+  getDayOfWeek .(timestamp) int
+  getDayOfWeek .(timestamp, string) int
+  getHours .(timestamp) int
+  getHours .(timestamp, string) int
+  getHours .(duration) int
+  getMinutes .(timestamp) int
+  getMinutes .(timestamp, string) int
+  getMinutes .(duration) int
+  getSeconds .(timestamp) int
+  getSeconds .(timestamp, string) int
+  getSeconds .(duration) int
+  getMilliseconds .(timestamp) int
+  getMilliseconds .(timestamp, string) int
+  getMilliseconds .(duration) int
+  charAt .(string, int) string
+  indexOf .(string, string) int
+  indexOf .(string, string, int) int
+  indexOf .(list(A), A) int
+  lastIndexOf .(string, string) int
+  lastIndexOf .(string, string, int) int
+  lastIndexOf .(list(A), A) int
+  lowerAscii .(string) string
+  upperAscii .(string) string
+  replace .(string, string, string) string
+  replace .(string, string, string, int) string
+  split .(string, string) list(string)
+  split .(string, string, int) list(string)
+  substring .(string, int) string
+  substring .(string, int, int) string
+  trim .(string) string
+  join .(list(string)) string
+  join .(list(string), string) string
+  find .(string, string) string
+  findAll .(string, string) list(string)
+  findAll .(string, string, int) list(string)
+  quantity (string) kubernetes.Quantity
+  isQuantity (string) bool
+  sign (kubernetes.Quantity) int
+  isGreaterThan .(kubernetes.Quantity, kubernetes.Quantity) bool
+  isLessThan .(kubernetes.Quantity, kubernetes.Quantity) bool
+  compareTo .(kubernetes.Quantity, kubernetes.Quantity) int
+  asApproximateFloat .(kubernetes.Quantity) double
+  asInteger .(kubernetes.Quantity) int
+  isInteger .(kubernetes.Quantity) bool
+  add .(kubernetes.Quantity, kubernetes.Quantity) kubernetes.Quantity
+  add .(kubernetes.Quantity, int) kubernetes.Quantity
+  sub .(kubernetes.Quantity, kubernetes.Quantity) kubernetes.Quantity
+  sub .(kubernetes.Quantity, int) kubernetes.Quantity
+  string (net.IP) string
+  string (net.CIDR) string
+`;
+
+export interface Overload {
+  member: boolean;
+  /** The receiver first, for a member. */
+  args: CelType[];
+  result: CelType;
+}
+
+const NAMED: Record<string, CelType> = {
+  bool: BOOL,
+  bytes: BYTES,
+  double: DOUBLE,
+  duration: DURATION,
+  dyn: DYN,
+  int: INT,
+  null_type: NULL,
+  string: STRING,
+  timestamp: TIMESTAMP,
+  uint: UINT,
+};
+
+/** Reads a type of the table: a name, or `list(T)`, `map(K, V)`, `type(T)`. */
+function parseType(text: string): CelType {
+  const open = text.indexOf("(");
+  if (open < 0) {
+    if (text === "A" || text === "B") return { kind: "param", name: text };
+    return NAMED[text] ?? { kind: "opaque", name: text, params: [] };
+  }
+  const params = splitTop(text.slice(open + 1, -1)).map(parseType);
+  const name = text.slice(0, open);
+  if (name === "list") return listOf(params[0]!);
+  if (name === "map") return mapOf(params[0]!, params[1]!);
+  if (name === "type") return typeOf(params[0]!);
+  return { kind: "opaque", name, params };
+}
+
+/** `a, list(b), map(c, d)` split at its top-level commas. */
+function splitTop(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "(") depth++;
+    else if (text[i] === ")") depth--;
+    else if (text[i] === "," && depth === 0) {
+      out.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  const last = text.slice(start).trim();
+  if (last !== "") out.push(last);
+  return out;
+}
+
+let declarations: Map<string, Overload[]> | undefined;
+
+/** Every overload of `name`, or undefined when the checker does not know the function. */
+export function overloadsOf(name: string): readonly Overload[] | undefined {
+  if (!declarations) {
+    declarations = new Map();
+    for (const line of TABLE.trim().split("\n")) {
+      const m = /^(\S+) (\.?)\((.*)\) (\S+)$/.exec(line.trim());
+      if (!m) throw new Error(`bad declaration: ${line}`);
+      const overloads = declarations.get(m[1]!) ?? [];
+      overloads.push({
+        member: m[2] === ".",
+        args: splitTop(m[3]!).map(parseType),
+        result: parseType(m[4]!),
+      });
+      declarations.set(m[1]!, overloads);
+    }
+  }
+  return declarations.get(name);
+}
