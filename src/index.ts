@@ -81,7 +81,7 @@ export {
   or,
   resourceVersionChanged,
 } from "./predicate/index.js";
-export type { EventRecorder } from "./recorder/index.js";
+export type { EventRecorder, EventsV1Recorder } from "./recorder/index.js";
 export type { ReconcileContext, Reconciler, Request, Result } from "./reconcile/index.js";
 export { reconcilerFn, TerminalError, terminalError } from "./reconcile/index.js";
 export type { RESTConfig, RestConfig } from "./rest/index.js";
