@@ -47,6 +47,8 @@ export {
   setOwnerReference,
 } from "./controllerutil/index.js";
 export type { Controller, ControllerOptions } from "./controller/index.js";
+export type { Finalizer, FinalizerResult, Finalizers } from "./finalizer/index.js";
+export { newFinalizers } from "./finalizer/index.js";
 export { newController, newUnmanagedController } from "./controller/index.js";
 export type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from "./event/index.js";
 export type { EventHandler, MapFunc } from "./handler/index.js";
