@@ -49,6 +49,8 @@ export type {
   StandardFaultsOptions,
 } from "./fault-matrix.js";
 export { faultMatrix, formatMatrix, standardFaults } from "./fault-matrix.js";
+export type { Komega, KomegaOptions, Mutate } from "./komega.js";
+export { newKomega } from "./komega.js";
 export type { LedgerEntry } from "./overlap.js";
 export { expectNoOverlap, OverlapError } from "./overlap.js";
 export type { SettleOptions } from "./settle.js";
