@@ -47,6 +47,8 @@ export {
   setOwnerReference,
 } from "./controllerutil/index.js";
 export type { Controller, ControllerOptions } from "./controller/index.js";
+export type { Finalizer, FinalizerResult, Finalizers } from "./finalizer/index.js";
+export { newFinalizers } from "./finalizer/index.js";
 export { newController, newUnmanagedController } from "./controller/index.js";
 export type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from "./event/index.js";
 export type { EventHandler, MapFunc } from "./handler/index.js";
@@ -81,7 +83,7 @@ export {
   or,
   resourceVersionChanged,
 } from "./predicate/index.js";
-export type { EventRecorder } from "./recorder/index.js";
+export type { EventRecorder, EventsV1Recorder } from "./recorder/index.js";
 export type { ReconcileContext, Reconciler, Request, Result } from "./reconcile/index.js";
 export { reconcilerFn, TerminalError, terminalError } from "./reconcile/index.js";
 export type { RESTConfig, RestConfig } from "./rest/index.js";

@@ -176,3 +176,41 @@ test("complete() reports what is missing, with what to do", async () => {
   controllerManagedBy(mgr).for(kinds.Pod).complete(noop);
   assert.throws(() => controllerManagedBy(mgr).for(kinds.Pod).complete(noop), /pod/);
 });
+
+test("the manager's groupKindConcurrency sets maxConcurrentReconciles by the for kind, unless the controller does", async () => {
+  const mgr = await Manager.create(config, {
+    logger: nullLogger(),
+    metrics: { bindAddress: "0" },
+    controller: { groupKindConcurrency: { ConfigMap: 3, "Deployment.apps": 2, Secret: 0 } },
+  });
+  const noop = { reconcile: async () => ({}) };
+  controllerManagedBy(mgr).for(kinds.ConfigMap).named("gkc-configmaps").complete(noop);
+  controllerManagedBy(mgr).for(kinds.Deployment).named("gkc-deployments").complete(noop);
+  controllerManagedBy(mgr).for(kinds.Secret).named("gkc-secrets").complete(noop);
+  controllerManagedBy(mgr)
+    .for(kinds.ConfigMap)
+    .named("gkc-own")
+    .withOptions({ maxConcurrentReconciles: 5 })
+    .complete(noop);
+  const ctl = new AbortController();
+  const done = mgr.start(ctl.signal);
+  const workers = async () => {
+    const values = (
+      await mgr.getMetricsRegistry().getSingleMetric("controller_runtime_max_concurrent_reconciles")?.get()
+    )?.values;
+    return Object.fromEntries(
+      (values ?? [])
+        .filter((v) => String(v.labels.controller).startsWith("gkc-"))
+        .map((v) => [v.labels.controller, v.value]),
+    );
+  };
+  await eventually("the four controllers", async () => Object.keys(await workers()).length === 4);
+  assert.deepEqual(await workers(), {
+    "gkc-configmaps": 3,
+    "gkc-deployments": 2,
+    "gkc-secrets": 1,
+    "gkc-own": 5,
+  });
+  ctl.abort();
+  await done;
+});

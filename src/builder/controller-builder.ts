@@ -275,6 +275,7 @@ export class ControllerBuilder {
         : undefined);
     const controller = create(name, ctx, {
       ...this.#options,
+      maxConcurrentReconciles: this.#options.maxConcurrentReconciles ?? this.#groupKindConcurrency(ctx),
       reconciler,
       logConstructor,
     });
@@ -285,6 +286,14 @@ export class ControllerBuilder {
   /** Builds the controller and adds it to the manager (controller-runtime's Complete). */
   complete(reconciler: Reconciler<Request>): void {
     this.build(reconciler);
+  }
+
+  /** The manager's `groupKindConcurrency` for the `for` kind, as Go's builder looks it up. */
+  #groupKindConcurrency(ctx: ControllerContext): number | undefined {
+    const k = this.#forKind;
+    if (!k) return undefined;
+    const n = ctx.controllerDefaults?.groupKindConcurrency?.[k.group ? `${k.kind}.${k.group}` : k.kind];
+    return n !== undefined && n > 0 ? n : undefined;
   }
 
   #kindSource<T extends KubeObject>(

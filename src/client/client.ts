@@ -12,6 +12,7 @@
 // a copy to change.
 import type { GroupVersionKind, Kind, KubeList, KubeObject, ObjectKey, Unstructured } from "../api/index.js";
 import type { ApplyInput } from "./apply-configuration.js";
+import type { WatchStream } from "../rest/index.js";
 import type {
   ApplyOptions,
   CreateOptions,
@@ -21,6 +22,7 @@ import type {
   ListOptions,
   PatchOptions,
   UpdateOptions,
+  WatchOptions,
 } from "./options.js";
 import type { Patch } from "./patch.js";
 import type { SubResourceClient } from "./subresource-client.js";
@@ -72,4 +74,17 @@ export interface Client extends ClientReader, ClientWriter {
   isObjectNamespaced(obj: Readonly<KubeObject>): Promise<boolean>;
   /** Closes the REST client if this client created it; one passed in is left open. */
   close(): Promise<void>;
+}
+
+/** A Client that also watches (controller-runtime's `client.WithWatch`), always at the API server. */
+export interface WithWatch extends Client {
+  /**
+   * Opens a watch of `kind`, selected as a list is (`inNamespace`, selectors); resolves once the
+   * server answered (a refused watch rejects with a `StatusError`). Iterate the stream of
+   * `{ type, object }` events; `break` or `return()` closes it. Without `resourceVersion` the
+   * current objects arrive first as ADDED events. An `ERROR` event with code 410 (Expired) means
+   * the version is too old: list again and watch from the list's resourceVersion.
+   */
+  watch<T extends KubeObject>(kind: Kind<T>, opts?: WatchOptions): Promise<WatchStream<T>>;
+  watch(kind: KindName, opts?: WatchOptions): Promise<WatchStream<Unstructured>>;
 }

@@ -59,3 +59,15 @@ export class OptimisticLockError extends Error {
     );
   }
 }
+
+/** A namespaced client was given an object or key in another namespace (`newNamespacedClient`). */
+export class NamespaceMismatchError extends Error {
+  override readonly name = "NamespaceMismatchError";
+  readonly code = "ERR_NAMESPACE_MISMATCH";
+  constructor(verb: string, name: string | undefined, namespace: string, clientNamespace: string) {
+    super(
+      `${verb}: namespace ${namespace} of the object ${name ?? ""} does not match the namespace ${clientNamespace} ` +
+        "on the client; leave the namespace empty or use a client of that namespace",
+    );
+  }
+}

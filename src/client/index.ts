@@ -4,13 +4,15 @@
 // apply, and the API reader (`newAPIReader`, always the server).
 export type { ApplyConfiguration, DeepPartial } from "./apply-configuration.js";
 export { applyConfiguration } from "./apply-configuration.js";
-export type { Client, ClientReader, ClientWriter, KindName } from "./client.js";
+export type { Client, ClientReader, ClientWriter, KindName, WithWatch } from "./client.js";
+export { newNamespacedClient } from "./namespaced-client.js";
 export type { APIReaderOptions } from "./new-client.js";
-export { newAPIReader, newClient } from "./new-client.js";
+export { newAPIReader, newClient, newWithWatch } from "./new-client.js";
 export {
   FieldOwnerRequiredError,
   MissingKindError,
   MissingNameError,
+  NamespaceMismatchError,
   OptimisticLockError,
   StrategicMergeUnsupportedError,
 } from "./errors.js";
@@ -25,6 +27,7 @@ export type {
   ListOptions,
   PatchOptions,
   UpdateOptions,
+  WatchOptions,
   WriteOptions,
 } from "./options.js";
 export type { MergeFromOptions, Patch } from "./patch.js";
@@ -32,3 +35,4 @@ export { applyPatch, jsonPatch, mergeFrom, rawPatch, strategicMergeFrom } from "
 export type { RetryBackoff } from "./retry.js";
 export { defaultRetry, retryOnConflict, retryOnError } from "./retry.js";
 export type { SubResourceClient, SubResourceUpdateOptions } from "./subresource-client.js";
+export { newDryRunClient, withFieldOwner, withFieldValidation } from "./write-defaults.js";

@@ -32,6 +32,12 @@ export interface ClientOptions {
   /** `fieldValidation` of every write that names none (`WithFieldValidation`). Default: none (the server's, `Warn`). */
   fieldValidation?: FieldValidation;
   /**
+   * Every write (deletes too, subresources too) is a dry run: validated and admitted, never
+   * persisted, as controller-runtime's `Options.DryRun` (the client `newDryRunClient` makes).
+   * Default: false.
+   */
+  dryRun?: boolean;
+  /**
    * Read-your-writes, beyond controller-runtime: with `"wait"`, each write through this client
    * remembers the resourceVersion it produced (or the delete), and a cached `get` of that object
    * waits until the cache has seen it; a cached `list` waits for the pending writes of its kind
@@ -96,6 +102,24 @@ export interface GetOptions {
 
 /** As the cache's list options; from the server, `matchingFields` become a field selector. */
 export type ListOptions = CacheListOptions;
+
+/** What `watch` takes: a list's selection, where to start, and the watch's own switches. */
+export interface WatchOptions
+  extends Pick<
+    ListOptions,
+    "inNamespace" | "matchingLabels" | "labelSelector" | "matchingFields" | "fieldSelector"
+  > {
+  /** Start after this resourceVersion (as a list returned it). Default: unset: the server's current state, as ADDED events first. */
+  resourceVersion?: string;
+  /** Ask for BOOKMARK events (progress markers carrying only a resourceVersion). Default: false. */
+  allowWatchBookmarks?: boolean;
+  /** The current objects as ADDED events, then a BOOKMARK marking the end (Kubernetes ≥ 1.27). Default: false. */
+  sendInitialEvents?: boolean;
+  /** The server ends the watch after this many seconds. Default: the server's (30 to 60 minutes). */
+  timeoutSeconds?: number;
+  /** Ends the watch; the stream then throws the signal's reason. Default: none (`return()` the stream). */
+  signal?: AbortSignal;
+}
 
 export interface WriteOptions {
   /** Validate and admit but persist nothing (`dryRun=All`). Default: false. */

@@ -7,6 +7,13 @@ import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../wo
 /** Defaults the Manager sets for all its controllers; a controller's own options win. */
 export interface ControllerDefaults {
   maxConcurrentReconciles?: number;
+  /**
+   * `maxConcurrentReconciles` of the builder's controllers by the group and kind they are `for`,
+   * keyed as Go's GroupKind strings (`ReplicaSet.apps`, `ConfigMap` for the core group,
+   * `Widget.example.com`), where the controller's options set none (controller-runtime's
+   * `GroupKindConcurrency`). Default: none.
+   */
+  groupKindConcurrency?: Readonly<Record<string, number>>;
   cacheSyncTimeoutMs?: number;
   recoverPanic?: boolean;
   needLeaderElection?: boolean;

@@ -23,6 +23,7 @@ import {
   InvalidOwnerError,
   MutatedKeyError,
   OwnerReferenceNotFoundError,
+  removeControllerReference,
   removeFinalizer,
   removeOwnerReference,
   setControllerReference,
@@ -114,6 +115,44 @@ test("owner references never cross namespaces, nor point from cluster-scoped obj
   assert.throws(
     () => setOwnerReference({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } }, cm),
     /metadata.uid/,
+  );
+});
+
+test("removeControllerReference removes only the controller's reference, and says why it cannot", () => {
+  const owned = setOwnerReference(other, setControllerReference(owner, cm));
+  const removed = removeControllerReference(owner, owned);
+  assert.deepEqual(
+    removed.metadata?.ownerReferences?.map((r) => r.name),
+    ["other"],
+  );
+  assert.equal(owned.metadata?.ownerReferences?.length, 2, "the argument is left alone");
+  assert.throws(
+    () => removeControllerReference(owner, removed),
+    /does not have an owner reference with controller/,
+  );
+  assert.throws(
+    () => removeControllerReference(other, owned),
+    /Deployment other is not the controller reference/,
+  );
+  const stranger = { ...owner, metadata: { ...owner.metadata, name: "stranger" } };
+  assert.throws(() => removeControllerReference(stranger, owned), OwnerReferenceNotFoundError);
+  // As Go: matching needs no uid.
+  const noUid = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "owner" } };
+  assert.equal(hasOwnerReference(owned, noUid), true);
+});
+
+test("setOwnerReference takes blockOwnerDeletion and controller, as Go's OwnerReferenceOptions", () => {
+  const plain = setOwnerReference(owner, cm);
+  assert.deepEqual(plain.metadata?.ownerReferences?.[0], {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    name: "owner",
+    uid: "uid-owner",
+  });
+  const blocking = setOwnerReference(owner, plain, { blockOwnerDeletion: true, controller: false });
+  assert.deepEqual(
+    blocking.metadata?.ownerReferences?.map((r) => [r.blockOwnerDeletion, r.controller]),
+    [[true, false]],
   );
 });
 
@@ -270,4 +309,33 @@ test("createOrPatch: created, unchanged, updated, updatedStatus, updatedStatusOn
     }),
     MutatedKeyError,
   );
+});
+
+test("owner references made with options, and removed, are what the server stores", async () => {
+  const ns = await newNamespace(rest, "owners");
+  const parent = await client.create<ConfigMap>({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "parent", namespace: ns },
+  });
+  const child: ConfigMap = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "child", namespace: ns },
+  };
+  const created = await client.create(
+    setOwnerReference(parent, child, { blockOwnerDeletion: true, controller: true }),
+  );
+  assert.deepEqual(created.metadata?.ownerReferences, [
+    {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      name: "parent",
+      uid: parent.metadata?.uid,
+      blockOwnerDeletion: true,
+      controller: true,
+    },
+  ]);
+  const released = await client.update(removeControllerReference(parent, created));
+  assert.equal(released.metadata?.ownerReferences, undefined);
 });

@@ -15,11 +15,12 @@ export {
   OwnerReferenceNotFoundError,
 } from "./errors.js";
 export { addFinalizer, containsFinalizer, removeFinalizer } from "./finalizers.js";
-export type { ControllerReferenceOptions } from "./owner-references.js";
+export type { ControllerReferenceOptions, OwnerReferenceOptions } from "./owner-references.js";
 export {
   getControllerOf,
   hasControllerReference,
   hasOwnerReference,
+  removeControllerReference,
   removeOwnerReference,
   setControllerReference,
   setOwnerReference,

@@ -11,6 +11,17 @@ export interface ControllerReferenceOptions {
   blockOwnerDeletion?: boolean;
 }
 
+/** Go's `OwnerReferenceOption`s of `setOwnerReference`, as fields. */
+export interface OwnerReferenceOptions {
+  /** `blockOwnerDeletion` of the reference (Go's `WithBlockOwnerDeletion`). Default: unset. */
+  blockOwnerDeletion?: boolean;
+  /**
+   * `controller` of the reference. Default: unset. Unlike `setControllerReference`, nothing
+   * checks that the object has no other controller (as in Go, where an option may set it).
+   */
+  controller?: boolean;
+}
+
 /** Refuses owner references the garbage collector would treat as dangling (validateOwner). */
 function validateOwner(owner: Readonly<KubeObject>, object: Readonly<KubeObject>): void {
   const ownerNs = owner.metadata?.namespace;
@@ -26,6 +37,19 @@ function validateOwner(owner: Readonly<KubeObject>, object: Readonly<KubeObject>
       `cross-namespace owner references are disallowed, owner's namespace ${ownerNs}, obj's namespace ${objNs}`,
     );
   }
+}
+
+/** What a reference is matched by (group, kind, name): Go's removal and lookup need no uid. */
+function matchRef(
+  owner: Readonly<KubeObject>,
+  verb: string,
+): Pick<OwnerReference, "apiVersion" | "kind" | "name"> {
+  const { apiVersion, kind } = owner;
+  const name = owner.metadata?.name;
+  if (!apiVersion || !kind || !name) {
+    throw new TypeError(`${verb}: the owner needs apiVersion, kind and metadata.name`);
+  }
+  return { apiVersion, kind, name };
 }
 
 function baseRef(owner: Readonly<KubeObject>, verb: string): OwnerReference {
@@ -46,7 +70,10 @@ function baseRef(owner: Readonly<KubeObject>, verb: string): OwnerReference {
 }
 
 /** Same group, kind and name: the version may differ (referSameObject). */
-function referSameObject(a: Readonly<OwnerReference>, b: Readonly<OwnerReference>): boolean {
+function referSameObject(
+  a: Readonly<OwnerReference>,
+  b: Pick<OwnerReference, "apiVersion" | "kind" | "name">,
+): boolean {
   return (
     parseAPIVersion(a.apiVersion).group === parseAPIVersion(b.apiVersion).group &&
     a.kind === b.kind &&
@@ -100,9 +127,16 @@ export function setControllerReference<T extends KubeObject>(
  * A copy of `object` with `owner` among its owners (no `controller` flag): the object is deleted
  * with its owner. An existing reference to the same owner is replaced.
  */
-export function setOwnerReference<T extends KubeObject>(owner: Readonly<KubeObject>, object: Readonly<T>): T {
+export function setOwnerReference<T extends KubeObject>(
+  owner: Readonly<KubeObject>,
+  object: Readonly<T>,
+  opts: OwnerReferenceOptions = {},
+): T {
   validateOwner(owner, object);
-  return upsert(object, baseRef(owner, "setOwnerReference"));
+  const ref = baseRef(owner, "setOwnerReference");
+  if (opts.blockOwnerDeletion !== undefined) ref.blockOwnerDeletion = opts.blockOwnerDeletion;
+  if (opts.controller !== undefined) ref.controller = opts.controller;
+  return upsert(object, ref);
 }
 
 /** A copy of `object` without its reference to `owner`; throws `OwnerReferenceNotFoundError` if it has none. */
@@ -110,7 +144,7 @@ export function removeOwnerReference<T extends KubeObject>(
   owner: Readonly<KubeObject>,
   object: Readonly<T>,
 ): T {
-  const ref = baseRef(owner, "removeOwnerReference");
+  const ref = matchRef(owner, "removeOwnerReference");
   const refs = object.metadata?.ownerReferences ?? [];
   const i = refs.findIndex((r) => referSameObject(r, ref));
   if (i < 0) {
@@ -124,9 +158,42 @@ export function removeOwnerReference<T extends KubeObject>(
   );
 }
 
+/**
+ * A copy of `object` without `owner`'s controller reference. Throws `OwnerReferenceNotFoundError`
+ * when the object has no controller, no reference to `owner`, or one that is not the controller.
+ */
+export function removeControllerReference<T extends KubeObject>(
+  owner: Readonly<KubeObject>,
+  object: Readonly<T>,
+): T {
+  const what = `${object.kind ?? "the object"} ${object.metadata?.name ?? ""}`;
+  if (!hasControllerReference(object)) {
+    throw new OwnerReferenceNotFoundError(
+      `${what} does not have an owner reference with controller equals true`,
+    );
+  }
+  const ref = matchRef(owner, "removeControllerReference");
+  const refs = object.metadata?.ownerReferences ?? [];
+  const i = refs.findIndex((r) => referSameObject(r, ref));
+  if (i < 0) {
+    throw new OwnerReferenceNotFoundError(
+      `${what} does not have a controller reference for ${ref.kind} ${ref.name}`,
+    );
+  }
+  if (refs[i].controller !== true) {
+    throw new OwnerReferenceNotFoundError(
+      `${ref.kind} ${ref.name} is not the controller reference of ${what}`,
+    );
+  }
+  return withOwnerReferences(
+    object,
+    refs.filter((_, j) => j !== i).map((r) => ({ ...r })),
+  );
+}
+
 /** Whether `object` lists `owner` among its owner references (by group, kind and name). */
 export function hasOwnerReference(object: Readonly<KubeObject>, owner: Readonly<KubeObject>): boolean {
-  const ref = baseRef(owner, "hasOwnerReference");
+  const ref = matchRef(owner, "hasOwnerReference");
   return (object.metadata?.ownerReferences ?? []).some((r) => referSameObject(r, ref));
 }
 

@@ -25,7 +25,7 @@ export interface LeaseLockOptions {
   name: string;
   /** Our holder identity, unique per replica. Default: `defaultIdentity()` (hostname_uuid). */
   identity?: string;
-  /** Labels put on the Lease when this lock creates it. Default: none. */
+  /** Labels put on the Lease when this lock creates or updates it (others are kept). Default: none. */
   labels?: Record<string, string>;
 }
 
@@ -80,6 +80,11 @@ class LeaseLock implements ResourceLock {
       throw new Error(`lease ${this.describe()} not read yet: call get() or create() before update()`);
     }
     const lease: Lease = { ...this.lease, spec: recordToLeaseSpec(record) };
+    // As client-go: our labels are put back on every update (a Lease made by an older replica,
+    // or relabelled by hand, gets them), and labels we do not set are left alone.
+    if (this.opts.labels) {
+      lease.metadata = { ...lease.metadata, labels: { ...lease.metadata?.labels, ...this.opts.labels } };
+    }
     this.lease = await this.opts.client.update(LEASES, lease, { namespace: this.opts.namespace, signal });
   }
 }

@@ -26,6 +26,7 @@ export function newManagerElector(
       namespace: o.leaderElectionNamespace,
       name: o.leaderElectionID,
       identity: o.leaderElectionIdentity ?? defaultIdentity(),
+      labels: o.leaderElectionLabels,
     }),
     leaseDurationMs: o.leaseDurationMs,
     renewDeadlineMs: o.renewDeadlineMs,

@@ -1,6 +1,7 @@
 // Three managers compete for one Lease: leader runnables run on exactly one at any instant,
 // runnables that need no leader run on all three, and fail-over follows abort and release.
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import { eventually, expectNoOverlap } from "../envtest/index.js";
@@ -137,4 +138,44 @@ test("a leader whose lease is taken stops its leader runnables and start() rejec
   await client.close();
   await assert.rejects(running, /leader election lost|lost/i);
   assert.equal(leading?.aborted, true);
+});
+
+test("leaderElectionLabels label the Lease it creates, and one made before on its first renewal", async () => {
+  const leases = { group: "coordination.k8s.io", version: "v1", resource: "leases", namespaced: true };
+  const client = newRESTClient(config);
+  const older = `le-labels-${randomUUID().slice(0, 8)}`;
+  // A Lease an older replica made, without our labels and with one of its own, expired long ago.
+  await client.create<Lease>(
+    leases,
+    {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: older, namespace: "default", labels: { keep: "me" } },
+      spec: { holderIdentity: "gone", leaseDurationSeconds: 1, renewTime: "2020-01-01T00:00:00.000000Z" },
+    },
+    { namespace: "default" },
+  );
+  for (const id of [`le-labels-${randomUUID().slice(0, 8)}`, older]) {
+    const mgr = await Manager.create(config, {
+      logger: nullLogger(),
+      metrics: { bindAddress: "0" },
+      leaderElection: true,
+      leaderElectionID: id,
+      leaderElectionLabels: { "app.kubernetes.io/name": "widget-operator" },
+      leaseDurationMs: 1_500,
+      renewDeadlineMs: 1_000,
+      retryPeriodMs: 200,
+      leaderElectionReleaseOnCancel: true,
+    });
+    const stop = new AbortController();
+    const done = mgr.start(stop.signal);
+    await mgr.elected();
+    const lease = await client.get<Lease>(leases, id, { namespace: "default" });
+    const expected: Record<string, string> = { "app.kubernetes.io/name": "widget-operator" };
+    if (id === older) expected.keep = "me";
+    assert.deepEqual(lease.metadata?.labels, expected);
+    stop.abort();
+    await done;
+  }
+  await client.close();
 });

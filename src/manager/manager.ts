@@ -12,7 +12,7 @@ import type { Logger } from "../log/index.js";
 import type { RESTMapper } from "../mapper/index.js";
 import type { HTTPHandler, MetricsServer } from "../metrics/index.js";
 import type { Reconciler, Request } from "../reconcile/index.js";
-import type { EventRecorder } from "../recorder/index.js";
+import type { EventRecorder, EventsV1Recorder } from "../recorder/index.js";
 import type { RESTConfig } from "../rest/index.js";
 import type { RESTClient } from "../rest/index.js";
 import type { ShardedControllers } from "../sharding/sharding.js";
@@ -56,7 +56,16 @@ export interface Manager extends ControllerContext {
   getRESTMapper(): RESTMapper;
   getCache(): Cache;
   getFieldIndexer(): FieldIndexer;
+  /**
+   * A core/v1 Event recorder (`source.component` = `name`).
+   * @deprecated As in controller-runtime v0.23+: use `getEventRecorder` (events.k8s.io/v1).
+   */
   getEventRecorderFor(name: string): EventRecorder;
+  /**
+   * An events.k8s.io/v1 Event recorder; `name` is the Events' `reportingController`, so it must
+   * be a qualified name (`widget-controller`, `example.com/widget-controller`).
+   */
+  getEventRecorder(name: string): EventsV1Recorder;
   getLogger(): Logger;
   getControllerOptions(): ControllerDefaults;
   /** The registry of every metric this manager serves on `/metrics`. */
@@ -397,6 +406,10 @@ class ControllerManager implements Manager {
 
   getEventRecorderFor(name: string): EventRecorder {
     return this.#c.recorders.getEventRecorderFor(name);
+  }
+
+  getEventRecorder(name: string): EventsV1Recorder {
+    return this.#c.recorders.getEventRecorder(name);
   }
 
   getLogger(): Logger {

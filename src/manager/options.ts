@@ -63,6 +63,11 @@ export interface ManagerOptions {
   leaderElectionIdentity?: string;
   /** Give the Lease up on shutdown so a successor takes over within a retry period. Default: false. */
   leaderElectionReleaseOnCancel?: boolean;
+  /**
+   * Labels on the Lease, set when it is created and on each renewal (labels others set are kept),
+   * as controller-runtime's `LeaderElectionLabels`. Default: none.
+   */
+  leaderElectionLabels?: Record<string, string>;
   /** Default: 15 000 ms. */
   leaseDurationMs?: number;
   /** Default: 10 000 ms. */
@@ -115,6 +120,7 @@ export interface ResolvedManagerOptions {
   leaderElectionNamespace: string;
   leaderElectionIdentity: string | undefined;
   leaderElectionReleaseOnCancel: boolean;
+  leaderElectionLabels: Record<string, string> | undefined;
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
@@ -174,6 +180,7 @@ export function resolveManagerOptions(
     leaderElectionNamespace,
     leaderElectionIdentity: opts.leaderElectionIdentity,
     leaderElectionReleaseOnCancel: opts.leaderElectionReleaseOnCancel ?? false,
+    leaderElectionLabels: opts.leaderElectionLabels,
     leaseDurationMs,
     renewDeadlineMs,
     retryPeriodMs,

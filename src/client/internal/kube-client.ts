@@ -20,8 +20,9 @@ import {
   isNotFound,
   type RESTClient,
   resourceOf,
+  type WatchStream,
 } from "../../rest/index.js";
-import type { Client, KindName } from "../client.js";
+import type { KindName, WithWatch } from "../client.js";
 import type { RESTMapper } from "../../mapper/index.js";
 import {
   type ApplyOptions,
@@ -34,6 +35,7 @@ import {
   type PatchOptions,
   type ResolvedClientOptions,
   type UpdateOptions,
+  type WatchOptions,
 } from "../options.js";
 import type { Patch } from "../patch.js";
 import type { SubResourceClient } from "../subresource-client.js";
@@ -87,7 +89,7 @@ function stampKind(obj: KubeObject, kind: Kind): void {
   }
 }
 
-export class KubeClient implements Client {
+export class KubeClient implements WithWatch {
   readonly #rest: RESTClient;
   readonly #ownRest: boolean;
   readonly #opts: ResolvedClientOptions;
@@ -198,6 +200,24 @@ export class KubeClient implements Client {
     list.items ??= [];
     for (const item of list.items) stampKind(item, kind);
     return list;
+  }
+
+  async watch<T extends KubeObject>(
+    ref: Kind<T> | KindName,
+    opts: WatchOptions = {},
+  ): Promise<WatchStream<T>> {
+    const kind = (await this.#resolve(ref, opts.signal)) as Kind<T>;
+    return this.#rest.watch<T>(resourceOf(kind), {
+      namespace: kind.namespaced ? opts.inNamespace || undefined : undefined,
+      ...listSelectors(opts),
+      resourceVersion: opts.resourceVersion,
+      allowWatchBookmarks: opts.allowWatchBookmarks,
+      sendInitialEvents: opts.sendInitialEvents,
+      resourceVersionMatch: opts.sendInitialEvents ? "NotOlderThan" : undefined,
+      timeoutSeconds: opts.timeoutSeconds,
+      accept: isMetadataOnly(kind) ? ACCEPT_PARTIAL_METADATA : undefined,
+      signal: opts.signal,
+    });
   }
 
   create<T extends KubeObject>(obj: T, opts: CreateOptions = {}): Promise<T> {
