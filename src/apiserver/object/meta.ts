@@ -101,7 +101,11 @@ export function annotationCauses(annotations: unknown, field: string): StatusCau
     total += k.length + (typeof v === "string" ? v.length : 0);
   }
   if (total > 262144) {
-    causes.push({ reason: "FieldValueTooLong", message: "Too long: may not be more than 262144 bytes", field });
+    causes.push({
+      reason: "FieldValueTooLong",
+      message: "Too long: may not be more than 262144 bytes",
+      field,
+    });
   }
   return causes;
 }
