@@ -49,6 +49,8 @@ export interface GoField {
   /** The Go type as written (`*PodSpec`, `[]metav1.Condition`, `map[string]string`). */
   type: string;
   omitempty: boolean;
+  /** Go 1.24's `omitzero`: left out when its zero value (a metav1.Time never set). */
+  omitzero: boolean;
   inline: boolean;
   /** The raw struct tag (json and protobuf). */
   tag: string;
@@ -127,6 +129,7 @@ function structFields(body: string): GoField[] {
       json,
       type: f[2],
       omitempty: opts.includes("omitempty"),
+      omitzero: opts.includes("omitzero"),
       inline: json === "",
       tag: f[3],
       markers,

@@ -640,5 +640,5 @@ export const GO_FIELDS: Record<string, string> = {
   "storagemigration.v1.StorageVersionMigrationSpec": "resource:s",
   "storagemigration.v1.StorageVersionMigrationStatus": "conditions resourceVersion",
   "meta.v1.ObjectMeta":
-    "name generateName namespace selfLink uid resourceVersion generation creationTimestamp:t deletionTimestamp deletionGracePeriodSeconds labels annotations ownerReferences finalizers managedFields",
+    "name generateName namespace selfLink uid resourceVersion generation creationTimestamp deletionTimestamp deletionGracePeriodSeconds labels annotations ownerReferences finalizers managedFields",
 };
