@@ -135,6 +135,9 @@ export async function startControlPlane(settings: EnvtestSettings): Promise<Runn
           `--secure-port=${securePort}`,
           "--bind-address=127.0.0.1",
           "--advertise-address=127.0.0.1",
+          // Since 1.37 the endpoint reconcilers refuse a loopback address for the `kubernetes`
+          // Service's endpoints; nothing in a test environment reaches the server through them.
+          "--endpoint-reconciler-type=none",
           "--service-cluster-ip-range=10.0.0.0/24",
           "--allow-privileged=true",
           "--authorization-mode=RBAC",
