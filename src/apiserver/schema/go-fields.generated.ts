@@ -641,4 +641,5 @@ export const GO_FIELDS: Record<string, string> = {
   "storagemigration.v1.StorageVersionMigrationStatus": "conditions resourceVersion",
   "meta.v1.ObjectMeta":
     "name generateName namespace selfLink uid resourceVersion generation creationTimestamp deletionTimestamp deletionGracePeriodSeconds labels annotations ownerReferences finalizers managedFields",
+  "meta.v1.GroupResource": "group:z resource:z",
 };
