@@ -68,6 +68,37 @@ test("discovery lists every kind with kube's verbs, short names and subresources
   ]) {
     assert.ok((await resources(gv)).has(name), `${gv} ${name}`);
   }
+  if (minor < 37) return;
+  // What 1.37 serves by default beyond 1.32.
+  assert.equal(verbs(core, "pods/resize"), "get,patch,update");
+  const admission = await resources("admissionregistration.k8s.io/v1");
+  for (const name of ["mutatingadmissionpolicies", "mutatingadmissionpolicybindings"]) {
+    assert.deepEqual(admission.get(name)?.categories, ["api-extensions"], name);
+    assert.equal(admission.get(name)?.namespaced, false, name);
+  }
+  assert.equal(csr.get("clustertrustbundles")?.namespaced, false);
+  assert.equal(csr.get("podcertificaterequests")?.namespaced, true);
+  assert.equal(verbs(csr, "podcertificaterequests/status"), "get,patch,update");
+  const networking = await resources("networking.k8s.io/v1");
+  assert.deepEqual(networking.get("ipaddresses")?.shortNames, ["ip"]);
+  assert.ok(networking.has("servicecidrs/status"));
+  const storage = await resources("storage.k8s.io/v1");
+  assert.deepEqual(storage.get("volumeattributesclasses")?.shortNames, ["vac"]);
+  assert.equal(verbs(storage, "csinodes/status"), "get,patch,update");
+  const dra = await resources("resource.k8s.io/v1");
+  assert.deepEqual([...dra.keys()].sort(), [
+    "deviceclasses",
+    "devicetaintrules",
+    "devicetaintrules/status",
+    "resourceclaims",
+    "resourceclaims/status",
+    "resourceclaimtemplates",
+    "resourceslices",
+  ]);
+  assert.equal(dra.get("resourceclaims")?.namespaced, true);
+  assert.equal(dra.get("resourceslices")?.namespaced, false);
+  const migration = await resources("storagemigration.k8s.io/v1");
+  assert.ok(migration.has("storageversionmigrations/status"));
 });
 
 describe("kube's defaults and what its storage adds", () => {
