@@ -78,7 +78,7 @@ for (const short of Object.keys(BUILTIN_DEFINITIONS).sort()) {
   const fields = fieldsOf(pkgPath, name);
   out[short] = fields.map((f) => (f.cls ? `${f.json}:${f.cls}` : f.json)).join(" ");
 }
-// From apimachinery: ObjectMeta (since 1.35 its creationTimestamp is omitzero: never null) and
+// From apimachinery: ObjectMeta (by 1.37 its creationTimestamp is omitzero: never null) and
 // GroupResource (a StorageVersionMigration's resource always has its group). Its other structs
 // (Condition, LabelSelector) are left to the objects as written until checked against kube.
 for (const name of ["ObjectMeta", "GroupResource"]) {

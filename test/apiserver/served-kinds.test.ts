@@ -159,7 +159,8 @@ describe("kube's defaults and what its storage adds", () => {
     assert.deepEqual(rc.metadata.labels, { app: "rc" });
     assert.equal(rc.metadata.generation, 1);
     assert.equal(rc.spec.template.spec.restartPolicy, "Always");
-    assert.equal(rc.spec.template.metadata.creationTimestamp, null);
+    // By 1.37 ObjectMeta's creationTimestamp is omitzero: a template's is left out, not null.
+    assert.equal(rc.spec.template.metadata.creationTimestamp, minor >= 37 ? undefined : null);
     const fields = rc.metadata.managedFields[0].fieldsV1;
     assert.deepEqual(fields["f:spec"]["f:selector"], {}, "an RC's selector is an atomic map");
     const pt = (await api.get(`/api/v1/namespaces/${ns}/podtemplates/pt`)).body;
@@ -339,14 +340,16 @@ test("componentstatuses: the control plane's parts as kube-apiserver alone repor
   assert.equal(scheduler.status, "False");
   assert.match(scheduler.message, /connect: connection refused$/);
   const unknown = await api.get("/api/v1/componentstatuses/nope");
-  assert.equal(unknown.status, 500, unknown.text);
+  assert.equal(unknown.status, 404, unknown.text);
   assert.deepEqual(unknown.body, {
     kind: "Status",
     apiVersion: "v1",
     metadata: {},
     status: "Failure",
-    message: "Component not found: nope",
-    code: 500,
+    message: 'componentstatus "nope" not found',
+    reason: "NotFound",
+    details: { name: "nope", kind: "componentstatus" },
+    code: 404,
   });
   const discovery = (await api.get("/api/v1")).body.resources.find(
     (r: { name: string }) => r.name === "componentstatuses",
