@@ -7,6 +7,8 @@
 //         for these; other zero scalars are what Go would leave out of JSON.
 //   i     the field is an embedded struct whose JSON fields are spliced into the parent
 //         (`VolumeSource json:",inline"`).
+//   z     the field is `omitzero`: left out of JSON when zero (an unset metav1.Time, which the
+//         wire carries as an empty message and Go's JSON would otherwise write as null).
 //   =name the JSON name, where it is not the proto field's name.
 // Messages for Go slice types (`type ExtraValue []string`) are listed as lists.
 //
@@ -90,6 +92,7 @@ try {
           let flag = "";
           if (json === "") flag += "i";
           else if (f[2].startsWith("*") || !opts.includes("omitempty")) flag += "k";
+          if (opts.includes("omitzero")) flag += "z";
           if (json !== "" && json !== pb[2]) flag += `=${json}`;
           if (flag) flags.push(`${pb[1]}${flag}`);
         }
