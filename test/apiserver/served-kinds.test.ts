@@ -190,6 +190,69 @@ describe("kube's defaults and what its storage adds", () => {
     assert.deepEqual(es.ports, [{ name: "", protocol: "TCP", port: 80 }]);
   });
 
+  test("the kinds new since 1.32: kube's defaults, and what it refuses", async () => {
+    if (minor < 37) return;
+    const claim = (await api.get(`/apis/resource.k8s.io/v1/namespaces/${ns}/resourceclaims/claim`)).body;
+    const request = claim.spec.devices.requests[0].exactly;
+    assert.equal(request.allocationMode, "ExactCount");
+    assert.equal(request.count, 1);
+    const changed = await api.patch(`/apis/resource.k8s.io/v1/namespaces/${ns}/resourceclaims/claim`, {
+      spec: { devices: { requests: [{ name: "gpu", exactly: { deviceClassName: "other.example.com" } }] } },
+    });
+    assert.equal(changed.status, 422, changed.text);
+    assert.deepEqual(changed.body.details.causes, [
+      { reason: "FieldValueInvalid", message: "Invalid value: null: field is immutable", field: "spec" },
+    ]);
+    const rule = (await api.get(`/apis/resource.k8s.io/v1/devicetaintrules/dtr-${ns}`)).body;
+    assert.match(rule.spec.taint.timeAdded, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const vac = (await api.get(`/apis/storage.k8s.io/v1/volumeattributesclasses/vac-${ns}`)).body;
+    assert.deepEqual(vac.metadata.finalizers, ["kubernetes.io/vac-protection"]);
+    const retuned = await api.patch(`/apis/storage.k8s.io/v1/volumeattributesclasses/vac-${ns}`, {
+      parameters: { iops: "6000" },
+    });
+    assert.equal(retuned.status, 422, retuned.text);
+    assert.equal(retuned.body.details.causes[0].message, "Forbidden: updates to parameters are forbidden.");
+    const policy = (
+      await api.get(`/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies/map-${ns}`)
+    ).body.spec;
+    assert.equal(policy.failurePolicy, "Fail");
+    assert.equal(policy.matchConstraints.matchPolicy, "Equivalent");
+    assert.equal(policy.matchConstraints.resourceRules[0].scope, "*");
+    const migration = (await api.get(`/apis/storagemigration.k8s.io/v1/storageversionmigrations/svm-${ns}`))
+      .body;
+    assert.deepEqual(migration.spec.resource, { group: "", resource: "configmaps" });
+    const address = await api.post("/apis/networking.k8s.io/v1/ipaddresses", {
+      metadata: { name: `ip-${ns}` },
+      spec: { parentRef: { resource: "services", name: "s" } },
+    });
+    assert.equal(address.status, 422, address.text);
+    assert.equal(
+      address.body.details.causes[0].message,
+      `Invalid value: "ip-${ns}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
+    );
+    const range = await api.post("/apis/networking.k8s.io/v1/servicecidrs", {
+      metadata: { name: `bits-${ns}` },
+      spec: { cidrs: ["10.1.2.3/24"] },
+    });
+    assert.equal(range.status, 422, range.text);
+    assert.deepEqual(range.body.details.causes, [
+      {
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "10.1.2.3/24": must not have bits set beyond the prefix length',
+        field: "spec.cidrs[0]",
+      },
+    ]);
+    const slice = await api.post("/apis/resource.k8s.io/v1/resourceslices", {
+      metadata: { name: `nowhere-${ns}` },
+      spec: { driver: "gpu.example.com", pool: { name: "p", resourceSliceCount: 1 } },
+    });
+    assert.equal(slice.status, 422, slice.text);
+    assert.equal(
+      slice.body.message,
+      `ResourceSlice.resource.k8s.io "nowhere-${ns}" is invalid: spec: Required value: exactly one of \`nodeName\`, \`nodeSelector\`, \`allNodes\`, \`perDeviceNodeSelection\` is required`,
+    );
+  });
+
   test("an HPA's behavior, once given, is filled with kube's scaling rules", async () => {
     const r = await api.post(`/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers`, {
       apiVersion: "autoscaling/v2",
@@ -291,6 +354,28 @@ describe("subresources", () => {
     assert.equal(r.body.spec.ephemeralContainers[0].name, "debug");
     assert.equal(r.body.metadata.labels, undefined);
     assert.deepEqual(r.body.spec.containers, created.spec.containers);
+  });
+
+  test("a resize changes the containers' resources and nothing else", async () => {
+    if (minor < 35) return;
+    const created = await pod("resized");
+    const r = await api.patch(
+      `/api/v1/namespaces/${ns}/pods/resized/resize`,
+      {
+        metadata: { labels: { ignored: "yes" } },
+        spec: { containers: [{ name: "c", image: "ignored", resources: { requests: { cpu: "100m" } } }] },
+      },
+      "application/strategic-merge-patch+json",
+    );
+    assert.equal(r.status, 200, r.text);
+    // A strategic merge into what the Pod had (the namespace's LimitRange defaults, where applied).
+    const had = created.spec.containers[0].resources ?? {};
+    assert.deepEqual(r.body.spec.containers[0].resources, {
+      ...had,
+      requests: { ...(had.requests ?? {}), cpu: "100m" },
+    });
+    assert.equal(r.body.spec.containers[0].image, created.spec.containers[0].image);
+    assert.equal(r.body.metadata.labels, undefined);
   });
 
   test("a CSR records who asked, and is approved through /approval", async () => {
