@@ -208,8 +208,11 @@ export interface FaultHost {
   dropConnections(): void;
   /** The Lease `namespace/name`, or undefined. */
   getLease(namespace: string, name: string): Promise<Obj | undefined>;
-  /** Writes a Lease read with `getLease`. */
-  putLease(lease: Obj): Promise<void>;
+  /**
+   * Writes a Lease read with `getLease`; false (nothing written) when it changed since, as when
+   * its holder renewed in between.
+   */
+  putLease(lease: Obj): Promise<boolean>;
   /** Compacts the history up to a version (the embedded server's storage only). */
   compact?(resourceVersion?: number): void;
   /** Actions this host cannot act out, and why. */
@@ -230,6 +233,7 @@ export function storageHost(storage: Storage, dropConnections: () => void, now: 
     },
     putLease: async (lease) => {
       storage.put(LEASES, lease);
+      return true;
     },
     compact: (rv) => storage.history.compact(rv ?? storage.resourceVersion),
     now,
@@ -399,19 +403,25 @@ export class Faults {
   async stealLease(name: string, opts: { namespace?: string; holder?: string } = {}): Promise<string> {
     const host = this.#need("stealLease");
     const namespace = opts.namespace ?? "default";
-    const lease = await host.getLease(namespace, name);
-    if (!lease) throw new Error(`stealLease: there is no Lease ${namespace}/${name}`);
     const holder = opts.holder ?? `fault-injector-${++this.#thefts}`;
-    const spec = { ...((lease.spec ?? {}) as Obj) };
-    // MicroTime: six digits of fractions, as kube writes Lease times.
-    const now = `${host.now().toISOString().slice(0, -1)}000Z`;
-    spec.holderIdentity = holder;
-    spec.acquireTime = now;
-    spec.renewTime = now;
-    spec.leaseTransitions = (typeof spec.leaseTransitions === "number" ? spec.leaseTransitions : 0) + 1;
-    lease.spec = spec;
-    await host.putLease(lease);
-    return holder;
+    // The holder renews meanwhile: a renewal between the read and the write makes the write a
+    // conflict, and the theft is tried again on what the holder wrote.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const lease = await host.getLease(namespace, name);
+      if (!lease) throw new Error(`stealLease: there is no Lease ${namespace}/${name}`);
+      const spec = { ...((lease.spec ?? {}) as Obj) };
+      // MicroTime: six digits of fractions, as kube writes Lease times.
+      const now = `${host.now().toISOString().slice(0, -1)}000Z`;
+      spec.holderIdentity = holder;
+      spec.acquireTime = now;
+      spec.renewTime = now;
+      spec.leaseTransitions = (typeof spec.leaseTransitions === "number" ? spec.leaseTransitions : 0) + 1;
+      lease.spec = spec;
+      if (await host.putLease(lease)) return holder;
+    }
+    throw new Error(
+      `stealLease: the Lease ${namespace}/${name} changed at each of 10 tries; is it renewed in a loop?`,
+    );
   }
 
   #need(what: string): FaultHost {

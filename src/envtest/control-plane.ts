@@ -134,10 +134,8 @@ export async function startControlPlane(settings: EnvtestSettings): Promise<Runn
           `--client-ca-file=${files.clientCa}`,
           `--secure-port=${securePort}`,
           "--bind-address=127.0.0.1",
-          "--advertise-address=127.0.0.1",
-          // Since 1.37 the endpoint reconcilers refuse a loopback address for the `kubernetes`
-          // Service's endpoints; nothing in a test environment reaches the server through them.
-          "--endpoint-reconciler-type=none",
+          // No --advertise-address (as controller-runtime's envtest): kube-apiserver ≥ 1.36 refuses
+          // a loopback one with its endpoint reconciler, and picks the host's address itself.
           "--service-cluster-ip-range=10.0.0.0/24",
           "--allow-privileged=true",
           "--authorization-mode=RBAC",

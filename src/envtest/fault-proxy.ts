@@ -13,7 +13,7 @@ import { type EndFault, WatchFaultGate } from "../apiserver/watch-fault-gate.js"
 import { ApiError } from "../apiserver/status.js";
 import type { Obj } from "../apiserver/storage/index.js";
 import type { RESTConfig } from "../rest/index.js";
-import { newRESTClient } from "../rest/index.js";
+import { isConflict, newRESTClient } from "../rest/index.js";
 
 export interface FaultProxy {
   /** Reaches the API server through the proxy. */
@@ -139,7 +139,13 @@ export async function startFaultProxy(upstream: RESTConfig): Promise<FaultProxy>
     },
     putLease: async (lease) => {
       const meta = lease.metadata as { name: string; namespace: string };
-      await api.update(LEASES, lease as never, { namespace: meta.namespace, name: meta.name });
+      try {
+        await api.update(LEASES, lease as never, { namespace: meta.namespace, name: meta.name });
+        return true;
+      } catch (err) {
+        if (isConflict(err)) return false;
+        throw err;
+      }
     },
     unsupported: {
       staleReads: "needs the embedded API server (its watch cache's past), not a proxy",

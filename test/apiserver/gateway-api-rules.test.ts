@@ -22,9 +22,17 @@ interface Case {
 }
 
 /** A failed rule's cause: kube prints the JSON type of the node the rule sits on. */
-const rule = (field: string, type: string, message: string): Cause => [
+/**
+ * A rule's cause: a rule that failed prints no value for an object or a list, the value itself for
+ * a scalar (`value`, JSON-quoted); one that could not be evaluated prints the schema type (kube 1.37).
+ */
+const rule = (field: string, type: string, message: string, value?: string): Cause => [
   field,
-  `Invalid value: "${type}": ${message}`,
+  / evaluating rule: /.test(message)
+    ? `Invalid value: "${type}": ${message}`
+    : value !== undefined
+      ? `Invalid value: ${JSON.stringify(value)}: ${message}`
+      : `Invalid value: ${message}`,
 ];
 
 const gw = (listeners: object[], more: object = {}) => ({ gatewayClassName: "foo", listeners, ...more });
@@ -53,13 +61,13 @@ const cases: Case[] = [
 { kind: "Gateway", name: "g-https-ok", spec: gw([{ name: "https", protocol: "HTTPS", port: 443, tls: { certificateRefs: [{ name: "cert" }] } }]), refused: [] },
 { kind: "Gateway", name: "g-https-nocert", spec: gw([{ name: "https", protocol: "HTTPS", port: 443, tls: {} }]), refused: [rule("spec.listeners[0].tls", "object", "no such key: certificateRefs evaluating rule: certificateRefs or options must be specified when mode is Terminate")] },
 { kind: "Gateway", name: "g-tcp-hostname", spec: gw([{ name: "tcp", protocol: "TCP", port: 9000, hostname: "a.example.com" }]), refused: [rule("spec.listeners", "array", "hostname must not be specified for protocols ['TCP', 'UDP']")] },
-{ kind: "Gateway", name: "g-dup-name", spec: gw([http80, { ...http80, port: 81 }]), refused: [["spec.listeners[1]", "Duplicate value: map[string]interface {}{\"name\":\"http\"}"], rule("spec.listeners", "array", "Listener name must be unique within the Gateway")] },
+{ kind: "Gateway", name: "g-dup-name", spec: gw([http80, { ...http80, port: 81 }]), refused: [["spec.listeners[1]", "Duplicate value: {\"name\":\"http\"}"], rule("spec.listeners", "array", "Listener name must be unique within the Gateway")] },
 { kind: "Gateway", name: "g-dup-combo", spec: gw([http80, { ...http80, name: "http2" }]), refused: [rule("spec.listeners", "array", "Combination of port, protocol and hostname must be unique for each listener")] },
 { kind: "Gateway", name: "g-combo-hostnames", spec: gw([{ ...http80, hostname: "a.example.com" }, { ...http80, name: "b", hostname: "b.example.com" }]), refused: [] },
 { kind: "Gateway", name: "g-dup-ip", spec: gw([http80], { addresses: [{ value: "10.0.0.1" }, { type: "IPAddress", value: "10.0.0.1" }] }), refused: [rule("spec.addresses", "array", "IPAddress values must be unique")] },
 { kind: "Gateway", name: "g-dup-host", spec: gw([http80], { addresses: [{ type: "Hostname", value: "a.example.com" }, { type: "Hostname", value: "a.example.com" }] }), refused: [rule("spec.addresses", "array", "Hostname values must be unique")] },
 { kind: "Gateway", name: "g-bad-host", spec: gw([http80], { addresses: [{ type: "Hostname", value: "Foo_bar" }] }), refused: [rule("spec.addresses[0]", "object", "Hostname value must only contain valid characters (matching ^(\\*\\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$)")] },
-{ kind: "Gateway", name: "g-bad-ip", spec: gw([http80], { addresses: [{ type: "IPAddress", value: "not-an-ip" }] }), refused: [["<nil>", "Invalid value: \"\": \"spec.addresses[0]\" must validate one and only one schema (oneOf). Found none valid"], ["<nil>", "Invalid value: \"\": \"spec.addresses[0].value\" must validate at least one schema (anyOf)"], ["spec.addresses[0].value", "Invalid value: \"not-an-ip\": spec.addresses[0].value in body must be of type ipv4: \"not-an-ip\""], ["<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"]] },
+{ kind: "Gateway", name: "g-bad-ip", spec: gw([http80], { addresses: [{ type: "IPAddress", value: "not-an-ip" }] }), refused: [["<nil>", "Invalid value: \"\": \"spec.addresses[0]\" must validate one and only one schema (oneOf). Found none valid"], ["<nil>", "Invalid value: \"\": \"spec.addresses[0].value\" must validate at least one schema (anyOf)"], ["spec.addresses[0].value", "Invalid value: \"not-an-ip\": spec.addresses[0].value in body must be of type ipv4: \"not-an-ip\""], ["<nil>", "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"]] },
 { kind: "Gateway", name: "g-ipv6", spec: gw([http80], { addresses: [{ value: "fd00::1" }, { type: "Hostname", value: "*.example.com" }] }), refused: [] },
 { kind: "Gateway", name: "g-infra-labels", spec: gw([http80], { infrastructure: { labels: { "-bad": "x", "example.com/ok": "y" }, annotations: { [`${"a".repeat(253)}/b`]: "z" } } }), refused: [rule("spec.infrastructure.annotations", "object", "If specified, the annotation key's prefix must be a DNS subdomain not longer than 253 characters in total."), rule("spec.infrastructure.labels", "object", "Label keys must be in the form of an optional DNS subdomain prefix followed by a required name segment of up to 63 characters.")] },
 { kind: "Gateway", name: "g-infra-ok", spec: gw([http80], { infrastructure: { labels: { "example.com/ok": "y" }, annotations: { a: "b" } } }), refused: [] },
@@ -97,7 +105,7 @@ const cases: Case[] = [
 { kind: "GRPCRoute", name: "r-regex-method", spec: { rules: [{ matches: [{ method: { type: "RegularExpression", method: "1abc" } }] }] }, refused: [] },
 { kind: "GRPCRoute", name: "r-case", spec: { rules: [{ matches: [{ method: { service: ".FOO.bar_1" } }] }] }, refused: [] },
 { kind: "GRPCRoute", name: "r-filters", spec: { rules: [{ filters: [{ type: "ResponseHeaderModifier" }, { type: "RequestMirror", requestMirror: { backendRef: { name: "s", port: 1 } }, extensionRef: { group: "", kind: "K", name: "n" } }] }] }, refused: [rule("spec.rules[0].filters[0]", "object", "filter.responseHeaderModifier must be specified for ResponseHeaderModifier filter.type"), rule("spec.rules[0].filters[1]", "object", "filter.extensionRef must be nil if the filter.type is not ExtensionRef")] },
-{ kind: "GatewayClass", name: "c-immutable", spec: { controllerName: "example.com/a" }, update: { controllerName: "example.com/b" }, refused: [], updated: [rule("spec.controllerName", "string", "Value is immutable")] },
+{ kind: "GatewayClass", name: "c-immutable", spec: { controllerName: "example.com/a" }, update: { controllerName: "example.com/b" }, refused: [], updated: [rule("spec.controllerName", "string", "Value is immutable", "example.com/b")] },
 { kind: "GatewayClass", name: "c-same", spec: { controllerName: "example.com/a" }, update: { controllerName: "example.com/a", description: "x" }, refused: [], updated: [] },
 ];
 

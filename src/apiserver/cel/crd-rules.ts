@@ -16,7 +16,7 @@
 import { type CelValue, celEnv, isCelError, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
-import { type FieldError, GoSyntax, toStatusCause } from "../schema/field-error.js";
+import { type FieldError, GoSyntax, OMIT_VALUE, toStatusCause } from "../schema/field-error.js";
 import { deepEqual } from "../object/meta.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
@@ -184,15 +184,16 @@ function compile(schema: Schema, rule: string): Compiled {
 
 /** Go's %#v of a rule, as kube (1.29+, the fields this server serves) prints it in a CRD's compile errors. */
 function ruleText(r: Rule): string {
-  const q = (v: string | undefined) => JSON.stringify(v ?? "");
-  // Go prints pointers as addresses; which one does not matter to a reader.
-  const reason = r.reason === undefined ? "(nil)" : "(0xc0001a2b40)";
-  const optional = r.optionalOldSelf === undefined ? "(nil)" : "(0xc0001a2b48)";
-  return (
-    `apiextensions.ValidationRule{Rule:${q(r.rule)}, Message:${q(r.message)}, ` +
-    `MessageExpression:${q(r.messageExpression)}, Reason:(*apiextensions.FieldValueErrorReason)${reason}, ` +
-    `FieldPath:${q(r.fieldPath)}, OptionalOldSelf:(*bool)${optional}}`
-  );
+  // json.Marshal of apiextensions' internal ValidationRule, which has no json tags (kube 1.37;
+  // kube ≤ 1.32 printed it with %#v). Pointers are null when unset, their value when set.
+  return JSON.stringify({
+    Rule: r.rule ?? "",
+    Message: r.message ?? "",
+    MessageExpression: r.messageExpression ?? "",
+    Reason: r.reason ?? null,
+    FieldPath: r.fieldPath ?? "",
+    OptionalOldSelf: r.optionalOldSelf ?? null,
+  });
 }
 
 /**
@@ -264,20 +265,20 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
     total.observe(field, weighed);
   };
   const visit = (s: Schema, at: string, cardinality: number | undefined) => {
-    rulesOf(s).forEach((r, i) => {
+    const rules = rulesOf(s);
+    // kube skips compiling every rule of a node when a check of any rule's other fields failed
+    // (1.37; earlier releases skipped only the rule at fault).
+    const schemaErrors = rules.flatMap((r, i) =>
+      ruleFieldErrors(r, s, `${at}.x-kubernetes-validations[${i}]`),
+    );
+    if (schemaErrors.length > 0) {
+      errs.push(...schemaErrors);
+      return;
+    }
+    rules.forEach((r, i) => {
       const base = `${at}.x-kubernetes-validations[${i}]`;
       const field = `${base}.rule`;
-      if (typeof r.rule !== "string" || r.rule.trim() === "") {
-        errs.push({ type: "FieldValueRequired", field });
-        return;
-      }
-      const schemaErrors = ruleFieldErrors(r, s, base);
-      if (schemaErrors.length > 0) {
-        // kube skips compiling a node's rules when its schema-level checks failed.
-        errs.push(...schemaErrors);
-        return;
-      }
-      const c = compile(s, r.rule);
+      const c = compile(s, r.rule as string);
       weigh(c.cost, s, cardinality, field, "estimated rule cost");
       if (c.error) {
         errs.push({
@@ -303,7 +304,7 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
         errs.push({
           type: "FieldValueInvalid",
           field: `${base}.optionalOldSelf`,
-          value: new GoSyntax(String(r.optionalOldSelf)),
+          value: r.optionalOldSelf,
           detail: "may not be set if oldSelf is not used in rule",
         });
       }
@@ -398,19 +399,21 @@ function ruleFieldErrors(r: Rule, s: Schema, base: string): FieldError[] {
   const errs: FieldError[] = [];
   const message = typeof r.message === "string" ? r.message : "";
   const trimmedMessage = message.trim();
-  if (message.length > 0 && trimmedMessage === "") {
+  if (typeof r.rule !== "string" || r.rule.trim() === "") {
+    errs.push({ type: "FieldValueRequired", field: `${base}.rule`, detail: "rule is not specified" });
+  } else if (message.length > 0 && trimmedMessage === "") {
     errs.push({
       type: "FieldValueInvalid",
       field: `${base}.message`,
       value: message,
-      detail: "message must be non-empty if specified",
+      detail: "must be non-empty if specified",
     });
   } else if (NEWLINES.test(trimmedMessage)) {
     errs.push({
       type: "FieldValueInvalid",
       field: `${base}.message`,
       value: message,
-      detail: "message must not contain line breaks",
+      detail: "must not contain line breaks",
     });
   } else if (NEWLINES.test((r.rule ?? "").trim()) && trimmedMessage === "") {
     errs.push({
@@ -444,7 +447,7 @@ function ruleFieldErrors(r: Rule, s: Schema, base: string): FieldError[] {
       type: "FieldValueInvalid",
       field: `${base}.fieldPath`,
       value: fieldPath,
-      detail: "fieldPath must be non-empty if specified",
+      detail: "must be non-empty if specified",
     });
   }
   if (NEWLINES.test(fieldPath)) {
@@ -452,7 +455,7 @@ function ruleFieldErrors(r: Rule, s: Schema, base: string): FieldError[] {
       type: "FieldValueInvalid",
       field: `${base}.fieldPath`,
       value: fieldPath,
-      detail: "fieldPath must not contain line breaks",
+      detail: "must not contain line breaks",
     });
   }
   if (fieldPath.length > 0 && normalizeFieldPath(fieldPath, s) === undefined) {
@@ -460,7 +463,7 @@ function ruleFieldErrors(r: Rule, s: Schema, base: string): FieldError[] {
       type: "FieldValueInvalid",
       field: `${base}.fieldPath`,
       value: fieldPath,
-      detail: "fieldPath must be a valid path",
+      detail: "must be a valid path",
     });
   }
   return errs;
@@ -483,7 +486,12 @@ function failureDetail(r: Rule & { rule: string }, s: Schema, ctx: Record<string
 }
 
 /** The field error a failed rule gives, as its `reason` asks (kube's fieldErrorForReason). */
-function failureCause(reason: string | undefined, field: string, value: string, detail: string): StatusCause {
+function failureCause(
+  reason: string | undefined,
+  field: string,
+  value: unknown,
+  detail: string,
+): StatusCause {
   switch (reason) {
     case "FieldValueForbidden":
       return toStatusCause({ type: "FieldValueForbidden", field, detail });
@@ -525,7 +533,16 @@ function celValue(value: unknown, schema: Schema | undefined): unknown {
   return value;
 }
 
-/** The JSON type name kube prints as the Invalid value of a failed rule. */
+/**
+ * What kube prints as the value of a rule that failed: nothing for an object or a list, the value
+ * itself for a scalar (kube ≤ 1.32 printed the type name, `Invalid value: "object": ...`).
+ */
+function failedValue(schema: Schema, value: unknown): unknown {
+  const type = typeName(schema, value);
+  return type === "object" || type === "array" ? OMIT_VALUE : value;
+}
+
+/** The JSON type name kube prints as the Invalid value of a rule it could not evaluate. */
 function typeName(schema: Schema, value: unknown): string {
   if (typeof schema.type === "string") return schema.type;
   if (Array.isArray(value)) return "array";
@@ -639,7 +656,7 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
             : undefined;
         const at = normalized ? (path === "" ? normalized : `${path}.${normalized}`) : field;
         const detail = failureDetail(r as Rule & { rule: string }, s, ctx);
-        causes.push(failureCause(r.reason, at, typeName(s, value), detail));
+        causes.push(failureCause(r.reason, at, failedValue(s, value), detail));
       }
     }
     if (Array.isArray(value)) {

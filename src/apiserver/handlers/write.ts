@@ -267,7 +267,7 @@ const BLOCKING = new Set([
 const RULES_NOT_CHECKED: StatusCause = {
   reason: "FieldValueInvalid",
   message:
-    'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
   field: "<nil>",
 };
 

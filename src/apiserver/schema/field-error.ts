@@ -11,7 +11,9 @@ export type FieldErrorType =
   | "FieldValueNotSupported"
   | "FieldValueForbidden"
   | "FieldValueTooLong"
+  | "FieldValueTooShort"
   | "FieldValueTooMany"
+  | "FieldValueTooFew"
   | "InternalError"
   | "FieldValueTypeInvalid";
 
@@ -23,7 +25,9 @@ const TYPE_WORDS: Record<FieldErrorType, string> = {
   FieldValueNotSupported: "Unsupported value",
   FieldValueForbidden: "Forbidden",
   FieldValueTooLong: "Too long",
+  FieldValueTooShort: "Too short",
   FieldValueTooMany: "Too many",
+  FieldValueTooFew: "Too few",
   InternalError: "Internal error",
   FieldValueTypeInvalid: "Invalid value",
 };
@@ -32,10 +36,16 @@ export interface FieldError {
   type: FieldErrorType;
   /** `spec.replicas`, `spec.containers[0].image`. */
   field: string;
-  /** The offending value; not printed for Required, Forbidden, TooLong and InternalError. */
+  /**
+   * The offending value; not printed for Required, Forbidden, TooLong, TooShort and InternalError,
+   * nor when it is `OMIT_VALUE` (kube's `field.OmitValueType{}`).
+   */
   value?: unknown;
   detail?: string;
 }
+
+/** A value left out of the message (`Invalid value: <detail>`), as kube's `field.OmitValueType{}`. */
+export const OMIT_VALUE: unique symbol = Symbol("omit value");
 
 /** The body of an error without its field, as `field.Error.ErrorBody()`. */
 export function errorBody(err: FieldError): string {
@@ -44,11 +54,12 @@ export function errorBody(err: FieldError): string {
     case "FieldValueRequired":
     case "FieldValueForbidden":
     case "FieldValueTooLong":
+    case "FieldValueTooShort":
     case "InternalError":
       s = TYPE_WORDS[err.type];
       break;
     default:
-      s = `${TYPE_WORDS[err.type]}: ${goValue(err.value)}`;
+      s = err.value === OMIT_VALUE ? TYPE_WORDS[err.type] : `${TYPE_WORDS[err.type]}: ${goValue(err.value)}`;
   }
   return err.detail ? `${s}: ${err.detail}` : s;
 }
@@ -81,7 +92,11 @@ export class GoSyntax {
   constructor(readonly text: string) {}
 }
 
-/** Prints a JSON value as Go's `%v` (scalars) or `%#v` (maps and slices) would after decoding. */
+/**
+ * Prints a JSON value as kube's `ErrorBody` does after decoding: scalars with Go's `%v` (strings
+ * quoted), maps and slices as `json.Marshal` writes them (map keys sorted). Kube ≤ 1.32 printed
+ * maps and slices with `%#v` (`map[string]interface {}{...}`); 1.37 writes JSON.
+ */
 export function goValue(value: unknown): string {
   if (value instanceof GoSyntax) return value.text;
   if (value === null || value === undefined) return "null";
@@ -92,19 +107,19 @@ export function goValue(value: unknown): string {
     case "boolean":
       return String(value);
     default:
-      return goSyntax(value);
+      return goJSON(value);
   }
 }
 
-function goSyntax(value: unknown): string {
-  if (value === null || value === undefined) return "interface {}(nil)";
-  if (Array.isArray(value)) return `[]interface {}{${value.map(goSyntax).join(", ")}}`;
+/** `json.Marshal` of a decoded value: map keys sorted, as Go's encoder writes a map. */
+function goJSON(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (Array.isArray(value)) return `[${value.map(goJSON).join(",")}]`;
   if (typeof value === "object") {
     const entries = Object.keys(value as object)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${goSyntax((value as Record<string, unknown>)[k])}`);
-    return `map[string]interface {}{${entries.join(", ")}}`;
+      .map((k) => `${JSON.stringify(k)}:${goJSON((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(",")}}`;
   }
-  if (typeof value === "number") return Number.isInteger(value) ? `${value}` : `${value}`;
-  return typeof value === "string" ? JSON.stringify(value) : String(value);
+  return JSON.stringify(value);
 }
