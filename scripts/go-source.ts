@@ -17,14 +17,29 @@ export const STAGING_VERSION = KUBERNETES_VERSION.replace(/^v1\./, "v0.");
  * `~/go/pkg/mod`; a module missing from it is fetched with `go mod download`, which prints its Dir.
  */
 export function goModuleDir(module: string, version: string = STAGING_VERSION): string {
-  const cache = process.env.GOMODCACHE || join(homedir(), "go/pkg/mod");
-  // The module cache escapes capitals as !lowercase; kube's module paths have none.
-  const dir = join(cache, `${module}@${version}`);
+  const dir = cachedModuleDir(module, version);
   if (existsSync(dir)) return dir;
   const out = execFileSync("go", ["mod", "download", "-json", `${module}@${version}`], { encoding: "utf8" });
   const info = JSON.parse(out) as { Dir?: string; Error?: string };
   if (!info.Dir) throw new Error(`go mod download ${module}@${version}: ${info.Error ?? "no Dir"}`);
   return info.Dir;
+}
+
+/** Where `module@version` sits in the Go module cache, whether or not it is there. */
+function cachedModuleDir(module: string, version: string): string {
+  const cache = process.env.GOMODCACHE || join(homedir(), "go/pkg/mod");
+  // The module cache escapes capitals as !lowercase; kube's module paths have none.
+  return join(cache, `${module}@${version}`);
+}
+
+/** Whether the generators can read the server's release without fetching anything. */
+export function goSourcesCached(): boolean {
+  return [
+    "k8s.io/api",
+    "k8s.io/apimachinery",
+    "k8s.io/apiextensions-apiserver",
+    "k8s.io/kube-aggregator",
+  ].every((m) => existsSync(cachedModuleDir(m, STAGING_VERSION)));
 }
 
 /** Where each Go import path of kube's API types lives: module directory and path inside it. */
