@@ -1,31 +1,33 @@
 // Generates src/apiserver/schema/builtin-schemas.generated.ts: compact OpenAPI schemas of the
-// built-in kinds the embedded API server serves, read from kubernetes-types' .d.ts files with
-// the TypeScript compiler API (kube's own OpenAPI is in no npm package).
+// built-in kinds the embedded API server serves, read from kube's Go types (k8s.io/api,
+// k8s.io/apimachinery, apiextensions-apiserver and kube-aggregator in the Go module cache, at the
+// release in src/apiserver/server-version.ts; see scripts/go-source.ts). kube's own OpenAPI is
+// generated from the same files by kube-openapi, whose rules this follows.
 //
 //   npx tsx scripts/gen-builtin-schemas.ts           # rewrite the generated file
 //   npx tsx scripts/gen-builtin-schemas.ts --check   # exit 1 if its data is out of date
 //
-// Mapping rules (TypeScript → OpenAPI):
-// - string, string literals → string; boolean → boolean;
-// - number → integer: every number in these kinds is an int32/int64 in Go, except the few
-//   float64 fields listed in FLOAT_FIELDS (JSONSchemaProps' bounds), which become number;
-// - number | string (IntOrString) → int-or-string; Quantity → quantity (string or number);
-// - Time, MicroTime → string, format date-time;
-// - Array<T> → array of T; { [k: string]: T } → map (additionalProperties T);
-// - RawExtension, FieldsV1 → objects that keep unknown fields; apiextensions JSON and the
-//   JSONSchemaProps*Or* unions → any value;
-// - interfaces → shared definitions by kube's name (io.k8s.api.core.v1.PodSpec), written
-//   short (core.v1.PodSpec) and expanded by builtin-schemas.ts;
-// - a property without `?` is required.
+// Mapping rules (Go → OpenAPI):
+// - string and named string types → string; bool → boolean; []byte → string (base64);
+// - integers → integer; float32/float64 → number;
+// - *T → T; []T → array of T; map[K]T → map (additionalProperties T);
+// - intstr.IntOrString → int-or-string; resource.Quantity → quantity (string or number);
+// - metav1.Time, MicroTime → string, format date-time; metav1.Duration → string;
+// - runtime.RawExtension, metav1.FieldsV1 → objects that keep unknown fields; apiextensions JSON
+//   and the JSONSchemaProps*Or* unions → any value;
+// - structs → shared definitions by kube's name (io.k8s.api.core.v1.PodSpec), written short
+//   (core.v1.PodSpec) and expanded by builtin-schemas.ts; embedded `json:",inline"` structs
+//   splice their fields in;
+// - a field is required unless `+optional` (or omitempty without `+required`), as kube-openapi
+//   decides; required names in declaration order, as kube lists them.
 // Descriptions are dropped to keep the module small.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
-import ts from "typescript";
 import type { CompactDefinition } from "../src/apiserver/schema/compact-definition.js";
+import { type GoField, isOptional, readGoPackage, resolveType } from "./go-source.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const OUTPUT = join(ROOT, "src/apiserver/schema/builtin-schemas.generated.ts");
@@ -77,6 +79,8 @@ const ROOTS: { module: string; group: string; version: string; kinds: string[] }
     version: "v1",
     kinds: [
       "MutatingWebhookConfiguration",
+      "MutatingAdmissionPolicy",
+      "MutatingAdmissionPolicyBinding",
       "ValidatingAdmissionPolicy",
       "ValidatingAdmissionPolicyBinding",
       "ValidatingWebhookConfiguration",
@@ -116,7 +120,7 @@ const ROOTS: { module: string; group: string; version: string; kinds: string[] }
     module: "certificates/v1",
     group: "certificates.k8s.io",
     version: "v1",
-    kinds: ["CertificateSigningRequest"],
+    kinds: ["CertificateSigningRequest", "ClusterTrustBundle", "PodCertificateRequest"],
   },
   { module: "discovery/v1", group: "discovery.k8s.io", version: "v1", kinds: ["EndpointSlice"] },
   {
@@ -129,7 +133,7 @@ const ROOTS: { module: string; group: string; version: string; kinds: string[] }
     module: "networking/v1",
     group: "networking.k8s.io",
     version: "v1",
-    kinds: ["Ingress", "IngressClass", "NetworkPolicy"],
+    kinds: ["Ingress", "IngressClass", "IPAddress", "NetworkPolicy", "ServiceCIDR"],
   },
   { module: "node/v1", group: "node.k8s.io", version: "v1", kinds: ["RuntimeClass"] },
   { module: "policy/v1", group: "policy", version: "v1", kinds: ["PodDisruptionBudget", "Eviction"] },
@@ -138,7 +142,32 @@ const ROOTS: { module: string; group: string; version: string; kinds: string[] }
     module: "storage/v1",
     group: "storage.k8s.io",
     version: "v1",
-    kinds: ["CSIDriver", "CSINode", "CSIStorageCapacity", "StorageClass", "VolumeAttachment"],
+    kinds: [
+      "CSIDriver",
+      "CSINode",
+      "CSIStorageCapacity",
+      "StorageClass",
+      "VolumeAttachment",
+      "VolumeAttributesClass",
+    ],
+  },
+  {
+    module: "resource/v1",
+    group: "resource.k8s.io",
+    version: "v1",
+    kinds: ["DeviceClass", "DeviceTaintRule", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"],
+  },
+  {
+    module: "storagemigration/v1",
+    group: "storagemigration.k8s.io",
+    version: "v1",
+    kinds: ["StorageVersionMigration"],
+  },
+  {
+    module: "apiregistration/v1",
+    group: "apiregistration.k8s.io",
+    version: "v1",
+    kinds: ["APIService"],
   },
   {
     module: "meta/v1",
@@ -153,192 +182,136 @@ const EXTRA_TYPES: { module: string; name: string }[] = [
   { module: "apiextensions/v1", name: "ValidationRule" },
 ];
 
-/** Fields kubernetes-types leaves out (its JSONSchemaProps has no `x-kubernetes-*`; its
- * RuleWithOperations and NamedRuleWithOperations lack the fields Go embeds from Rule). */
-const EXTRA_PROPERTIES: Record<string, Record<string, string>> = {
-  "admissionregistration.v1.RuleWithOperations": { resources: "[]string", scope: "string" },
-  "admissionregistration.v1.NamedRuleWithOperations": { resources: "[]string", scope: "string" },
-  "apiextensions.v1.JSONSchemaProps": {
-    "x-kubernetes-embedded-resource": "boolean",
-    "x-kubernetes-int-or-string": "boolean",
-    "x-kubernetes-list-map-keys": "[]string",
-    "x-kubernetes-list-type": "string",
-    "x-kubernetes-map-type": "string",
-    "x-kubernetes-preserve-unknown-fields": "boolean",
-    "x-kubernetes-validations": "[]@apiextensions.v1.ValidationRule",
-  },
+/** Go packages outside k8s.io/api, by the short module name kube's definitions use. */
+const PACKAGES: Record<string, string> = {
+  "meta/v1": "k8s.io/apimachinery/pkg/apis/meta/v1",
+  "apiextensions/v1": "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1",
+  "apiregistration/v1": "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1",
 };
 
-/**
- * Kinds kubernetes-types does not describe, written from their Go types: kube-aggregator's
- * APIService (k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/types.go).
- */
-const HAND_WRITTEN: Record<string, CompactDefinition> = {
-  "apiregistration.v1.APIService": {
-    properties: {
-      apiVersion: "string",
-      kind: "string",
-      metadata: "@meta.v1.ObjectMeta",
-      spec: "@apiregistration.v1.APIServiceSpec",
-      status: "@apiregistration.v1.APIServiceStatus",
-    },
-    gvk: ["apiregistration.k8s.io", "v1", "APIService"],
-  },
-  "apiregistration.v1.APIServiceList": {
-    properties: {
-      apiVersion: "string",
-      items: "[]@apiregistration.v1.APIService",
-      kind: "string",
-      metadata: "@meta.v1.ListMeta",
-    },
-    required: ["items"],
-    gvk: ["apiregistration.k8s.io", "v1", "APIServiceList"],
-  },
-  "apiregistration.v1.APIServiceSpec": {
-    properties: {
-      caBundle: "string",
-      group: "string",
-      groupPriorityMinimum: "integer",
-      insecureSkipTLSVerify: "boolean",
-      service: "@apiregistration.v1.ServiceReference",
-      version: "string",
-      versionPriority: "integer",
-    },
-    required: ["groupPriorityMinimum", "versionPriority"],
-  },
-  "apiregistration.v1.APIServiceStatus": {
-    properties: { conditions: "[]@apiregistration.v1.APIServiceCondition" },
-  },
-  "apiregistration.v1.APIServiceCondition": {
-    properties: {
-      lastTransitionTime: "date-time",
-      message: "string",
-      reason: "string",
-      status: "string",
-      type: "string",
-    },
-    required: ["status", "type"],
-  },
-  "apiregistration.v1.ServiceReference": {
-    properties: { name: "string", namespace: "string", port: "integer" },
-  },
-};
+const importPathOf = (module: string): string => PACKAGES[module] ?? `k8s.io/api/${module}`;
 
-/** Go float64 fields (everything else numeric is an integer). */
-const FLOAT_FIELDS = new Set([
-  "JSONSchemaProps.maximum",
-  "JSONSchemaProps.minimum",
-  "JSONSchemaProps.multipleOf",
-]);
+/** `k8s.io/api/core/v1` → `core.v1`; `…/apis/meta/v1` → `meta.v1`. */
+function shortModule(importPath: string): string {
+  const parts = importPath.split("/");
+  return `${parts.at(-2)}.${parts.at(-1)}`;
+}
 
-/** Types written inline rather than as definitions. */
+/** Types written inline rather than as definitions, by Go import path and name. */
 const INLINE: Record<string, string> = {
-  Quantity: "quantity",
-  Time: "date-time",
-  MicroTime: "date-time",
-  RawExtension: "object",
-  FieldsV1: "fields-v1",
-  JSON: "any",
-  JSONSchemaPropsOrArray: "any",
-  JSONSchemaPropsOrBool: "any",
-  JSONSchemaPropsOrStringArray: "any",
+  "k8s.io/apimachinery/pkg/api/resource.Quantity": "quantity",
+  "k8s.io/apimachinery/pkg/util/intstr.IntOrString": "int-or-string",
+  "k8s.io/apimachinery/pkg/apis/meta/v1.Time": "date-time",
+  "k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime": "date-time",
+  "k8s.io/apimachinery/pkg/apis/meta/v1.Duration": "string",
+  "k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1": "fields-v1",
+  "k8s.io/apimachinery/pkg/runtime.RawExtension": "object",
+  "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSON": "any",
+  "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSONSchemaPropsOrArray": "any",
+  "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSONSchemaPropsOrBool": "any",
+  "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSONSchemaPropsOrStringArray": "any",
+};
+
+const BASIC: Record<string, string> = {
+  string: "string",
+  bool: "boolean",
+  int: "integer",
+  int8: "integer",
+  int16: "integer",
+  int32: "integer",
+  int64: "integer",
+  uint: "integer",
+  uint8: "integer",
+  uint16: "integer",
+  uint32: "integer",
+  uint64: "integer",
+  byte: "integer",
+  float32: "number",
+  float64: "number",
+  "interface{}": "any",
+  any: "any",
 };
 
 export function generate(): Record<string, CompactDefinition> {
-  const require = createRequire(import.meta.url);
-  const pkgDir = dirname(require.resolve("kubernetes-types/package.json"));
-  const files = ROOTS.map((r) => join(pkgDir, `${r.module}.d.ts`));
-  const program = ts.createProgram(files, { noEmit: true, skipLibCheck: true });
-  const checker = program.getTypeChecker();
   const defs: Record<string, CompactDefinition> = {};
+  /** Declaration order of required names, kept apart so properties can be sorted. */
 
-  const shortName = (decl: ts.Declaration, name: string): string => {
-    const module = relative(pkgDir, decl.getSourceFile().fileName).replace(/\.d\.ts$/, "");
-    return `${module.replace("/", ".")}.${name}`;
+  const typeCode = (pkgPath: string, scope: string, type: string): string => {
+    if (type.startsWith("*")) return typeCode(pkgPath, scope, type.slice(1));
+    if (type === "[]byte") return "string";
+    if (type.startsWith("[]")) return `[]${typeCode(pkgPath, scope, type.slice(2))}`;
+    if (type.startsWith("map[")) {
+      let depth = 0;
+      let i = 3;
+      for (; i < type.length; i++) {
+        if (type[i] === "[") depth++;
+        else if (type[i] === "]" && --depth === 0) break;
+      }
+      return `{}${typeCode(pkgPath, scope, type.slice(i + 1))}`;
+    }
+    if (BASIC[type]) return BASIC[type];
+    const goType = readGoPackage(pkgPath).types.get(scope);
+    const [typePkg, name] = goType ? resolveType(pkgPath, goType, type) : [pkgPath, type];
+    const inline = INLINE[`${typePkg}.${name}`];
+    if (inline) return inline;
+    const target = readGoPackage(typePkg).types.get(name);
+    if (!target)
+      throw new Error(`gen-builtin-schemas: cannot map type ${type} (${typePkg}.${name}) in ${scope}`);
+    if (target.fields) return `@${visit(typePkg, name)}`;
+    return typeCode(typePkg, name, target.underlying!);
   };
 
-  const declarationOf = (node: ts.TypeReferenceNode): ts.Declaration | undefined => {
-    let symbol = checker.getSymbolAtLocation(node.typeName);
-    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-    return symbol?.declarations?.[0];
+  /** The JSON fields of a struct, embedded inline structs spliced in. */
+  const jsonFields = (pkgPath: string, name: string): { pkg: string; scope: string; field: GoField }[] => {
+    const t = readGoPackage(pkgPath).types.get(name);
+    const out: { pkg: string; scope: string; field: GoField }[] = [];
+    for (const field of t?.fields ?? []) {
+      if (!field.inline) {
+        out.push({ pkg: pkgPath, scope: name, field });
+        continue;
+      }
+      const [p, n] = resolveType(pkgPath, t!, field.type.replace(/^\*/, ""));
+      out.push(...jsonFields(p, n));
+    }
+    return out;
   };
 
-  const typeCode = (node: ts.TypeNode, owner: string, prop: string): string => {
-    if (ts.isUnionTypeNode(node)) {
-      const kinds = node.types.map((t) => t.kind);
-      if (kinds.includes(ts.SyntaxKind.NumberKeyword) && kinds.includes(ts.SyntaxKind.StringKeyword))
-        return "int-or-string";
-      if (node.types.every((t) => ts.isLiteralTypeNode(t) && ts.isStringLiteral(t.literal))) return "string";
-      return "any";
-    }
-    if (ts.isLiteralTypeNode(node)) return ts.isStringLiteral(node.literal) ? "string" : "any";
-    switch (node.kind) {
-      case ts.SyntaxKind.StringKeyword:
-        return "string";
-      case ts.SyntaxKind.BooleanKeyword:
-        return "boolean";
-      case ts.SyntaxKind.NumberKeyword:
-        return FLOAT_FIELDS.has(`${owner}.${prop}`) ? "number" : "integer";
-    }
-    if (ts.isArrayTypeNode(node)) return `[]${typeCode(node.elementType, owner, prop)}`;
-    if (ts.isTypeLiteralNode(node)) {
-      const index = node.members.find(ts.isIndexSignatureDeclaration);
-      return index?.type ? `{}${typeCode(index.type, owner, prop)}` : "object";
-    }
-    if (ts.isTypeReferenceNode(node)) {
-      const name = node.typeName.getText();
-      if (name === "Array" && node.typeArguments?.length === 1)
-        return `[]${typeCode(node.typeArguments[0], owner, prop)}`;
-      if (INLINE[name]) return INLINE[name];
-      const decl = declarationOf(node);
-      if (decl && ts.isInterfaceDeclaration(decl)) return `@${visit(decl)}`;
-      if (decl && ts.isTypeAliasDeclaration(decl)) return typeCode(decl.type, owner, prop);
-    }
-    throw new Error(`gen-builtin-schemas: cannot map type ${node.getText()} of ${owner}.${prop}`);
-  };
-
-  const visit = (decl: ts.InterfaceDeclaration, gvk?: [string, string, string]): string => {
-    const name = shortName(decl, decl.name.text);
-    if (defs[name]) {
-      if (gvk) defs[name].gvk = gvk;
-      return name;
+  const visit = (pkgPath: string, name: string, gvk?: [string, string, string]): string => {
+    const short = `${shortModule(pkgPath)}.${name}`;
+    if (defs[short]) {
+      if (gvk) defs[short].gvk = gvk;
+      return short;
     }
     const def: CompactDefinition = { properties: {} };
-    defs[name] = def;
+    defs[short] = def;
     if (gvk) def.gvk = gvk;
+    const properties: Record<string, string> = {};
     const required: string[] = [];
-    for (const member of decl.members) {
-      if (!ts.isPropertySignature(member) || !member.type) continue;
-      const prop = member.name.getText().replace(/^["']|["']$/g, "");
-      def.properties[prop] = typeCode(member.type, decl.name.text, prop);
-      if (!member.questionToken) required.push(prop);
+    for (const { pkg, scope, field } of jsonFields(pkgPath, name)) {
+      properties[field.json] = typeCode(pkg, scope, field.type);
+      if (!isOptional(field)) required.push(field.json);
     }
+    // kube's documents list properties by name (a Go map); required names in field order.
+    def.properties = Object.fromEntries(
+      Object.keys(properties)
+        .sort()
+        .map((k) => [k, properties[k]]),
+    );
     if (required.length > 0) def.required = required;
-    return name;
+    return short;
   };
 
   for (const root of ROOTS) {
-    const file = program.getSourceFile(join(pkgDir, `${root.module}.d.ts`));
-    if (!file) throw new Error(`gen-builtin-schemas: ${root.module}.d.ts not found`);
-    const interfaces = new Map<string, ts.InterfaceDeclaration>();
-    ts.forEachChild(file, (n) => {
-      if (ts.isInterfaceDeclaration(n)) interfaces.set(n.name.text, n);
-    });
-    for (const extra of EXTRA_TYPES.filter((e) => e.module === root.module)) {
-      const decl = interfaces.get(extra.name);
-      if (!decl) throw new Error(`gen-builtin-schemas: ${root.module} has no ${extra.name}`);
-      visit(decl);
-    }
+    const pkgPath = importPathOf(root.module);
+    const types = readGoPackage(pkgPath).types;
     for (const kind of root.kinds) {
       for (const name of [kind, `${kind}List`]) {
-        const decl = interfaces.get(name);
-        if (decl) visit(decl, [root.group, root.version, name]);
+        if (types.get(name)?.fields) visit(pkgPath, name, [root.group, root.version, name]);
         else if (name === kind) throw new Error(`gen-builtin-schemas: ${root.module} has no ${kind}`);
       }
     }
   }
-  for (const [name, props] of Object.entries(EXTRA_PROPERTIES)) Object.assign(defs[name].properties, props);
-  Object.assign(defs, structuredClone(HAND_WRITTEN));
+  for (const extra of EXTRA_TYPES) visit(importPathOf(extra.module), extra.name);
   // meta.k8s.io kinds are served under every group version; kube tags them with no group.
   for (const def of Object.values(defs)) if (def.gvk?.[0] === "meta.k8s.io") def.gvk[0] = "";
   return Object.fromEntries(
@@ -353,7 +326,7 @@ export function render(defs: Record<string, CompactDefinition>): string {
     ([name, def]) => `  ${JSON.stringify(name)}: ${JSON.stringify(def)},`,
   );
   return [
-    "// Generated by scripts/gen-builtin-schemas.ts from kubernetes-types; do not edit.",
+    "// Generated by scripts/gen-builtin-schemas.ts from kube's Go types; do not edit.",
     "// Regenerate: npx tsx scripts/gen-builtin-schemas.ts",
     'import type { CompactDefinition } from "./compact-definition.js";',
     "",

@@ -7,26 +7,23 @@
 //         for these; other zero scalars are what Go would leave out of JSON.
 //   i     the field is an embedded struct whose JSON fields are spliced into the parent
 //         (`VolumeSource json:",inline"`).
+//   z     the field is `omitzero`: left out of JSON when zero (an unset metav1.Time, which the
+//         wire carries as an empty message and Go's JSON would otherwise write as null).
 //   =name the JSON name, where it is not the proto field's name.
 // Messages for Go slice types (`type ExtraValue []string`) are listed as lists.
 //
-//   GO_API_REPO=<kubernetes/api git dir> GO_APIMACHINERY_REPO=<kubernetes/apimachinery git dir> \
-//     npx tsx scripts/gen-protobuf.ts [tag]          # default tag v0.32.0; needs protoc on PATH
+//   npx tsx scripts/gen-protobuf.ts   # reads the server's release from the Go module cache; needs protoc
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { goModuleDir, STAGING_VERSION } from "./go-source.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const OUTPUT = join(ROOT, "src/apiserver/protobuf/kube-protos.generated.ts");
-const apiRepo = process.env.GO_API_REPO;
-const machineryRepo = process.env.GO_APIMACHINERY_REPO;
-if (!apiRepo || !machineryRepo) throw new Error("set GO_API_REPO and GO_APIMACHINERY_REPO to git dirs");
-const tag = process.argv[2] ?? "v0.32.0";
-
-const git = (repo: string, ...args: string[]) =>
-  execFileSync("git", ["--git-dir", repo, ...args], { encoding: "utf8", maxBuffer: 256 << 20 });
+const apiDir = goModuleDir("k8s.io/api");
+const machineryDir = goModuleDir("k8s.io/apimachinery");
 
 /** The apimachinery packages kube's API types import. */
 const MACHINERY = [
@@ -36,37 +33,53 @@ const MACHINERY = [
   "pkg/runtime/schema",
   "pkg/util/intstr",
 ];
-// GA versions only: the embedded server serves no alpha or beta API.
-const API = git(apiRepo, "ls-tree", "-r", "--name-only", tag)
-  .split("\n")
-  .filter((p) => /^[a-z]+\/v[0-9]+\/generated\.proto$/.test(p))
-  .map((p) => dirname(p));
+// GA versions, and what they import: the embedded server serves no alpha or beta API, but GA
+// messages may hold alpha ones (batch/v1's Job names scheduling/v1alpha3 types).
+const API = withImports(
+  readdirSync(apiDir, { recursive: true, encoding: "utf8" })
+    .filter((p) => /^[a-z]+\/v[0-9]+\/generated\.proto$/.test(p))
+    .map((p) => dirname(p)),
+);
+
+/** `dirs` and the k8s.io/api packages their generated.proto files import, transitively, sorted. */
+function withImports(dirs: string[]): string[] {
+  const seen = new Set<string>();
+  const pending = [...dirs];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    const proto = readFileSync(join(apiDir, dir, "generated.proto"), "utf8");
+    for (const m of proto.matchAll(/^import "k8s\.io\/api\/(.+)\/generated\.proto";/gm)) pending.push(m[1]);
+  }
+  return [...seen].sort();
+}
 
 const work = mkdtempSync(join(tmpdir(), "kube-protos-"));
 try {
   const protos: string[] = [];
-  const extract = (repo: string, dir: string, prefix: string) => {
+  const extract = (moduleDir: string, dir: string, prefix: string) => {
     const target = join(work, prefix, dir);
     mkdirSync(target, { recursive: true });
-    writeFileSync(join(target, "generated.proto"), git(repo, "show", `${tag}:${dir}/generated.proto`));
+    writeFileSync(join(target, "generated.proto"), readFileSync(join(moduleDir, dir, "generated.proto")));
     protos.push(join(prefix, dir, "generated.proto"));
   };
-  for (const dir of MACHINERY) extract(machineryRepo, dir, "k8s.io/apimachinery");
-  for (const dir of API) extract(apiRepo, dir, "k8s.io/api");
+  for (const dir of MACHINERY) extract(machineryDir, dir, "k8s.io/apimachinery");
+  for (const dir of API) extract(apiDir, dir, "k8s.io/api");
   const out = join(work, "kube.binpb");
   execFileSync("protoc", ["-I", work, "--include_imports", `--descriptor_set_out=${out}`, ...protos], {
-    stdio: ["ignore", "ignore", "ignore"],
+    stdio: ["ignore", "ignore", "pipe"],
   });
   const descriptors = readFileSync(out).toString("base64");
 
   const shapes: Record<string, string> = {};
   const lists: string[] = [];
-  const readGo = (repo: string, dir: string, protoPackage: string) => {
-    const files = git(repo, "ls-tree", "--name-only", `${tag}:${dir}`)
-      .split("\n")
-      .filter((f) => f.endsWith(".go") && !f.endsWith("_test.go") && !f.startsWith("zz_"));
+  const readGo = (moduleDir: string, dir: string, protoPackage: string) => {
+    const files = readdirSync(join(moduleDir, dir))
+      .filter((f) => f.endsWith(".go") && !f.endsWith("_test.go") && !f.startsWith("zz_"))
+      .sort();
     for (const file of files) {
-      const text = git(repo, "show", `${tag}:${dir}/${file}`);
+      const text = readFileSync(join(moduleDir, dir, file), "utf8");
       for (const m of text.matchAll(/^type (\w+) \[\](\w+)\s*$/gm)) lists.push(`${protoPackage}.${m[1]}`);
       for (const m of text.matchAll(/^type (\w+) struct \{\n([\s\S]*?)^\}/gm)) {
         const flags: string[] = [];
@@ -79,6 +92,7 @@ try {
           let flag = "";
           if (json === "") flag += "i";
           else if (f[2].startsWith("*") || !opts.includes("omitempty")) flag += "k";
+          if (opts.includes("omitzero")) flag += "z";
           if (json !== "" && json !== pb[2]) flag += `=${json}`;
           if (flag) flags.push(`${pb[1]}${flag}`);
         }
@@ -87,13 +101,13 @@ try {
     }
   };
   for (const dir of MACHINERY) {
-    readGo(machineryRepo, dir, `k8s.io.apimachinery.${dir.replaceAll("/", ".")}`);
+    readGo(machineryDir, dir, `k8s.io.apimachinery.${dir.replaceAll("/", ".")}`);
   }
-  for (const dir of API) readGo(apiRepo, dir, `k8s.io.api.${dir.replaceAll("/", ".")}`);
+  for (const dir of API) readGo(apiDir, dir, `k8s.io.api.${dir.replaceAll("/", ".")}`);
 
   const sorted = Object.fromEntries(Object.entries(shapes).sort(([a], [b]) => a.localeCompare(b)));
   const text =
-    `// Generated by scripts/gen-protobuf.ts from k8s.io/api and k8s.io/apimachinery ${tag}: do not edit.\n` +
+    `// Generated by scripts/gen-protobuf.ts from k8s.io/api and k8s.io/apimachinery ${STAGING_VERSION}: do not edit.\n` +
     "// DESCRIPTORS: a FileDescriptorSet (base64) of kube's generated.proto files. GO_SHAPES: per\n" +
     "// message, `<field number><flags>` for what the Go types add (see the script). GO_LISTS: messages\n" +
     "// of Go slice types, written in JSON as their `items`.\n" +

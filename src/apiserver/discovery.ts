@@ -54,6 +54,7 @@ function resourceEntries(def: ResourceDefinition): Record<string, unknown>[] {
     out.push(
       { name: "pods/binding", singularName: "", namespaced: true, kind: "Binding", verbs: ["create"] },
       { name: "pods/ephemeralcontainers", ...sub, kind: "Pod" },
+      { name: "pods/resize", ...sub, kind: "Pod" },
     );
   }
   if (!def.crdName && def.group === "certificates.k8s.io" && def.kind === "CertificateSigningRequest") {

@@ -166,7 +166,10 @@ async function dispatch(
       isBinding({ def, subresource }) ||
       isConnect({ def, subresource }) ||
       (subresource === "approval" && isCSR(def)) ||
-      (subresource === "ephemeralcontainers" && def.group === "" && def.kind === "Pod" && !def.crdName) ||
+      ((subresource === "ephemeralcontainers" || subresource === "resize") &&
+        def.group === "" &&
+        def.kind === "Pod" &&
+        !def.crdName) ||
       isTokenRequest({ def, subresource });
     if (!known) throw resourceNotFound();
   }
@@ -229,7 +232,10 @@ async function dispatch(
   }
   if (subresource === "finalize" && method !== "PUT") throw methodNotAllowed();
   if (
-    (subresource === "status" || subresource === "approval" || subresource === "ephemeralcontainers") &&
+    (subresource === "status" ||
+      subresource === "approval" ||
+      subresource === "ephemeralcontainers" ||
+      subresource === "resize") &&
     method !== "GET" &&
     method !== "PUT" &&
     method !== "PATCH"

@@ -195,7 +195,7 @@ test("a StatefulSet's claim templates are PersistentVolumeClaims with their defa
     {
       kind: "PersistentVolumeClaim",
       apiVersion: "v1",
-      metadata: { name: "data", creationTimestamp: null },
+      metadata: { name: "data" },
       spec: {
         accessModes: ["ReadWriteOnce"],
         resources: { requests: { storage: "1Gi" } },

@@ -140,7 +140,7 @@ describe("content negotiation", () => {
     });
     assert.equal(review.status, 201);
     assert.equal(review.body.kind, "PartialObjectMetadata");
-    assert.equal(review.body.metadata.creationTimestamp, null);
+    assert.equal(review.body.metadata.creationTimestamp, undefined);
 
     // A delete that removes the object answers a Status, whatever form was asked.
     const deleted = await api.call("DELETE", `/api/v1/namespaces/${ns}/configmaps/c1`, undefined, {

@@ -69,6 +69,37 @@ test("discovery lists every kind with kube's verbs, short names and subresources
   ]) {
     assert.ok((await resources(gv)).has(name), `${gv} ${name}`);
   }
+  if (minor < 37) return;
+  // What 1.37 serves by default beyond 1.32.
+  assert.equal(verbs(core, "pods/resize"), "get,patch,update");
+  const admission = await resources("admissionregistration.k8s.io/v1");
+  for (const name of ["mutatingadmissionpolicies", "mutatingadmissionpolicybindings"]) {
+    assert.deepEqual(admission.get(name)?.categories, ["api-extensions"], name);
+    assert.equal(admission.get(name)?.namespaced, false, name);
+  }
+  assert.equal(csr.get("clustertrustbundles")?.namespaced, false);
+  assert.equal(csr.get("podcertificaterequests")?.namespaced, true);
+  assert.equal(verbs(csr, "podcertificaterequests/status"), "get,patch,update");
+  const networking = await resources("networking.k8s.io/v1");
+  assert.deepEqual(networking.get("ipaddresses")?.shortNames, ["ip"]);
+  assert.ok(networking.has("servicecidrs/status"));
+  const storage = await resources("storage.k8s.io/v1");
+  assert.deepEqual(storage.get("volumeattributesclasses")?.shortNames, ["vac"]);
+  assert.equal(verbs(storage, "csinodes/status"), "get,patch,update");
+  const dra = await resources("resource.k8s.io/v1");
+  assert.deepEqual([...dra.keys()].sort(), [
+    "deviceclasses",
+    "devicetaintrules",
+    "devicetaintrules/status",
+    "resourceclaims",
+    "resourceclaims/status",
+    "resourceclaimtemplates",
+    "resourceslices",
+  ]);
+  assert.equal(dra.get("resourceclaims")?.namespaced, true);
+  assert.equal(dra.get("resourceslices")?.namespaced, false);
+  const migration = await resources("storagemigration.k8s.io/v1");
+  assert.ok(migration.has("storageversionmigrations/status"));
 });
 
 describe("kube's defaults and what its storage adds", () => {
@@ -129,7 +160,8 @@ describe("kube's defaults and what its storage adds", () => {
     assert.deepEqual(rc.metadata.labels, { app: "rc" });
     assert.equal(rc.metadata.generation, 1);
     assert.equal(rc.spec.template.spec.restartPolicy, "Always");
-    assert.equal(rc.spec.template.metadata.creationTimestamp, null);
+    // By 1.37 ObjectMeta's creationTimestamp is omitzero: a template's is left out, not null.
+    assert.equal(rc.spec.template.metadata.creationTimestamp, minor >= 37 ? undefined : null);
     const fields = rc.metadata.managedFields[0].fieldsV1;
     assert.deepEqual(fields["f:spec"]["f:selector"], {}, "an RC's selector is an atomic map");
     const pt = (await api.get(`/api/v1/namespaces/${ns}/podtemplates/pt`)).body;
@@ -157,6 +189,69 @@ describe("kube's defaults and what its storage adds", () => {
     assert.deepEqual(np.spec.policyTypes, ["Ingress"]);
     const es = (await api.get(`/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices/es`)).body;
     assert.deepEqual(es.ports, [{ name: "", protocol: "TCP", port: 80 }]);
+  });
+
+  test("the kinds new since 1.32: kube's defaults, and what it refuses", async () => {
+    if (minor < 37) return;
+    const claim = (await api.get(`/apis/resource.k8s.io/v1/namespaces/${ns}/resourceclaims/claim`)).body;
+    const request = claim.spec.devices.requests[0].exactly;
+    assert.equal(request.allocationMode, "ExactCount");
+    assert.equal(request.count, 1);
+    const changed = await api.patch(`/apis/resource.k8s.io/v1/namespaces/${ns}/resourceclaims/claim`, {
+      spec: { devices: { requests: [{ name: "gpu", exactly: { deviceClassName: "other.example.com" } }] } },
+    });
+    assert.equal(changed.status, 422, changed.text);
+    assert.deepEqual(changed.body.details.causes, [
+      { reason: "FieldValueInvalid", message: "Invalid value: null: field is immutable", field: "spec" },
+    ]);
+    const rule = (await api.get(`/apis/resource.k8s.io/v1/devicetaintrules/dtr-${ns}`)).body;
+    assert.match(rule.spec.taint.timeAdded, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const vac = (await api.get(`/apis/storage.k8s.io/v1/volumeattributesclasses/vac-${ns}`)).body;
+    assert.deepEqual(vac.metadata.finalizers, ["kubernetes.io/vac-protection"]);
+    const retuned = await api.patch(`/apis/storage.k8s.io/v1/volumeattributesclasses/vac-${ns}`, {
+      parameters: { iops: "6000" },
+    });
+    assert.equal(retuned.status, 422, retuned.text);
+    assert.equal(retuned.body.details.causes[0].message, "Forbidden: updates to parameters are forbidden.");
+    const policy = (
+      await api.get(`/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies/map-${ns}`)
+    ).body.spec;
+    assert.equal(policy.failurePolicy, "Fail");
+    assert.equal(policy.matchConstraints.matchPolicy, "Equivalent");
+    assert.equal(policy.matchConstraints.resourceRules[0].scope, "*");
+    const migration = (await api.get(`/apis/storagemigration.k8s.io/v1/storageversionmigrations/svm-${ns}`))
+      .body;
+    assert.deepEqual(migration.spec.resource, { group: "", resource: "configmaps" });
+    const address = await api.post("/apis/networking.k8s.io/v1/ipaddresses", {
+      metadata: { name: `ip-${ns}` },
+      spec: { parentRef: { resource: "services", name: "s" } },
+    });
+    assert.equal(address.status, 422, address.text);
+    assert.equal(
+      address.body.details.causes[0].message,
+      `Invalid value: "ip-${ns}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
+    );
+    const range = await api.post("/apis/networking.k8s.io/v1/servicecidrs", {
+      metadata: { name: `bits-${ns}` },
+      spec: { cidrs: ["10.1.2.3/24"] },
+    });
+    assert.equal(range.status, 422, range.text);
+    assert.deepEqual(range.body.details.causes, [
+      {
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "10.1.2.3/24": must not have bits set beyond the prefix length',
+        field: "spec.cidrs[0]",
+      },
+    ]);
+    const slice = await api.post("/apis/resource.k8s.io/v1/resourceslices", {
+      metadata: { name: `nowhere-${ns}` },
+      spec: { driver: "gpu.example.com", pool: { name: "p", resourceSliceCount: 1 } },
+    });
+    assert.equal(slice.status, 422, slice.text);
+    assert.equal(
+      slice.body.message,
+      `ResourceSlice.resource.k8s.io "nowhere-${ns}" is invalid: spec: Required value: exactly one of \`nodeName\`, \`nodeSelector\`, \`allNodes\`, \`perDeviceNodeSelection\` is required`,
+    );
   });
 
   test("an HPA's behavior, once given, is filled with kube's scaling rules", async () => {
@@ -260,6 +355,28 @@ describe("subresources", () => {
     assert.equal(r.body.spec.ephemeralContainers[0].name, "debug");
     assert.equal(r.body.metadata.labels, undefined);
     assert.deepEqual(r.body.spec.containers, created.spec.containers);
+  });
+
+  test("a resize changes the containers' resources and nothing else", async () => {
+    if (minor < 35) return;
+    const created = await pod("resized");
+    const r = await api.patch(
+      `/api/v1/namespaces/${ns}/pods/resized/resize`,
+      {
+        metadata: { labels: { ignored: "yes" } },
+        spec: { containers: [{ name: "c", image: "ignored", resources: { requests: { cpu: "100m" } } }] },
+      },
+      "application/strategic-merge-patch+json",
+    );
+    assert.equal(r.status, 200, r.text);
+    // A strategic merge into what the Pod had (the namespace's LimitRange defaults, where applied).
+    const had = created.spec.containers[0].resources ?? {};
+    assert.deepEqual(r.body.spec.containers[0].resources, {
+      ...had,
+      requests: { ...(had.requests ?? {}), cpu: "100m" },
+    });
+    assert.equal(r.body.spec.containers[0].image, created.spec.containers[0].image);
+    assert.equal(r.body.metadata.labels, undefined);
   });
 
   test("a CSR records who asked, and is approved through /approval", async () => {

@@ -29,8 +29,31 @@ export async function certificateRequestPem(cn: string): Promise<string> {
   return csr.toString("pem");
 }
 
+/** A self-signed CA certificate in PEM, as a ClusterTrustBundle carries it. */
+export async function caCertificatePem(cn: string): Promise<string> {
+  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+  const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+  const keys = (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    name: `CN=${cn}`,
+    keys,
+    signingAlgorithm: alg,
+    notBefore: new Date(Date.now() - 60_000),
+    notAfter: new Date(Date.now() + 86_400_000),
+    extensions: [new x509.BasicConstraintsExtension(true, undefined, true)],
+  });
+  return cert.toString("pem");
+}
+
+const claimSpec = {
+  devices: { requests: [{ name: "gpu", exactly: { deviceClassName: "gpu.example.com" } }] },
+};
+
 export async function servedKinds(): Promise<Record<string, KindCase>> {
   const csr = Buffer.from(await certificateRequestPem("alice")).toString("base64");
+  const trustBundle = await caCertificatePem("example-ca");
+  // IPAddresses are named by their address: one per run, as cluster-scoped names carry {ns}.
+  const octet = 1 + Math.floor(Math.random() * 254);
   const kind = (apiVersion: string, k: string, name: string, rest: Record<string, unknown>) => ({
     apiVersion,
     kind: k,
@@ -149,6 +172,87 @@ export async function servedKinds(): Promise<Record<string, KindCase>> {
     StorageClass: {
       path: "/apis/storage.k8s.io/v1/storageclasses",
       body: kind("storage.k8s.io/v1", "StorageClass", "sc-{ns}", { provisioner: "example.com/disk" }),
+    },
+    VolumeAttributesClass: {
+      path: "/apis/storage.k8s.io/v1/volumeattributesclasses",
+      body: kind("storage.k8s.io/v1", "VolumeAttributesClass", "vac-{ns}", {
+        driverName: "disk.example.com",
+        parameters: { iops: "3000" },
+      }),
+    },
+    MutatingAdmissionPolicy: {
+      path: "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies",
+      body: kind("admissionregistration.k8s.io/v1", "MutatingAdmissionPolicy", "map-{ns}", {
+        spec: {
+          matchConstraints: {
+            resourceRules: [
+              { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] },
+            ],
+          },
+          mutations: [
+            {
+              patchType: "ApplyConfiguration",
+              applyConfiguration: { expression: 'Object{metadata: Object.metadata{labels: {"m": "1"}}}' },
+            },
+          ],
+          reinvocationPolicy: "Never",
+        },
+      }),
+    },
+    MutatingAdmissionPolicyBinding: {
+      path: "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings",
+      body: kind("admissionregistration.k8s.io/v1", "MutatingAdmissionPolicyBinding", "mapb-{ns}", {
+        spec: { policyName: "map-{ns}" },
+      }),
+    },
+    ClusterTrustBundle: {
+      path: "/apis/certificates.k8s.io/v1/clustertrustbundles",
+      body: kind("certificates.k8s.io/v1", "ClusterTrustBundle", "ctb-{ns}", { spec: { trustBundle } }),
+    },
+    IPAddress: {
+      path: "/apis/networking.k8s.io/v1/ipaddresses",
+      body: kind("networking.k8s.io/v1", "IPAddress", `192.168.${octet}.5`, {
+        spec: { parentRef: { group: "", resource: "services", namespace: "{ns}", name: "s" } },
+      }),
+    },
+    ServiceCIDR: {
+      path: "/apis/networking.k8s.io/v1/servicecidrs",
+      body: kind("networking.k8s.io/v1", "ServiceCIDR", "cidr-{ns}", { spec: { cidrs: ["10.200.0.0/24"] } }),
+    },
+    DeviceClass: {
+      path: "/apis/resource.k8s.io/v1/deviceclasses",
+      body: kind("resource.k8s.io/v1", "DeviceClass", "dc-{ns}", { spec: {} }),
+    },
+    DeviceTaintRule: {
+      path: "/apis/resource.k8s.io/v1/devicetaintrules",
+      body: kind("resource.k8s.io/v1", "DeviceTaintRule", "dtr-{ns}", {
+        spec: { taint: { key: "example.com/broken", effect: "NoSchedule" } },
+      }),
+    },
+    ResourceClaim: {
+      path: "/apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims",
+      body: kind("resource.k8s.io/v1", "ResourceClaim", "claim", { spec: claimSpec }),
+    },
+    ResourceClaimTemplate: {
+      path: "/apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaimtemplates",
+      body: kind("resource.k8s.io/v1", "ResourceClaimTemplate", "claims", { spec: { spec: claimSpec } }),
+    },
+    ResourceSlice: {
+      path: "/apis/resource.k8s.io/v1/resourceslices",
+      body: kind("resource.k8s.io/v1", "ResourceSlice", "slice-{ns}", {
+        spec: {
+          driver: "gpu.example.com",
+          pool: { name: "pool", generation: 1, resourceSliceCount: 1 },
+          nodeName: "node-{ns}",
+          devices: [{ name: "gpu-0" }],
+        },
+      }),
+    },
+    StorageVersionMigration: {
+      path: "/apis/storagemigration.k8s.io/v1/storageversionmigrations",
+      body: kind("storagemigration.k8s.io/v1", "StorageVersionMigration", "svm-{ns}", {
+        spec: { resource: { group: "", resource: "configmaps" } },
+      }),
     },
     VolumeAttachment: {
       path: "/apis/storage.k8s.io/v1/volumeattachments",

@@ -41,7 +41,8 @@ export interface WriteContext {
 function ignoredFields(def: ResourceDefinition, subresource: string): (pe: PathElement) => boolean {
   if (subresource === "approval")
     return (pe) => !("field" in pe && ["status", "metadata"].includes(pe.field));
-  if (subresource === "ephemeralcontainers") return (pe) => !("field" in pe && pe.field === "spec");
+  if (subresource === "ephemeralcontainers" || subresource === "resize")
+    return (pe) => !("field" in pe && pe.field === "spec");
   if (subresource === "status") {
     // Metadata a status write may change is owned by its manager, as kube's reset fields say.
     const owned = statusWritableMetadata(def).length > 0 ? ["status", "metadata"] : ["status"];

@@ -23,7 +23,7 @@ function components(): { name: string; healthy: boolean; message: string }[] {
 
 function item(c: { name: string; healthy: boolean; message: string }) {
   return {
-    metadata: { name: c.name, creationTimestamp: null },
+    metadata: { name: c.name },
     conditions: [{ type: "Healthy", status: c.healthy ? "True" : "False", message: c.message }],
   };
 }
@@ -32,12 +32,14 @@ export function handleComponentStatus(r: ResourceRequest, method: string, watch:
   if ((method !== "GET" && method !== "HEAD") || watch) throw methodNotAllowed();
   if (r.name) {
     const c = components().find((x) => x.name === r.name);
-    // kube 1.37's componentstatus REST names the resource in the singular (1.26: a plain 500).
-    if (!c)
+    // kube 1.37 answers an unknown component with a NotFound that names the
+    // resource in the singular.
+    if (!c) {
       throw new ApiError(404, "NotFound", `componentstatus "${r.name}" not found`, {
         name: r.name,
         kind: "componentstatus",
       });
+    }
     sendJson(r.res, 200, JSON.stringify({ kind: "ComponentStatus", apiVersion: "v1", ...item(c) }));
     return;
   }

@@ -15,7 +15,7 @@ const REASONS = ["Forbidden", "Invalid", "RequestEntityTooLarge", "Unauthorized"
 const NOT_FOUND_ACTIONS = ["Allow", "Deny"];
 const CEL_IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
 
-function objects(v: unknown): Obj[] {
+export function objects(v: unknown): Obj[] {
   return Array.isArray(v) ? (v.filter((x) => x && typeof x === "object") as Obj[]) : [];
 }
 
@@ -54,7 +54,7 @@ function expressionErrors(
   return issue ? [cause.invalid(path, value, issue)] : [];
 }
 
-function matchResourcesErrors(m: unknown, path: string, isPolicy: boolean): StatusCause[] {
+export function matchResourcesErrors(m: unknown, path: string, isPolicy: boolean): StatusCause[] {
   if (m === undefined || m === null) return isPolicy ? [cause.required(path)] : [];
   const out: StatusCause[] = [];
   const rules = objects((m as Obj).resourceRules);
@@ -187,7 +187,7 @@ function validateBinding(obj: Obj): StatusCause[] {
 }
 
 // admissionregistration/v1's SetDefaults_*: what a policy or binding leaves out is written as the default.
-function defaultMatchResources(m: unknown): void {
+export function defaultMatchResources(m: unknown): void {
   if (!m || typeof m !== "object") return;
   const r = m as Obj;
   r.matchPolicy ??= "Equivalent";
@@ -197,7 +197,7 @@ function defaultMatchResources(m: unknown): void {
 }
 
 /** The object's spec to fill with defaults, if it has one. */
-function storedSpec(obj: Obj): Obj | undefined {
+export function storedSpec(obj: Obj): Obj | undefined {
   return obj.spec && typeof obj.spec === "object" && !Array.isArray(obj.spec) ? (obj.spec as Obj) : undefined;
 }
 

@@ -35,7 +35,7 @@ const KEY_USAGES = [
 ];
 
 /** ValidateSignerName: a domain, a slash, a path; each part valid. */
-function signerNameCauses(name: string): StatusCause[] {
+export function signerNameCauses(name: string): StatusCause[] {
   const at = "spec.signerName";
   const slash = name.indexOf("/");
   if (slash <= 0)

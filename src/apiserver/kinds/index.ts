@@ -4,6 +4,21 @@ import {
   validatingAdmissionPolicyBindingBehaviour,
 } from "./admission-policies.js";
 import { validateCRD } from "../crd/index.js";
+import {
+  deviceClassBehaviour,
+  deviceTaintRuleBehaviour,
+  resourceClaimBehaviour,
+  resourceClaimTemplateBehaviour,
+  resourceSliceBehaviour,
+} from "./dynamic-resources.js";
+import {
+  mutatingAdmissionPolicyBehaviour,
+  mutatingAdmissionPolicyBindingBehaviour,
+} from "./mutating-admission-policies.js";
+import { ipAddressBehaviour, serviceCIDRBehaviour } from "./service-cidrs.js";
+import { storageVersionMigrationBehaviour } from "./storage-version-migration.js";
+import { clusterTrustBundleBehaviour, podCertificateRequestBehaviour } from "./trust-bundles.js";
+import { volumeAttributesClassBehaviour } from "./volume-attributes-class.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import type { KindBehaviour } from "./behaviour.js";
 import { configMapBehaviour } from "./config-data.js";
@@ -101,6 +116,19 @@ const byKind: Record<string, KindBehaviour> = {
   "admissionregistration.k8s.io/ValidatingWebhookConfiguration": validatingWebhookConfigurationBehaviour,
   "admissionregistration.k8s.io/ValidatingAdmissionPolicy": validatingAdmissionPolicyBehaviour,
   "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": validatingAdmissionPolicyBindingBehaviour,
+  "admissionregistration.k8s.io/MutatingAdmissionPolicy": mutatingAdmissionPolicyBehaviour,
+  "admissionregistration.k8s.io/MutatingAdmissionPolicyBinding": mutatingAdmissionPolicyBindingBehaviour,
+  "certificates.k8s.io/ClusterTrustBundle": clusterTrustBundleBehaviour,
+  "certificates.k8s.io/PodCertificateRequest": podCertificateRequestBehaviour,
+  "networking.k8s.io/IPAddress": ipAddressBehaviour,
+  "networking.k8s.io/ServiceCIDR": serviceCIDRBehaviour,
+  "resource.k8s.io/DeviceClass": deviceClassBehaviour,
+  "resource.k8s.io/DeviceTaintRule": deviceTaintRuleBehaviour,
+  "resource.k8s.io/ResourceClaim": resourceClaimBehaviour,
+  "resource.k8s.io/ResourceClaimTemplate": resourceClaimTemplateBehaviour,
+  "resource.k8s.io/ResourceSlice": resourceSliceBehaviour,
+  "storage.k8s.io/VolumeAttributesClass": volumeAttributesClassBehaviour,
+  "storagemigration.k8s.io/StorageVersionMigration": storageVersionMigrationBehaviour,
   ...rbacBehaviours,
 };
 

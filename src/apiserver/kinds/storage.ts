@@ -15,12 +15,6 @@ function spec(obj: Obj): Obj {
   return s;
 }
 
-function addFinalizer(obj: Obj, finalizer: string): void {
-  const meta = obj.metadata as Obj;
-  const finalizers = Array.isArray(meta.finalizers) ? (meta.finalizers as string[]) : [];
-  if (!finalizers.includes(finalizer)) meta.finalizers = [...finalizers, finalizer];
-}
-
 export const persistentVolumeBehaviour: KindBehaviour = {
   defaults(obj) {
     const s = spec(obj);
@@ -53,17 +47,27 @@ export const storageClassBehaviour: KindBehaviour = {
     obj.reclaimPolicy ??= "Delete";
     obj.volumeBindingMode ??= "Immediate";
   },
-  // validateProvisioner: required, a qualified name.
   validate(obj) {
-    const provisioner = typeof obj.provisioner === "string" ? obj.provisioner : "";
-    if (provisioner === "") return [cause.required("provisioner", "")];
-    return qualifiedNameErrors(provisioner.toLowerCase()).map((m) =>
-      cause.invalid("provisioner", provisioner, m),
-    );
+    return provisionerCauses(obj.provisioner, "provisioner");
   },
 };
 
-const ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];
+/** validateProvisioner: required, a qualified name (a StorageClass's provisioner, a VAC's driver). */
+/** Adds `finalizer` to the object's metadata unless it is there. */
+export function addFinalizer(obj: Obj, finalizer: string): void {
+  const meta = obj.metadata as Obj;
+  const finalizers = Array.isArray(meta.finalizers) ? (meta.finalizers as string[]) : [];
+  if (!finalizers.includes(finalizer)) meta.finalizers = [...finalizers, finalizer];
+}
+
+export function provisionerCauses(value: unknown, field: string): StatusCause[] {
+  const provisioner = typeof value === "string" ? value : "";
+  if (provisioner === "") return [cause.required(field, "")];
+  return qualifiedNameErrors(provisioner.toLowerCase()).map((m) => cause.invalid(field, provisioner, m));
+}
+
+/** Adds `finalizer` to the object's metadata unless it is there. */
+export const ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];
 /** The volume sources a PersistentVolume may name (exactly one). */
 const PV_SOURCES = [
   "gcePersistentDisk",

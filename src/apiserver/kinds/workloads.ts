@@ -15,15 +15,17 @@ export function defaultTemplate(spec: Obj): void {
   if (!template || typeof template !== "object" || Array.isArray(template)) return;
   const t = template as Obj;
   if (t.spec && typeof t.spec === "object") defaultPodSpec(t.spec as Obj);
-  t.metadata = withNullCreationTimestamp((t.metadata ?? {}) as Obj);
+  t.metadata = templateMeta((t.metadata ?? {}) as Obj);
 }
 
-// A template's ObjectMeta is a Go struct whose creationTimestamp (a non-pointer Time without
-// omitempty) is written as null when unset, in its place in ObjectMeta's field order (also when
-// present: a merge may have put it after the labels).
-function withNullCreationTimestamp(meta: Obj): Obj {
-  if (meta.creationTimestamp !== undefined && meta.creationTimestamp !== null) return meta;
-  return inObjectMetaOrder({ ...meta, creationTimestamp: null });
+// A template's ObjectMeta is a Go struct; by 1.37 its creationTimestamp is omitzero, so an
+// unset one is not written (it was null before). One given stays where ObjectMeta's order puts it.
+function templateMeta(meta: Obj): Obj {
+  if (meta.creationTimestamp === null) {
+    const { creationTimestamp: _, ...rest } = meta;
+    return rest;
+  }
+  return meta.creationTimestamp === undefined ? meta : inObjectMetaOrder(meta);
 }
 
 /** apimachinery's ValidateLabelSelector: matchLabels and each requirement. */
@@ -199,7 +201,7 @@ export const statefulSetBehaviour: KindBehaviour = {
           ...claim,
           apiVersion: "v1",
           kind: "PersistentVolumeClaim",
-          metadata: withNullCreationTimestamp((claim.metadata ?? {}) as Obj),
+          metadata: templateMeta((claim.metadata ?? {}) as Obj),
           spec: claimSpec,
           status: { phase: "Pending", ...((claim.status as Obj | undefined) ?? {}) },
         };

@@ -8,6 +8,7 @@ import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import { encodeStruct, goDefinitionOf } from "./go-encoding.js";
 import { nameErrors } from "./names.js";
+import { podResize } from "./pod-resize.js";
 
 // A memo of the last second formatted, not state: every write stamps the current time, often
 // twice (creationTimestamp, managedFields), and thousands of writes share one second.
@@ -315,6 +316,8 @@ export function prepareForUpdate(
     if (given === undefined) delete spec.ephemeralContainers;
     else spec.ephemeralContainers = given;
     (next.metadata as Obj).resourceVersion = (obj.metadata as Obj | undefined)?.resourceVersion;
+  } else if (subresource === "resize") {
+    next = podResize(oldObj, obj);
   } else if (subresource === "status") {
     next = structuredClone(oldObj) as Obj;
     if (obj.status === undefined) delete next.status;

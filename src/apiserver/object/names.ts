@@ -34,7 +34,7 @@ export function dns1035LabelErrors(value: string): string[] {
   return errs;
 }
 
-function pathSegmentErrors(value: string): string[] {
+export function pathSegmentErrors(value: string): string[] {
   if (value === "." || value === "..") return [`may not be '${value}'`];
   const errs: string[] = [];
   if (value.includes("/")) errs.push("may not contain '/'");

@@ -362,6 +362,14 @@ export function builtinResources(): ResourceDefinition[] {
       selectableFields: fields("spec.signerName"),
       fieldLabels: labels(["metadata.name", "spec.signerName"]),
     }),
+    define({
+      group: "certificates.k8s.io",
+      kind: "ClusterTrustBundle",
+      namespaced: false,
+      // kube checks the name against the signer (ValidateClusterTrustBundle), nothing more.
+      nameValidation: "path",
+    }),
+    define({ group: "certificates.k8s.io", kind: "PodCertificateRequest", status: true }),
     define({ group: "coordination.k8s.io", kind: "Lease" }),
     define({ group: "discovery.k8s.io", kind: "EndpointSlice", generation: true }),
     define({
@@ -395,6 +403,16 @@ export function builtinResources(): ResourceDefinition[] {
     }),
     define({
       group: "networking.k8s.io",
+      kind: "IPAddress",
+      plural: "ipaddresses",
+      namespaced: false,
+      shortNames: ["ip"],
+      // The name is the address itself, checked by the kind (ValidateIPAddressName).
+      nameValidation: "path",
+    }),
+    define({ group: "networking.k8s.io", kind: "ServiceCIDR", namespaced: false, status: true }),
+    define({
+      group: "networking.k8s.io",
       kind: "NetworkPolicy",
       plural: "networkpolicies",
       shortNames: ["netpol"],
@@ -419,7 +437,7 @@ export function builtinResources(): ResourceDefinition[] {
       generation: true,
     }),
     define({ group: "storage.k8s.io", kind: "CSIDriver", namespaced: false }),
-    define({ group: "storage.k8s.io", kind: "CSINode", namespaced: false }),
+    define({ group: "storage.k8s.io", kind: "CSINode", namespaced: false, status: true }),
     define({
       group: "storage.k8s.io",
       kind: "CSIStorageCapacity",
@@ -433,6 +451,20 @@ export function builtinResources(): ResourceDefinition[] {
       shortNames: ["sc"],
     }),
     define({ group: "storage.k8s.io", kind: "VolumeAttachment", namespaced: false, status: true }),
+    define({
+      group: "storage.k8s.io",
+      kind: "VolumeAttributesClass",
+      plural: "volumeattributesclasses",
+      namespaced: false,
+      shortNames: ["vac"],
+    }),
+    ...dynamicResources(),
+    define({
+      group: "storagemigration.k8s.io",
+      kind: "StorageVersionMigration",
+      namespaced: false,
+      status: true,
+    }),
     define({
       group: "events.k8s.io",
       kind: "Event",
@@ -458,6 +490,21 @@ export function builtinResources(): ResourceDefinition[] {
       namespaced: false,
       categories: ["api-extensions"],
       status: true,
+    }),
+    define({
+      group: "admissionregistration.k8s.io",
+      kind: "MutatingAdmissionPolicy",
+      plural: "mutatingadmissionpolicies",
+      namespaced: false,
+      categories: ["api-extensions"],
+      generation: true,
+    }),
+    define({
+      group: "admissionregistration.k8s.io",
+      kind: "MutatingAdmissionPolicyBinding",
+      namespaced: false,
+      categories: ["api-extensions"],
+      generation: true,
     }),
     define({
       group: "admissionregistration.k8s.io",
@@ -504,6 +551,18 @@ export function builtinResources(): ResourceDefinition[] {
     define({ group: "rbac.authorization.k8s.io", kind: "RoleBinding", nameValidation: "path" }),
     define({ group: "rbac.authorization.k8s.io", kind: "Role", nameValidation: "path" }),
     ...reviews(),
+  ];
+}
+
+/** resource.k8s.io (dynamic resource allocation, GA in 1.34). */
+function dynamicResources(): ResourceDefinition[] {
+  const group = "resource.k8s.io";
+  return [
+    define({ group, kind: "DeviceClass", plural: "deviceclasses", namespaced: false, generation: true }),
+    define({ group, kind: "DeviceTaintRule", namespaced: false, status: true, generation: true }),
+    define({ group, kind: "ResourceClaim", status: true }),
+    define({ group, kind: "ResourceClaimTemplate" }),
+    define({ group, kind: "ResourceSlice", namespaced: false, generation: true }),
   ];
 }
 

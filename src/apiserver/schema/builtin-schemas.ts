@@ -6,12 +6,13 @@ import type { CompactDefinition } from "./compact-definition.js";
 import { BUILTIN_DEFINITIONS } from "./builtin-schemas.generated.js";
 import type { Schema } from "./schema-types.js";
 
-/** kube's package prefix per kubernetes-types module folder. */
 export type { CompactDefinition } from "./compact-definition.js";
 
+/** kube's package prefix per module outside k8s.io/api (see scripts/gen-builtin-schemas.ts). */
 const PACKAGES: Record<string, string> = {
   meta: "io.k8s.apimachinery.pkg.apis.meta",
   apiextensions: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",
+  apiregistration: "io.k8s.kube-aggregator.pkg.apis.apiregistration",
 };
 
 export const QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity";

@@ -1,0 +1,139 @@
+// MutatingAdmissionPolicies and their bindings (admissionregistration.k8s.io/v1 since 1.36):
+// the defaults they share with ValidatingAdmissionPolicies and the checks of
+// validateMutatingAdmissionPolicySpec an author meets first: what is required, the patch types,
+// the operations a mutation may match, the reinvocation policy. The CEL of a mutation (object
+// construction with kube's types) is not compiled here.
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { cause } from "../status.js";
+import type { Obj } from "../storage/index.js";
+import { defaultMatchResources, matchResourcesErrors, objects, storedSpec } from "./admission-policies.js";
+import type { KindBehaviour } from "./behaviour.js";
+
+const FAILURE_POLICIES = ["Fail", "Ignore"];
+const REINVOCATION_POLICIES = ["IfNeeded", "Never"];
+const PATCH_TYPES = ["ApplyConfiguration", "JSONPatch"];
+/** Only creates and updates (and connects) can be mutated. */
+const MUTATING_OPERATIONS = ["*", "CONNECT", "CREATE", "UPDATE"];
+const NOT_FOUND_ACTIONS = ["Allow", "Deny"];
+
+function expressionRequired(holder: unknown, path: string): StatusCause[] {
+  const expression = (holder as Obj | undefined)?.expression;
+  return typeof expression === "string" && expression.trim() !== ""
+    ? []
+    : [cause.required(`${path}.expression`)];
+}
+
+function mutationErrors(m: Obj, at: string): StatusCause[] {
+  const type = m.patchType;
+  if (type === undefined || type === "") return [cause.required(`${at}.patchType`)];
+  const given = (k: string) => m[k] !== undefined && m[k] !== null;
+  if (type === "JSONPatch") {
+    const out = given("jsonPatch")
+      ? expressionRequired(m.jsonPatch, `${at}.jsonPatch`)
+      : [cause.required(`${at}.jsonPatch`, "must be specified when patchType is JSONPatch")];
+    if (given("applyConfiguration")) {
+      out.push(
+        cause.invalid(
+          `${at}.applyConfiguration`,
+          "{applyConfiguration}",
+          "must not be specified when patchType is JSONPatch",
+        ),
+      );
+    }
+    return out;
+  }
+  if (type === "ApplyConfiguration") {
+    const out = given("applyConfiguration")
+      ? expressionRequired(m.applyConfiguration, `${at}.applyConfiguration`)
+      : [
+          cause.required(
+            `${at}.applyConfiguration`,
+            "must be specified when patchType is ApplyConfiguration",
+          ),
+        ];
+    if (given("jsonPatch")) {
+      out.push(
+        cause.invalid(
+          `${at}.jsonPatch`,
+          "{jsonPatch}",
+          "must not be specified when patchType is ApplyConfiguration",
+        ),
+      );
+    }
+    return out;
+  }
+  return [cause.notSupported(`${at}.patchType`, type, PATCH_TYPES)];
+}
+
+function operationErrors(m: unknown, path: string): StatusCause[] {
+  const out: StatusCause[] = [];
+  for (const rule of objects((m as Obj | undefined)?.resourceRules)) {
+    for (const op of Array.isArray(rule.operations) ? rule.operations : []) {
+      if (!MUTATING_OPERATIONS.includes(String(op)))
+        out.push(cause.notSupported(`${path}.resourceRules.operations`, op, MUTATING_OPERATIONS));
+    }
+  }
+  return out;
+}
+
+function validatePolicy(obj: Obj): StatusCause[] {
+  const spec = storedSpec(obj) ?? {};
+  const out: StatusCause[] = [];
+  const fp = spec.failurePolicy;
+  if (fp !== undefined && !FAILURE_POLICIES.includes(String(fp)))
+    out.push(cause.notSupported("spec.failurePolicy", fp, FAILURE_POLICIES));
+  out.push(...matchResourcesErrors(spec.matchConstraints, "spec.matchConstraints", true));
+  out.push(...operationErrors(spec.matchConstraints, "spec.matchConstraints"));
+  const mutations = objects(spec.mutations);
+  if (mutations.length === 0)
+    out.push(cause.required("spec.mutations", "mutations must contain at least one item"));
+  mutations.forEach((m, i) => {
+    out.push(...mutationErrors(m, `spec.mutations[${i}]`));
+  });
+  const rp = spec.reinvocationPolicy;
+  if (rp === undefined || rp === "") out.push(cause.required("spec.reinvocationPolicy", ""));
+  else if (!REINVOCATION_POLICIES.includes(String(rp)))
+    out.push(cause.notSupported("spec.reinvocationPolicy", rp, REINVOCATION_POLICIES));
+  return out;
+}
+
+function validateBinding(obj: Obj): StatusCause[] {
+  const spec = storedSpec(obj) ?? {};
+  const out: StatusCause[] = [];
+  if (typeof spec.policyName !== "string" || spec.policyName === "")
+    out.push(cause.required("spec.policyName", ""));
+  const ref = spec.paramRef as Obj | undefined;
+  if (ref && typeof ref === "object") {
+    if (ref.name && ref.selector)
+      out.push(cause.forbidden("spec.paramRef.name", "name and selector are mutually exclusive"));
+    if (!ref.name && !ref.selector)
+      out.push(cause.required("spec.paramRef", "one of name or selector must be provided"));
+    const action = ref.parameterNotFoundAction;
+    if (action !== undefined && !NOT_FOUND_ACTIONS.includes(String(action)))
+      out.push(cause.notSupported("spec.paramRef.parameterNotFoundAction", action, NOT_FOUND_ACTIONS));
+  }
+  out.push(...matchResourcesErrors(spec.matchResources, "spec.matchResources", false));
+  out.push(...operationErrors(spec.matchResources, "spec.matchResources"));
+  return out;
+}
+
+export const mutatingAdmissionPolicyBehaviour: KindBehaviour = {
+  defaults: (obj) => {
+    const spec = storedSpec(obj);
+    if (!spec) return;
+    spec.failurePolicy ??= "Fail";
+    defaultMatchResources(spec.matchConstraints);
+  },
+  validate: (obj) => validatePolicy(obj),
+};
+
+export const mutatingAdmissionPolicyBindingBehaviour: KindBehaviour = {
+  defaults: (obj) => {
+    const spec = storedSpec(obj);
+    if (!spec) return;
+    defaultMatchResources(spec.matchResources);
+    const ref = spec.paramRef as Obj | undefined;
+    if (ref && typeof ref === "object") ref.parameterNotFoundAction ??= "Deny";
+  },
+  validate: (obj) => validateBinding(obj),
+};
