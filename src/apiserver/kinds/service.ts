@@ -6,7 +6,6 @@ import { dns1123LabelErrors } from "../object/names.js";
 import { portNameErrors, portNumberErrors } from "./pod.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
-import { validateSecret } from "./config-data.js";
 import type { KindBehaviour } from "./behaviour.js";
 
 function allocate(used: Set<string>): string {
@@ -156,19 +155,3 @@ function keepNodePorts(spec: Obj, oldSpec: Obj | undefined): void {
     if (typeof was?.nodePort === "number") p.nodePort = was.nodePort;
   }
 }
-
-export const secretBehaviour: KindBehaviour = {
-  defaults(obj) {
-    obj.type ??= "Opaque";
-    // stringData is write-only: kube merges it into data.
-    if (obj.stringData && typeof obj.stringData === "object") {
-      const data = ((obj.data ?? {}) as Record<string, string>) ?? {};
-      for (const [k, v] of Object.entries(obj.stringData as Record<string, string>)) {
-        data[k] = Buffer.from(String(v)).toString("base64");
-      }
-      obj.data = data;
-    }
-    delete obj.stringData;
-  },
-  validate: (obj) => validateSecret(obj),
-};
