@@ -188,7 +188,7 @@ function createApplied(
   }
   prepareForCreate(r.def, obj, r.namespace, r.server.now());
   setManagedFields(obj, managedFields);
-  kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user });
+  kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user, dryRun: isDryRun(r) });
   const ordered = normalizeOrder(r.def, obj);
   if (isDryRun(r)) return JSON.stringify(ordered);
   const stored = r.server.storage.put(store, ordered);
