@@ -18,7 +18,7 @@ import { handleScale } from "./handlers/scale.js";
 import { handleUpdate } from "./handlers/update.js";
 import { handleWatch } from "./handlers/watch.js";
 import { isTrue } from "./handlers/list-options.js";
-import { answerInProtobuf, prefersProtobuf, sendError, sendJson } from "./http-io.js";
+import { answerInProtobuf, prefersProtobuf, sendError, sendJson, sendText } from "./http-io.js";
 import { loadFor, schemaHasRules } from "./lazy.js";
 import type { ResourceDefinition } from "./registry/index.js";
 import { StorageLimitError } from "./storage/index.js";
@@ -69,8 +69,15 @@ async function dispatch(
   const registry = env.server.registry;
   const isRead = method === "GET" || method === "HEAD";
 
-  if (healthEndpoints.has(seg[0]) && sendHealth(res, `/${seg.join("/")}`, target.query.has("verbose")))
-    return;
+  if (healthEndpoints.has(seg[0])) {
+    if (sendHealth(res, `/${seg.join("/")}`, target.query.has("verbose"))) return;
+    // No check of that name: kube's muxes pass the path on to the end of its chain, Go's
+    // http.NotFound (plain text, not a Status).
+    if (seg.length > 1) {
+      sendText(res, 404, "404 page not found\n");
+      return;
+    }
+  }
   if (seg[0] === "version" && seg.length === 1) {
     if (!isRead) throw methodNotAllowed();
     sendVersion(res);

@@ -6,6 +6,7 @@ import { chmod, writeFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createSecureServer } from "node:http2";
 import { createServer } from "node:https";
+import { checkRequestTimeout } from "./request-timeout.js";
 import { Faults, storageHost } from "./faults.js";
 import type { AddressInfo, Socket } from "node:net";
 import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../certs/index.js";
@@ -272,6 +273,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     let user: UserInfo;
     try {
       target = requestTarget(req.url ?? "/");
+      checkRequestTimeout(req.method ?? "GET", target);
       user = impersonate(req.headers, authn.authenticate(req), (a) => authorization.decide(a));
       const attrs = requestAttributes(req.method ?? "GET", target, user);
       const decision = authorization.authorize(attrs);

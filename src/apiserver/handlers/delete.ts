@@ -10,7 +10,7 @@ import { refOf, type ResourceRequest } from "./context.js";
 import { deleteOptions } from "./delete-options.js";
 import { deleteStored } from "./finalize.js";
 import { mustGet } from "./get.js";
-import { selectPage } from "./list.js";
+import { selectPage, waitUntilFresh } from "./list.js";
 import { itemJson, listJson } from "./serialize.js";
 
 export async function handleDelete(r: ResourceRequest): Promise<void> {
@@ -34,6 +34,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
  * failure ends the request with the items before it gone. The answer is the list as selected.
  */
 export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
+  await waitUntilFresh(r);
   const page = selectPage(r);
   const opts = await deleteOptions(r);
   const items: string[] = [];

@@ -82,8 +82,29 @@ export function selectPage(r: ResourceRequest): ListPage {
   return { items, meta };
 }
 
+/** How long kube's watch cache waits for a resourceVersion it has not seen (blockTimeout). */
+const FRESH_WAIT_MS = 3000;
+
+/**
+ * A list not older than a resourceVersion the server has not reached waits for it, up to 3 s, as
+ * kube's watch cache does (waitUntilFreshAndBlock) before its 504; an Exact list goes to etcd,
+ * which refuses a future revision at once.
+ */
+export async function waitUntilFresh(r: ResourceRequest): Promise<void> {
+  validateListOptions(r.query, false);
+  const rv = r.query.get("resourceVersion") ?? "";
+  if (!/^\d+$/.test(rv) || r.query.get("continue") || r.query.get("resourceVersionMatch") === "Exact") return;
+  const wanted = Number(rv);
+  const storage = r.server.storage;
+  const deadline = Date.now() + FRESH_WAIT_MS;
+  while (storage.resourceVersion < wanted && Date.now() < deadline && !r.req.destroyed) {
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
 export async function handleList(r: ResourceRequest): Promise<void> {
   const form = formOf(r, "list");
+  await waitUntilFresh(r);
   const page = selectPage(r);
   checkFormFits(r.def, form, true);
   page.items = await itemsInRequestVersion(r, page.items);
