@@ -135,6 +135,9 @@ export async function startControlPlane(settings: EnvtestSettings): Promise<Runn
           `--secure-port=${securePort}`,
           "--bind-address=127.0.0.1",
           "--advertise-address=127.0.0.1",
+          // kube 1.37's lease reconciler refuses a loopback address; nothing here reads the
+          // kubernetes Service's endpoints.
+          "--endpoint-reconciler-type=none",
           "--service-cluster-ip-range=10.0.0.0/24",
           "--allow-privileged=true",
           "--authorization-mode=RBAC",
