@@ -35,16 +35,21 @@ async function names(path: string): Promise<string[]> {
 }
 
 describe("deletecollection", () => {
-  test("resourceVersion=0 selects the list from the cache, and deletes it all", async () => {
-    const { path } = await threeMaps();
+  test("resourceVersion=0 is also each item's precondition, which none meets: 409, nothing deleted", async () => {
+    const { path, rvs } = await threeMaps();
     const r = await api.delete(`${path}?resourceVersion=0`);
-    assert.equal(r.status, 200, r.text);
-    assert.equal(r.body.kind, "ConfigMapList");
-    assert.deepEqual(
-      r.body.items.map((i: { metadata: { name: string } }) => i.metadata.name),
-      ["a", "b", "c"],
+    assert.equal(r.status, 409, r.text);
+    assert.equal(r.body.reason, "Conflict");
+    assert.equal(
+      r.body.message,
+      `Operation cannot be fulfilled on ConfigMap "a": the ResourceVersion in the precondition (0) does not match the ResourceVersion in record (${rvs[0]}). The object might have been modified`,
     );
-    assert.deepEqual(await names(path), []);
+    assert.deepEqual(r.body.details, { name: "a", kind: "ConfigMap" });
+    assert.deepEqual(await names(path), ["a", "b", "c"]);
+    // uid in the query is a precondition too.
+    const uid = await api.delete(`${path}?uid=00000000-0000-0000-0000-000000000000`);
+    assert.equal(uid.status, 409, uid.text);
+    assert.deepEqual(await names(path), ["a", "b", "c"]);
   });
 
   test("the answer lists the items as they were before the deletion", async () => {
@@ -82,12 +87,17 @@ describe("deletecollection", () => {
     assert.deepEqual(await names(path), ["b", "c"]);
   });
 
-  test("resourceVersionMatch=Exact deletes what the list held at that version", async () => {
+  test("resourceVersionMatch=Exact lists at that version, whose items must still be at it", async () => {
     const { path, rvs } = await threeMaps();
-    const r = await api.delete(`${path}?resourceVersion=${rvs[1]}&resourceVersionMatch=Exact`);
+    // At a's version the list holds a alone, and a is unchanged since.
+    const r = await api.delete(`${path}?resourceVersion=${rvs[0]}&resourceVersionMatch=Exact`);
     assert.equal(r.status, 200, r.text);
-    assert.equal(r.body.metadata.resourceVersion, rvs[1]);
-    assert.deepEqual(await names(path), ["c"]);
+    assert.equal(r.body.metadata.resourceVersion, rvs[0]);
+    assert.deepEqual(
+      r.body.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+      ["a"],
+    );
+    assert.deepEqual(await names(path), ["b", "c"]);
   });
 
   test("list options are checked as a list's: 422 on ListOptions, 400 on selectors", async () => {
@@ -159,7 +169,7 @@ describe("deletecollection", () => {
     assert.equal(dry.status, 422, dry.text);
     assert.equal(
       dry.body.message,
-      'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"',
+      'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Some"]: supported values: "All"',
     );
     const grace = await api.delete(`${path}?gracePeriodSeconds=soon`);
     assert.equal(grace.status, 400, grace.text);

@@ -39,13 +39,7 @@ export async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> 
     causes.push(cause.notSupported("propagationPolicy", policy, [...POLICIES, "nil"]));
   }
   const dryRun = Array.isArray(asked.dryRun) ? (asked.dryRun as unknown[]).map(String) : [];
-  if (dryRun.some((v) => v !== "All")) {
-    causes.push({
-      reason: "FieldValueNotSupported",
-      message: `Unsupported value: []string{${dryRun.map((v) => JSON.stringify(v)).join(", ")}}: supported values: "All"`,
-      field: "dryRun",
-    });
-  }
+  if (dryRun.some((v) => v !== "All")) causes.push(cause.notSupported("dryRun", dryRun, ["All"]));
   if (causes.length > 0) {
     throw invalid({ group: "meta.k8s.io", kind: "DeleteOptions", resource: "" }, "", causes);
   }
@@ -59,9 +53,20 @@ export async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> 
   return opts;
 }
 
-/** The query as kube's parameter codec decodes it into DeleteOptions (no preconditions there). */
+/**
+ * The query as kube's parameter codec decodes it into DeleteOptions: `uid` and `resourceVersion`
+ * are preconditions (so deletecollection's `?resourceVersion=0` is one no object meets).
+ */
 function fromQuery(query: URLSearchParams): Requested {
   const asked: Requested = {};
+  const uid = query.get("uid") ?? "";
+  const resourceVersion = query.get("resourceVersion") ?? "";
+  if (uid !== "" || resourceVersion !== "") {
+    asked.preconditions = {
+      ...(uid !== "" ? { uid } : {}),
+      ...(resourceVersion !== "" ? { resourceVersion } : {}),
+    };
+  }
   const policy = query.get("propagationPolicy");
   if (policy !== null) asked.propagationPolicy = policy;
   const orphan = query.get("orphanDependents");
