@@ -55,7 +55,7 @@ test("a list not older than a future resourceVersion waits, then answers 504", a
   const waited = Date.now() - started;
   assert.equal(r.status, 504, r.text);
   assert.equal(r.body.reason, "Timeout");
-  assert.match(r.body.message, new RegExp(`^Too large resource version: ${future}, current: \\d+$`));
+  assert.match(r.body.message, new RegExp(`^Timeout: Too large resource version: ${future}, current: \\d+$`));
   assert.deepEqual(r.body.details, {
     causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
     retryAfterSeconds: 1,
@@ -76,12 +76,40 @@ test("a list not older than a version reached while it waits is served", async (
   assert.ok(r.body.items.some((i: { metadata: { name: string } }) => i.metadata.name === "two"));
 });
 
-test("a health check of no such name is Go's plain 404", async () => {
-  for (const path of ["/healthz/nosuch", "/livez/nosuch", "/readyz/nosuch"]) {
+test("a GET and an Exact list of a future resourceVersion wait as well", async () => {
+  const list = await api.get(`/api/v1/namespaces/${ns}/configmaps`);
+  const future = Number(list.body.metadata.resourceVersion) + 1000;
+  for (const path of [
+    `/api/v1/namespaces/${ns}/configmaps/one?resourceVersion=${future}`,
+    `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${future}&resourceVersionMatch=Exact`,
+  ]) {
+    const started = Date.now();
+    const r = await api.get(path);
+    assert.equal(r.status, 504, `${path}: ${r.text}`);
+    assert.match(r.body.message, /^Timeout: Too large resource version: /);
+    assert.ok(Date.now() - started >= 2_500, path);
+  }
+});
+
+test("paths no handler serves are Go's plain 404; unknown resources of a served version a Status", async () => {
+  for (const path of [
+    "/healthz/nosuch",
+    "/livez/nosuch",
+    "/readyz/nosuch",
+    "/foo",
+    "/apis/nosuch.example.com",
+    "/openapi/nosuch",
+    "/.well-known/nosuch",
+  ]) {
     const r = await api.get(path);
     assert.equal(r.status, 404, `${path}: ${r.text}`);
-    assert.equal(r.text, "404 page not found\n");
+    assert.equal(r.text, "404 page not found\n", path);
     assert.equal(r.headers.get("content-type"), "text/plain; charset=utf-8");
   }
   assert.equal((await api.get("/healthz/ping")).text, "ok");
+  for (const path of ["/api/v2", "/apis/apps/v9", "/api/v1/nosuch", "/version/x"]) {
+    const r = await api.get(path);
+    assert.equal(r.status, 404, `${path}: ${r.text}`);
+    assert.equal(r.body.message, "the server could not find the requested resource", path);
+  }
 });

@@ -78,19 +78,19 @@ describe("Service allocation", () => {
       await api.post(path(), service("taken", { clusterIP: "10.0.0.1" })),
       "taken",
       "spec.clusterIPs",
-      'Invalid value: []string{"10.0.0.1"}: failed to allocate IP 10.0.0.1: provided IP is already allocated',
+      'Invalid value: ["10.0.0.1"]: failed to allocate IP 10.0.0.1: provided IP is already allocated',
     );
     refused(
       await api.post(path(), service("far", { clusterIP: "10.0.1.5" })),
       "far",
       "spec.clusterIPs",
-      'Invalid value: []string{"10.0.1.5"}: failed to allocate IP 10.0.1.5: the provided network does not match the current range',
+      'Invalid value: ["10.0.1.5"]: failed to allocate IP 10.0.1.5: the provided network does not match the current range',
     );
     refused(
       await api.post(path(), service("edge", { clusterIP: "10.0.0.255" })),
       "edge",
       "spec.clusterIPs",
-      'Invalid value: []string{"10.0.0.255"}: failed to allocate IP 10.0.0.255: the provided IP (10.0.0.255) is not in the valid range. The range of valid IPs is 10.0.0.0/24',
+      'Invalid value: ["10.0.0.255"]: failed to allocate IP 10.0.0.255: the provided network does not match the current range',
     );
   });
 
@@ -163,7 +163,7 @@ describe("Service allocation", () => {
       far,
       "far",
       "spec.clusterIPs",
-      'Invalid value: []string{"10.0.1.5"}: failed to allocate IP 10.0.1.5: the provided IP (10.0.1.5) is not in the valid range. The range of valid IPs is 10.0.0.0/24',
+      'Invalid value: ["10.0.1.5"]: failed to allocate IP 10.0.1.5: the provided IP (10.0.1.5) is not in the valid range. The range of valid IPs is 10.0.0.0/24',
     );
   });
 });

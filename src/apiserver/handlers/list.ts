@@ -8,6 +8,7 @@ import type { StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import { decodeContinue, encodeContinue } from "./continue-token.js";
 import { int64Param, parseRv, tooLargeRv, validateListOptions } from "./list-options.js";
+import { waitForResourceVersion } from "./fresh.js";
 import { buildFilter } from "./selection.js";
 import { formJson, itemJson, type ListMetaOut, listJson } from "./serialize.js";
 import { checkFormFits, formOf } from "./negotiation.js";
@@ -82,24 +83,10 @@ export function selectPage(r: ResourceRequest): ListPage {
   return { items, meta };
 }
 
-/** How long kube's watch cache waits for a resourceVersion it has not seen (blockTimeout). */
-const FRESH_WAIT_MS = 3000;
-
-/**
- * A list not older than a resourceVersion the server has not reached waits for it, up to 3 s, as
- * kube's watch cache does (waitUntilFreshAndBlock) before its 504; an Exact list goes to etcd,
- * which refuses a future revision at once.
- */
+/** A list's options are checked, then a resourceVersion not reached yet is waited for (fresh.ts). */
 export async function waitUntilFresh(r: ResourceRequest): Promise<void> {
   validateListOptions(r.query, false);
-  const rv = r.query.get("resourceVersion") ?? "";
-  if (!/^\d+$/.test(rv) || r.query.get("continue") || r.query.get("resourceVersionMatch") === "Exact") return;
-  const wanted = Number(rv);
-  const storage = r.server.storage;
-  const deadline = Date.now() + FRESH_WAIT_MS;
-  while (storage.resourceVersion < wanted && Date.now() < deadline && !r.req.destroyed) {
-    await new Promise((done) => setTimeout(done, 50));
-  }
+  if (!r.query.get("continue")) await waitForResourceVersion(r, r.query.get("resourceVersion"));
 }
 
 export async function handleList(r: ResourceRequest): Promise<void> {

@@ -49,10 +49,11 @@ export class ServiceAllocations {
    */
   allocateIP(ip: string, dryRun: boolean): void {
     const n = ipv4ToNumber(ip);
-    const inCidr = n !== undefined && n >= CIDR_BASE && n < CIDR_BASE + CIDR_SIZE;
-    if (!inCidr && !dryRun)
+    // servicecidr.PrefixContainsIP: the network and broadcast addresses are not in the CIDR.
+    const usable = n !== undefined && n > CIDR_BASE && n < CIDR_BASE + CIDR_SIZE - 1;
+    if (!usable && !dryRun)
       throw new AllocationError("the provided network does not match the current range");
-    if (!inCidr || n === CIDR_BASE || n === CIDR_BASE + CIDR_SIZE - 1) {
+    if (!usable) {
       throw new AllocationError(
         `the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${SERVICE_CIDR}`,
       );

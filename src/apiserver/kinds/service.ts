@@ -19,9 +19,6 @@ function refused(obj: Obj, field: string, value: string, why: string): ApiError 
   ]);
 }
 
-/** Go's %#v of a []string, as kube prints spec.clusterIPs in its refusals. */
-const goStrings = (list: unknown[]) => `[]string{${list.map((v) => JSON.stringify(String(v))).join(", ")}}`;
-
 /**
  * The cluster IP of a new Service (kube's allocClusterIPs): the one asked for, reserved, or the
  * next free one; none for ExternalName and headless Services.
@@ -44,7 +41,7 @@ function allocateAddresses(obj: Obj, spec: Obj, server: ServerContext, dryRun: b
         throw refused(
           obj,
           "spec.clusterIPs",
-          goStrings(asked),
+          JSON.stringify(asked),
           `failed to allocate IP ${requested}: ${e.message}`,
         );
       }
