@@ -49,6 +49,9 @@ import { seed, seedServing } from "./seed.js";
 import { ApiError } from "./status.js";
 import { Storage } from "./storage/index.js";
 
+/** Go's http.DefaultMaxHeaderBytes and the 4 KiB its server reads beyond it. */
+const MAX_HEADER_BYTES = (1 << 20) + 4096;
+
 export interface APIServerOptions {
   /** Default: 0, a free port. */
   port?: number;
@@ -295,7 +298,36 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
       : createSecureServer({ ...tlsOptions, allowHTTP1: true }, handler as never);
   // HTTP/1.1 connections of either server read these (the HTTP/2 server passes them to
   // Node's HTTP/1 connection handling).
-  Object.assign(server, { keepAliveTimeout: 65_000, headersTimeout: 70_000, requestTimeout: 0 });
+  // Go's http.Server reads up to DefaultMaxHeaderBytes (1 MiB) plus its 4 KiB of slack before
+  // its 431; Node's default, 16 KiB, refused the long label selectors kube serves.
+  Object.assign(server, {
+    keepAliveTimeout: 65_000,
+    headersTimeout: 70_000,
+    requestTimeout: 0,
+    maxHeaderSize: MAX_HEADER_BYTES,
+  });
+  // Node's own answers to what its HTTP/1 parser refuses (it sends them only when no listener
+  // is registered), except the 431: Go's, with the status line as a plain-text body.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (socket.writable && socket.bytesWritten === 0) {
+      if (err.code === "HPE_HEADER_OVERFLOW") {
+        const text = "431 Request Header Fields Too Large";
+        // Closed after the answer while the rest is read and dropped, as Go does: a reset
+        // would reach the client before the answer.
+        socket.end(
+          `HTTP/1.1 ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${text}`,
+        );
+        socket.resume();
+        setTimeout(() => socket.destroy(), 1000).unref();
+        return;
+      } else if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+        socket.write("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n");
+      } else if (err.code !== "ECONNRESET") {
+        socket.write("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+      }
+    }
+    socket.destroy();
+  });
   server.on("connection", (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
