@@ -306,28 +306,6 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     requestTimeout: 0,
     maxHeaderSize: MAX_HEADER_BYTES,
   });
-  // Node's own answers to what its HTTP/1 parser refuses (it sends them only when no listener
-  // is registered), except the 431: Go's, with the status line as a plain-text body.
-  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (socket.writable && socket.bytesWritten === 0) {
-      if (err.code === "HPE_HEADER_OVERFLOW") {
-        const text = "431 Request Header Fields Too Large";
-        // Closed after the answer while the rest is read and dropped, as Go does: a reset
-        // would reach the client before the answer.
-        socket.end(
-          `HTTP/1.1 ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${text}`,
-        );
-        socket.resume();
-        setTimeout(() => socket.destroy(), 1000).unref();
-        return;
-      } else if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-        socket.write("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n");
-      } else if (err.code !== "ECONNRESET") {
-        socket.write("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
-      }
-    }
-    socket.destroy();
-  });
   server.on("connection", (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
