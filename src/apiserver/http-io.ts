@@ -3,7 +3,7 @@ import { indentJson, isPrettyPrint } from "./pretty.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseJsonBounded, parseYamlBounded } from "./nesting.js";
 import { protobufCodec } from "./lazy.js";
-import { ApiError, badRequest, tooLarge } from "./status.js";
+import { ApiError, badRequest, PageNotFoundError, tooLarge } from "./status.js";
 
 /**
  * Reads the whole body, failing with 413 past `limit` bytes. Listens for the stream's events
@@ -208,6 +208,10 @@ export function sendJson(
 }
 
 export function sendError(res: ServerResponse, err: ApiError): void {
+  if (err instanceof PageNotFoundError && !res.headersSent) {
+    sendText(res, 404, "404 page not found\n");
+    return;
+  }
   const body = JSON.stringify(err.toStatus());
   if (res.headersSent || !errorNeedsRawJson(res.req?.headers.accept)) {
     sendJson(res, err.code, body);

@@ -23,7 +23,14 @@ import { loadFor, schemaHasRules } from "./lazy.js";
 import type { ResourceDefinition } from "./registry/index.js";
 import { StorageLimitError } from "./storage/index.js";
 import { checkPathName, checkStorageKey, pathSegmentNameErrors, type RequestTarget } from "./request-path.js";
-import { ApiError, badRequest, internalError, methodNotAllowed, resourceNotFound } from "./status.js";
+import {
+  ApiError,
+  badRequest,
+  internalError,
+  methodNotAllowed,
+  PageNotFoundError,
+  resourceNotFound,
+} from "./status.js";
 
 export interface RouteEnv {
   server: ServerContext;
@@ -69,8 +76,11 @@ async function dispatch(
   const registry = env.server.registry;
   const isRead = method === "GET" || method === "HEAD";
 
-  if (healthEndpoints.has(seg[0]) && sendHealth(res, `/${seg.join("/")}`, target.query.has("verbose")))
-    return;
+  if (healthEndpoints.has(seg[0])) {
+    if (sendHealth(res, `/${seg.join("/")}`, target.query.has("verbose"))) return;
+    // No check of that name: kube's muxes pass the path on to the end of its chain.
+    if (seg.length > 1) throw new PageNotFoundError();
+  }
   if (seg[0] === "version" && seg.length === 1) {
     if (!isRead) throw methodNotAllowed();
     sendVersion(res);
@@ -114,15 +124,18 @@ async function dispatch(
       return;
     }
     if (!group && seg.length > 1) throw resourceNotFound();
+    // A group kube does not serve has no handler at all.
+    if (group && !apiGroup(registry, group)) throw new PageNotFoundError();
     if (!version) {
       if (seg.length > 2) throw resourceNotFound();
       const doc = apiGroup(registry, group);
-      if (!doc) throw resourceNotFound();
+      if (!doc) throw new PageNotFoundError();
       if (!isRead) throw methodNotAllowed();
       sendJson(res, 200, doc);
       return;
     }
-  } else throw resourceNotFound();
+  } else if (seg[0] === "version") throw resourceNotFound();
+  else throw new PageNotFoundError();
 
   if (rest.length === 0) {
     const doc = resourceList(registry, group, version);

@@ -6,6 +6,7 @@ import { chmod, writeFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createSecureServer } from "node:http2";
 import { createServer } from "node:https";
+import { checkRequestTimeout } from "./request-timeout.js";
 import { Faults, storageHost } from "./faults.js";
 import type { AddressInfo, Socket } from "node:net";
 import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../certs/index.js";
@@ -47,6 +48,9 @@ import { objectMetaSchema, PatternCache, type Schema } from "./schema/index.js";
 import { seed, seedServing } from "./seed.js";
 import { ApiError } from "./status.js";
 import { Storage } from "./storage/index.js";
+
+/** Go's http.DefaultMaxHeaderBytes and the 4 KiB its server reads beyond it. */
+const MAX_HEADER_BYTES = (1 << 20) + 4096;
 
 export interface APIServerOptions {
   /** Default: 0, a free port. */
@@ -272,6 +276,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     let user: UserInfo;
     try {
       target = requestTarget(req.url ?? "/");
+      checkRequestTimeout(req.method ?? "GET", target);
       user = impersonate(req.headers, authn.authenticate(req), (a) => authorization.decide(a));
       const attrs = requestAttributes(req.method ?? "GET", target, user);
       const decision = authorization.authorize(attrs);
@@ -293,7 +298,14 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
       : createSecureServer({ ...tlsOptions, allowHTTP1: true }, handler as never);
   // HTTP/1.1 connections of either server read these (the HTTP/2 server passes them to
   // Node's HTTP/1 connection handling).
-  Object.assign(server, { keepAliveTimeout: 65_000, headersTimeout: 70_000, requestTimeout: 0 });
+  // Go's http.Server reads up to DefaultMaxHeaderBytes (1 MiB) plus its 4 KiB of slack before
+  // its 431; Node's default, 16 KiB, refused the long label selectors kube serves.
+  Object.assign(server, {
+    keepAliveTimeout: 65_000,
+    headersTimeout: 70_000,
+    requestTimeout: 0,
+    maxHeaderSize: MAX_HEADER_BYTES,
+  });
   server.on("connection", (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));

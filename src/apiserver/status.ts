@@ -141,6 +141,16 @@ export function methodNotAllowed(): ApiError {
   );
 }
 
+/**
+ * A path no handler of kube's serves (not /api, a group it does not know, /openapi's unknown
+ * paths): its chain ends in Go's http.NotFound, plain text rather than a Status.
+ */
+export class PageNotFoundError extends ApiError {
+  constructor() {
+    super(404, "NotFound", "404 page not found");
+  }
+}
+
 export function resourceNotFound(): ApiError {
   return new ApiError(404, "NotFound", "the server could not find the requested resource", {});
 }

@@ -222,7 +222,7 @@ describe("create-on-apply and request checks", () => {
         apiVersion: "v1",
         metadata: {},
         status: "Failure",
-        message: `failed to create typed patch object (${ns}/d1; apps/v1, Kind=Deployment): .spec.template.spec.containers: element 0: associative list with keys has an element that omits key field "name" (and doesn't have default value)`,
+        message: `failed to create typed patch object (/d1; apps/v1, Kind=Deployment): .spec.template.spec.containers: element 0: associative list with keys has an element that omits key field "name" (and doesn't have default value)`,
         code: 500,
       });
     } else {

@@ -182,3 +182,16 @@ test(
     }
   },
 );
+
+test("request lines and headers up to Go's 1 MiB are served: a label selector of 1 500 terms", async () => {
+  const path = `/api/v1/namespaces/${ns}/configmaps`;
+  for (const terms of [1_500, 9_000]) {
+    const selector = Array.from({ length: terms }, (_, i) => `key${String(i).padStart(6, "0")}!=v`).join(",");
+    assert.ok(selector.length > 16 * 1024);
+    const r = await api.raw("GET", `${path}?labelSelector=${selector}`);
+    assert.equal(r.status, 200, r.text.slice(0, 200));
+    assert.equal(r.body.kind, "ConfigMapList");
+    const header = await api.get(path, { headers: { "x-long": "v".repeat(64 * 1024) } });
+    assert.equal(header.status, 200, header.text.slice(0, 200));
+  }
+});

@@ -9,6 +9,9 @@ import { kinds } from "../../src/api/index.js";
 import { type APIServerOptions, startAPIServer, Storage } from "../../src/apiserver/index.js";
 import { newRESTClient, type RESTClient, resourceOf, StatusError } from "../../src/rest/index.js";
 import { needs } from "../support/environment.js";
+import { Api, collect, startTarget } from "./harness.js";
+
+const systemNamespaces = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
 const CM = resourceOf(kinds.ConfigMap);
 
@@ -89,3 +92,27 @@ test(
     });
   },
 );
+
+test("on a server just started, a watch from resourceVersion 1 replays the bootstrap objects' creations", async () => {
+  // kube-apiserver's watch caches list at start, before its bootstrap writes the system
+  // namespaces: they are events a watch from the first version sees (kube 1.37.2 answers no 410).
+  const target = await startTarget();
+  try {
+    const api = new Api(target);
+    const seen = await collect(
+      api.watch("/api/v1/namespaces?watch=1&resourceVersion=1&timeoutSeconds=2"),
+      (s) => systemNamespaces.every((n) => s.some((e) => e.object?.metadata?.name === n)),
+    );
+    assert.ok(
+      seen.every((e) => e.type === "ADDED"),
+      JSON.stringify(seen.map((e) => e.type)),
+    );
+    const rvs = seen.map((e) => Number(e.object.metadata.resourceVersion));
+    assert.deepEqual(
+      rvs,
+      [...rvs].sort((a, b) => a - b),
+    );
+  } finally {
+    await target.close();
+  }
+});

@@ -174,6 +174,9 @@ const QUERY_VALUES: Record<string, string[]> = {
   dryRun: ["All", "x", ""],
   propagationPolicy: ["Foreground", "Background", "Orphan", "x"],
   gracePeriodSeconds: ["0", "-1", "x", "30"],
+  orphanDependents: ["true", "false", "x"],
+  uid: ["x", ""],
+  timeout: ["invalid", "5s", "1x", "10", "-1s", ""],
   includeObject: ["None", "Metadata", "Object", "x"],
   allowWatchBookmarks: ["true", "x"],
   sendInitialEvents: ["true", "false", "x"],
@@ -249,6 +252,7 @@ function objectFor(res: Resource, name: string, r: Random): Record<string, unkno
   switch (res.kind) {
     case "ConfigMap":
       obj.data = { k: r.chance(0.05) ? "x".repeat(1_100_000) : "v" };
+      if (r.chance(0.2)) obj.immutable = r.pick([true, false, "x"]);
       break;
     case "Secret":
       obj.stringData = { k: "v" };
@@ -277,9 +281,27 @@ function objectFor(res: Resource, name: string, r: Random): Record<string, unkno
       break;
     case "Service":
       obj.spec = {
-        ports: [{ port: r.pick([80, 0, 70000, "x"]) }],
-        type: r.pick(["ClusterIP", "NodePort", "x"]),
+        ports: [
+          {
+            port: r.pick([80, 0, 70000, "x"]),
+            ...(r.chance(0.3) ? { nodePort: r.pick([80, 30000, 30080, 32767, 32768, -1, "x"]) } : {}),
+            ...(r.chance(0.2) ? { targetPort: r.pick([0, "", 8080, "http"]) } : {}),
+          },
+        ],
+        type: r.pick(["ClusterIP", "NodePort", "LoadBalancer", "x"]),
       };
+      // Addresses taken (the kubernetes Service's), outside the CIDR, its edges, not addresses.
+      if (r.chance(0.3))
+        (obj.spec as Record<string, unknown>).clusterIP = r.pick([
+          "10.0.0.1",
+          "10.0.0.50",
+          "10.0.1.5",
+          "10.0.0.0",
+          "10.0.0.255",
+          "None",
+          "x",
+          "",
+        ]);
       break;
     case "CustomResourceDefinition":
       obj.spec = {
@@ -532,7 +554,13 @@ function rawApiRequest(r: Random, token: string): FuzzRequest {
               kind: "DeleteOptions",
               apiVersion: "v1",
               propagationPolicy: r.pick(["Orphan", "x"]),
-              preconditions: { uid: r.pick(["x", ""]) },
+              preconditions: r.pick([
+                { uid: r.pick(["x", ""]) },
+                { resourceVersion: r.pick(["0", "1", "x"]) },
+                { uid: "x", resourceVersion: "1" },
+              ]),
+              orphanDependents: r.pick([undefined, true]),
+              dryRun: r.pick([undefined, ["All"], ["x"]]),
               gracePeriodSeconds: r.pick([0, -5, "x"]),
             }),
             contentType: "application/json",

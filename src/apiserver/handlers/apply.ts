@@ -118,10 +118,14 @@ export async function handleApply(r: ResourceRequest, form: ResponseForm): Promi
     throw badRequest("metadata.managedFields must be nil");
   }
   if (!current && r.subresource !== "") throw notFound(refOf(r.def), r.name);
-  const warnings = checkFields(r, config, text.trimStart().startsWith("{") ? text : undefined);
-  // What kube's decoder drops never reaches the merge (and is never owned).
+  const duplicates = text.trimStart().startsWith("{") ? text : undefined;
+  // A custom resource's configuration is pruned as kube's decoder prunes it (checked first); a
+  // built-in kind's meets its typed schema in the merge, which refuses a field it lacks (the 500
+  // below) before fieldValidation is looked at.
+  const custom = r.def.crdName !== undefined || !r.def.schema;
+  let warnings = custom ? checkFields(r, config, duplicates) : [];
   if (r.def.crdName && r.def.schema) pruneObject(r.def, config);
-  else for (const f of unknownTopLevelFields(r.def, config)) delete config[f];
+  else if (custom) for (const f of unknownTopLevelFields(r.def, config)) delete config[f];
 
   let applied: ReturnType<typeof applyToObject>;
   try {
@@ -136,12 +140,14 @@ export async function handleApply(r: ResourceRequest, form: ResponseForm): Promi
     if (e instanceof ApplyConflictError) throw e.toApiError();
     if (e instanceof ApplyTypeError) {
       const gvk = `${r.def.group}/${r.def.version}, Kind=${r.def.kind}`;
-      throw new UntypedError(
-        `failed to create typed patch object (${r.namespace}/${r.name}; ${gvk}): ${e.message}`,
-      );
+      // kube names the configuration's own namespace and name (objectGVKNN of the patch).
+      const ns = typeof meta === "object" && meta !== null ? ((meta as Obj).namespace ?? "") : "";
+      const name = typeof meta === "object" && meta !== null ? ((meta as Obj).name ?? "") : "";
+      throw new UntypedError(`failed to create typed patch object (${ns}/${name}; ${gvk}): ${e.message}`);
     }
     throw e;
   }
+  if (!custom) warnings = checkFields(r, config, duplicates);
   const obj = structuredClone(applied.object) as Obj;
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   checkName(r, obj);
@@ -188,7 +194,7 @@ function createApplied(
   }
   prepareForCreate(r.def, obj, r.namespace, r.server.now());
   setManagedFields(obj, managedFields);
-  kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user });
+  kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user, dryRun: isDryRun(r) });
   const ordered = normalizeOrder(r.def, obj);
   if (isDryRun(r)) return JSON.stringify(ordered);
   const stored = r.server.storage.put(store, ordered);

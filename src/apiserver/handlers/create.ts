@@ -70,7 +70,7 @@ export function createObject(
   }
   prepareForCreate(r.def, obj, r.namespace, r.server.now());
   stampManagedFields(r, undefined, obj);
-  kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user });
+  kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user, dryRun });
   const ordered = normalizeOrder(r.def, obj);
   if (dryRun) return { json: JSON.stringify(ordered), headers: warningHeaders(warnings) };
   const stored = storage.put(store, ordered);

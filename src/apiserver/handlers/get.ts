@@ -6,6 +6,7 @@ import { storeNameOf } from "../registry/index.js";
 import { notFound, type ApiError } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
+import { waitForResourceVersion } from "./fresh.js";
 import { parseRv, tooLargeRv } from "./list-options.js";
 import { staleVersion } from "./list.js";
 import { formJson } from "./serialize.js";
@@ -30,6 +31,7 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
   const rv = r.query.get("resourceVersion");
   if (rv && rv !== "0") {
     const requested = parseRv(rv);
+    await waitForResourceVersion(r, rv);
     const current = r.server.storage.resourceVersion;
     if (requested > current) throw tooLargeRv(requested, current);
   }

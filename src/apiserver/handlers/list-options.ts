@@ -139,8 +139,13 @@ function goQuote(s: string): string {
 }
 
 export function tooLargeRv(requested: number, current: number): ApiError {
-  return new ApiError(504, "Timeout", `Too large resource version: ${requested}, current: ${current}`, {
-    causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
-    retryAfterSeconds: 1,
-  });
+  return new ApiError(
+    504,
+    "Timeout",
+    `Timeout: Too large resource version: ${requested}, current: ${current}`,
+    {
+      causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+      retryAfterSeconds: 1,
+    },
+  );
 }

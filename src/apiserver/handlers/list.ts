@@ -8,6 +8,7 @@ import type { StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import { decodeContinue, encodeContinue } from "./continue-token.js";
 import { int64Param, parseListRv, tooLargeRv, validateListOptions } from "./list-options.js";
+import { waitForResourceVersion } from "./fresh.js";
 import { buildFilter } from "./selection.js";
 import { formJson, itemJson, type ListMetaOut, listJson } from "./serialize.js";
 import { checkFormFits, formOf } from "./negotiation.js";
@@ -82,8 +83,15 @@ export function selectPage(r: ResourceRequest): ListPage {
   return { items, meta };
 }
 
+/** A list's options are checked, then a resourceVersion not reached yet is waited for (fresh.ts). */
+export async function waitUntilFresh(r: ResourceRequest): Promise<void> {
+  validateListOptions(r.query, false);
+  if (!r.query.get("continue")) await waitForResourceVersion(r, r.query.get("resourceVersion"));
+}
+
 export async function handleList(r: ResourceRequest): Promise<void> {
   const form = formOf(r, "list");
+  await waitUntilFresh(r);
   const page = selectPage(r);
   checkFormFits(r.def, form, true);
   page.items = await itemsInRequestVersion(r, page.items);

@@ -17,6 +17,8 @@ import { formOf, sendInForm } from "./negotiation.js";
 import { updateWithAdmission } from "../admission/index.js";
 import { inRequestVersion } from "../conversion/index.js";
 import { DepthExceededError, parseJsonBounded } from "../nesting.js";
+import { goTypeError } from "../schema/index.js";
+import { goPrint, patchInvalid } from "./patch-decoding.js";
 import { checkFields, checkTypeMeta, warningHeaders } from "./write.js";
 
 const JSON_PATCH = "application/json-patch+json";
@@ -79,6 +81,12 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     throw invalid(ref, r.name, [cause.invalid("", patched, "the patched object must be an object")]);
   }
   const obj = patched as Obj;
+  // The patched object decodes into the kind's Go type, or the patch is invalid.
+  const shown = () => (ct === STRATEGIC ? goPrint(patch) : JSON.stringify(obj));
+  if (r.def.schema && !r.def.crdName && ct !== STRATEGIC) {
+    const typeError = goTypeError(r.def, obj);
+    if (typeError) throw patchInvalid(shown(), typeError);
+  }
   checkTypeMeta(r, obj);
   const meta = obj.metadata as Obj;
   if (meta.name !== r.name) {
@@ -91,7 +99,14 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   }
   if (meta.resourceVersion === undefined || meta.resourceVersion === null)
     meta.resourceVersion = String(current.rv);
-  const warnings = checkFields(r, obj, undefined);
+  let warnings: string[];
+  try {
+    warnings = checkFields(r, obj, undefined);
+  } catch (e) {
+    const strict = e instanceof ApiError ? /strict decoding error: .*$/.exec(e.message) : null;
+    if (strict) throw patchInvalid(shown(), strict[0]);
+    throw e;
+  }
   const result = await updateWithAdmission(r, current, obj, warnings);
   sendInForm(r, 200, result.json, form, warningHeaders(warnings));
 }

@@ -60,6 +60,12 @@ export function handleWatch(r: ResourceRequest): void {
     return;
   }
 
+  // A negative timeout: kube's timer has fired before its serve loop reads the first event.
+  if (timeoutSeconds < 0) {
+    r.res.end();
+    return;
+  }
+
   const onAbort = () => watcher.close();
   let untrack = () => {};
   const watcher: Watcher = new Watcher(

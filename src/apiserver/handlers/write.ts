@@ -230,7 +230,7 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
   } else {
     for (const f of unknownTopLevelFields(r.def, obj)) delete obj[f];
   }
-  behaviour.defaults?.(obj, { old, server: r.server });
+  behaviour.defaults?.(obj, { old, server: r.server, dryRun: isDryRun(r) });
   r.server.authorization?.checkGrant(r, obj, old);
   const causes: StatusCause[] = [...validateMeta(r.def, obj)];
   if (old) causes.push(...finalizerRules(old, obj));

@@ -129,6 +129,65 @@ export function validateSecret(obj: Obj): StatusCause[] {
   return causes;
 }
 
+/**
+ * ValidateConfigMapUpdate's and ValidateSecretUpdate's rule for an object once `immutable`:
+ * consumers (kubelets) stop watching it, so a change would never reach them. Go compares the
+ * bags with reflect.DeepEqual, where an absent map and an empty one differ.
+ */
+export function immutableCauses(
+  obj: Readonly<Obj>,
+  old: Readonly<Obj> | undefined,
+  bags: string[],
+): StatusCause[] {
+  if (old?.immutable !== true) return [];
+  const causes: StatusCause[] = [];
+  const detail = "Forbidden: field is immutable when `immutable` is set";
+  const forbidden = (field: string): StatusCause => ({
+    reason: "FieldValueForbidden",
+    message: detail,
+    field,
+  });
+  if (obj.immutable !== true) causes.push(forbidden("immutable"));
+  for (const bag of bags) if (!sameBag(obj[bag], old[bag])) causes.push(forbidden(bag));
+  return causes;
+}
+
+function sameBag(a: unknown, b: unknown): boolean {
+  if (a === undefined || a === null || b === undefined || b === null) return (a ?? null) === (b ?? null);
+  const ea = entries(a);
+  const eb = entries(b);
+  return ea.length === eb.length && ea.every(([k, v]) => (b as Record<string, unknown>)[k] === v);
+}
+
 export const configMapBehaviour: KindBehaviour = {
-  validate: (obj) => validateConfigMap(obj),
+  validate: (obj, old) => [...immutableCauses(obj, old, ["data", "binaryData"]), ...validateConfigMap(obj)],
 };
+
+export const secretBehaviour: KindBehaviour = {
+  defaults(obj) {
+    obj.type ??= "Opaque";
+    // stringData is write-only: kube merges it into data.
+    if (obj.stringData && typeof obj.stringData === "object") {
+      const data = ((obj.data ?? {}) as Record<string, string>) ?? {};
+      for (const [k, v] of Object.entries(obj.stringData as Record<string, string>)) {
+        data[k] = Buffer.from(String(v)).toString("base64");
+      }
+      obj.data = data;
+    }
+    delete obj.stringData;
+  },
+  validate: (obj, old) => [...secretUpdateCauses(obj, old), ...validateSecret(obj)],
+};
+
+/** ValidateSecretUpdate: the type stays; stringData is merged into data before this runs. */
+function secretUpdateCauses(obj: Readonly<Obj>, old: Readonly<Obj> | undefined): StatusCause[] {
+  if (!old) return [];
+  const causes: StatusCause[] = [];
+  if (obj.type !== old.type)
+    causes.push({
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${JSON.stringify(obj.type ?? "")}: field is immutable`,
+      field: "type",
+    });
+  return [...causes, ...immutableCauses(obj, old, ["data"])];
+}

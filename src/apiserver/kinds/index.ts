@@ -21,7 +21,7 @@ import { clusterTrustBundleBehaviour, podCertificateRequestBehaviour } from "./t
 import { volumeAttributesClassBehaviour } from "./volume-attributes-class.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import type { KindBehaviour } from "./behaviour.js";
-import { configMapBehaviour } from "./config-data.js";
+import { configMapBehaviour, secretBehaviour } from "./config-data.js";
 import { crdBehaviour } from "./crd.js";
 import { eventBehaviour, eventsV1Behaviour } from "./event.js";
 import { endpointsBehaviour } from "./endpoints.js";
@@ -31,7 +31,7 @@ import { canonicalizeQuantities } from "./quantities.js";
 import { namespaceBehaviour } from "./namespace.js";
 import { nodeBehaviour, podBehaviour } from "./pod.js";
 import { rbacBehaviours } from "./rbac.js";
-import { secretBehaviour, serviceBehaviour } from "./service.js";
+import { serviceBehaviour } from "./service.js";
 import {
   mutatingWebhookConfigurationBehaviour,
   validatingWebhookConfigurationBehaviour,

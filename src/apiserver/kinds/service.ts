@@ -1,37 +1,66 @@
-// Services: type ClusterIP by default with an address allocated from 10.0.0.0/16 (envtest's
-// service range), port protocol and targetPort defaults, and the required ports.
+// Services: type ClusterIP by default with an address and node ports reserved as kube's
+// allocators reserve them (service-allocation.ts), port protocol and targetPort defaults, and
+// the required ports.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { labelCauses } from "../object/meta.js";
 import { dns1123LabelErrors } from "../object/names.js";
 import { portNameErrors, portNumberErrors } from "./pod.js";
-import { cause } from "../status.js";
+import type { ServerContext } from "../handlers/context.js";
+import { type ApiError, cause, invalid } from "../status.js";
+import { AllocationError, ServiceAllocations } from "./service-allocation.js";
 import type { Obj } from "../storage/index.js";
-import { validateSecret } from "./config-data.js";
 import type { KindBehaviour } from "./behaviour.js";
 
-function allocate(used: Set<string>): string {
-  for (let i = 10; i < 65_534; i++) {
-    const ip = `10.0.${i >> 8}.${i & 255}`;
-    if (!used.has(ip)) return ip;
-  }
-  throw new Error("service IP range 10.0.0.0/16 is exhausted");
+/** kube's allocators' refusal: a 422 on the field, as its Store's BeginCreate/BeginUpdate answers. */
+function refused(obj: Obj, field: string, value: string, why: string): ApiError {
+  const name = String((obj.metadata as Obj | undefined)?.name ?? "");
+  return invalid({ group: "", resource: "services", kind: "Service" }, name, [
+    { reason: "FieldValueInvalid", message: `Invalid value: ${value}: ${why}`, field },
+  ]);
 }
 
-/** The cluster IP (kept, given, or allocated), its list, and the IP family fields. */
-function allocateAddresses(
-  spec: Obj,
-  oldSpec: Obj | undefined,
-  server: { storage: { list(store: string): { obj: Readonly<Obj> }[] } },
-): void {
-  if (oldSpec?.clusterIP && spec.clusterIP === undefined) spec.clusterIP = oldSpec.clusterIP;
-  if (spec.clusterIP === undefined || spec.clusterIP === "") {
-    const used = new Set<string>();
-    for (const s of server.storage.list("/services")) {
-      const ip = ((s.obj.spec as Obj | undefined)?.clusterIP as string | undefined) ?? "";
-      used.add(ip);
-    }
-    spec.clusterIP = allocate(used);
+/**
+ * The cluster IP of a new Service (kube's allocClusterIPs): the one asked for, reserved, or the
+ * next free one; none for ExternalName and headless Services.
+ */
+function allocateAddresses(obj: Obj, spec: Obj, server: ServerContext, dryRun: boolean): void {
+  // normalizeClusterIPs: clusterIP and clusterIPs[0] are one value.
+  if ((spec.clusterIP === undefined || spec.clusterIP === "") && Array.isArray(spec.clusterIPs)) {
+    spec.clusterIP = spec.clusterIPs[0];
   }
+  const requested = typeof spec.clusterIP === "string" ? spec.clusterIP : "";
+  if (requested !== "None") {
+    const allocations = new ServiceAllocations(server.storage);
+    if (requested === "") spec.clusterIP = allocations.allocateNextIP(dryRun);
+    else {
+      try {
+        allocations.allocateIP(requested, dryRun);
+      } catch (e) {
+        if (!(e instanceof AllocationError)) throw e;
+        const asked = Array.isArray(spec.clusterIPs) ? spec.clusterIPs : [requested];
+        throw refused(
+          obj,
+          "spec.clusterIPs",
+          JSON.stringify(asked),
+          `failed to allocate IP ${requested}: ${e.message}`,
+        );
+      }
+    }
+  }
+  spec.clusterIPs = [spec.clusterIP];
+  if (spec.clusterIP !== "None") {
+    spec.ipFamilies ??= ["IPv4"];
+    spec.ipFamilyPolicy ??= "SingleStack";
+  }
+}
+
+/** kube's dry-run PortAllocationOperation.AllocateNext: one above the highest taken, or 32769. */
+const dryRunPort = (taken: number[]) => (taken.length === 0 ? 32768 : Math.max(...taken)) + 1;
+
+/** An update keeps the addresses the Service holds (they are immutable). */
+function keepAddresses(spec: Obj, oldSpec: Obj | undefined): void {
+  if (oldSpec?.clusterIP && spec.clusterIP === undefined) spec.clusterIP = oldSpec.clusterIP;
+  if (oldSpec?.clusterIPs && spec.clusterIPs === undefined) spec.clusterIPs = oldSpec.clusterIPs;
   spec.clusterIPs ??= [spec.clusterIP];
   if (spec.clusterIP !== "None") {
     spec.ipFamilies ??= ["IPv4"];
@@ -40,42 +69,68 @@ function allocateAddresses(
 }
 
 const exposedOnNodes = (spec: Obj) => spec.type === "NodePort" || spec.type === "LoadBalancer";
+const allocatesNodePorts = (spec: Obj) =>
+  spec.type === "NodePort" || (spec.type === "LoadBalancer" && spec.allocateLoadBalancerNodePorts !== false);
 
-/** Gives each port of a NodePort or LoadBalancer Service a node port from 30000-32767. */
+/**
+ * Node ports for a NodePort or LoadBalancer Service, as kube's initNodePorts (create) and
+ * updateNodePorts (update) reserve them: the ones asked for, else the next free; ports of one
+ * number share a node port. On an update, what the Service held already stays its own.
+ */
 function allocateNodePorts(
+  obj: Obj,
   spec: Obj,
-  server: { storage: { list(store: string): { obj: Readonly<Obj> }[] } },
-): void {
+  server: ServerContext,
+  key: string | undefined,
+  dryRun: boolean,
+) {
   if (!exposedOnNodes(spec) || !Array.isArray(spec.ports)) return;
-  if (spec.type === "LoadBalancer" && spec.allocateLoadBalancerNodePorts === false) return;
-  const used = new Set<number>();
-  for (const s of server.storage.list("/services")) {
-    for (const p of ((s.obj.spec as Obj | undefined)?.ports as Obj[] | undefined) ?? []) {
-      if (typeof p?.nodePort === "number") used.add(p.nodePort);
+  const allocations = new ServiceAllocations(server.storage, key);
+  const byPort = new Map<unknown, number>();
+  const taken: number[] = [];
+  const ports = spec.ports as Obj[];
+  ports.forEach((p, i) => {
+    if (!p || typeof p !== "object") return;
+    const asked = typeof p.nodePort === "number" ? p.nodePort : 0;
+    if (asked === 0 && !allocatesNodePorts(spec)) return;
+    const shared = byPort.get(p.port);
+    if (shared !== undefined && (asked === 0 || asked === shared)) {
+      p.nodePort = shared;
+      return;
     }
-  }
-  for (const p of spec.ports as Obj[]) if (typeof p?.nodePort === "number") used.add(p.nodePort);
-  for (const p of spec.ports as Obj[]) {
-    if (!p || typeof p !== "object" || typeof p.nodePort === "number") continue;
-    if (used.size >= 2768) throw new Error("node port range 30000-32767 is exhausted");
-    let port: number;
-    do port = 30000 + Math.floor(Math.random() * 2768);
-    while (used.has(port));
-    used.add(port);
-    p.nodePort = port;
-  }
+    // On a create, a later port of the same number may name the node port this one shares.
+    const named =
+      asked !== 0 || key !== undefined
+        ? asked
+        : ((ports.find((o) => o?.port === p.port && typeof o.nodePort === "number" && o.nodePort !== 0)
+            ?.nodePort as number | undefined) ?? 0);
+    try {
+      if (named === 0) p.nodePort = dryRun ? dryRunPort(taken) : allocations.allocateNextPort();
+      else {
+        allocations.allocatePort(named, dryRun);
+        p.nodePort = named;
+      }
+      taken.push(p.nodePort as number);
+    } catch (e) {
+      if (!(e instanceof AllocationError)) throw e;
+      throw refused(obj, `spec.ports[${i}].nodePort`, String(named), e.message);
+    }
+    if (shared === undefined) byPort.set(p.port, p.nodePort as number);
+  });
 }
 
 export const serviceBehaviour: KindBehaviour = {
-  defaults(obj, { old, server }) {
+  defaults(obj, { old, server, dryRun }) {
     const spec = (obj.spec ?? {}) as Obj;
     obj.spec = spec;
     spec.type ??= "ClusterIP";
     spec.sessionAffinity ??= "None";
     if (Array.isArray(spec.ports)) {
       for (const p of spec.ports as Obj[]) {
+        if (!p || typeof p !== "object") continue;
         p.protocol ??= "TCP";
-        p.targetPort ??= p.port;
+        // SetDefaults_Service: a targetPort of 0 or "" is the port.
+        if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === "") p.targetPort = p.port;
       }
     }
     if (spec.type === "ExternalName") return;
@@ -84,15 +139,17 @@ export const serviceBehaviour: KindBehaviour = {
     if (spec.type === "LoadBalancer") spec.allocateLoadBalancerNodePorts ??= true;
     // On a create, addresses come after the field manager (created()); an update keeps them.
     if (old) {
-      allocateAddresses(spec, old.spec as Obj | undefined, server);
+      keepAddresses(spec, old.spec as Obj | undefined);
       keepNodePorts(spec, old.spec as Obj | undefined);
-      allocateNodePorts(spec, server);
+      const meta = old.metadata as Obj;
+      const key = meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
+      allocateNodePorts(obj, spec, server, key, dryRun === true);
     }
   },
-  created(obj, { server }) {
+  created(obj, { server, dryRun }) {
     const spec = obj.spec as Obj;
-    if (spec.type !== "ExternalName") allocateAddresses(spec, undefined, server);
-    allocateNodePorts(spec, server);
+    if (spec.type !== "ExternalName") allocateAddresses(obj, spec, server, dryRun === true);
+    allocateNodePorts(obj, spec, server, undefined, dryRun === true);
   },
   validate(obj) {
     const spec = (obj.spec ?? {}) as Obj;
@@ -156,19 +213,3 @@ function keepNodePorts(spec: Obj, oldSpec: Obj | undefined): void {
     if (typeof was?.nodePort === "number") p.nodePort = was.nodePort;
   }
 }
-
-export const secretBehaviour: KindBehaviour = {
-  defaults(obj) {
-    obj.type ??= "Opaque";
-    // stringData is write-only: kube merges it into data.
-    if (obj.stringData && typeof obj.stringData === "object") {
-      const data = ((obj.data ?? {}) as Record<string, string>) ?? {};
-      for (const [k, v] of Object.entries(obj.stringData as Record<string, string>)) {
-        data[k] = Buffer.from(String(v)).toString("base64");
-      }
-      obj.data = data;
-    }
-    delete obj.stringData;
-  },
-  validate: (obj) => validateSecret(obj),
-};

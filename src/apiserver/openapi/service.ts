@@ -13,7 +13,7 @@ import {
   type OpenAPICache,
   openAPIV3GroupVersion,
 } from "../schema/index.js";
-import { methodNotAllowed, resourceNotFound } from "../status.js";
+import { methodNotAllowed, PageNotFoundError, resourceNotFound } from "../status.js";
 import { acceptedTypes } from "./accept.js";
 import { openAPIV2Protobuf } from "./v2-protobuf.js";
 
@@ -67,7 +67,7 @@ export class OpenAPIService {
       return;
     }
     const m = /^\/openapi\/v3\/(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(path);
-    if (!m) throw resourceNotFound();
+    if (!m) throw new PageNotFoundError();
     const [group, version] = m[1] !== undefined ? ["", m[1]] : [m[2], m[3]];
     const doc = this.#groupVersion(defs, group, version);
     if (!doc) throw resourceNotFound();
