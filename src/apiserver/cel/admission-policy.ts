@@ -9,11 +9,11 @@
 import { isCelError } from "@bufbuild/cel";
 import type { UserInfo } from "../handlers/context.js";
 import { authorizerValue, type RequestResource, withAuthorizer } from "./authz.js";
-import { compilePolicyExpression } from "./expressions.js";
+import { type Compiled, compilePolicyExpression, compilePolicyMessageExpression } from "./expressions.js";
 import { celErrorText } from "./kubernetes-libs.js";
 import { celValue, matchConditionsIn } from "./match-conditions.js";
 
-export { compilePolicyExpression };
+export { compilePolicyExpression, compilePolicyMessageExpression };
 export { typeCheckIssues } from "./type-check.js";
 export { policyExpressionIssue, policyVariableTypes } from "./policy-types.js";
 export { BOOL, NULL, STRING } from "./checker-types.js";
@@ -51,8 +51,12 @@ export interface PolicyEvaluation {
   annotationErrors: string[];
 }
 
-function run(expression: string, ctx: Record<string, unknown>): { value: unknown } | { error: string } {
-  const p = compilePolicyExpression(expression.trim());
+function run(
+  expression: string,
+  ctx: Record<string, unknown>,
+  compile: (expression: string) => Compiled = compilePolicyExpression,
+): { value: unknown } | { error: string } {
+  const p = compile(expression.trim());
   if ("error" in p) return { error: `compilation error: ${p.error}` };
   let value: unknown;
   try {
@@ -164,7 +168,7 @@ function messageOf(
   ctx: Record<string, unknown>,
 ): string {
   if (v.messageExpression) {
-    const r = run(v.messageExpression, ctx);
+    const r = run(v.messageExpression, ctx, compilePolicyMessageExpression);
     if ("value" in r && typeof r.value === "string") {
       const m = r.value.trim();
       if (m !== "" && Buffer.byteLength(m) <= MAX_MESSAGE_BYTES && !m.includes("\n")) return m;

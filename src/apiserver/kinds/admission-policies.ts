@@ -32,11 +32,15 @@ function expressionErrors(
   path: string,
   returns: Returns,
   variables: ReadonlyMap<string, unknown> = new Map(),
+  compile: "policy" | "message" = "policy",
 ): StatusCause[] {
   const expression = typeof value === "string" ? value.trim() : "";
   if (expression === "") return [cause.required(path)];
   const cel = celPolicy.get();
-  const p = cel.compilePolicyExpression(expression);
+  // A messageExpression may not name `authorizer` (kube's validateMessageExpression).
+  const p = (compile === "message" ? cel.compilePolicyMessageExpression : cel.compilePolicyExpression)(
+    expression,
+  );
   if ("error" in p) return [cause.invalid(path, value, `compilation failed: ${p.error}`)];
   const types =
     returns === "bool"
@@ -77,9 +81,10 @@ function validatePolicy(obj: Obj): StatusCause[] {
   const validations = objects(spec.validations);
   const audits = objects(spec.auditAnnotations);
   if (validations.length === 0 && audits.length === 0) {
-    out.push(
-      cause.required("spec.validations", "validations or auditAnnotations must contain at least one item"),
-    );
+    // kube names both fields (validateValidatingAdmissionPolicySpec).
+    for (const field of ["spec.validations", "spec.auditAnnotations"]) {
+      out.push(cause.required(field, "validations or auditAnnotations must contain at least one item"));
+    }
   }
   // The type of `variables.<name>` is its expression's: each variable sees those before it.
   const declared = objects(spec.variables)
@@ -95,7 +100,15 @@ function validatePolicy(obj: Obj): StatusCause[] {
     const at = `spec.validations[${i}]`;
     out.push(...expressionErrors(v.expression, `${at}.expression`, "bool", variableTypes));
     if (v.messageExpression !== undefined)
-      out.push(...expressionErrors(v.messageExpression, `${at}.messageExpression`, "string", variableTypes));
+      out.push(
+        ...expressionErrors(
+          v.messageExpression,
+          `${at}.messageExpression`,
+          "string",
+          variableTypes,
+          "message",
+        ),
+      );
     if (typeof v.message === "string" && v.message.includes("\n")) {
       out.push(cause.invalid(`${at}.message`, v.message, "message must not contain line breaks"));
     }
