@@ -306,18 +306,22 @@ describe("ValidatingAdmissionPolicy", () => {
       async () => (await api.post(`${configMaps}?dryRun=All`, configMap("p4", { a: "1" }))).status === 201,
       { timeoutMs: 30_000 },
     );
-    // By selector: every selected param is checked.
-    const bySelector = binding("params", { paramRef: { selector: { matchLabels: { role: "limits" } } } });
+    // By selector: every selected param is checked. parameterNotFoundAction has no default.
+    const selector = { matchLabels: { role: "limits" } };
+    const bySelector = binding("params", { paramRef: { selector } });
     bySelector.metadata.name = `params-selector-${run}`;
-    const s = await api.post(bindings, bySelector);
+    const unset = await api.post(bindings, bySelector);
+    assert.equal(unset.status, 422, unset.text);
+    assert.deepEqual(
+      causes(unset).map((c) => `${c.field} ${c.reason}`),
+      ["spec.paramRef.parameterNotFoundAction FieldValueRequired"],
+    );
+    const s = await api.post(bindings, {
+      ...bySelector,
+      spec: { ...bySelector.spec, paramRef: { selector, parameterNotFoundAction: "Deny" } },
+    });
     assert.equal(s.status, 201, s.text);
     created.push(`${bindings}/${bySelector.metadata.name}`);
-    assert.equal(
-      (s.body as { spec: { paramRef: { parameterNotFoundAction: string } } }).spec.paramRef
-        .parameterNotFoundAction,
-      "Deny",
-      "defaulted",
-    );
   });
 
   test("failurePolicy: a runtime error fails the request under Fail, is ignored under Ignore", async (t) => {
@@ -507,7 +511,8 @@ describe("ValidatingAdmissionPolicy", () => {
         matchConditions: [
           { name: "not-admin", expression: "!authorizer.path('/livez').check('get').errored()" },
         ],
-        // A messageExpression may not name `authorizer`; it may read a variable that does.
+        // A messageExpression may not name `authorizer`, and kube evaluates it without one: a
+        // variable that asks the authorizer fails there, so the message is the fallback.
         variables: [
           {
             name: "mayListSecrets",
@@ -518,7 +523,8 @@ describe("ValidatingAdmissionPolicy", () => {
         validations: [
           {
             expression: "variables.mayListSecrets",
-            messageExpression: "'may not list secrets: ' + string(variables.mayListSecrets)",
+            messageExpression: "'may list secrets: ' + string(variables.mayListSecrets)",
+            message: "may not list secrets",
           },
           {
             expression: "authorizer.requestResource.check('create').allowed()",
@@ -563,8 +569,10 @@ describe("ValidatingAdmissionPolicy", () => {
     await eventually(
       "the writer denied by the policy",
       async () => {
-        const r = await writer.post(configMaps, configMap("by-writer", { a: "1" }));
-        return r.status === 422 && /may not list secrets: false$/.test(r.body.message) ? r : undefined;
+        const r = await writer.post(`${configMaps}?dryRun=All`, configMap("by-writer", { a: "1" }));
+        return r.status === 422 && /denied request: may not list secrets$/.test(r.body.message)
+          ? r
+          : undefined;
       },
       { timeoutMs: 30_000 },
     );

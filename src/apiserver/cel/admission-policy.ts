@@ -113,12 +113,11 @@ export function evaluatePolicy(
     annotations: new Map(),
     annotationErrors: [],
   };
-  const variables = new Map<string, unknown>();
   const ctx: Record<string, unknown> = {
     ...objects,
     request: celValue(request),
     params: celValue(params),
-    variables,
+    variables: new Map<string, unknown>(),
   };
   if (spec.matchConditions.length > 0) {
     const m = matchConditionsIn(spec.matchConditions, ctx, compilePolicyExpression);
@@ -131,12 +130,18 @@ export function evaluatePolicy(
       return out;
     }
   }
-  // Variables are evaluated in order, each seeing the ones before it. One that fails is left out:
-  // an expression that reads it then fails in its turn (kube evaluates them lazily, on first use).
-  for (const v of spec.variables) {
-    const r = run(v.expression, ctx);
-    if ("value" in r) variables.set(v.name, r.value);
-  }
+  evaluateVariables(spec.variables, ctx);
+  // kube evaluates messageExpressions apart, with no `authorizer` in their activation: a variable
+  // read there is evaluated again without it, and one that asks the authorizer fails, so the
+  // message falls back (validator.go's expressionOptionalVars).
+  let messageCtx: Record<string, unknown> | undefined;
+  const forMessages = () => {
+    if (!messageCtx) {
+      const { authorizer: _, ...rest } = ctx;
+      messageCtx = evaluateVariables(spec.variables, { ...rest, variables: new Map<string, unknown>() });
+    }
+    return messageCtx;
+  };
   spec.validations.forEach((v, index) => {
     const r = run(v.expression, ctx);
     if ("error" in r) {
@@ -144,7 +149,8 @@ export function evaluatePolicy(
       return;
     }
     if (r.value === true) return;
-    out.decisions.push({ kind: "deny", index, message: messageOf(v, ctx), reason: v.reason || "Invalid" });
+    const message = messageOf(v, v.messageExpression ? forMessages() : ctx);
+    out.decisions.push({ kind: "deny", index, message, reason: v.reason || "Invalid" });
   });
   for (const a of spec.auditAnnotations) {
     const r = run(a.valueExpression, ctx);
@@ -160,6 +166,23 @@ export function evaluatePolicy(
     }
   }
   return out;
+}
+
+/**
+ * Evaluates `variables` into `ctx.variables` in order, each seeing the ones before it, and returns
+ * `ctx`. One that fails is left out: an expression that reads it then fails in its turn (kube
+ * evaluates them lazily, on first use).
+ */
+function evaluateVariables(
+  variables: PolicySpec["variables"],
+  ctx: Record<string, unknown>,
+): Record<string, unknown> {
+  const values = ctx.variables as Map<string, unknown>;
+  for (const v of variables) {
+    const r = run(v.expression, ctx);
+    if ("value" in r) values.set(v.name, r.value);
+  }
+  return ctx;
 }
 
 /** messageExpression's result if it is a usable string, else the message, else the expression. */
