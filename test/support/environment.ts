@@ -16,6 +16,9 @@ export const embeddedCapabilities = {
   /** The garbage collector and namespace finalizer run by kube-controller-manager in a cluster. */
   "garbage-collector":
     "it needs the garbage collector or the namespace controller (kube-controller-manager), which kube-apiserver alone does not run",
+  /** ValidatingAdmissionPolicy status (status.typeChecking), written by kube-controller-manager. */
+  "policy-status":
+    "it needs the ValidatingAdmissionPolicy status controller (kube-controller-manager's validatingadmissionpolicy-status-controller), which kube-apiserver alone does not run",
   /** ClusterRole aggregation, done by kube-controller-manager in a cluster. */
   "clusterrole-aggregation":
     "it needs ClusterRole aggregation (kube-controller-manager's clusterrole-aggregation-controller), which kube-apiserver alone does not run",

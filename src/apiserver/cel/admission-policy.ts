@@ -9,11 +9,11 @@
 import { isCelError } from "@bufbuild/cel";
 import type { UserInfo } from "../handlers/context.js";
 import { authorizerValue, type RequestResource, withAuthorizer } from "./authz.js";
-import { compilePolicyExpression } from "./expressions.js";
+import { type Compiled, compilePolicyExpression, compilePolicyMessageExpression } from "./expressions.js";
 import { celErrorText } from "./kubernetes-libs.js";
 import { celValue, matchConditionsIn } from "./match-conditions.js";
 
-export { compilePolicyExpression };
+export { compilePolicyExpression, compilePolicyMessageExpression };
 export { typeCheckIssues } from "./type-check.js";
 export { policyExpressionIssue, policyVariableTypes } from "./policy-types.js";
 export { BOOL, NULL, STRING } from "./checker-types.js";
@@ -51,8 +51,12 @@ export interface PolicyEvaluation {
   annotationErrors: string[];
 }
 
-function run(expression: string, ctx: Record<string, unknown>): { value: unknown } | { error: string } {
-  const p = compilePolicyExpression(expression.trim());
+function run(
+  expression: string,
+  ctx: Record<string, unknown>,
+  compile: (expression: string) => Compiled = compilePolicyExpression,
+): { value: unknown } | { error: string } {
+  const p = compile(expression.trim());
   if ("error" in p) return { error: `compilation error: ${p.error}` };
   let value: unknown;
   try {
@@ -109,12 +113,11 @@ export function evaluatePolicy(
     annotations: new Map(),
     annotationErrors: [],
   };
-  const variables = new Map<string, unknown>();
   const ctx: Record<string, unknown> = {
     ...objects,
     request: celValue(request),
     params: celValue(params),
-    variables,
+    variables: new Map<string, unknown>(),
   };
   if (spec.matchConditions.length > 0) {
     const m = matchConditionsIn(spec.matchConditions, ctx, compilePolicyExpression);
@@ -127,12 +130,18 @@ export function evaluatePolicy(
       return out;
     }
   }
-  // Variables are evaluated in order, each seeing the ones before it. One that fails is left out:
-  // an expression that reads it then fails in its turn (kube evaluates them lazily, on first use).
-  for (const v of spec.variables) {
-    const r = run(v.expression, ctx);
-    if ("value" in r) variables.set(v.name, r.value);
-  }
+  evaluateVariables(spec.variables, ctx);
+  // kube evaluates messageExpressions apart, with no `authorizer` in their activation: a variable
+  // read there is evaluated again without it, and one that asks the authorizer fails, so the
+  // message falls back (validator.go's expressionOptionalVars).
+  let messageCtx: Record<string, unknown> | undefined;
+  const forMessages = () => {
+    if (!messageCtx) {
+      const { authorizer: _, ...rest } = ctx;
+      messageCtx = evaluateVariables(spec.variables, { ...rest, variables: new Map<string, unknown>() });
+    }
+    return messageCtx;
+  };
   spec.validations.forEach((v, index) => {
     const r = run(v.expression, ctx);
     if ("error" in r) {
@@ -140,7 +149,8 @@ export function evaluatePolicy(
       return;
     }
     if (r.value === true) return;
-    out.decisions.push({ kind: "deny", index, message: messageOf(v, ctx), reason: v.reason || "Invalid" });
+    const message = messageOf(v, v.messageExpression ? forMessages() : ctx);
+    out.decisions.push({ kind: "deny", index, message, reason: v.reason || "Invalid" });
   });
   for (const a of spec.auditAnnotations) {
     const r = run(a.valueExpression, ctx);
@@ -158,13 +168,30 @@ export function evaluatePolicy(
   return out;
 }
 
+/**
+ * Evaluates `variables` into `ctx.variables` in order, each seeing the ones before it, and returns
+ * `ctx`. One that fails is left out: an expression that reads it then fails in its turn (kube
+ * evaluates them lazily, on first use).
+ */
+function evaluateVariables(
+  variables: PolicySpec["variables"],
+  ctx: Record<string, unknown>,
+): Record<string, unknown> {
+  const values = ctx.variables as Map<string, unknown>;
+  for (const v of variables) {
+    const r = run(v.expression, ctx);
+    if ("value" in r) values.set(v.name, r.value);
+  }
+  return ctx;
+}
+
 /** messageExpression's result if it is a usable string, else the message, else the expression. */
 function messageOf(
   v: { expression: string; message?: string; messageExpression?: string },
   ctx: Record<string, unknown>,
 ): string {
   if (v.messageExpression) {
-    const r = run(v.messageExpression, ctx);
+    const r = run(v.messageExpression, ctx, compilePolicyMessageExpression);
     if ("value" in r && typeof r.value === "string") {
       const m = r.value.trim();
       if (m !== "" && Buffer.byteLength(m) <= MAX_MESSAGE_BYTES && !m.includes("\n")) return m;

@@ -40,13 +40,14 @@ function expressionCompiler(variables: readonly string[]): (expression: string) 
 /** A webhook's match conditions (kube's admission plugin environment). */
 export const compileWebhookExpression = expressionCompiler(["object", "oldObject", "request", "authorizer"]);
 
+const POLICY_VARIABLES = ["object", "oldObject", "request", "params", "namespaceObject", "variables"];
+
 /** A ValidatingAdmissionPolicy's expressions, its match conditions included. */
-export const compilePolicyExpression = expressionCompiler([
-  "object",
-  "oldObject",
-  "request",
-  "params",
-  "namespaceObject",
-  "variables",
-  "authorizer",
-]);
+export const compilePolicyExpression = expressionCompiler([...POLICY_VARIABLES, "authorizer"]);
+
+/**
+ * A ValidatingAdmissionPolicy's messageExpressions: kube compiles them without `authorizer`
+ * (HasAuthorizer: false in validation.go's validateMessageExpression and plugin.go's compilePolicy),
+ * so a policy whose messageExpression names it is refused when written.
+ */
+export const compilePolicyMessageExpression = expressionCompiler(POLICY_VARIABLES);

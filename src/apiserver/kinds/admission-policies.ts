@@ -5,9 +5,11 @@
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "../../api/index.js";
 import { celMatch, celPolicy } from "../lazy.js";
+import { pathSegmentNameErrors } from "../request-path.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
+import { labelSelectorCauses } from "./workloads.js";
 
 const FAILURE_POLICIES = ["Fail", "Ignore"];
 const VALIDATION_ACTIONS = ["Audit", "Deny", "Warn"];
@@ -32,11 +34,15 @@ function expressionErrors(
   path: string,
   returns: Returns,
   variables: ReadonlyMap<string, unknown> = new Map(),
+  compile: "policy" | "message" = "policy",
 ): StatusCause[] {
   const expression = typeof value === "string" ? value.trim() : "";
   if (expression === "") return [cause.required(path)];
   const cel = celPolicy.get();
-  const p = cel.compilePolicyExpression(expression);
+  // A messageExpression may not name `authorizer` (kube's validateMessageExpression).
+  const p = (compile === "message" ? cel.compilePolicyMessageExpression : cel.compilePolicyExpression)(
+    expression,
+  );
   if ("error" in p) return [cause.invalid(path, value, `compilation failed: ${p.error}`)];
   const types =
     returns === "bool"
@@ -77,9 +83,10 @@ function validatePolicy(obj: Obj): StatusCause[] {
   const validations = objects(spec.validations);
   const audits = objects(spec.auditAnnotations);
   if (validations.length === 0 && audits.length === 0) {
-    out.push(
-      cause.required("spec.validations", "validations or auditAnnotations must contain at least one item"),
-    );
+    // kube names both fields (validateValidatingAdmissionPolicySpec).
+    for (const field of ["spec.validations", "spec.auditAnnotations"]) {
+      out.push(cause.required(field, "validations or auditAnnotations must contain at least one item"));
+    }
   }
   // The type of `variables.<name>` is its expression's: each variable sees those before it.
   const declared = objects(spec.variables)
@@ -95,7 +102,15 @@ function validatePolicy(obj: Obj): StatusCause[] {
     const at = `spec.validations[${i}]`;
     out.push(...expressionErrors(v.expression, `${at}.expression`, "bool", variableTypes));
     if (v.messageExpression !== undefined)
-      out.push(...expressionErrors(v.messageExpression, `${at}.messageExpression`, "string", variableTypes));
+      out.push(
+        ...expressionErrors(
+          v.messageExpression,
+          `${at}.messageExpression`,
+          "string",
+          variableTypes,
+          "message",
+        ),
+      );
     if (typeof v.message === "string" && v.message.includes("\n")) {
       out.push(cause.invalid(`${at}.message`, v.message, "message must not contain line breaks"));
     }
@@ -170,19 +185,32 @@ function validateBinding(obj: Obj): StatusCause[] {
     );
   }
   const ref = spec.paramRef as Obj | undefined;
-  if (ref && typeof ref === "object") {
-    if (ref.name && ref.selector) {
-      out.push(cause.forbidden("spec.paramRef.name", "name and selector are mutually exclusive"));
-    }
-    if (!ref.name && !ref.selector) {
-      out.push(cause.required("spec.paramRef", "one of name or selector must be provided"));
-    }
-    const action = ref.parameterNotFoundAction;
-    if (action !== undefined && !NOT_FOUND_ACTIONS.includes(String(action))) {
-      out.push(cause.notSupported("spec.paramRef.parameterNotFoundAction", action, NOT_FOUND_ACTIONS));
-    }
-  }
+  if (ref && typeof ref === "object") out.push(...paramRefErrors(ref, "spec.paramRef"));
   out.push(...matchResourcesErrors(spec.matchResources, "spec.matchResources", false));
+  return out;
+}
+
+/** kube's validateParamRef, in its order. parameterNotFoundAction has no default: it is required. */
+function paramRefErrors(ref: Obj, path: string): StatusCause[] {
+  const out: StatusCause[] = [];
+  const name = typeof ref.name === "string" ? ref.name : "";
+  const selector = ref.selector !== undefined && ref.selector !== null;
+  if (name !== "") {
+    for (const msg of pathSegmentNameErrors(name)) out.push(cause.invalid(`${path}.name`, name, msg));
+    if (selector) out.push(cause.forbidden(`${path}.name`, "name and selector are mutually exclusive"));
+  }
+  if (selector) {
+    out.push(...labelSelectorCauses(ref.selector, `${path}.selector`));
+    if (name !== "")
+      out.push(cause.forbidden(`${path}.selector`, "name and selector are mutually exclusive"));
+  }
+  if (name === "" && !selector) out.push(cause.required(path, "one of name or selector must be specified"));
+  const action = ref.parameterNotFoundAction;
+  if (action === undefined || action === null || action === "") {
+    out.push(cause.required(`${path}.parameterNotFoundAction`));
+  } else if (!NOT_FOUND_ACTIONS.includes(String(action))) {
+    out.push(cause.notSupported(`${path}.parameterNotFoundAction`, action, ["Deny", "Allow"]));
+  }
   return out;
 }
 
@@ -215,9 +243,8 @@ export const validatingAdmissionPolicyBindingBehaviour: KindBehaviour = {
   defaults: (obj) => {
     const spec = storedSpec(obj);
     if (!spec) return;
+    // paramRef.parameterNotFoundAction has no default in 1.37 (validateParamRef requires it).
     defaultMatchResources(spec.matchResources);
-    const ref = spec.paramRef as Obj | undefined;
-    if (ref && typeof ref === "object") ref.parameterNotFoundAction ??= "Deny";
   },
   validate: (obj) => validateBinding(obj),
 };
