@@ -7,6 +7,8 @@
 //         for these; other zero scalars are what Go would leave out of JSON.
 //   i     the field is an embedded struct whose JSON fields are spliced into the parent
 //         (`VolumeSource json:",inline"`).
+//   z     the field is `omitzero` (Go 1.24): left out of JSON at its zero value, struct or not
+//         (ObjectMeta's creationTimestamp since kube 1.35).
 //   =name the JSON name, where it is not the proto field's name.
 // Messages for Go slice types (`type ExtraValue []string`) are listed as lists.
 //
@@ -79,6 +81,7 @@ try {
           let flag = "";
           if (json === "") flag += "i";
           else if (f[2].startsWith("*") || !opts.includes("omitempty")) flag += "k";
+          if (opts.includes("omitzero")) flag += "z";
           if (json !== "" && json !== pb[2]) flag += `=${json}`;
           if (flag) flags.push(`${pb[1]}${flag}`);
         }

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "../../src/envtest/index.js";
 import { needsControlPlane, versionDifference } from "../support/environment.js";
+import { unsetCreationTimestamp } from "../support/creation-timestamp.js";
 import { Api, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -94,7 +95,7 @@ describe("access reviews", needsControlPlane("users"), () => {
     assert.deepEqual(allowed.body.spec, {
       resourceAttributes: { namespace: ns, verb: "list", resource: "pods" },
     });
-    assert.equal(allowed.body.metadata.creationTimestamp, null);
+    assert.equal(allowed.body.metadata.creationTimestamp, unsetCreationTimestamp().creationTimestamp);
 
     const denied = await ann.post(
       `${AUTHZ}/selfsubjectaccessreviews`,

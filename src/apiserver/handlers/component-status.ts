@@ -23,7 +23,7 @@ function components(): { name: string; healthy: boolean; message: string }[] {
 
 function item(c: { name: string; healthy: boolean; message: string }) {
   return {
-    metadata: { name: c.name, creationTimestamp: null },
+    metadata: { name: c.name },
     conditions: [{ type: "Healthy", status: c.healthy ? "True" : "False", message: c.message }],
   };
 }

@@ -49,13 +49,12 @@ function reviewInvalid(r: ResourceRequest, field: string, value: string, detail:
   ]);
 }
 
-/** The response's metadata: kube answers an unstored object with a null creationTimestamp. */
+/** The response's metadata: an unstored object has no creationTimestamp (omitzero since kube 1.35). */
 function responseMeta(r: ResourceRequest, obj: Obj): void {
   const given = obj.metadata as Obj;
   stampManagedFields(r, undefined, obj);
   const meta: Obj = {};
   if (r.def.namespaced) meta.namespace = r.namespace;
-  meta.creationTimestamp = null;
   if (given.managedFields) meta.managedFields = given.managedFields;
   obj.metadata = meta;
 }
@@ -200,7 +199,7 @@ function rulesReview(r: ResourceRequest, obj: Obj): Obj {
   return {
     kind: r.def.kind,
     apiVersion: apiVersionOfDef(r.def),
-    metadata: { creationTimestamp: null },
+    metadata: {},
     spec: {},
     status,
   };

@@ -168,7 +168,7 @@ export class Watcher implements WatchSink {
   }
 
   #bookmarkLine(rv: number, initialEventsEnd: boolean): string {
-    const meta: Obj = { resourceVersion: String(rv), creationTimestamp: null };
+    const meta: Obj = { resourceVersion: String(rv) };
     if (initialEventsEnd) meta.annotations = { "k8s.io/initial-events-end": "true" };
     const metaForm = this.#form === "PartialObjectMetadata" || this.#form === "PartialObjectMetadataList";
     const obj = metaForm

@@ -3,7 +3,7 @@
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import type { LabelSelector } from "kubernetes-types/meta/v1.js";
 import { labelSelectorFromObject, qualifiedNameErrors } from "../../api/index.js";
-import { annotationCauses, inObjectMetaOrder, labelCauses } from "../object/meta.js";
+import { annotationCauses, labelCauses } from "../object/meta.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
@@ -15,15 +15,16 @@ export function defaultTemplate(spec: Obj): void {
   if (!template || typeof template !== "object" || Array.isArray(template)) return;
   const t = template as Obj;
   if (t.spec && typeof t.spec === "object") defaultPodSpec(t.spec as Obj);
-  t.metadata = withNullCreationTimestamp((t.metadata ?? {}) as Obj);
+  t.metadata = withoutZeroCreationTimestamp((t.metadata ?? {}) as Obj);
 }
 
-// A template's ObjectMeta is a Go struct whose creationTimestamp (a non-pointer Time without
-// omitempty) is written as null when unset, in its place in ObjectMeta's field order (also when
-// present: a merge may have put it after the labels).
-function withNullCreationTimestamp(meta: Obj): Obj {
-  if (meta.creationTimestamp !== undefined && meta.creationTimestamp !== null) return meta;
-  return inObjectMetaOrder({ ...meta, creationTimestamp: null });
+// A template's ObjectMeta is a Go struct, always written (`metadata: {}`). Since kube 1.35 its
+// creationTimestamp is `omitzero`: a null one (Go's zero time, as older clients send it) is
+// left out rather than written back as null.
+function withoutZeroCreationTimestamp(meta: Obj): Obj {
+  if (meta.creationTimestamp !== null) return meta;
+  const { creationTimestamp: _zero, ...rest } = meta;
+  return rest;
 }
 
 /** apimachinery's ValidateLabelSelector: matchLabels and each requirement. */
@@ -199,7 +200,7 @@ export const statefulSetBehaviour: KindBehaviour = {
           ...claim,
           apiVersion: "v1",
           kind: "PersistentVolumeClaim",
-          metadata: withNullCreationTimestamp((claim.metadata ?? {}) as Obj),
+          metadata: withoutZeroCreationTimestamp((claim.metadata ?? {}) as Obj),
           spec: claimSpec,
           status: { phase: "Pending", ...((claim.status as Obj | undefined) ?? {}) },
         };

@@ -154,6 +154,8 @@ function toGo(desc: DescMessage, m: Msg, depth: number): unknown {
     const value = fieldValue(field, m[field.localName], depth);
     if (value === undefined) continue;
     if (field.fieldKind === "scalar" && isZero(value) && !shape?.keepZero) continue;
+    // A zero Time decodes as null; an omitzero field leaves it out instead.
+    if (value === null && shape?.omitZero) continue;
     if (shape?.inline && value !== null && typeof value === "object") {
       Object.assign(out, value);
       continue;

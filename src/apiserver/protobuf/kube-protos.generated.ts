@@ -400,7 +400,7 @@ export const GO_SHAPES: Record<string, string> = {
   "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta": "4k",
   "k8s.io.apimachinery.pkg.apis.meta.v1.ListOptions": "5k 11k",
   "k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry": "4k 7k",
-  "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta": "9k 10k",
+  "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta": "8z 9k 10k",
   "k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference": "5k 1k 3k 4k 6k 7k",
   "k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList": "2k",
   "k8s.io.apimachinery.pkg.apis.meta.v1.PatchOptions": "2k",

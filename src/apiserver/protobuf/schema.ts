@@ -39,6 +39,8 @@ export interface GoField {
   keepZero: boolean;
   /** An embedded struct: its JSON fields are the parent's. */
   inline: boolean;
+  /** `omitzero`: left out of JSON at its zero value (a Time never set is not written null). */
+  omitZero: boolean;
   /** The JSON name where it differs from the proto name. */
   json?: string;
 }
@@ -50,9 +52,14 @@ export function goFields(typeName: string): Map<number, GoField> {
   if (shape) return shape;
   shape = new Map();
   for (const entry of (GO_SHAPES[typeName] ?? "").split(" ")) {
-    const m = /^(\d+)(k?)(i?)(?:=(.+))?$/.exec(entry);
+    const m = /^(\d+)(k?)(i?)(z?)(?:=(.+))?$/.exec(entry);
     if (!m) continue;
-    shape.set(Number(m[1]), { keepZero: m[2] === "k", inline: m[3] === "i", json: m[4] });
+    shape.set(Number(m[1]), {
+      keepZero: m[2] === "k",
+      inline: m[3] === "i",
+      omitZero: m[4] === "z",
+      json: m[5],
+    });
   }
   shapes.set(typeName, shape);
   return shape;

@@ -484,5 +484,5 @@ export const GO_FIELDS: Record<string, string> = {
   "storage.v1.VolumeError": "time:t message",
   "storage.v1.VolumeNodeResources": "count",
   "meta.v1.ObjectMeta":
-    "name generateName namespace selfLink uid resourceVersion generation creationTimestamp:t deletionTimestamp deletionGracePeriodSeconds labels annotations ownerReferences finalizers managedFields",
+    "name generateName namespace selfLink uid resourceVersion generation creationTimestamp deletionTimestamp deletionGracePeriodSeconds labels annotations ownerReferences finalizers managedFields",
 };
