@@ -13,7 +13,7 @@ import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from
 import type { RESTConfig } from "../rest/index.js";
 import {
   Authenticator,
-  ImpersonationHeaderError,
+  ImpersonationModes,
   impersonate,
   ServiceAccountTokens,
   type TokenUser,
@@ -31,7 +31,7 @@ import { createHooks } from "./controllers/hooks.js";
 import { Conversion } from "./conversion/index.js";
 import { crdStore } from "./controllers/crd.js";
 import type { ServerContext, ServerLimits, UserInfo } from "./handlers/context.js";
-import { sendError, sendText } from "./http-io.js";
+import { sendError } from "./http-io.js";
 import { kubeconfigYaml } from "./kubeconfig.js";
 import { OpenAPIService } from "./openapi/index.js";
 import { builtinResources, Registry } from "./registry/index.js";
@@ -271,13 +271,21 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   };
   // HTTP/2 through Node's compatibility API: its requests and responses are used as HTTP/1's
   // (see http-io.ts for the few differences: hop-by-hop headers, backpressure).
+  const impersonationModes = new ImpersonationModes();
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     let target: RequestTarget;
     let user: UserInfo;
     try {
       target = requestTarget(req.url ?? "/");
       checkRequestTimeout(req.method ?? "GET", target);
-      user = impersonate(req.headers, authn.authenticate(req), (a) => authorization.decide(a));
+      const requester = authn.authenticate(req);
+      user = impersonate(
+        req.headers,
+        requester,
+        (a) => authorization.decide(a),
+        requestAttributes(req.method ?? "GET", target, requester),
+        impersonationModes,
+      );
       const attrs = requestAttributes(req.method ?? "GET", target, user);
       const decision = authorization.authorize(attrs);
       if (!decision.allowed) throw forbiddenError(attrs, decision.reason);
@@ -285,9 +293,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
       req.resume();
       if (e instanceof ApiError) sendError(res, e);
       else if (e instanceof MalformedTargetError) sendMalformedTarget(res);
-      else if (e instanceof ImpersonationHeaderError) {
-        sendText(res, 500, `Internal Server Error: ${JSON.stringify(req.url ?? "/")}: ${e.message}\n`);
-      } else res.destroy();
+      else res.destroy();
       return;
     }
     void route({ server: context!, serverAddress, onError }, req, res, user, target);

@@ -5,6 +5,7 @@
 // of these decides whether a controller sees a change that is not there.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { unsetCreationTimestamp } from "../support/creation-timestamp.js";
 import { Api, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -195,7 +196,7 @@ test("a StatefulSet's claim templates are PersistentVolumeClaims with their defa
     {
       kind: "PersistentVolumeClaim",
       apiVersion: "v1",
-      metadata: { name: "data" },
+      metadata: { name: "data", ...unsetCreationTimestamp() },
       spec: {
         accessModes: ["ReadWriteOnce"],
         resources: { requests: { storage: "1Gi" } },

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "../../src/envtest/index.js";
+import { unsetCreationTimestamp } from "../support/creation-timestamp.js";
 import { Api, CRDS, configMap, customResourceDefinition, startTarget, type Target } from "./harness.js";
 
 const TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
@@ -140,7 +141,7 @@ describe("content negotiation", () => {
     });
     assert.equal(review.status, 201);
     assert.equal(review.body.kind, "PartialObjectMetadata");
-    assert.equal(review.body.metadata.creationTimestamp, undefined);
+    assert.equal(review.body.metadata.creationTimestamp, unsetCreationTimestamp().creationTimestamp);
 
     // A delete that removes the object answers a Status, whatever form was asked.
     const deleted = await api.call("DELETE", `/api/v1/namespaces/${ns}/configmaps/c1`, undefined, {

@@ -2,6 +2,7 @@
 // answers, generation, status subresource isolation, dryRun, field validation, managedFields.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { unsetCreationTimestamp } from "../support/creation-timestamp.js";
 import { Api, configMap, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -287,7 +288,10 @@ describe("update", () => {
     assert.equal(again.status, 200);
     assert.equal(again.body.metadata.generation, 1);
     assert.equal(again.body.metadata.resourceVersion, created.body.metadata.resourceVersion);
-    assert.deepEqual(again.body.spec.template.metadata, { labels: { app: "d-defaults" } });
+    assert.deepEqual(again.body.spec.template.metadata, {
+      ...unsetCreationTimestamp(),
+      labels: { app: "d-defaults" },
+    });
   });
 
   test("generation starts at 1 and moves only with spec changes", async () => {

@@ -4,6 +4,7 @@
 // visits only the fields an object has.
 import { builtinPatchMeta, type PatchMeta } from "../../patch/index.js";
 import type { ResourceDefinition } from "../registry/index.js";
+import { GO_FIELDS } from "../schema/go-fields.generated.js";
 import { builtinDefinition, builtinDefinitionName, type Schema } from "../schema/index.js";
 import {
   ATOMIC_FIELDS,
@@ -187,8 +188,11 @@ class TypeBuilder {
       if (mergeKey) keys = [mergeKey];
     }
     if (listType === "map") {
+      const goZeros = goZeroKeys(items?.$ref);
       for (const k of keys) {
-        const d = itemSchema?.properties?.[k]?.default;
+        const d =
+          itemSchema?.properties?.[k]?.default ??
+          (goZeros.has(k) ? zeroOf(itemSchema?.properties?.[k]) : undefined);
         if (d !== undefined && !(k in keyDefaults)) keyDefaults[k] = d as Json;
       }
     }
@@ -277,4 +281,30 @@ function buildObjectType(def: ResourceDefinition): MapType {
     return builder.map(schema, { definition: undefined, patch }, undefined);
   }
   return builder.map(root, { definition: name, patch }, name);
+}
+
+/**
+ * The fields of a built-in definition Go always writes as scalars (no pointer, no omitempty).
+ * kube 1.37's OpenAPI gives them their zero value as default, so a list item without such a key
+ * is keyed by the zero (a container without a name is `name=""`) and left to validation.
+ */
+function goZeroKeys(ref: string | undefined): Set<string> {
+  const m = ref ? /^#\/definitions\/io\.k8s\.api\.(.+)$/.exec(ref) : null;
+  const spec = m ? GO_FIELDS[m[1]] : undefined;
+  if (!spec) return new Set();
+  return new Set(spec.split(" ").flatMap((f) => (f.endsWith(":z") ? [f.slice(0, -2)] : [])));
+}
+
+function zeroOf(property: Schema | undefined): Json | undefined {
+  switch (property?.type) {
+    case "string":
+      return "";
+    case "integer":
+    case "number":
+      return 0;
+    case "boolean":
+      return false;
+    default:
+      return undefined;
+  }
 }

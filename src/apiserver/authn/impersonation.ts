@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Attributes } from "../authz/attributes.js";
 import { forbiddenError } from "../authz/forbidden.js";
+import { badRequest } from "../status.js";
 import type { Decision } from "../authz/rbac.js";
 import type { UserInfo } from "../handlers/context.js";
 import { serviceAccountGroups, splitServiceAccountUser } from "./service-account-tokens.js";
@@ -17,23 +18,27 @@ interface Impersonation {
   fieldPath: string;
 }
 
-/** Impersonation headers kube cannot make sense of: answered as a plain-text 500, as Go's
- * http.Error writes it (`Internal Server Error: "<request URI>": <message>`). */
-export class ImpersonationHeaderError extends Error {}
-
 const extraPrefix = "impersonate-extra-";
 const headerValues = (v: string | string[] | undefined): string[] =>
   v === undefined ? [] : Array.isArray(v) ? v : [v];
-
-/** Go's %v of an ObjectReference: its seven fields space-separated in braces. */
-function describe(list: Impersonation[]): string {
-  return `[${list.map((i) => `{${i.kind} ${i.namespace} ${i.name}  ${i.apiVersion}  ${i.fieldPath}}`).join(" ")}]`;
-}
 
 /** Whether any impersonation header was sent (a scan of names, on every request). */
 function impersonating(headers: IncomingHttpHeaders): boolean {
   for (const name in headers) if (name.startsWith("impersonate-")) return true;
   return false;
+}
+
+/** Go's %#v of the user.DefaultInfo the headers ask for (kube 1.37 prints it in its 400). */
+function goDefaultInfo(name: string, uid: string, groups: string[], extra: Record<string, string[]>): string {
+  const list = (l: string[]) => `[]string{${l.map((x) => JSON.stringify(x)).join(", ")}}`;
+  const keys = Object.keys(extra).sort();
+  const extraText =
+    keys.length === 0
+      ? "map[string][]string(nil)"
+      : `map[string][]string{${keys.map((k) => `${JSON.stringify(k)}:${list(extra[k])}`).join(", ")}}`;
+  return `&user.DefaultInfo{Name:${JSON.stringify(name)}, UID:${JSON.stringify(uid)}, Groups:${
+    groups.length === 0 ? "[]string(nil)" : list(groups)
+  }, Extra:${extraText}}`;
 }
 
 function requests(headers: IncomingHttpHeaders): Impersonation[] {
@@ -64,21 +69,99 @@ function requests(headers: IncomingHttpHeaders): Impersonation[] {
   const uid = headerValues(headers["impersonate-uid"])[0] ?? "";
   if (uid) out.push({ ...base, kind: "UID", name: uid, apiVersion: "authentication.k8s.io/v1" });
   if ((groups.length > 0 || extras || uid) && !userHeader) {
-    throw new ImpersonationHeaderError(`requested ${describe(out)} without impersonating a user`);
+    // kube 1.37's constrained impersonation filter answers a 400 (1.26's legacy one a plain 500).
+    const extra: Record<string, string[]> = {};
+    for (const w of out)
+      if (w.kind === "UserExtra") extra[w.fieldPath] = [...(extra[w.fieldPath] ?? []), w.name];
+    throw badRequest(`requested ${goDefaultInfo("", uid, groups, extra)} without impersonating a user name`);
   }
   return out;
 }
 
-/** The user the request acts as: `requester` itself without impersonation headers. Throws kube's
- * 403 for a part the requester may not impersonate. */
+/** A node's username: `system:node:<a DNS subdomain>`. */
+const isNodeUser = (name: string) =>
+  /^system:node:[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name) &&
+  name.length - "system:node:".length <= 253;
+
+/**
+ * The user the request acts as: `requester` itself without impersonation headers. kube 1.37's
+ * constrained impersonation (KEP 5284) tries, in order, the modes that fit the wanted user
+ * (`arbitrary-node` and `serviceaccount` for a username alone, `user-info` for anyone else):
+ * each needs `impersonate-on:<mode>:<verb>` on the request itself and `impersonate:<mode>` on
+ * each part; then the legacy `impersonate` verb on each part. The first refusal is the 403.
+ */
 export function impersonate(
   headers: IncomingHttpHeaders,
   requester: UserInfo,
   authorize: (a: Attributes) => Decision,
+  request: Attributes,
+  lastModes: ImpersonationModes,
 ): UserInfo {
   if (!impersonating(headers)) return requester;
   const wanted = requests(headers);
   if (wanted.length === 0) return requester;
+  const userName = headerValues(headers["impersonate-user"])[0] ?? "";
+  const onlyUsername = wanted.length === 1;
+  const sa = splitServiceAccountUser(userName) !== undefined;
+  const modes: string[] = [];
+  if (onlyUsername && isNodeUser(userName)) modes.push("arbitrary-node");
+  if (onlyUsername && sa) modes.push("serviceaccount");
+  if (!sa && !userName.startsWith("system:node:")) modes.push("user-info");
+  modes.push("legacy");
+  // The mode that last worked for this requester is tried first (kube's modeIndexCache), so its
+  // refusal is the one reported.
+  const last = lastModes.get(requester.name);
+  if (last && modes.includes(last)) modes.sort((a, b) => Number(b === last) - Number(a === last));
+  let firstError: unknown;
+  for (const mode of modes) {
+    try {
+      const user = impersonateInMode(headers, wanted, requester, authorize, request, mode);
+      lastModes.set(requester.name, mode);
+      return user;
+    } catch (e) {
+      firstError ??= e;
+    }
+  }
+  throw firstError;
+}
+
+/** The impersonation mode that last worked for each requester, the least recent forgotten first. */
+export class ImpersonationModes {
+  readonly #modes = new Map<string, string>();
+  get(requester: string): string | undefined {
+    return this.#modes.get(requester);
+  }
+  set(requester: string, mode: string): void {
+    this.#modes.delete(requester);
+    this.#modes.set(requester, mode);
+    // kube keeps 10 000 requesters in an LRU.
+    if (this.#modes.size > 10_000) this.#modes.delete(this.#modes.keys().next().value as string);
+  }
+}
+
+function impersonateInMode(
+  headers: IncomingHttpHeaders,
+  wanted: Impersonation[],
+  requester: UserInfo,
+  authorize: (a: Attributes) => Decision,
+  request: Attributes,
+  mode: string,
+): UserInfo {
+  if (mode === "legacy") return impersonateParts(headers, wanted, requester, authorize, "impersonate");
+  const on = { ...request, user: requester, verb: `impersonate-on:${mode}:${request.verb}` };
+  const decision = authorize(on);
+  if (!decision.allowed) throw forbiddenError(on, decision.reason);
+  return impersonateParts(headers, wanted, requester, authorize, `impersonate:${mode}`);
+}
+
+/** Each wanted part, authorized with `verb`: the user it makes. */
+function impersonateParts(
+  headers: IncomingHttpHeaders,
+  wanted: Impersonation[],
+  requester: UserInfo,
+  authorize: (a: Attributes) => Decision,
+  verb: string,
+): UserInfo {
   const groupsGiven = headerValues(headers["impersonate-group"]).length > 0;
   let name = "";
   let groups: string[] = [];
@@ -87,7 +170,7 @@ export function impersonate(
   for (const w of wanted) {
     const attrs: Attributes = {
       user: requester,
-      verb: "impersonate",
+      verb,
       resourceRequest: true,
       path: "",
       apiGroup: w.kind === "UserExtra" || w.kind === "UID" ? "authentication.k8s.io" : "",
@@ -108,6 +191,12 @@ export function impersonate(
       case "User":
         attrs.resource = "users";
         name = w.name;
+        if (verb !== "impersonate" && isNodeUser(w.name)) {
+          // Constrained modes check a node as the Node, with the fixed group of nodes.
+          attrs.resource = "nodes";
+          attrs.name = w.name.slice("system:node:".length);
+          groups = ["system:nodes"];
+        }
         break;
       case "Group":
         attrs.resource = "groups";

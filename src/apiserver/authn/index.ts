@@ -1,7 +1,7 @@
 // Authentication in the embedded API server: client certificates, static and ServiceAccount
 // bearer tokens, and impersonation.
 export { Authenticator, anonymous, type TokenUser } from "./authenticator.js";
-export { ImpersonationHeaderError, impersonate } from "./impersonation.js";
+export { ImpersonationModes, impersonate } from "./impersonation.js";
 export {
   type BoundObject,
   type ServiceAccountRef,

@@ -1,14 +1,15 @@
 // ServiceAccount tokens as kube-apiserver issues and checks them: ES256 JWTs signed by the
 // server's key (kid the SHA-256 of its public key), with kube's claims (audiences, expiry, the
-// account and an optional bound Pod or Secret). A token is accepted while it has not expired,
-// names one of the wanted audiences, and the account (and bound object) still exist with the uids
-// it names.
+// account and an optional bound Pod or Secret, a jti naming the credential). A token is accepted
+// while it has not expired, names one of the wanted audiences, and the account (and bound
+// object) still exist with the uids it names.
 import {
   createHash,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
   type KeyObject,
+  randomUUID,
   sign,
   verify,
 } from "node:crypto";
@@ -32,6 +33,8 @@ interface Claims {
   exp: number;
   iat: number;
   iss: string;
+  /** A UUID naming this credential (kube 1.32+, ServiceAccountTokenJTI). */
+  jti?: string;
   "kubernetes.io": {
     namespace: string;
     pod?: { name: string; uid: string };
@@ -120,6 +123,7 @@ export class ServiceAccountTokens {
     const sorted = { aud: [...audiences], exp: iat + expirationSeconds, iat, iss: this.issuer };
     const claims = {
       ...sorted,
+      jti: randomUUID(),
       "kubernetes.io": sortKeys(k8s),
       nbf: iat,
       sub: `system:serviceaccount:${sa.namespace}:${sa.name}`,
@@ -189,6 +193,9 @@ export class ServiceAccountTokens {
       throw new TokenError(`service account UID (${saUid}) does not match claim (${k8s.serviceaccount.uid})`);
     }
     const extra: Record<string, string[]> = {};
+    // The token's jti names the credential (user.CredentialIDKey), as kube's audit log shows it.
+    if (typeof claims.jti === "string" && claims.jti !== "")
+      extra["authentication.kubernetes.io/credential-id"] = [`JTI=${claims.jti}`];
     for (const [kind, store] of [
       ["pod", "/pods"],
       ["secret", "/secrets"],

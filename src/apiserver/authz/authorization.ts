@@ -37,7 +37,12 @@ export class Authorization implements AuthorizationService {
   decide(a: Attributes): Decision {
     if (a.user.groups.includes(privilegedGroup)) return allow;
     if (this.mode === "AlwaysAllow" && a.user.groups.includes("system:authenticated")) return allow;
-    return this.#rbac.authorize(a);
+    const decision = this.#rbac.authorize(a);
+    // kube's union authorizer passes an allowing member's reason as is, and joins the others'
+    // reasons, each after its authorizer's name ("rbac" for --authorization-mode=RBAC).
+    return decision.allowed || !decision.reason
+      ? decision
+      : { allowed: false, reason: `rbac: ${decision.reason}` };
   }
 
   rulesFor(user: UserInfo, namespace: string): ResolvedRules {

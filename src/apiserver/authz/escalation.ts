@@ -112,7 +112,10 @@ export function checkGrant(
   const rules = authority.roleRefRules(roleRef, req.namespace);
   if (typeof rules === "string") {
     if (!roleResource) throw internalError(rules);
-    throw notFound({ group: rbacGroup, resource: roleResource, kind: roleRef.kind }, roleRef.name);
+    // The role is read through the role registry with the request's context, and kube's store
+    // names a missing object after the request's resource (qualifiedResourceFromContext):
+    // `rolebindings.rbac.authorization.k8s.io "absent" not found` for a missing Role.
+    throw notFound(ref, roleRef.name);
   }
   const why = escalation(authority, req, rules);
   if (why) throw forbidden(ref, name, why);

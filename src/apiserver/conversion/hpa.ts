@@ -282,15 +282,19 @@ function lowerFirst(s: string): string {
 function behaviorToGo(b: Json): Json {
   const rules = (r: unknown) => {
     const o = obj(r);
-    return set({
-      StabilizationWindowSeconds: o.stabilizationWindowSeconds,
-      SelectPolicy: o.selectPolicy,
-      Policies: list(o.policies).map((p) => ({
-        Type: p.type,
-        Value: p.value,
-        PeriodSeconds: p.periodSeconds,
-      })),
-    });
+    return {
+      ...set({
+        StabilizationWindowSeconds: o.stabilizationWindowSeconds,
+        SelectPolicy: o.selectPolicy,
+        Policies: list(o.policies).map((p) => ({
+          Type: p.type,
+          Value: p.value,
+          PeriodSeconds: p.periodSeconds,
+        })),
+      }),
+      // A *resource.Quantity without a JSON tag (kube 1.33+): written null when unset.
+      Tolerance: o.tolerance ?? null,
+    };
   };
   return {
     ScaleUp: b.scaleUp == null ? null : rules(b.scaleUp),
@@ -309,6 +313,7 @@ function behaviorFromGo(b: Json): Json | undefined {
         value: p.Value,
         periodSeconds: p.PeriodSeconds,
       })),
+      tolerance: o.Tolerance,
     });
   };
   const out = set({

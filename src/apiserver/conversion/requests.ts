@@ -11,8 +11,27 @@ export async function inRequestVersion(r: ResourceRequest, stored: StoredObject)
   if (!r.def.crdName) return builtinView(r.def, stored);
   const conversion = r.server.conversion;
   if (!conversion || stored.obj.apiVersion === apiVersionOfDef(r.def)) return stored;
-  const [view] = await conversion.views(r.def, [stored]);
-  return view;
+  try {
+    const [view] = await conversion.views(r.def, [stored]);
+    return view;
+  } catch (e) {
+    throw corruptObject(r, stored, e);
+  }
+}
+
+/**
+ * kube 1.37 converts a custom resource while decoding it out of etcd: a conversion that fails
+ * there makes the stored object corrupt, answered as an internal error naming its key and
+ * revision (kube 1.26 answered the converter's bare error, a 500 without reason).
+ */
+function corruptObject(r: ResourceRequest, stored: StoredObject, e: unknown): ApiError {
+  const inner =
+    e instanceof ApiError && e.reason === "InternalError"
+      ? (e.details?.causes?.[0]?.message ?? e.message)
+      : (e as Error).message;
+  return internalError(
+    `StorageError: corrupt object, Code: 7, Key: /${r.def.group}/${r.def.plural}/${stored.key}, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=${stored.rv}: ${inner}`,
+  );
 }
 
 /**

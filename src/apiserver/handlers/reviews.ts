@@ -2,12 +2,13 @@
 // SubjectAccessReview, LocalSubjectAccessReview and SelfSubjectAccessReview ask the authorizer
 // about one request; SelfSubjectRulesReview lists the requester's rules in a namespace;
 // TokenReview asks the authenticator about a bearer token (how webhooks and metrics endpoints
-// check callers). Validation and answers as kube-apiserver 1.26 words them.
+// check callers). Validation and answers as kube-apiserver 1.37 words them.
 import { pathAttributes } from "../authz/attributes.js";
 import { readBody } from "../http-io.js";
 import { apiVersionOfDef, kubeTime } from "../object/meta.js";
 import { ApiError, badRequest, invalid } from "../status.js";
 import type { Obj } from "../storage/index.js";
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import type { AccessAttributes, ResourceRequest, UserInfo } from "./context.js";
 import { formOf, sendInForm } from "./negotiation.js";
 import { checkTypeMeta, decodeObject, stampManagedFields } from "./write.js";
@@ -38,16 +39,19 @@ export async function handleReview(r: ResourceRequest): Promise<void> {
   }
 }
 
-/** Go's %#v of the attributes kube prints in its validation messages. */
-function nonResourceText(n: Obj): string {
-  return `authorization.NonResourceAttributes{Path:${JSON.stringify(str(n.path))}, Verb:${JSON.stringify(str(n.verb))}}`;
+/**
+ * The internal NonResourceAttributes as kube 1.37 prints a bad value: json.Marshal of a struct
+ * without JSON tags, so Go's field names (kube 1.26 printed Go's %#v).
+ */
+function nonResourceText(n: Obj | undefined): string {
+  return n ? JSON.stringify({ Path: str(n.path), Verb: str(n.verb) }) : "null";
 }
 
-function reviewInvalid(r: ResourceRequest, field: string, value: string, detail: string): ApiError {
-  return invalid({ group: r.def.group, resource: "", kind: "" }, "", [
-    { reason: "FieldValueInvalid", message: `Invalid value: ${value}: ${detail}`, field },
-  ]);
-}
+const invalidCause = (field: string, value: string, detail: string): StatusCause => ({
+  reason: "FieldValueInvalid",
+  message: `Invalid value: ${value}: ${detail}`,
+  field,
+});
 
 /** The response's metadata: an unstored object's, with no creationTimestamp (omitzero by 1.37). */
 function responseMeta(r: ResourceRequest, obj: Obj): void {
@@ -59,70 +63,91 @@ function responseMeta(r: ResourceRequest, obj: Obj): void {
   obj.metadata = meta;
 }
 
-function checkEmptyMeta(r: ResourceRequest, obj: Obj): void {
+/** The metadata check of ValidateSubjectAccessReview and its Self and Local siblings. */
+function metaCauses(r: ResourceRequest, obj: Obj): StatusCause[] {
   const { managedFields: _m, namespace, ...rest } = obj.metadata as Obj;
   const local = r.def.kind === "LocalSubjectAccessReview";
   // kube compares Go's ObjectMeta: a null creationTimestamp (Go's zero time) is empty.
   const set = Object.entries(rest).filter(([, v]) => v !== null && v !== "" && v !== 0);
-  if (set.length > 0 || (!local && namespace)) {
-    throw reviewInvalid(r, "metadata", JSON.stringify(obj.metadata), "must be empty except for namespace");
+  if (set.length === 0 && (local || !namespace)) return [];
+  return [
+    invalidCause(
+      "metadata",
+      JSON.stringify(obj.metadata),
+      local ? "must be empty except for namespace" : "must be empty",
+    ),
+  ];
+}
+
+/**
+ * kube 1.37's validation of an access review, every error at once: exactly one kind of
+ * attributes (an error on `spec`, printing the non-resource attributes), a subject for the
+ * reviews about others, empty metadata, and for a local review its namespace.
+ */
+function accessReviewCauses(r: ResourceRequest, obj: Obj, res: Obj | undefined, nonRes: Obj | undefined) {
+  const spec = obj.spec as Obj;
+  const causes: StatusCause[] = [];
+  if (!res === !nonRes) {
+    causes.push(
+      invalidCause(
+        "spec",
+        nonResourceText(nonRes),
+        "exactly one of nonResourceAttributes or resourceAttributes must be specified",
+      ),
+    );
   }
-  if (local && namespace !== undefined && namespace !== "" && namespace !== r.namespace) {
-    throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  if (r.def.kind !== "SelfSubjectAccessReview" && !str(spec.user) && strings(spec.groups).length === 0) {
+    causes.push(invalidCause("spec.user", '""', "at least one of user or group must be specified"));
   }
+  causes.push(...metaCauses(r, obj));
+  if (r.def.kind === "LocalSubjectAccessReview") {
+    if (res && str(res.namespace) !== r.namespace) {
+      causes.push(
+        invalidCause(
+          "spec.resourceAttributes.namespace",
+          JSON.stringify(str(res.namespace)),
+          "must match metadata.namespace",
+        ),
+      );
+    }
+    if (nonRes) {
+      causes.push(
+        invalidCause(
+          "spec.nonResourceAttributes",
+          nonResourceText(nonRes),
+          "disallowed on this kind of request",
+        ),
+      );
+    }
+  }
+  return causes;
 }
 
 function accessReview(r: ResourceRequest, obj: Obj): Obj {
   const authz = r.server.authorization;
   if (!authz) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
   const spec = obj.spec as Obj;
-  checkEmptyMeta(r, obj);
+  const namespace = (obj.metadata as Obj).namespace;
+  if (
+    r.def.kind === "LocalSubjectAccessReview" &&
+    namespace !== undefined &&
+    namespace !== "" &&
+    namespace !== r.namespace
+  ) {
+    throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  }
   const res = isObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
   const nonRes = isObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
-  if (res && nonRes) {
-    throw reviewInvalid(
-      r,
-      "spec.nonResourceAttributes",
-      nonResourceText(nonRes),
-      "cannot be specified in combination with resourceAttributes",
-    );
-  }
-  if (!res && !nonRes) {
-    throw reviewInvalid(
-      r,
-      "spec.resourceAttributes",
-      '"null"',
-      "exactly one of nonResourceAttributes or resourceAttributes must be specified",
-    );
-  }
+  const causes = accessReviewCauses(r, obj, res, nonRes);
+  if (causes.length > 0) throw invalid({ group: r.def.group, resource: "", kind: "" }, "", causes);
   let user: UserInfo;
   if (r.def.kind === "SelfSubjectAccessReview") {
     user = r.user;
   } else {
-    if (!str(spec.user) && strings(spec.groups).length === 0) {
-      throw reviewInvalid(r, "spec.user", '""', "at least one of user or group must be specified");
-    }
     user = { name: str(spec.user), groups: strings(spec.groups) };
     if (str(spec.uid)) user.uid = str(spec.uid);
     if (isObject(spec.extra))
       user.extra = Object.fromEntries(Object.entries(spec.extra).map(([k, v]) => [k, strings(v)]));
-  }
-  if (r.def.kind === "LocalSubjectAccessReview") {
-    if (nonRes)
-      throw reviewInvalid(
-        r,
-        "spec.nonResourceAttributes",
-        nonResourceText(nonRes),
-        "disallowed on this kind of request",
-      );
-    if (str(res?.namespace) !== r.namespace) {
-      throw reviewInvalid(
-        r,
-        "spec.resourceAttributes.namespace",
-        JSON.stringify(str(res?.namespace)),
-        "must match metadata.namespace",
-      );
-    }
   }
   const attrs: AccessAttributes = res
     ? {

@@ -25,11 +25,8 @@ function ordered(o: Obj, order: readonly string[]): Obj {
   return out;
 }
 
-/** Go's %#v of a string slice: `[]string{"/x"}`. */
-const goStrings = (v: unknown) =>
-  `[]string{${list(v)
-    .map((s) => JSON.stringify(s))
-    .join(", ")}}`;
+/** A string slice as kube 1.37's field.Invalid prints one: JSON, `["/x"]` (1.26: Go's %#v). */
+const jsonStrings = (v: unknown) => JSON.stringify(list(v));
 
 function orderRules(obj: Obj): void {
   if (Array.isArray(obj.rules)) obj.rules = obj.rules.map((r) => (isObject(r) ? ordered(r, ruleOrder) : r));
@@ -43,7 +40,7 @@ function validateRules(obj: Obj, namespaced: boolean): StatusCause[] {
     if (len(rule.verbs) === 0)
       causes.push(cause.required(`${at}.verbs`, "verbs must contain at least one value"));
     if (len(rule.nonResourceURLs) > 0) {
-      const value = goStrings(rule.nonResourceURLs);
+      const value = jsonStrings(rule.nonResourceURLs);
       const invalid = (detail: string): StatusCause => ({
         reason: "FieldValueInvalid",
         message: `Invalid value: ${value}: ${detail}`,

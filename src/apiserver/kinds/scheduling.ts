@@ -98,8 +98,8 @@ export const horizontalPodAutoscalerBehaviour: KindBehaviour = {
       });
     }
   },
-  validate(obj) {
-    return hpaSpecCauses((obj.spec ?? {}) as Obj);
+  validate(obj, old) {
+    return hpaSpecCauses((obj.spec ?? {}) as Obj, old?.spec as Obj | undefined);
   },
 };
 
@@ -154,8 +154,34 @@ function metricCauses(metric: Obj, path: string): StatusCause[] {
   return causes;
 }
 
+/**
+ * ValidateAPIVersion of a CrossVersionObjectReference: schema.ParseGroupVersion's error, or an
+ * empty group where one is needed.
+ */
+function apiVersionError(apiVersion: string, allowEmptyGroup: boolean): string | undefined {
+  if (apiVersion === "" || apiVersion === "/")
+    return allowEmptyGroup ? undefined : "apiVersion must specify API group";
+  const slashes = apiVersion.split("/").length - 1;
+  if (slashes > 1) return `unexpected GroupVersion string: ${apiVersion}`;
+  const group = slashes === 0 ? "" : apiVersion.slice(0, apiVersion.indexOf("/"));
+  return group === "" && !allowEmptyGroup ? "apiVersion must specify API group" : undefined;
+}
+
+/**
+ * The scale target's apiVersion, checked by kube 1.37 (validationOptionsForHorizontalPodAutoscaler; 1.26 did not):
+ * it must name a group, except for a ReplicationController (the one scalable core kind); an update
+ * that keeps the target's apiVersion and kind is not checked, so older objects stay writable.
+ */
+function scaleTargetApiVersionCauses(ref: Obj, oldRef: Obj | undefined): StatusCause[] {
+  const apiVersion = typeof ref.apiVersion === "string" ? ref.apiVersion : "";
+  if (oldRef && (oldRef.apiVersion ?? "") === apiVersion && (oldRef.kind ?? "") === (ref.kind ?? ""))
+    return [];
+  const error = apiVersionError(apiVersion, ref.kind === "ReplicationController");
+  return error ? [cause.invalid("spec.scaleTargetRef.apiVersion", apiVersion, error)] : [];
+}
+
 /** validateHorizontalPodAutoscalerSpec (autoscaling/v2). */
-function hpaSpecCauses(spec: Obj): StatusCause[] {
+function hpaSpecCauses(spec: Obj, oldSpec: Obj | undefined): StatusCause[] {
   const causes: StatusCause[] = [];
   const min = spec.minReplicas;
   const max = typeof spec.maxReplicas === "number" ? spec.maxReplicas : 0;
@@ -178,6 +204,7 @@ function hpaSpecCauses(spec: Obj): StatusCause[] {
       );
     }
   }
+  causes.push(...scaleTargetApiVersionCauses(ref, oldSpec?.scaleTargetRef as Obj | undefined));
   const metrics = Array.isArray(spec.metrics) ? (spec.metrics as Obj[]) : [];
   for (let i = 0; i < metrics.length; i++)
     causes.push(...metricCauses((metrics[i] ?? {}) as Obj, `spec.metrics[${i}]`));

@@ -18,13 +18,10 @@ const OPERATIONS = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"];
 const REINVOCATION_POLICIES = ["IfNeeded", "Never"];
 const SCOPES = ["*", "Cluster", "Namespaced"];
 
-/** Go's `%#v` of a []string, as field.Invalid prints one. */
-function goStrings(values: unknown[]): string {
-  return `[]string{${values.map((v) => JSON.stringify(String(v))).join(", ")}}`;
-}
-
+/** A []string as kube 1.37's field.Invalid prints one: JSON (1.26 printed Go's `%#v`). */
 function invalidList(field: string, values: unknown[], detail: string): StatusCause {
-  return { reason: "FieldValueInvalid", message: `Invalid value: ${goStrings(values)}: ${detail}`, field };
+  const value = JSON.stringify(values.map(String));
+  return { reason: "FieldValueInvalid", message: `Invalid value: ${value}: ${detail}`, field };
 }
 
 function strings(v: unknown): string[] {
