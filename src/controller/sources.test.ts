@@ -236,7 +236,9 @@ test("with recoverPanic off, a panic stops the controller and start rejects with
     }),
   });
   await c.watch(kind(h.cache, kinds.ConfigMap, enqueueRequestForObject()));
-  const done = c.start(h.signal);
+  // The rejection is awaited before the create: the watch event may reach the controller before the
+  // create's own answer reaches the test, and a rejection nobody awaits yet is an unhandled one.
+  const rejected = assert.rejects(c.start(h.signal), (e: unknown) => e === "unrecoverable");
   await h.createConfigMap("x");
-  await assert.rejects(done, (e: unknown) => e === "unrecoverable");
+  await rejected;
 });
