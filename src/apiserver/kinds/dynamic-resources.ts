@@ -1,8 +1,8 @@
 // resource.k8s.io/v1 (dynamic resource allocation): the defaults of a device request
 // (SetDefaults_ExactDeviceRequest), a claim's and a template's spec fixed once written, a
-// ResourceSlice's driver, pool, node selection and device names, and a DeviceTaintRule's taint with the time
-// kube's strategy stamps on it. The rest of pkg/apis/resource/validation (CEL selectors, device
-// attributes, capacity) is not checked here.
+// ResourceSlice's driver, pool, node selection and device names, and a DeviceTaintRule's taint
+// with the time kube's strategy stamps on it. The rest of pkg/apis/resource/validation (CEL
+// selectors, device attributes, capacity) is not checked here.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "../../api/index.js";
 import { deepEqual, kubeTime } from "../object/meta.js";
