@@ -130,7 +130,7 @@ export const volumeAttachmentBehaviour: KindBehaviour = {
   validate(obj) {
     const s = (obj.spec ?? {}) as Obj;
     const attacher = typeof s.attacher === "string" ? s.attacher : "";
-    const causes = csiDriverNameCauses(attacher, "spec.attacher");
+    const causes: StatusCause[] = [];
     const source = (s.source ?? {}) as Obj;
     const pvName = source.persistentVolumeName;
     const inline = source.inlineVolumeSpec;
@@ -147,6 +147,8 @@ export const volumeAttachmentBehaviour: KindBehaviour = {
     }
     const node = typeof s.nodeName === "string" ? s.nodeName : "";
     for (const msg of dns1123SubdomainErrors(node)) causes.push(cause.invalid("spec.nodeName", node, msg));
+    // The attacher's checks are declarative validation's in 1.37, reported after the handwritten ones.
+    causes.push(...csiDriverNameCauses(attacher, "spec.attacher"));
     return causes;
   },
 };

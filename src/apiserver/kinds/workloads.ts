@@ -77,6 +77,9 @@ function asSelector(selector: unknown): ReturnType<typeof labelSelectorFromObjec
 const templateLabels = (template: Obj | undefined) =>
   ((template?.metadata as Obj | undefined)?.labels ?? {}) as Record<string, string>;
 
+/** The template's labels as kube prints them in a cause: a nil map is `null`. */
+const labelsValue = (template: Obj | undefined) => (template?.metadata as Obj | undefined)?.labels ?? null;
+
 function nonNegative(value: unknown, field: string): StatusCause[] {
   return typeof value === "number" && value < 0
     ? [cause.invalid(field, value, "must be greater than or equal to 0")]
@@ -114,7 +117,7 @@ function selectorAndTemplate(spec: Obj, kind: "deployment" | "statefulset"): Sta
       causes.push(
         cause.invalid(
           "spec.template.metadata.labels",
-          templateLabels(template),
+          labelsValue(template),
           "`selector` does not match template `labels`",
         ),
       );
@@ -268,7 +271,7 @@ export const daemonSetBehaviour: KindBehaviour = {
       causes.push(
         cause.invalid(
           "spec.template.metadata.labels",
-          templateLabels(template),
+          labelsValue(template),
           "`selector` does not match template `labels`",
         ),
       );
