@@ -197,7 +197,8 @@ async function dispatch(
   const crds =
     (def.group === "apiextensions.k8s.io" && def.plural === "customresourcedefinitions") ||
     (def.group === "admissionregistration.k8s.io" &&
-      (def.plural.endsWith("webhookconfigurations") || def.plural.startsWith("validatingadmissionpolic")));
+      (def.plural.endsWith("webhookconfigurations") ||
+        /^(validating|mutating)admissionpolic/.test(def.plural)));
   const loading = loadFor(req, {
     cel: writes && (crds || (def.crdName !== undefined && schemaHasRules(def.schema))),
   });

@@ -9,6 +9,7 @@ import { pathSegmentNameErrors } from "../request-path.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
+import { validateRule } from "./webhook-configurations.js";
 import { labelSelectorCauses } from "./workloads.js";
 
 const FAILURE_POLICIES = ["Fail", "Ignore"];
@@ -69,6 +70,27 @@ export function matchResourcesErrors(m: unknown, path: string, isPolicy: boolean
   if (policy !== undefined && policy !== "Exact" && policy !== "Equivalent") {
     out.push(cause.notSupported(`${path}.matchPolicy`, policy, ["Equivalent", "Exact"]));
   }
+  rules.forEach((r, i) => {
+    out.push(...namedRuleErrors(r, `${path}.resourceRules[${i}]`));
+  });
+  objects((m as Obj).excludeResourceRules).forEach((r, i) => {
+    out.push(...namedRuleErrors(r, `${path}.excludeResourceRules[${i}]`));
+  });
+  return out;
+}
+
+/** validateNamedRuleWithOperations: resource names that are path segments, once each, then the rule. */
+function namedRuleErrors(rule: Obj, path: string): StatusCause[] {
+  const out: StatusCause[] = [];
+  const seen = new Set<string>();
+  (Array.isArray(rule.resourceNames) ? rule.resourceNames : []).forEach((n, i) => {
+    const name = String(n);
+    for (const msg of pathSegmentNameErrors(name))
+      out.push(cause.invalid(`${path}.resourceNames[${i}]`, name, msg));
+    if (seen.has(name)) out.push(cause.duplicate(`${path}.resourceNames[${i}]`, name));
+    seen.add(name);
+  });
+  out.push(...validateRule(rule, path));
   return out;
 }
 

@@ -1,12 +1,12 @@
 // resource.k8s.io/v1 (dynamic resource allocation): the defaults of a device request
 // (SetDefaults_ExactDeviceRequest), a claim's and a template's spec fixed once written, a
-// ResourceSlice's driver, pool and node selection, and a DeviceTaintRule's taint with the time
-// kube's strategy stamps on it. The rest of pkg/apis/resource/validation (CEL selectors, device
-// attributes, capacity) is not checked here.
+// ResourceSlice's driver, pool, node selection and device names, and a DeviceTaintRule's taint
+// with the time kube's strategy stamps on it. The rest of pkg/apis/resource/validation (CEL
+// selectors, device attributes, capacity) is not checked here.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "../../api/index.js";
 import { deepEqual, kubeTime } from "../object/meta.js";
-import { dns1123SubdomainErrors } from "../object/names.js";
+import { dns1123LabelErrors, dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
@@ -29,12 +29,33 @@ function defaultClaimSpec(spec: Obj | undefined): void {
   }
 }
 
+/** A request's deviceClassName: required, a DNS subdomain (the DeviceClass's name). */
+function deviceClassNameCauses(value: unknown, path: string): StatusCause[] {
+  const name = typeof value === "string" ? value : "";
+  if (name === "") return [cause.required(path)];
+  return dns1123SubdomainErrors(name).map((m) => cause.invalid(path, name, m));
+}
+
+/** validatePoolName: slash-separated DNS subdomains, 253 bytes at most. */
+function poolNameCauses(name: string, path: string): StatusCause[] {
+  if (name === "") return [cause.required(path)];
+  if (name.length > 253)
+    return [
+      { reason: "FieldValueTooLong", message: "Too long: may not be more than 253 bytes", field: path },
+    ];
+  return name
+    .split("/")
+    .flatMap((part) => dns1123SubdomainErrors(part).map((m) => cause.invalid(path, name, m)));
+}
+
 /** validateDeviceClaim's checks of each request: exactly one of exactly and firstAvailable. */
 function claimSpecCauses(spec: Obj | undefined, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   objects(asObj(spec?.devices)?.requests).forEach((request, i) => {
     const at = `${path}.devices.requests[${i}]`;
-    if (!request.name) causes.push(cause.required(`${at}.name`));
+    // A request's name is a DNS label; an empty one is invalid rather than required, as kube says.
+    const name = typeof request.name === "string" ? request.name : "";
+    for (const m of dns1123LabelErrors(name)) causes.push(cause.invalid(`${at}.name`, name, m));
     const exactly = asObj(request.exactly);
     const first = objects(request.firstAvailable);
     if (exactly === undefined && first.length === 0)
@@ -47,9 +68,12 @@ function claimSpecCauses(spec: Obj | undefined, path: string): StatusCause[] {
           "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set",
         ),
       );
-    if (exactly && !exactly.deviceClassName) causes.push(cause.required(`${at}.exactly.deviceClassName`));
+    if (exactly)
+      causes.push(...deviceClassNameCauses(exactly.deviceClassName, `${at}.exactly.deviceClassName`));
     first.forEach((sub, j) => {
-      if (!sub.deviceClassName) causes.push(cause.required(`${at}.firstAvailable[${j}].deviceClassName`));
+      causes.push(
+        ...deviceClassNameCauses(sub.deviceClassName, `${at}.firstAvailable[${j}].deviceClassName`),
+      );
     });
   });
   return causes;
@@ -95,7 +119,11 @@ export const resourceSliceBehaviour: KindBehaviour = {
     const driver = typeof spec.driver === "string" ? spec.driver : "";
     if (driver === "") causes.push(cause.required("spec.driver"));
     else for (const m of dns1123SubdomainErrors(driver)) causes.push(cause.invalid("spec.driver", driver, m));
-    if (!pool.name) causes.push(cause.required("spec.pool.name"));
+    causes.push(...poolNameCauses(typeof pool.name === "string" ? pool.name : "", "spec.pool.name"));
+    if (typeof pool.generation === "number" && pool.generation < 0)
+      causes.push(
+        cause.invalid("spec.pool.generation", pool.generation, "must be greater than or equal to zero"),
+      );
     const count = typeof pool.resourceSliceCount === "number" ? pool.resourceSliceCount : 0;
     if (count <= 0)
       causes.push(cause.invalid("spec.pool.resourceSliceCount", count, "must be greater than zero"));
@@ -111,8 +139,11 @@ export const resourceSliceBehaviour: KindBehaviour = {
     }
     const set: string[] = [];
     if (spec.nodeName !== undefined && spec.nodeName !== null) {
-      if (spec.nodeName !== "") set.push("`nodeName`");
-      else
+      if (spec.nodeName !== "") {
+        set.push("`nodeName`");
+        const node = String(spec.nodeName);
+        for (const m of dns1123SubdomainErrors(node)) causes.push(cause.invalid("spec.nodeName", node, m));
+      } else
         causes.push(cause.invalid("spec.nodeName", "", "must be either unset or set to a non-empty string"));
     }
     if (spec.nodeSelector !== undefined && spec.nodeSelector !== null) set.push("`nodeSelector`");
@@ -121,6 +152,12 @@ export const resourceSliceBehaviour: KindBehaviour = {
       else if (spec[flag] === false)
         causes.push(cause.invalid(`spec.${flag}`, false, "must be either unset or set to true"));
     }
+    // Each device's name is a DNS label; an empty one is invalid rather than required.
+    objects(spec.devices).forEach((d, i) => {
+      const name = typeof d.name === "string" ? d.name : "";
+      for (const m of dns1123LabelErrors(name))
+        causes.push(cause.invalid(`spec.devices[${i}].name`, name, m));
+    });
     if (set.length === 0) causes.push(cause.required("spec", NODE_SELECTION));
     else if (set.length > 1)
       causes.push(

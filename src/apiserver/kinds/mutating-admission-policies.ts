@@ -1,9 +1,11 @@
 // MutatingAdmissionPolicies and their bindings (admissionregistration.k8s.io/v1 since 1.36):
 // the defaults they share with ValidatingAdmissionPolicies and the checks of
 // validateMutatingAdmissionPolicySpec an author meets first: what is required, the patch types,
-// the operations a mutation may match, the reinvocation policy. The CEL of a mutation (object
-// construction with kube's types) is not compiled here.
+// the operations a mutation may match, the reinvocation policy. The CEL of a mutation is
+// compiled, but its result (object construction with kube's types) is not type-checked here.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { celPolicy } from "../lazy.js";
+import { dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import { defaultMatchResources, matchResourcesErrors, objects, storedSpec } from "./admission-policies.js";
@@ -16,11 +18,15 @@ const PATCH_TYPES = ["ApplyConfiguration", "JSONPatch"];
 const MUTATING_OPERATIONS = ["*", "CONNECT", "CREATE", "UPDATE"];
 const NOT_FOUND_ACTIONS = ["Allow", "Deny"];
 
+/** A mutation's expression: required, and it must compile (its result's type is not checked here). */
 function expressionRequired(holder: unknown, path: string): StatusCause[] {
   const expression = (holder as Obj | undefined)?.expression;
-  return typeof expression === "string" && expression.trim() !== ""
-    ? []
-    : [cause.required(`${path}.expression`)];
+  if (typeof expression !== "string" || expression.trim() === "")
+    return [cause.required(`${path}.expression`)];
+  const p = celPolicy.get().compilePolicyExpression(expression.trim());
+  return "error" in p
+    ? [cause.invalid(`${path}.expression`, expression, `compilation failed: ${p.error}`)]
+    : [];
 }
 
 function mutationErrors(m: Obj, at: string): StatusCause[] {
@@ -100,8 +106,10 @@ function validatePolicy(obj: Obj): StatusCause[] {
 function validateBinding(obj: Obj): StatusCause[] {
   const spec = storedSpec(obj) ?? {};
   const out: StatusCause[] = [];
-  if (typeof spec.policyName !== "string" || spec.policyName === "")
-    out.push(cause.required("spec.policyName", ""));
+  const policyName = typeof spec.policyName === "string" ? spec.policyName : "";
+  if (policyName === "") out.push(cause.required("spec.policyName", ""));
+  for (const msg of policyName === "" ? [] : dns1123SubdomainErrors(policyName))
+    out.push(cause.invalid("spec.policyName", policyName, msg));
   const ref = spec.paramRef as Obj | undefined;
   if (ref && typeof ref === "object") {
     if (ref.name && ref.selector)

@@ -45,6 +45,7 @@ export const podDisruptionBudgetBehaviour: KindBehaviour = {
 export const runtimeClassBehaviour: KindBehaviour = {
   validate(obj) {
     const handler = typeof obj.handler === "string" ? obj.handler : "";
+    if (handler === "") return [cause.required("handler")];
     return dns1123LabelErrors(handler).map((m) => cause.invalid("handler", handler, m));
   },
 };

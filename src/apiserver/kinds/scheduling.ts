@@ -2,6 +2,7 @@
 // HorizontalPodAutoscalers (autoscaling/v2), with kube's defaults.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "../../api/index.js";
+import { pathSegmentErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import { hpaFromV1, hpaToV1 } from "../conversion/hpa.js";
 import type { Obj } from "../storage/index.js";
@@ -187,27 +188,23 @@ function hpaSpecCauses(spec: Obj, oldSpec: Obj | undefined): StatusCause[] {
   const max = typeof spec.maxReplicas === "number" ? spec.maxReplicas : 0;
   if (typeof min === "number" && min < 1)
     causes.push(cause.invalid("spec.minReplicas", min, "must be greater than or equal to 1"));
-  if (max < 1) causes.push(cause.invalid("spec.maxReplicas", max, "must be greater than 0"));
+  if (max < 0) causes.push(cause.invalid("spec.maxReplicas", max, "must be greater than or equal to 1"));
   if (typeof min === "number" && max < min)
     causes.push(cause.invalid("spec.maxReplicas", max, "must be greater than or equal to `minReplicas`"));
   const ref = (spec.scaleTargetRef ?? {}) as Obj;
   for (const f of ["kind", "name"]) {
     const v = typeof ref[f] === "string" ? (ref[f] as string) : "";
     if (v === "") causes.push(cause.required(`spec.scaleTargetRef.${f}`));
-    else if (v === "." || v === ".." || v.includes("/") || v.includes("%")) {
-      causes.push(
-        cause.invalid(
-          `spec.scaleTargetRef.${f}`,
-          v,
-          "may not contain '/' or '%', and may not be '.' or '..'",
-        ),
-      );
-    }
+    else
+      for (const msg of pathSegmentErrors(v)) causes.push(cause.invalid(`spec.scaleTargetRef.${f}`, v, msg));
   }
   causes.push(...scaleTargetApiVersionCauses(ref, oldSpec?.scaleTargetRef as Obj | undefined));
   const metrics = Array.isArray(spec.metrics) ? (spec.metrics as Obj[]) : [];
   for (let i = 0; i < metrics.length; i++)
     causes.push(...metricCauses((metrics[i] ?? {}) as Obj, `spec.metrics[${i}]`));
+  // Declarative validation's +k8s:required reports an unset maxReplicas, with no detail, after
+  // the handwritten checks.
+  if (max === 0) causes.push(cause.required("spec.maxReplicas"));
   return causes;
 }
 

@@ -69,9 +69,7 @@ export const ipAddressBehaviour: KindBehaviour = {
       if (v === "") causes.push(cause.required(`${at}.${k}`, ""));
       else for (const m of pathSegmentErrors(v)) causes.push(cause.invalid(`${at}.${k}`, v, m));
     }
-    const ns = typeof ref.namespace === "string" ? ref.namespace : "";
-    if (ns !== "")
-      for (const m of dns1123SubdomainErrors(ns)) causes.push(cause.invalid(`${at}.namespace`, ns, m));
+    // kube 1.37.2 does not check parentRef.namespace (validateIPAddressParentReference).
     return causes;
   },
 };

@@ -116,8 +116,9 @@ function persistentVolumeSpecCauses(s: Obj): StatusCause[] {
 
 /** ValidateCSIDriverName. */
 function csiDriverNameCauses(name: string, field: string): StatusCause[] {
-  // No early return: kube reports an empty name as required and as no subdomain.
-  const causes: StatusCause[] = name === "" ? [cause.required(field, name)] : [];
+  // An empty name is only required (1.37 returns early; before, it was also no subdomain).
+  if (name === "") return [cause.required(field)];
+  const causes: StatusCause[] = [];
   if (name.length > 63)
     causes.push({ reason: "FieldValueTooLong", message: "Too long: may not be more than 63 bytes", field });
   for (const msg of dns1123SubdomainErrors(name.toLowerCase())) causes.push(cause.invalid(field, name, msg));
@@ -129,8 +130,7 @@ export const volumeAttachmentBehaviour: KindBehaviour = {
   validate(obj) {
     const s = (obj.spec ?? {}) as Obj;
     const attacher = typeof s.attacher === "string" ? s.attacher : "";
-    const causes: StatusCause[] = attacher === "" ? [cause.required("spec.attacher", "")] : [];
-    causes.push(...csiDriverNameCauses(attacher, "spec.attacher"));
+    const causes: StatusCause[] = [];
     const source = (s.source ?? {}) as Obj;
     const pvName = source.persistentVolumeName;
     const inline = source.inlineVolumeSpec;
@@ -147,6 +147,8 @@ export const volumeAttachmentBehaviour: KindBehaviour = {
     }
     const node = typeof s.nodeName === "string" ? s.nodeName : "";
     for (const msg of dns1123SubdomainErrors(node)) causes.push(cause.invalid("spec.nodeName", node, msg));
+    // The attacher's checks are declarative validation's in 1.37, reported after the handwritten ones.
+    causes.push(...csiDriverNameCauses(attacher, "spec.attacher"));
     return causes;
   },
 };

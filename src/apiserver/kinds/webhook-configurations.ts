@@ -99,7 +99,8 @@ function validateResources(resources: string[], path: string): StatusCause[] {
   return out;
 }
 
-function validateRule(rule: Obj, path: string): StatusCause[] {
+/** validateRuleWithOperations (subresources allowed): a webhook's rule, an admission policy's too. */
+export function validateRule(rule: Obj, path: string): StatusCause[] {
   const out: StatusCause[] = [];
   const ops = strings(rule.operations);
   if (ops.length === 0) out.push(cause.required(`${path}.operations`));

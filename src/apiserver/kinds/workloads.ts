@@ -3,7 +3,8 @@
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import type { LabelSelector } from "kubernetes-types/meta/v1.js";
 import { labelSelectorFromObject, qualifiedNameErrors } from "../../api/index.js";
-import { annotationCauses, inObjectMetaOrder, labelCauses } from "../object/meta.js";
+import { inObjectMetaOrder, labelCauses } from "../object/meta.js";
+import { dns1123LabelErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
@@ -76,6 +77,9 @@ function asSelector(selector: unknown): ReturnType<typeof labelSelectorFromObjec
 const templateLabels = (template: Obj | undefined) =>
   ((template?.metadata as Obj | undefined)?.labels ?? {}) as Record<string, string>;
 
+/** The template's labels as kube prints them in a cause: a nil map is `null`. */
+const labelsValue = (template: Obj | undefined) => (template?.metadata as Obj | undefined)?.labels ?? null;
+
 function nonNegative(value: unknown, field: string): StatusCause[] {
   return typeof value === "number" && value < 0
     ? [cause.invalid(field, value, "must be greater than or equal to 0")]
@@ -85,10 +89,10 @@ function nonNegative(value: unknown, field: string): StatusCause[] {
 /**
  * The selector and template checks of Deployments, ReplicaSets and StatefulSets (kube's
  * ValidateDeploymentSpec and friends): a required, non-empty, valid selector that matches the
- * template's labels; then the template, whose pods always restart (a StatefulSet's pod spec
- * is not validated, as in kube).
+ * template's labels; then the template, whose pods always restart. The template is checked only
+ * when the selector converts, as in kube.
  */
-function selectorAndTemplate(spec: Obj, kind: "deployment" | "statefulset", podSpec: boolean): StatusCause[] {
+function selectorAndTemplate(spec: Obj, kind: "deployment" | "statefulset"): StatusCause[] {
   const causes: StatusCause[] = [];
   const template = spec.template as Obj | undefined;
   if (spec.selector === undefined || spec.selector === null) causes.push(cause.required("spec.selector"));
@@ -113,22 +117,17 @@ function selectorAndTemplate(spec: Obj, kind: "deployment" | "statefulset", podS
       causes.push(
         cause.invalid(
           "spec.template.metadata.labels",
-          templateLabels(template),
+          labelsValue(template),
           "`selector` does not match template `labels`",
         ),
       );
     }
-    if (podSpec) causes.push(...validatePodTemplate(template, "spec.template"));
-    else {
-      const meta = (template?.metadata ?? {}) as Obj;
-      causes.push(
-        ...labelCauses(meta.labels, "spec.template.labels"),
-        ...annotationCauses(meta.annotations, "spec.template.annotations"),
-      );
-    }
+    causes.push(...validatePodTemplate(template, "spec.template"));
   }
+  // A Deployment's template checks its restart policy with the rest; a StatefulSet's spec does it
+  // whatever the selector.
   const restart = ((template?.spec ?? {}) as Obj).restartPolicy;
-  if ((podSpec || kind === "statefulset") && selector && restart !== "Always" && restart !== undefined) {
+  if ((selector || kind === "statefulset") && restart !== "Always" && restart !== undefined) {
     causes.push(cause.notSupported("spec.template.spec.restartPolicy", restart, ["Always"]));
   }
   return causes;
@@ -156,7 +155,7 @@ export const deploymentBehaviour: KindBehaviour = {
     const spec = (obj.spec ?? {}) as Obj;
     const causes = [
       ...nonNegative(spec.replicas, "spec.replicas"),
-      ...selectorAndTemplate(spec, "deployment", true),
+      ...selectorAndTemplate(spec, "deployment"),
     ];
     const strategy = (spec.strategy ?? {}) as Obj;
     if (strategy.type !== "Recreate" && strategy.type !== "RollingUpdate") {
@@ -175,7 +174,7 @@ export const replicaSetBehaviour: KindBehaviour = {
   },
   validate(obj) {
     const spec = (obj.spec ?? {}) as Obj;
-    return [...nonNegative(spec.replicas, "spec.replicas"), ...selectorAndTemplate(spec, "deployment", true)];
+    return [...nonNegative(spec.replicas, "spec.replicas"), ...selectorAndTemplate(spec, "deployment")];
   },
 };
 
@@ -217,10 +216,15 @@ export const statefulSetBehaviour: KindBehaviour = {
     else if (policy !== "OrderedReady" && policy !== "Parallel") {
       causes.push(cause.invalid("spec.podManagementPolicy", policy, "must be 'OrderedReady' or 'Parallel'"));
     }
-    causes.push(
-      ...nonNegative(spec.replicas, "spec.replicas"),
-      ...selectorAndTemplate(spec, "statefulset", false),
-    );
+    causes.push(...nonNegative(spec.replicas, "spec.replicas"));
+    // An empty serviceName is allowed: the StatefulSet then has no governing Service.
+    const serviceName = spec.serviceName;
+    if (typeof serviceName === "string" && serviceName !== "") {
+      for (const msg of dns1123LabelErrors(serviceName)) {
+        causes.push(cause.invalid("spec.serviceName", serviceName, msg));
+      }
+    }
+    causes.push(...selectorAndTemplate(spec, "statefulset"));
     return causes;
   },
 };
@@ -267,7 +271,7 @@ export const daemonSetBehaviour: KindBehaviour = {
       causes.push(
         cause.invalid(
           "spec.template.metadata.labels",
-          templateLabels(template),
+          labelsValue(template),
           "`selector` does not match template `labels`",
         ),
       );
