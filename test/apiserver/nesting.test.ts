@@ -3,7 +3,7 @@
 // Before the limits, a YAML body 100 000 deep crashed the embedded server's process.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { embedded, needs } from "../support/environment.js";
+import { embedded, knownDifference, needs } from "../support/environment.js";
 import { Api, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -76,7 +76,11 @@ function bodies(depth: number) {
       path: `${cms}/target`,
       ct: "application/merge-patch+json",
       body: `{"x":${nestJson(depth)}}`,
-      message: /^error decoding patch: invalid character '\{' exceeded max depth$/,
+      // kube 1.37 answers a merge patch this deep "invalid JSON patch" (a check before decoding the
+      // embedded server has not taken over yet); 1.26 and the embedded server, the decoder's words.
+      message: knownDifference("kube 1.37 refuses a merge patch 100 000 deep as 'invalid JSON patch'")
+        ? /^invalid JSON patch$/
+        : /^error decoding patch: invalid character '\{' exceeded max depth$/,
     },
     {
       what: "JSON patch",
