@@ -81,6 +81,11 @@ const KUBE_5XX: [string, RegExp][] = [
   ["resourceVersion not a uint64", /^resourceVersion: Invalid value: /],
   ["create in a namespace of dots", /^Internal error occurred: invalid resource name /],
   ["resourceVersion ahead of the server", /^(Timeout: )?Too large resource version/],
+  // kube answers an apply of a field its schema lacks with structured-merge-diff's 500.
+  [
+    "apply of a field the schema lacks",
+    /^failed to create typed patch object \(.*\): .*field not declared in schema$/,
+  ],
 ];
 
 interface Ready {
