@@ -251,13 +251,16 @@ export function storedSpec(obj: Obj): Obj | undefined {
   return obj.spec && typeof obj.spec === "object" && !Array.isArray(obj.spec) ? (obj.spec as Obj) : undefined;
 }
 
+/** A policy's defaults, the same for validating and mutating ones: failurePolicy Fail, kube's match defaults. */
+export function defaultPolicy(obj: Obj): void {
+  const spec = storedSpec(obj);
+  if (!spec) return;
+  spec.failurePolicy ??= "Fail";
+  defaultMatchResources(spec.matchConstraints);
+}
+
 export const validatingAdmissionPolicyBehaviour: KindBehaviour = {
-  defaults: (obj) => {
-    const spec = storedSpec(obj);
-    if (!spec) return;
-    spec.failurePolicy ??= "Fail";
-    defaultMatchResources(spec.matchConstraints);
-  },
+  defaults: defaultPolicy,
   validate: (obj) => validatePolicy(obj),
 };
 

@@ -8,7 +8,13 @@ import { celPolicy } from "../lazy.js";
 import { dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
-import { defaultMatchResources, matchResourcesErrors, objects, storedSpec } from "./admission-policies.js";
+import {
+  defaultMatchResources,
+  defaultPolicy,
+  matchResourcesErrors,
+  objects,
+  storedSpec,
+} from "./admission-policies.js";
 import type { KindBehaviour } from "./behaviour.js";
 
 const FAILURE_POLICIES = ["Fail", "Ignore"];
@@ -126,12 +132,7 @@ function validateBinding(obj: Obj): StatusCause[] {
 }
 
 export const mutatingAdmissionPolicyBehaviour: KindBehaviour = {
-  defaults: (obj) => {
-    const spec = storedSpec(obj);
-    if (!spec) return;
-    spec.failurePolicy ??= "Fail";
-    defaultMatchResources(spec.matchConstraints);
-  },
+  defaults: defaultPolicy,
   validate: (obj) => validatePolicy(obj),
 };
 
