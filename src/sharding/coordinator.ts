@@ -17,7 +17,7 @@ import { setMaxListeners } from "node:events";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type { Counter } from "prom-client";
 import { type Kind, type KubeObject, kinds } from "../api/index.js";
-import { deletedObject, newInformer } from "../cache/index.js";
+import { deletedObject, newInformer, type StoreReader } from "../cache/index.js";
 import type { Logger } from "../log/index.js";
 import { isConflict, isNotFound, type RESTClient, resourceOf } from "../rest/index.js";
 import { HashRing } from "./hash-ring.js";
@@ -76,10 +76,17 @@ export class Coordinator {
   readonly #members = new Map<string, Member>();
   #ring = new HashRing([]);
   readonly #pending = new Map<string, () => Promise<void>>();
+  /** Per sharded kind, the informer of its unassigned objects (this term's). */
+  #unassigned: { k: ShardedKind; store: StoreReader }[] = [];
   #waiters: (() => void)[] = [];
 
   constructor(o: CoordinatorOptions) {
     this.#o = o;
+  }
+
+  /** Objects of the sharded kinds that have no shard yet, as this term sees them (0 when not coordinating). */
+  get unassigned(): number {
+    return this.#unassigned.reduce((n, u) => n + u.store.size, 0);
   }
 
   /** The members the coordinator counts as alive now. */
@@ -110,6 +117,7 @@ export class Coordinator {
       },
     });
     const running: Promise<void>[] = [leases.run(leading)];
+    this.#unassigned = [];
     for (const k of o.kinds()) {
       const unassigned = newInformer(o.rest, k.kind, {
         namespaces: o.namespaces,
@@ -119,6 +127,7 @@ export class Coordinator {
       });
       const assign = (obj: Readonly<KubeObject>) => this.#enqueue(k, obj, () => this.#decide(k, obj));
       unassigned.addEventHandler({ onAdd: assign, onUpdate: (_, obj) => assign(obj) });
+      this.#unassigned.push({ k, store: unassigned.store });
       running.push(unassigned.run(leading));
     }
     const tick = setInterval(() => this.#recompute(), o.retryPeriodMs);
@@ -129,6 +138,7 @@ export class Coordinator {
     } finally {
       clearInterval(tick);
       await Promise.allSettled(running);
+      this.#unassigned = [];
     }
   }
 
@@ -195,10 +205,17 @@ export class Coordinator {
     this.#enqueue(undefined, undefined, () => this.#rebalance());
   }
 
-  /** Lists the assigned objects of every kind and moves those whose shard changed or is gone. */
+  /**
+   * Lists the assigned objects of every kind and moves those whose shard changed or is gone; and
+   * assigns the unassigned ones again: one seen while the ring had no members was left as it was,
+   * and no event of its own would bring it back.
+   */
   async #rebalance(): Promise<void> {
     const o = this.#o;
     const label = shardLabel(o.ring);
+    for (const { k, store } of this.#unassigned) {
+      for (const obj of store.list()) this.#enqueue(k, obj, () => this.#decide(k, obj));
+    }
     for (const k of o.kinds()) {
       const scopes = k.kind.namespaced && o.namespaces.length > 0 ? o.namespaces : [undefined];
       for (const namespace of scopes) {

@@ -154,6 +154,86 @@ test("objects a sharded controller owns follow their owner's shard, into its cac
   }
 });
 
+test("objects the coordinator saw while no member was alive are assigned once one is", async () => {
+  const ns = `waiting-${Date.now().toString(36)}`;
+  const rest = newRESTClient(env.config);
+  await rest.create(resourceOf(kinds.Namespace), {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: ns },
+  });
+  const ring = `waiting-${Date.now().toString(36)}`;
+  const label = shardLabel(ring);
+  const LEASE = resourceOf(kinds.Lease);
+  // The replica's membership Lease is held by someone else, so the ring has no live member while
+  // its coordinator sees the objects.
+  await rest.create(
+    LEASE,
+    {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: `${ring}-solo` },
+      spec: {
+        holderIdentity: "intruder",
+        leaseDurationSeconds: 3600,
+        renewTime: new Date().toISOString().replace("Z", "000Z"),
+      },
+    },
+    { namespace: "default" },
+  );
+  const reconciled = new Set<string>();
+  const mgr = await Manager.create(env.config, {
+    logger: nullLogger(),
+    metrics: { bindAddress: "0" },
+    cache: { defaultNamespaces: [ns] },
+    sharding: { ring, identity: "solo", ...TIMING },
+  });
+  controllerManagedBy(mgr)
+    .for(kinds.ConfigMap, { sharded: true })
+    .complete(
+      reconcilerFn(async (req) => {
+        reconciled.add(req.name);
+      }),
+    );
+  const stop = new AbortController();
+  const done = mgr.start(stop.signal).catch((err: unknown) => err);
+  const count = 20;
+  try {
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        rest.create(
+          CM,
+          { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}` } },
+          { namespace: ns },
+        ),
+      ),
+    );
+    const unassigned = async () =>
+      (await mgr.metricsRegistry?.getSingleMetric("controller_runtime_shard_unassigned_objects")?.get())
+        ?.values[0]?.value;
+    await eventually(
+      "the coordinator counts every object as waiting for a shard",
+      async () => ((await unassigned()) === count ? true : undefined),
+      { timeoutMs: 30_000 },
+    );
+    await rest.delete(LEASE, `${ring}-solo`, { namespace: "default" });
+    await eventually(
+      "every object assigned to the replica that joined, and reconciled there",
+      async () => {
+        const list = await rest.list<ConfigMap>(CM, { namespace: ns });
+        return list.items.every((c) => c.metadata?.labels?.[label] === "solo") && reconciled.size === count;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    assert.equal(await unassigned(), 0, "nothing waits any more");
+  } finally {
+    stop.abort();
+    await done;
+    await rest.delete(resourceOf(kinds.Namespace), ns).catch(() => {});
+    await rest.close();
+  }
+});
+
 test("replicas share a kind's objects; no object is reconciled by two at once through scale-out, a rolling restart, stop and a cut-off coordinator", async () => {
   const ns = `sharding-${Date.now().toString(36)}`;
   const rest = newRESTClient(env.config);
@@ -207,12 +287,21 @@ test("replicas share a kind's objects; no object is reconciled by two at once th
       `all objects on ${members.join(", ")}, each last reconciled by its shard`,
       async () => {
         const now = await shards();
-        if (now.size !== OBJECTS) return undefined;
+        // What is not there yet, for the timeout's message.
+        let unassigned = 0;
+        let elsewhere = 0;
+        let stale = 0;
         for (const [name, shard] of now) {
-          if (!shard || !members.includes(shard) || last.get(`${ns}/${name}`) !== shard) return undefined;
+          if (!shard) unassigned++;
+          else if (!members.includes(shard)) elsewhere++;
+          else if (last.get(`${ns}/${name}`) !== shard) stale++;
         }
         const held = new Set(now.values());
-        return members.every((m) => held.has(m)) ? now : undefined;
+        const empty = members.filter((m) => !held.has(m));
+        if (now.size === OBJECTS && unassigned + elsewhere + stale + empty.length === 0) return now;
+        throw new Error(
+          `${now.size} objects: ${unassigned} unassigned, ${elsewhere} on other shards, ${stale} not yet reconciled by theirs; empty shards: ${empty.join(", ") || "none"}`,
+        );
       },
       { timeoutMs: 60_000, intervalMs: 200 },
     );

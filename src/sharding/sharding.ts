@@ -89,6 +89,7 @@ export class Sharding {
   readonly #namespaces: readonly string[];
   readonly #metrics: ReturnType<typeof shardingMetrics>;
   #cache: Cache | undefined;
+  #coordinator: Coordinator | undefined;
 
   constructor(
     o: ResolvedShardingOptions,
@@ -98,8 +99,11 @@ export class Sharding {
     this.#rest = deps.rest;
     this.#log = deps.logger.withName("sharding").withValues({ ring: o.ring, shard: o.identity });
     this.#namespaces = deps.namespaces;
-    this.#metrics = shardingMetrics(deps.registry, { ring: o.ring, shard: o.identity }, () =>
-      this.#countObjects(),
+    this.#metrics = shardingMetrics(
+      deps.registry,
+      { ring: o.ring, shard: o.identity },
+      () => this.#countObjects(),
+      () => this.#coordinator?.unassigned ?? 0,
     );
   }
 
@@ -169,6 +173,7 @@ export class Sharding {
       logger: this.#log.withName("coordinator"),
       metrics: this.#metrics,
     });
+    this.#coordinator = coordinator;
     return {
       needLeaderElection: () => false,
       start: (signal) =>
@@ -206,6 +211,7 @@ function shardingMetrics(
   registry: Registry,
   self: { ring: string; shard: string },
   count: () => Promise<{ kind: string; count: number }[]>,
+  unassigned: () => number,
 ) {
   const objects = new Gauge({
     name: "controller_runtime_shard_objects",
@@ -219,6 +225,15 @@ function shardingMetrics(
   });
   return {
     objects,
+    unassigned: new Gauge({
+      name: "controller_runtime_shard_unassigned_objects",
+      help: "Objects of the sharded kinds with no shard yet, as the coordinator sees them (0 on other replicas)",
+      labelNames: ["ring"] as const,
+      registers: [registry],
+      collect() {
+        this.set({ ring: self.ring }, unassigned());
+      },
+    }),
     assignments: new Counter({
       name: "controller_runtime_shard_assignments_total",
       help: "Objects the coordinator assigned to each shard (moves included)",
