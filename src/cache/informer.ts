@@ -16,7 +16,7 @@ import {
 import { deepFreeze } from "./freeze.js";
 import { type ListerWatcher, listWatcherFor } from "./list-watcher.js";
 import { Reflector, type ReflectorHealth, type ReflectorSink, storeKeyOf } from "./reflector.js";
-import { trackInformer } from "./running.js";
+import { trackInformer } from "../internal/running.js";
 import { compareResourceVersions } from "./resource-version.js";
 import { type IndexFunc, IndexedStore, type NamespaceStrings, type StoreReader } from "./store.js";
 import { stripManagedFields, type TransformFunc } from "./transform.js";

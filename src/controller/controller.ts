@@ -7,8 +7,8 @@
 //      flight have finished: a reconcile is never cut off by the controller, only told by its signal.
 // The queue hands a key to one worker at a time, which is what keeps a key from being reconciled
 // twice at once; a key added while it is being reconciled waits and runs once more afterwards.
-import { trackController } from "../cache/running.js";
-import { markUnscoped } from "../manager/runnable-scope.js";
+import { trackController } from "../internal/running.js";
+import { markUnscoped } from "../internal/runnable-scope.js";
 import { setMaxListeners } from "node:events";
 import type { RequestQueue } from "../handler/index.js";
 import { deferredLogger } from "../log/deferred-logger.js";

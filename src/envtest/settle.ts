@@ -4,7 +4,7 @@
 // for a quiet moment (a reconcile's write would have shown by then). Keys waiting out a
 // requeueAfter do not count (the system is settled until they come due); keys waiting out a
 // backoff after an error (or a `requeue`) do: their work is not done, as after a conflict storm.
-import { runningControllers, runningInformers } from "../cache/running.js";
+import { runningControllers, runningInformers } from "../internal/running.js";
 
 export interface SettleOptions {
   /** Give up after this long. Default: 30 000 ms. */

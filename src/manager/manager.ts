@@ -30,7 +30,7 @@ import {
 } from "./conditional-controller.js";
 import { aborted, needsLeaderElection, type Runnable } from "./runnable.js";
 import { RunnableGroup } from "./runnable-group.js";
-import { isUnscopedRunnable, markUnscoped } from "./runnable-scope.js";
+import { isUnscopedRunnable, markUnscoped } from "../internal/runnable-scope.js";
 
 /** Controller-runtime's manager.Manager. Create one with `Manager.create(config, options)`. */
 export interface Manager extends ControllerContext {

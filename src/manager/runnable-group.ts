@@ -3,7 +3,7 @@
 // election) and starts them in that order, each after the previous one is ready.
 import { setMaxListeners } from "node:events";
 import type { Runnable } from "./runnable.js";
-import { isStopOf, startRunnable } from "./runnable-scope.js";
+import { isStopOf, startRunnable } from "../internal/runnable-scope.js";
 
 /** Resolves once a runnable is ready to be relied on (a cache synced, a server listening). */
 export type ReadyCheck = (signal: AbortSignal) => Promise<void>;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { runInRunnableScope } from "../manager/runnable-scope.js";
+import { runInRunnableScope } from "../internal/runnable-scope.js";
 import { ChannelClosedError, newChannel } from "./index.js";
 
 test("every subscriber gets every value, in order", async () => {

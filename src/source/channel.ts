@@ -7,7 +7,7 @@
 // Before any source subscribes, the channel holds up to `capacity` values itself (Go's
 // `make(chan T, capacity)`); further sends wait. Everything runs on one thread, so the bookkeeping
 // needs no locks: each method finishes its update before it returns.
-import { currentRunnableSignal } from "../manager/runnable-scope.js";
+import { currentRunnableSignal } from "../internal/runnable-scope.js";
 import { ChannelClosedError } from "./errors.js";
 
 /** Options of {@link newChannel}. */

@@ -1,4 +1,5 @@
-// The signal of the Runnable whose code is running. The manager starts each Runnable inside this
+// The signal of the Runnable whose code is running (a leaf module: manager, controllers and
+// sources all read it, none through another). The manager starts each Runnable inside this
 // scope, so that what a Runnable waits on without passing a signal (a `Channel.send` with no
 // reader left) still ends when the manager stops it: the README's ticker, written naturally,
 // must not hold shutdown for its whole grace period. A leaf module, so that sources can read it
