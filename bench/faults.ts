@@ -10,7 +10,7 @@
 // set), timed in-process over 10 million requests, as a share of the server's CPU per create.
 // `npx tsx bench/faults.ts`, or `npm run bench -- faults`.
 import { pathToFileURL } from "node:url";
-import { type FaultRule, Faults } from "../src/apiserver/faults.js";
+import { type FaultRule, Faults } from "../src/envtest/faults/faults.js";
 import { kinds } from "../src/api/index.js";
 import { newRESTClient, type RESTClient, resourceOf } from "../src/rest/index.js";
 import { rangeNote, summarize } from "./internal/stats.js";

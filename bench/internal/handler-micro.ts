@@ -2,7 +2,7 @@
 // handlers driven in-process with stand-in requests and responses, so their CPU per create and
 // per get can be told apart from the transport's (compare with profile-apiserver.ts --floor).
 // `npx tsx bench/internal/handler-micro.ts [--n N] [--rounds N]`
-import { Faults } from "../../src/apiserver/faults.js";
+import { Faults } from "../../src/envtest/faults/faults.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { parseArgs } from "node:util";

@@ -6,7 +6,7 @@ import { fork } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import { fileURLToPath } from "node:url";
-import type { FaultRule } from "../../src/apiserver/faults.js";
+import type { FaultRule } from "../../src/envtest/faults/faults.js";
 import type { APIServerOptions } from "../../src/apiserver/index.js";
 import type { RESTConfig } from "../../src/rest/config.js";
 

@@ -22,6 +22,7 @@ import { answerInProtobuf, prefersProtobuf, sendError, sendJson } from "./http-i
 import { loadFor, schemaHasRules } from "./lazy.js";
 import type { ResourceDefinition } from "./registry/index.js";
 import { StorageLimitError } from "./storage/index.js";
+import { FaultStatusError } from "../envtest/faults/status.js";
 import { checkPathName, checkStorageKey, pathSegmentNameErrors, type RequestTarget } from "./request-path.js";
 import {
   ApiError,
@@ -52,6 +53,7 @@ export async function route(
     await dispatch(env, req, res, user, target);
   } catch (e) {
     if (e instanceof ApiError) sendError(res, e);
+    else if (e instanceof FaultStatusError) sendError(res, ApiError.fromStatus(e.status));
     else if (e instanceof StorageLimitError) sendError(res, new ApiError(500, "", e.message));
     else if (clientGone(req, res, e)) {
       // The client went away (mid-body, or while the answer was written): nothing to answer,

@@ -21,6 +21,11 @@ export class ApiError extends Error {
   toStatus(): Status {
     return failureStatus(this.code, this.reason, this.message, this.details);
   }
+
+  /** The error that answers `status` (an injected fault's). */
+  static fromStatus(status: Status): ApiError {
+    return new ApiError(status.code ?? 500, status.reason ?? "", status.message ?? "", status.details);
+  }
 }
 
 export function failureStatus(

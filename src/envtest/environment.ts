@@ -1,7 +1,7 @@
 // Environment: a Kubernetes API server for tests, as controller-runtime's envtest.Environment.
 // The embedded in-memory server by default; real etcd + kube-apiserver with KUBEBUILDER_ASSETS;
 // the current kubeconfig's cluster with USE_EXISTING_CLUSTER=true.
-import type { Faults } from "../apiserver/faults.js";
+import type { Faults } from "./faults/faults.js";
 import { type FaultProxy, startFaultProxy } from "./fault-proxy.js";
 import { type SettleOptions, settle } from "./settle.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -18,7 +18,7 @@ import {
   latency,
   partition,
   staleReads,
-} from "../apiserver/faults.js";
+} from "./faults/faults.js";
 
 /** One row of the matrix: the fault's name and whether the scenario converged under it. */
 export interface FaultMatrixResult {

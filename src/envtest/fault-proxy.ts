@@ -8,10 +8,9 @@
 import { createServer, type IncomingMessage, request as httpRequest, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import { Faults, type FaultRequest, type WatchFault } from "../apiserver/faults.js";
-import { type EndFault, WatchFaultGate } from "../apiserver/watch-fault-gate.js";
-import { ApiError } from "../apiserver/status.js";
-import type { Obj } from "../apiserver/storage/index.js";
+import { Faults, type FaultRequest, type Obj, type WatchFault } from "./faults/faults.js";
+import { type EndFault, WatchFaultGate } from "./faults/watch-fault-gate.js";
+import { FaultStatusError } from "./faults/status.js";
 import type { RESTConfig } from "../rest/index.js";
 import { isConflict, newRESTClient } from "../rest/index.js";
 
@@ -167,9 +166,9 @@ export async function startFaultProxy(upstream: RESTConfig): Promise<FaultProxy>
           if (watchFault) watch.arm(watchFault);
         }
       } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
+        if (!(err instanceof FaultStatusError)) throw err;
         res.writeHead(err.code, { "content-type": "application/json" });
-        res.end(JSON.stringify(err.toStatus()));
+        res.end(JSON.stringify(err.status));
         return;
       }
     }

@@ -15,7 +15,7 @@ export type {
   Faults,
   LoggedWrite,
   WriteLog,
-} from "../apiserver/faults.js";
+} from "./faults/faults.js";
 export {
   delayEvents,
   dropWatch,
@@ -26,7 +26,7 @@ export {
   latency,
   partition,
   staleReads,
-} from "../apiserver/faults.js";
+} from "./faults/faults.js";
 export { ControlPlaneError } from "./process.js";
 export type { InstalledWebhooks, LocalServing, WebhookInstallOptions } from "./webhook-install.js";
 export {

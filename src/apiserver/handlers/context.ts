@@ -1,7 +1,7 @@
 // What every handler receives: the server's shared state and one parsed resource request. The
 // services that themselves build on requests (admission, conversion) appear here as the
 // interfaces handlers call, so that this file imports nothing that imports it back.
-import type { Faults, WatchFault } from "../faults.js";
+import type { Faults, WatchFault } from "../../envtest/faults/faults.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AdmissionAttributes } from "../admission/types.js";
 import type { OpenAPIService } from "../openapi/index.js";

@@ -6,8 +6,8 @@ import { builtinView, hasBuiltinForms, watchLineConverter } from "../conversion/
 import { isProtobufResponse, type ResponseForm } from "../http-io.js";
 import { protobufCodec } from "../lazy.js";
 import { apiVersionOfDef } from "../object/meta.js";
-import { expiredWatchLine, type WatchFault } from "../faults.js";
-import { type EndFault, WatchFaultGate } from "../watch-fault-gate.js";
+import { expiredWatchLine, type WatchFault } from "../../envtest/faults/faults.js";
+import { type EndFault, WatchFaultGate } from "../../envtest/faults/watch-fault-gate.js";
 import { failureStatus } from "../status.js";
 import type { Obj, StoredEvent, StoredObject, WatchSink } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";

@@ -13,8 +13,10 @@
 // order they were added; latency and partitions let the request go on, so later rules still
 // apply to it.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ApiError, conflict, expired, internalError, staleObjectMessage } from "./status.js";
-import type { Obj, Storage } from "./storage/index.js";
+import { expiredStatus, FaultStatusError, internalFault, staleConflict } from "./status.js";
+
+/** An object as the fault layer handles it (a Lease it steals). */
+export type Obj = Record<string, unknown>;
 
 /** What the fault layer reads of a resource request (a `ResourceRequest` or the proxy's parse of a path). */
 export interface FaultRequest {
@@ -220,26 +222,6 @@ export interface FaultHost {
   now(): Date;
 }
 
-/** Where the embedded server stores Leases (`storeNameOf` of coordination.k8s.io's leases). */
-const LEASES = "coordination.k8s.io/leases";
-
-/** The host of the embedded server: its storage and its sockets. */
-export function storageHost(storage: Storage, dropConnections: () => void, now: () => Date): FaultHost {
-  return {
-    dropConnections,
-    getLease: async (namespace, name) => {
-      const stored = storage.get(LEASES, `${namespace}/${name}`);
-      return stored ? (structuredClone(stored.obj) as Obj) : undefined;
-    },
-    putLease: async (lease) => {
-      storage.put(LEASES, lease);
-      return true;
-    },
-    compact: (rv) => storage.history.compact(rv ?? storage.resourceVersion),
-    now,
-  };
-}
-
 const WATCH_ACTIONS = new Set(["dropWatch", "expireWatch", "holdEvents", "delayEvents", "duplicateEvents"]);
 
 /** One draw in [0, 1) for a seed, a request signature and its occurrence: FNV-1a, then mulberry32's mix. */
@@ -293,24 +275,28 @@ function matches(m: FaultMatch | undefined, r: FaultRequest, verb: string, watch
 }
 
 /** kube's Status for an injected error, and its Retry-After. */
-function errorFor(action: Extract<FaultAction, { type: "error" }>, r: FaultRequest): ApiError {
-  const ref = { group: r.def.group, resource: r.def.plural, kind: r.def.kind };
+function errorFor(action: Extract<FaultAction, { type: "error" }>, r: FaultRequest): FaultStatusError {
   const retry = action.retryAfterSeconds;
   switch (action.code) {
     case 409:
-      return conflict(ref, r.name, staleObjectMessage);
+      return staleConflict({ group: r.def.group, resource: r.def.plural }, r.name);
     case 429:
-      return new ApiError(429, "TooManyRequests", "Too many requests, please try again later.", {
+      return new FaultStatusError(429, "TooManyRequests", "Too many requests, please try again later.", {
         retryAfterSeconds: retry ?? 1,
       });
     case 500:
-      return internalError("injected fault");
+      return internalFault("injected fault");
     case 503:
-      return new ApiError(503, "ServiceUnavailable", "the server is currently unable to handle the request", {
-        ...(retry !== undefined ? { retryAfterSeconds: retry } : {}),
-      });
+      return new FaultStatusError(
+        503,
+        "ServiceUnavailable",
+        "the server is currently unable to handle the request",
+        {
+          ...(retry !== undefined ? { retryAfterSeconds: retry } : {}),
+        },
+      );
     case 504:
-      return new ApiError(
+      return new FaultStatusError(
         504,
         "Timeout",
         "the server was unable to return a response in the time allotted, but may still be processing the request",
@@ -516,7 +502,7 @@ export class Faults {
           continue;
         case "error": {
           const err = errorFor(action, r);
-          const retry = err.details?.retryAfterSeconds;
+          const retry = err.status.details?.retryAfterSeconds;
           if (retry !== undefined && !r.res.headersSent) r.res.setHeader("Retry-After", String(retry));
           if (logged) logged.fault = String(action.code);
           throw err;
@@ -548,6 +534,6 @@ function watchFaultOf(rule: Rule): WatchFault {
 
 /** The ERROR line an expired watch ends with. */
 export function expiredWatchLine(resourceVersion: number): string {
-  const status = expired(`too old resource version: ${resourceVersion} (${resourceVersion + 1})`).toStatus();
+  const status = expiredStatus(`too old resource version: ${resourceVersion} (${resourceVersion + 1})`);
   return `{"type":"ERROR","object":${JSON.stringify(status)}}\n`;
 }
