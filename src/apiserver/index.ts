@@ -7,6 +7,7 @@ export type { ResourceDefinition } from "./registry/index.js";
 export type { WatchCacheSize } from "./handlers/watch-windows.js";
 export type { APIServerOptions, RunningAPIServer } from "./server.js";
 export { startAPIServer } from "./server.js";
+export { embeddedServer } from "./embedded.js";
 export { KUBERNETES_VERSION } from "./server-version.js";
 export type { StorageOptions } from "./storage/index.js";
 export { Storage } from "./storage/index.js";

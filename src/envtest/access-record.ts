@@ -5,13 +5,19 @@
 // bootstrap policy already gives every authenticated user (discovery, health, self reviews) is
 // left out.
 import { stringify } from "yaml";
-import type { Attributes, Authorization } from "../apiserver/authz/index.js";
-import { RBACAuthorizer } from "../apiserver/authz/rbac.js";
-import type { PolicyRule } from "../apiserver/authz/rules.js";
-import { Storage } from "../apiserver/storage/index.js";
+import type { AccessAttributes, AccessAuthority, AccessDecider } from "./embedded-server.js";
 import { type ManifestObject, readManifestObjects } from "./crd-files.js";
 
 /** One request the server allowed. */
+/** An rbac/v1 PolicyRule. */
+export interface PolicyRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
 export interface Access {
   user: string;
   groups: string[];
@@ -46,11 +52,21 @@ function describe(a: Access): string {
 export class AccessRecord {
   readonly #byKey = new Map<string, Access>();
   readonly #stop: () => void;
-  readonly #authorization: Authorization;
+  readonly #authorization: AccessAuthority;
+  readonly #rbacOver: (objects: readonly ManifestObject[]) => AccessDecider;
 
-  constructor(authorization: Authorization, user?: string) {
+  /**
+   * Records what `authorization` allows (`user`'s requests only, when given); `rbacOver` decides
+   * as RBAC would over a set of manifests alone (the embedded server's, through envtest's door).
+   */
+  constructor(
+    authorization: AccessAuthority,
+    user: string | undefined,
+    rbacOver: (objects: readonly ManifestObject[]) => AccessDecider,
+  ) {
     this.#authorization = authorization;
-    this.#stop = authorization.onAccess((a: Attributes) => {
+    this.#rbacOver = rbacOver;
+    this.#stop = authorization.onAccess((a: AccessAttributes) => {
       if (user !== undefined && a.user.name !== user) return;
       const access: Access = {
         user: a.user.name,
@@ -151,21 +167,11 @@ export class AccessRecord {
       ...manifests.filter((m): m is ManifestObject => typeof m !== "string"),
       ...readManifestObjects(paths, (o) => o.apiVersion === "rbac.authorization.k8s.io/v1"),
     ];
-    const storage = new Storage();
-    const rbac = new RBACAuthorizer(storage);
-    for (const o of objects) {
-      const meta = (o.metadata ?? {}) as { name?: string; namespace?: string };
-      const clusterScoped = o.kind === "ClusterRole" || o.kind === "ClusterRoleBinding";
-      const namespace = clusterScoped ? undefined : (meta.namespace ?? "default");
-      storage.put(`rbac.authorization.k8s.io/${o.kind?.toLowerCase()}s`, {
-        ...o,
-        metadata: { ...meta, namespace },
-      });
-    }
+    const rbac = this.#rbacOver(objects);
     const where = paths.length > 0 ? paths.join(", ") : "the manifests";
     const missing: MissingAccess[] = [];
     for (const access of this.#needed(user)) {
-      const decision = rbac.authorize({
+      const decision = rbac.decide({
         ...access,
         user: { name: access.user, groups: access.groups },
         apiVersion: "",

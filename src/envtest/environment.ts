@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
-import { type APIServerOptions, type RunningAPIServer, startAPIServer } from "../apiserver/index.js";
 import type { RESTConfig } from "../rest/index.js";
 import { getConfig, renderKubeconfig } from "../rest/index.js";
 import type { CertificateAuthority } from "../certs/index.js";
@@ -16,6 +15,12 @@ import { startControlPlane } from "./control-plane.js";
 import { installCRDs, uninstallCRDs } from "./crd-install.js";
 import { type RunningSimulation, type SimulationOptions, startSimulation } from "./simulation/cluster.js";
 import { AccessRecord } from "./access-record.js";
+import {
+  type EmbeddedServer,
+  type EmbeddedServerModule,
+  type EmbeddedServerOptions,
+  loadEmbeddedServer,
+} from "./embedded-server.js";
 import { readCRDs } from "./crd-files.js";
 import { installRBAC, type RBACOptions } from "./rbac-manifests.js";
 import { type EnvironmentMode, resolveSettings } from "./settings.js";
@@ -61,7 +66,7 @@ export interface EnvironmentOptions {
   /** Default: `KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT`, else 60 s. */
   controlPlaneStopTimeoutMs?: number;
   /** Options of the embedded API server (its default mode). Default: `{}`. */
-  apiServer?: APIServerOptions;
+  apiServer?: EmbeddedServerOptions;
   /** Environment variables to read. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
   /**
@@ -94,7 +99,7 @@ export interface StartedEnvironment {
   /** A file holding `kubeconfig`, for kubectl and child processes. */
   kubeconfigPath: string;
   /** The embedded server, in the embedded mode. */
-  apiServer?: RunningAPIServer;
+  apiServer?: EmbeddedServer;
   /** The CRDs installed at start, as the server returned them. */
   crds: CustomResourceDefinition[];
   /** With `rbac`: a config for the ServiceAccount the manifests bind, and its user name. */
@@ -117,6 +122,7 @@ export class Environment {
   #webhooks: InstalledWebhooks | undefined;
   #clientCa: CertificateAuthority | undefined;
   #faultProxy: FaultProxy | undefined;
+  #embedded: EmbeddedServerModule | undefined;
 
   constructor(opts: EnvironmentOptions = {}) {
     this.#opts = opts;
@@ -183,9 +189,10 @@ export class Environment {
     try {
       let config: RESTConfig;
       let kubeconfig: string;
-      let apiServer: RunningAPIServer | undefined;
+      let apiServer: EmbeddedServer | undefined;
       if (settings.mode === "embedded") {
-        apiServer = await startAPIServer(opts.apiServer);
+        this.#embedded = await loadEmbeddedServer();
+        apiServer = await this.#embedded.start(opts.apiServer);
         this.#stopControlPlane = () => apiServer!.stop();
         config = apiServer.restConfig();
         kubeconfig = apiServer.kubeconfig;
@@ -257,12 +264,13 @@ export class Environment {
    */
   recordAccess(user?: string): AccessRecord {
     const server = this.started.apiServer;
-    if (!server) {
+    const embedded = this.#embedded;
+    if (!server || !embedded) {
       throw new EnvironmentStateError(
         "envtest: recording access needs the embedded API server (not KUBEBUILDER_ASSETS or an existing cluster)",
       );
     }
-    return new AccessRecord(server.authorization, user);
+    return new AccessRecord(server.authorization, user, (objects) => embedded.rbacOver(objects));
   }
 
   /**

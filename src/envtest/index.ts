@@ -3,10 +3,21 @@
 export type { CRDInstallOptions } from "./crd-install.js";
 export { installCRDs, uninstallCRDs } from "./crd-install.js";
 export { CRDFileError, type ManifestObject, readCRDs } from "./crd-files.js";
-export { type Access, AccessRecord, type MissingAccess } from "./access-record.js";
+export { type Access, AccessRecord, type MissingAccess, type PolicyRule } from "./access-record.js";
 export { type RBACOptions, readRBACManifests } from "./rbac-manifests.js";
 export type { EnvironmentOptions, EnvtestUser, StartedEnvironment } from "./environment.js";
 export { Environment, EnvironmentStateError } from "./environment.js";
+export type {
+  AccessAttributes,
+  AccessAuthority,
+  AccessDecider,
+  AccessUser,
+  EmbeddedServer,
+  EmbeddedServerModule,
+  EmbeddedServerOptions,
+  EmbeddedStorage,
+} from "./embedded-server.js";
+export { EMBEDDED_SERVER_PACKAGE, EmbeddedServerMissingError, loadEmbeddedServer } from "./embedded-server.js";
 export type {
   FaultAction,
   FaultHandle,
