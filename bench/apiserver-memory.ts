@@ -5,9 +5,9 @@
 // object with min–max, and its ratio to the JSON's length (target: at most 2).
 // `npx tsx bench/apiserver-memory.ts`, or `npm run bench -- apiserver-memory`.
 import { pathToFileURL } from "node:url";
-import { kinds } from "../src/api/index.js";
-import { startAPIServer } from "../src/apiserver/index.js";
-import { newRESTClient, resourceOf } from "../src/rest/index.js";
+import { kinds } from "controller-runtime/api";
+import { startAPIServer } from "controller-runtime-apiserver";
+import { newRESTClient, resourceOf } from "controller-runtime/rest";
 import { runChildJSON } from "./internal/child-json.js";
 import { rangeNote, summarize } from "./internal/stats.js";
 import { type BenchRow, printRows } from "./report.js";

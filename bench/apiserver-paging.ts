@@ -5,8 +5,8 @@
 // times are this client's wall time per request over loopback, with the server's CPU beside them.
 // `npx tsx bench/apiserver-paging.ts`, or `npm run bench -- apiserver-paging`.
 import { pathToFileURL } from "node:url";
-import { kinds } from "../src/api/index.js";
-import { newRESTClient, resourceOf } from "../src/rest/index.js";
+import { kinds } from "controller-runtime/api";
+import { newRESTClient, resourceOf } from "controller-runtime/rest";
 import { startLoadProcess } from "./internal/load-process.js";
 import { startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";

@@ -6,9 +6,9 @@
 // [counts...] [--rounds N]`.
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { kinds } from "../src/api/index.js";
-import { startAPIServer } from "../src/apiserver/index.js";
-import { newRESTClient, type RESTClient, resourceOf } from "../src/rest/index.js";
+import { kinds } from "controller-runtime/api";
+import { startAPIServer } from "controller-runtime-apiserver";
+import { newRESTClient, type RESTClient, resourceOf } from "controller-runtime/rest";
 import { type BenchRow, printRows } from "./report.js";
 
 const configMaps = resourceOf(kinds.ConfigMap);

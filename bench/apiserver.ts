@@ -5,11 +5,11 @@
 import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { kinds } from "../src/api/index.js";
-import { startAPIServer } from "../src/apiserver/index.js";
-import { Environment } from "../src/envtest/index.js";
-import type { RESTConfig } from "../src/rest/config.js";
-import { newRESTClient, type RESTClient, resourceOf } from "../src/rest/index.js";
+import { kinds } from "controller-runtime/api";
+import { startAPIServer } from "controller-runtime-apiserver";
+import { Environment } from "controller-runtime/envtest";
+import type { RESTConfig } from "../packages/controller-runtime/src/rest/config.js";
+import { newRESTClient, type RESTClient, resourceOf } from "controller-runtime/rest";
 import { startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";
 

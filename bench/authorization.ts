@@ -15,16 +15,16 @@ import { cpuUsage } from "node:process";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { Agent, request } from "undici";
-import { startAPIServer } from "../src/apiserver/index.js";
-import { requestAttributes } from "../src/apiserver/authz/index.js";
-import { requestTarget } from "../src/apiserver/request-path.js";
-import { nullLogger } from "../src/log/index.js";
+import { startAPIServer } from "controller-runtime-apiserver";
+import { requestAttributes } from "../packages/apiserver/src/authz/index.js";
+import { requestTarget } from "../packages/apiserver/src/request-path.js";
+import { nullLogger } from "controller-runtime/log";
 import {
   newMetricsRegistry,
   newMetricsServer,
   withAuthenticationAndAuthorization,
-} from "../src/metrics/index.js";
-import { newRESTClient, type RESTClient } from "../src/rest/index.js";
+} from "controller-runtime/metrics";
+import { newRESTClient, type RESTClient } from "controller-runtime/rest";
 import { startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";
 

@@ -16,24 +16,24 @@
 // `npx tsx bench/cache.ts`, or through `npm run bench -- cache`.
 import { pathToFileURL } from "node:url";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../src/api/index.js";
-import { startAPIServer } from "../src/apiserver/index.js";
+import { kinds } from "controller-runtime/api";
+import { startAPIServer } from "controller-runtime-apiserver";
 import {
   newCache,
   deepFreeze,
   type ListerWatcher,
   Reflector,
   stripManagedFields,
-} from "../src/cache/index.js";
-import { IndexedStore } from "../src/cache/store.js";
-import { indexByFieldAndNamespace } from "../src/cache/field-index.js";
-import { newRESTClient, resourceOf, type WatchEvent, type WatchStream } from "../src/rest/index.js";
-import { decodeWatchBatches } from "../src/rest/watch.js";
+} from "controller-runtime/cache";
+import { IndexedStore } from "../packages/controller-runtime/src/cache/store.js";
+import { indexByFieldAndNamespace } from "../packages/controller-runtime/src/cache/field-index.js";
+import { newRESTClient, resourceOf, type WatchEvent, type WatchStream } from "controller-runtime/rest";
+import { decodeWatchBatches } from "../packages/controller-runtime/src/rest/watch.js";
 import type { V1ConfigMap } from "@kubernetes/client-node";
-import type { RESTConfig } from "../src/rest/config.js";
-import { newLogger } from "../src/log/index.js";
+import type { RESTConfig } from "../packages/controller-runtime/src/rest/config.js";
+import { newLogger } from "controller-runtime/log";
 import { request as httpsRequest } from "node:https";
-import { INITIAL_EVENTS_END_ANNOTATION } from "../src/cache/watcher.js";
+import { INITIAL_EVENTS_END_ANNOTATION } from "../packages/controller-runtime/src/cache/watcher.js";
 import { runChildJSON } from "./internal/child-json.js";
 import { rangeNote, summarize } from "./internal/stats.js";
 import { type BenchRow, printRows } from "./report.js";

@@ -6,7 +6,7 @@
 // the wall time of creating a CRD with 100 rules (compiled and checked as it is written).
 // `npx tsx bench/cel.ts`, or `npm run bench -- cel`.
 import { pathToFileURL } from "node:url";
-import { newRESTClient, type RESTClient } from "../src/rest/index.js";
+import { newRESTClient, type RESTClient } from "controller-runtime/rest";
 import { rangeNote, summarize } from "./internal/stats.js";
 import { type ServerProcess, startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";

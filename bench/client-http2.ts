@@ -11,9 +11,9 @@
 import { fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { kinds } from "../src/api/index.js";
-import type { RESTConfig } from "../src/rest/config.js";
-import { newRESTClient, resourceOf } from "../src/rest/index.js";
+import { kinds } from "controller-runtime/api";
+import type { RESTConfig } from "../packages/controller-runtime/src/rest/config.js";
+import { newRESTClient, resourceOf } from "controller-runtime/rest";
 import { startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";
 

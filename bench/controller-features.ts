@@ -17,17 +17,21 @@ import { createInterface } from "node:readline";
 import { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { Registry } from "prom-client";
-import { deepFreeze } from "../src/cache/index.js";
-import { IndexedStore } from "../src/cache/store.js";
-import { stripManagedFields } from "../src/cache/transform.js";
-import { InFlightList } from "../src/controller/in-flight.js";
-import { newLogConstructor } from "../src/controller/log-constructor.js";
-import { newReconcileID } from "../src/controller/reconcile-id.js";
-import { deferredLogger } from "../src/log/deferred-logger.js";
-import { type Logger, newLogger, nullLogger } from "../src/log/index.js";
-import { controllerMetrics } from "../src/metrics/index.js";
-import { decodeWatchBatches } from "../src/rest/watch.js";
-import { newPriorityQueue, noopMetricsProvider, prometheusWorkqueueMetrics } from "../src/workqueue/index.js";
+import { deepFreeze } from "controller-runtime/cache";
+import { IndexedStore } from "../packages/controller-runtime/src/cache/store.js";
+import { stripManagedFields } from "../packages/controller-runtime/src/cache/transform.js";
+import { InFlightList } from "../packages/controller-runtime/src/controller/in-flight.js";
+import { newLogConstructor } from "../packages/controller-runtime/src/controller/log-constructor.js";
+import { newReconcileID } from "../packages/controller-runtime/src/controller/reconcile-id.js";
+import { deferredLogger } from "../packages/controller-runtime/src/log/deferred-logger.js";
+import { type Logger, newLogger, nullLogger } from "controller-runtime/log";
+import { controllerMetrics } from "controller-runtime/metrics";
+import { decodeWatchBatches } from "../packages/controller-runtime/src/rest/watch.js";
+import {
+  newPriorityQueue,
+  noopMetricsProvider,
+  prometheusWorkqueueMetrics,
+} from "controller-runtime/workqueue";
 import { runChildJSON } from "./internal/child-json.js";
 import { PlainQueue } from "./internal/plain-queue.js";
 import { rangeNote, summarize } from "./internal/stats.js";

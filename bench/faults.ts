@@ -10,9 +10,9 @@
 // set), timed in-process over 10 million requests, as a share of the server's CPU per create.
 // `npx tsx bench/faults.ts`, or `npm run bench -- faults`.
 import { pathToFileURL } from "node:url";
-import { type FaultRule, Faults } from "../src/envtest/faults/faults.js";
-import { kinds } from "../src/api/index.js";
-import { newRESTClient, type RESTClient, resourceOf } from "../src/rest/index.js";
+import { type FaultRule, Faults } from "../packages/controller-runtime/src/envtest/faults/faults.js";
+import { kinds } from "controller-runtime/api";
+import { newRESTClient, type RESTClient, resourceOf } from "controller-runtime/rest";
 import { rangeNote, summarize } from "./internal/stats.js";
 import { startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";

@@ -16,15 +16,15 @@
 // `npx tsx bench/read-your-writes.ts`, or `npm run bench -- read-your-writes`.
 import { pathToFileURL } from "node:url";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../src/api/index.js";
-import { controllerManagedBy } from "../src/builder/index.js";
-import { compareResourceVersions, newCache } from "../src/cache/index.js";
-import { mergeFrom, newClient, rawPatch } from "../src/client/index.js";
-import { nullLogger } from "../src/log/index.js";
-import { Manager } from "../src/manager/index.js";
-import { isConflict, newRESTClient, resourceOf } from "../src/rest/index.js";
-import { delayEvents } from "../src/envtest/index.js";
-import { startFaultProxy } from "../src/envtest/fault-proxy.js";
+import { kinds } from "controller-runtime/api";
+import { controllerManagedBy } from "controller-runtime/builder";
+import { compareResourceVersions, newCache } from "controller-runtime/cache";
+import { mergeFrom, newClient, rawPatch } from "controller-runtime/client";
+import { nullLogger } from "controller-runtime/log";
+import { Manager } from "controller-runtime/manager";
+import { isConflict, newRESTClient, resourceOf } from "controller-runtime/rest";
+import { delayEvents } from "controller-runtime/envtest";
+import { startFaultProxy } from "../packages/controller-runtime/src/envtest/fault-proxy.js";
 import { runChildJSON } from "./internal/child-json.js";
 import { startServerProcess } from "./internal/server-process.js";
 import { type BenchRow, printRows } from "./report.js";

@@ -19,21 +19,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../src/api/index.js";
-import { startAPIServer } from "../src/apiserver/index.js";
-import { controllerManagedBy } from "../src/builder/index.js";
+import { kinds } from "controller-runtime/api";
+import { startAPIServer } from "controller-runtime-apiserver";
+import { controllerManagedBy } from "controller-runtime/builder";
 import {
   Environment,
   eventually,
   expectNoOverlap,
   type LedgerEntry,
   partition,
-} from "../src/envtest/index.js";
-import { newLogger, nullLogger } from "../src/log/index.js";
-import { Manager, type ManagerOptions } from "../src/manager/index.js";
-import { reconcilerFn } from "../src/reconcile/index.js";
-import { newRESTClient, type RESTClient, type RESTConfig, resourceOf } from "../src/rest/index.js";
-import { drainLabel, shardLabel } from "../src/sharding/labels.js";
+} from "controller-runtime/envtest";
+import { newLogger, nullLogger } from "controller-runtime/log";
+import { Manager, type ManagerOptions } from "controller-runtime/manager";
+import { reconcilerFn } from "controller-runtime/reconcile";
+import { newRESTClient, type RESTClient, type RESTConfig, resourceOf } from "controller-runtime/rest";
+import { drainLabel, shardLabel } from "../packages/controller-runtime/src/sharding/labels.js";
 import { runChildJSON } from "./internal/child-json.js";
 import { rangeNote, summarize } from "./internal/stats.js";
 import { type BenchRow, printRows } from "./report.js";

@@ -18,7 +18,7 @@ import {
   type PriorityQueue,
   type PriorityQueueOptions,
   prometheusWorkqueueMetrics,
-} from "../src/workqueue/index.js";
+} from "controller-runtime/workqueue";
 import { runChildJSON } from "./internal/child-json.js";
 import { type BenchRow, printRows } from "./report.js";
 

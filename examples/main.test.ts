@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { kinds } from "../src/api/index.js";
-import { newClient } from "../src/client/index.js";
-import { eventually } from "../src/envtest/index.js";
+import { kinds } from "controller-runtime/api";
+import { newClient } from "controller-runtime/client";
+import { eventually } from "controller-runtime/envtest";
 import { MarkdownView } from "./markdownview/api.js";
 import { needsControlPlane, testEnvironment } from "../test/support/environment.js";
 

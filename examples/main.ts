@@ -11,10 +11,10 @@
 import { setMaxListeners } from "node:events";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { loggerFromFlags } from "../src/log/index.js";
-import { type Manager, setupSignalHandler } from "../src/manager/index.js";
-import { getConfig, newRESTClient, type RESTConfig, resourceOf } from "../src/rest/index.js";
-import { shardLabel } from "../src/sharding/index.js";
+import { loggerFromFlags } from "controller-runtime/log";
+import { type Manager, setupSignalHandler } from "controller-runtime/manager";
+import { getConfig, newRESTClient, type RESTConfig, resourceOf } from "controller-runtime/rest";
+import { shardLabel } from "../packages/controller-runtime/src/sharding/index.js";
 import { StorageBucket } from "./storagebucket/api.js";
 import { banner } from "./demo/banner.js";
 import { type EmbeddedCluster, installExampleCRDs, startEmbeddedCluster } from "./demo/embedded.js";

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { kinds } from "../src/api/index.js";
-import { type Client, newClient } from "../src/client/index.js";
+import { kinds } from "controller-runtime/api";
+import { type Client, newClient } from "controller-runtime/client";
 import { needsControlPlane, testEnvironment } from "../test/support/environment.js";
 
 const run = promisify(execFile);

@@ -1,16 +1,15 @@
 #!/usr/bin/env node
 // Type-checks every ```ts block of README.md and docs/*.md against the sources, so that the
-// examples keep compiling as the API changes. Blocks import "controller-runtime"; here that means
-// ../src. A block opened as ```ts file=src/api/memcached.ts is that file of the document's own
+// examples keep compiling as the API changes. Blocks import "controller-runtime" as a user's project
+// does; here that is the workspace package, resolved to its sources (the "cr-source" condition). A block opened as ```ts file=src/api/memcached.ts is that file of the document's own
 // little project, so the tutorial's files import each other as they do in a real project; other
 // blocks stand alone.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 
 const root = join(".tmp", "readme-check");
 rmSync(root, { recursive: true, force: true });
-const src = resolve("src");
 const docs = [
   "README.md",
   ...(existsSync("docs")
@@ -35,11 +34,7 @@ for (const doc of docs) {
     }
     seen.add(path);
     const file = join(dir, path);
-    // kubernetes-types imports stay as written: a user's NodeNext project resolves them the same way.
-    const fixed = m[3].replace(
-      /from "controller-runtime(\/[a-z]+)?";/g,
-      (_, sub) => `from "${src}${sub ?? ""}/index.js";`,
-    );
+    const fixed = m[3];
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, m[2] ? fixed : `export {};\n${fixed}`);
     files.push(file);
@@ -58,6 +53,8 @@ const flags = [
   "es2023",
   "--types",
   "node",
+  "--customConditions",
+  "cr-source",
 ];
 try {
   if (problems > 0) throw new Error("duplicate files");

@@ -8,8 +8,8 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { generateTypes } from "../src/codegen/types-from-crds.js";
-import { readCRDs } from "../src/envtest/crd-files.js";
+import { generateTypes } from "../packages/controller-runtime/src/codegen/types-from-crds.js";
+import { readCRDs } from "../packages/controller-runtime/src/crd/manifest-files.js";
 
 const [consumer, ...pairs] = process.argv.slice(2);
 if (!consumer || pairs.length === 0) {

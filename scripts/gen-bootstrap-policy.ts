@@ -11,11 +11,11 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Environment } from "../src/envtest/index.js";
-import { newRESTClient } from "../src/rest/index.js";
+import { Environment } from "controller-runtime/envtest";
+import { newRESTClient } from "controller-runtime/rest";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const OUTPUT = join(ROOT, "src/apiserver/authz/bootstrap-policy.generated.ts");
+const OUTPUT = join(ROOT, "packages/apiserver/src/authz/bootstrap-policy.generated.ts");
 type Obj = Record<string, unknown>;
 
 const env = new Environment();

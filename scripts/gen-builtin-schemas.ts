@@ -26,11 +26,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
-import type { CompactDefinition } from "../src/apiserver/schema/compact-definition.js";
+import type { CompactDefinition } from "../packages/apiserver/src/schema/compact-definition.js";
 import { type GoField, isOptional, readGoPackage, resolveType } from "./go-source.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const OUTPUT = join(ROOT, "src/apiserver/schema/builtin-schemas.generated.ts");
+export const OUTPUT = join(ROOT, "packages/apiserver/src/schema/builtin-schemas.generated.ts");
 
 /** The kinds to describe: module, interface names, and the group of their GVK. */
 const ROOTS: { module: string; group: string; version: string; kinds: string[] }[] = [
@@ -340,7 +340,9 @@ export function render(defs: Record<string, CompactDefinition>): string {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const defs = generate();
   if (process.argv.includes("--check")) {
-    const { BUILTIN_DEFINITIONS } = await import("../src/apiserver/schema/builtin-schemas.generated.js");
+    const { BUILTIN_DEFINITIONS } = await import(
+      "../packages/apiserver/src/schema/builtin-schemas.generated.js"
+    );
     if (!isDeepStrictEqual(BUILTIN_DEFINITIONS, defs)) {
       console.error(`${relative(ROOT, OUTPUT)} is out of date: run npx tsx scripts/gen-builtin-schemas.ts`);
       process.exit(1);

@@ -15,11 +15,11 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BUILTIN_DEFINITIONS } from "../src/apiserver/schema/builtin-schemas.generated.js";
+import { BUILTIN_DEFINITIONS } from "../packages/apiserver/src/schema/builtin-schemas.generated.js";
 import { type GoField, type GoType, readGoPackage, resolveType, STAGING_VERSION } from "./go-source.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const OUTPUT = join(ROOT, "src/apiserver/schema/go-fields.generated.ts");
+const OUTPUT = join(ROOT, "packages/apiserver/src/schema/go-fields.generated.ts");
 
 const special: Record<string, string> = {
   "k8s.io/apimachinery/pkg/apis/meta/v1.Time": "t",

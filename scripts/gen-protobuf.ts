@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { goModuleDir, STAGING_VERSION } from "./go-source.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const OUTPUT = join(ROOT, "src/apiserver/protobuf/kube-protos.generated.ts");
+const OUTPUT = join(ROOT, "packages/apiserver/src/protobuf/kube-protos.generated.ts");
 const apiDir = goModuleDir("k8s.io/api");
 const machineryDir = goModuleDir("k8s.io/apimachinery");
 

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { KUBERNETES_VERSION } from "../src/apiserver/server-version.js";
+import { KUBERNETES_VERSION } from "../packages/apiserver/src/server-version.js";
 
 /** The version of the staging modules (k8s.io/api v0.37.2) of a Kubernetes release (v1.37.2). */
 export const STAGING_VERSION = KUBERNETES_VERSION.replace(/^v1\./, "v0.");

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under src/, test/ and examples/ with node's own test runner (through tsx).
+// Runs every *.test.ts of the two packages (packages/*/src), test/ and examples/ with node's own
+// test runner (through tsx), the packages resolved to their sources (the "cr-source" condition).
 // Arguments narrow the run to files whose path contains one of them: `npm run test:only -- rest/`.
 // Node 20 accepts no globs after --test, so the file list is built here.
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
-const roots = ["src", "test", "examples"];
+const roots = ["packages/controller-runtime/src", "packages/apiserver/src", "test", "examples"];
 const filters = process.argv.slice(2);
 
 function walk(dir, out) {
@@ -60,7 +61,12 @@ function scan(line) {
   const diff = /^# (version difference|known difference)[^:]*: (.*)$/.exec(line.trim());
   if (diff) differences.add(`${diff[1]}: ${diff[2]}`);
 }
-const child = spawn(process.execPath, args, { stdio: ["inherit", "pipe", "inherit"] });
+// Child processes the tests start (examples, fixtures, the fuzzer's workers) resolve the same way.
+const nodeOptions = [process.env.NODE_OPTIONS, "--conditions=cr-source"].filter(Boolean).join(" ");
+const child = spawn(process.execPath, args, {
+  stdio: ["inherit", "pipe", "inherit"],
+  env: { ...process.env, NODE_OPTIONS: nodeOptions },
+});
 child.stdout.on("data", (chunk) => {
   process.stdout.write(chunk);
   pending += chunk.toString("utf8");

@@ -2,23 +2,23 @@
 // handlers driven in-process with stand-in requests and responses, so their CPU per create and
 // per get can be told apart from the transport's (compare with profile-apiserver.ts --floor).
 // `npx tsx bench/internal/handler-micro.ts [--n N] [--rounds N]`
-import { Faults } from "../../src/envtest/faults/faults.js";
+import { Faults } from "../../packages/controller-runtime/src/envtest/faults/faults.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
-import { Admission, clusterDnsResolver } from "../../src/apiserver/admission/index.js";
-import { createHooks } from "../../src/apiserver/controllers/hooks.js";
-import { Conversion } from "../../src/apiserver/conversion/index.js";
-import type { ServerContext } from "../../src/apiserver/handlers/context.js";
-import { OpenAPIService } from "../../src/apiserver/openapi/index.js";
-import { builtinResources, Registry } from "../../src/apiserver/registry/index.js";
-import { requestTarget } from "../../src/apiserver/request-path.js";
-import { route } from "../../src/apiserver/router.js";
-import { objectMetaSchema, PatternCache, type Schema } from "../../src/apiserver/schema/index.js";
-import { TypeModels } from "../../src/apiserver/apply/index.js";
-import { WatchWindows } from "../../src/apiserver/handlers/watch-windows.js";
-import { seed } from "../../src/apiserver/seed.js";
-import { Storage } from "../../src/apiserver/storage/index.js";
+import { Admission, clusterDnsResolver } from "../../packages/apiserver/src/admission/index.js";
+import { createHooks } from "../../packages/apiserver/src/controllers/hooks.js";
+import { Conversion } from "../../packages/apiserver/src/conversion/index.js";
+import type { ServerContext } from "../../packages/apiserver/src/handlers/context.js";
+import { OpenAPIService } from "../../packages/apiserver/src/openapi/index.js";
+import { builtinResources, Registry } from "../../packages/apiserver/src/registry/index.js";
+import { requestTarget } from "../../packages/apiserver/src/request-path.js";
+import { route } from "../../packages/apiserver/src/router.js";
+import { objectMetaSchema, PatternCache, type Schema } from "../../packages/apiserver/src/schema/index.js";
+import { TypeModels } from "../../packages/apiserver/src/apply/index.js";
+import { WatchWindows } from "../../packages/apiserver/src/handlers/watch-windows.js";
+import { seed } from "../../packages/apiserver/src/seed.js";
+import { Storage } from "../../packages/apiserver/src/storage/index.js";
 
 const { values } = parseArgs({
   options: { n: { type: "string", default: "20000" }, rounds: { type: "string", default: "3" } },

@@ -3,7 +3,7 @@
 // under test so that its CPU time is the controller's alone. The child is this file, forked with tsx.
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { RESTConfig } from "../../src/rest/config.js";
+import type { RESTConfig } from "../../packages/controller-runtime/src/rest/config.js";
 
 export interface BurstResult {
   /** Wall time of the burst in the child. */
@@ -63,8 +63,8 @@ export function startLoadProcess(setup: Setup): Promise<LoadProcess> {
 }
 
 async function childMain(setup: Setup): Promise<void> {
-  const { kinds } = await import("../../src/api/index.js");
-  const { newRESTClient, resourceOf } = await import("../../src/rest/index.js");
+  const { kinds } = await import("controller-runtime/api");
+  const { newRESTClient, resourceOf } = await import("controller-runtime/rest");
   const configMaps = resourceOf(kinds.ConfigMap);
   const payload = "x".repeat(setup.payloadBytes);
   // One keep-alive connection each, as the parent's clients.

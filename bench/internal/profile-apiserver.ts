@@ -11,8 +11,8 @@ import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { kinds } from "../../src/api/index.js";
-import { newRESTClient, type RESTClient, resourceOf } from "../../src/rest/index.js";
+import { kinds } from "controller-runtime/api";
+import { newRESTClient, type RESTClient, resourceOf } from "controller-runtime/rest";
 import { startServerProcess } from "./server-process.js";
 
 interface ProfileNode {

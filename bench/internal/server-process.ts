@@ -6,9 +6,9 @@ import { fork } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import { fileURLToPath } from "node:url";
-import type { FaultRule } from "../../src/envtest/faults/faults.js";
-import type { APIServerOptions } from "../../src/apiserver/index.js";
-import type { RESTConfig } from "../../src/rest/config.js";
+import type { FaultRule } from "../../packages/controller-runtime/src/envtest/faults/faults.js";
+import type { APIServerOptions } from "controller-runtime-apiserver";
+import type { RESTConfig } from "../../packages/controller-runtime/src/rest/config.js";
 
 export interface ServerProcess {
   restConfig: RESTConfig;
@@ -118,7 +118,7 @@ export function startServerProcess(
 }
 
 async function childMain(options: APIServerOptions): Promise<void> {
-  const { startAPIServer } = await import("../../src/apiserver/index.js");
+  const { startAPIServer } = await import("controller-runtime-apiserver");
   const server = await startAPIServer(options);
   const send = (m: FromChild) => process.send?.(m);
   let session: Session | undefined;

@@ -4,14 +4,14 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { type RunningAPIServer, startAPIServer } from "../../src/apiserver/index.js";
-import { type Client, newClient } from "../../src/client/index.js";
-import { installCRDs, readCRDs } from "../../src/envtest/index.js";
-import { newLogger } from "../../src/log/index.js";
-import { Manager } from "../../src/manager/index.js";
-import { ignoreAlreadyExists, type RESTConfig } from "../../src/rest/index.js";
+import { type RunningAPIServer, startAPIServer } from "controller-runtime-apiserver";
+import { type Client, newClient } from "controller-runtime/client";
+import { installCRDs, readCRDs } from "controller-runtime/envtest";
+import { newLogger } from "controller-runtime/log";
+import { Manager } from "controller-runtime/manager";
+import { ignoreAlreadyExists, type RESTConfig } from "controller-runtime/rest";
 import type { MarkdownView } from "../markdownview/api.js";
-import { setupWorkloadSimulation } from "../../src/envtest/index.js";
+import { setupWorkloadSimulation } from "controller-runtime/envtest";
 import { type StorageBucket, StorageBucket as StorageBucketKind } from "../storagebucket/api.js";
 import { FakeS3 } from "../storagebucket/fake-s3.js";
 

@@ -3,10 +3,10 @@
 // other stands by), while both share the StorageBuckets through the ring `examples`, each
 // probing the buckets assigned to it.
 import { hostname } from "node:os";
-import { ping } from "../../src/healthz/index.js";
-import type { Logger } from "../../src/log/index.js";
-import { Manager } from "../../src/manager/index.js";
-import type { RESTConfig } from "../../src/rest/index.js";
+import { ping } from "controller-runtime/healthz";
+import type { Logger } from "controller-runtime/log";
+import { Manager } from "controller-runtime/manager";
+import type { RESTConfig } from "controller-runtime/rest";
 import { setupMarkdownViewController } from "../markdownview/controller.js";
 import { setupPodsAndDeployments } from "../pods-deployments/controllers.js";
 import { setupStorageBucketController } from "../storagebucket/controller.js";

@@ -1,7 +1,7 @@
 // The MarkdownView API (view.zoetrope.github.io/v1), as in the seed's kubebuilder training: a set
 // of markdown files served by a viewer Deployment. Its status is a single word, as the seed has it.
 import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
-import { defineKind } from "../../src/api/index.js";
+import { defineKind } from "controller-runtime/api";
 
 export interface MarkdownViewSpec {
   /** The files to show: file name → markdown. `SUMMARY.md` is the table of contents. */

@@ -2,15 +2,15 @@
 // ConfigMap (its markdown files), a viewer Deployment and a Service; its status follows the
 // Deployment's available replicas, and every status change is recorded as an Event.
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../src/api/index.js";
-import { controllerManagedBy } from "../../src/builder/index.js";
-import type { Client } from "../../src/client/index.js";
-import { createOrUpdate, getControllerOf, setControllerReference } from "../../src/controllerutil/index.js";
-import type { Logger } from "../../src/log/index.js";
-import type { Manager } from "../../src/manager/index.js";
-import type { EventRecorder } from "../../src/recorder/index.js";
-import type { ReconcileContext, Reconciler, Request, Result } from "../../src/reconcile/index.js";
-import { ignoreNotFound, isConflict, isNotFound } from "../../src/rest/index.js";
+import { kinds } from "controller-runtime/api";
+import { controllerManagedBy } from "controller-runtime/builder";
+import type { Client } from "controller-runtime/client";
+import { createOrUpdate, getControllerOf, setControllerReference } from "controller-runtime/controllerutil";
+import type { Logger } from "controller-runtime/log";
+import type { Manager } from "controller-runtime/manager";
+import type { EventRecorder } from "controller-runtime/recorder";
+import type { ReconcileContext, Reconciler, Request, Result } from "controller-runtime/reconcile";
+import { ignoreNotFound, isConflict, isNotFound } from "controller-runtime/rest";
 import { MarkdownView, type MarkdownViewStatus } from "./api.js";
 import { configMapName, viewerDeployment, viewerService } from "./resources.js";
 

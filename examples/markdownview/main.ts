@@ -1,10 +1,10 @@
 // The MarkdownView operator's entry point, as the seed's cmd/main.go:
 //   npx tsx examples/markdownview/main.ts --kubeconfig ~/.kube/config --leader-elect --zap-devel
 // Install the CRD first: kubectl apply -f examples/markdownview/config/crd/
-import { ping } from "../../src/healthz/index.js";
-import { loggerFromFlags } from "../../src/log/index.js";
-import { Manager, setupSignalHandler } from "../../src/manager/index.js";
-import { getConfig } from "../../src/rest/index.js";
+import { ping } from "controller-runtime/healthz";
+import { loggerFromFlags } from "controller-runtime/log";
+import { Manager, setupSignalHandler } from "controller-runtime/manager";
+import { getConfig } from "controller-runtime/rest";
 import { managerFlags, parseFlags } from "../shared/flags.js";
 import { setupMarkdownViewController } from "./controller.js";
 

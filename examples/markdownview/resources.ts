@@ -1,8 +1,8 @@
 // What a MarkdownView wants to exist: the ConfigMap's data, and the viewer's Deployment and
 // Service as server-side apply configurations (only the fields this controller owns).
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
-import { kinds } from "../../src/api/index.js";
-import { applyConfiguration } from "../../src/client/index.js";
+import { kinds } from "controller-runtime/api";
+import { applyConfiguration } from "controller-runtime/client";
 import type { MarkdownView } from "./api.js";
 
 export const defaultViewerImage = "peaceiris/mdbook:latest";

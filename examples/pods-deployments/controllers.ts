@@ -2,11 +2,11 @@
 // one for Pods and one for Deployments, that only log the requests they get, and a RunnableFunc
 // the manager calls once it leads. Watching them shows when a reconciler is called: for every
 // object at start (the informers' first list), then for every change.
-import { kinds } from "../../src/api/index.js";
-import { controllerManagedBy } from "../../src/builder/index.js";
-import type { Logger } from "../../src/log/index.js";
-import { type Manager, runnableFunc } from "../../src/manager/index.js";
-import { reconcilerFn, requestKey } from "../../src/reconcile/index.js";
+import { kinds } from "controller-runtime/api";
+import { controllerManagedBy } from "controller-runtime/builder";
+import type { Logger } from "controller-runtime/log";
+import { type Manager, runnableFunc } from "controller-runtime/manager";
+import { reconcilerFn, requestKey } from "controller-runtime/reconcile";
 
 export function setupPodsAndDeployments(
   mgr: Manager,

@@ -1,10 +1,10 @@
 // Seed 001's program: a Manager with the pod and deployment reconcilers and a RunnableFunc.
 //   npx tsx examples/pods-deployments/main.ts --kubeconfig ~/.kube/config --zap-devel
 // Then `kubectl run nginx --image=nginx` or `kubectl create deploy nginx --image=nginx` and watch.
-import { ping } from "../../src/healthz/index.js";
-import { loggerFromFlags } from "../../src/log/index.js";
-import { Manager, setupSignalHandler } from "../../src/manager/index.js";
-import { getConfig } from "../../src/rest/index.js";
+import { ping } from "controller-runtime/healthz";
+import { loggerFromFlags } from "controller-runtime/log";
+import { Manager, setupSignalHandler } from "controller-runtime/manager";
+import { getConfig } from "controller-runtime/rest";
 import { managerFlags, parseFlags } from "../shared/flags.js";
 import { setupPodsAndDeployments } from "./controllers.js";
 

@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { after, before, test } from "node:test";
-import { kinds } from "../../src/api/index.js";
-import { type Client, newClient } from "../../src/client/index.js";
-import { eventually } from "../../src/envtest/index.js";
-import { newLogger, nullLogger } from "../../src/log/index.js";
-import { Manager } from "../../src/manager/index.js";
+import { kinds } from "controller-runtime/api";
+import { type Client, newClient } from "controller-runtime/client";
+import { eventually } from "controller-runtime/envtest";
+import { newLogger, nullLogger } from "controller-runtime/log";
+import { Manager } from "controller-runtime/manager";
 import { fileURLToPath } from "node:url";
 import { newNamespace, recordOperatorAccess } from "../shared/test-support.js";
 import { setupPodsAndDeployments } from "./controllers.js";

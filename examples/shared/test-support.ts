@@ -2,9 +2,9 @@
 // (Waiting for a state is envtest's `eventually`.)
 import { randomUUID } from "node:crypto";
 import type { Event } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../src/api/index.js";
-import type { Client } from "../../src/client/index.js";
-import type { Environment } from "../../src/envtest/index.js";
+import { kinds } from "controller-runtime/api";
+import type { Client } from "controller-runtime/client";
+import type { Environment } from "controller-runtime/envtest";
 
 export async function newNamespace(client: Client, prefix: string): Promise<string> {
   const name = `${prefix}-${randomUUID().slice(0, 8)}`;

@@ -2,7 +2,7 @@
 // outside the cluster, and what the controller last found out about it. The CRD manifest
 // (config/crd/) is the schema the API server enforces; these types are what the code reads.
 import type { Condition, ObjectMeta } from "kubernetes-types/meta/v1.js";
-import { defineKind } from "../../src/api/index.js";
+import { defineKind } from "controller-runtime/api";
 
 export interface StorageBucketSpec {
   /** Base URL of the S3-compatible service, e.g. `https://s3.eu-west-1.amazonaws.com`. */

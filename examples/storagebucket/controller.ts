@@ -1,23 +1,23 @@
 // The StorageBucket controller: reconciles every bucket once per probe interval (a ticker feeding
 // a channel source) and whenever its spec changes. Each reconcile probes the bucket and records
 // the finding in status.conditions, with an Event when the finding changes.
-import { deepCopy, findStatusCondition, setStatusCondition } from "../../src/api/index.js";
-import type { Client } from "../../src/client/index.js";
-import { mergeFrom } from "../../src/client/index.js";
-import { controllerManagedBy } from "../../src/builder/index.js";
-import type { GenericEvent } from "../../src/event/index.js";
-import { enqueueRequestsFromMapFunc } from "../../src/handler/index.js";
-import type { Manager } from "../../src/manager/index.js";
-import { generationChanged } from "../../src/predicate/index.js";
-import type { EventRecorder } from "../../src/recorder/index.js";
+import { deepCopy, findStatusCondition, setStatusCondition } from "controller-runtime/api";
+import type { Client } from "controller-runtime/client";
+import { mergeFrom } from "controller-runtime/client";
+import { controllerManagedBy } from "controller-runtime/builder";
+import type { GenericEvent } from "controller-runtime/event";
+import { enqueueRequestsFromMapFunc } from "controller-runtime/handler";
+import type { Manager } from "controller-runtime/manager";
+import { generationChanged } from "controller-runtime/predicate";
+import type { EventRecorder } from "controller-runtime/recorder";
 import {
   type ReconcileContext,
   type Reconciler,
   type Request,
   requestOf,
-} from "../../src/reconcile/index.js";
-import { isNotFound } from "../../src/rest/index.js";
-import { newChannel } from "../../src/source/index.js";
+} from "controller-runtime/reconcile";
+import { isNotFound } from "controller-runtime/rest";
+import { newChannel } from "controller-runtime/source";
 import { conditionAvailable, StorageBucket } from "./api.js";
 import { headBucket } from "./probe.js";
 import { newTicker } from "./ticker.js";

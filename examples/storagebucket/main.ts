@@ -1,10 +1,10 @@
 // The StorageBucket operator's entry point, as kubebuilder's cmd/main.go:
 //   npx tsx examples/storagebucket/main.ts --kubeconfig ~/.kube/config --leader-elect --zap-devel
 // Install the CRD first: kubectl apply -f examples/storagebucket/config/crd/
-import { getConfig } from "../../src/rest/index.js";
-import { ping } from "../../src/healthz/index.js";
-import { loggerFromFlags } from "../../src/log/index.js";
-import { Manager, setupSignalHandler } from "../../src/manager/index.js";
+import { getConfig } from "controller-runtime/rest";
+import { ping } from "controller-runtime/healthz";
+import { loggerFromFlags } from "controller-runtime/log";
+import { Manager, setupSignalHandler } from "controller-runtime/manager";
 import { managerFlags, parseDuration, parseFlags } from "../shared/flags.js";
 import { setupStorageBucketController } from "./controller.js";
 

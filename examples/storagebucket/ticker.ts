@@ -3,9 +3,9 @@
 // It needs leader election (only the leading replica should probe, as only it reconciles), unless
 // the controller is sharded: then every replica probes the buckets it holds.
 import { setInterval } from "node:timers/promises";
-import type { GenericEvent } from "../../src/event/index.js";
-import type { Runnable } from "../../src/manager/index.js";
-import type { Channel } from "../../src/source/index.js";
+import type { GenericEvent } from "controller-runtime/event";
+import type { Runnable } from "controller-runtime/manager";
+import type { Channel } from "controller-runtime/source";
 
 export function newTicker(
   events: Channel<GenericEvent>,

@@ -7,17 +7,17 @@
 #   scripts/referee/build.sh            # builds (or finds) the referee; prints its folder last
 #   KUBEBUILDER_ASSETS="$(scripts/referee/build.sh | tail -1)" npm run test:only
 #
-# The version is named once, in src/apiserver/server-version.ts: the release the embedded server
+# The version is named once, in packages/apiserver/src/server-version.ts: the release the embedded server
 # follows is the release it is judged against.
 # Environment: REFEREE_VERSION overrides it (an older release, for an older-server check);
 # REFEREE_CACHE is where the binaries go (default ~/.cache/controller-runtime-ts/referee).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 
-named="$(sed -n 's/^export const KUBERNETES_VERSION = "\(v[0-9.]*\)";$/\1/p' "$here/../../src/apiserver/server-version.ts")"
+named="$(sed -n 's/^export const KUBERNETES_VERSION = "\(v[0-9.]*\)";$/\1/p' "$here/../../packages/apiserver/src/server-version.ts")"
 version="${REFEREE_VERSION:-$named}"
 [ -n "$version" ] || {
-  echo "build.sh: no KUBERNETES_VERSION found in src/apiserver/server-version.ts" >&2
+  echo "build.sh: no KUBERNETES_VERSION found in packages/apiserver/src/server-version.ts" >&2
   exit 1
 }
 minor="${version#v1.}"

@@ -6,7 +6,7 @@
 // as `npm start` and envtest run it.
 import { renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { Environment } from "../../src/envtest/index.js";
+import { Environment } from "controller-runtime/envtest";
 
 const { values } = parseArgs({
   options: {

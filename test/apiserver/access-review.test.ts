@@ -3,7 +3,7 @@
 // metrics endpoint or webhook asks the API server about its callers.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 import { needsControlPlane, versionDifference } from "../support/environment.js";
 import { unsetCreationTimestamp } from "../support/creation-timestamp.js";
 import { Api, startTarget, type Target } from "./harness.js";

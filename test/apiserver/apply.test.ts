@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
-import type { Environment } from "../../src/envtest/index.js";
+import type { Environment } from "controller-runtime/envtest";
 import { Api, startTarget, type Target } from "./harness.js";
 import { versionDifference } from "../support/environment.js";
 import { testEnvironment } from "../support/environment.js";

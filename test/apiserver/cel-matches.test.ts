@@ -3,7 +3,7 @@
 // v1.6.1 ships such a policy), rather than failing with "no matching overload" on every object.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 import { Api, CRDS, startTarget, type Target } from "./harness.js";
 
 let target: Target;

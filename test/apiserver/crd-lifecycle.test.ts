@@ -3,7 +3,7 @@
 // and deleting a CRD deletes its objects and its discovery entry.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { newRESTClient } from "../../src/rest/index.js";
+import { newRESTClient } from "controller-runtime/rest";
 import { needs, testEnvironment } from "../support/environment.js";
 import { Api, CRDS, customResourceDefinition, startTarget, type Target } from "./harness.js";
 

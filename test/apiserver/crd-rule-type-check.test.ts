@@ -5,7 +5,7 @@
 // int-or-string, maps, lists, embedded resources) are accepted and run.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 import { Api, CRDS, startTarget, type Target } from "./harness.js";
 
 let target: Target;

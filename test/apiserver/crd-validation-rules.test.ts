@@ -3,7 +3,7 @@
 // messages, and the rule itself when there is none; rules that do not compile refused with the CRD.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 import { knownDifference, versionDifference } from "../support/environment.js";
 import { Api, CRDS, startTarget, type Target } from "./harness.js";
 

@@ -4,7 +4,7 @@
 // out. The embedded server took all of these until a test created objects without a kind.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 import { Api, CRDS, startTarget, type Target } from "./harness.js";
 
 let target: Target;

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { connect } from "node:tls";
 import { test } from "node:test";
 import { Agent } from "undici";
-import { startAPIServer } from "../../src/apiserver/index.js";
-import { eventually } from "../../src/envtest/index.js";
+import { startAPIServer } from "controller-runtime-apiserver";
+import { eventually } from "controller-runtime/envtest";
 import { needs } from "../support/environment.js";
 
 test(

@@ -2,7 +2,7 @@
 // (tagged omitempty) and ObjectMeta's empty lists are gone when the object is read back.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { newRESTClient, type RESTClient } from "../../src/rest/index.js";
+import { newRESTClient, type RESTClient } from "controller-runtime/rest";
 import { testEnvironment } from "../support/environment.js";
 
 const env = testEnvironment();

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 import { Api, customResourceDefinition, startTarget, type Target } from "./harness.js";
 
 const group = `order-${randomUUID().slice(0, 8)}.example.com`;

@@ -5,7 +5,7 @@
 // Causes are compared as sets: kube reports the rules of sibling fields in Go map order.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 import { GATEWAY_GROUP, gatewayApiCRDs } from "../support/gateway-api-rules.js";
 import { Api, CRDS, startTarget, type Target } from "./harness.js";
 

@@ -3,7 +3,7 @@
 // KUBEBUILDER_ASSETS or USE_EXISTING_CLUSTER: see test/support), so the same assertions check both.
 import { randomBytes } from "node:crypto";
 import { Agent } from "undici";
-import type { Environment } from "../../src/envtest/index.js";
+import type { Environment } from "controller-runtime/envtest";
 import { embedded, testEnvironment } from "../support/environment.js";
 
 export interface Target {

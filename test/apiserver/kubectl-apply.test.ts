@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type RunningAPIServer, startAPIServer } from "../../src/apiserver/index.js";
+import { type RunningAPIServer, startAPIServer } from "controller-runtime-apiserver";
 import { isUsable, type KubectlRunner, kubectlClients, kubectlRunner } from "./kubectl-binaries.js";
 import { builtinManifests, dial, list, printerCrd } from "./kubectl-manifests.js";
 

@@ -6,8 +6,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Environment, eventually } from "../../src/envtest/index.js";
-import { newRESTClient, renderKubeconfig } from "../../src/rest/index.js";
+import { Environment, eventually } from "controller-runtime/envtest";
+import { newRESTClient, renderKubeconfig } from "controller-runtime/rest";
 import { isUsable, type KubectlRunner, kubectlClients, kubectlRunner } from "./kubectl-binaries.js";
 
 let env: Environment;

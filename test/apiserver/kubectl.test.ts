@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parse } from "yaml";
-import { Environment } from "../../src/envtest/index.js";
-import { newRESTClient } from "../../src/rest/index.js";
+import { Environment } from "controller-runtime/envtest";
+import { newRESTClient } from "controller-runtime/rest";
 import { isUsable, type KubectlRunner, kubectlClients, kubectlRunner } from "./kubectl-binaries.js";
 
 let env: Environment;

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Agent } from "undici";
-import { startAPIServer } from "../../src/apiserver/index.js";
+import { startAPIServer } from "controller-runtime-apiserver";
 import { needs } from "../support/environment.js";
 import { Api, customResourceDefinition, startTarget, type Target } from "./harness.js";
 

@@ -4,7 +4,7 @@
 // writes as well as reads.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 import { unsetCreationTimestamp } from "../support/creation-timestamp.js";
 import { Api, CRDS, configMap, customResourceDefinition, startTarget, type Target } from "./harness.js";
 

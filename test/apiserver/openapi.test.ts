@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Api, startTarget, type Target } from "./harness.js";
 import { versionDifference } from "../support/environment.js";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 
 let target: Target;
 let api: Api;

@@ -2,7 +2,7 @@
 // the bootstrap policy, and the guard against granting what one does not hold.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 import { needs, needsControlPlane, versionDifference } from "../support/environment.js";
 import { Api, configMap, startTarget, type Target } from "./harness.js";
 
@@ -389,7 +389,7 @@ describe("aggregation", () => {
 });
 
 test("AlwaysAllow lets every authenticated user do anything", needs("server-options"), async () => {
-  const { startAPIServer } = await import("../../src/apiserver/index.js");
+  const { startAPIServer } = await import("controller-runtime-apiserver");
   const server = await startAPIServer({ authorization: "AlwaysAllow", users: [{ token: "t", name: "zed" }] });
   try {
     const res = await fetch(`${server.url}/api/v1/namespaces/default/secrets`, {

@@ -3,9 +3,9 @@
 // Service until it is deleted; what is taken or out of range is refused with kube's 422.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { startAPIServer, Storage } from "../../src/apiserver/index.js";
-import { kinds } from "../../src/api/index.js";
-import { newRESTClient, resourceOf, StatusError } from "../../src/rest/index.js";
+import { startAPIServer, Storage } from "controller-runtime-apiserver";
+import { kinds } from "controller-runtime/api";
+import { newRESTClient, resourceOf, StatusError } from "controller-runtime/rest";
 import { needs } from "../support/environment.js";
 import { Api, type Reply, startTarget, type Target } from "./harness.js";
 

@@ -8,7 +8,7 @@
 // an alpha version behind a gate.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 import { needs } from "../support/environment.js";
 import { Api, startTarget, type Target } from "./harness.js";
 

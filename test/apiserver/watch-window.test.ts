@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../src/api/index.js";
-import { type APIServerOptions, startAPIServer, Storage } from "../../src/apiserver/index.js";
-import { newRESTClient, type RESTClient, resourceOf, StatusError } from "../../src/rest/index.js";
+import { kinds } from "controller-runtime/api";
+import { type APIServerOptions, startAPIServer, Storage } from "controller-runtime-apiserver";
+import { newRESTClient, type RESTClient, resourceOf, StatusError } from "controller-runtime/rest";
 import { needs } from "../support/environment.js";
 import { Api, collect, startTarget } from "./harness.js";
 

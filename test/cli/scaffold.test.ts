@@ -11,11 +11,13 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 import { installBuiltPackage } from "../support/built-package.js";
 import { testEnvironment } from "../support/environment.js";
 
 const execFileP = promisify(execFile);
+const withoutSourceCondition = (options: string | undefined) =>
+  (options ?? "").replace(/--conditions[= ]cr-source/g, "").trim() || undefined;
 let project = "";
 let deps = "";
 
@@ -27,6 +29,8 @@ async function sh(cmd: string, args: string[]): Promise<string> {
       timeout: 240_000,
       env: {
         ...process.env,
+        // The installed packages have no sources: this checkout's "cr-source" condition must not follow.
+        NODE_OPTIONS: withoutSourceCondition(process.env.NODE_OPTIONS),
         PATH: `${join(deps, "node_modules", ".bin")}:${process.env.PATH}`,
         // This file runs under node's test runner; the project's own runner must not think it nested.
         NODE_TEST_CONTEXT: undefined,
@@ -44,14 +48,11 @@ before(async () => {
   // What `npm install` would give the scaffolded package.json: the library, and the dev tools.
   // Projects are folders beside that node_modules, which Node finds by walking up.
   deps = mkdtempSync(join(tmpdir(), "cr-scaffold-"));
-  await installBuiltPackage(deps, [
-    "@types",
-    "tsx",
-    "typescript",
-    "esbuild",
-    "get-tsconfig",
-    "resolve-pkg-maps",
-  ]);
+  await installBuiltPackage(
+    deps,
+    ["@types", "tsx", "typescript", "esbuild", "get-tsconfig", "resolve-pkg-maps"],
+    { server: true },
+  );
   project = join(deps, "memcached-operator");
 });
 
@@ -167,7 +168,11 @@ test("the built manager runs as the image would run it: flags, kubeconfig, ready
     {
       cwd: project,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, NODE_TEST_CONTEXT: undefined },
+      env: {
+        ...process.env,
+        NODE_TEST_CONTEXT: undefined,
+        NODE_OPTIONS: withoutSourceCondition(process.env.NODE_OPTIONS),
+      },
     },
   );
   let output = "";

@@ -2,12 +2,12 @@
 // hand: a test that passes on the fake clock then says something about the real one.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type Clock as LeaseClock, realClock as realLeaseClock } from "../../src/leaderelection/index.js";
+import { type Clock as LeaseClock, realClock as realLeaseClock } from "controller-runtime/leaderelection";
 import {
   type Clock as QueueClock,
   newFakeClock,
   realClock as realQueueClock,
-} from "../../src/workqueue/index.js";
+} from "controller-runtime/workqueue";
 import { FakeClock } from "../support/leader-election.js";
 
 /** A clock and a way to let `ms` of its time pass. */

@@ -6,10 +6,10 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { kinds } from "../../src/api/index.js";
-import { Environment, type EnvironmentOptions } from "../../src/envtest/index.js";
+import { kinds } from "controller-runtime/api";
+import { Environment, type EnvironmentOptions } from "controller-runtime/envtest";
 import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
-import { isNotFound, newRESTClient, type RESTClient, resourceOf } from "../../src/rest/index.js";
+import { isNotFound, newRESTClient, type RESTClient, resourceOf } from "controller-runtime/rest";
 import { customResourceDefinition } from "../apiserver/harness.js";
 
 const assets = process.env.KUBEBUILDER_ASSETS;

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../src/api/index.js";
-import { type ListerWatcher, listWatcherFor } from "../../src/cache/index.js";
-import { newRESTClient, type RESTClient, resourceOf } from "../../src/rest/index.js";
+import { kinds } from "controller-runtime/api";
+import { type ListerWatcher, listWatcherFor } from "controller-runtime/cache";
+import { newRESTClient, type RESTClient, resourceOf } from "controller-runtime/rest";
 import { testEnvironment } from "../support/environment.js";
 import { configMap, newNamespace } from "../support/objects.js";
 

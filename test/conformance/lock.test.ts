@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { newLeaseLock, type ResourceLock } from "../../src/leaderelection/index.js";
-import type { LeaderElectionRecord } from "../../src/leaderelection/record.js";
-import { isAlreadyExists, isConflict, newRESTClient, type RESTClient } from "../../src/rest/index.js";
+import { newLeaseLock, type ResourceLock } from "controller-runtime/leaderelection";
+import type { LeaderElectionRecord } from "../../packages/controller-runtime/src/leaderelection/record.js";
+import { isAlreadyExists, isConflict, newRESTClient, type RESTClient } from "controller-runtime/rest";
 import { testEnvironment } from "../support/environment.js";
 import { MemoryLockStore } from "../support/leader-election.js";
 import { newNamespace } from "../support/objects.js";

@@ -9,9 +9,9 @@ import { availableParallelism, loadavg } from "node:os";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Agent } from "undici";
-import { decodeProtobuf } from "../../src/apiserver/protobuf/decode.js";
-import { WatchDecodeError } from "../../src/rest/errors.js";
-import { newRESTClient } from "../../src/rest/index.js";
+import { decodeProtobuf } from "../../packages/apiserver/src/protobuf/decode.js";
+import { WatchDecodeError } from "../../packages/controller-runtime/src/rest/errors.js";
+import { newRESTClient } from "controller-runtime/rest";
 import {
   apiRequest,
   CANARY_NAMESPACE,

@@ -2,13 +2,13 @@
 // the embedded API server (with canary objects and a custom resource), and a Manager's webhook,
 // metrics and health probe servers. Reports its addresses, then its memory and the errors its
 // servers reported as bugs, whenever the fuzzer asks (over IPC).
-import { startAPIServer } from "../../src/apiserver/index.js";
-import { ping } from "../../src/healthz/index.js";
-import { kinds } from "../../src/index.js";
-import { newLogger } from "../../src/log/index.js";
-import { Manager } from "../../src/manager/index.js";
-import { newWebhookServer, withDefaulter, withValidator } from "../../src/webhook/index.js";
-import { newConversionWebhook } from "../../src/webhook/index.js";
+import { startAPIServer } from "controller-runtime-apiserver";
+import { ping } from "controller-runtime/healthz";
+import { kinds } from "controller-runtime";
+import { newLogger } from "controller-runtime/log";
+import { Manager } from "controller-runtime/manager";
+import { newWebhookServer, withDefaulter, withValidator } from "controller-runtime/webhook";
+import { newConversionWebhook } from "controller-runtime/webhook";
 import { makeCertDir } from "../support/webhook-server.js";
 import { CANARY_NAMESPACE, FUZZ_GROUP } from "./generators.js";
 

@@ -1,11 +1,11 @@
 // A manager in its own process, for the SIGTERM test: a controller whose reconcile takes a while
 // and marks the object when it finishes, leader election with release on cancel.
-import { controllerManagedBy } from "../../src/builder/index.js";
-import { kinds } from "../../src/api/index.js";
-import { nullLogger } from "../../src/log/index.js";
-import { Manager, setupSignalHandler } from "../../src/manager/index.js";
-import { funcs } from "../../src/predicate/index.js";
-import { getConfig } from "../../src/rest/index.js";
+import { controllerManagedBy } from "controller-runtime/builder";
+import { kinds } from "controller-runtime/api";
+import { nullLogger } from "controller-runtime/log";
+import { Manager, setupSignalHandler } from "controller-runtime/manager";
+import { funcs } from "controller-runtime/predicate";
+import { getConfig } from "controller-runtime/rest";
 
 const config = getConfig();
 const mgr = await Manager.create(config, {

@@ -8,8 +8,8 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../src/api/index.js";
-import { newRESTClient, type RESTClient, resourceOf } from "../../src/rest/index.js";
+import { kinds } from "controller-runtime/api";
+import { newRESTClient, type RESTClient, resourceOf } from "controller-runtime/rest";
 import { testEnvironment } from "../support/environment.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

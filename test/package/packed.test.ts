@@ -1,5 +1,5 @@
-// The package as a user installs it: built from src/, packed by npm, and compiled against by a
-// consumer project with the strictest compiler options (exactOptionalPropertyTypes, no
+// The packages as a user installs them: the library and the embedded API server, each built from
+// its src/ and packed by npm, and compiled against by a consumer project with the strictest compiler options (exactOptionalPropertyTypes, no
 // skipLibCheck), which is where shipped declarations break first. The README's examples are that
 // consumer's code, imported from "controller-runtime" as a user writes them.
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { installBuiltPackage, packageJSON } from "../support/built-package.js";
+import { installBuiltPackage, packageJSON, serverPackageJSON } from "../support/built-package.js";
 
 const run = promisify(execFile);
 const tsc = resolve("node_modules/typescript/bin/tsc");
@@ -20,34 +20,55 @@ let pkg = "";
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "cr-packed-"));
-  pkg = await installBuiltPackage(dir, ["@types"]);
+  pkg = await installBuiltPackage(dir, ["@types"], { server: true });
 });
 
 after(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-test("npm packs the built library, its declarations, README and LICENSE; no sources or source maps", async () => {
-  const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: pkg });
-  const files = (JSON.parse(stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
-  assert.ok(files.includes("LICENSE") && files.includes("README.md") && files.includes("package.json"));
-  assert.match(readFileSync(join(pkg, "LICENSE"), "utf8"), /Apache License\s+Version 2\.0/);
+for (const [name, manifest] of [
+  ["controller-runtime", packageJSON],
+  ["controller-runtime-apiserver", serverPackageJSON],
+] as const) {
+  test(`npm packs ${name}: its build, declarations, README and LICENSE; no sources or source maps`, async () => {
+    const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+      cwd: join(pkg, "..", name),
+    });
+    const files = (JSON.parse(stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
+    assert.ok(files.includes("LICENSE") && files.includes("README.md") && files.includes("package.json"));
+    assert.match(readFileSync(join(pkg, "..", name, "LICENSE"), "utf8"), /Apache License\s+Version 2\.0/);
+    assert.deepEqual(
+      files.filter((f) => f.endsWith(".map")),
+      [],
+      "source maps would point at src/, which is not shipped",
+    );
+    assert.deepEqual(
+      files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")),
+      [],
+    );
+    assert.deepEqual(
+      files.filter((f) => /\.test\.(js|d\.ts)$/.test(f)),
+      [],
+    );
+    for (const [entry, target] of Object.entries(manifest.exports)) {
+      assert.ok(files.includes(target.types.replace(/^\.\//, "")), `${entry}: ${target.types} is packed`);
+      assert.ok(files.includes(target.default.replace(/^\.\//, "")), `${entry}: ${target.default} is packed`);
+    }
+    for (const bin of Object.values(manifest.bin))
+      assert.ok(files.includes(bin.replace(/^\.\//, "")), `${bin} is packed`);
+  });
+}
+
+test("the library's dependencies hold nothing of the server's; the server is an optional peer", () => {
+  const own = new Set(Object.keys(packageJSON.dependencies));
+  const serverOnly = Object.keys(serverPackageJSON.dependencies).filter((d) => !own.has(d));
+  assert.ok(serverOnly.includes("@bufbuild/cel") && serverOnly.includes("re2js"), "the server has its own");
   assert.deepEqual(
-    files.filter((f) => f.endsWith(".map")),
-    [],
-    "source maps would point at src/, which is not shipped",
-  );
-  assert.deepEqual(
-    files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")),
+    Object.keys(packageJSON.dependencies).filter((d) => d.startsWith("@bufbuild/") || d === "re2js"),
     [],
   );
-  assert.deepEqual(
-    files.filter((f) => /\.test\.(js|d\.ts)$/.test(f)),
-    [],
-  );
-  for (const [entry, target] of Object.entries(pkgJson.exports)) {
-    assert.ok(files.includes(target.types.replace(/^\.\//, "")), `${entry}: ${target.types} is packed`);
-  }
+  assert.equal(packageJSON.peerDependenciesMeta?.["controller-runtime-apiserver"]?.optional, true);
 });
 
 test("a consumer with the strictest compiler options type-checks against the shipped declarations", async () => {
@@ -75,7 +96,10 @@ test("a consumer with the strictest compiler options type-checks against the shi
     }),
   );
   // Every entry point, so every shipped declaration file is reached and checked.
-  const entries = Object.keys(pkgJson.exports).map((e) => e.replace(/^\./, "controller-runtime"));
+  const entries = [
+    ...Object.keys(pkgJson.exports).map((e) => e.replace(/^\./, "controller-runtime")),
+    "controller-runtime-apiserver",
+  ];
   writeFileSync(
     join(consumer, "entries.ts"),
     entries.map((e, i) => `import * as m${i} from "${e}";\nexport { m${i} };\n`).join(""),

@@ -5,12 +5,15 @@ import { Writable } from "node:stream";
 import type { TestContext } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { Registry } from "prom-client";
-import { type Kind, type KubeObject, kinds } from "../../src/api/index.js";
-import { type Cache, newCache } from "../../src/cache/index.js";
-import type { Environment } from "../../src/envtest/index.js";
-import { type Logger, newLogger } from "../../src/log/index.js";
-import { newRESTClient, type RESTClient, resourceOf } from "../../src/rest/index.js";
-import { type ControllerContext, newControllerContext } from "../../src/controller/context.js";
+import { type Kind, type KubeObject, kinds } from "controller-runtime/api";
+import { type Cache, newCache } from "controller-runtime/cache";
+import type { Environment } from "controller-runtime/envtest";
+import { type Logger, newLogger } from "controller-runtime/log";
+import { newRESTClient, type RESTClient, resourceOf } from "controller-runtime/rest";
+import {
+  type ControllerContext,
+  newControllerContext,
+} from "../../packages/controller-runtime/src/controller/context.js";
 import { testEnvironment } from "./environment.js";
 import { until } from "./objects.js";
 

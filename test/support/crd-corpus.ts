@@ -1,7 +1,7 @@
 // Custom resources written with defineCRD, covering its vocabulary: installed on the API server by
 // src/crd/corpus.test.ts, and read back into TypeScript by src/codegen/types-from-crds.test.ts.
-import type { ObjectOf } from "../../src/api/kind.js";
-import { defineCRD, k, Type } from "../../src/crd/index.js";
+import type { ObjectOf } from "../../packages/controller-runtime/src/api/kind.js";
+import { defineCRD, k, Type } from "controller-runtime/crd";
 
 export const Memcached = defineCRD({
   group: "cache.corpus.example.com",

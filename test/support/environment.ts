@@ -3,9 +3,9 @@
 // kubeconfig's cluster with USE_EXISTING_CLUSTER=true. A test that needs what only the embedded
 // server can do declares the capability and is skipped in the other modes, with the reason.
 import { execFileSync } from "node:child_process";
-import { KUBERNETES_VERSION } from "../../src/apiserver/index.js";
-import { Environment, type EnvironmentOptions, resolveSettings } from "../../src/envtest/index.js";
-import type { EnvironmentMode } from "../../src/envtest/index.js";
+import { KUBERNETES_VERSION } from "controller-runtime-apiserver";
+import { Environment, type EnvironmentOptions, resolveSettings } from "controller-runtime/envtest";
+import type { EnvironmentMode } from "controller-runtime/envtest";
 
 /** What only the embedded API server offers, and why a test may need it. */
 export const embeddedCapabilities = {

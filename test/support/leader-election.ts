@@ -1,8 +1,11 @@
 // Leader election without an API server: a clock moved by hand and an in-memory lock, for the
 // elector's timing tests and the Lock and Clock conformance suites.
-import type { Clock, LockReading, ResourceLock, TimerHandle } from "../../src/leaderelection/index.js";
-import { type LeaderElectionRecord, recordFingerprint } from "../../src/leaderelection/record.js";
-import { StatusError } from "../../src/rest/index.js";
+import type { Clock, LockReading, ResourceLock, TimerHandle } from "controller-runtime/leaderelection";
+import {
+  type LeaderElectionRecord,
+  recordFingerprint,
+} from "../../packages/controller-runtime/src/leaderelection/record.js";
+import { StatusError } from "controller-runtime/rest";
 
 function statusError(code: number, reason: string, message: string): StatusError {
   return new StatusError({ apiVersion: "v1", kind: "Status", status: "Failure", code, reason, message });

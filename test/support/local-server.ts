@@ -10,8 +10,8 @@ import {
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import type { CertificateAuthority, ServingCertOptions } from "../../src/certs/index.js";
-import type { RESTConfig } from "../../src/rest/config.js";
+import type { CertificateAuthority, ServingCertOptions } from "controller-runtime/certs";
+import type { RESTConfig } from "../../packages/controller-runtime/src/rest/config.js";
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void | Promise<void>;
 

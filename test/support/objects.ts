@@ -2,9 +2,9 @@
 // test, ConfigMaps, and waiting for a condition with envtest's eventually().
 import { randomUUID } from "node:crypto";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../src/api/index.js";
-import { eventually } from "../../src/envtest/index.js";
-import { type RESTClient, resourceOf } from "../../src/rest/index.js";
+import { kinds } from "controller-runtime/api";
+import { eventually } from "controller-runtime/envtest";
+import { type RESTClient, resourceOf } from "controller-runtime/rest";
 
 /** Waits until `cond` holds, 15 s at most (informers over real HTTP, on a loaded machine). */
 export async function until(what: string, cond: () => boolean | Promise<boolean>): Promise<void> {

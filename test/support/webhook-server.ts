@@ -8,9 +8,12 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { Registry } from "prom-client";
-import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "../../src/certs/index.js";
-import type { WebhookServerOptions } from "../../src/webhook/server-options.js";
-import { newWebhookServer, type WebhookServer } from "../../src/webhook/server.js";
+import { type CertificateAuthority, newCertificateAuthority, type KeyPair } from "controller-runtime/certs";
+import type { WebhookServerOptions } from "../../packages/controller-runtime/src/webhook/server-options.js";
+import {
+  newWebhookServer,
+  type WebhookServer,
+} from "../../packages/controller-runtime/src/webhook/server.js";
 
 export interface CertDir {
   dir: string;

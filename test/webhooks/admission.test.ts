@@ -7,17 +7,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../src/api/index.js";
-import { webhookManagedBy } from "../../src/builder/index.js";
-import { nullLogger } from "../../src/log/index.js";
-import { Manager } from "../../src/manager/index.js";
+import { kinds } from "controller-runtime/api";
+import { webhookManagedBy } from "controller-runtime/builder";
+import { nullLogger } from "controller-runtime/log";
+import { Manager } from "controller-runtime/manager";
 import {
   newRESTClient,
   type RESTClient,
   resourceOf,
   StatusError,
   type Warning,
-} from "../../src/rest/index.js";
+} from "controller-runtime/rest";
 import { type Kubectl, kubectlFor, newNamespace } from "./harness.js";
 import { testEnvironment } from "../support/environment.js";
 

@@ -4,11 +4,11 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { CustomResourceDefinition, JSONSchemaProps } from "kubernetes-types/apiextensions/v1.js";
-import { defineKind, kinds, type KubeObject } from "../../src/api/index.js";
-import { webhookManagedBy } from "../../src/builder/index.js";
-import { nullLogger } from "../../src/log/index.js";
-import { Manager } from "../../src/manager/index.js";
-import { newRESTClient, type RESTClient, resourceOf, StatusError } from "../../src/rest/index.js";
+import { defineKind, kinds, type KubeObject } from "controller-runtime/api";
+import { webhookManagedBy } from "controller-runtime/builder";
+import { nullLogger } from "controller-runtime/log";
+import { Manager } from "controller-runtime/manager";
+import { newRESTClient, type RESTClient, resourceOf, StatusError } from "controller-runtime/rest";
 import {
   answer,
   type Kubectl,
@@ -20,7 +20,7 @@ import {
   untilWebhookCalled,
 } from "./harness.js";
 import { needs, testEnvironment, versionDifference } from "../support/environment.js";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 
 interface WidgetV1 extends KubeObject {
   spec: { size: string };

@@ -8,14 +8,14 @@ import type {
   ValidatingWebhookConfiguration,
 } from "kubernetes-types/admissionregistration/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../src/api/index.js";
+import { kinds } from "controller-runtime/api";
 import {
   newRESTClient,
   type RESTClient,
   resourceOf,
   StatusError,
   type Warning,
-} from "../../src/rest/index.js";
+} from "controller-runtime/rest";
 import {
   answer,
   jsonPatch,
@@ -27,7 +27,7 @@ import {
   untilWebhookCalled,
 } from "./harness.js";
 import { embedded, serverMode, testEnvironment, versionDifference } from "../support/environment.js";
-import { eventually } from "../../src/envtest/index.js";
+import { eventually } from "controller-runtime/envtest";
 
 const configMaps = resourceOf(kinds.ConfigMap);
 const validating = resourceOf(kinds.ValidatingWebhookConfiguration);

@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { RuleWithOperations } from "kubernetes-types/admissionregistration/v1.js";
 import type { Namespace } from "kubernetes-types/core/v1.js";
-import { eventually } from "../../src/envtest/index.js";
-import { kinds } from "../../src/api/index.js";
-import { newCertificateAuthority } from "../../src/certs/index.js";
-import type { RESTClient } from "../../src/rest/index.js";
-import { resourceOf } from "../../src/rest/index.js";
+import { eventually } from "controller-runtime/envtest";
+import { kinds } from "controller-runtime/api";
+import { newCertificateAuthority } from "controller-runtime/certs";
+import type { RESTClient } from "controller-runtime/rest";
+import { resourceOf } from "controller-runtime/rest";
 
 const run = promisify(execFile);
 

@@ -11,8 +11,8 @@ import type {
 } from "kubernetes-types/admissionregistration/v1.js";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../src/api/index.js";
-import { newRESTClient, type RESTClient, resourceOf } from "../../src/rest/index.js";
+import { kinds } from "controller-runtime/api";
+import { newRESTClient, type RESTClient, resourceOf } from "controller-runtime/rest";
 import {
   answer,
   jsonPatch,

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// `controller-runtime-apiserver --port N --kubeconfig PATH [--simulate]` (in this repository
+// `npm run apiserver -- ...`): runs the embedded API server until Ctrl-C. `--simulate` also runs
+// what kube-controller-manager and the kubelet would (garbage collection, namespace lifecycle,
+// Deployments → ReplicaSets → Pods that become ready), as envtest's `simulate` option does.
+import { parseArgs } from "node:util";
+import { type RunningSimulation, startSimulation } from "controller-runtime/envtest";
+import { startAPIServer } from "./server.js";
+
+const { values } = parseArgs({
+  options: {
+    port: { type: "string", default: "0" },
+    host: { type: "string", default: "127.0.0.1" },
+    kubeconfig: { type: "string" },
+    "garbage-collection": { type: "boolean", default: false },
+    simulate: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+
+if (values.help) {
+  console.log(
+    "usage: controller-runtime-apiserver [--port N] [--host ADDR] [--kubeconfig PATH] [--garbage-collection] [--simulate]",
+  );
+  process.exit(0);
+}
+
+const port = Number(values.port);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`--port must be a port number, got ${values.port}`);
+  process.exit(2);
+}
+
+const server = await startAPIServer({
+  port,
+  host: values.host,
+  kubeconfigPath: values.kubeconfig,
+  // The simulation collects garbage as kube-controller-manager does, from outside the server.
+  garbageCollection: values["garbage-collection"] && !values.simulate,
+});
+let simulation: RunningSimulation | undefined;
+if (values.simulate) {
+  simulation = await startSimulation(server.restConfig(), {
+    garbageCollection: true,
+    namespaceLifecycle: true,
+    workloads: true,
+  });
+  console.log("cluster simulation running: garbage collection, namespace lifecycle, workloads");
+}
+console.log(`embedded API server listening on ${server.url}`);
+if (server.kubeconfigPath) console.log(`kubeconfig written to ${server.kubeconfigPath}`);
+else console.log("no --kubeconfig given; admin token:", server.adminToken);
+
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) process.exit(1);
+  stopping = true;
+  await simulation?.stop();
+  await server.stop();
+  process.exit(0);
+};
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);
