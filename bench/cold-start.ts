@@ -1,6 +1,6 @@
-// Cold start of the built API server (issue 19): a fresh Node process imports the package's
-// `controller-runtime/apiserver` entry (the bundle, dist/apiserver/bundle/) or the unbundled
-// tsc output, starts the server and gets its first /readyz answer. Beside them, the floor on this
+// Cold start of the built API server (issue 19): a fresh Node process imports the
+// `controller-runtime-apiserver` package's entry (the bundle, packages/apiserver/dist/bundle/) or
+// the unbundled tsc output (with the library built, as installed packages resolve it), starts the server and gets its first /readyz answer. Beside them, the floor on this
 // machine: a fresh process that does only what any such server must (Node's start, an HTTP/2 TLS
 // server asking for client certificates, one /readyz over HTTPS), so that what the server itself
 // adds can be read apart from how fast this machine starts Node. Reported per side: the
@@ -18,8 +18,8 @@ import { type BenchRow, printRows } from "./report.js";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const FLOOR = "floor: Node, an HTTP/2 TLS server, one /readyz";
 const SIDES = {
-  "bundle (the package's apiserver entry)": `${root}dist/apiserver/bundle/index.js`,
-  "unbundled tsc output": `${root}dist/apiserver/index.js`,
+  "bundle (the package's entry)": `${root}packages/apiserver/dist/bundle/index.js`,
+  "unbundled tsc output": `${root}packages/apiserver/dist/index.js`,
   [FLOOR]: "",
 } as const;
 const RUNS = 9;
@@ -78,7 +78,13 @@ interface Run {
 function once(entry: string, floorPem: string): Run {
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", entry ? serverChild : floorChild], {
     encoding: "utf8",
-    env: { ...process.env, ENTRY: entry ? pathToFileURL(entry).href : "", FLOOR_PEM: floorPem },
+    // The built packages, as a user's install resolves them: not this checkout's sources.
+    env: {
+      ...process.env,
+      NODE_OPTIONS: "",
+      ENTRY: entry ? pathToFileURL(entry).href : "",
+      FLOOR_PEM: floorPem,
+    },
   });
   if (r.status !== 0) throw new Error(`cold start of ${entry || "the floor"} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as Run;

@@ -115,6 +115,7 @@ async function buildServer(pkg: string, libraryDist: string, scratch: string): P
       extends: join(serverDir, "tsconfig.build.json"),
       compilerOptions: {
         outDir: join(pkg, "dist"),
+        typeRoots: [join(repo, "node_modules", "@types")],
         paths: {
           "controller-runtime": [join(libraryDist, "index.d.ts")],
           "controller-runtime/*": [join(libraryDist, "*", "index.d.ts")],

@@ -1,3 +1,4 @@
+/** @module controller-runtime-apiserver */
 // apiserver: an embedded, in-memory Kubernetes API server for development and tests. It speaks
 // kube-apiserver's HTTP API (discovery, CRUD, watch, patch, CRDs) closely enough for kubectl and
 // client libraries; see the issue notes for what differs.

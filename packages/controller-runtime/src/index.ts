@@ -1,3 +1,4 @@
+/** @module controller-runtime */
 // controller-runtime for TypeScript: the names a controller author needs, in one import.
 // Each folder is also its own subpath (`controller-runtime/manager`, `/envtest`, `/apiserver`, ...).
 export type {

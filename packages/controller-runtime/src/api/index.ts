@@ -1,3 +1,4 @@
+/** @module controller-runtime/api */
 // api: the object model shared by every other folder.
 export type { GroupVersion, GroupVersionKind, GroupVersionResource } from "./gvk.js";
 export { apiVersionOf, gvkString, parseAPIVersion } from "./gvk.js";

@@ -1,3 +1,4 @@
+/** @module controller-runtime/builder */
 // builder: controllerManagedBy(mgr) and webhookManagedBy(mgr), as controller-runtime's builder package.
 export type { BuilderManager, ForOptions, OwnsOptions, WatchesOptions } from "./controller-builder.js";
 export { BuilderError, ControllerBuilder, controllerManagedBy } from "./controller-builder.js";

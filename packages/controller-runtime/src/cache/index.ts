@@ -1,3 +1,4 @@
+/** @module controller-runtime/cache */
 // cache: informers that keep an indexed, in-memory copy of the cluster current by list + watch,
 // and the Cache that reads them. The reflector (watcher.ts, reflector.ts) lists, watches, resumes
 // and relists; the informer stores frozen objects, keeps indexes and calls handlers; the Cache

@@ -1,3 +1,4 @@
+/** @module controller-runtime/client */
 // client: the Client controllers read and write with. Reads of cached kinds come from the cache
 // (frozen objects), everything else from the API server; writes go to the server and return what
 // it answered. Status and other subresources, patches (merge, JSON, strategic, apply), server-side

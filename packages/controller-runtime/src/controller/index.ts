@@ -1,3 +1,4 @@
+/** @module controller-runtime/controller */
 // controller: sources → work queue → workers → reconciler, with controller-runtime's start order,
 // result handling (backoff on errors, requeueAfter, terminal errors), panic recovery, timeouts,
 // graceful shutdown, logs and metrics.

@@ -1,3 +1,4 @@
+/** @module controller-runtime/controllerutil */
 // controllerutil: helpers for reconcilers, as controller-runtime's: createOrUpdate and
 // createOrPatch, owner and controller references, finalizers. Every helper returns new objects
 // and leaves the ones it is given alone (objects from the cache are frozen).

@@ -1,3 +1,4 @@
+/** @module controller-runtime/crd */
 // crd: one definition of a custom resource. `defineCRD` takes TypeBox schemas written in
 // Kubernetes' vocabulary (`k`) and gives both the typed Kind and the CustomResourceDefinition.
 // TypeBox's `Type` and `Static` are re-exported so that one import is enough.

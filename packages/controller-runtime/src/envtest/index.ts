@@ -1,3 +1,4 @@
+/** @module controller-runtime/envtest */
 // envtest: API servers for tests — the embedded one (default), real etcd + kube-apiserver
 // binaries (KUBEBUILDER_ASSETS), or an existing cluster (USE_EXISTING_CLUSTER=true).
 export type { CRDInstallOptions } from "./crd-install.js";

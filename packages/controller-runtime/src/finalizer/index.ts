@@ -1,3 +1,4 @@
+/** @module controller-runtime/finalizer */
 // finalizer: a registry of named finalizers run together in one reconcile, as controller-runtime's
 // pkg/finalizer. Keys are added while the object lives and removed once their cleanup succeeded.
 export { FinalizeError, FinalizerAlreadyRegisteredError } from "./errors.js";

@@ -1,3 +1,4 @@
+/** @module controller-runtime/handler */
 // handler: maps events to requests on the controller's queue: the object itself
 // (`enqueueRequestForObject`), its owners (`enqueueRequestForOwner`), or anything a function
 // returns (`enqueueRequestsFromMapFunc`). Creates from the initial list and resyncs go in at

@@ -1,3 +1,4 @@
+/** @module controller-runtime/httpserver */
 // httpserver: a plain HTTP server as a Runnable (bind address parsing, graceful stop), shared by
 // the metrics server and the health probe server; and the request-target split the HTTP servers
 // route on.

@@ -1,3 +1,4 @@
+/** @module controller-runtime/leaderelection */
 // leaderelection: client-go's leader election on coordination.k8s.io/v1 Leases. A replica leads
 // while it holds the Lease; the elector hands leader work an AbortSignal that aborts before any
 // other replica could take the Lease over, so two leaders never act at once.

@@ -1,3 +1,4 @@
+/** @module controller-runtime/log */
 // log: structured logging with logr's shape (`info`, `error`, `v`, `withName`, `withValues`)
 // over pino; JSON lines by default, zap's console layout for terminals, kubebuilder's zap flags.
 export type { KeyValues, Logger, LoggerOptions, LogLevel } from "./logger.js";

@@ -1,3 +1,4 @@
+/** @module controller-runtime/manager */
 // manager: the Manager, its runnables and their start order, graceful shutdown, and signals.
 export type {
   ConditionalBuilder,

@@ -1,3 +1,4 @@
+/** @module controller-runtime/mapper */
 // mapper: the RESTMapper. Kind ⇄ resource and scope, read lazily from discovery per group,
 // cached, and read again once on a miss so that kinds installed after start are found.
 export type { DiscoveryClient, GroupVersions } from "./discovery.js";

@@ -1,3 +1,4 @@
+/** @module controller-runtime/metrics */
 // metrics: the manager's private Prometheus registry (with Node's process metrics), the metric
 // definitions with controller-runtime's and client-go's names, and the `/metrics` server.
 export {

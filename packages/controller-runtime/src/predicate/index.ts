@@ -1,3 +1,4 @@
+/** @module controller-runtime/predicate */
 // predicate: filters between a source and its handler: `funcs`, the update filters
 // (`generationChanged`, `resourceVersionChanged`, `labelChanged`, `annotationChanged`),
 // `labelSelector`, and the combinators `and`, `or`, `not`.

@@ -1,3 +1,4 @@
+/** @module controller-runtime/reconcile */
 // reconcile: the contract between a controller and the user's logic: `Request` (an object's key),
 // `Result` (requeue after a delay), `Reconciler` and `TerminalError` (fail without retrying).
 export type { Request, RequestCodec } from "./request.js";

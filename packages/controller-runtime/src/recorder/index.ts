@@ -1,3 +1,4 @@
+/** @module controller-runtime/recorder */
 // recorder: Events about objects, with client-go's recorder semantics: identical events merged
 // into a count, similar ones combined, a per-object spam budget, and a bounded asynchronous
 // queue so that recording never blocks or fails a reconcile. Two recorders: events.k8s.io/v1

@@ -1,3 +1,4 @@
+/** @module controller-runtime/rest */
 // rest: reaching the API server. Transport (pooled TLS connections, credentials, rate limits),
 // the REST client for any resource, Status errors and their helpers, watch-stream decoding.
 export type { ErrorContext } from "./errors.js";

@@ -1,3 +1,4 @@
+/** @module controller-runtime/source */
 // source: where a controller's events come from: a kind in the cache (`kind`), an informer
 // (`informer`), a channel of generic events from outside the cluster (`channel`, with
 // `newChannel`), or a function (`func`).

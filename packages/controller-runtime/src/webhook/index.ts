@@ -1,3 +1,4 @@
+/** @module controller-runtime/webhook */
 // webhook: the HTTPS webhook server (certificates followed on disk, client-certificate checks,
 // per-path metrics), the builder core behind `webhookManagedBy`, and the default paths.
 // Admission and conversion live in ./admission and ./conversion, re-exported here.

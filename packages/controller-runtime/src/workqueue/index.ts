@@ -1,3 +1,4 @@
+/** @module controller-runtime/workqueue */
 // workqueue: the keyed work queue between event handlers and reconcilers. It holds keys only,
 // merges duplicates, never hands one key to two workers at once, and supports delays, rate-limited
 // retries and priorities (controller-runtime's priority queue, plus aging), with client-go's metrics.
