@@ -16,6 +16,7 @@ import { type Logger, stackOf } from "../log/index.js";
 import { type ControllerMetrics, controllerMetrics, type ReconcileCounts } from "../metrics/index.js";
 import type { Reconciler, Request, Result } from "../reconcile/index.js";
 import { isTerminalError } from "../reconcile/index.js";
+import { isConflict } from "../rest/index.js";
 import type { Source } from "../source/index.js";
 import type { GetResult, HistogramRecorder, PriorityQueue } from "../workqueue/index.js";
 import type { ControllerContext, ControllerRunnable } from "./context.js";
@@ -386,6 +387,18 @@ class ControllerImpl<Req> implements Controller<Req> {
         }
         m?.reconcileErrors.inc(this.#labels);
         results?.error.inc();
+        // Routine outcomes are not failures: a write that lost a race (409, retried with a fresh
+        // read) and a reconcile the shutdown cut short say so at info, without a stack.
+        if (run.signal.aborted && !(run.signal.reason instanceof ReconciliationTimeoutError)) {
+          log.info("Reconcile ended by shutdown", { error: messageOf(err) });
+          return undefined;
+        }
+        if (isConflict(err)) {
+          log.info("Reconcile lost a write race (409 Conflict); requeued to retry on a fresh read", {
+            error: messageOf(err),
+          });
+          return undefined;
+        }
         // The reconciler's failure is the user's: its stack (a panic's own, not our wrapper's)
         // goes with it at every verbosity, so the file and line of the bug are in the log.
         log.error(err, "Reconciler error", {
@@ -446,4 +459,8 @@ class ControllerImpl<Req> implements Controller<Req> {
     timer.unref();
     return () => clearInterval(timer);
   }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
