@@ -7,7 +7,7 @@
 // first saw that renewal after it was written, so it waits at least `leaseDuration` from a later
 // instant; since renewDeadline < leaseDuration, leader work has `leaseDuration - renewDeadline`
 // to wind down before anyone else may take over.
-import { sleep } from "../rest/index.js";
+import { isConflict, isNotFound, sleep } from "../rest/index.js";
 import { type Clock, jitter, type TimerHandle, withDeadline } from "./clock.js";
 import { LeaderElectionLostError } from "./errors.js";
 import type { LockReading } from "./lock.js";
@@ -229,6 +229,8 @@ class Elector implements LeaderElector {
     try {
       reading = await this.o.lock.get(signal);
     } catch (err) {
+      // Stopping (a graceful hand-over) aborts the read: that is no error.
+      if (signal.aborted) return false;
       this.o.logger.error(err, "error retrieving resource lock", { lock: this.desc });
       return false;
     }
@@ -301,6 +303,11 @@ class Elector implements LeaderElector {
       this.setObserved(released);
       this.o.logger.info("released leader lease", { lock: this.desc });
     } catch (err) {
+      // Another candidate took the lease first, or it is gone: there is nothing left to release.
+      if (isConflict(err) || isNotFound(err)) {
+        this.o.logger.info("leader lease already taken over; nothing to release", { lock: this.desc });
+        return;
+      }
       this.o.logger.error(err, "failed to release lock", { lock: this.desc });
     }
   }

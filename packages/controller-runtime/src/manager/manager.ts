@@ -271,8 +271,7 @@ class ControllerManager implements Manager {
         // In a ring: the sharded controllers run while this replica holds its Lease; losing it
         // fails the manager, as losing leader election does.
         membershipDone = this.#c.sharding
-          ?.membership((held) => this.#hold(held))
-          .run(membership.signal)
+          ?.runMembership((held) => this.#hold(held), membership.signal)
           .catch((err: unknown) => this.#fail(err));
       }
       await aborted(stop);

@@ -4,3 +4,4 @@
 export { HashRing } from "./hash-ring.js";
 export { drainLabel, RING_LABEL, shardLabel } from "./labels.js";
 export type { ShardedControllers, ShardingOptions } from "./sharding.js";
+export { ShardMembershipLostError } from "./sharding.js";

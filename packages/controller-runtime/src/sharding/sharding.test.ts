@@ -18,6 +18,7 @@ import { newRESTClient, resourceOf } from "../rest/index.js";
 import { testEnvironment } from "../../../../test/support/environment.js";
 import { HashRing } from "./hash-ring.js";
 import { shardLabel } from "./labels.js";
+import { ShardMembershipLostError } from "./sharding.js";
 
 const env = testEnvironment({ faults: true });
 before(() => env.start());
@@ -375,7 +376,11 @@ test("replicas share a kind's objects; no object is reconciled by two at once th
     const cut = env.faults.inject({ match: { userAgent: `shard-replica/${victim}` }, action: partition() });
     try {
       const err = await replicas.get(victim)!.done;
-      assert.ok(err instanceof Error, `${victim} stopped with an error when it lost its place`);
+      assert.ok(
+        err instanceof ShardMembershipLostError,
+        `${victim} stopped with an error when it lost its place`,
+      );
+      assert.match(err.message, /lost its place in ring .*start the process again to rejoin/);
       await settledOn([survivor]);
     } finally {
       cut.clear();

@@ -8,7 +8,12 @@ import { randomBytes } from "node:crypto";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { GroupVersionKind, Kind } from "../api/index.js";
 import type { Cache } from "../cache/index.js";
-import { type LeaderElector, newLeaderElector, newLeaseLock } from "../leaderelection/index.js";
+import {
+  LeaderElectionLostError,
+  type LeaderElector,
+  newLeaderElector,
+  newLeaseLock,
+} from "../leaderelection/index.js";
 import type { Logger } from "../log/index.js";
 import type { Reconciler, Request } from "../reconcile/index.js";
 import type { RESTClient } from "../rest/index.js";
@@ -65,6 +70,17 @@ function defaultShardIdentity(): string {
     .replace(/^-+|-+$/g, "")
     .slice(0, 50);
   return `${host || "replica"}-${randomBytes(4).toString("hex")}`;
+}
+
+/**
+ * This replica lost its place in the ring: its membership Lease was not renewed in time (cut off
+ * from the API server, or too busy), and another replica may already hold its objects. Its sharded
+ * controllers stopped and its Manager stops with this error; the process must start again to
+ * rejoin, as a Pod of a Deployment or StatefulSet does.
+ */
+export class ShardMembershipLostError extends Error {
+  override readonly name = "ShardMembershipLostError";
+  readonly code = "ERR_SHARD_MEMBERSHIP_LOST";
 }
 
 /** What the builder needs to make a sharded controller (the Manager's `sharding`). */
@@ -136,6 +152,23 @@ export class Sharding {
       },
       inner,
     );
+  }
+
+  /**
+   * Holds this replica's membership until `signal` aborts, running `hold(held)` (the sharded
+   * controllers) while it lasts; rejects with a ShardMembershipLostError when it is lost.
+   */
+  async runMembership(hold: (held: AbortSignal) => Promise<void>, signal: AbortSignal): Promise<void> {
+    const o = this.o;
+    try {
+      await this.membership(hold).run(signal);
+    } catch (err) {
+      if (!(err instanceof LeaderElectionLostError)) throw err;
+      throw new ShardMembershipLostError(
+        `sharding: replica "${o.identity}" lost its place in ring "${o.ring}" (Lease ${o.namespace}/${o.ring}-${o.identity}: ${err.message.replace(/^leader election lost: /, "")}); its sharded controllers stopped and the Manager stops: start the process again to rejoin (a Deployment or StatefulSet restarts its Pod)`,
+        { cause: err },
+      );
+    }
   }
 
   /** The elector of this replica's membership: `hold(held)` runs the sharded controllers while it lasts. */
