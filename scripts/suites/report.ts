@@ -36,7 +36,8 @@ const specName = (f: string) => {
   const i = f.indexOf(": ");
   return i < 0 ? f : f.slice(0, i);
 };
-const counts = (r?: Result) => (r ? `${r.passed} / ${r.failed} / ${r.skipped}` : "did not run");
+const counts = (r: Result | undefined, ran: boolean) =>
+  r ? `${r.passed} / ${r.failed} / ${r.skipped}` : ran ? "did not run" : "-";
 
 let worse = false;
 const suites = [...new Set(results.map((r) => r.suite))];
@@ -48,16 +49,20 @@ for (const suite of suites) {
     if (!byPkg.has(r.package)) byPkg.set(r.package, new Map());
     byPkg.get(r.package)!.set(r.server, r);
   }
+  const ran = (server: string) => [...byPkg.values()].some((m) => m.has(server));
   const rows: string[] = [];
+  const embeddedOnly: string[] = [];
   const regressions: string[] = [];
   const both: string[] = [];
   const realOnly: string[] = [];
-  for (const [pkg, servers] of byPkg) {
+  for (const [pkg, servers] of [...byPkg].sort(([a], [b]) => a.localeCompare(b))) {
     const emb = servers.get("embedded");
     const real = servers.get("real");
     let verdict: string;
-    if (!real) verdict = emb ? "embedded only" : "did not run";
-    else if (!emb) {
+    if (!real) {
+      verdict = ran("real") ? "did not run on real" : "embedded only";
+      for (const f of emb?.failures ?? []) embeddedOnly.push(`- ${pkg}: ${f}`);
+    } else if (!emb) {
       verdict = "**worse**: did not run on embedded";
       regressions.push(`- ${pkg}: did not run on embedded`);
     } else {
@@ -75,7 +80,7 @@ for (const suite of suites) {
           : "same";
     }
     if (regressions.length) worse = true;
-    rows.push(`| ${pkg} | ${counts(emb)} | ${counts(real)} | ${verdict} |`);
+    rows.push(`| ${pkg} | ${counts(emb, ran("embedded"))} | ${counts(real, ran("real"))} | ${verdict} |`);
   }
   out.push(`### ${suite}`, "");
   out.push("| package | embedded passed / failed / skipped | real passed / failed / skipped | verdict |");
@@ -89,6 +94,7 @@ for (const suite of suites) {
   out.push(`Totals: embedded ${sum("embedded")}; real ${sum("real")}.`, "");
   if (regressions.length) out.push("Failing on embedded, passing on real:", "", ...regressions, "");
   if (both.length) out.push("Failing on both (reason on embedded):", "", ...both, "");
+  if (embeddedOnly.length) out.push("Failing on embedded (not compared):", "", ...embeddedOnly, "");
   if (realOnly.length) out.push("Failing on real only:", "", ...realOnly, "");
 }
 if (!suites.length) out.push("No results.");

@@ -82,7 +82,18 @@ const results = new Map<string, string>();
 const ginkgo = new Set<string>();
 const firstError = new Map<string, string>();
 let current = "";
+let block: { test: string; indent: number; lines: string[] } | undefined; // a t.Error's message
+const endBlock = () => {
+  if (block && !firstError.has(block.test)) firstError.set(block.test, block.lines.join(" "));
+  block = undefined;
+};
 for (const line of log.split("\n")) {
+  const indent = line.length - line.trimStart().length;
+  if (block && line.trim() && indent > block.indent && !/^\s*(---|===) /.test(line)) {
+    block.lines.push(line.trim());
+    continue;
+  }
+  endBlock();
   const run = /^=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)/.exec(line);
   if (run) {
     current = run[1];
@@ -95,8 +106,9 @@ for (const line of log.split("\n")) {
   }
   if (line.startsWith("Running Suite:") && current) ginkgo.add(current.split("/")[0]);
   const err = /^\s+\S+\.go:\d+: (.*)/.exec(line);
-  if (err && current && !firstError.has(current)) firstError.set(current, err[1]);
+  if (err && current) block = { test: current, indent, lines: [err[1]] };
 }
+endBlock();
 const names = [...results.keys()];
 for (const [n, r] of results) {
   if (ginkgo.has(n.split("/")[0])) continue;

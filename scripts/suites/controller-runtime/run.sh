@@ -16,10 +16,10 @@ VERSION=v0.25.2
 MODULE=sigs.k8s.io/controller-runtime
 # Every package whose tests start envtest (grep -l envtest **/*_test.go), except
 # pkg/internal/testing/controlplane, which tests starting kube-apiserver and etcd binaries itself.
-PACKAGES="pkg/client pkg/cache pkg/builder pkg/controller pkg/controller/controllerutil
-pkg/internal/controller pkg/manager pkg/manager/internal/integration pkg/cluster pkg/source
-pkg/handler pkg/reconcile pkg/internal/recorder pkg/client/apiutil pkg/webhook pkg/envtest
-pkg/metrics/filters"
+# The longest first (about 70s each for cache and manager), so that two at once finish together.
+PACKAGES="pkg/cache pkg/manager pkg/internal/controller pkg/client pkg/webhook pkg/builder pkg/source
+pkg/controller pkg/controller/controllerutil pkg/manager/internal/integration pkg/cluster pkg/handler
+pkg/reconcile pkg/internal/recorder pkg/client/apiutil pkg/envtest pkg/metrics/filters"
 PACKAGES="${CR_PACKAGES:-$PACKAGES}"
 # Ginkgo stops a suite at this deadline and still reports; `timeout` is the backstop.
 SPEC_TIMEOUT="${CR_SUITE_TIMEOUT:-20m}"
