@@ -1,8 +1,9 @@
 // `tsx scripts/suites/report.ts RESULTS.jsonl`: the Markdown report of a run of scripts/suites/run.sh.
 // One table per suite (package | embedded | real | verdict), then the specs that fail on the
 // embedded server but pass on the real one, then those that fail on both. Exits 1 iff the embedded
-// server does worse than the real one for some package: a spec failing on embedded that does not
-// fail on real, or a package that ran on real but not on embedded.
+// server does worse than the real one for some package: a spec failing on embedded that passes on
+// real (that does not fail there, when a suite names no passes), a spec passing on real that did
+// not run on embedded, or a package that ran on real but not on embedded.
 import { existsSync, readFileSync } from "node:fs";
 
 interface Result {
@@ -13,6 +14,10 @@ interface Result {
   failed: number;
   skipped: number;
   failures: string[];
+  /** Optional, beyond the contract: the names of the specs that passed. With it on both sides, a spec
+   * counts against the embedded server only if it passed on real (not merely did not fail there),
+   * and specs that passed on real but did not run on embedded count too. */
+  passes?: string[];
   error?: string;
 }
 
@@ -68,13 +73,35 @@ for (const suite of suites) {
     } else {
       const realFailed = new Set(real.failures.map(specName));
       const embFailed = new Set(emb.failures.map(specName));
-      const lost = emb.failures.filter((f) => !realFailed.has(specName(f)));
+      let lost: string[]; // failing on embedded, passing on real
+      let missing: string[] = []; // passing on real, not run on embedded
+      let unmatched: string[] = []; // failing on embedded, not run on real
+      if (real.passes && emb.passes) {
+        const realPassed = new Set(real.passes);
+        const embPassed = new Set(emb.passes);
+        lost = emb.failures.filter((f) => realPassed.has(specName(f)));
+        missing = real.passes.filter((n) => !embPassed.has(n) && !embFailed.has(n));
+        unmatched = emb.failures.filter((f) => !realPassed.has(specName(f)) && !realFailed.has(specName(f)));
+      } else {
+        lost = emb.failures.filter((f) => !realFailed.has(specName(f)));
+      }
       const gained = real.failures.filter((f) => !embFailed.has(specName(f)));
       for (const f of lost) regressions.push(`- ${pkg}: ${f}`);
+      if (missing.length) {
+        const why = unmatched.length ? `; on embedded: ${unmatched.join("; ")}` : "";
+        const some = missing.slice(0, 3).join(", ") + (missing.length > 3 ? ", ..." : "");
+        regressions.push(
+          `- ${pkg}: ${missing.length} specs passing on real did not run on embedded (${some})${why}`,
+        );
+      } else for (const f of unmatched) embeddedOnly.push(`- ${pkg}: ${f}`);
       for (const f of emb.failures.filter((x) => realFailed.has(specName(x)))) both.push(`- ${pkg}: ${f}`);
       for (const f of gained) realOnly.push(`- ${pkg}: ${f}`);
-      verdict = lost.length
-        ? `**worse**: ${lost.length} fail only on embedded`
+      const bad = [
+        lost.length ? `${lost.length} fail only on embedded` : "",
+        missing.length ? `${missing.length} did not run on embedded` : "",
+      ].filter((x) => x);
+      verdict = bad.length
+        ? `**worse**: ${bad.join(", ")}`
         : gained.length
           ? `better: ${gained.length} fail only on real`
           : "same";
@@ -94,7 +121,8 @@ for (const suite of suites) {
   out.push(`Totals: embedded ${sum("embedded")}; real ${sum("real")}.`, "");
   if (regressions.length) out.push("Failing on embedded, passing on real:", "", ...regressions, "");
   if (both.length) out.push("Failing on both (reason on embedded):", "", ...both, "");
-  if (embeddedOnly.length) out.push("Failing on embedded (not compared):", "", ...embeddedOnly, "");
+  if (embeddedOnly.length)
+    out.push("Failing on embedded, not run on real (not compared):", "", ...embeddedOnly, "");
   if (realOnly.length) out.push("Failing on real only:", "", ...realOnly, "");
 }
 if (!suites.length) out.push("No results.");

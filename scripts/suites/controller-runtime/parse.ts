@@ -1,5 +1,6 @@
 // `tsx parse.ts --package P --server S --log LOG --report JSON --rc N [--seconds N]`: one result line
 // (../README.md's contract) for one run of a controller-runtime test binary, printed to stdout.
+// Beyond the contract, `passes` names the specs that passed (the report compares by them).
 // Ginkgo specs come from the suite's JSON report (-ginkgo.json-report); plain Go tests (and their
 // subtests) from the `go test -v` lines of the log. A binary that ended without a report (a panic,
 // a kill) counts as one failure, named after the package, with the log's last telling line.
@@ -25,6 +26,7 @@ interface SpecReport {
   Failure?: { Message?: string; FailureNodeType?: string };
 }
 interface SuiteReport {
+  PreRunStats?: { TotalSpecs?: number };
   SpecReports?: SpecReport[] | null;
 }
 
@@ -51,29 +53,33 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const failures: string[] = [];
+const passes: string[] = []; // beyond the contract: what passed, so a spec that did not run is told apart
 const log = a.log && existsSync(a.log) ? readFileSync(a.log, "utf8") : "";
 
 const haveReport = !!a.report && existsSync(a.report);
 if (haveReport) {
   const suites = JSON.parse(readFileSync(a.report!, "utf8")) as SuiteReport[];
   for (const suite of suites) {
+    let ran = 0;
     for (const s of suite.SpecReports ?? []) {
       const failedState = FAILED.has(s.State);
+      const specName = () => name([...(s.ContainerHierarchyTexts ?? []), s.LeafNodeText ?? ""]);
       if (s.LeafNodeType === "It") {
-        if (s.State === "passed") passed++;
-        else if (failedState) failed++;
-        else skipped++; // skipped, pending
+        if (s.State === "passed") {
+          passed++;
+          passes.push(specName());
+        } else if (failedState) failed++;
+        if (s.State === "passed" || failedState) ran++;
       } else if (failedState) {
         failed++; // a suite-level node (BeforeSuite...): when it fails, every spec is skipped
       } else continue;
       if (failedState) {
-        const n =
-          s.LeafNodeType === "It"
-            ? name([...(s.ContainerHierarchyTexts ?? []), s.LeafNodeText ?? ""])
-            : `[${s.LeafNodeType}]`;
+        const n = s.LeafNodeType === "It" ? specName() : `[${s.LeafNodeType}]`;
         failures.push(`${n}: ${reason(s.Failure?.Message ?? s.State)}`);
       }
     }
+    // Skipped, pending, and the specs a failed BeforeSuite kept from running (not in the report).
+    skipped += Math.max(0, (suite.PreRunStats?.TotalSpecs ?? 0) - ran);
   }
 }
 
@@ -113,8 +119,10 @@ const names = [...results.keys()];
 for (const [n, r] of results) {
   if (ginkgo.has(n.split("/")[0])) continue;
   if (names.some((m) => m.startsWith(`${n}/`))) continue; // a parent: its subtests count
-  if (r === "PASS") passed++;
-  else if (r === "SKIP") skipped++;
+  if (r === "PASS") {
+    passed++;
+    passes.push(name([n]));
+  } else if (r === "SKIP") skipped++;
   else {
     failed++;
     failures.push(`${name([n])}: ${reason(firstError.get(n) ?? "FAIL")}`);
@@ -129,6 +137,7 @@ const record: Record<string, unknown> = {
   failed,
   skipped,
   failures,
+  passes,
 };
 // A binary ends with a line "PASS" or "FAIL" unless it panicked or was killed; a Ginkgo suite that
 // started writes its report unless it was killed.
