@@ -29,10 +29,15 @@ writeFileSync(`${values.kubeconfig}.tmp`, started.kubeconfig, { mode: 0o600 });
 renameSync(`${values.kubeconfig}.tmp`, values.kubeconfig);
 console.log(`${started.mode} API server ready; kubeconfig at ${values.kubeconfig}`);
 
+// envtest's kube-apiserver and etcd do not hold the event loop open (a test that forgets stop()
+// must not hang its runner); without this timer, serving the real binaries would end here.
+const keepAlive = setInterval(() => {}, 1 << 30);
+
 let stopping = false;
 const shutdown = async () => {
   if (stopping) process.exit(1);
   stopping = true;
+  clearInterval(keepAlive);
   await env.stop();
   process.exit(0);
 };

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs others' test suites against the embedded API server and against the real kube-apiserver
+# (the referee), and reports where the embedded server does worse. See README.md.
+#
+#   scripts/suites/run.sh                      # every suite (a subfolder with a run.sh)
+#   scripts/suites/run.sh controller-runtime   # one suite
+#   SUITES_SERVERS=embedded scripts/suites/run.sh   # one side only
+#
+# Environment: SUITES_SERVERS ("embedded real" by default; real is skipped when the referee is not
+# built), REFEREE (the folder with kube-apiserver, etcd and kubectl; default: the one
+# scripts/referee/build.sh fills for the release the embedded server follows), SUITES_OUT (where
+# logs and results go; default .tmp/suites/<time>). Exits 1 iff the embedded server does worse than
+# the real one for some package; a suite that cannot run at all is reported but judged by its
+# missing packages.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+REPO="$(cd "$here/../.." && pwd)"
+export REPO
+
+if [ $# -gt 0 ]; then
+  suites=("$@")
+else
+  suites=()
+  for f in "$here"/*/run.sh; do [ -f "$f" ] && suites+=("$(basename "$(dirname "$f")")"); done
+fi
+for s in "${suites[@]}"; do
+  [ -f "$here/$s/run.sh" ] || { echo "suites: no suite $s (no $here/$s/run.sh)" >&2; exit 2; }
+done
+
+servers="${SUITES_SERVERS:-embedded real}"
+if [ -z "${REFEREE:-}" ]; then
+  # The version is named once in src/ (src/apiserver/server-version.ts at the time of writing).
+  version="$(grep -rhs 'export const KUBERNETES_VERSION = "' "$REPO/src" | sed -n 's/.*"\(v[0-9.]*\)".*/\1/p' | head -1)"
+  REFEREE="${REFEREE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/controller-runtime-ts/referee}/$version"
+fi
+export REFEREE
+case " $servers " in
+  *" real "*)
+    if [ ! -f "$REFEREE/.complete" ] || [ ! -x "$REFEREE/kube-apiserver" ]; then
+      echo "suites: no referee in $REFEREE (scripts/referee/build.sh builds it); running on embedded only" >&2
+      servers="${servers//real/}"
+    fi
+    ;;
+esac
+
+out="${SUITES_OUT:-$REPO/.tmp/suites/$(date -u +%Y%m%dT%H%M%SZ)}"
+mkdir -p "$out"
+results="$out/results.jsonl"
+: >"$results"
+for s in "${suites[@]}"; do
+  for server in $servers; do
+    echo "suites: $s on $server (logs in $out/$s/$server)" >&2
+    t0=$SECONDS
+    mkdir -p "$out/$s/$server"
+    SUITE_WORK="$out/$s/$server" SUITE_RESULTS="$results" bash "$here/$s/run.sh" "$server" 2>&1 |
+      tee "$out/$s/$server.log" >&2
+    rc=${PIPESTATUS[0]}
+    [ "$rc" = 0 ] || echo "suites: $s could not run on $server (exit $rc); see $out/$s/$server.log" >&2
+    echo "suites: $s on $server took $((SECONDS - t0))s" >&2
+  done
+done
+"$REPO/node_modules/.bin/tsx" "$here/report.ts" "$results" | tee "$out/report.md"
+exit "${PIPESTATUS[0]}"
