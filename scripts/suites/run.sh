@@ -29,8 +29,8 @@ done
 
 servers="${SUITES_SERVERS:-embedded real}"
 if [ -z "${REFEREE:-}" ]; then
-  # The version is named once in src/ (src/apiserver/server-version.ts at the time of writing).
-  version="$(grep -rhs 'export const KUBERNETES_VERSION = "' "$REPO/src" | sed -n 's/.*"\(v[0-9.]*\)".*/\1/p' | head -1)"
+  # The version is named once, in packages/apiserver/src/server-version.ts.
+  version="$(sed -n 's/^export const KUBERNETES_VERSION = "\(v[0-9.]*\)";$/\1/p' "$REPO/packages/apiserver/src/server-version.ts")"
   REFEREE="${REFEREE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/controller-runtime-ts/referee}/$version"
 fi
 export REFEREE
