@@ -4,7 +4,15 @@
 // consumer's code, imported from "controller-runtime" as a user writes them.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
@@ -116,5 +124,43 @@ test("a consumer with the strictest compiler options type-checks against the shi
   } catch (err) {
     const out = (err as { stdout?: string }).stdout ?? String(err);
     assert.fail(`the consumer does not type-check:\n${out.split("\n").slice(0, 40).join("\n")}`);
+  }
+});
+
+test("without the server package, envtest's embedded mode says what to install", async () => {
+  // A project that installed the library alone: its node_modules links the built library and this
+  // checkout's other packages (its dependencies and theirs), but not the server (--preserve-symlinks
+  // keeps Node from finding the server beside the library's real folder).
+  const alone = mkdtempSync(join(tmpdir(), "cr-alone-"));
+  try {
+    const modules = join(alone, "node_modules");
+    mkdirSync(modules);
+    symlinkSync(pkg, join(modules, "controller-runtime"), "dir");
+    for (const name of readdirSync(resolve("node_modules"))) {
+      if (name.startsWith(".") || name === "controller-runtime" || name === "controller-runtime-apiserver")
+        continue;
+      symlinkSync(resolve("node_modules", name), join(modules, name), "dir");
+    }
+    writeFileSync(join(alone, "package.json"), JSON.stringify({ type: "module" }));
+    writeFileSync(
+      join(alone, "start.js"),
+      `import { Environment } from "controller-runtime/envtest";
+try {
+  await new Environment({ env: {} }).start();
+  console.log("started");
+} catch (err) {
+  console.log(err.name + ": " + err.message);
+}
+`,
+    );
+    const { stdout } = await run(process.execPath, ["--preserve-symlinks", "start.js"], {
+      cwd: alone,
+      env: { ...process.env, NODE_OPTIONS: "" },
+    });
+    assert.match(stdout, /^EmbeddedServerMissingError: envtest: the embedded API server is not installed/);
+    assert.match(stdout, /npm install --save-dev controller-runtime-apiserver/);
+    assert.match(stdout, /KUBEBUILDER_ASSETS/);
+  } finally {
+    rmSync(alone, { recursive: true, force: true });
   }
 });
