@@ -4,6 +4,7 @@
 // It also keeps the health a readyz check reads.
 import type { KubeObject } from "../api/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
+import { isNotFound } from "../rest/index.js";
 import { type Backoff, exponentialBackoff, withBatchBackoff } from "./backoff.js";
 import type { ListerWatcher } from "./list-watcher.js";
 import { watcherBatches, type WatcherOptions } from "./watcher.js";
@@ -153,6 +154,16 @@ export class Reflector<T extends KubeObject> {
               // The server's own error, which callers test (isNotFound, isForbidden).
               this.#lastError = ev.error.cause ?? ev.error;
               this.#lastErrorMs = Date.now();
+              // A list answered 404 is a resource the server does not serve: most often a CRD
+              // not installed yet. Say so at once rather than leave the server's bare words.
+              if (ev.error.reason === "ListFailed" && isNotFound(this.#lastError)) {
+                this.#log.error(
+                  ev.error,
+                  "the API server does not serve this kind: is its CRD installed? (kubectl apply -f config/crd; in tests, envtest's crdDirectoryPaths); retrying after a backoff",
+                  { consecutiveErrors: this.#errors },
+                );
+                break;
+              }
               this.#log.error(ev.error, "list/watch failed; retrying after a backoff", {
                 reason: ev.error.reason,
                 resourceVersion: this.#rv,
