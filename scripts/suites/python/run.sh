@@ -95,16 +95,20 @@ TSX="$REPO/node_modules/.bin/tsx"
 }
 
 server_pid=""
+# serve.ts returns from its main module once the server is up; with kube-apiserver and etcd (child
+# processes it does not hold the event loop open for) node would then exit and take them along.
+# A timer imported ahead of it keeps node up until SIGTERM.
+KEEPALIVE='data:text/javascript,setInterval(()=>{},1<<30)'
 # start_server DIR: starts a fresh server whose kubeconfig lands in DIR/kubeconfig.
 start_server() {
   local dir="$1" i
   rm -f "$dir/kubeconfig"
   if [ "$server" = real ]; then
-    (cd "$REPO" && KUBEBUILDER_ASSETS="$REFEREE" exec setsid "$TSX" scripts/suites/serve.ts \
-      --kubeconfig "$dir/kubeconfig" --simulate) >"$dir/server.log" 2>&1 &
+    (cd "$REPO" && KUBEBUILDER_ASSETS="$REFEREE" exec setsid "$TSX" --import "$KEEPALIVE" \
+      scripts/suites/serve.ts --kubeconfig "$dir/kubeconfig" --simulate) >"$dir/server.log" 2>&1 &
   else
-    (cd "$REPO" && env -u KUBEBUILDER_ASSETS setsid "$TSX" scripts/suites/serve.ts \
-      --kubeconfig "$dir/kubeconfig" --simulate) >"$dir/server.log" 2>&1 &
+    (cd "$REPO" && exec env -u KUBEBUILDER_ASSETS setsid "$TSX" --import "$KEEPALIVE" \
+      scripts/suites/serve.ts --kubeconfig "$dir/kubeconfig" --simulate) >"$dir/server.log" 2>&1 &
   fi
   server_pid=$!
   for i in $(seq 1 600); do
