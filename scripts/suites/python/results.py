@@ -28,6 +28,12 @@ def reason(element):
     body = element.text or ""
     # pytest's message attribute is the exception's text; its first line names the error.
     line = first_line(message)
+    rest = [ln.strip() for ln in message.splitlines() if ln.strip()][1:]
+    if line and len(line) < 80 and rest:
+        # "ApiException: (400)" says little; its next line ("Reason: ...") says why.
+        parts = rest[0].split(" -+-+- ")  # websocket: status -+-+- headers -+-+- body
+        why = f"{parts[0]} {parts[-1]}" if len(parts) > 2 else rest[0]
+        line = f"{line} {why}"[:400]
     if not line:
         lines = [ln.strip() for ln in body.splitlines() if ln.strip().startswith("E ")]
         line = lines[0][1:].strip() if lines else first_line(body)
