@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# client-go v0.37.2 (the referee's release) against one server: tests of ours, in this folder,
+# that drive client-go through what needs a real API server. See README.md beside this file.
+#
+#   SUITE_WORK=DIR SUITE_RESULTS=FILE REPO=ROOT [REFEREE=DIR] bash scripts/suites/client-go/run.sh embedded|real
+#
+# One group per test function, each against a fresh server started by scripts/suites/serve.ts.
+# Appends one JSON line per group to $SUITE_RESULTS. Exits 0 when the tests ran, whatever they
+# found; non-zero only when the suite could not run.
+set -uo pipefail
+
+server="${1:-}"
+case "$server" in embedded | real) ;; *)
+  echo "usage: run.sh embedded|real" >&2
+  exit 2
+  ;;
+esac
+here="$(cd "$(dirname "$0")" && pwd)"
+REPO="${REPO:-$(cd "$here/../../.." && pwd)}"
+: "${SUITE_WORK:?SUITE_WORK must name a scratch folder}"
+: "${SUITE_RESULTS:?SUITE_RESULTS must name the results file}"
+mkdir -p "$SUITE_WORK"
+SUITE_WORK="$(cd "$SUITE_WORK" && pwd)"
+
+VERSION=0.37.2 # k8s.io/client-go, as go.mod requires it
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/controller-runtime-ts/suites/client-go-$VERSION"
+# group name -> test function
+GROUPS_ALL=(
+  "crud-json:TestCRUDJSON"
+  "crud-protobuf:TestCRUDProtobuf"
+  "discovery:TestDiscovery"
+  "watchlist:TestWatchList"
+  "watch-expiry:TestWatchExpiry"
+  "informer-reconnect:TestInformerReconnect"
+  "leaderelection:TestLeaderElection"
+)
+
+log() { echo "client-go suite: $*" >&2; }
+
+command -v go >/dev/null || {
+  log "Go is needed (1.26)"
+  exit 1
+}
+export GOMODCACHE="$CACHE/gomod" GOCACHE="$CACHE/gocache" GOFLAGS="-modcacherw -mod=readonly" GOTOOLCHAIN=local
+
+# --- build (once per source; a second run finds the binary) ---------------------------------------
+sum="$(cd "$here" && cat go.mod go.sum ./*_test.go | sha256sum | cut -c1-16)"
+BIN="$CACHE/bin/clientgo-$sum.test"
+start=$(date +%s)
+if [ ! -x "$BIN" ]; then
+  log "building the test binary into $BIN"
+  mkdir -p "$CACHE/bin"
+  (cd "$here" && go test -c -o "$BIN.tmp" .) && mv "$BIN.tmp" "$BIN" || {
+    log "could not build the tests"
+    exit 1
+  }
+fi
+log "built in $(($(date +%s) - start))s"
+
+# --- servers ---------------------------------------------------------------------------------------
+if [ "$server" = real ]; then
+  : "${REFEREE:?REFEREE must name the folder with kube-apiserver, etcd and kubectl}"
+  [ -x "$REFEREE/kube-apiserver" ] && [ -x "$REFEREE/etcd" ] || {
+    log "no kube-apiserver and etcd in $REFEREE"
+    exit 1
+  }
+fi
+TSX="$REPO/node_modules/.bin/tsx"
+[ -x "$TSX" ] || {
+  log "no $TSX: run npm ci in $REPO"
+  exit 1
+}
+
+server_pid=""
+# serve.ts returns from its main module once the server is up; with kube-apiserver and etcd (child
+# processes it does not hold the event loop open for) node would then exit and take them along.
+# A timer imported ahead of it keeps node up until SIGTERM.
+KEEPALIVE='data:text/javascript,setInterval(()=>{},1<<30)'
+# start_server DIR: starts a fresh server whose kubeconfig lands in DIR/kubeconfig.
+start_server() {
+  local dir="$1" i
+  rm -f "$dir/kubeconfig"
+  if [ "$server" = real ]; then
+    (cd "$REPO" && KUBEBUILDER_ASSETS="$REFEREE" exec setsid "$TSX" --import "$KEEPALIVE" \
+      scripts/suites/serve.ts --kubeconfig "$dir/kubeconfig") >"$dir/server.log" 2>&1 &
+  else
+    (cd "$REPO" && exec env -u KUBEBUILDER_ASSETS setsid "$TSX" --import "$KEEPALIVE" \
+      scripts/suites/serve.ts --kubeconfig "$dir/kubeconfig") >"$dir/server.log" 2>&1 &
+  fi
+  server_pid=$!
+  for i in $(seq 1 600); do
+    [ -f "$dir/kubeconfig" ] && return 0
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  log "the $server server did not start (see $dir/server.log)"
+  stop_server
+  return 1
+}
+# Stops the server (SIGTERM: serve.ts stops the control plane it started), its process group after
+# 30 s if it is still there.
+stop_server() {
+  [ -n "$server_pid" ] || return 0
+  kill -TERM "$server_pid" 2>/dev/null
+  local i
+  for i in $(seq 1 150); do
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  kill -0 "$server_pid" 2>/dev/null && kill -KILL -- "-$server_pid" 2>/dev/null
+  wait "$server_pid" 2>/dev/null
+  server_pid=""
+}
+trap 'stop_server' EXIT
+trap 'exit 130' INT TERM
+
+# --- groups ----------------------------------------------------------------------------------------
+for entry in "${GROUPS_ALL[@]}"; do
+  group="${entry%%:*}" test="${entry#*:}"
+  if [ -n "${CLIENT_GO_GROUPS:-}" ] && ! [[ "$group" =~ $CLIENT_GO_GROUPS ]]; then continue; fi
+  dir="$SUITE_WORK/$group"
+  rm -rf "$dir" && mkdir -p "$dir"
+  t0=$(date +%s)
+  if ! start_server "$dir"; then
+    python3 "$here/results.py" --suite client-go --package "$group" --server "$server" \
+      --error "the $server server did not start" >>"$SUITE_RESULTS"
+    continue
+  fi
+  (cd "$dir" && KUBECONFIG="$dir/kubeconfig" NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
+    HTTPS_PROXY= HTTP_PROXY= https_proxy= http_proxy= \
+    timeout 900 "$BIN" -test.v=test2json -test.run "^$test\$" -test.timeout 14m) >"$dir/test.out" 2>&1
+  rc=$?
+  stop_server
+  go tool test2json -t -p "$group" <"$dir/test.out" >"$dir/events.json" 2>/dev/null
+  python3 "$here/results.py" --suite client-go --package "$group" --server "$server" \
+    --events "$dir/events.json" --exit-code "$rc" >>"$SUITE_RESULTS"
+  log "$group on $server: $(tail -1 "$SUITE_RESULTS" | python3 -c 'import json, sys
+r = json.load(sys.stdin)
+print("%d passed, %d failed, %d skipped" % (r["passed"], r["failed"], r["skipped"]))') in $(($(date +%s) - t0))s"
+done
+exit 0
