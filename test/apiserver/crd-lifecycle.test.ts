@@ -45,6 +45,12 @@ describe("CRD names", () => {
     assert.equal(r.status, 201);
     assert.equal(r.body.spec.names.singular, "sprocket");
     assert.equal(r.body.spec.names.listKind, "SprocketList");
+    // The create answers the status kube's strategy starts with: the storage version only.
+    assert.deepEqual(r.body.status, {
+      conditions: null,
+      acceptedNames: { plural: "", kind: "" },
+      storedVersions: [r.body.spec.versions.find((v: { storage: boolean }) => v.storage).name],
+    });
     const accepted = await eventually(async () => {
       const got = await api.get(`${CRDS}/sprockets.${group}`);
       return condition(got.body, "Established")?.status === "True" ? got.body : undefined;

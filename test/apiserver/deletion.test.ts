@@ -14,6 +14,48 @@ before(async () => {
 after(() => target.close());
 
 describe("deletion", () => {
+  test("DELETE answers the deleted object for the kinds kube's registries return it, a Status for others", async () => {
+    const ns = await api.namespace();
+    await api.post(`/api/v1/namespaces/${ns}/services`, {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "svc1" },
+      spec: { ports: [{ port: 80 }] },
+    });
+    const svc = await api.delete(`/api/v1/namespaces/${ns}/services/svc1`);
+    assert.equal(svc.status, 200);
+    assert.equal(svc.body.kind, "Service");
+    assert.equal(svc.body.metadata.name, "svc1");
+    // A Pod never scheduled is removed at once, through graceful deletion with a period of 0.
+    await api.post(`/api/v1/namespaces/${ns}/pods`, {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "p1" },
+      spec: { containers: [{ name: "c", image: "nginx" }] },
+    });
+    const pod = await api.delete(`/api/v1/namespaces/${ns}/pods/p1`);
+    assert.equal(pod.status, 200);
+    assert.equal(pod.body.kind, "Pod");
+    assert.ok(pod.body.metadata.deletionTimestamp, "the Pod carries its deletionTimestamp");
+    assert.equal(pod.body.metadata.deletionGracePeriodSeconds, 0);
+    assert.equal((await api.get(`/api/v1/namespaces/${ns}/pods/p1`)).status, 404);
+    await api.post(`/api/v1/namespaces/${ns}/serviceaccounts`, {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: "sa1" },
+    });
+    assert.equal(
+      (await api.delete(`/api/v1/namespaces/${ns}/serviceaccounts/sa1`)).body.kind,
+      "ServiceAccount",
+    );
+    await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("c1"));
+    const cm = await api.delete(`/api/v1/namespaces/${ns}/configmaps/c1`);
+    assert.equal(cm.status, 200);
+    assert.equal(cm.body.kind, "Status");
+    assert.equal(cm.body.status, "Success");
+    assert.equal(cm.body.details.name, "c1");
+  });
+
   test("a finalizer keeps the object with deletionTimestamp until it is removed", async () => {
     const ns = await api.namespace();
     const path = `/api/v1/namespaces/${ns}/configmaps/f1`;

@@ -18,9 +18,14 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
   const opts = await deleteOptions(r);
   const current = await deleteWithAdmission(r, mustGet(r), opts);
   const outcome = deleteStored(r.server, r.def, current, opts);
-  // An object still held by finalizers is answered; one gone is a Status (custom resources too).
-  if (!outcome.removed || r.def.returnDeletedObject) {
+  // An object still held by finalizers is answered; one gone is a Status (custom resources too),
+  // but for the kinds whose kube registry returns the deleted object.
+  if (!outcome.removed) {
     sendInForm(r, 200, builtinView(r.def, outcome.stored).json, form);
+    return;
+  }
+  if (r.def.returnDeletedObject) {
+    sendInForm(r, 200, deletedAnswer(r, builtinView(r.def, outcome.stored).json), form);
     return;
   }
   const uid = String((current.obj.metadata as Obj).uid);
@@ -47,4 +52,20 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
     deleteStored(r.server, r.def, current, opts);
   }
   sendJson(r.res, 200, listJson(r.def, items, page.meta, "object"));
+}
+
+/**
+ * The deleted object as kube answers it. A Pod goes through graceful deletion even when it is
+ * removed at once (never scheduled, or a grace period of 0): the answer carries the
+ * deletionTimestamp and the grace period of 0 that deletion set.
+ */
+function deletedAnswer(r: ResourceRequest, json: string): string {
+  if (r.def.group !== "" || r.def.plural !== "pods") return json;
+  const obj = JSON.parse(json) as Obj;
+  const meta = obj.metadata as Obj;
+  if (meta.deletionTimestamp === undefined) {
+    meta.deletionTimestamp = r.server.now().toISOString().replace(/\.\d+Z$/, "Z");
+    meta.deletionGracePeriodSeconds = 0;
+  }
+  return JSON.stringify(obj);
 }

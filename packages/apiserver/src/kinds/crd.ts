@@ -49,6 +49,17 @@ export function crdBehaviour(
       if (names.kind && !names.singular) names.singular = String(names.kind).toLowerCase();
       spec.conversion ??= { strategy: "None" };
     },
+    // kube's PrepareForCreate: the status starts empty but for the storage version, and the
+    // create answers it so (the names and conditions come when the CRD is accepted).
+    created(obj) {
+      const versions = ((obj.spec as Obj | undefined)?.versions ?? []) as Obj[];
+      const storage = versions.find((v) => v.storage === true)?.name;
+      obj.status = {
+        conditions: null,
+        acceptedNames: { plural: "", kind: "" },
+        storedVersions: typeof storage === "string" ? [storage] : [],
+      };
+    },
     validate(obj, old) {
       const crd = obj as unknown as CustomResourceDefinition;
       const causes = basicCrdCauses(crd);

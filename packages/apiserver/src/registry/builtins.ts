@@ -87,6 +87,31 @@ function withBuiltinSchema(def: ResourceDefinition): ResourceDefinition {
   return def;
 }
 
+/**
+ * The resources whose DELETE answers the deleted object rather than a Status: kube's registries
+ * with `ReturnDeletedObject: true` (their storage.go under pkg/registry in v1.37).
+ */
+const RETURNS_DELETED_OBJECT = new Set([
+  "/pods",
+  "/services",
+  "/namespaces",
+  "/serviceaccounts",
+  "/podtemplates",
+  "/persistentvolumes",
+  "/persistentvolumeclaims",
+  "/resourcequotas",
+  "storage.k8s.io/storageclasses",
+  "storage.k8s.io/csidrivers",
+  "storage.k8s.io/csinodes",
+  "storage.k8s.io/volumeattachments",
+  "storage.k8s.io/volumeattributesclasses",
+  "resource.k8s.io/resourceclaims",
+  "resource.k8s.io/resourceclaimtemplates",
+  "resource.k8s.io/deviceclasses",
+  "resource.k8s.io/resourceslices",
+  "resource.k8s.io/resourcepoolstatusrequests",
+]);
+
 function define(s: Spec): ResourceDefinition {
   const plural = s.plural ?? `${s.kind.toLowerCase()}s`;
   const version = s.version ?? "v1";
@@ -117,6 +142,7 @@ function define(s: Spec): ResourceDefinition {
     tracksGeneration: s.generation ?? false,
     nameValidation: s.nameValidation ?? "subdomain",
     ...(s.review ? { review: true } : {}),
+    ...(RETURNS_DELETED_OBJECT.has(`${s.group}/${plural}`) ? { returnDeletedObject: true } : {}),
   });
 }
 
