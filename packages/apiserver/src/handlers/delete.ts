@@ -64,7 +64,10 @@ function deletedAnswer(r: ResourceRequest, json: string): string {
   const obj = JSON.parse(json) as Obj;
   const meta = obj.metadata as Obj;
   if (meta.deletionTimestamp === undefined) {
-    meta.deletionTimestamp = r.server.now().toISOString().replace(/\.\d+Z$/, "Z");
+    meta.deletionTimestamp = r.server
+      .now()
+      .toISOString()
+      .replace(/\.\d+Z$/, "Z");
     meta.deletionGracePeriodSeconds = 0;
   }
   return JSON.stringify(obj);
