@@ -26,6 +26,8 @@ export {
 } from "./api/index.js";
 export type { ForOptions, OwnsOptions, WatchesOptions } from "./builder/index.js";
 export { BuilderError, controllerManagedBy, webhookManagedBy } from "./builder/index.js";
+export { defaultControllerRateLimiter, newPriorityQueue } from "./workqueue/index.js";
+export { withDefaulter, withValidator } from "./webhook/index.js";
 export type { Cache, CacheListOptions, CacheOptions, FieldIndexer, Reader } from "./cache/index.js";
 export { StaleCacheError } from "./cache/index.js";
 export type { ApplyConfiguration, Client, ClientReader } from "./client/index.js";
