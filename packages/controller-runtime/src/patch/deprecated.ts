@@ -1,5 +1,5 @@
-// Names replaced by the naming rules in DESIGN.md (acronyms in one case, `new*` factories),
-// kept for one release so code written against them still compiles. Each is the new one.
+// Names replaced by the naming rules in the README's "Project layout" (acronyms in one case,
+// `new*` factories), kept for one release so code written against them still compiles. Each is the new one.
 import { type JSONObject, type JSONValue, cloneJSON } from "./json.js";
 import { type JSONPatchOperation, applyJSONPatch } from "./json-patch.js";
 import { createJSONPatch } from "./json-patch-diff.js";
