@@ -140,11 +140,17 @@ export class Environment {
   }
 
   /**
-   * Faults to inject into the API server's answers and watches (`env.faults.inject({ match,
-   * action })`, with the actions `error`, `latency`, `dropWatch`, `expireWatch`), so that a test
-   * sees what its operator does when the API server fails. The embedded server acts them out
-   * itself; in the other modes the Environment needs `{ faults: true }` (a proxy in front of the
-   * server), else this throws.
+   * Faults to inject into the API server's answers and watches, so that a test sees what its
+   * operator does when the API server fails: `env.faults.inject({ match, action, times,
+   * probability })` with the actions `faultError({ code, retryAfterSeconds })` (409, 429, 500,
+   * 503, 504 as kube answers them), `latency(ms)`, `partition()` (a caller cut off until healed),
+   * `dropWatch()`, `expireWatch()` (kube's 410), `holdEvents()`, `delayEvents(ms)`,
+   * `duplicateEvents()` and `staleReads({ lagRV })` (reads at resourceVersion=0 answered from
+   * the past, as a lagging watch cache does); and `restart()`, `compact()`, `stealLease()`,
+   * `recordWrites()`, `clear()`. `faultMatrix` runs a scenario under each standard fault. The
+   * embedded server acts them all out itself; in the other modes the Environment needs
+   * `{ faults: true }` (a proxy in front of the server, which cannot compact or serve stale
+   * reads), else this throws.
    */
   get faults(): Faults {
     const server = this.started.apiServer;

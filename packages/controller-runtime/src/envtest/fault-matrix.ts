@@ -160,7 +160,7 @@ export function standardFaults(opts: StandardFaultsOptions = {}): Record<string,
   const matrix: Record<string, MatrixFault> = {
     "409 on 30% of writes": [{ match: writes, action: faultError({ code: 409 }), probability: 0.3 }],
     "429 Retry-After 1 s on 20% of writes": [
-      { match: writes, action: faultError({ code: 429, retryAfter: 1 }), probability: 0.2 },
+      { match: writes, action: faultError({ code: 429, retryAfterSeconds: 1 }), probability: 0.2 },
     ],
     "500 on 20% of writes": [{ match: writes, action: faultError({ code: 500 }), probability: 0.2 }],
     "503 on 20% of requests": [

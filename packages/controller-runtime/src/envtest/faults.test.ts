@@ -79,7 +79,7 @@ describe("env.faults", () => {
     const once = newRESTClient({ ...env.config, userAgent: "faults-test-once" }, { maxRetries: 0 });
     const rule = env.faults.inject({
       match: { verbs: ["list"], namespace: ns, userAgent: "faults-test-once" },
-      action: faultError({ code: 429, retryAfter: 3 }),
+      action: faultError({ code: 429, retryAfterSeconds: 3 }),
     });
     await assert.rejects(once.list(CM, { namespace: ns }), (err: unknown) => {
       assert.ok(isTooManyRequests(err));
@@ -100,7 +100,7 @@ describe("env.faults", () => {
     const ns = await newNamespace(rest, "faults");
     const rule = env.faults.inject({
       match: { verbs: ["list"], namespace: ns, userAgent: "faults-test" },
-      action: faultError({ code: 503, retryAfter: 1 }),
+      action: faultError({ code: 503, retryAfterSeconds: 1 }),
       times: 2,
     });
     const t0 = performance.now();

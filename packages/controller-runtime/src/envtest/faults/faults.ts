@@ -102,9 +102,17 @@ export function partition(): FaultAction {
   return { type: "partition" };
 }
 
-/** The answer kube gives for `code`: 409 Conflict, 429 throttled, 500, 503, 504 timeout. */
-export function error(opts: { code: 409 | 429 | 500 | 503 | 504; retryAfter?: number }): FaultAction {
-  return { type: "error", code: opts.code, retryAfterSeconds: opts.retryAfter };
+/**
+ * The answer kube gives for `code`: 409 Conflict, 429 throttled, 500, 503, 504 timeout;
+ * `retryAfterSeconds` is its Retry-After header (kube's own unit; 429 and 504 default to 1).
+ */
+export function error(opts: {
+  code: 409 | 429 | 500 | 503 | 504;
+  retryAfterSeconds?: number;
+  /** @deprecated The same as `retryAfterSeconds`, whose name says the unit. */
+  retryAfter?: number;
+}): FaultAction {
+  return { type: "error", code: opts.code, retryAfterSeconds: opts.retryAfterSeconds ?? opts.retryAfter };
 }
 
 /** The request waits `ms` before the server handles it. */
