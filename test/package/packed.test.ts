@@ -109,6 +109,7 @@ test("a consumer with the strictest compiler options type-checks against the shi
   const entries = [
     ...Object.keys(pkgJson.exports).map((e) => e.replace(/^\./, "controller-runtime")),
     "controller-runtime-apiserver",
+    "controller-runtime-apiserver/fake",
   ];
   writeFileSync(
     join(consumer, "entries.ts"),

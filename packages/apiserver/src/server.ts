@@ -168,17 +168,35 @@ function resolveLimits(opts: APIServerOptions): ServerLimits {
   };
 }
 
-export async function startAPIServer(opts: APIServerOptions = {}): Promise<RunningAPIServer> {
-  const host = opts.host ?? "127.0.0.1";
+/**
+ * The server without its listener: storage, registry, admission, authorization and the router,
+ * for startAPIServer and for clients that call the router in-process (the fake client).
+ */
+export interface ServerCore {
+  context: ServerContext;
+  storage: Storage;
+  authorization: Authorization;
+  authn: Authenticator;
+  serviceAccounts: ServiceAccountTokens;
+  faults: Faults;
+  adminToken: string;
+  /** Aborted to stop: ends watches and the server's controllers. */
+  stopping: AbortController;
+  /**
+   * Serves one request as the server's handler does: the target checked, the user from
+   * `authenticate` (impersonation applied), authorized, then routed.
+   */
+  serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    authenticate: (req: IncomingMessage) => UserInfo,
+    serverAddress: string,
+  ): void;
+}
+
+/** Builds a ServerCore; `dropConnections` cuts every connection (a fault restarting the server). */
+export function newServerCore(opts: APIServerOptions, dropConnections: () => void): ServerCore {
   const onError = opts.onError ?? ((e: unknown) => console.error("apiserver: unexpected error:", e));
-  const ca = opts.certificateAuthority ?? (await newCertificateAuthority("embedded-apiserver-ca"));
-  const [serving, adminCert] = await Promise.all([
-    ca.issueServing({
-      dnsNames: ["localhost", "kubernetes", "kubernetes.default"],
-      ipAddresses: ["127.0.0.1", "::1"],
-    }),
-    ca.issueClient({ user: "admin", groups: ["system:masters"] }),
-  ]);
   const adminToken = opts.adminToken ?? randomBytes(24).toString("base64url");
   const fresh = opts.storage === undefined;
   const storage =
@@ -204,10 +222,6 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   let objectMeta: Schema | undefined;
   const getContext = () => context!;
   const serviceResolver = opts.serviceResolver ?? clusterDnsResolver;
-  // `sockets` is filled once the server listens: restart() drops them all, watches included.
-  const dropConnections = () => {
-    for (const s of sockets) s.destroy();
-  };
   const faults = new Faults(storageHost(storage, dropConnections, now));
 
   const conversion = new Conversion({ storage, serviceResolver, signal: stopping.signal });
@@ -261,25 +275,19 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   const crdDef = registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
   for (const crd of storage.list(crdStore)) hooks.afterWrite(crdDef, crd, undefined);
 
-  const sockets = new Set<Socket>();
-  let serverAddress = "";
-  const tlsOptions = {
-    key: serving.keyPem,
-    cert: serving.certPem,
-    ca: ca.certPem,
-    requestCert: true,
-    rejectUnauthorized: false,
-  };
-  // HTTP/2 through Node's compatibility API: its requests and responses are used as HTTP/1's
-  // (see http-io.ts for the few differences: hop-by-hop headers, backpressure).
   const impersonationModes = new ImpersonationModes();
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
+  const serve = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    authenticate: (req: IncomingMessage) => UserInfo,
+    serverAddress: string,
+  ) => {
     let target: RequestTarget;
     let user: UserInfo;
     try {
       target = requestTarget(req.url ?? "/");
       checkRequestTimeout(req.method ?? "GET", target);
-      const requester = authn.authenticate(req);
+      const requester = authenticate(req);
       user = impersonate(
         req.headers,
         requester,
@@ -299,6 +307,38 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     }
     void route({ server: context!, serverAddress, onError }, req, res, user, target);
   };
+  return { context, storage, authorization, authn, serviceAccounts, faults, adminToken, stopping, serve };
+}
+
+export async function startAPIServer(opts: APIServerOptions = {}): Promise<RunningAPIServer> {
+  const host = opts.host ?? "127.0.0.1";
+  const ca = opts.certificateAuthority ?? (await newCertificateAuthority("embedded-apiserver-ca"));
+  const [serving, adminCert] = await Promise.all([
+    ca.issueServing({
+      dnsNames: ["localhost", "kubernetes", "kubernetes.default"],
+      ipAddresses: ["127.0.0.1", "::1"],
+    }),
+    ca.issueClient({ user: "admin", groups: ["system:masters"] }),
+  ]);
+  // `sockets` is filled once the server listens: restart() drops them all, watches included.
+  const sockets = new Set<Socket>();
+  const core = newServerCore(opts, () => {
+    for (const s of sockets) s.destroy();
+  });
+  const { context, storage, authorization, faults, serviceAccounts, adminToken, stopping } = core;
+  let serverAddress = "";
+  const tlsOptions = {
+    key: serving.keyPem,
+    cert: serving.certPem,
+    ca: ca.certPem,
+    requestCert: true,
+    rejectUnauthorized: false,
+  };
+  // HTTP/2 through Node's compatibility API: its requests and responses are used as HTTP/1's
+  // (see http-io.ts for the few differences: hop-by-hop headers, backpressure).
+  const authenticate = (req: IncomingMessage) => core.authn.authenticate(req);
+  const handler = (req: IncomingMessage, res: ServerResponse) =>
+    core.serve(req, res, authenticate, serverAddress);
   const server =
     opts.http2 === false
       ? createServer(tlsOptions, handler)
