@@ -13,6 +13,9 @@
 # the real one for some package; a suite that cannot run at all is reported but judged by its
 # missing packages.
 set -uo pipefail
+# The workspace's packages resolve to their sources (as under npm scripts, .npmrc): a dist/ left
+# by an earlier build must never stand in for them.
+export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--conditions=cr-source"
 here="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$here/../.." && pwd)"
 export REPO

@@ -11,6 +11,9 @@
 # server from scripts/suites/serve.ts with USE_EXISTING_CLUSTER=true: envtest then uses that server
 # as it would use an existing cluster, with client-go's defaults (protobuf for built-in kinds).
 set -euo pipefail
+# The workspace's packages resolve to their sources (as under npm scripts, .npmrc): a dist/ left
+# by an earlier build must never stand in for them.
+export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--conditions=cr-source"
 
 VERSION=v0.25.2
 MODULE=sigs.k8s.io/controller-runtime

@@ -9,6 +9,9 @@
 # Appends one JSON line per group to $SUITE_RESULTS. Exits 0 when the tests ran, whatever they
 # found; non-zero only when the suite could not run. See README.md beside this file.
 set -uo pipefail
+# The workspace's packages resolve to their sources (as under npm scripts, .npmrc): a dist/ left
+# by an earlier build must never stand in for them.
+export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--conditions=cr-source"
 
 server="${1:-}"
 case "$server" in embedded | real) ;; *)
