@@ -3,6 +3,7 @@
 // Lease lock; one metrics registry under every metric.
 import type { Registry } from "prom-client";
 import { bothSelectorsFor } from "../cache/cache-options.js";
+import { namespacesOf } from "../cache/namespaces.js";
 import { type Cache, newCache } from "../cache/index.js";
 import { type Client, type ClientReader, newAPIReader, newClient } from "../client/index.js";
 import { type HealthProbeServer, newHealthProbeServer } from "../healthz/index.js";
@@ -47,7 +48,12 @@ export function newManagerComponents(config: RESTConfig, o: ResolvedManagerOptio
   const mapper = newRESTMapper(rest);
   const sharding =
     o.sharding &&
-    new Sharding(o.sharding, { rest, logger: log, registry, namespaces: o.cache.defaultNamespaces ?? [] });
+    new Sharding(o.sharding, {
+      rest,
+      logger: log,
+      registry,
+      namespaces: namespacesOf(o.cache.defaultNamespaces),
+    });
   const cache = newCache(config, {
     ...o.cache,
     selectorFor: bothSelectorsFor(sharding?.selectorFor, o.cache.selectorFor),
