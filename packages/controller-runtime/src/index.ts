@@ -47,6 +47,8 @@ export {
   setControllerReference,
   setOwnerReference,
 } from "./controllerutil/index.js";
+export type { Cluster, ClusterOptions } from "./cluster/index.js";
+export { newCluster } from "./cluster/index.js";
 export type { Controller, ControllerOptions } from "./controller/index.js";
 export type { Finalizer, FinalizerResult, Finalizers } from "./finalizer/index.js";
 export { newFinalizers } from "./finalizer/index.js";

@@ -31,10 +31,18 @@ import {
 import { aborted, needsLeaderElection, type Runnable } from "./runnable.js";
 import { RunnableGroup } from "./runnable-group.js";
 import { isUnscopedRunnable, markUnscoped } from "../internal/runnable-scope.js";
+import { type Cluster, hasCache } from "../cluster/cluster.js";
 
-/** Controller-runtime's manager.Manager. Create one with `Manager.create(config, options)`. */
-export interface Manager extends ControllerContext {
-  /** Runs `runnable` in its group; after `start()`, it starts at once. */
+/**
+ * Controller-runtime's manager.Manager. Create one with `Manager.create(config, options)`. It is
+ * the Cluster of its own config (`getCache`, `getClient`, ...), as in Go.
+ */
+export interface Manager extends ControllerContext, Cluster {
+  /**
+   * Runs `runnable` in its group; after `start()`, it starts at once. A Cluster (anything with a
+   * `getCache()`) runs with the Manager's own cache, and controllers start once its cache synced,
+   * as controller-runtime does.
+   */
   add(runnable: Runnable): void;
   /**
    * Starts everything and runs until `signal` aborts, then shuts down gracefully. Rejects with
@@ -232,6 +240,17 @@ class ControllerManager implements Manager {
   }
 
   add(runnable: Runnable): void {
+    if (hasCache(runnable)) {
+      const cache = runnable.getCache();
+      this.#groups.caches
+        .add(runnable, async (signal) => {
+          if (!(await cache.waitForCacheSync(signal)) && !signal.aborted) {
+            throw new Error(`manager: the cache of an added cluster (${clusterName(runnable)}) did not sync`);
+          }
+        })
+        .catch((err: unknown) => this.#fail(err));
+      return;
+    }
     this.#track(runnable);
     const warm = runnable as Runnable & { warmup?: (signal: AbortSignal) => Promise<void> };
     if (typeof warm.warmup === "function" && needsLeaderElection(runnable)) {
@@ -460,6 +479,11 @@ class ControllerManager implements Manager {
     }
     return this.#webhookServer;
   }
+}
+
+function clusterName(c: object): string {
+  const config = (c as { getConfig?: () => RESTConfig }).getConfig?.();
+  return config?.host ?? "no config";
 }
 
 /** Creates a Manager; nothing connects or listens until `start()`. */

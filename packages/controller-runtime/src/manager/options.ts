@@ -1,8 +1,7 @@
 // Manager options, named as controller-runtime's manager.Options, with every default applied in
 // one place (resolveManagerOptions). Durations are milliseconds.
-import type { ClientOptions as NewClientOptions } from "../client/index.js";
-import type { Kind } from "../api/index.js";
 import type { CacheOptions } from "../cache/index.js";
+import type { ClientOptions as ClusterClientOptions, ClusterOptions } from "../cluster/options.js";
 import {
   type ResolvedShardingOptions,
   resolveShardingOptions,
@@ -36,16 +35,9 @@ export interface MetricsOptions {
 }
 
 /** Options of the manager's client: those of `newClient` that are not the manager's own parts. */
-export interface ClientOptions
-  extends Pick<
-    NewClientOptions,
-    "cacheUnstructured" | "fieldOwner" | "fieldValidation" | "readYourWrites" | "readYourWritesTimeoutMs"
-  > {
-  /** Kinds always read from the API server, never from the cache. Default: none. */
-  cacheDisableFor?: Kind[];
-}
+export type ClientOptions = ClusterClientOptions;
 
-export interface ManagerOptions {
+export interface ManagerOptions extends Pick<ClusterOptions, "newCache" | "newClient" | "mapperProvider"> {
   /** Default: JSON logs to stdout at info (`newLogger()`); with a config from envtest, errors only. */
   logger?: Logger;
   /** Options of the shared cache. Default: `{}` (all namespaces, 10 h resync). */
@@ -111,7 +103,8 @@ export interface ManagerOptions {
   sharding?: ShardingOptions;
 }
 
-export interface ResolvedManagerOptions {
+export interface ResolvedManagerOptions
+  extends Pick<ClusterOptions, "newCache" | "newClient" | "mapperProvider"> {
   logger: Logger;
   cache: CacheOptions;
   client: ClientOptions;
@@ -175,6 +168,9 @@ export function resolveManagerOptions(
     logger: opts.logger ?? newLogger(forTests ? { level: "error" } : {}),
     cache: opts.cache ?? {},
     client: opts.client ?? {},
+    newCache: opts.newCache,
+    newClient: opts.newClient,
+    mapperProvider: opts.mapperProvider,
     leaderElection,
     leaderElectionID: opts.leaderElectionID ?? "",
     leaderElectionNamespace,
