@@ -25,7 +25,12 @@ export {
   setStatusCondition,
 } from "./api/index.js";
 export type { ForOptions, OwnsOptions, WatchesOptions } from "./builder/index.js";
-export { BuilderError, controllerManagedBy, webhookManagedBy } from "./builder/index.js";
+export {
+  BuilderError,
+  controllerManagedBy,
+  typedControllerManagedBy,
+  webhookManagedBy,
+} from "./builder/index.js";
 export type { Cache, CacheListOptions, CacheOptions, FieldIndexer, Reader } from "./cache/index.js";
 export { StaleCacheError } from "./cache/index.js";
 export type { ApplyConfiguration, Client, ClientReader } from "./client/index.js";
