@@ -62,6 +62,8 @@ export function newManagerComponents(config: RESTConfig, o: ResolvedManagerOptio
       certDir: o.metrics.certDir,
       certName: o.metrics.certName,
       keyName: o.metrics.keyName,
+      tlsOpts: o.metrics.tlsOpts,
+      certWatcher: o.metrics.certWatcher,
       filter: o.metrics.filterProvider?.(rest, log),
       logger: log, // the server names its logger controller-runtime.metrics
     }),

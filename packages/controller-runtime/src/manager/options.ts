@@ -8,7 +8,8 @@ import {
   type ShardingOptions,
 } from "../sharding/sharding.js";
 import type { ControllerDefaults } from "../controller/index.js";
-import type { HTTPHandler, MetricsFilterProvider } from "../metrics/index.js";
+import type { CertWatcher } from "../certwatcher/index.js";
+import type { HTTPHandler, MetricsFilterProvider, MetricsTLSOptions } from "../metrics/index.js";
 import { type Logger, newLogger } from "../log/index.js";
 import type { RESTConfig } from "../rest/index.js";
 import type { WebhookServer, WebhookServerOptions } from "../webhook/index.js";
@@ -26,6 +27,14 @@ export interface MetricsOptions {
   certName?: string;
   /** Default: `tls.key`. */
   keyName?: string;
+  /** Further TLS settings (`minVersion`, `ciphers`, ...), controller-runtime's `Metrics.TLSOpts`. Default: none. */
+  tlsOpts?: MetricsTLSOptions;
+  /**
+   * Serve this watcher's certificate, following its rotations, instead of reading `certDir`
+   * (Go's `TLSOpts` setting `GetCertificate` to a certwatcher's); run it with `mgr.add(watcher)`.
+   * Default: none.
+   */
+  certWatcher?: CertWatcher;
   /**
    * Checks callers before every request, built from the manager's API client: give
    * `withAuthenticationAndAuthorization()` to let only identities RBAC allows `get` on
