@@ -15,6 +15,8 @@ import type { RESTClient, RESTConfig } from "../rest/index.js";
 import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../workqueue/index.js";
 import { Sharding } from "../sharding/sharding.js";
 import type { ResolvedManagerOptions } from "./options.js";
+import { newPprofServer } from "./pprof-server.js";
+import type { HTTPServerRunnable } from "../httpserver/index.js";
 
 export interface ManagerComponents {
   registry: Registry;
@@ -27,6 +29,7 @@ export interface ManagerComponents {
   recorders: EventRecorderProvider;
   metricsServer: MetricsServer;
   probes: HealthProbeServer;
+  pprof: HTTPServerRunnable;
   /** This replica's part in a ring, when the options ask for sharding. */
   sharding: Sharding | undefined;
 }
@@ -67,6 +70,7 @@ export function newManagerComponents(config: RESTConfig, o: ResolvedManagerOptio
       filter: o.metrics.filterProvider?.(rest, log),
       logger: log, // the server names its logger controller-runtime.metrics
     }),
+    pprof: newPprofServer({ bindAddress: o.pprofBindAddress, logger: log }),
     probes: newHealthProbeServer({
       bindAddress: o.healthProbeBindAddress,
       readinessEndpointName: o.readinessEndpointName,

@@ -11,6 +11,7 @@ import type { LeaderElector } from "../leaderelection/index.js";
 import type { Logger } from "../log/index.js";
 import type { RESTMapper } from "../mapper/index.js";
 import type { HTTPHandler, MetricsServer } from "../metrics/index.js";
+import type { HTTPServerRunnable } from "../httpserver/index.js";
 import type { Reconciler, Request } from "../reconcile/index.js";
 import type { EventRecorder, EventsV1Recorder } from "../recorder/index.js";
 import type { RESTConfig } from "../rest/index.js";
@@ -86,6 +87,8 @@ export interface Manager extends ControllerContext, Cluster {
   getMetricsServer(): MetricsServer;
   /** The health probe server (its bound address once started), or the disabled server. */
   getHealthProbeServer(): HealthProbeServer;
+  /** The profiling server of `pprofBindAddress` (its bound address once started), or the disabled server. */
+  getPprofServer(): HTTPServerRunnable;
   /**
    * The webhook server, made on first use and run in the Webhooks group (before caches, on every
    * replica: webhooks need no leader).
@@ -160,11 +163,12 @@ class ControllerManager implements Manager {
     this.#elected = new Promise((resolve) => {
       this.#resolveElected = resolve;
     });
-    const listening = (s: MetricsServer | HealthProbeServer) => async () => {
+    const listening = (s: MetricsServer | HealthProbeServer | HTTPServerRunnable) => async () => {
       await s.listening();
     };
     void this.#groups.http.add(markUnscoped(c.metricsServer), listening(c.metricsServer));
     void this.#groups.http.add(markUnscoped(c.probes), listening(c.probes));
+    void this.#groups.http.add(markUnscoped(c.pprof), listening(c.pprof));
     void this.#groups.caches.add(markUnscoped(c.cache), async (signal) => {
       if (!(await c.cache.waitForCacheSync(signal)) && !signal.aborted) {
         throw new Error("manager: the cache did not sync");
@@ -457,6 +461,10 @@ class ControllerManager implements Manager {
 
   getHealthProbeServer(): HealthProbeServer {
     return this.#c.probes;
+  }
+
+  getPprofServer(): HTTPServerRunnable {
+    return this.#c.pprof;
   }
 
   getWebhookServer(): WebhookServer {

@@ -84,6 +84,12 @@ export interface ManagerOptions extends Pick<ClusterOptions, "newCache" | "newCl
 
   /** Address of `/healthz` and `/readyz`, e.g. `:8081`; `"0"` or empty disables. Default: `"0"`. */
   healthProbeBindAddress?: string;
+  /**
+   * Address of the profiling endpoints (`/debug/pprof/profile?seconds=N`, `/debug/pprof/heap`,
+   * `/debug/pprof/heapstats`), e.g. `127.0.0.1:8082`; `"0"` or empty disables. V8's formats
+   * (.cpuprofile, .heapsnapshot), not Go's pprof. Default: `"0"`.
+   */
+  pprofBindAddress?: string;
   /** Default: `/readyz`. */
   readinessEndpointName?: string;
   /** Default: `/healthz`. */
@@ -127,6 +133,7 @@ export interface ResolvedManagerOptions
   renewDeadlineMs: number;
   retryPeriodMs: number;
   healthProbeBindAddress: string;
+  pprofBindAddress: string;
   readinessEndpointName: string;
   livenessEndpointName: string;
   metrics: Required<Pick<MetricsOptions, "bindAddress">> & MetricsOptions;
@@ -190,6 +197,7 @@ export function resolveManagerOptions(
     renewDeadlineMs,
     retryPeriodMs,
     healthProbeBindAddress: opts.healthProbeBindAddress ?? "0",
+    pprofBindAddress: opts.pprofBindAddress || "0",
     readinessEndpointName: opts.readinessEndpointName ?? "/readyz",
     livenessEndpointName: opts.livenessEndpointName ?? "/healthz",
     metrics: {
