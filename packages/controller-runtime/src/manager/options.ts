@@ -10,6 +10,7 @@ import {
 import type { ControllerDefaults } from "../controller/index.js";
 import type { CertWatcher } from "../certwatcher/index.js";
 import type { HTTPHandler, MetricsFilterProvider, MetricsTLSOptions } from "../metrics/index.js";
+import type { ResourceLock } from "../leaderelection/index.js";
 import { type Logger, newLogger } from "../log/index.js";
 import type { RESTConfig } from "../rest/index.js";
 import type { WebhookServer, WebhookServerOptions } from "../webhook/index.js";
@@ -69,6 +70,18 @@ export interface ManagerOptions extends Pick<ClusterOptions, "newCache" | "newCl
    * as controller-runtime's `LeaderElectionLabels`. Default: none.
    */
   leaderElectionLabels?: Record<string, string>;
+  /**
+   * A lock of your own instead of the Lease (controller-runtime's
+   * `LeaderElectionResourceLockInterface`), e.g. `newFakeResourceLock()` in tests. The ID,
+   * namespace, identity and labels options then do not apply. Default: a Lease lock.
+   */
+  leaderElectionResourceLockInterface?: ResourceLock;
+  /**
+   * The API server (and credentials) the Lease is taken on, when not the Manager's (Go's
+   * `LeaderElectionConfig`): replicas reconciling one cluster can elect through another.
+   * Default: the Manager's config.
+   */
+  leaderElectionConfig?: RESTConfig;
   /** Default: 15 000 ms. */
   leaseDurationMs?: number;
   /** Default: 10 000 ms. */
@@ -129,6 +142,8 @@ export interface ResolvedManagerOptions
   leaderElectionIdentity: string | undefined;
   leaderElectionReleaseOnCancel: boolean;
   leaderElectionLabels: Record<string, string> | undefined;
+  leaderElectionResourceLockInterface: ResourceLock | undefined;
+  leaderElectionConfig: RESTConfig | undefined;
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
@@ -157,7 +172,7 @@ export function resolveManagerOptions(
   // Under envtest: free loopback ports and errors-only logs, unless the options ask otherwise.
   const forTests = config.testEnvironment === true;
   const leaderElection = opts.leaderElection ?? false;
-  if (leaderElection && !opts.leaderElectionID) {
+  if (leaderElection && !opts.leaderElectionID && !opts.leaderElectionResourceLockInterface) {
     throw new ManagerOptionsError(
       "manager: leaderElection needs leaderElectionID, the name of the Lease replicas compete for " +
         '(kubebuilder uses "<hash>.<domain>")',
@@ -193,6 +208,8 @@ export function resolveManagerOptions(
     leaderElectionIdentity: opts.leaderElectionIdentity,
     leaderElectionReleaseOnCancel: opts.leaderElectionReleaseOnCancel ?? false,
     leaderElectionLabels: opts.leaderElectionLabels,
+    leaderElectionResourceLockInterface: opts.leaderElectionResourceLockInterface,
+    leaderElectionConfig: opts.leaderElectionConfig,
     leaseDurationMs,
     renewDeadlineMs,
     retryPeriodMs,
