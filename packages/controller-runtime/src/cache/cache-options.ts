@@ -5,6 +5,7 @@ import {
   type FieldSelector,
   type GroupVersionKind,
   type Kind,
+  type KubeObject,
   type LabelSelector,
   labelSelectorFromRequirements,
   parseLabelSelector,
@@ -15,6 +16,7 @@ import type { RESTClient } from "../rest/index.js";
 import type { Backoff } from "./backoff.js";
 import { stripManagedFields, type TransformFunc } from "./transform.js";
 import type { WatcherOptions } from "./watcher.js";
+import type { Informer, InformerOptions, WatchErrorHandler } from "./informer.js";
 import { asMap, type NamespaceConfig, type Namespaces } from "./namespaces.js";
 
 /** Settings for one kind, overriding the cache's defaults. */
@@ -82,6 +84,17 @@ export interface CacheOptions {
   watcher?: WatcherOptions;
   /** A backoff for each reflector. Default: `exponentialBackoff()`. */
   backoff?: () => Backoff;
+  /**
+   * Told of each list or watch failure of every informer, before it backs off and retries
+   * (controller-runtime's `DefaultWatchErrorHandler`). Default: none (logged, and in `health()`).
+   */
+  defaultWatchErrorHandler?: WatchErrorHandler;
+  /**
+   * Makes each informer (controller-runtime's `NewInformer`), given the REST client, the kind and
+   * the options the cache resolved for it: wrap `newInformer` to observe or change them, or return
+   * an informer of your own. Default: `newInformer`.
+   */
+  newInformer?: <T extends KubeObject>(rest: RESTClient, kind: Kind<T>, opts: InformerOptions) => Informer<T>;
 }
 
 /** A namespace's settings with every default applied. */
@@ -108,6 +121,8 @@ export interface ResolvedCacheOptions {
   logger: Logger;
   watcher: WatcherOptions | undefined;
   backoff: (() => Backoff) | undefined;
+  defaultWatchErrorHandler: WatchErrorHandler | undefined;
+  newInformer: NonNullable<CacheOptions["newInformer"]> | undefined;
   /** The settings of a kind: its byObject entry over the defaults. */
   forKind(kind: GroupVersionKind): ResolvedKindOptions;
 }
@@ -198,6 +213,8 @@ export function resolveCacheOptions(opts: CacheOptions): ResolvedCacheOptions {
     logger: opts.logger ?? nullLogger(),
     watcher: opts.watcher,
     backoff: opts.backoff,
+    defaultWatchErrorHandler: opts.defaultWatchErrorHandler,
+    newInformer: opts.newInformer,
     forKind(kind) {
       const extra = opts.selectorFor?.(kind);
       const b = byObject.get(gvkKey(kind));

@@ -31,7 +31,13 @@ export {
   keyToNamespacedKey,
 } from "./field-index.js";
 export { deepFreeze } from "./freeze.js";
-export type { Informer, InformerHealth, InformerOptions } from "./informer.js";
+export type {
+  EventHandlerOptions,
+  Informer,
+  InformerHealth,
+  InformerOptions,
+  WatchErrorHandler,
+} from "./informer.js";
 export { newInformer } from "./informer.js";
 export type {
   ListerWatcher,

@@ -27,7 +27,7 @@ import {
 } from "./store.js";
 import { ALL_OTHER_NAMESPACES, asMap, type NamespaceConfig, type Namespaces } from "./namespaces.js";
 import { stripManagedFields, type TransformFunc } from "./transform.js";
-import type { WatcherOptions } from "./watcher.js";
+import type { WatcherError, WatcherOptions } from "./watcher.js";
 
 export interface InformerOptions {
   /**
@@ -57,6 +57,25 @@ export interface InformerOptions {
   backoff?: () => Backoff;
   /** Options of the list/watch state machine (streaming lists, page size, watch length). Default: its defaults. */
   watcher?: WatcherOptions;
+  /**
+   * Called with each list or watch failure, before the backoff and retry (controller-runtime's
+   * `DefaultWatchErrorHandler`, client-go's WatchErrorHandler); `namespace` is the scope's.
+   * Default: none (the failure is logged and shows in `health()`).
+   */
+  watchErrorHandler?: WatchErrorHandler;
+}
+
+/** Told of each list or watch failure of an informer; must not throw (a throw is logged). */
+export type WatchErrorHandler = (err: WatcherError, info: { kind: Kind; namespace?: string }) => void;
+
+/** Options of one event handler (client-go's HandlerOptions). */
+export interface EventHandlerOptions {
+  /**
+   * This handler's own resync period: every stored object is replayed to it as an update this
+   * often (0: never), instead of on the informer's period (client-go's
+   * `AddEventHandlerWithResyncPeriod`). Default: the informer's `syncPeriodMs`.
+   */
+  resyncPeriodMs?: number;
 }
 
 /** The health of an informer: the worst of its reflectors'. */
@@ -74,8 +93,11 @@ export interface Informer<T extends KubeObject = KubeObject> {
   readonly labelSelector: LabelSelector | undefined;
   /** The labels an object of `namespace` needs to be stored here; undefined when every object is. */
   labelSelectorOf(namespace: string | undefined): LabelSelector | undefined;
-  /** Calls `handler` for every change from now on; if objects are stored, first as adds. */
-  addEventHandler(handler: ResourceEventHandler<T>): HandlerRegistration;
+  /**
+   * Calls `handler` for every change from now on; if objects are stored, first as adds. With
+   * `options.resyncPeriodMs`, the handler's resyncs follow its own period.
+   */
+  addEventHandler(handler: ResourceEventHandler<T>, options?: EventHandlerOptions): HandlerRegistration;
   /** Adds indexes; allowed at any time (the new ones are filled from the stored objects). */
   addIndexers(indexers: Readonly<Record<string, IndexFunc<T>>>): void;
   /** The store: frozen objects, read without copying. */
@@ -108,6 +130,8 @@ export interface Informer<T extends KubeObject = KubeObject> {
 interface Registration<T extends KubeObject> {
   handler: ResourceEventHandler<T>;
   removed: boolean;
+  /** Set when the handler resyncs on a period of its own (and not with the informer's). */
+  ownResync?: { periodMs: number; timer?: NodeJS.Timeout };
 }
 
 /** An informer for `kind` through `rest`. Starts nothing until `run`. */
@@ -217,11 +241,13 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
         syncPeriodMs: c.syncPeriodMs ?? 0,
         reflector: undefined as unknown as Reflector<T>,
       };
+      const onError = opts.watchErrorHandler;
       scope.reflector = new Reflector(lw, this.#sink(scope), {
         ingest: ingestFunc(kind, c.transform ?? stripManagedFields, this.#store.namespaces),
         logger: log,
         backoff: opts.backoff?.(),
         watcher: opts.watcher,
+        onError: onError && ((err) => onError(err, namespace === undefined ? { kind } : { kind, namespace })),
       });
       if (namespace !== undefined) this.#byNamespace.set(namespace, scope);
       else if (except) this.#others = scope;
@@ -296,17 +322,43 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     this.#store.addIndexers(indexers);
   }
 
-  addEventHandler(handler: ResourceEventHandler<T>): HandlerRegistration {
+  addEventHandler(handler: ResourceEventHandler<T>, options: EventHandlerOptions = {}): HandlerRegistration {
     const reg: Registration<T> = { handler, removed: false };
+    if (options.resyncPeriodMs !== undefined) {
+      const periodMs = options.resyncPeriodMs;
+      if (!(periodMs >= 0 && Number.isFinite(periodMs))) {
+        throw new RangeError(
+          `addEventHandler on the ${this.kind.kind} informer: resyncPeriodMs must be ≥ 0 ms (0: never), not ${periodMs}`,
+        );
+      }
+      reg.ownResync = { periodMs };
+      if (this.#started && !this.#stopped) this.#scheduleOwnResync(reg);
+    }
     this.#handlers = [...this.#handlers, reg];
     for (const obj of this.#store.list()) this.#call(reg, "onAdd", () => handler.onAdd?.(obj, true));
     return {
       hasSynced: () => !reg.removed && this.hasSynced(),
       remove: () => {
         reg.removed = true;
+        clearTimeout(reg.ownResync?.timer);
         this.#handlers = this.#handlers.filter((r) => r !== reg);
       },
     };
+  }
+
+  /** A handler's own resyncs: every stored object replayed to it alone, on its period (jittered). */
+  #scheduleOwnResync(reg: Registration<T>): void {
+    const own = reg.ownResync;
+    if (!own || own.periodMs <= 0 || reg.removed) return;
+    own.timer = setTimeout(
+      () => {
+        if (reg.removed || this.#stopped) return;
+        for (const obj of this.#store.list())
+          this.#call(reg, "onUpdate", () => reg.handler.onUpdate?.(obj, obj));
+        this.#scheduleOwnResync(reg);
+      },
+      own.periodMs * (0.875 + Math.random() / 4),
+    );
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -327,12 +379,14 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
       resyncs.set(scope, timer);
     };
     for (const scope of this.#scopes) schedule(scope);
+    for (const reg of this.#handlers) this.#scheduleOwnResync(reg);
     const untrack = trackInformer({ what: `${this.kind.kind} informer`, caughtUp: () => this.#caughtUp() });
     try {
       await Promise.all(this.#reflectors.map((r) => r.run(signal)));
     } finally {
       untrack();
       for (const timer of resyncs.values()) clearTimeout(timer);
+      for (const reg of this.#handlers) clearTimeout(reg.ownResync?.timer);
       this.#stopped = true;
       this.#syncWaiters.endAll(false);
       this.#progressWaiters.endAll(false);
@@ -356,6 +410,8 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     const handlers = this.#handlers;
     if (handlers.length === 0) return;
     const { namespace, except } = scope;
+    const shared = handlers.filter((reg) => reg.ownResync === undefined);
+    if (shared.length === 0) return;
     const objects =
       namespace !== undefined
         ? this.#store.byIndex(NAMESPACE_INDEX, namespace)
@@ -363,7 +419,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
           ? this.#store.list().filter((o) => !except.has(o.metadata?.namespace ?? ""))
           : this.#store.list();
     for (const obj of objects) {
-      for (const reg of handlers) this.#call(reg, "onUpdate", () => reg.handler.onUpdate?.(obj, obj));
+      for (const reg of shared) this.#call(reg, "onUpdate", () => reg.handler.onUpdate?.(obj, obj));
     }
   }
 
