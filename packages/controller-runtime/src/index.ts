@@ -25,7 +25,12 @@ export {
   setStatusCondition,
 } from "./api/index.js";
 export type { ForOptions, OwnsOptions, WatchesOptions } from "./builder/index.js";
-export { BuilderError, controllerManagedBy, webhookManagedBy } from "./builder/index.js";
+export {
+  BuilderError,
+  controllerManagedBy,
+  typedControllerManagedBy,
+  webhookManagedBy,
+} from "./builder/index.js";
 export { defaultControllerRateLimiter, newPriorityQueue } from "./workqueue/index.js";
 export { withDefaulter, withValidator } from "./webhook/index.js";
 export type { Cache, CacheListOptions, CacheOptions, FieldIndexer, Reader } from "./cache/index.js";
@@ -49,6 +54,8 @@ export {
   setControllerReference,
   setOwnerReference,
 } from "./controllerutil/index.js";
+export type { Cluster, ClusterOptions } from "./cluster/index.js";
+export { newCluster } from "./cluster/index.js";
 export type { Controller, ControllerOptions } from "./controller/index.js";
 export type { Finalizer, FinalizerResult, Finalizers } from "./finalizer/index.js";
 export { newFinalizers } from "./finalizer/index.js";

@@ -3,7 +3,7 @@ import { after, before, test } from "node:test";
 import { type KubeObject, kinds } from "../api/index.js";
 import { eventually } from "../envtest/index.js";
 import type { GenericEvent } from "../event/index.js";
-import { enqueueRequestsFromMapFunc } from "../handler/index.js";
+import { enqueueRequestsFromMapFunc, funcs as handlerFuncs } from "../handler/index.js";
 import { nullLogger } from "../log/index.js";
 import { Manager } from "../manager/index.js";
 import { funcs } from "../predicate/index.js";
@@ -11,7 +11,7 @@ import type { Request } from "../reconcile/index.js";
 import type { RESTConfig } from "../rest/config.js";
 import { newRESTClient, type RESTClient, resourceOf } from "../rest/index.js";
 import { newChannel } from "../source/index.js";
-import { BuilderError, controllerManagedBy } from "./index.js";
+import { BuilderError, controllerManagedBy, typedControllerManagedBy } from "./index.js";
 import { testEnvironment } from "../../../../test/support/environment.js";
 
 const env = testEnvironment();
@@ -213,4 +213,56 @@ test("the manager's groupKindConcurrency sets maxConcurrentReconciles by the for
   });
   ctl.abort();
   await done;
+});
+
+test("a typed controller through the builder: requests of its own kind, queued by its handlers", async () => {
+  const ns = await namespace(`builder-typed-${Date.now().toString(36)}`);
+  /** One reconcile per namespace, whichever of its ConfigMaps changed. */
+  interface NamespaceKey {
+    namespace: string;
+  }
+  const seen: NamespaceKey[] = [];
+  const run = await runManager((mgr) =>
+    typedControllerManagedBy<NamespaceKey>(mgr, {
+      requestCodec: { toKey: (k) => k.namespace, fromKey: (namespace) => ({ namespace }) },
+    })
+      .named("per-namespace")
+      .watches(
+        kinds.ConfigMap,
+        handlerFuncs({
+          create: (e, q) => q.add({ namespace: e.object.metadata?.namespace ?? "" }),
+          update: (e, q) => q.add({ namespace: e.objectNew.metadata?.namespace ?? "" }),
+        }),
+      )
+      .complete({
+        async reconcile(key) {
+          if (key.namespace === ns) seen.push(key);
+          return {};
+        },
+      }),
+  );
+  try {
+    await client.create(cms, { metadata: { name: "a", namespace: ns } }, { namespace: ns });
+    await eventually("the namespace reconciled", () => seen.length > 0);
+    assert.deepEqual(seen[0], { namespace: ns });
+  } finally {
+    await run.stop();
+  }
+});
+
+test("for() and owns() on a typed builder are refused: they queue Requests", async () => {
+  const mgr = await Manager.create(config, { logger: nullLogger(), metrics: { bindAddress: "0" } });
+  const codec = { toKey: (k: { id: string }) => k.id, fromKey: (id: string) => ({ id }) };
+  assert.throws(
+    () =>
+      typedControllerManagedBy(mgr, { requestCodec: codec })
+        .for(kinds.ConfigMap)
+        .owns(kinds.Secret)
+        .complete({ reconcile: async () => ({}) }),
+    (err: unknown) =>
+      err instanceof BuilderError &&
+      /for\(ConfigMap\) queues Requests/.test(err.message) &&
+      /owns\(Secret\)/.test(err.message),
+  );
+  assert.throws(() => typedControllerManagedBy(mgr, {} as never), /requestCodec/);
 });

@@ -15,7 +15,7 @@ import {
 import type { GenericEvent } from "../event/index.js";
 import { type EventHandler, enqueueRequestForObject, enqueueRequestForOwner } from "../handler/index.js";
 import type { Predicate } from "../predicate/index.js";
-import type { Reconciler, Request } from "../reconcile/index.js";
+import type { Reconciler, Request, RequestCodec } from "../reconcile/index.js";
 import type { ShardedControllers } from "../sharding/sharding.js";
 import {
   type Channel,
@@ -67,9 +67,9 @@ export class BuilderError extends Error {
   readonly code = "ERR_BUILDER";
 }
 
-type Watchable<T extends KubeObject> =
+type Watchable<T extends KubeObject, Req = Request> =
   | Kind<T>
-  | Source<Request>
+  | Source<Req>
   | Channel<GenericEvent<T>>
   | AsyncIterable<GenericEvent<T>>;
 
@@ -77,34 +77,53 @@ function isKind(x: unknown): x is Kind {
   return typeof x === "object" && x !== null && "plural" in x && "kind" in x && "apiVersion" in x;
 }
 
-function isSource(x: unknown): x is Source<Request> {
+function isSource<Req>(x: unknown): x is Source<Req> {
   return typeof x === "object" && x !== null && typeof (x as Source).start === "function";
 }
 
-interface PendingWatch {
+interface PendingWatch<Req> {
   describe: string;
-  make(globalPredicates: Predicate<KubeObject>[]): Source<Request>;
+  make(globalPredicates: Predicate<KubeObject>[]): Source<Req>;
 }
 
-export class ControllerBuilder {
+/** Options of {@link typedControllerManagedBy}. */
+export interface TypedBuilderOptions<Req> {
+  /** Work queue keys of the requests. Required: the queue holds strings. */
+  requestCodec: RequestCodec<Req>;
+}
+
+/**
+ * The builder of a controller reconciling `Req` (controller-runtime's `TypedBuilder[request]`).
+ * `for()` and `owns()` queue `Request`s, so they serve `Request` controllers only (as in Go);
+ * a typed controller watches kinds with its own handlers, sources and channels.
+ */
+export class ControllerBuilder<Req = Request> {
   readonly #mgr: BuilderManager;
+  /** Set for a typed builder (requests other than `Request`). */
+  readonly #typed: TypedBuilderOptions<Req> | undefined;
   #forKind: Kind | undefined;
   #forOptions: ForOptions<KubeObject> = {};
-  readonly #watches: PendingWatch[] = [];
+  readonly #watches: PendingWatch<Req>[] = [];
   readonly #globalPredicates: Predicate<KubeObject>[] = [];
-  #options: Partial<ControllerOptions<Request>> = {};
+  #options: Partial<ControllerOptions<Req>> = {};
   #name: string | undefined;
-  #logConstructor: LogConstructor<Request> | undefined;
+  #logConstructor: LogConstructor<Req> | undefined;
   readonly #errors: string[] = [];
   readonly #kinds = new Set<Kind>();
   readonly #owned: Kind[] = [];
 
-  constructor(mgr: BuilderManager) {
+  constructor(mgr: BuilderManager, typed?: TypedBuilderOptions<Req>) {
     this.#mgr = mgr;
+    this.#typed = typed;
   }
 
   /** The kind this controller reconciles: its events queue a request for the object itself. */
   for<T extends KubeObject>(kind: Kind<T>, opts: ForOptions<T> = {}): this {
+    if (this.#typed) {
+      this.#errors.push(
+        `for(${kind.kind}) queues Requests, not this typed controller's requests: watch the kind with a handler of yours (watches(Kind, handler))`,
+      );
+    }
     if (this.#forKind) {
       this.#errors.push(`for() was called twice (${this.#forKind.kind}, then ${kind.kind}): call it once`);
     }
@@ -116,6 +135,11 @@ export class ControllerBuilder {
 
   /** A kind the controller creates: its events queue the owner (of the `for()` kind) found in ownerReferences. */
   owns<T extends KubeObject>(kind: Kind<T>, opts: OwnsOptions<T> = {}): this {
+    if (this.#typed) {
+      this.#errors.push(
+        `owns(${kind.kind}) queues Requests, not this typed controller's requests: watch the kind with a handler of yours (watches(Kind, handler))`,
+      );
+    }
     this.#kinds.add(kind);
     this.#owned.push(kind);
     this.#watches.push({
@@ -126,7 +150,10 @@ export class ControllerBuilder {
         const handler = enqueueRequestForOwner<KubeObject, T>(this.#forKind, {
           onlyControllerOwner: !(opts.matchEveryOwner ?? false),
         });
-        return this.#kindSource(kind, handler, opts.onlyMetadata, [...global, ...(opts.predicates ?? [])]);
+        return this.#kindSource(kind, handler as unknown as EventHandler<T, Req>, opts.onlyMetadata, [
+          ...global,
+          ...(opts.predicates ?? []),
+        ]);
       },
     });
     return this;
@@ -138,8 +165,8 @@ export class ControllerBuilder {
    * or a ready-made Source (its own handler; `handler` must be omitted).
    */
   watches<T extends KubeObject>(
-    what: Watchable<T>,
-    handler?: EventHandler<T, Request>,
+    what: Watchable<T, Req>,
+    handler?: EventHandler<T, Req>,
     opts: WatchesOptions<T> = {},
   ): this {
     const predicates = (opts.predicates ?? []) as Predicate<KubeObject>[];
@@ -156,7 +183,7 @@ export class ControllerBuilder {
           return this.#kindSource(k, handler, opts.onlyMetadata, [...global, ...predicates]);
         },
       });
-    } else if (isSource(what)) {
+    } else if (isSource<Req>(what)) {
       if (handler)
         this.#errors.push("watches(source, handler): a Source brings its own handler; omit the handler");
       this.#watches.push({ describe: String(what), make: () => what });
@@ -185,7 +212,7 @@ export class ControllerBuilder {
   }
 
   /** Controller options (maxConcurrentReconciles, rateLimiter, ...); the manager's defaults fill the rest. */
-  withOptions(options: Partial<Omit<ControllerOptions<Request>, "reconciler">>): this {
+  withOptions(options: Partial<Omit<ControllerOptions<Req>, "reconciler">>): this {
     this.#options = { ...this.#options, ...options };
     return this;
   }
@@ -196,22 +223,27 @@ export class ControllerBuilder {
     return this;
   }
 
-  withLogConstructor(f: LogConstructor<Request>): this {
+  /** A source of this controller's requests of its own (controller-runtime's `WatchesRawSource`). */
+  watchesRawSource(source: Source<Req>): this {
+    return this.watches(source);
+  }
+
+  withLogConstructor(f: LogConstructor<Req>): this {
     this.#logConstructor = f;
     return this;
   }
 
   /** Builds the controller, adds it to the manager, and returns it. */
-  build(reconciler: Reconciler<Request>): Controller<Request> {
-    return this.#make(reconciler, this.#mgr, newController);
+  build(reconciler: Reconciler<Req>): Controller<Req> {
+    return this.#make(reconciler, this.#mgr, newController<Req>);
   }
 
   /**
    * Builds a controller that the caller starts, under `ctx` (the manager's by default): the
    * manager's conditional controllers make a fresh one for each run this way.
    */
-  buildUnmanaged(reconciler: Reconciler<Request>, ctx: ControllerContext = this.#mgr): Controller<Request> {
-    return this.#make(reconciler, ctx, newUnmanagedController);
+  buildUnmanaged(reconciler: Reconciler<Req>, ctx: ControllerContext = this.#mgr): Controller<Req> {
+    return this.#make(reconciler, ctx, newUnmanagedController<Req>);
   }
 
   /** The name `build` gives the controller (its `named()`, else the `for()` kind in lower case). */
@@ -225,10 +257,10 @@ export class ControllerBuilder {
   }
 
   #make(
-    reconciler: Reconciler<Request>,
+    reconciler: Reconciler<Req>,
     ctx: ControllerContext,
-    create: typeof newController<Request>,
-  ): Controller<Request> {
+    create: typeof newController<Req>,
+  ): Controller<Req> {
     const errors = [...this.#errors];
     if (!this.#forKind && !this.#name)
       errors.push("call for(Kind) or named(name) before complete(): a controller needs a name");
@@ -243,26 +275,31 @@ export class ControllerBuilder {
     if (sharded) {
       const sharding = this.#mgr.sharding!;
       sharding.register(this.#forKind!, this.#owned);
-      reconciler = sharding.reconciler(this.#forKind!, reconciler);
+      reconciler = sharding.reconciler(
+        this.#forKind!,
+        reconciler as unknown as Reconciler<Request>,
+      ) as unknown as Reconciler<Req>;
       // A managed one is run by the ring, not the Manager: only while this replica holds its Lease.
-      if (create === newController) {
+      if (create === newController<Req>) {
         create = (name, context, options) => {
-          const c = newUnmanagedController(name, context, options);
+          const c = newUnmanagedController<Req>(name, context, options);
           sharding.add(c);
           return c;
         };
       }
     }
     const name = this.#name ?? this.#forKind!.kind.toLowerCase();
-    const sources: Source<Request>[] = [];
+    const sources: Source<Req>[] = [];
     const global = this.#globalPredicates;
     if (this.#forKind) {
       const fo = this.#forOptions;
       sources.push(
-        this.#kindSource(this.#forKind, enqueueRequestForObject(), fo.onlyMetadata, [
-          ...global,
-          ...(fo.predicates ?? []),
-        ]),
+        this.#kindSource(
+          this.#forKind,
+          enqueueRequestForObject() as unknown as EventHandler<KubeObject, Req>,
+          fo.onlyMetadata,
+          [...global, ...(fo.predicates ?? [])],
+        ),
       );
     }
     for (const w of this.#watches) sources.push(w.make(global));
@@ -271,10 +308,11 @@ export class ControllerBuilder {
       this.#logConstructor ??
       this.#options.logConstructor ??
       (this.#mgr.logger
-        ? newLogConstructor<Request>({ logger: this.#mgr.logger, controllerName: name, kind: this.#forKind })
+        ? newLogConstructor<Req>({ logger: this.#mgr.logger, controllerName: name, kind: this.#forKind })
         : undefined);
     const controller = create(name, ctx, {
       ...this.#options,
+      ...(this.#typed ? { requestCodec: this.#options.requestCodec ?? this.#typed.requestCodec } : {}),
       maxConcurrentReconciles: this.#options.maxConcurrentReconciles ?? this.#groupKindConcurrency(ctx),
       reconciler,
       logConstructor,
@@ -284,7 +322,7 @@ export class ControllerBuilder {
   }
 
   /** Builds the controller and adds it to the manager (controller-runtime's Complete). */
-  complete(reconciler: Reconciler<Request>): void {
+  complete(reconciler: Reconciler<Req>): void {
     this.build(reconciler);
   }
 
@@ -298,10 +336,10 @@ export class ControllerBuilder {
 
   #kindSource<T extends KubeObject>(
     k: Kind<T>,
-    handler: EventHandler<T, Request>,
+    handler: EventHandler<T, Req>,
     onlyMetadata: boolean | undefined,
     predicates: Predicate<KubeObject>[],
-  ): Source<Request> {
+  ): Source<Req> {
     const watched = (onlyMetadata ? metadataOnly(k) : k) as Kind<T>;
     return kindSource(this.#mgr.getCache(), watched, handler, ...(predicates as Predicate<T>[]));
   }
@@ -310,4 +348,23 @@ export class ControllerBuilder {
 /** Starts a controller builder for `mgr`, as controller-runtime's `ctrl.NewControllerManagedBy`. */
 export function controllerManagedBy(mgr: BuilderManager): ControllerBuilder {
   return new ControllerBuilder(mgr);
+}
+
+/**
+ * Starts a builder of a controller of `Req` requests (controller-runtime's
+ * `TypedControllerManagedBy[request]`): `typedControllerManagedBy<Key>(mgr, { requestCodec })`.
+ */
+export function typedControllerManagedBy<Req>(
+  mgr: BuilderManager,
+  options: TypedBuilderOptions<Req>,
+): ControllerBuilder<Req> {
+  if (
+    typeof options?.requestCodec?.toKey !== "function" ||
+    typeof options.requestCodec.fromKey !== "function"
+  ) {
+    throw new BuilderError(
+      "typedControllerManagedBy: pass { requestCodec: { toKey, fromKey } }: the work queue holds string keys",
+    );
+  }
+  return new ControllerBuilder<Req>(mgr, options);
 }

@@ -5,6 +5,7 @@ import {
   type FieldSelector,
   type GroupVersionKind,
   type Kind,
+  type KubeObject,
   type LabelSelector,
   labelSelectorFromRequirements,
   parseLabelSelector,
@@ -15,12 +16,18 @@ import type { RESTClient } from "../rest/index.js";
 import type { Backoff } from "./backoff.js";
 import { stripManagedFields, type TransformFunc } from "./transform.js";
 import type { WatcherOptions } from "./watcher.js";
+import type { Informer, InformerOptions, WatchErrorHandler } from "./informer.js";
+import { asMap, type NamespaceConfig, type Namespaces } from "./namespaces.js";
 
 /** Settings for one kind, overriding the cache's defaults. */
 export interface ByObject {
   kind: Kind;
-  /** Watch only these namespaces. Default: the cache's `defaultNamespaces`. */
-  namespaces?: readonly string[];
+  /**
+   * Watch only these namespaces, each with its own settings if a map (unset fields default to
+   * this entry's, then to the cache's). Not allowed for cluster-scoped kinds. `[]` or `{}`: all
+   * namespaces, whatever the cache's default. Default: the cache's `defaultNamespaces`.
+   */
+  namespaces?: Namespaces;
   /** Default: the cache's `defaultLabelSelector`. */
   labelSelector?: string | LabelSelector;
   /** Default: the cache's `defaultFieldSelector`. */
@@ -44,8 +51,12 @@ export interface CacheOptions {
    * Default: `newRESTMapper(restClient)`; the Manager shares its own.
    */
   mapper?: RESTMapper;
-  /** Watch namespaced kinds in these namespaces only. Default: all namespaces. */
-  defaultNamespaces?: readonly string[];
+  /**
+   * Watch namespaced kinds in these namespaces only: a list, or a map of namespace to its own
+   * selectors, transform and resync period, with `ALL_OTHER_NAMESPACES` (`""`) for every
+   * namespace not named (controller-runtime's `DefaultNamespaces`). Default: all namespaces.
+   */
+  defaultNamespaces?: Namespaces;
   /** Default: everything. */
   defaultLabelSelector?: string | LabelSelector;
   /** Default: everything. */
@@ -73,14 +84,34 @@ export interface CacheOptions {
   watcher?: WatcherOptions;
   /** A backoff for each reflector. Default: `exponentialBackoff()`. */
   backoff?: () => Backoff;
+  /**
+   * Told of each list or watch failure of every informer, before it backs off and retries
+   * (controller-runtime's `DefaultWatchErrorHandler`). Default: none (logged, and in `health()`).
+   */
+  defaultWatchErrorHandler?: WatchErrorHandler;
+  /**
+   * Makes each informer (controller-runtime's `NewInformer`), given the REST client, the kind and
+   * the options the cache resolved for it: wrap `newInformer` to observe or change them, or return
+   * an informer of your own. Default: `newInformer`.
+   */
+  newInformer?: <T extends KubeObject>(rest: RESTClient, kind: Kind<T>, opts: InformerOptions) => Informer<T>;
 }
 
-export interface ResolvedKindOptions {
-  namespaces: readonly string[];
+/** A namespace's settings with every default applied. */
+export interface ResolvedNamespaceConfig {
   labelSelector: string | LabelSelector | undefined;
   fieldSelector: string | FieldSelector | undefined;
   transform: TransformFunc;
   syncPeriodMs: number;
+}
+
+/** A kind's settings: kind-wide ones, and those of each namespace it is watched in. */
+export interface ResolvedKindOptions extends ResolvedNamespaceConfig {
+  /**
+   * The namespaces watched, each with its settings (`ALL_OTHER_NAMESPACES` for the rest); empty:
+   * all namespaces, with the kind-wide settings.
+   */
+  namespaces: Readonly<Record<string, ResolvedNamespaceConfig>>;
 }
 
 export interface ResolvedCacheOptions {
@@ -90,6 +121,8 @@ export interface ResolvedCacheOptions {
   logger: Logger;
   watcher: WatcherOptions | undefined;
   backoff: (() => Backoff) | undefined;
+  defaultWatchErrorHandler: WatchErrorHandler | undefined;
+  newInformer: NonNullable<CacheOptions["newInformer"]> | undefined;
   /** The settings of a kind: its byObject entry over the defaults. */
   forKind(kind: GroupVersionKind): ResolvedKindOptions;
 }
@@ -119,6 +152,25 @@ function gvkKey(g: GroupVersionKind): string {
   return `${g.group}/${g.version}/${g.kind}`;
 }
 
+/** `to` with its unset fields taken from `from` (controller-runtime's defaultConfig). */
+function defaulted(to: NamespaceConfig, from: NamespaceConfig): NamespaceConfig {
+  return {
+    labelSelector: to.labelSelector ?? from.labelSelector,
+    fieldSelector: to.fieldSelector ?? from.fieldSelector,
+    transform: to.transform ?? from.transform,
+    unsafeDisableDeepCopy: to.unsafeDisableDeepCopy ?? from.unsafeDisableDeepCopy,
+    syncPeriodMs: to.syncPeriodMs ?? from.syncPeriodMs,
+  };
+}
+
+function checkSyncPeriod(what: string, ms: number | undefined): void {
+  if (ms !== undefined && !(Number.isFinite(ms) && ms >= 0)) {
+    throw new TypeError(
+      `${what}: syncPeriodMs must be a number of milliseconds ≥ 0 (0 turns resyncs off), not ${ms}`,
+    );
+  }
+}
+
 export function resolveCacheOptions(opts: CacheOptions): ResolvedCacheOptions {
   const byObject = new Map<string, ByObject>();
   for (const b of opts.byObject ?? []) {
@@ -128,15 +180,32 @@ export function resolveCacheOptions(opts: CacheOptions): ResolvedCacheOptions {
         `byObject lists ${b.kind.kind} (${b.kind.apiVersion}) twice: merge the two entries`,
       );
     }
+    if (!b.kind.namespaced && b.namespaces !== undefined) {
+      throw new TypeError(
+        `byObject: ${b.kind.kind} (${b.kind.apiVersion}) is cluster-scoped, but its entry sets namespaces: remove them`,
+      );
+    }
+    checkSyncPeriod(`byObject ${b.kind.kind}`, b.syncPeriodMs);
+    for (const [ns, c] of Object.entries(asMap(b.namespaces) ?? {}))
+      checkSyncPeriod(`byObject ${b.kind.kind} namespace "${ns}"`, c.syncPeriodMs);
     byObject.set(key, b);
   }
-  const defaults: ResolvedKindOptions = {
-    namespaces: opts.defaultNamespaces ?? [],
+  const defaultNamespaces = asMap(opts.defaultNamespaces) ?? {};
+  checkSyncPeriod("cache", opts.syncPeriodMs);
+  for (const [ns, c] of Object.entries(defaultNamespaces))
+    checkSyncPeriod(`defaultNamespaces "${ns}"`, c.syncPeriodMs);
+  const globals: NamespaceConfig = {
     labelSelector: opts.defaultLabelSelector,
     fieldSelector: opts.defaultFieldSelector,
     transform: opts.defaultTransform ?? stripManagedFields,
     syncPeriodMs: opts.syncPeriodMs ?? 10 * 3600 * 1000,
   };
+  const resolved = (c: NamespaceConfig, extra: string | undefined): ResolvedNamespaceConfig => ({
+    labelSelector: extra === undefined ? c.labelSelector : bothSelectors(c.labelSelector, extra),
+    fieldSelector: c.fieldSelector,
+    transform: c.transform ?? stripManagedFields,
+    syncPeriodMs: c.syncPeriodMs ?? 0,
+  });
   return {
     restClient: opts.restClient,
     mapper: opts.mapper,
@@ -144,20 +213,31 @@ export function resolveCacheOptions(opts: CacheOptions): ResolvedCacheOptions {
     logger: opts.logger ?? nullLogger(),
     watcher: opts.watcher,
     backoff: opts.backoff,
+    defaultWatchErrorHandler: opts.defaultWatchErrorHandler,
+    newInformer: opts.newInformer,
     forKind(kind) {
-      const b = byObject.get(gvkKey(kind));
-      const own = !b
-        ? defaults
-        : {
-            namespaces: b.namespaces ?? defaults.namespaces,
-            labelSelector: b.labelSelector ?? defaults.labelSelector,
-            fieldSelector: b.fieldSelector ?? defaults.fieldSelector,
-            transform: b.transform ?? defaults.transform,
-            syncPeriodMs: b.syncPeriodMs ?? defaults.syncPeriodMs,
-          };
       const extra = opts.selectorFor?.(kind);
-      if (extra === undefined) return own;
-      return { ...own, labelSelector: bothSelectors(own.labelSelector, extra) };
+      const b = byObject.get(gvkKey(kind));
+      const own: NamespaceConfig = b
+        ? {
+            labelSelector: b.labelSelector,
+            fieldSelector: b.fieldSelector,
+            transform: b.transform,
+            unsafeDisableDeepCopy: b.unsafeDisableDeepCopy,
+            syncPeriodMs: b.syncPeriodMs,
+          }
+        : {};
+      // A namespace's settings: its own entry, then the kind's, then the cache's entry of the
+      // namespace, then the cache's defaults (controller-runtime's defaultOpts order).
+      const namespaces: Record<string, ResolvedNamespaceConfig> = {};
+      for (const [ns, c] of Object.entries(asMap(b?.namespaces) ?? defaultNamespaces)) {
+        const fromCache = defaultNamespaces[ns];
+        let config = defaulted(c, own);
+        if (fromCache) config = defaulted(config, fromCache);
+        namespaces[ns] = resolved(defaulted(config, globals), extra);
+      }
+      const kindWide = resolved(defaulted(own, globals), extra);
+      return { ...kindWide, namespaces };
     },
   };
 }

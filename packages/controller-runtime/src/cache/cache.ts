@@ -120,7 +120,7 @@ class InformerCache implements Cache {
     let entry = this.#informers.get(key);
     if (entry || !create) return entry;
     const k = this.#opts.forKind(kind);
-    const informer = newInformer(this.#restClient(), kind, {
+    const informer = (this.#opts.newInformer ?? newInformer)(this.#restClient(), kind, {
       namespaces: k.namespaces,
       labelSelector: k.labelSelector,
       fieldSelector: k.fieldSelector,
@@ -130,6 +130,7 @@ class InformerCache implements Cache {
       logger: this.#opts.logger.withName("cache"),
       watcher: this.#opts.watcher,
       backoff: this.#opts.backoff,
+      watchErrorHandler: this.#opts.defaultWatchErrorHandler,
     });
     entry = { informer: informer as unknown as Informer, stop: new AbortController() };
     this.#informers.set(key, entry);

@@ -8,6 +8,8 @@ export { exponentialBackoff, withBackoff } from "./backoff.js";
 export type { Cache, FieldIndexer, GetInformerOptions, Reader } from "./cache.js";
 export { newCache } from "./cache.js";
 export type { ByObject, CacheOptions } from "./cache-options.js";
+export type { NamespaceConfig, Namespaces } from "./namespaces.js";
+export { ALL_OTHER_NAMESPACES, namespacesOf } from "./namespaces.js";
 export type { CacheGetOptions, CacheListOptions } from "./cache-reader.js";
 export {
   CacheNotStartedError,
@@ -29,7 +31,13 @@ export {
   keyToNamespacedKey,
 } from "./field-index.js";
 export { deepFreeze } from "./freeze.js";
-export type { Informer, InformerHealth, InformerOptions } from "./informer.js";
+export type {
+  EventHandlerOptions,
+  Informer,
+  InformerHealth,
+  InformerOptions,
+  WatchErrorHandler,
+} from "./informer.js";
 export { newInformer } from "./informer.js";
 export type {
   ListerWatcher,

@@ -46,7 +46,7 @@ export function hasSeen<T extends KubeObject>(informer: Informer<T>, w: WrittenO
   if (!rv) return true;
   const stored = obj?.metadata?.resourceVersion;
   if (stored && compareResourceVersions(stored, rv) >= 0) return true;
-  const selector = informer.labelSelector;
+  const selector = informer.labelSelectorOf(ns);
   if (selector && w.labels && !selector.matches(w.labels)) return obj === undefined;
   const seen = informer.seenResourceVersion(ns);
   return seen !== "" && compareResourceVersions(seen, rv) >= 0;

@@ -7,7 +7,7 @@ import { nullLogger, type Logger } from "../log/index.js";
 import { isNotFound } from "../rest/index.js";
 import { type Backoff, exponentialBackoff, withBatchBackoff } from "./backoff.js";
 import type { ListerWatcher } from "./list-watcher.js";
-import { watcherBatches, type WatcherOptions } from "./watcher.js";
+import { type WatcherError, watcherBatches, type WatcherOptions } from "./watcher.js";
 
 /**
  * Where a reflector puts what it learns. Objects come without keys: a store places them by their
@@ -50,6 +50,11 @@ export interface ReflectorOptions<T extends KubeObject> {
   /** Default: `exponentialBackoff()` (800 ms doubling to 30 s, full jitter). */
   backoff?: Backoff;
   watcher?: WatcherOptions;
+  /**
+   * Called with each list or watch failure before the backoff (client-go's WatchErrorHandler,
+   * controller-runtime's `DefaultWatchErrorHandler`); it must not throw. Default: none (logged).
+   */
+  onError?: (err: WatcherError) => void;
 }
 
 /** The store key of an object: `namespace/name`, or `name` when it has no namespace. */
@@ -67,6 +72,7 @@ export class Reflector<T extends KubeObject> {
   readonly #log: Logger;
   readonly #backoff: Backoff;
   readonly #watcherOptions: WatcherOptions;
+  readonly #onError: ((err: WatcherError) => void) | undefined;
   #synced = false;
   #rv = "";
   #lastSyncMs = 0;
@@ -81,6 +87,7 @@ export class Reflector<T extends KubeObject> {
     this.#log = opts.logger ?? nullLogger();
     this.#backoff = opts.backoff ?? exponentialBackoff();
     this.#watcherOptions = { ...opts.watcher, logger: opts.watcher?.logger ?? this.#log };
+    this.#onError = opts.onError;
   }
 
   hasSynced(): boolean {
@@ -169,6 +176,11 @@ export class Reflector<T extends KubeObject> {
                 resourceVersion: this.#rv,
                 consecutiveErrors: this.#errors,
               });
+              try {
+                this.#onError?.(ev.error);
+              } catch (err) {
+                this.#log.error(err, "the watch error handler threw");
+              }
               break;
           }
         }

@@ -246,12 +246,12 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
   }
 
   /**
-   * Replaces, in one step, the objects of `namespace` (all objects when undefined: a relist of
-   * one namespace replaces that namespace only) with `items`. Objects whose resourceVersion did
+   * Replaces, in one step, the objects of `namespace` (all objects when undefined but those of the
+   * namespaces in `except`: a relist of one namespace replaces that namespace only) with `items`. Objects whose resourceVersion did
    * not change are kept and reported neither added nor updated. Keys are built only for the
    * objects that went away.
    */
-  replace(items: readonly Readonly<T>[], namespace?: string): StoreChanges<T> {
+  replace(items: readonly Readonly<T>[], namespace?: string, except?: ReadonlySet<string>): StoreChanges<T> {
     const changes: StoreChanges<T> = { added: [], updated: [], deleted: [] };
     if (this.#size > 0) {
       const listed = new Map<string, Set<string>>();
@@ -272,6 +272,7 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
             ? [[namespace, this.#byNs.get(namespace)!] as const]
             : [];
       for (const [ns, objects] of scopes) {
+        if (except?.has(ns)) continue;
         const names = listed.get(ns);
         for (const [name, old] of objects) {
           if (!names?.has(name)) changes.deleted.push([this.#key(ns, name), old]);

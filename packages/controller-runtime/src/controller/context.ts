@@ -15,6 +15,12 @@ export interface ControllerDefaults {
    */
   groupKindConcurrency?: Readonly<Record<string, number>>;
   cacheSyncTimeoutMs?: number;
+  /**
+   * Queue requests by priority (initial lists and resyncs after real changes), as
+   * controller-runtime does by default since v0.23; false gives the plain FIFO rate-limited queue
+   * (`newRateLimitingQueue`), as Go's `UsePriorityQueue: false`. Default: true.
+   */
+  usePriorityQueue?: boolean;
   recoverPanic?: boolean;
   needLeaderElection?: boolean;
   enableWarmup?: boolean;

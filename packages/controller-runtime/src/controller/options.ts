@@ -6,6 +6,7 @@ import { requestCodec } from "../reconcile/index.js";
 import {
   defaultControllerRateLimiter,
   newPriorityQueue,
+  newRateLimitingQueue,
   type PriorityQueue,
   type RateLimiter,
 } from "../workqueue/index.js";
@@ -54,7 +55,8 @@ export interface ControllerOptions<Req = Request> extends ControllerDefaults {
   rateLimiter?: RateLimiter<string>;
   /**
    * Makes the work queue when the controller starts.
-   * Default: `newPriorityQueue({ name, rateLimiter, metricsProvider: ctx.workqueueMetrics })`.
+   * Default: `newPriorityQueue({ name, rateLimiter, metricsProvider: ctx.workqueueMetrics })`, or
+   * `newRateLimitingQueue(...)` with `usePriorityQueue: false`.
    */
   newQueue?: (controllerName: string, rateLimiter: RateLimiter<string>) => PriorityQueue<string>;
   /**
@@ -129,7 +131,9 @@ export function resolveControllerOptions<Req>(
     newQueue:
       o.newQueue ??
       ((controllerName, limiter) =>
-        newPriorityQueue<string>({
+        ((o.usePriorityQueue ?? d.usePriorityQueue ?? true)
+          ? newPriorityQueue
+          : newRateLimitingQueue)<string>({
           name: controllerName,
           rateLimiter: limiter,
           metricsProvider: ctx.workqueueMetrics,

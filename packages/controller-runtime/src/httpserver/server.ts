@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import { createServer as createHTTPSServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { TlsOptions } from "node:tls";
 import { type Logger, nullLogger } from "../log/index.js";
 
 /**
@@ -58,9 +59,18 @@ export interface HTTPServerRunnableOptions {
    * Default: 2000 ms.
    */
   shutdownTimeoutMs?: number;
-  /** Serves HTTPS with the PEM key and certificate this resolves to (read once, at start).
-   * Default: plain HTTP. */
-  tls?: () => Promise<{ key: string; cert: string }>;
+  /**
+   * Serves HTTPS with the TLS options (PEM `key` and `cert`, `minVersion`, ...) this resolves to at
+   * start; their `follow`, if any, is handed the function that replaces them while serving
+   * (certificate rotation), until `signal` aborts. Default: plain HTTP.
+   */
+  tls?: (signal: AbortSignal) => Promise<HTTPServerTLS>;
+}
+
+/** The TLS options of an HTTPS server, and how it follows a rotated certificate. */
+export interface HTTPServerTLS extends TlsOptions {
+  /** Called once listening with the function that replaces the server's certificate and options. */
+  follow?(replace: (options: TlsOptions) => void): void;
 }
 
 export interface HTTPServerRunnable {
@@ -123,8 +133,13 @@ export function newHTTPServerRunnable(opts: HTTPServerRunnableOptions): HTTPServ
         return;
       }
       let server: ReturnType<typeof createServer>;
+      let tls: HTTPServerTLS | undefined;
       try {
-        server = opts.tls ? createHTTPSServer(await opts.tls(), handle) : createServer(handle);
+        tls = opts.tls ? await opts.tls(signal) : undefined;
+        if (tls) {
+          const { follow: _, ...options } = tls;
+          server = createHTTPSServer(options, handle);
+        } else server = createServer(handle);
       } catch (err) {
         const wrapped = new Error(`the ${opts.name} server could not load its certificate: ${err}`, {
           cause: err,
@@ -148,6 +163,10 @@ export function newHTTPServerRunnable(opts: HTTPServerRunnableOptions): HTTPServ
         throw wrapped;
       }
       bound = server.address() as AddressInfo;
+      if (tls?.follow && "setSecureContext" in server) {
+        const https = server as unknown as { setSecureContext(o: TlsOptions): void };
+        tls.follow((o) => https.setSecureContext(o));
+      }
       const addr = formatAddress(bound);
       log.info("starting server", { name: opts.name, addr });
       server.on("error", (err) => log.error(err, "server error", { name: opts.name, addr }));

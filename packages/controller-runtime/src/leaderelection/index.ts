@@ -8,6 +8,8 @@ export type { LeaderElector } from "./elector.js";
 export { newLeaderElector } from "./elector.js";
 export { LeaderElectionConfigError, LeaderElectionLostError } from "./errors.js";
 export { defaultIdentity } from "./identity.js";
+export type { ControllableResourceLock, FakeResourceLockOptions } from "./fake-lock.js";
+export { newFakeResourceLock } from "./fake-lock.js";
 export type { LeaseLockOptions } from "./lease-lock.js";
 export { newLeaseLock } from "./lease-lock.js";
 export type { LockReading, ResourceLock } from "./lock.js";

@@ -1,25 +1,22 @@
-// The shared parts a Manager owns, built in one place: one REST client (one keep-alive pool,
-// counted in the metrics) under the cache, the mapper, the clients, the Event recorder and the
-// Lease lock; one metrics registry under every metric.
+// The shared parts a Manager owns, built in one place: its cluster's parts (one REST client under
+// the cache, the mapper, the clients and the Event recorders; see cluster/parts.ts), the metrics
+// and probe servers, and sharding; one metrics registry under every metric.
 import type { Registry } from "prom-client";
 import { bothSelectorsFor } from "../cache/cache-options.js";
-import { type Cache, newCache } from "../cache/index.js";
-import { type Client, type ClientReader, newAPIReader, newClient } from "../client/index.js";
+import { namespacesOf } from "../cache/namespaces.js";
+import type { Cache } from "../cache/index.js";
+import type { Client, ClientReader } from "../client/index.js";
+import { newClusterParts } from "../cluster/parts.js";
 import { type HealthProbeServer, newHealthProbeServer } from "../healthz/index.js";
-import { newRESTMapper, type RESTMapper } from "../mapper/index.js";
-import {
-  type MetricsServer,
-  newMetricsRegistry,
-  newMetricsServer,
-  readYourWritesMetrics,
-  restClientMetrics,
-} from "../metrics/index.js";
-import { type EventRecorderProvider, newEventRecorderProvider } from "../recorder/index.js";
-import type { RESTConfig } from "../rest/index.js";
-import { newRESTClient, type RESTClient, warningLogger } from "../rest/index.js";
+import type { RESTMapper } from "../mapper/index.js";
+import { type MetricsServer, newMetricsRegistry, newMetricsServer } from "../metrics/index.js";
+import type { EventRecorderProvider } from "../recorder/index.js";
+import type { RESTClient, RESTConfig } from "../rest/index.js";
 import { prometheusWorkqueueMetrics, type WorkqueueMetricsProvider } from "../workqueue/index.js";
 import { Sharding } from "../sharding/sharding.js";
 import type { ResolvedManagerOptions } from "./options.js";
+import { newPprofServer } from "./pprof-server.js";
+import type { HTTPServerRunnable } from "../httpserver/index.js";
 
 export interface ManagerComponents {
   registry: Registry;
@@ -32,6 +29,7 @@ export interface ManagerComponents {
   recorders: EventRecorderProvider;
   metricsServer: MetricsServer;
   probes: HealthProbeServer;
+  pprof: HTTPServerRunnable;
   /** This replica's part in a ring, when the options ask for sharding. */
   sharding: Sharding | undefined;
 }
@@ -40,38 +38,25 @@ export interface ManagerComponents {
 export function newManagerComponents(config: RESTConfig, o: ResolvedManagerOptions): ManagerComponents {
   const log = o.logger;
   const registry = newMetricsRegistry();
-  const rest = newRESTClient(config, {
-    onRequestDone: restClientMetrics(registry).observe,
-    onWarning: warningLogger(log.withName("KubeAPIWarningLogger")),
+  let sharding: Sharding | undefined;
+  const parts = newClusterParts(config, o, registry, log, (rest) => {
+    sharding =
+      o.sharding &&
+      new Sharding(o.sharding, {
+        rest,
+        logger: log,
+        registry,
+        namespaces: namespacesOf(o.cache.defaultNamespaces),
+      });
+    return { ...o.cache, selectorFor: bothSelectorsFor(sharding?.selectorFor, o.cache.selectorFor) };
   });
-  const mapper = newRESTMapper(rest);
-  const sharding =
-    o.sharding &&
-    new Sharding(o.sharding, { rest, logger: log, registry, namespaces: o.cache.defaultNamespaces ?? [] });
-  const cache = newCache(config, {
-    ...o.cache,
-    selectorFor: bothSelectorsFor(sharding?.selectorFor, o.cache.selectorFor),
-    restClient: o.cache.restClient ?? rest,
-    mapper: o.cache.mapper ?? mapper,
-    logger: o.cache.logger ?? log.withName("cache"),
-  });
-  sharding?.attachCache(cache);
+  sharding?.attachCache(parts.cache);
+  const rest = parts.rest;
   return {
+    ...parts,
     sharding,
     registry,
     workqueueMetrics: prometheusWorkqueueMetrics(registry),
-    rest,
-    cache,
-    mapper,
-    client: newClient(config, {
-      readYourWritesMetrics: readYourWritesMetrics(registry),
-      ...o.client,
-      cache,
-      restClient: rest,
-      mapper,
-    }),
-    apiReader: newAPIReader(config, { restClient: rest, mapper }),
-    recorders: newEventRecorderProvider({ client: rest, logger: log.withName("events"), registry }),
     metricsServer: newMetricsServer({
       bindAddress: o.metrics.bindAddress,
       registry,
@@ -80,9 +65,12 @@ export function newManagerComponents(config: RESTConfig, o: ResolvedManagerOptio
       certDir: o.metrics.certDir,
       certName: o.metrics.certName,
       keyName: o.metrics.keyName,
+      tlsOpts: o.metrics.tlsOpts,
+      certWatcher: o.metrics.certWatcher,
       filter: o.metrics.filterProvider?.(rest, log),
       logger: log, // the server names its logger controller-runtime.metrics
     }),
+    pprof: newPprofServer({ bindAddress: o.pprofBindAddress, logger: log }),
     probes: newHealthProbeServer({
       bindAddress: o.healthProbeBindAddress,
       readinessEndpointName: o.readinessEndpointName,

@@ -11,6 +11,7 @@ import type { LeaderElector } from "../leaderelection/index.js";
 import type { Logger } from "../log/index.js";
 import type { RESTMapper } from "../mapper/index.js";
 import type { HTTPHandler, MetricsServer } from "../metrics/index.js";
+import type { HTTPServerRunnable } from "../httpserver/index.js";
 import type { Reconciler, Request } from "../reconcile/index.js";
 import type { EventRecorder, EventsV1Recorder } from "../recorder/index.js";
 import type { RESTConfig } from "../rest/index.js";
@@ -31,10 +32,18 @@ import {
 import { aborted, needsLeaderElection, type Runnable } from "./runnable.js";
 import { RunnableGroup } from "./runnable-group.js";
 import { isUnscopedRunnable, markUnscoped } from "../internal/runnable-scope.js";
+import { type Cluster, hasCache } from "../cluster/cluster.js";
 
-/** Controller-runtime's manager.Manager. Create one with `Manager.create(config, options)`. */
-export interface Manager extends ControllerContext {
-  /** Runs `runnable` in its group; after `start()`, it starts at once. */
+/**
+ * Controller-runtime's manager.Manager. Create one with `Manager.create(config, options)`. It is
+ * the Cluster of its own config (`getCache`, `getClient`, ...), as in Go.
+ */
+export interface Manager extends ControllerContext, Cluster {
+  /**
+   * Runs `runnable` in its group; after `start()`, it starts at once. A Cluster (anything with a
+   * `getCache()`) runs with the Manager's own cache, and controllers start once its cache synced,
+   * as controller-runtime does.
+   */
   add(runnable: Runnable): void;
   /**
    * Starts everything and runs until `signal` aborts, then shuts down gracefully. Rejects with
@@ -78,6 +87,8 @@ export interface Manager extends ControllerContext {
   getMetricsServer(): MetricsServer;
   /** The health probe server (its bound address once started), or the disabled server. */
   getHealthProbeServer(): HealthProbeServer;
+  /** The profiling server of `pprofBindAddress` (its bound address once started), or the disabled server. */
+  getPprofServer(): HTTPServerRunnable;
   /**
    * The webhook server, made on first use and run in the Webhooks group (before caches, on every
    * replica: webhooks need no leader).
@@ -152,11 +163,12 @@ class ControllerManager implements Manager {
     this.#elected = new Promise((resolve) => {
       this.#resolveElected = resolve;
     });
-    const listening = (s: MetricsServer | HealthProbeServer) => async () => {
+    const listening = (s: MetricsServer | HealthProbeServer | HTTPServerRunnable) => async () => {
       await s.listening();
     };
     void this.#groups.http.add(markUnscoped(c.metricsServer), listening(c.metricsServer));
     void this.#groups.http.add(markUnscoped(c.probes), listening(c.probes));
+    void this.#groups.http.add(markUnscoped(c.pprof), listening(c.pprof));
     void this.#groups.caches.add(markUnscoped(c.cache), async (signal) => {
       if (!(await c.cache.waitForCacheSync(signal)) && !signal.aborted) {
         throw new Error("manager: the cache did not sync");
@@ -232,6 +244,17 @@ class ControllerManager implements Manager {
   }
 
   add(runnable: Runnable): void {
+    if (hasCache(runnable)) {
+      const cache = runnable.getCache();
+      this.#groups.caches
+        .add(runnable, async (signal) => {
+          if (!(await cache.waitForCacheSync(signal)) && !signal.aborted) {
+            throw new Error(`manager: the cache of an added cluster (${clusterName(runnable)}) did not sync`);
+          }
+        })
+        .catch((err: unknown) => this.#fail(err));
+      return;
+    }
     this.#track(runnable);
     const warm = runnable as Runnable & { warmup?: (signal: AbortSignal) => Promise<void> };
     if (typeof warm.warmup === "function" && needsLeaderElection(runnable)) {
@@ -439,6 +462,10 @@ class ControllerManager implements Manager {
     return this.#c.probes;
   }
 
+  getPprofServer(): HTTPServerRunnable {
+    return this.#c.pprof;
+  }
+
   getWebhookServer(): WebhookServer {
     if (!this.#webhookServer) {
       const given = this.#o.webhookServer;
@@ -459,6 +486,11 @@ class ControllerManager implements Manager {
     }
     return this.#webhookServer;
   }
+}
+
+function clusterName(c: object): string {
+  const config = (c as { getConfig?: () => RESTConfig }).getConfig?.();
+  return config?.host ?? "no config";
 }
 
 /** Creates a Manager; nothing connects or listens until `start()`. */

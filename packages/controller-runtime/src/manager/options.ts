@@ -1,15 +1,16 @@
 // Manager options, named as controller-runtime's manager.Options, with every default applied in
 // one place (resolveManagerOptions). Durations are milliseconds.
-import type { ClientOptions as NewClientOptions } from "../client/index.js";
-import type { Kind } from "../api/index.js";
 import type { CacheOptions } from "../cache/index.js";
+import type { ClientOptions as ClusterClientOptions, ClusterOptions } from "../cluster/options.js";
 import {
   type ResolvedShardingOptions,
   resolveShardingOptions,
   type ShardingOptions,
 } from "../sharding/sharding.js";
 import type { ControllerDefaults } from "../controller/index.js";
-import type { HTTPHandler, MetricsFilterProvider } from "../metrics/index.js";
+import type { CertWatcher } from "../certwatcher/index.js";
+import type { HTTPHandler, MetricsFilterProvider, MetricsTLSOptions } from "../metrics/index.js";
+import type { ResourceLock } from "../leaderelection/index.js";
 import { type Logger, newLogger } from "../log/index.js";
 import type { RESTConfig } from "../rest/index.js";
 import type { WebhookServer, WebhookServerOptions } from "../webhook/index.js";
@@ -27,6 +28,14 @@ export interface MetricsOptions {
   certName?: string;
   /** Default: `tls.key`. */
   keyName?: string;
+  /** Further TLS settings (`minVersion`, `ciphers`, ...), controller-runtime's `Metrics.TLSOpts`. Default: none. */
+  tlsOpts?: MetricsTLSOptions;
+  /**
+   * Serve this watcher's certificate, following its rotations, instead of reading `certDir`
+   * (Go's `TLSOpts` setting `GetCertificate` to a certwatcher's); run it with `mgr.add(watcher)`.
+   * Default: none.
+   */
+  certWatcher?: CertWatcher;
   /**
    * Checks callers before every request, built from the manager's API client: give
    * `withAuthenticationAndAuthorization()` to let only identities RBAC allows `get` on
@@ -36,16 +45,9 @@ export interface MetricsOptions {
 }
 
 /** Options of the manager's client: those of `newClient` that are not the manager's own parts. */
-export interface ClientOptions
-  extends Pick<
-    NewClientOptions,
-    "cacheUnstructured" | "fieldOwner" | "fieldValidation" | "readYourWrites" | "readYourWritesTimeoutMs"
-  > {
-  /** Kinds always read from the API server, never from the cache. Default: none. */
-  cacheDisableFor?: Kind[];
-}
+export type ClientOptions = ClusterClientOptions;
 
-export interface ManagerOptions {
+export interface ManagerOptions extends Pick<ClusterOptions, "newCache" | "newClient" | "mapperProvider"> {
   /** Default: JSON logs to stdout at info (`newLogger()`); with a config from envtest, errors only. */
   logger?: Logger;
   /** Options of the shared cache. Default: `{}` (all namespaces, 10 h resync). */
@@ -68,6 +70,18 @@ export interface ManagerOptions {
    * as controller-runtime's `LeaderElectionLabels`. Default: none.
    */
   leaderElectionLabels?: Record<string, string>;
+  /**
+   * A lock of your own instead of the Lease (controller-runtime's
+   * `LeaderElectionResourceLockInterface`), e.g. `newFakeResourceLock()` in tests. The ID,
+   * namespace, identity and labels options then do not apply. Default: a Lease lock.
+   */
+  leaderElectionResourceLockInterface?: ResourceLock;
+  /**
+   * The API server (and credentials) the Lease is taken on, when not the Manager's (Go's
+   * `LeaderElectionConfig`): replicas reconciling one cluster can elect through another.
+   * Default: the Manager's config.
+   */
+  leaderElectionConfig?: RESTConfig;
   /** Default: 15 000 ms. */
   leaseDurationMs?: number;
   /** Default: 10 000 ms. */
@@ -83,6 +97,12 @@ export interface ManagerOptions {
 
   /** Address of `/healthz` and `/readyz`, e.g. `:8081`; `"0"` or empty disables. Default: `"0"`. */
   healthProbeBindAddress?: string;
+  /**
+   * Address of the profiling endpoints (`/debug/pprof/profile?seconds=N`, `/debug/pprof/heap`,
+   * `/debug/pprof/heapstats`), e.g. `127.0.0.1:8082`; `"0"` or empty disables. V8's formats
+   * (.cpuprofile, .heapsnapshot), not Go's pprof. Default: `"0"`.
+   */
+  pprofBindAddress?: string;
   /** Default: `/readyz`. */
   readinessEndpointName?: string;
   /** Default: `/healthz`. */
@@ -111,7 +131,8 @@ export interface ManagerOptions {
   sharding?: ShardingOptions;
 }
 
-export interface ResolvedManagerOptions {
+export interface ResolvedManagerOptions
+  extends Pick<ClusterOptions, "newCache" | "newClient" | "mapperProvider"> {
   logger: Logger;
   cache: CacheOptions;
   client: ClientOptions;
@@ -121,10 +142,13 @@ export interface ResolvedManagerOptions {
   leaderElectionIdentity: string | undefined;
   leaderElectionReleaseOnCancel: boolean;
   leaderElectionLabels: Record<string, string> | undefined;
+  leaderElectionResourceLockInterface: ResourceLock | undefined;
+  leaderElectionConfig: RESTConfig | undefined;
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
   healthProbeBindAddress: string;
+  pprofBindAddress: string;
   readinessEndpointName: string;
   livenessEndpointName: string;
   metrics: Required<Pick<MetricsOptions, "bindAddress">> & MetricsOptions;
@@ -148,7 +172,7 @@ export function resolveManagerOptions(
   // Under envtest: free loopback ports and errors-only logs, unless the options ask otherwise.
   const forTests = config.testEnvironment === true;
   const leaderElection = opts.leaderElection ?? false;
-  if (leaderElection && !opts.leaderElectionID) {
+  if (leaderElection && !opts.leaderElectionID && !opts.leaderElectionResourceLockInterface) {
     throw new ManagerOptionsError(
       "manager: leaderElection needs leaderElectionID, the name of the Lease replicas compete for " +
         '(kubebuilder uses "<hash>.<domain>")',
@@ -175,16 +199,22 @@ export function resolveManagerOptions(
     logger: opts.logger ?? newLogger(forTests ? { level: "error" } : {}),
     cache: opts.cache ?? {},
     client: opts.client ?? {},
+    newCache: opts.newCache,
+    newClient: opts.newClient,
+    mapperProvider: opts.mapperProvider,
     leaderElection,
     leaderElectionID: opts.leaderElectionID ?? "",
     leaderElectionNamespace,
     leaderElectionIdentity: opts.leaderElectionIdentity,
     leaderElectionReleaseOnCancel: opts.leaderElectionReleaseOnCancel ?? false,
     leaderElectionLabels: opts.leaderElectionLabels,
+    leaderElectionResourceLockInterface: opts.leaderElectionResourceLockInterface,
+    leaderElectionConfig: opts.leaderElectionConfig,
     leaseDurationMs,
     renewDeadlineMs,
     retryPeriodMs,
     healthProbeBindAddress: opts.healthProbeBindAddress ?? "0",
+    pprofBindAddress: opts.pprofBindAddress || "0",
     readinessEndpointName: opts.readinessEndpointName ?? "/readyz",
     livenessEndpointName: opts.livenessEndpointName ?? "/healthz",
     metrics: {

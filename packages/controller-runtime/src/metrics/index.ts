@@ -25,7 +25,7 @@ export type { WebhookMetrics } from "./webhook-metrics.js";
 export { webhookMetrics } from "./webhook-metrics.js";
 export type { AuthFilterOptions, MetricsFilter, MetricsFilterProvider } from "./auth-filter.js";
 export { withAuthenticationAndAuthorization } from "./auth-filter.js";
-export type { MetricsServer, MetricsServerOptions } from "./server.js";
+export type { MetricsServer, MetricsServerOptions, MetricsTLSOptions } from "./server.js";
 export { ExtraHandlerError, metricsPath, newMetricsServer } from "./server.js";
 export type { HTTPHandler } from "../httpserver/index.js";
 // Deprecated names, kept for one release.

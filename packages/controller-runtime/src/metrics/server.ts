@@ -1,15 +1,17 @@
 // The metrics server: `/metrics` in Prometheus text format from the manager's registry, plus
 // extra handlers (pprof-like debug pages, ...) registered before it starts.
-import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
+import type { TlsOptions } from "node:tls";
 import type { Registry } from "prom-client";
 import { newCertificateAuthority } from "../certs/index.js";
+import { type CertificateFiles, type CertWatcher, newCertWatcher } from "../certwatcher/cert-watcher.js";
 import { type Logger, nullLogger } from "../log/index.js";
 import type { MetricsFilter } from "./auth-filter.js";
 import {
   type HTTPHandler,
   type HTTPServerRunnable,
+  type HTTPServerTLS,
   newHTTPServerRunnable,
   requestTarget,
 } from "../httpserver/index.js";
@@ -39,7 +41,10 @@ export interface MetricsServerOptions {
   /** Serve HTTPS (controller-runtime's SecureServing), with the certificate in `certDir` or, without
    * one, a self-signed certificate made at start. Default: false. */
   secureServing?: boolean;
-  /** Where `certName` and `keyName` are read from (at start). Default: none (self-signed). */
+  /**
+   * Where `certName` and `keyName` are read from; the server follows the files (a certificate
+   * rotated by cert-manager is served without a restart). Default: none (self-signed).
+   */
   certDir?: string;
   /** Default: `tls.crt`. */
   certName?: string;
@@ -47,20 +52,62 @@ export interface MetricsServerOptions {
   keyName?: string;
   /** Checks every request first (`withAuthenticationAndAuthorization()`'s filter). Default: none. */
   filter?: MetricsFilter;
+  /**
+   * Further TLS settings (`minVersion`, `ciphers`, ...), controller-runtime's `TLSOpts`.
+   * Default: Node's (TLS 1.2 and up).
+   */
+  tlsOpts?: MetricsTLSOptions;
+  /**
+   * Serve this watcher's certificate, following its rotations, instead of reading `certDir`
+   * (controller-runtime's `TLSOpts` setting `GetCertificate` to a certwatcher's): one watcher may
+   * serve several servers; run it with `mgr.add(watcher)`. Default: none.
+   */
+  certWatcher?: CertWatcher;
+  /** Where the certificate reads of `certDir` are counted (certwatcher_*). Default: `registry`. */
+  certWatcherRegistry?: Registry;
 }
 
-/** The serving certificate: the files in certDir, or a self-signed one for localhost. */
-async function servingCertificate(opts: MetricsServerOptions): Promise<{ key: string; cert: string }> {
-  if (opts.certDir) {
-    const [cert, key] = await Promise.all([
-      readFile(join(opts.certDir, opts.certName ?? "tls.crt"), "utf8"),
-      readFile(join(opts.certDir, opts.keyName ?? "tls.key"), "utf8"),
-    ]);
-    return { key, cert };
+/** TLS settings of the metrics server: everything but the certificate it serves. */
+export type MetricsTLSOptions = Omit<TlsOptions, "cert" | "key" | "pfx">;
+
+/**
+ * The TLS options of the server: the watcher's certificate, the files in certDir (followed), or a
+ * self-signed one for localhost; with `tlsOpts` over them.
+ */
+async function servingTLS(
+  opts: MetricsServerOptions,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<HTTPServerTLS> {
+  const extra = opts.tlsOpts ?? {};
+  const withExtra = (f: CertificateFiles): TlsOptions => ({ ...extra, cert: f.cert, key: f.key });
+  let watcher = opts.certWatcher;
+  if (!watcher && opts.certDir) {
+    watcher = newCertWatcher({
+      certPath: join(opts.certDir, opts.certName ?? "tls.crt"),
+      keyPath: join(opts.certDir, opts.keyName ?? "tls.key"),
+      logger: log,
+      registry: opts.certWatcherRegistry ?? opts.registry,
+      owner: "the metrics server",
+    });
+    const own = watcher;
+    await own.readCertificate();
+    void own.start(signal).catch((err: unknown) => log.error(err, "certificate watcher error"));
+  }
+  if (watcher) {
+    const w = watcher;
+    const files = w.getCertificate() ?? (await w.readCertificate());
+    return {
+      ...withExtra(files),
+      follow(replace) {
+        const off = w.registerCallback((next) => replace(withExtra(next)));
+        signal.addEventListener("abort", off, { once: true });
+      },
+    };
   }
   const ca = await newCertificateAuthority("controller-runtime-metrics");
   const pair = await ca.issueServing({ dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"] });
-  return { key: pair.keyPem, cert: `${pair.certPem.trimEnd()}\n${ca.certPem}` };
+  return { ...extra, key: pair.keyPem, cert: `${pair.certPem.trimEnd()}\n${ca.certPem}` };
 }
 
 export interface MetricsServer extends HTTPServerRunnable {
@@ -125,7 +172,7 @@ export function newMetricsServer(opts: MetricsServerOptions): MetricsServer {
     logger: log,
     shutdownTimeoutMs: opts.shutdownTimeoutMs,
     handler: opts.filter ? opts.filter(serve) : serve,
-    tls: opts.secureServing ? () => servingCertificate(opts) : undefined,
+    tls: opts.secureServing ? (signal) => servingTLS(opts, log, signal) : undefined,
   });
 
   const addExtraHandler = (path: string, handler: HTTPHandler) => {

@@ -11,6 +11,11 @@ export interface WebhookMetrics {
   readonly requestsInFlight: Gauge<"webhook">;
   /** `controller_runtime_webhook_panics_total`: handlers that threw unexpectedly. */
   readonly panics: Counter<never>;
+  /**
+   * `controller_runtime_conversion_webhook_panics_total`: converters that threw as Go code
+   * panics (a TypeError, a ReferenceError, a throw of a non-Error).
+   */
+  readonly conversionPanics: Counter<never>;
 }
 
 // Prometheus' default buckets (prometheus.DefBuckets), which controller-runtime uses here.
@@ -38,6 +43,11 @@ export function webhookMetrics(registry: Registry): WebhookMetrics {
     panics: getOrCreateCounter<never>(registry, {
       name: "controller_runtime_webhook_panics_total",
       help: "Total number of webhook panics",
+      labelNames: [],
+    }),
+    conversionPanics: getOrCreateCounter<never>(registry, {
+      name: "controller_runtime_conversion_webhook_panics_total",
+      help: "Total number of conversion webhook panics",
       labelNames: [],
     }),
   };

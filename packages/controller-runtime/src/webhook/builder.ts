@@ -4,6 +4,7 @@
 import type { KubeObject, Kind } from "../api/index.js";
 import { type CustomDefaulter, withDefaulter } from "./admission/defaulter.js";
 import { type CustomValidator, withValidator } from "./admission/validator.js";
+import type { AdmissionLogConstructor, AdmissionWebhookOptions } from "./admission/webhook.js";
 import { type ConversionSpec, isConversionWebhook, newConversionWebhook } from "./conversion/webhook.js";
 import { convertPath, mutatePath, validatePath } from "./paths.js";
 import type { WebhookServer } from "./server.js";
@@ -25,6 +26,18 @@ export interface WebhookBuilder<T extends KubeObject> {
   withDefaulterCustomPath(path: string): WebhookBuilder<T>;
   /** Serves the validator on `path` instead of the default one. */
   withValidatorCustomPath(path: string): WebhookBuilder<T>;
+  /**
+   * Derives values from each HTTP request that the defaulter and validator read as `ctx.values`
+   * (controller-runtime's `WithContextFunc`).
+   */
+  withContextFunc(fn: NonNullable<AdmissionWebhookOptions["contextFunc"]>): WebhookBuilder<T>;
+  /** Makes each request's logger, `ctx.logger` (controller-runtime's `WithLogConstructor`). */
+  withLogConstructor(fn: AdmissionLogConstructor): WebhookBuilder<T>;
+  /**
+   * Whether a throw of the defaulter or validator is answered as a 500 denial and counted
+   * (default), or reaches the server (controller-runtime's `RecoverPanic`).
+   */
+  recoverPanic(recover: boolean): WebhookBuilder<T>;
   /** Registers what was configured; throws WebhookBuilderError or the server's path errors. */
   complete(): void;
 }
@@ -38,6 +51,7 @@ export function webhookFor<T extends KubeObject>(server: WebhookServer, kind: Ki
   let validatorPath: string | undefined;
   let completed = false;
   const errors: string[] = [];
+  const options: AdmissionWebhookOptions = {};
 
   const builder: WebhookBuilder<T> = {
     withDefaulter(d) {
@@ -63,6 +77,18 @@ export function webhookFor<T extends KubeObject>(server: WebhookServer, kind: Ki
       validatorPath = path;
       return builder;
     },
+    withContextFunc(fn) {
+      options.contextFunc = fn;
+      return builder;
+    },
+    withLogConstructor(fn) {
+      options.logConstructor = fn;
+      return builder;
+    },
+    recoverPanic(recover) {
+      options.recoverPanic = recover;
+      return builder;
+    },
     complete() {
       const what = `webhook for ${kind.kind} (${kind.apiVersion})`;
       if (completed) throw new WebhookBuilderError(`${what}: complete() was already called`);
@@ -79,8 +105,10 @@ export function webhookFor<T extends KubeObject>(server: WebhookServer, kind: Ki
           `${what}: nothing to register: call withDefaulter, withValidator or withConverter`,
         );
       }
-      if (defaulter) server.register(defaulterPath ?? mutatePath(kind), withDefaulter(kind, defaulter));
-      if (validator) server.register(validatorPath ?? validatePath(kind), withValidator(kind, validator));
+      if (defaulter)
+        server.register(defaulterPath ?? mutatePath(kind), withDefaulter(kind, defaulter, options));
+      if (validator)
+        server.register(validatorPath ?? validatePath(kind), withValidator(kind, validator, options));
       if (conversion) {
         let hook = server.registered(convertPath);
         if (hook === undefined) {

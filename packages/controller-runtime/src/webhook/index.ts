@@ -12,10 +12,13 @@ export type { WebhookBuilder } from "./builder.js";
 export { WebhookBuilderError, webhookFor } from "./builder.js";
 export { maxRequestSize } from "./internal/read-body.js";
 export type {
+  AdmissionContext,
+  AdmissionLogConstructor,
   AdmissionRequest,
   AdmissionResponse,
   AdmissionReview,
   AdmissionWebhook,
+  AdmissionWebhookOptions,
   CustomDefaulter,
   CustomValidator,
   Handler,
@@ -25,8 +28,11 @@ export type {
 export {
   allowed,
   denied,
+  defaultLogConstructor,
   deniedByError,
   errored,
+  multiMutatingHandler,
+  multiValidatingHandler,
   newAdmissionWebhook,
   patched,
   patchedWith,
@@ -48,3 +54,16 @@ export type {
   SpokeConverter,
 } from "./conversion/index.js";
 export { ConversionError, isConversionWebhook, newConversionWebhook } from "./conversion/index.js";
+export type {
+  TokenReviewContext,
+  TokenReviewHandler,
+  TokenReviewWebhook,
+  TokenReviewWebhookOptions,
+} from "./authentication/index.js";
+export {
+  authenticated,
+  erroredReview,
+  newTokenReviewWebhook,
+  reviewResponse,
+  unauthenticated,
+} from "./authentication/index.js";

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TlsOptions } from "node:tls";
 import { Registry } from "prom-client";
+import type { CertWatcher } from "../certwatcher/cert-watcher.js";
 import { type Logger, nullLogger } from "../log/index.js";
 
 /** TLS settings merged into the server's: `minVersion`, `ciphers`, `ALPNProtocols`, ... */
@@ -29,6 +30,12 @@ export interface WebhookServerOptions {
   clientCAName?: string;
   /** Further TLS settings (`minVersion`, `ciphers`, ...). Default: Node's (TLS 1.2 and up). */
   tlsOpts?: WebhookTLSOptions;
+  /**
+   * Serve this watcher's certificate (and its `clientCAPath`'s CA), following its rotations,
+   * instead of reading `certDir` (Go's `TLSOpts` setting `GetCertificate` to a certwatcher's);
+   * one watcher may serve the metrics server too. Run it with `mgr.add(watcher)`. Default: none.
+   */
+  certWatcher?: CertWatcher;
   /** Default: nullLogger(). */
   logger?: Logger;
   /** Where the webhook metrics go: pass the manager's. Default: a new registry of its own. */
@@ -50,6 +57,7 @@ export interface ResolvedWebhookServerOptions {
   keyName: string;
   clientCAName: string | undefined;
   tlsOpts: WebhookTLSOptions;
+  certWatcher: CertWatcher | undefined;
   logger: Logger;
   registry: Registry;
   certPollIntervalMs: number;
@@ -70,6 +78,7 @@ export function resolveWebhookServerOptions(opts: WebhookServerOptions = {}): Re
     keyName: opts.keyName || "tls.key",
     clientCAName: opts.clientCAName || undefined,
     tlsOpts: opts.tlsOpts ?? {},
+    certWatcher: opts.certWatcher,
     logger: opts.logger ?? nullLogger(),
     registry: opts.registry ?? new Registry(),
     certPollIntervalMs: opts.certPollIntervalMs ?? 10_000,

@@ -10,7 +10,7 @@ import { connect, type TlsOptions } from "node:tls";
 import type { Checker } from "../healthz/index.js";
 import { requestTarget, ServerAlreadyStartedError } from "../httpserver/index.js";
 import { webhookMetrics } from "../metrics/index.js";
-import { type CertificateFiles, newCertWatcher } from "./cert-watcher.js";
+import { type CertificateFiles, newCertWatcher } from "../certwatcher/cert-watcher.js";
 import { CertificateLoadError, DuplicateWebhookPathError, InvalidWebhookPathError } from "./errors.js";
 import type { WebhookHandler, WebhookHTTPHandler, WebhookRequestContext } from "./handler.js";
 import { requestSignal } from "./internal/request-signal.js";
@@ -140,11 +140,14 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
       clientCAPath: opts.clientCAName ? join(opts.certDir, opts.clientCAName) : undefined,
       pollIntervalMs: opts.certPollIntervalMs,
       logger: log,
+      registry: opts.registry,
+      owner: "the webhook server",
     });
     let server: Server;
     let files: CertificateFiles;
+    const given = opts.certWatcher;
     try {
-      files = await certs.load();
+      files = given ? (given.getCertificate() ?? (await given.readCertificate())) : await certs.load();
       server = createServer(tlsOptions(files), handle);
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
@@ -168,7 +171,10 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
     // A failed handshake (a client without the required certificate, say) is the client's problem.
     server.on("tlsClientError", (err) => log.v(1).info("TLS handshake failed", { error: err.message }));
     const watchStop = new AbortController();
-    certs.watch(watchStop.signal, files, (next) => server.setSecureContext(secureContext(next)));
+    if (given) {
+      const off = given.registerCallback((next) => server.setSecureContext(secureContext(next)));
+      watchStop.signal.addEventListener("abort", off, { once: true });
+    } else certs.watch(watchStop.signal, files, (next) => server.setSecureContext(secureContext(next)));
     log.info("Serving webhook server", { host: opts.host, port: bound.port });
     resolveListening(bound);
 
@@ -197,7 +203,7 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
   }
 
   function tlsOptions(files: CertificateFiles): TlsOptions {
-    const requireClientCert = opts.clientCAName !== undefined;
+    const requireClientCert = opts.certWatcher ? files.ca !== undefined : opts.clientCAName !== undefined;
     return {
       ...opts.tlsOpts,
       ...secureContext(files),

@@ -19,6 +19,7 @@ export { prometheusWorkqueueMetrics } from "./prometheus-metrics.js";
 export type { AddOptions, GetResult, PriorityQueue, PriorityQueueOptions } from "./priority-queue.js";
 export { LowPriority } from "./priority-queue.js";
 export { newPriorityQueue } from "./queue.js";
+export { newRateLimitingQueue } from "./rate-limiting-queue.js";
 export type {
   BucketOptions,
   DefaultControllerRateLimiterOptions,

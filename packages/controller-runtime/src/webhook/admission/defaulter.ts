@@ -10,7 +10,12 @@ import type { KubeObject, Kind } from "../../api/index.js";
 import { cloneJSON } from "../../patch/index.js";
 import { allowed, deniedByError, patched } from "./response.js";
 import type { AdmissionRequest, AdmissionResponse } from "./types.js";
-import { type AdmissionWebhook, newAdmissionWebhook } from "./webhook.js";
+import {
+  type AdmissionContext,
+  type AdmissionWebhook,
+  type AdmissionWebhookOptions,
+  newAdmissionWebhook,
+} from "./webhook.js";
 import { objectKindMismatch } from "./kind-check.js";
 
 /**
@@ -18,29 +23,33 @@ import { objectKindMismatch } from "./kind-check.js";
  * keeps its code and reason, any other error denies it with 403 Forbidden and its message.
  */
 export interface CustomDefaulter<T extends KubeObject> {
-  default(obj: T, req: AdmissionRequest, signal: AbortSignal): void | Promise<void>;
+  default(obj: T, req: AdmissionRequest, signal: AbortSignal, ctx?: AdmissionContext): void | Promise<void>;
 }
 
 /** A mutating admission webhook for `kind` that runs `defaulter` on CREATE and UPDATE. */
 export function withDefaulter<T extends KubeObject>(
   kind: Kind<T>,
   defaulter: CustomDefaulter<T>,
+  opts: AdmissionWebhookOptions = {},
 ): AdmissionWebhook {
-  return newAdmissionWebhook({
-    async handle(req, signal): Promise<AdmissionResponse> {
-      // Defaulting on DELETE is meaningless (and the request has no object): always admit.
-      if (req.operation === "DELETE") return allowed();
-      const obj = req.object;
-      const bad = objectKindMismatch(kind, obj);
-      if (bad) return bad;
-      const original = obj as T;
-      const mutated = cloneJSON(original);
-      try {
-        await defaulter.default(mutated, req, signal);
-      } catch (err) {
-        return deniedByError(err);
-      }
-      return patched(original, mutated);
+  return newAdmissionWebhook(
+    {
+      async handle(req, signal, ctx): Promise<AdmissionResponse> {
+        // Defaulting on DELETE is meaningless (and the request has no object): always admit.
+        if (req.operation === "DELETE") return allowed();
+        const obj = req.object;
+        const bad = objectKindMismatch(kind, obj);
+        if (bad) return bad;
+        const original = obj as T;
+        const mutated = cloneJSON(original);
+        try {
+          await defaulter.default(mutated, req, signal, ctx);
+        } catch (err) {
+          return deniedByError(err);
+        }
+        return patched(original, mutated);
+      },
     },
-  });
+    opts,
+  );
 }

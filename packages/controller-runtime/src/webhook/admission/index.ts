@@ -15,8 +15,15 @@ export {
   validationResponseFromStatus,
   withWarnings,
 } from "./response.js";
-export type { AdmissionWebhook, Handler } from "./webhook.js";
-export { decodeReview, newAdmissionWebhook } from "./webhook.js";
+export type {
+  AdmissionContext,
+  AdmissionLogConstructor,
+  AdmissionWebhook,
+  AdmissionWebhookOptions,
+  Handler,
+} from "./webhook.js";
+export { decodeReview, defaultLogConstructor, newAdmissionWebhook } from "./webhook.js";
+export { multiMutatingHandler, multiValidatingHandler } from "./multi.js";
 export type { CustomDefaulter } from "./defaulter.js";
 export { withDefaulter } from "./defaulter.js";
 export type { CustomValidator, ValidationWarnings } from "./validator.js";

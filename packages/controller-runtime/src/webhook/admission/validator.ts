@@ -3,7 +3,12 @@
 import type { KubeObject, Kind } from "../../api/index.js";
 import { allowed, deniedByError, errored, withWarnings } from "./response.js";
 import type { AdmissionRequest, AdmissionResponse } from "./types.js";
-import { type AdmissionWebhook, newAdmissionWebhook } from "./webhook.js";
+import {
+  type AdmissionContext,
+  type AdmissionWebhook,
+  type AdmissionWebhookOptions,
+  newAdmissionWebhook,
+} from "./webhook.js";
 import { objectKindMismatch } from "./kind-check.js";
 
 /** What a validation returns: warnings for the client (kubectl prints them), or nothing. */
@@ -19,18 +24,21 @@ export interface CustomValidator<T extends KubeObject> {
     obj: T,
     req: AdmissionRequest,
     signal: AbortSignal,
+    ctx?: AdmissionContext,
   ): ValidationWarnings | Promise<ValidationWarnings> | void | Promise<void>;
   validateUpdate?(
     oldObj: T,
     newObj: T,
     req: AdmissionRequest,
     signal: AbortSignal,
+    ctx?: AdmissionContext,
   ): ValidationWarnings | Promise<ValidationWarnings> | void | Promise<void>;
   /** `obj` is the object being deleted (the request's oldObject). */
   validateDelete?(
     obj: T,
     req: AdmissionRequest,
     signal: AbortSignal,
+    ctx?: AdmissionContext,
   ): ValidationWarnings | Promise<ValidationWarnings> | void | Promise<void>;
 }
 
@@ -38,43 +46,47 @@ export interface CustomValidator<T extends KubeObject> {
 export function withValidator<T extends KubeObject>(
   kind: Kind<T>,
   validator: CustomValidator<T>,
+  opts: AdmissionWebhookOptions = {},
 ): AdmissionWebhook {
-  return newAdmissionWebhook({
-    async handle(req, signal): Promise<AdmissionResponse> {
-      let run: () => unknown;
-      switch (req.operation) {
-        case "CREATE": {
-          const bad = objectKindMismatch(kind, req.object);
-          if (bad) return bad;
-          run = () => validator.validateCreate?.(req.object as T, req, signal);
-          break;
+  return newAdmissionWebhook(
+    {
+      async handle(req, signal, ctx): Promise<AdmissionResponse> {
+        let run: () => unknown;
+        switch (req.operation) {
+          case "CREATE": {
+            const bad = objectKindMismatch(kind, req.object);
+            if (bad) return bad;
+            run = () => validator.validateCreate?.(req.object as T, req, signal, ctx);
+            break;
+          }
+          case "UPDATE": {
+            const bad =
+              objectKindMismatch(kind, req.object) ?? objectKindMismatch(kind, req.oldObject, "oldObject");
+            if (bad) return bad;
+            run = () => validator.validateUpdate?.(req.oldObject as T, req.object as T, req, signal, ctx);
+            break;
+          }
+          case "DELETE": {
+            // The object being deleted comes as oldObject (kubernetes/kubernetes#76346).
+            const bad = objectKindMismatch(kind, req.oldObject, "oldObject");
+            if (bad) return bad;
+            run = () => validator.validateDelete?.(req.oldObject as T, req, signal, ctx);
+            break;
+          }
+          default:
+            return errored(400, `unknown operation ${JSON.stringify(req.operation)}`);
         }
-        case "UPDATE": {
-          const bad =
-            objectKindMismatch(kind, req.object) ?? objectKindMismatch(kind, req.oldObject, "oldObject");
-          if (bad) return bad;
-          run = () => validator.validateUpdate?.(req.oldObject as T, req.object as T, req, signal);
-          break;
+        let warnings: unknown;
+        try {
+          warnings = await run();
+        } catch (err) {
+          return deniedByError(err);
         }
-        case "DELETE": {
-          // The object being deleted comes as oldObject (kubernetes/kubernetes#76346).
-          const bad = objectKindMismatch(kind, req.oldObject, "oldObject");
-          if (bad) return bad;
-          run = () => validator.validateDelete?.(req.oldObject as T, req, signal);
-          break;
-        }
-        default:
-          return errored(400, `unknown operation ${JSON.stringify(req.operation)}`);
-      }
-      let warnings: unknown;
-      try {
-        warnings = await run();
-      } catch (err) {
-        return deniedByError(err);
-      }
-      return withWarnings(allowed(), ...warningsOf(warnings));
+        return withWarnings(allowed(), ...warningsOf(warnings));
+      },
     },
-  });
+    opts,
+  );
 }
 
 function warningsOf(v: unknown): string[] {

@@ -4,12 +4,24 @@
 // review whose response is an error (status code 400 or 413): the API server then reports our
 // message instead of a bare transport error.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Logger } from "../../log/index.js";
+import { type Logger, nullLogger } from "../../log/index.js";
 import type { Webhook, WebhookRequestContext } from "../handler.js";
 import { readJsonBody, writeJson } from "../internal/read-body.js";
 import { errored, messageOf } from "./response.js";
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from "./types.js";
 import { admissionGroup, admissionReviewVersions } from "./types.js";
+
+/** What a handler gets besides the request and the signal. */
+export interface AdmissionContext {
+  /** Aborts when the API server gives up on the call or the server shuts down. */
+  readonly signal: AbortSignal;
+  /** The request's logger (the webhook's `logConstructor`). */
+  readonly logger: Logger;
+  /** What the webhook's `contextFunc` derived from the HTTP request (Go's WithContextFunc); `{}` without one. */
+  readonly values: Readonly<Record<string, unknown>>;
+  /** The HTTP request, when served over HTTP. */
+  readonly httpRequest?: IncomingMessage;
+}
 
 /**
  * Decides on one admission request. Return (or resolve) a response built with `allowed`,
@@ -17,31 +29,67 @@ import { admissionGroup, admissionReviewVersions } from "./types.js";
  * treated as a panic: the request is denied with a 500 status and the panic counted.
  */
 export interface Handler {
-  handle(req: AdmissionRequest, signal: AbortSignal): AdmissionResponse | Promise<AdmissionResponse>;
+  handle(
+    req: AdmissionRequest,
+    signal: AbortSignal,
+    ctx?: AdmissionContext,
+  ): AdmissionResponse | Promise<AdmissionResponse>;
 }
 
 /** An admission webhook: register it on a server, or call `handle` directly (the uid is set). */
 export interface AdmissionWebhook extends Webhook {
   readonly handler: Handler;
-  /** Runs the handler, recovering from throws; `onPanic` is told about each one. */
+  /** Runs the handler, recovering from throws (unless `recoverPanic` is off); `onPanic` is told about each one. */
   handle(
     req: AdmissionRequest,
     signal: AbortSignal,
     onPanic?: (err: unknown) => void,
+    ctx?: AdmissionContext,
   ): Promise<AdmissionResponse>;
 }
 
+/** Makes a request's logger from the webhook's (controller-runtime's `LogConstructor`). */
+export type AdmissionLogConstructor = (base: Logger, req: AdmissionRequest | undefined) => Logger;
+
+/** Options of {@link newAdmissionWebhook} (controller-runtime's `admission.Webhook` fields). */
+export interface AdmissionWebhookOptions {
+  /**
+   * Answer a handler's throw as a 500 denial and count it in
+   * `controller_runtime_webhook_panics_total`; when false the throw reaches the server, which
+   * answers a plain 500 (Go's `RecoverPanic`). Default: true.
+   */
+  recoverPanic?: boolean;
+  /**
+   * Derives values from the HTTP request (headers, the client certificate) that the handler
+   * reads as `ctx.values` (Go's `WithContextFunc`). Default: none.
+   */
+  contextFunc?: (
+    httpRequest: IncomingMessage,
+    ctx: WebhookRequestContext,
+  ) => Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Makes each request's logger from the webhook's. Default: controller-runtime's
+   * `DefaultLogConstructor` (object, namespace, name, resource, user, requestID).
+   */
+  logConstructor?: AdmissionLogConstructor;
+}
+
 /** Wraps `handler` as a webhook that speaks AdmissionReview over HTTP. */
-export function newAdmissionWebhook(handler: Handler): AdmissionWebhook {
+export function newAdmissionWebhook(handler: Handler, opts: AdmissionWebhookOptions = {}): AdmissionWebhook {
+  const recoverPanic = opts.recoverPanic ?? true;
+  const logConstructor = opts.logConstructor ?? defaultLogConstructor;
   async function handle(
     req: AdmissionRequest,
     signal: AbortSignal,
     onPanic?: (err: unknown) => void,
+    ctx?: AdmissionContext,
   ): Promise<AdmissionResponse> {
     let resp: AdmissionResponse;
+    const context = ctx ?? { signal, logger: logConstructor(nullLogger(), req), values: {} };
     try {
-      resp = await handler.handle(req, signal);
+      resp = await handler.handle(req, signal, context);
     } catch (err) {
+      if (!recoverPanic) throw err;
       onPanic?.(err);
       resp = errored(500, `panic: ${messageOf(err)} [recovered]`);
     }
@@ -69,12 +117,18 @@ export function newAdmissionWebhook(handler: Handler): AdmissionWebhook {
       return;
     }
     const { apiVersion, request } = decoded;
-    const reqLog = requestLogger(log, request);
+    const reqLog = logConstructor(log, request);
     if (reqLog.v(5).enabled()) reqLog.v(5).info("received request");
-    const resp = await handle(request, ctx.signal, (err) => {
-      ctx.metrics.panics.inc();
-      reqLog.error(err, "admission handler threw; the request is denied");
-    });
+    const values = opts.contextFunc?.(req, ctx) ?? {};
+    const resp = await handle(
+      request,
+      ctx.signal,
+      (err) => {
+        ctx.metrics.panics.inc();
+        reqLog.error(err, "admission handler threw; the request is denied");
+      },
+      { signal: ctx.signal, logger: reqLog, values, httpRequest: req },
+    );
     if (reqLog.v(5).enabled()) {
       reqLog.v(5).info("wrote response", {
         allowed: resp.allowed,
@@ -144,8 +198,9 @@ export function decodeReview(body: unknown): { apiVersion: string; request: Admi
   };
 }
 
-// controller-runtime's DefaultLogConstructor: object, namespace, name, resource, user, requestID.
-function requestLogger(log: Logger, req: AdmissionRequest): Logger {
+/** controller-runtime's DefaultLogConstructor: object, namespace, name, resource, user, requestID. */
+export function defaultLogConstructor(log: Logger, req: AdmissionRequest | undefined): Logger {
+  if (!req) return log;
   return log.withValues({
     object: req.namespace ? `${req.namespace}/${req.name ?? ""}` : (req.name ?? ""),
     namespace: req.namespace,

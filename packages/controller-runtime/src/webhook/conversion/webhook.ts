@@ -2,6 +2,7 @@
 // hub and every other version (a spoke) converts to and from it. hub → spoke and spoke → hub take
 // one step, spoke → spoke goes through the hub. One webhook serves every kind, on `/convert`.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isPanic } from "../../controller/errors.js";
 import { parseAPIVersion, type KubeObject, type Unstructured } from "../../api/index.js";
 import { cloneJSON } from "../../patch/index.js";
 import type { Webhook, WebhookRequestContext } from "../handler.js";
@@ -130,7 +131,10 @@ export function newConversionWebhook(): ConversionWebhook {
     return { ...cur, apiVersion: desiredAPIVersion, kind: obj.kind };
   }
 
-  async function convert(req: ConversionRequest): Promise<ConversionResponse> {
+  async function convert(
+    req: ConversionRequest,
+    onPanic?: (thrown: unknown) => void,
+  ): Promise<ConversionResponse> {
     try {
       if (typeof req.desiredAPIVersion !== "string" || req.desiredAPIVersion === "") {
         throw new ConversionError("the conversion request has no desiredAPIVersion");
@@ -140,6 +144,9 @@ export function newConversionWebhook(): ConversionWebhook {
       for (const obj of objects) convertedObjects.push(await convertObject(obj, req.desiredAPIVersion));
       return { uid: req.uid, convertedObjects, result: { status: "Success" } };
     } catch (err) {
+      // A converter's bug (Go's panic) is counted; a converter's own refusal is not.
+      const thrown = err instanceof ConversionError && err.cause !== undefined ? err.cause : undefined;
+      if (thrown !== undefined && isPanic(thrown)) onPanic?.(thrown);
       return {
         uid: req.uid,
         convertedObjects: [],
@@ -177,7 +184,10 @@ export function newConversionWebhook(): ConversionWebhook {
     if (typeof request !== "object" || request === null) return bad("conversion request is nil");
     if (typeof request.uid !== "string" || request.uid === "")
       return bad("the conversion request has no uid");
-    const response = await convert(request);
+    const response = await convert(request, (thrown) => {
+      ctx.metrics.conversionPanics.inc();
+      log.error(thrown, "converter panicked", { request: request.uid });
+    });
     if (response.result.status === "Failure") {
       log.error(new Error(response.result.message), "failed to convert", { request: request.uid });
     }
