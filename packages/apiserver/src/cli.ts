@@ -1,33 +1,44 @@
 #!/usr/bin/env node
-// `controller-runtime-apiserver --port N --kubeconfig PATH [--simulate]` (in this repository
-// `npm run apiserver -- ...`): runs the embedded API server until Ctrl-C. `--simulate` also runs
-// what kube-controller-manager and the kubelet would (garbage collection, namespace lifecycle,
-// Deployments → ReplicaSets → Pods that become ready), as envtest's `simulate` option does.
+// `npx controller-runtime-apiserver --port N --kubeconfig PATH [--simulate]` (the package's bin;
+// in this repository `npm run apiserver -- ...` runs it from source): runs the embedded API server
+// until Ctrl-C. `--simulate` also runs what kube-controller-manager and the kubelet would (garbage
+// collection, namespace lifecycle, Deployments → ReplicaSets → Pods that become ready), as
+// envtest's `simulate` option does.
 import { parseArgs } from "node:util";
 import { type RunningSimulation, startSimulation } from "controller-runtime/envtest";
 import { startAPIServer } from "./server.js";
 
-const { values } = parseArgs({
-  options: {
-    port: { type: "string", default: "0" },
-    host: { type: "string", default: "127.0.0.1" },
-    kubeconfig: { type: "string" },
-    "garbage-collection": { type: "boolean", default: false },
-    simulate: { type: "boolean", default: false },
-    help: { type: "boolean", short: "h", default: false },
-  },
-});
+const USAGE = `usage: npx controller-runtime-apiserver [--port N] [--host ADDR] [--kubeconfig PATH] [--garbage-collection] [--simulate]
+
+Runs the embedded API server until Ctrl-C. --simulate also runs garbage collection, namespace
+lifecycle and Deployments -> ReplicaSets -> Pods that become ready. For an operator's manager
+against it with its CRDs installed, run \`npx controller-runtime run\` in the operator's project.`;
+
+const options = {
+  port: { type: "string", default: "0" },
+  host: { type: "string", default: "127.0.0.1" },
+  kubeconfig: { type: "string" },
+  "garbage-collection": { type: "boolean", default: false },
+  simulate: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+let parsed: ReturnType<typeof parseArgs<{ options: typeof options }>>;
+try {
+  parsed = parseArgs({ options });
+} catch (err) {
+  console.error(`controller-runtime-apiserver: ${(err as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+const { values } = parsed;
 
 if (values.help) {
-  console.log(
-    "usage: controller-runtime-apiserver [--port N] [--host ADDR] [--kubeconfig PATH] [--garbage-collection] [--simulate]",
-  );
+  console.log(USAGE);
   process.exit(0);
 }
 
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`--port must be a port number, got ${values.port}`);
+  console.error(`controller-runtime-apiserver: --port must be a port number, got ${values.port}`);
   process.exit(2);
 }
 

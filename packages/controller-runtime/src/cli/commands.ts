@@ -12,9 +12,19 @@ import { CLIError } from "./errors.js";
 import { crdManifests, loadDefinedCRDs } from "./generate-crds.js";
 import { readRBACMarkers, roleManifest } from "./generate-rbac.js";
 import { GENERATED, writeOutputs } from "./outputs.js";
-import { apiFiles, webhookConfigFiles, webhookFiles } from "./scaffold/api-files.js";
+import {
+  apiFiles,
+  RBAC_MARKER,
+  roleFilesOf,
+  SAMPLES_MARKER,
+  sampleFileOf,
+  samplesKustomization,
+  webhookConfigFiles,
+  webhookFiles,
+} from "./scaffold/api-files.js";
 import { insertAtMarker } from "./scaffold/edit.js";
 import { initFiles } from "./scaffold/init-files.js";
+import { detectOrigins, specOf } from "./scaffold/origin.js";
 import {
   checkDomain,
   checkGroup,
@@ -76,7 +86,12 @@ export async function init(dir: string, flags: Flags): Promise<string[]> {
     resources: [],
   };
   mkdirSync(dir, { recursive: true });
-  const files = initFiles(project);
+  const origins = detectOrigins(
+    { library: str(flags, "library"), server: str(flags, "apiserver") },
+    process.cwd(),
+  );
+  const deps = { library: specOf(origins.library, dir), server: specOf(origins.server, dir) };
+  const files = initFiles(project, deps);
   const existing = join(dir, "package.json");
   if (existsSync(existing))
     files.set(
@@ -89,19 +104,26 @@ export async function init(dir: string, flags: Flags): Promise<string[]> {
   out.push(...(await generate(dir, { check: false })));
   out.push(
     "",
+    `controller-runtime: ${deps.library}; controller-runtime-apiserver (dev): ${deps.server}`,
+    ...origins.notes,
     "Next: npm install, then npx controller-runtime create api --group <group> --version v1alpha1 --kind <Kind>",
   );
   return out;
 }
 
-/** The scaffold's package.json over one `npm install` wrote: versions already there are kept. */
+/**
+ * The scaffold's package.json over one `npm install` (or `npm init`) wrote: the versions already
+ * there are kept (they are what was installed), the scaffold's scripts win (`npm init`'s `test`
+ * only fails).
+ */
 function mergePackageJSON(current: string, scaffolded: string): string {
   type Pkg = Record<string, unknown> &
     Partial<Record<"scripts" | "dependencies" | "devDependencies", Record<string, string>>>;
   const have = JSON.parse(current) as Pkg;
   const want = JSON.parse(scaffolded) as Pkg;
   const merged: Pkg = { ...want, ...have, type: "module" };
-  for (const key of ["scripts", "dependencies", "devDependencies"] as const) {
+  merged.scripts = { ...have.scripts, ...want.scripts };
+  for (const key of ["dependencies", "devDependencies"] as const) {
     merged[key] = { ...want[key], ...have[key] };
   }
   return `${JSON.stringify(merged, null, 2)}\n`;
@@ -116,8 +138,10 @@ export async function createAPI(dir: string, flags: Flags): Promise<string[]> {
     throw new CLIError(`${kind} in group ${group} already exists`);
   }
   const resource = { group, version, kind, plural: pluralOf(kind), apiGroup: `${group}.${project.domain}` };
-  const out = scaffold(dir, apiFiles(resource));
+  const out = scaffold(dir, apiFiles(resource, project.projectName));
   out.push(wireIntoManager(dir, `setup${kind}Controller`, `./controllers/${fileNameOf(kind)}.js`));
+  out.push(listInKustomization(dir, "config/samples", SAMPLES_MARKER, [sampleFileOf(resource)]));
+  out.push(listInKustomization(dir, "config/rbac", RBAC_MARKER, roleFilesOf(resource)));
   project.resources.push(resource);
   writeProject(dir, project);
   out.push(...(await generate(dir, { check: false })));
@@ -145,23 +169,43 @@ export async function createWebhook(dir: string, flags: Flags): Promise<string[]
       overwrite: (p) => p.startsWith("config/"),
     }),
   );
-  out.push(wireIntoManager(dir, `setup${kind}Webhook`, `./webhooks/${fileNameOf(kind)}.js`));
+  out.push(
+    wireIntoManager(
+      dir,
+      `setup${kind}Webhook`,
+      `./webhooks/${fileNameOf(kind)}.js`,
+      `if (process.env.ENABLE_WEBHOOKS !== "false") setup${kind}Webhook(mgr);`,
+    ),
+  );
   writeProject(dir, project);
   return out;
 }
 
 /** Imports `setup` from `module` into src/manager.ts and calls it, at the scaffold markers. */
-function wireIntoManager(dir: string, setup: string, module: string): string {
+function wireIntoManager(dir: string, setup: string, module: string, call = `${setup}(mgr);`): string {
   const manager = join(dir, "src/manager.ts");
   const wired =
     insertAtMarker(
       manager,
       "// +controller-runtime:scaffold:imports",
       `import { ${setup} } from "${module}";`,
-    ) && insertAtMarker(manager, "// +controller-runtime:scaffold:builder", `${setup}(mgr);`);
+    ) && insertAtMarker(manager, "// +controller-runtime:scaffold:builder", call);
   return wired
     ? "updated src/manager.ts"
-    : `add ${setup}(mgr) to your manager by hand (no scaffold markers in src/manager.ts)`;
+    : `add ${call} to your manager by hand (no scaffold markers in src/manager.ts)`;
+}
+
+/**
+ * Lists `entries` in `<folder>/kustomization.yaml` above `marker` (writing the file first when
+ * it is the samples' and missing), as kubebuilder appends to its kustomizations.
+ */
+function listInKustomization(dir: string, folder: string, marker: string, entries: string[]): string {
+  const path = join(dir, folder, "kustomization.yaml");
+  if (!existsSync(path) && marker === SAMPLES_MARKER) writeFileSync(path, samplesKustomization());
+  const listed = entries.every((e) => insertAtMarker(path, marker, `- ${e}`));
+  return listed
+    ? `updated ${folder}/kustomization.yaml`
+    : `add ${entries.join(", ")} to ${folder}/kustomization.yaml by hand (no ${marker} in it)`;
 }
 
 /** `generate` with no target: CRDs and RBAC, as `npm run generate` runs them. */

@@ -17,7 +17,13 @@ export async function loadDefinedCRDs(
   const found = new Map<string, { crd: CustomResourceDefinition; from: string }>();
   const load = await moduleLoader();
   for (const file of paths.flatMap((p) => moduleFiles(resolve(p)))) {
-    const exports = (await load(file)) as Record<string, unknown>;
+    const exports = (await load(file).catch((err: unknown) => {
+      // A package the definition imports is missing: the project's install, not the definition.
+      if ((err as { code?: string }).code !== "ERR_MODULE_NOT_FOUND") throw err;
+      throw new CLIError(`loading ${file}: ${(err as Error).message.split("\n")[0]}: run npm install first`, {
+        cause: err,
+      });
+    })) as Record<string, unknown>;
     for (const value of Object.values(exports)) {
       const crd = (value as { crd?: CustomResourceDefinition } | null)?.crd;
       if (crd?.kind !== "CustomResourceDefinition" || !crd.metadata?.name) continue;

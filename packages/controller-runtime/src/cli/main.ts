@@ -14,11 +14,16 @@ import {
   init,
 } from "./commands.js";
 import { CLIError } from "./errors.js";
+import { install, uninstall } from "./install.js";
+import { run } from "./run.js";
 
 const USAGE = `usage: controller-runtime <command> [flags]
 
 Scaffolding (in the current folder, or --dir):
-  init [--domain example.com] [--project-name NAME]   a new operator project
+  init [--domain example.com] [--project-name NAME] [--library SPEC] [--apiserver SPEC]
+                                                     a new operator project; its dependencies
+                                                     are what this CLI runs from (a tarball, a
+                                                     folder, the registry) unless given
   create api --group G --version V --kind K          a custom resource, its controller and test
   create webhook --kind K [--defaulting] [--programmatic-validation]
                                                      its admission webhooks and their test
@@ -28,7 +33,14 @@ Generation (--check: fail on drift instead of writing, for CI):
   generate rbac [--from src] [--out config/rbac/role.yaml] [--role-name manager-role]
                                                      the ClusterRole from +kubebuilder:rbac markers
   generate types FILE|FOLDER... [--out F] [--all-versions] [--group G]
-  generate types --from-cluster [--kubeconfig F]     TypeScript types for existing CRDs`;
+  generate types --from-cluster [--kubeconfig F]     TypeScript types for existing CRDs
+Running (kubebuilder's make run, install, uninstall):
+  run [--port N] [--kubeconfig F] [-- MANAGER FLAGS] the manager from src/main.ts until Ctrl-C, on
+                                                     the embedded API server with the cluster
+                                                     simulation and the CRDs; with --kubeconfig
+                                                     or KUBECONFIG, on that cluster
+  install [--kubeconfig F]                           the CRDs of config/crd into the cluster
+  uninstall [--kubeconfig F]                         ...and out of it`;
 
 const options = {
   dir: { type: "string" },
@@ -47,6 +59,9 @@ const options = {
   "from-cluster": { type: "boolean" },
   kubeconfig: { type: "string" },
   force: { type: "boolean" },
+  library: { type: "string" },
+  apiserver: { type: "string" },
+  port: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -65,6 +80,20 @@ export async function main(argv: string[]): Promise<string[]> {
   const [command, sub, ...rest] = positionals;
   const check = values.check === true;
   if (values.help || !command) return [USAGE];
+  if (command === "run") {
+    // Everything after `--` is the manager's.
+    const status = await run(
+      dir,
+      { kubeconfig: values.kubeconfig, port: values.port },
+      positionals.slice(1),
+      {
+        log: console.log,
+        env: process.env,
+      },
+    );
+    if (status !== 0) throw new CLIError(`the manager exited with status ${status}`);
+    return [];
+  }
   switch (`${command} ${sub ?? ""}`.trim()) {
     case "init":
       return init(dir, flags);
@@ -74,6 +103,10 @@ export async function main(argv: string[]): Promise<string[]> {
       return createWebhook(dir, flags);
     case "generate":
       return generate(dir, { check });
+    case "install":
+      return install(dir, { kubeconfig: values.kubeconfig, from: values.from });
+    case "uninstall":
+      return uninstall(dir, { kubeconfig: values.kubeconfig, from: values.from });
     case "generate crds":
       return generateCRDs(dir, { from: values.from ?? ["src/api"], out: values.out ?? "config/crd", check });
     case "generate rbac":

@@ -1,17 +1,40 @@
 // What `create api` and `create webhook` write for one kind: its definition (src/api), its
 // controller with the RBAC markers `generate rbac` reads (src/controllers), its webhooks
-// (src/webhooks), a test of each against an API server, and a sample.
+// (src/webhooks), a test of each against an API server, a sample, and the editor and viewer
+// ClusterRoles kubebuilder gives each kind.
 import { fileNameOf } from "./names.js";
 import type { ProjectResource } from "./project.js";
 
-export function apiFiles(r: ProjectResource): Map<string, string> {
+/** The marker in config/samples/kustomization.yaml above which `create api` lists its sample. */
+export const SAMPLES_MARKER = "# +controller-runtime:scaffold:samples";
+/** The marker in config/rbac/kustomization.yaml above which `create api` lists its roles. */
+export const RBAC_MARKER = "# +controller-runtime:scaffold:rbac";
+
+export const sampleFileOf = (r: ProjectResource) => `${r.group}_${r.version}_${fileNameOf(r.kind)}.yaml`;
+export const roleFilesOf = (r: ProjectResource) => {
+  const file = fileNameOf(r.kind).replaceAll("-", "_");
+  return [`${file}_editor_role.yaml`, `${file}_viewer_role.yaml`];
+};
+
+/** config/samples/kustomization.yaml as the first `create api` writes it. */
+export function samplesKustomization(): string {
+  return `# The samples of each kind: kubectl apply -k config/samples
+resources:
+  ${SAMPLES_MARKER}
+`;
+}
+
+export function apiFiles(r: ProjectResource, projectName: string): Map<string, string> {
   const file = fileNameOf(r.kind);
   const files = new Map<string, string>();
   files.set(`src/api/${file}.ts`, definitionTs(r));
   files.set(`src/controllers/${file}.ts`, controllerTs(r));
   files.set(`src/controllers/${file}.test.ts`, controllerTestTs(r));
+  const [editor, viewer] = roleFilesOf(r) as [string, string];
+  files.set(`config/rbac/${editor}`, roleYaml(r, projectName, "editor"));
+  files.set(`config/rbac/${viewer}`, roleYaml(r, projectName, "viewer"));
   files.set(
-    `config/samples/${r.group}_${r.version}_${file}.yaml`,
+    `config/samples/${sampleFileOf(r)}`,
     `apiVersion: ${r.apiGroup}/${r.version}
 kind: ${r.kind}
 metadata:
@@ -21,6 +44,39 @@ spec:
 `,
   );
   return files;
+}
+
+/** kubebuilder's `<kind>_editor_role.yaml` and `<kind>_viewer_role.yaml`. */
+function roleYaml(r: ProjectResource, projectName: string, role: "editor" | "viewer"): string {
+  const name = `${fileNameOf(r.kind)}-${role}-role`;
+  const verbs =
+    role === "editor"
+      ? ["create", "delete", "get", "list", "patch", "update", "watch"]
+      : ["get", "list", "watch"];
+  const what = role === "editor" ? "create, change and delete" : "read";
+  return `# Not used by ${projectName} itself: a role for the cluster admin to grant to people who
+# ${what} ${r.plural}.${r.apiGroup}.
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  labels:
+    app.kubernetes.io/name: ${projectName}
+    app.kubernetes.io/managed-by: kustomize
+  name: ${name}
+rules:
+  - apiGroups:
+      - ${r.apiGroup}
+    resources:
+      - ${r.plural}
+    verbs:
+${verbs.map((v) => `      - ${v}`).join("\n")}
+  - apiGroups:
+      - ${r.apiGroup}
+    resources:
+      - ${r.plural}/status
+    verbs:
+      - get
+`;
 }
 
 function definitionTs(r: ProjectResource): string {
@@ -123,8 +179,10 @@ import type { Manager } from "controller-runtime/manager";
 import { ${r.kind} } from "../api/${file}.js";
 import { setupManager } from "../manager.js";
 
+// Every CRD of config/crd, not this kind's alone: the manager runs every controller of the project.
 const env = new Environment({
-  crds: [${r.kind}.crd],
+  crdDirectoryPaths: ["config/crd"],
+  errorIfCRDPathMissing: true,
   webhookInstallOptions: { paths: ["config/webhook"], ignoreErrorIfPathMissing: true },
 });
 const stop = new AbortController();
@@ -167,13 +225,17 @@ export function webhookFiles(r: ProjectResource): Map<string, string> {
   const defaulting = r.webhooks?.defaulting ?? false;
   const validation = r.webhooks?.validation ?? false;
   const parts: string[] = [];
+  // The examples use metadata, which every kind has, so that they compile whatever the spec
+  // holds (the tutorial's, or yours).
   if (defaulting) {
     parts.push(`
 /** Fills in what a ${r.kind} leaves out, before it is stored. */
 export const ${lowerFirst(r.kind)}Defaulter: CustomDefaulter<${r.kind}> = {
   default(obj) {
-    // TODO(user): set your defaults.
-    obj.spec.foo ??= "default";
+    // TODO(user): set your defaults (for spec fields, a \`default\` in the schema often does).
+    // The example labels each ${r.kind} ${NAME_LABEL}=${file}, for \`kubectl get -l\`.
+    obj.metadata ??= {};
+    obj.metadata.labels = { "${NAME_LABEL}": "${file}", ...obj.metadata.labels };
   },
 };
 `);
@@ -191,8 +253,12 @@ export const ${lowerFirst(r.kind)}Validator: CustomValidator<${r.kind}> = {
 };
 
 function check(obj: ${r.kind}): void {
-  // TODO(user): your rules. Throwing refuses the request with the message.
-  if (obj.spec.foo === "forbidden") throw new Error("spec.foo: \\"forbidden\\" is not allowed");
+  // TODO(user): your rules. Throwing refuses the request with the message. The example keeps the
+  // name short enough to name a Service after it (a DNS label: at most 63 characters).
+  const name = obj.metadata?.name ?? "";
+  if (name.length > 63) {
+    throw new Error(\`metadata.name: \${name.length} characters, at most 63 (it names the ${r.kind}'s Service)\`);
+  }
 }
 `);
   }
@@ -226,18 +292,16 @@ function webhookTestTs(r: ProjectResource, defaulting: boolean, validation: bool
   const checks: string[] = [];
   if (defaulting) {
     checks.push(`
-test("the defaulting webhook fills in spec.foo", async () => {
+test("the defaulting webhook labels a new ${r.kind}", async () => {
   const created = await mgr.getClient().create<${r.kind}>(sample("${file}-defaulted"));
-  assert.equal(created.spec.foo, "default");
+  assert.equal(created.metadata?.labels?.["${NAME_LABEL}"], "${file}");
 });
 `);
   }
   if (validation) {
     checks.push(`
-test("the validating webhook refuses spec.foo: forbidden", async () => {
-  const obj = sample("${file}-refused");
-  obj.spec.foo = "forbidden";
-  await assert.rejects(mgr.getClient().create(obj), /forbidden/);
+test("the validating webhook refuses a name longer than 63 characters", async () => {
+  await assert.rejects(mgr.getClient().create(sample("x".repeat(64))), /at most 63/);
 });
 `);
   }
@@ -250,7 +314,8 @@ import { ${r.kind} } from "../api/${file}.js";
 import { setupManager } from "../manager.js";
 
 const env = new Environment({
-  crds: [${r.kind}.crd],
+  crdDirectoryPaths: ["config/crd"],
+  errorIfCRDPathMissing: true,
   webhookInstallOptions: { paths: ["config/webhook"] },
 });
 const stop = new AbortController();
@@ -420,6 +485,8 @@ patches:
   );
   return files;
 }
+
+const NAME_LABEL = "app.kubernetes.io/name";
 
 function lowerFirst(s: string): string {
   return s[0]?.toLowerCase() + s.slice(1);
