@@ -10,7 +10,15 @@ import type { ResourceRequest } from "./context.js";
 import { refOf } from "./context.js";
 import { isTrue } from "./list-options.js";
 import { sendInForm } from "./negotiation.js";
-import { admit, checkFields, isDryRun, manager, setManagedFields, warningHeaders } from "./write.js";
+import {
+  admit,
+  checkFields,
+  isDryRun,
+  manager,
+  setManagedFields,
+  storeWithEffects,
+  warningHeaders,
+} from "./write.js";
 import { kindBehaviour, unknownTopLevelFields } from "../kinds/index.js";
 import {
   apiVersionOfDef,
@@ -194,10 +202,14 @@ function createApplied(
   }
   prepareForCreate(r.def, obj, r.namespace, r.server.now());
   setManagedFields(obj, managedFields);
-  kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user, dryRun: isDryRun(r) });
+  const effects = kindBehaviour(r.def).created?.(obj, {
+    server: r.server,
+    user: r.user,
+    dryRun: isDryRun(r),
+  });
   const ordered = normalizeOrder(r.def, obj);
   if (isDryRun(r)) return JSON.stringify(ordered);
-  const stored = r.server.storage.put(store, ordered);
+  const stored = storeWithEffects(effects, () => r.server.storage.put(store, ordered));
   r.server.hooks.afterWrite(r.def, stored, undefined);
   return stored.json;
 }

@@ -4,6 +4,7 @@
 import type { ManagedFieldsEntry, StatusCause } from "kubernetes-types/meta/v1.js";
 import { decodeBody, mediaType } from "../http-io.js";
 import { kindBehaviour } from "../kinds/index.js";
+import type { WriteEffects } from "../kinds/behaviour.js";
 import { unknownTopLevelFields } from "../kinds/index.js";
 import { managerName, updateManagedFields } from "../object/managed-fields.js";
 import {
@@ -370,16 +371,37 @@ export function commitUpdate(
   if (unchanged(current.obj, next) && deepEqual(oldManaged, (next.metadata as Obj).managedFields)) {
     return { json: current.json, stored: current };
   }
+  const effects = kindBehaviour(r.def).updating?.(next, current.obj, {
+    server: r.server,
+    dryRun: isDryRun(r),
+  });
   const ordered = normalizeOrder(r.def, next);
   if (isDryRun(r)) {
     (ordered.metadata as Obj).resourceVersion = String(current.rv);
     return { json: JSON.stringify(ordered), stored: undefined };
   }
   void warnings;
-  const stored = r.server.storage.put(storeNameOf(r.def), ordered);
+  const stored = storeWithEffects(effects, () => r.server.storage.put(storeNameOf(r.def), ordered));
   r.server.hooks.afterWrite(r.def, stored, current);
   finalizeIfDone(r.server, r.def, stored);
   return { json: stored.json, stored };
+}
+
+/** Stores with a write's side effects: undone if storing fails, finished once it succeeded. */
+export function storeWithEffects(
+  // biome-ignore lint/suspicious/noConfusingVoidType: what KindBehaviour.created returns
+  effects: WriteEffects | void,
+  put: () => StoredObject,
+): StoredObject {
+  let stored: StoredObject;
+  try {
+    stored = put();
+  } catch (e) {
+    effects?.revert?.();
+    throw e;
+  }
+  effects?.committed?.();
+  return stored;
 }
 
 /** The Warning header values for field problems found under fieldValidation=Warn. */
