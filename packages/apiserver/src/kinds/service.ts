@@ -2,6 +2,7 @@
 // allocators reserve them (service-allocation.ts: an IPAddress object per ClusterIP), IP family
 // fields as kube's initIPFamilyFields sets them on a single-stack IPv4 cluster, port protocol and
 // targetPort defaults, and the required ports.
+import { isIP } from "node:net";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { labelCauses } from "../object/meta.js";
 import { dns1123LabelErrors } from "../object/names.js";
@@ -33,6 +34,91 @@ const isHeadless = (spec: Obj) => spec.clusterIP === "None";
 const hasSelector = (spec: Obj) =>
   spec.selector !== null && typeof spec.selector === "object" && Object.keys(spec.selector).length > 0;
 
+const IP_FAMILIES = ["IPv4", "IPv6"];
+const IP_FAMILY_POLICIES = ["PreferDualStack", "RequireDualStack", "SingleStack"];
+
+/** IsValidIPForLegacyField with StrictIPCIDRValidation (beta, on in 1.37). */
+function legacyIPErrors(value: string): string[] {
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(value);
+  if (v4) {
+    if (v4.slice(1).some((o) => Number(o) > 255))
+      return ["must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"];
+    return v4.slice(1).some((o) => o.length > 1 && o.startsWith("0")) ? ["must not have leading 0s"] : [];
+  }
+  if (isIP(value) !== 6) return ["must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"];
+  return /^::ffff:(\d{1,3}\.){3}\d{1,3}$/i.test(value) ? ["must not be an IPv4-mapped IPv6 address"] : [];
+}
+
+/** kube's ValidateServiceClusterIPsRelatedFields, as initIPFamilyFields calls it first. */
+function clusterIPsRelatedCauses(spec: Obj, oldSpec: Obj | undefined): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const ips = Array.isArray(spec.clusterIPs) ? (spec.clusterIPs as unknown[]) : [];
+  const clusterIP = typeof spec.clusterIP === "string" ? spec.clusterIP : "";
+  if (clusterIP !== "") {
+    if (ips.length === 0) causes.push(cause.required("spec.clusterIPs"));
+    else if (ips[0] !== clusterIP)
+      causes.push(cause.invalid("spec.clusterIPs", ips, "first value must match `clusterIP`"));
+  } else if (ips.length !== 0) {
+    causes.push(cause.invalid("spec.clusterIPs", ips, "must be empty when `clusterIP` is not specified"));
+  }
+  const seen = new Set<unknown>();
+  (Array.isArray(spec.ipFamilies) ? (spec.ipFamilies as unknown[]) : []).forEach((f, i) => {
+    if (!IP_FAMILIES.includes(f as string))
+      causes.push(cause.notSupported(`spec.ipFamilies[${i}]`, f, IP_FAMILIES));
+    if (seen.has(f)) causes.push(cause.duplicate(`spec.ipFamilies[${i}]`, f));
+    seen.add(f);
+  });
+  const policy = spec.ipFamilyPolicy;
+  if (policy !== undefined && policy !== null && !IP_FAMILY_POLICIES.includes(policy as string)) {
+    causes.push(cause.notSupported("spec.ipFamilyPolicy", policy, IP_FAMILY_POLICIES));
+  }
+  const existing = Array.isArray(oldSpec?.clusterIPs) ? (oldSpec.clusterIPs as unknown[]) : [];
+  let invalidIPs = false;
+  ips.forEach((ip, i) => {
+    if (i === 0 && ip === "None") {
+      if (ips.length > 1) {
+        invalidIPs = true;
+        causes.push(cause.invalid("spec.clusterIPs", ips, "'None' must be the first and only value"));
+      }
+      return;
+    }
+    if (existing.includes(ip)) return;
+    for (const m of legacyIPErrors(String(ip))) {
+      invalidIPs = true;
+      causes.push(cause.invalid(`spec.clusterIPs[${i}]`, ip, m));
+    }
+  });
+  if (ips.length > 2) causes.push(cause.invalid("spec.clusterIPs", ips, "may only hold up to 2 values"));
+  if (invalidIPs) return causes;
+  const isV6 = (ip: unknown) => typeof ip === "string" && ip.includes(":");
+  if (ips.length > 1 && isV6(ips[0]) === isV6(ips[1])) {
+    causes.push(cause.invalid("spec.clusterIPs", ips, "may specify no more than one IP for each IP family"));
+  }
+  const families = Array.isArray(spec.ipFamilies) ? (spec.ipFamilies as unknown[]) : [];
+  if (!isHeadless(spec)) {
+    ips.forEach((ip, i) => {
+      if (i >= families.length) return;
+      if (families[i] === "IPv4" && isV6(ip))
+        causes.push(
+          cause.invalid(
+            `spec.clusterIPs[${i}]`,
+            ip,
+            `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``,
+          ),
+        );
+      if (families[i] === "IPv6" && !isV6(ip))
+        causes.push(
+          cause.invalid(
+            `spec.clusterIPs[${i}]`,
+            ip,
+            `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``,
+          ),
+        );
+    });
+  }
+  return causes;
+}
+
 /**
  * kube's initIPFamilyFields on a cluster whose only family is IPv4 (envtest's single-stack
  * range): the policy defaults to SingleStack (RequireDualStack for a headless Service without a
@@ -46,6 +132,8 @@ function initIPFamilyFields(obj: Obj, spec: Obj, oldSpec: Obj | undefined): void
     else spec.ipFamilyPolicy = isHeadless(spec) && !hasSelector(spec) ? "RequireDualStack" : "SingleStack";
   }
   const name = String((obj.metadata as Obj | undefined)?.name ?? "");
+  const related = clusterIPsRelatedCauses(spec, oldSpec);
+  if (related.length > 0) throw invalid(SERVICES, name, related);
   const causes: StatusCause[] = [];
   const ips = Array.isArray(spec.clusterIPs) ? (spec.clusterIPs as unknown[]) : [];
   const families = Array.isArray(spec.ipFamilies) ? [...(spec.ipFamilies as unknown[])] : [];
@@ -125,10 +213,6 @@ function release(server: ServerContext, ips: readonly string[]): void {
  * reserved by writing its IPAddress (not under a dry run); what is written is returned.
  */
 function allocateAddresses(obj: Obj, spec: Obj, server: ServerContext, dryRun: boolean): string[] {
-  // normalizeClusterIPs: clusterIP and clusterIPs[0] are one value.
-  if ((spec.clusterIP === undefined || spec.clusterIP === "") && Array.isArray(spec.clusterIPs)) {
-    spec.clusterIP = spec.clusterIPs[0];
-  }
   const requested = typeof spec.clusterIP === "string" ? spec.clusterIP : "";
   if (requested !== "None") {
     const allocator = new ClusterIPAllocator(server.storage);
@@ -320,6 +404,11 @@ export const serviceBehaviour: KindBehaviour = {
     const spec = obj.spec as Obj;
     let held: string[] = [];
     if (spec.type !== "ExternalName") {
+      // normalizeClusterIPs: an old client's clusterIP alone is its clusterIPs too.
+      const asked = Array.isArray(spec.clusterIPs) ? spec.clusterIPs : [];
+      if (typeof spec.clusterIP === "string" && spec.clusterIP !== "" && asked.length === 0) {
+        spec.clusterIPs = [spec.clusterIP];
+      }
       initIPFamilyFields(obj, spec, undefined);
       held = allocateAddresses(obj, spec, server, dryRun === true);
     }
