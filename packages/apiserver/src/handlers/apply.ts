@@ -31,7 +31,13 @@ import { storeNameOf } from "../registry/index.js";
 import { pruneObject } from "../schema/index.js";
 import { alreadyExists, ApiError, badRequest, cause, notFound } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
-import { ApplyConflictError, ApplyTypeError, applyToObject } from "../apply/index.js";
+import {
+  ApplyConflictError,
+  ApplyTypeError,
+  applyToObject,
+  typedConfigurationErrors,
+} from "../apply/index.js";
+import type { Json } from "../apply/path-element.js";
 
 /** kube answers a configuration that does not fit the schema with a bare 500 Status (no reason). */
 class UntypedError extends ApiError {
@@ -135,6 +141,14 @@ export async function handleApply(r: ResourceRequest, form: ResponseForm): Promi
   if (r.def.crdName && r.def.schema) pruneObject(r.def, config);
   else if (custom) for (const f of unknownTopLevelFields(r.def, config)) delete config[f];
 
+  const gvk = `${r.def.group}/${r.def.version}, Kind=${r.def.kind}`;
+  // kube names the configuration's own namespace and name (objectGVKNN of the patch).
+  const ns = typeof meta === "object" && meta !== null ? ((meta as Obj).namespace ?? "") : "";
+  const name = typeof meta === "object" && meta !== null ? ((meta as Obj).name ?? "") : "";
+  const untyped = (why: string) =>
+    new UntypedError(`failed to create typed patch object (${ns}/${name}; ${gvk}): ${why}`);
+  const typeError = typedConfigurationErrors(config as Json, r.server.types.of(r.def));
+  if (typeError) throw untyped(typeError);
   let applied: ReturnType<typeof applyToObject>;
   try {
     applied = applyToObject(current?.obj, config, fieldManager, force, {
@@ -146,13 +160,7 @@ export async function handleApply(r: ResourceRequest, form: ResponseForm): Promi
     });
   } catch (e) {
     if (e instanceof ApplyConflictError) throw e.toApiError();
-    if (e instanceof ApplyTypeError) {
-      const gvk = `${r.def.group}/${r.def.version}, Kind=${r.def.kind}`;
-      // kube names the configuration's own namespace and name (objectGVKNN of the patch).
-      const ns = typeof meta === "object" && meta !== null ? ((meta as Obj).namespace ?? "") : "";
-      const name = typeof meta === "object" && meta !== null ? ((meta as Obj).name ?? "") : "";
-      throw new UntypedError(`failed to create typed patch object (${ns}/${name}; ${gvk}): ${e.message}`);
-    }
+    if (e instanceof ApplyTypeError) throw untyped(e.message);
     throw e;
   }
   if (!custom) warnings = checkFields(r, config, duplicates);

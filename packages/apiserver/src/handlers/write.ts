@@ -133,20 +133,38 @@ export function checkTypeMeta(r: ResourceRequest, obj: Obj, text?: string): void
   }
 }
 
-/** `fieldValidation`: unknown and duplicate fields rejected (Strict), warned about (Warn, the default), or ignored. */
-export function checkFields(r: ResourceRequest, obj: Obj, text: string | undefined): string[] {
+export type FieldValidation = "Strict" | "Warn" | "Ignore";
+
+/** The request's `fieldValidation` (Warn when absent, as kube defaults it). */
+export function fieldValidationMode(r: ResourceRequest): FieldValidation {
   const mode = r.query.get("fieldValidation") ?? "Warn";
   if (mode !== "Strict" && mode !== "Warn" && mode !== "Ignore") {
     throw badRequest(
       `fieldValidation parameter unsupported: ${mode}, valid options are: Strict, Warn, Ignore`,
     );
   }
-  if (mode === "Ignore") return [];
+  return mode;
+}
+
+/** Fields of `obj` its kind does not declare, as kube's strict decoder names them. */
+export function unknownFieldProblems(r: ResourceRequest, obj: Obj): string[] {
   const unknown = r.def.schema
     ? findUnknownFields(r.def, obj, { objectMeta: r.server.objectMetaSchema() })
     : unknownTopLevelFields(r.def, obj);
-  const problems = unknown.map((f) => `unknown field "${f}"`);
-  if (text !== undefined) problems.push(...duplicateFields(text).map((f) => `duplicate field "${f}"`));
+  return unknown.map((f) => `unknown field "${f}"`);
+}
+
+/** Keys a JSON text repeats in one object, as kube's strict decoder names them. */
+export function duplicateFieldProblems(text: string): string[] {
+  return duplicateFields(text).map((f) => `duplicate field "${f}"`);
+}
+
+/** `fieldValidation`: unknown and duplicate fields rejected (Strict), warned about (Warn, the default), or ignored. */
+export function checkFields(r: ResourceRequest, obj: Obj, text: string | undefined): string[] {
+  const mode = fieldValidationMode(r);
+  if (mode === "Ignore") return [];
+  const problems = unknownFieldProblems(r, obj);
+  if (text !== undefined) problems.push(...duplicateFieldProblems(text));
   if (problems.length === 0) return [];
   if (mode === "Strict") {
     const what = r.def.crdName
