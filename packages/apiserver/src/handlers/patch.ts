@@ -9,7 +9,7 @@ import {
 } from "controller-runtime/patch";
 import { mediaType, readBody } from "../http-io.js";
 import { storeNameOf } from "../registry/index.js";
-import { ApiError, badRequest, cause, invalid, notFound, unsupportedMediaType } from "../status.js";
+import { ApiError, badRequest, cause, notFound, unsupportedMediaType } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { handleApply } from "./apply.js";
