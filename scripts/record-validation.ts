@@ -3,7 +3,13 @@
 // Run: KUBEBUILDER_ASSETS=<kube-apiserver and etcd> npx tsx scripts/record-validation.ts
 import { writeFileSync } from "node:fs";
 import { Api, startTarget } from "../test/apiserver/harness.js";
-import { type Outcome, outcomeOf, validationCases } from "../test/apiserver/validation-cases.js";
+import {
+  type Outcome,
+  outcomeOf,
+  runScenario,
+  scenarioCases,
+  validationCases,
+} from "../test/apiserver/validation-cases.js";
 
 if (!process.env.KUBEBUILDER_ASSETS) {
   console.error("KUBEBUILDER_ASSETS must name a real kube-apiserver and etcd: the recording is the referee");
@@ -19,6 +25,7 @@ try {
     const r = await api.post(`${c.path}?dryRun=All`, c.body);
     outcomes[c.id] = outcomeOf(r.status, r.body);
   }
+  for (const c of scenarioCases(ns)) outcomes[c.id] = await runScenario(api, c);
   const file = new URL("../test/apiserver/validation.recorded.json", import.meta.url);
   // One line per outcome: reviewable in a diff.
   const lines = Object.entries(outcomes).map(([id, o]) => `  ${JSON.stringify(id)}: ${JSON.stringify(o)}`);

@@ -4,6 +4,10 @@
 // no enum or name rule takes, each number set below and above any range, each field and list
 // item removed. What kube-apiserver answers to each is recorded (scripts/record-validation.ts)
 // and the embedded server must answer the same (validation-table.test.ts).
+// Beside them, scenarios: what kube refuses because of what is stored (an address or node port
+// another Service holds, an immutable ConfigMap or Secret, deletecollection's preconditions),
+// each a request made after the writes it depends on.
+import type { Api } from "./harness.js";
 import { servedKinds } from "./served-kinds.js";
 
 export interface ValidationCase {
@@ -221,4 +225,231 @@ export function outcomeOf(
 ): Outcome {
   const causes = [...new Set((body?.details?.causes ?? []).map((c) => `${c.reason}:${c.field}`))].sort();
   return status < 300 ? { code: status, causes: [] } : { code: status, reason: body?.reason, causes };
+}
+
+/** One request of a scenario. */
+export interface Step {
+  method: string;
+  path: string;
+  body?: unknown;
+  contentType?: string;
+}
+
+/** A request answered according to what `setup` stored first; its outcome is recorded. */
+export interface ScenarioCase {
+  /** `Kind/what`, stable across runs: the key of the recording. */
+  id: string;
+  setup: Step[];
+  request: Step;
+}
+
+const MERGE = "application/merge-patch+json";
+
+/** Services whose addresses and node ports are taken, out of range, or only checked by a dry run. */
+function serviceScenarios(ns: string): ScenarioCase[] {
+  const path = `/api/v1/namespaces/${ns}/services`;
+  const svc = (name: string, spec: Json): Json =>
+    object("v1", "Service", name, { spec: { ports: [{ port: 80 }], ...spec } });
+  const create = (name: string, spec: Json): Step => ({ method: "POST", path, body: svc(name, spec) });
+  const dry = (name: string, spec: Json): Step => ({
+    method: "POST",
+    path: `${path}?dryRun=All`,
+    body: svc(name, spec),
+  });
+  const nodePort = (port: number) => ({ type: "NodePort", ports: [{ port: 80, nodePort: port }] });
+  return [
+    {
+      id: "Service/clusterIP-taken",
+      setup: [create("ip-holder", { clusterIP: "10.0.0.55" })],
+      request: create("ip-taker", { clusterIP: "10.0.0.55" }),
+    },
+    {
+      id: "Service/clusterIP-taken-dryRun",
+      setup: [],
+      request: dry("ip-taker-dry", { clusterIP: "10.0.0.55" }),
+    },
+    {
+      id: "Service/clusterIP-held-by-IPAddress",
+      setup: [
+        {
+          method: "POST",
+          path: "/apis/networking.k8s.io/v1/ipaddresses",
+          body: object("networking.k8s.io/v1", "IPAddress", "10.0.0.56", {
+            spec: { parentRef: { resource: "services", namespace: ns, name: "elsewhere" } },
+          }),
+        },
+      ],
+      request: create("ip-blocked", { clusterIP: "10.0.0.56" }),
+    },
+    {
+      id: "Service/clusterIP-outside-range",
+      setup: [],
+      request: create("ip-outside", { clusterIP: "10.0.1.5" }),
+    },
+    {
+      id: "Service/clusterIP-outside-range-dryRun",
+      setup: [],
+      request: dry("ip-outside-dry", { clusterIP: "10.0.1.5" }),
+    },
+    {
+      id: "Service/clusterIP-network-address",
+      setup: [],
+      request: create("ip-network", { clusterIP: "10.0.0.0" }),
+    },
+    {
+      id: "Service/clusterIP-broadcast-address",
+      setup: [],
+      request: create("ip-broadcast", { clusterIP: "10.0.0.255" }),
+    },
+    {
+      id: "Service/clusterIP-not-an-address",
+      setup: [],
+      request: create("ip-junk", { clusterIP: "10.0.0.x" }),
+    },
+    {
+      id: "Service/nodePort-taken",
+      setup: [create("port-holder", nodePort(30555))],
+      request: create("port-taker", nodePort(30555)),
+    },
+    { id: "Service/nodePort-taken-dryRun", setup: [], request: dry("port-taker-dry", nodePort(30555)) },
+    { id: "Service/nodePort-out-of-range", setup: [], request: create("port-outside", nodePort(80)) },
+    { id: "Service/nodePort-out-of-range-dryRun", setup: [], request: dry("port-outside-dry", nodePort(80)) },
+    { id: "Service/nodePort-above-range", setup: [], request: create("port-above", nodePort(32768)) },
+    {
+      id: "Service/nodePort-taken-by-update",
+      setup: [create("port-holder-2", nodePort(30556)), create("port-mover", { type: "NodePort" })],
+      request: {
+        method: "PATCH",
+        path: `${path}/port-mover`,
+        body: { spec: { ports: [{ port: 80, nodePort: 30556 }] } },
+        contentType: MERGE,
+      },
+    },
+    {
+      id: "Service/nodePort-two-ports-one-number",
+      setup: [],
+      request: create("port-twice", {
+        type: "NodePort",
+        ports: [
+          { name: "a", port: 80, nodePort: 30557 },
+          { name: "b", port: 81, nodePort: 30557 },
+        ],
+      }),
+    },
+  ];
+}
+
+/** Immutable ConfigMaps and Secrets: what may still change, and what may not. */
+function immutableScenarios(ns: string): ScenarioCase[] {
+  const out: ScenarioCase[] = [];
+  for (const [kind, resource, data] of [
+    ["ConfigMap", "configmaps", { data: { a: "1" } }],
+    ["Secret", "secrets", { type: "Opaque", data: { a: "MQ==" } }],
+  ] as const) {
+    const path = `/api/v1/namespaces/${ns}/${resource}`;
+    const changes: [string, Json, string?][] = [
+      ["data-changed", { data: { a: kind === "Secret" ? "Mg==" : "2" } }],
+      ["data-added", { data: { b: kind === "Secret" ? "Mg==" : "2" } }],
+      ["data-removed", { data: null }],
+      ["made-mutable", { immutable: false }],
+      ["immutable-removed", { immutable: null }],
+      ["labels-changed", { metadata: { labels: { a: "b" } } }],
+      ...(kind === "ConfigMap"
+        ? ([["binaryData-added", { binaryData: { b: "Yg==" } }]] as [string, Json][])
+        : ([
+            ["stringData-added", { stringData: { c: "3" } }],
+            ["type-changed", { type: "kubernetes.io/basic-auth" }],
+          ] as [string, Json][])),
+    ];
+    for (const [what, patch] of changes) {
+      const name = `imm-${what.toLowerCase()}`;
+      out.push({
+        id: `${kind}/immutable-${what}`,
+        setup: [{ method: "POST", path, body: object("v1", kind, name, { immutable: true, ...data }) }],
+        request: { method: "PATCH", path: `${path}/${name}`, body: patch, contentType: MERGE },
+      });
+    }
+    const name = "imm-put";
+    out.push({
+      id: `${kind}/immutable-data-changed-by-PUT`,
+      setup: [{ method: "POST", path, body: object("v1", kind, name, { immutable: true, ...data }) }],
+      request: {
+        method: "PUT",
+        path: `${path}/${name}`,
+        body: object("v1", kind, name, {
+          immutable: true,
+          ...data,
+          data: { a: kind === "Secret" ? "Mg==" : "2" },
+        }),
+      },
+    });
+  }
+  return out;
+}
+
+/** deletecollection with preconditions and list options, each in a namespace of its own holding two ConfigMaps. */
+function deleteCollectionScenarios(ns: string): ScenarioCase[] {
+  const cases: [string, string, unknown?][] = [
+    ["resourceVersion=0", "?resourceVersion=0"],
+    ["uid-in-query", "?uid=00000000-0000-0000-0000-000000000000"],
+    [
+      "precondition-resourceVersion",
+      "",
+      { kind: "DeleteOptions", apiVersion: "v1", preconditions: { resourceVersion: "1" } },
+    ],
+    [
+      "precondition-uid",
+      "",
+      {
+        kind: "DeleteOptions",
+        apiVersion: "v1",
+        preconditions: { uid: "00000000-0000-0000-0000-000000000000" },
+      },
+    ],
+    ["resourceVersionMatch-without-resourceVersion", "?resourceVersionMatch=Exact"],
+    ["bad-labelSelector", "?labelSelector=a%20in%20("],
+    ["negative-gracePeriodSeconds", "?gracePeriodSeconds=-1"],
+    ["bad-propagationPolicy", "?propagationPolicy=Sideways"],
+    ["no-precondition", ""],
+  ];
+  return cases.map(([what, query, body], i) => {
+    const space = `${ns}-dc${i}`;
+    const path = `/api/v1/namespaces/${space}/configmaps`;
+    return {
+      id: `deletecollection/${what}`,
+      setup: [
+        { method: "POST", path: "/api/v1/namespaces", body: object("v1", "Namespace", space, {}) },
+        { method: "POST", path, body: object("v1", "ConfigMap", "a", { data: { a: "1" } }) },
+        { method: "POST", path, body: object("v1", "ConfigMap", "b", { data: { b: "1" } }) },
+      ],
+      request: { method: "DELETE", path: `${path}${query}`, body },
+    };
+  });
+}
+
+/** The scenarios, in namespace `namespace` (deletecollection's in namespaces named after it). */
+export function scenarioCases(namespace: string): ScenarioCase[] {
+  return [
+    ...serviceScenarios(namespace),
+    ...immutableScenarios(namespace),
+    ...deleteCollectionScenarios(namespace),
+  ];
+}
+
+/** Runs a scenario: its setup must succeed; the request's outcome is answered. */
+export async function runScenario(api: Api, c: ScenarioCase): Promise<Outcome> {
+  for (const step of c.setup) {
+    const r = await api.call(step.method, step.path, step.body, { contentType: step.contentType });
+    if (r.status >= 300) throw new Error(`${c.id}: setup ${step.method} ${step.path}: ${r.status} ${r.text}`);
+  }
+  const q = c.request;
+  const r = await api.call(q.method, q.path, q.body, { contentType: q.contentType });
+  return outcomeOf(r.status, r.body);
+}
+
+/** The namespaces a run of the scenarios made besides `namespace`, for cleanup. */
+export function scenarioNamespaces(namespace: string): string[] {
+  return deleteCollectionScenarios(namespace)
+    .map((c) => c.setup[0].body as Json)
+    .map((b) => (b.metadata as Json).name as string);
 }

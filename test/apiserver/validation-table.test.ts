@@ -7,7 +7,16 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { Api, startTarget, type Target } from "./harness.js";
-import { type Outcome, outcomeOf, type ValidationCase, validationCases } from "./validation-cases.js";
+import {
+  type Outcome,
+  outcomeOf,
+  runScenario,
+  type ScenarioCase,
+  scenarioCases,
+  scenarioNamespaces,
+  type ValidationCase,
+  validationCases,
+} from "./validation-cases.js";
 
 const recorded = JSON.parse(readFileSync(new URL("./validation.recorded.json", import.meta.url), "utf8")) as {
   kubeVersion: string;
@@ -17,17 +26,24 @@ const recorded = JSON.parse(readFileSync(new URL("./validation.recorded.json", i
 let target: Target;
 let api: Api;
 let cases: ValidationCase[];
+let scenarios: ScenarioCase[];
+let ns: string;
 
 before(async () => {
   target = await startTarget();
   api = new Api(target);
-  cases = await validationCases(await api.namespace("validation"));
+  ns = await api.namespace("validation");
+  cases = await validationCases(ns);
+  scenarios = scenarioCases(ns);
 });
-after(() => target.close());
+after(async () => {
+  for (const space of [ns, ...scenarioNamespaces(ns)]) await api.delete(`/api/v1/namespaces/${space}`);
+  await target.close();
+});
 
 test(`bad objects of every kind are answered as kube-apiserver ${recorded.kubeVersion} answered them`, async () => {
   assert.deepEqual(
-    cases.map((c) => c.id).sort(),
+    [...cases, ...scenarios].map((c) => c.id).sort(),
     Object.keys(recorded.outcomes).sort(),
     "the recording covers the table: run scripts/record-validation.ts after changing it",
   );
@@ -35,6 +51,17 @@ test(`bad objects of every kind are answered as kube-apiserver ${recorded.kubeVe
   for (const c of cases) {
     const r = await api.post(`${c.path}?dryRun=All`, c.body);
     const got = outcomeOf(r.status, r.body);
+    if (JSON.stringify(got) !== JSON.stringify(recorded.outcomes[c.id])) {
+      wrong.push(`${c.id}: ${JSON.stringify(got)}, kube: ${JSON.stringify(recorded.outcomes[c.id])}`);
+    }
+  }
+  assert.deepEqual(wrong, [], "answered otherwise than kube");
+});
+
+test(`requests refused for what is stored are answered as kube-apiserver ${recorded.kubeVersion} answered them`, async () => {
+  const wrong: string[] = [];
+  for (const c of scenarios) {
+    const got = await runScenario(api, c);
     if (JSON.stringify(got) !== JSON.stringify(recorded.outcomes[c.id])) {
       wrong.push(`${c.id}: ${JSON.stringify(got)}, kube: ${JSON.stringify(recorded.outcomes[c.id])}`);
     }

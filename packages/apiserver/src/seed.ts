@@ -4,6 +4,7 @@
 // that check client certificates).
 import { kindBehaviour } from "./kinds/index.js";
 import type { ServerContext } from "./handlers/context.js";
+import { updateManagedFields } from "./object/managed-fields.js";
 import { kubeTime, normalizeOrder, prepareForCreate } from "./object/meta.js";
 import { storeNameOf } from "./registry/index.js";
 import type { Obj } from "./storage/index.js";
@@ -14,11 +15,7 @@ export function seed(server: ServerContext): void {
   const def = server.registry.lookup("", "v1", "namespaces")!;
   for (const name of systemNamespaces) {
     if (server.storage.get(storeNameOf(def), name)) continue;
-    const obj: Obj = { kind: "Namespace", apiVersion: "v1", metadata: { name } };
-    kindBehaviour(def).defaults?.(obj, { old: undefined, server });
-    kindBehaviour(def).created?.(obj, { server });
-    prepareForCreate(def, obj, "", server.now());
-    server.storage.put(storeNameOf(def), normalizeOrder(def, obj));
+    createSystemObject(server, "", "namespaces", { kind: "Namespace", apiVersion: "v1", metadata: { name } });
   }
   seedPriorityClasses(server);
   seedAPIServices(server);
@@ -133,13 +130,25 @@ export function ensureLocalAPIService(
   });
 }
 
-/** Creates `obj` as kube-apiserver's own writes do (defaults, metadata, field order). */
+/**
+ * Creates `obj` as kube-apiserver's own writes do (defaults, metadata, field order), with the
+ * managedFields of its loopback client's Update: what it wrote, defaults included, is its own.
+ */
 function createSystemObject(server: ServerContext, group: string, resource: string, obj: Obj): void {
   const def = server.registry.lookup(group, "v1", resource)!;
   const meta = obj.metadata as Obj;
   kindBehaviour(def).defaults?.(obj, { old: undefined, server });
+  const managedFields = updateManagedFields(undefined, obj, {
+    manager: "kube-apiserver",
+    def,
+    apiVersion: group ? `${group}/v1` : "v1",
+    subresource: "",
+    time: kubeTime(server.now()),
+    types: server.types,
+  });
   kindBehaviour(def).created?.(obj, { server });
   prepareForCreate(def, obj, String(meta.namespace ?? ""), server.now());
+  if (managedFields.length > 0) meta.managedFields = managedFields;
   server.storage.put(storeNameOf(def), normalizeOrder(def, obj));
 }
 
@@ -156,7 +165,14 @@ export function seedServing(server: ServerContext, port: number, clientCaPem: st
         namespace: "default",
         labels: { component: "apiserver", provider: "kubernetes" },
       },
-      spec: { ports, clusterIP: "10.0.0.1", type: "ClusterIP", sessionAffinity: "None" },
+      // What kube's kubernetesservice controller writes.
+      spec: {
+        ports,
+        clusterIP: "10.0.0.1",
+        type: "ClusterIP",
+        sessionAffinity: "None",
+        ipFamilyPolicy: "SingleStack",
+      },
     });
   } else if (JSON.stringify((service.obj.spec as Obj).ports) !== JSON.stringify(ports)) {
     const next = JSON.parse(service.json) as Obj;

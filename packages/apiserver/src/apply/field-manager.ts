@@ -115,6 +115,9 @@ export function updatedManagedFields(
   }
   if (!oldObj && !managers) return createdEntries(newObj, manager, w);
   managers ??= decodeOrEmpty(previous);
+  // kube's skipNonAppliedManager: an object that exists without managedFields gets none from an
+  // update (an apply, or managedFields the request sets, starts tracking again).
+  if (oldObj && managers.size === 0) return [];
   const before = oldObj
     ? withoutManagedFields(oldObj)
     : { apiVersion: newObj.apiVersion, kind: newObj.kind, ...emptyObject(w.def) };

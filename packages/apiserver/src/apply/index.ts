@@ -13,3 +13,4 @@ export type { AppliedObject, WriteContext } from "./field-manager.js";
 export { applyToObject, updatedManagedFields } from "./field-manager.js";
 export type { MapType, TypeNode } from "./type-model.js";
 export { TypeModels } from "./type-model.js";
+export { typedConfigurationErrors } from "./typed-check.js";

@@ -18,6 +18,8 @@ import type { Json } from "./path-element.js";
 
 export interface ScalarType {
   readonly kind: "scalar";
+  /** What SMD's schema says the scalar holds; untyped (int-or-string, unknown) when absent. */
+  readonly scalar?: "string" | "numeric" | "boolean";
 }
 
 export interface MapType {
@@ -50,6 +52,24 @@ export interface DeducedType {
 export type TypeNode = ScalarType | MapType | ListType | DeducedType;
 
 export const SCALAR: ScalarType = Object.freeze({ kind: "scalar" });
+const STRING: ScalarType = Object.freeze({ kind: "scalar", scalar: "string" });
+const NUMERIC: ScalarType = Object.freeze({ kind: "scalar", scalar: "numeric" });
+const BOOLEAN: ScalarType = Object.freeze({ kind: "scalar", scalar: "boolean" });
+
+/** The typed scalar of a schema type (kube's OpenAPI to SMD conversion). */
+function scalarOf(type: string | undefined): ScalarType {
+  switch (type) {
+    case "string":
+      return STRING;
+    case "integer":
+    case "number":
+      return NUMERIC;
+    case "boolean":
+      return BOOLEAN;
+    default:
+      return SCALAR;
+  }
+}
 export const DEDUCED: DeducedType = Object.freeze({ kind: "deduced" });
 
 const DEDUCED_MAP: MapType = Object.freeze({
@@ -123,7 +143,7 @@ class TypeBuilder {
     const isObject =
       s.type === "object" || s.properties !== undefined || s.additionalProperties !== undefined;
     if (!isObject)
-      return s.type === undefined || s["x-kubernetes-preserve-unknown-fields"] ? DEDUCED : SCALAR;
+      return s.type === undefined || s["x-kubernetes-preserve-unknown-fields"] ? DEDUCED : scalarOf(s.type);
     if (s.properties === undefined && typeof s.additionalProperties !== "object") return DEDUCED_MAP;
     const inner: Context = { definition: definition ?? ctx.definition, patch: ctx.patch };
     return this.map(s, inner, definition);

@@ -217,7 +217,18 @@ test("applying a second container keeps the first in place", () => {
 
 test("past ten Update managers the oldest fold into ancient-changes", () => {
   const def = widgetDef();
-  let obj: Obj = widget({ color: "red" });
+  // Created with managedFields: an object without any gets none from updates (skipNonApplied).
+  const created = widget({ color: "red" });
+  let obj: Obj = {
+    ...created,
+    metadata: {
+      ...(created.metadata as Obj),
+      managedFields: updatedManagedFields(undefined, created, "creator", {
+        ...ctx(def),
+        time: "2026-01-01T00:00:00Z",
+      }),
+    },
+  };
   for (let i = 0; i < 12; i++) {
     const meta = obj.metadata as Obj;
     const next = { ...obj, metadata: { ...meta, labels: { ...(meta.labels as Obj), [`l${i}`]: "x" } } };

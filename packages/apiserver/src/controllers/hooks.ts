@@ -9,6 +9,7 @@ import { CrdController } from "./crd.js";
 import { GarbageCollector } from "./gc.js";
 import { NamespaceController } from "./namespace.js";
 import { PolicyStatusController } from "./policy-status.js";
+import { ServiceIPRepair } from "./service-ip-repair.js";
 
 export interface HooksOptions {
   garbageCollection: boolean;
@@ -21,6 +22,9 @@ export interface HooksOptions {
 const isNamespace = (def: ResourceDefinition) => def.group === "" && def.kind === "Namespace" && !def.crdName;
 const isCrd = (def: ResourceDefinition) =>
   def.group === "apiextensions.k8s.io" && def.kind === "CustomResourceDefinition";
+const isService = (def: ResourceDefinition) => def.group === "" && def.kind === "Service" && !def.crdName;
+const isIPAddress = (def: ResourceDefinition) =>
+  def.group === "networking.k8s.io" && def.kind === "IPAddress";
 const isPolicy = (def: ResourceDefinition) =>
   def.group === "admissionregistration.k8s.io" && def.kind === "ValidatingAdmissionPolicy";
 
@@ -29,7 +33,11 @@ export function createHooks(server: () => ServerContext, opts: HooksOptions): Ch
   const crds = new CrdController(server, opts.signal, opts.onError, opts.crdEstablishDelayMs);
   const policies = new PolicyStatusController(server, opts.signal, opts.onError);
   const gc = opts.garbageCollection ? new GarbageCollector(server, opts.signal, opts.onError) : undefined;
+  const serviceIPs = new ServiceIPRepair(server, opts.signal, opts.onError);
   return {
+    serving() {
+      serviceIPs.start();
+    },
     beforeCreate(def, obj) {
       if (!def.namespaced) return;
       const ns = (obj.metadata as Obj).namespace as string;
@@ -48,6 +56,8 @@ export function createHooks(server: () => ServerContext, opts: HooksOptions): Ch
       if (isNamespace(def) && meta.deletionTimestamp) namespaces.touch(stored.name);
       if (isCrd(def)) crds.touch(stored.name);
       if (isPolicy(def)) policies.touch(stored.name);
+      if (isService(def)) serviceIPs.serviceWritten(stored.obj);
+      if (isIPAddress(def)) serviceIPs.ipAddressWritten(stored.obj);
       gc?.touch();
     },
     afterDelete(def, stored) {

@@ -10,7 +10,15 @@ import type { ResourceRequest } from "./context.js";
 import { refOf } from "./context.js";
 import { isTrue } from "./list-options.js";
 import { sendInForm } from "./negotiation.js";
-import { admit, checkFields, isDryRun, manager, setManagedFields, warningHeaders } from "./write.js";
+import {
+  admit,
+  checkFields,
+  isDryRun,
+  manager,
+  setManagedFields,
+  storeWithEffects,
+  warningHeaders,
+} from "./write.js";
 import { kindBehaviour, unknownTopLevelFields } from "../kinds/index.js";
 import {
   apiVersionOfDef,
@@ -23,7 +31,13 @@ import { storeNameOf } from "../registry/index.js";
 import { pruneObject } from "../schema/index.js";
 import { alreadyExists, ApiError, badRequest, cause, notFound } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
-import { ApplyConflictError, ApplyTypeError, applyToObject } from "../apply/index.js";
+import {
+  ApplyConflictError,
+  ApplyTypeError,
+  applyToObject,
+  typedConfigurationErrors,
+} from "../apply/index.js";
+import type { Json } from "../apply/path-element.js";
 
 /** kube answers a configuration that does not fit the schema with a bare 500 Status (no reason). */
 class UntypedError extends ApiError {
@@ -127,6 +141,14 @@ export async function handleApply(r: ResourceRequest, form: ResponseForm): Promi
   if (r.def.crdName && r.def.schema) pruneObject(r.def, config);
   else if (custom) for (const f of unknownTopLevelFields(r.def, config)) delete config[f];
 
+  const gvk = `${r.def.group}/${r.def.version}, Kind=${r.def.kind}`;
+  // kube names the configuration's own namespace and name (objectGVKNN of the patch).
+  const ns = typeof meta === "object" && meta !== null ? ((meta as Obj).namespace ?? "") : "";
+  const name = typeof meta === "object" && meta !== null ? ((meta as Obj).name ?? "") : "";
+  const untyped = (why: string) =>
+    new UntypedError(`failed to create typed patch object (${ns}/${name}; ${gvk}): ${why}`);
+  const typeError = typedConfigurationErrors(config as Json, r.server.types.of(r.def));
+  if (typeError) throw untyped(typeError);
   let applied: ReturnType<typeof applyToObject>;
   try {
     applied = applyToObject(current?.obj, config, fieldManager, force, {
@@ -138,13 +160,7 @@ export async function handleApply(r: ResourceRequest, form: ResponseForm): Promi
     });
   } catch (e) {
     if (e instanceof ApplyConflictError) throw e.toApiError();
-    if (e instanceof ApplyTypeError) {
-      const gvk = `${r.def.group}/${r.def.version}, Kind=${r.def.kind}`;
-      // kube names the configuration's own namespace and name (objectGVKNN of the patch).
-      const ns = typeof meta === "object" && meta !== null ? ((meta as Obj).namespace ?? "") : "";
-      const name = typeof meta === "object" && meta !== null ? ((meta as Obj).name ?? "") : "";
-      throw new UntypedError(`failed to create typed patch object (${ns}/${name}; ${gvk}): ${e.message}`);
-    }
+    if (e instanceof ApplyTypeError) throw untyped(e.message);
     throw e;
   }
   if (!custom) warnings = checkFields(r, config, duplicates);
@@ -194,10 +210,14 @@ function createApplied(
   }
   prepareForCreate(r.def, obj, r.namespace, r.server.now());
   setManagedFields(obj, managedFields);
-  kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user, dryRun: isDryRun(r) });
+  const effects = kindBehaviour(r.def).created?.(obj, {
+    server: r.server,
+    user: r.user,
+    dryRun: isDryRun(r),
+  });
   const ordered = normalizeOrder(r.def, obj);
   if (isDryRun(r)) return JSON.stringify(ordered);
-  const stored = r.server.storage.put(store, ordered);
+  const stored = storeWithEffects(effects, () => r.server.storage.put(store, ordered));
   r.server.hooks.afterWrite(r.def, stored, undefined);
   return stored.json;
 }

@@ -82,6 +82,8 @@ export interface AuthenticationService {
 
 /** Reactions to changes that kube-apiserver and its controllers perform (namespaces, CRDs, GC). */
 export interface ChangeHooks {
+  /** Once the server serves (after its bootstrap objects): its own controllers start. */
+  serving?(): void;
   /** Before a create commits: may throw an ApiError (e.g. a namespace being terminated). */
   beforeCreate(def: ResourceDefinition, obj: Obj): void;
   /** After an object was written (created or updated). */

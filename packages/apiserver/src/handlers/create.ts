@@ -15,6 +15,7 @@ import {
   decodeObject,
   isDryRun,
   stampManagedFields,
+  storeWithEffects,
   warningHeaders,
 } from "./write.js";
 
@@ -70,10 +71,10 @@ export function createObject(
   }
   prepareForCreate(r.def, obj, r.namespace, r.server.now());
   stampManagedFields(r, undefined, obj);
-  kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user, dryRun });
+  const effects = kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user, dryRun });
   const ordered = normalizeOrder(r.def, obj);
   if (dryRun) return { json: JSON.stringify(ordered), headers: warningHeaders(warnings) };
-  const stored = storage.put(store, ordered);
+  const stored = storeWithEffects(effects, () => storage.put(store, ordered));
   r.server.hooks.afterWrite(r.def, stored, undefined);
   return { json: stored.json, headers: warningHeaders(warnings) };
 }

@@ -65,6 +65,7 @@ export function deleteStored(
   if (!hasFinalizers(def, next)) {
     if (opts.dryRun) return { removed: true, stored: current };
     const removed = server.storage.remove(storeNameOf(def), current.key)!;
+    kindBehaviour(def).removed?.(removed.obj, { server });
     server.hooks.afterDelete(def, removed);
     return { removed: true, stored: removed };
   }
@@ -91,6 +92,7 @@ export function finalizeIfDone(
   if (!meta.deletionTimestamp || hasFinalizers(def, stored.obj)) return false;
   if (!server.storage.get(storeNameOf(def), stored.key)) return false;
   const removed = server.storage.remove(storeNameOf(def), stored.key)!;
+  kindBehaviour(def).removed?.(removed.obj, { server });
   server.hooks.afterDelete(def, removed);
   return true;
 }

@@ -35,3 +35,62 @@ function goFloat(n: number): string {
   }
   return String(n);
 }
+
+/** encoding/json's name for a JSON value's type (UnmarshalTypeError). */
+export function jsonTypeName(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "object") return "object";
+  if (typeof v === "boolean") return "bool";
+  return typeof v === "number" ? "number" : "string";
+}
+
+const OP_FIELDS = ["op", "path", "from", "value"];
+
+/**
+ * kube's strict decoding of a JSON patch into []handlers.jsonPatchOp (fieldValidation Warn or
+ * Strict): the first value of the wrong type is a 400 (as `detail`); unknown fields of an
+ * operation (matched exactly) are strict problems, as its duplicates are.
+ */
+export function jsonPatchOpProblems(
+  ops: unknown,
+  duplicates: readonly string[],
+): { typeError?: string; problems: string[] } {
+  if (ops === null) return { problems: [] };
+  if (!Array.isArray(ops)) {
+    return {
+      typeError: `json: cannot unmarshal ${jsonTypeName(ops)} into Go value of type []handlers.jsonPatchOp`,
+      problems: [],
+    };
+  }
+  const problems: string[] = [];
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    if (op === null) continue;
+    if (typeof op !== "object" || Array.isArray(op)) {
+      return {
+        typeError: `json: cannot unmarshal ${jsonTypeName(op)} into Go value of type handlers.jsonPatchOp`,
+        problems: [],
+      };
+    }
+    for (const [k, v] of Object.entries(op)) {
+      if (!OP_FIELDS.includes(k)) problems.push(`unknown field "[${i}].${k}"`);
+      else if (k !== "value" && v !== null && typeof v !== "string") {
+        return {
+          typeError: `json: cannot unmarshal ${jsonTypeName(v)} into Go struct field jsonPatchOp.${k} of type string`,
+          problems: [],
+        };
+      }
+    }
+  }
+  return { problems: [...problems, ...duplicates.map((d) => `duplicate field "${d}"`)] };
+}
+
+/** evanphx's pruneAryNulls: nulls leave the objects inside a list, not the list itself. */
+export function pruneNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(pruneNulls);
+  if (v === null || typeof v !== "object") return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = pruneNulls(x);
+  return out;
+}

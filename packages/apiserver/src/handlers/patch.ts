@@ -9,31 +9,51 @@ import {
 } from "controller-runtime/patch";
 import { mediaType, readBody } from "../http-io.js";
 import { storeNameOf } from "../registry/index.js";
-import { ApiError, badRequest, cause, invalid, notFound, unsupportedMediaType } from "../status.js";
+import { ApiError, badRequest, cause, notFound, unsupportedMediaType } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { handleApply } from "./apply.js";
 import { formOf, sendInForm } from "./negotiation.js";
 import { updateWithAdmission } from "../admission/index.js";
 import { inRequestVersion } from "../conversion/index.js";
-import { DepthExceededError, parseJsonBounded } from "../nesting.js";
-import { goTypeError } from "../schema/index.js";
-import { goPrint, patchInvalid } from "./patch-decoding.js";
-import { checkFields, checkTypeMeta, warningHeaders } from "./write.js";
+import { parseJsonBounded } from "../nesting.js";
+import { goDefinitionOf } from "../object/go-encoding.js";
+import { findDuplicateFields, goTypeError } from "../schema/index.js";
+import { unstructuredConversionError } from "../schema/go-conversion.js";
+import { jsonPatchSortSpec, mergePatchSortSpec, patchedText } from "./patched-text.js";
+import { goPrint, jsonPatchOpProblems, jsonTypeName, patchInvalid, pruneNulls } from "./patch-decoding.js";
+import { checkTypeMeta, fieldValidationMode, unknownFieldProblems, warningHeaders } from "./write.js";
 
 const JSON_PATCH = "application/json-patch+json";
 const MERGE_PATCH = "application/merge-patch+json";
 const STRATEGIC = "application/strategic-merge-patch+json";
 const APPLY = "application/apply-patch+yaml";
 
-function parsePatch(text: string, ct: string): unknown {
+/**
+ * validateAndTranscodePatch: a JSON, merge or strategic patch must be valid JSON (Go's json.Valid,
+ * which also stops at 10 000 levels), or kube answers 400 "invalid JSON patch" before anything.
+ */
+function parsePatch(text: string): unknown {
   try {
     return parseJsonBounded(text);
-  } catch (e) {
-    // kube decodes a strategic patch's depth error without its "error decoding patch" prefix.
-    if (e instanceof DepthExceededError && ct === STRATEGIC) throw badRequest(e.message);
-    throw badRequest(`error decoding patch: ${(e as Error).message}`);
+  } catch {
+    throw badRequest("invalid JSON patch");
   }
+}
+
+/** What kube's strict decoding of the patch itself finds (fieldValidation Warn or Strict), per patch type. */
+function patchDecodingProblems(ct: string, patch: unknown, text: string): string[] {
+  if (ct === JSON_PATCH) {
+    const { typeError, problems } = jsonPatchOpProblems(patch, findDuplicateFields(text));
+    if (typeError) throw badRequest(`error decoding patch: ${typeError}`);
+    return problems.map((p) => `json patch ${p}`);
+  }
+  if (patch !== null && (typeof patch !== "object" || Array.isArray(patch))) {
+    const why = `json: cannot unmarshal ${jsonTypeName(patch)} into Go value of type map[string]interface {}`;
+    // kube decodes a strategic patch's map without the "error decoding patch" prefix.
+    throw badRequest(ct === STRATEGIC ? why : `error decoding patch: ${why}`);
+  }
+  return findDuplicateFields(text).map((d) => `duplicate field "${d}"`);
 }
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
@@ -57,15 +77,22 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     );
   }
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
-  const patch = parsePatch(body.toString("utf8"), ct);
+  const text = body.toString("utf8");
+  const patch = parsePatch(text);
+  const mode = fieldValidationMode(r);
+  const patchProblems = mode === "Ignore" ? [] : patchDecodingProblems(ct, patch, text);
+  if (ct === MERGE_PATCH && (patch === null || typeof patch !== "object")) {
+    // evanphx's MergePatch: only a list is taken as the whole document (and then cannot decode).
+    throw badRequest("Invalid JSON Patch");
+  }
   const ref = refOf(r.def);
   const found = r.server.storage.get(storeNameOf(r.def), objectKey(r.namespace, r.name));
   if (!found) throw notFound(ref, r.name);
   const current = await inRequestVersion(r, found);
 
   let patched: unknown;
+  const base = JSON.parse(current.json) as Obj;
   try {
-    const base = JSON.parse(current.json) as Obj;
     if (ct === JSON_PATCH) patched = applyJSONPatch(base, patch);
     else if (ct === STRATEGIC) {
       const meta = r.def.patchMeta ?? builtinPatchMeta(r.def.group, r.def.version, r.def.kind);
@@ -73,18 +100,32 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     } else patched = applyMergePatch(base, patch);
   } catch (e) {
     if (e instanceof PatchError) {
-      throw new ApiError(e.code, e.reason === "InternalError" ? "" : e.reason, e.statusMessage);
+      // NewGenericServerResponse's 422 carries empty details.
+      const details = e.reason === "Invalid" ? {} : undefined;
+      throw new ApiError(e.code, e.reason === "InternalError" ? "" : e.reason, e.statusMessage, details);
     }
     throw e;
   }
   if (patched === null || typeof patched !== "object" || Array.isArray(patched)) {
-    throw invalid(ref, r.name, [cause.invalid("", patched, "the patched object must be an object")]);
+    // Not an object: what kube's decoder says of it, before it looks for the kind.
+    const shownValue = ct === MERGE_PATCH ? pruneNulls(patched) : patched;
+    throw patchInvalid(
+      patchedText(shownValue, { all: ct === MERGE_PATCH }),
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(patched)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
   }
   const obj = patched as Obj;
-  // The patched object decodes into the kind's Go type, or the patch is invalid.
-  const shown = () => (ct === STRATEGIC ? goPrint(patch) : JSON.stringify(obj));
-  if (r.def.schema && !r.def.crdName && ct !== STRATEGIC) {
-    const typeError = goTypeError(r.def, obj);
+  // The patched object decodes into the kind's Go type, or the patch is invalid: a JSON or merge
+  // patch's result through Go's JSON decoder, a strategic one's through the unstructured converter.
+  const shown = () =>
+    ct === STRATEGIC
+      ? goPrint(patch ?? {})
+      : patchedText(obj, ct === JSON_PATCH ? jsonPatchSortSpec(patch) : mergePatchSortSpec(base, patch));
+  if (r.def.schema && !r.def.crdName) {
+    const typeError =
+      ct === STRATEGIC
+        ? unstructuredConversionError(r.def, obj, goDefinitionOf(r.def.group, r.def.version, r.def.kind))
+        : goTypeError(r.def, obj);
     if (typeError) throw patchInvalid(shown(), typeError);
   }
   checkTypeMeta(r, obj);
@@ -99,13 +140,16 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   }
   if (meta.resourceVersion === undefined || meta.resourceVersion === null)
     meta.resourceVersion = String(current.rv);
-  let warnings: string[];
-  try {
-    warnings = checkFields(r, obj, undefined);
-  } catch (e) {
-    const strict = e instanceof ApiError ? /strict decoding error: .*$/.exec(e.message) : null;
-    if (strict) throw patchInvalid(shown(), strict[0]);
-    throw e;
+  // Strict decoding: the patch's own problems, then the patched object's unknown fields (the
+  // converter's sorted, as it sorts them).
+  let warnings: string[] = [];
+  if (mode !== "Ignore") {
+    const unknown = unknownFieldProblems(r, obj);
+    if (ct === STRATEGIC) unknown.sort();
+    warnings = [...patchProblems, ...unknown];
+    if (mode === "Strict" && warnings.length > 0) {
+      throw patchInvalid(shown(), `strict decoding error: ${warnings.join(", ")}`);
+    }
   }
   const result = await updateWithAdmission(r, current, obj, warnings);
   sendInForm(r, 200, result.json, form, warningHeaders(warnings));

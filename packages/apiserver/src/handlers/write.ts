@@ -4,6 +4,7 @@
 import type { ManagedFieldsEntry, StatusCause } from "kubernetes-types/meta/v1.js";
 import { decodeBody, mediaType } from "../http-io.js";
 import { kindBehaviour } from "../kinds/index.js";
+import type { WriteEffects } from "../kinds/behaviour.js";
 import { unknownTopLevelFields } from "../kinds/index.js";
 import { managerName, updateManagedFields } from "../object/managed-fields.js";
 import {
@@ -132,20 +133,38 @@ export function checkTypeMeta(r: ResourceRequest, obj: Obj, text?: string): void
   }
 }
 
-/** `fieldValidation`: unknown and duplicate fields rejected (Strict), warned about (Warn, the default), or ignored. */
-export function checkFields(r: ResourceRequest, obj: Obj, text: string | undefined): string[] {
+export type FieldValidation = "Strict" | "Warn" | "Ignore";
+
+/** The request's `fieldValidation` (Warn when absent, as kube defaults it). */
+export function fieldValidationMode(r: ResourceRequest): FieldValidation {
   const mode = r.query.get("fieldValidation") ?? "Warn";
   if (mode !== "Strict" && mode !== "Warn" && mode !== "Ignore") {
     throw badRequest(
       `fieldValidation parameter unsupported: ${mode}, valid options are: Strict, Warn, Ignore`,
     );
   }
-  if (mode === "Ignore") return [];
+  return mode;
+}
+
+/** Fields of `obj` its kind does not declare, as kube's strict decoder names them. */
+export function unknownFieldProblems(r: ResourceRequest, obj: Obj): string[] {
   const unknown = r.def.schema
     ? findUnknownFields(r.def, obj, { objectMeta: r.server.objectMetaSchema() })
     : unknownTopLevelFields(r.def, obj);
-  const problems = unknown.map((f) => `unknown field "${f}"`);
-  if (text !== undefined) problems.push(...duplicateFields(text).map((f) => `duplicate field "${f}"`));
+  return unknown.map((f) => `unknown field "${f}"`);
+}
+
+/** Keys a JSON text repeats in one object, as kube's strict decoder names them. */
+export function duplicateFieldProblems(text: string): string[] {
+  return duplicateFields(text).map((f) => `duplicate field "${f}"`);
+}
+
+/** `fieldValidation`: unknown and duplicate fields rejected (Strict), warned about (Warn, the default), or ignored. */
+export function checkFields(r: ResourceRequest, obj: Obj, text: string | undefined): string[] {
+  const mode = fieldValidationMode(r);
+  if (mode === "Ignore") return [];
+  const problems = unknownFieldProblems(r, obj);
+  if (text !== undefined) problems.push(...duplicateFieldProblems(text));
   if (problems.length === 0) return [];
   if (mode === "Strict") {
     const what = r.def.crdName
@@ -370,16 +389,37 @@ export function commitUpdate(
   if (unchanged(current.obj, next) && deepEqual(oldManaged, (next.metadata as Obj).managedFields)) {
     return { json: current.json, stored: current };
   }
+  const effects = kindBehaviour(r.def).updating?.(next, current.obj, {
+    server: r.server,
+    dryRun: isDryRun(r),
+  });
   const ordered = normalizeOrder(r.def, next);
   if (isDryRun(r)) {
     (ordered.metadata as Obj).resourceVersion = String(current.rv);
     return { json: JSON.stringify(ordered), stored: undefined };
   }
   void warnings;
-  const stored = r.server.storage.put(storeNameOf(r.def), ordered);
+  const stored = storeWithEffects(effects, () => r.server.storage.put(storeNameOf(r.def), ordered));
   r.server.hooks.afterWrite(r.def, stored, current);
   finalizeIfDone(r.server, r.def, stored);
   return { json: stored.json, stored };
+}
+
+/** Stores with a write's side effects: undone if storing fails, finished once it succeeded. */
+export function storeWithEffects(
+  // biome-ignore lint/suspicious/noConfusingVoidType: what KindBehaviour.created returns
+  effects: WriteEffects | void,
+  put: () => StoredObject,
+): StoredObject {
+  let stored: StoredObject;
+  try {
+    stored = put();
+  } catch (e) {
+    effects?.revert?.();
+    throw e;
+  }
+  effects?.committed?.();
+  return stored;
 }
 
 /** The Warning header values for field problems found under fieldValidation=Warn. */

@@ -49,6 +49,11 @@ function cidrErrors(value: string): string[] {
 }
 
 export const ipAddressBehaviour: KindBehaviour = {
+  defaults(obj) {
+    // ParentReference.group is omitempty: the core group's "" is not stored.
+    const ref = (obj.spec as Obj | undefined)?.parentRef as Obj | undefined;
+    if (ref && typeof ref === "object" && ref.group === "") delete ref.group;
+  },
   validate(obj, old) {
     const name = String((obj.metadata as Obj | undefined)?.name ?? "");
     const causes = ipErrors(name).map((m) => cause.invalid("metadata.name", name, m));

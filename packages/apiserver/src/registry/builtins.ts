@@ -273,6 +273,8 @@ export function builtinResources(): ResourceDefinition[] {
       shortNames: ["po"],
       categories: ["all"],
       status: true,
+      // PodObservedGenerationTracking: a Pod's generation counts its spec's changes.
+      generation: true,
       selectableFields: podFields,
       fieldLabels: podLabels,
     }),

@@ -85,7 +85,7 @@ export function base64Error(s: string): number | undefined {
  * Fields of Go type []byte (`format: byte` in kube's OpenAPI), by the struct holding them: JSON
  * carries them in base64, which Go's decoder checks.
  */
-const BYTE_FIELDS = new Set([
+export const BYTE_FIELDS = new Set([
   "Secret.data",
   "ConfigMap.binaryData",
   "CertificateSigningRequestSpec.request",

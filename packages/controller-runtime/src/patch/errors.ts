@@ -27,11 +27,12 @@ export class PatchError extends Error {
   }
 
   /**
-   * The `message` of kube-apiserver's Status. For a JSON patch that fails to apply kube hides the
-   * detail behind a generic sentence; everything else carries the detail.
+   * The `message` of kube-apiserver's Status. A patch that cannot be applied (a JSON patch that
+   * fails, a strategic patch with a list of lists) is answered with NewGenericServerResponse's
+   * 422, whose generic sentence hides the detail; everything else carries the detail.
    */
   get statusMessage(): string {
-    return this.reason === "Invalid" && this.jsonPatch
+    return this.reason === "Invalid"
       ? "the server rejected our request due to an error in our request"
       : this.message;
   }

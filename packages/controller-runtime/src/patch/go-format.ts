@@ -19,3 +19,13 @@ export function goFormat(v: unknown): string {
   }
   return String(v);
 }
+
+/** Go's reflect type of a value decoded from JSON into interface{} (integers kept as int64, as kube decodes). */
+export function goReflectType(v: unknown): string {
+  if (v === null || v === undefined) return "%!s(<nil>)";
+  if (Array.isArray(v)) return "[]interface {}";
+  if (typeof v === "object") return "map[string]interface {}";
+  if (typeof v === "number") return Number.isInteger(v) ? "int64" : "float64";
+  if (typeof v === "boolean") return "bool";
+  return "string";
+}

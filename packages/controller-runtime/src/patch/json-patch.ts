@@ -1,5 +1,6 @@
 // RFC 6902 JSON Patch, applied the way kube-apiserver's json-patch library applies it.
 import { PatchError, badRequest } from "./errors.js";
+import { goTypeName } from "./go-format.js";
 import { type JSONObject, type JSONValue, cloneJSON, getOwn, isObject, jsonEqual, setOwn } from "./json.js";
 
 export type JSONPatchOperation =
@@ -52,14 +53,17 @@ function get(doc: JSONValue, tokens: string[]): JSONValue | undefined {
 
 /** Applies RFC 6902 operations to a copy of `doc`; the result shares nothing with the inputs. */
 export function applyJSONPatch<T = unknown>(doc: T, ops: readonly JSONPatchOperation[] | unknown): T {
+  // Go decodes `null` into an empty patch.
+  if (ops === null) return cloneJSON(doc);
   if (!Array.isArray(ops))
-    throw badRequest("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+    throw badRequest(`json: cannot unmarshal ${goTypeName(ops)} into Go value of type jsonpatch.Patch`);
   for (const op of ops) {
-    if (!isObject(op))
-      throw badRequest("json: cannot unmarshal array into Go value of type jsonpatch.Operation");
+    if (op !== null && !isObject(op))
+      throw badRequest(`json: cannot unmarshal ${goTypeName(op)} into Go value of type jsonpatch.Operation`);
   }
   let root = cloneJSON(doc) as JSONValue;
-  for (const raw of ops as JSONObject[]) {
+  // A null operation is an empty one: its kind is unknown.
+  for (const raw of (ops as (JSONObject | null)[]).map((o) => o ?? {})) {
     const op = raw.op;
     const path = raw.path;
     if (typeof path !== "string")

@@ -277,8 +277,13 @@ test("errors carry kube's status codes", () => {
     ],
     [{ metadata: { labels: { $patch: "frob" } } }, "InternalError", 500, /unknown patch type/],
     [{ metadata: { finalizers: [1] } }, "InternalError", 500, /list element types are not identical/],
-    [{ metadata: { "$setElementOrder/finalizers": "x" } }, "BadRequest", 400, /setElementOrder/],
-    [{ metadata: { "$deleteFromPrimitiveList/finalizers": "x" } }, "BadRequest", 400, /primitive list/],
+    // kube's mergepatch.ErrBadArgType, unclassified: a 500.
+    [
+      { metadata: { "$setElementOrder/finalizers": "x" } },
+      "InternalError",
+      500,
+      /^expected a \[\]interface \{\}, but received a string$/,
+    ],
     [
       { spec: { containers: [{ name: "x", $patch: "merge" }] } },
       "InternalError",
@@ -294,6 +299,16 @@ test("errors carry kube's status codes", () => {
       JSON.stringify(patch),
     );
   }
+  // A deletion list that is not a list is skipped, as kube's mergeMap skips it; null applies nothing.
+  assert.deepEqual(
+    applyStrategicMergePatch(
+      { metadata: { finalizers: ["a"] } },
+      { metadata: { "$deleteFromPrimitiveList/finalizers": "a" } },
+      POD,
+    ),
+    { metadata: { finalizers: ["a"] } },
+  );
+  assert.deepEqual(applyStrategicMergePatch({ a: 1 }, null, POD), { a: 1 });
   assert.throws(() => applyStrategicMergePatch({}, { metadata: { finalizers: [["a"]] } }, POD), {
     reason: "Invalid",
     code: 422,

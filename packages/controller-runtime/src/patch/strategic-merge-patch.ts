@@ -6,7 +6,7 @@ import { PatchError, badRequest } from "./errors.js";
 import { type JSONObject, type JSONValue, getOwn, isObject, jsonEqual, kindOf, setOwn } from "./json.js";
 import type { PatchMeta } from "./patch-meta.js";
 import { normalizeOrder } from "./element-order.js";
-import { goFormat, goTypeName } from "./go-format.js";
+import { goFormat, goReflectType, goTypeName } from "./go-format.js";
 import { cloneJSON } from "./json.js";
 
 export const DIRECTIVE = "$patch";
@@ -19,6 +19,8 @@ export const DELETE_FROM_PRIMITIVE_LIST = "$deleteFromPrimitiveList/";
  * `builtinPatchMeta`). Neither input is mutated and the result shares nothing with them.
  */
 export function applyStrategicMergePatch<T = unknown>(doc: T, patch: unknown, meta?: PatchMeta): T {
+  // Go decodes `null` into the empty map kube starts from: nothing to apply.
+  if (patch === null) patch = {};
   if (!isObject(patch)) {
     throw badRequest(
       `json: cannot unmarshal ${goTypeName(patch)} into Go value of type map[string]interface {}`,
@@ -41,6 +43,11 @@ export function isMergeList(meta: PatchMeta | undefined): boolean {
 
 function internal(message: string): PatchError {
   return new PatchError("InternalError", message);
+}
+
+/** mergepatch.ErrBadArgType where a list was expected: Go's reflect type of what was found. */
+function badArgType(found: JSONValue): PatchError {
+  return internal(`expected a []interface {}, but received a ${goReflectType(found)}`);
 }
 
 // Merges `patch` into `original`, which this function owns and mutates.
@@ -128,11 +135,11 @@ function applyRetainKeys(original: JSONObject, patch: JSONObject): void {
   for (const k of Object.keys(original)) if (!keep.has(k)) delete original[k];
 }
 
+// kube's mergeMap skips a deletion list that is not a list, or whose field is not one.
 function deleteFromPrimitiveList(original: JSONObject, key: string, patchV: JSONValue): void {
   const field = key.slice(DELETE_FROM_PRIMITIVE_LIST.length);
-  if (field === "" || !Array.isArray(patchV)) throw badRequest("invalid patch format of primitive list");
   const list = getOwn(original, field);
-  if (!Array.isArray(list)) return;
+  if (!Array.isArray(list) || !Array.isArray(patchV)) return;
   const gone = new Set(patchV);
   setOwn(
     original,
@@ -148,12 +155,11 @@ function applySetElementOrder(
   order: JSONValue,
   meta: PatchMeta | undefined,
 ): void {
-  if (!Array.isArray(order)) throw badRequest("invalid patch format of setElementOrder list");
+  if (!Array.isArray(order)) throw badArgType(order);
   const origV = getOwn(original, field);
   const patchV = getOwn(patch, field);
-  if (origV !== undefined && !Array.isArray(origV)) throw internal(`expected a list in ${field}`);
-  if (patchV !== undefined && patchV !== null && !Array.isArray(patchV))
-    throw internal(`expected a list in ${field}`);
+  if (origV !== undefined && !Array.isArray(origV)) throw badArgType(origV);
+  if (patchV !== undefined && patchV !== null && !Array.isArray(patchV)) throw badArgType(patchV);
   if (patchV === null) {
     delete original[field];
     return;
