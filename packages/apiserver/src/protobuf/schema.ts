@@ -29,7 +29,10 @@ export function messageOf(apiVersion: string, kind: string): DescMessage | undef
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
   if (!/^[a-z0-9]+$/.test(version) || !/^[A-Za-z0-9]+$/.test(kind)) return undefined;
   const pkg = group === "" ? "core" : group.split(".")[0];
-  if (group === "meta.k8s.io") return message(`${META}.${kind}`);
+  // meta.k8s.io/v1beta1 has its own PartialObjectMetadataList; its other types are v1's.
+  if (group === "meta.k8s.io") {
+    return message(`k8s.io.apimachinery.pkg.apis.meta.${version}.${kind}`) ?? message(`${META}.${kind}`);
+  }
   return message(`k8s.io.api.${pkg}.${version}.${kind}`) ?? message(`${META}.${kind}`);
 }
 
