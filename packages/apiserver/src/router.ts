@@ -18,7 +18,7 @@ import { handleScale } from "./handlers/scale.js";
 import { handleUpdate } from "./handlers/update.js";
 import { handleWatch } from "./handlers/watch.js";
 import { isTrue } from "./handlers/list-options.js";
-import { answerInProtobuf, prefersProtobuf, sendError, sendJson } from "./http-io.js";
+import { sendError, sendJson } from "./http-io.js";
 import { loadFor, schemaHasRules } from "./lazy.js";
 import type { ResourceDefinition } from "./registry/index.js";
 import { StorageLimitError } from "./storage/index.js";
@@ -75,6 +75,9 @@ async function dispatch(
 ): Promise<void> {
   const method = req.method ?? "GET";
   const seg = target.segments;
+  // Answers in protobuf (errors included) need the codec: loaded before anything is answered.
+  const codec = loadFor(req);
+  if (codec) await codec;
   const registry = env.server.registry;
   const isRead = method === "GET" || method === "HEAD";
 
@@ -210,9 +213,6 @@ async function dispatch(
     const { watchFault, staleBy } = await env.server.faults.before(r, method, watch);
     if (watchFault || staleBy !== undefined) r = { ...r, watchFault, staleBy };
   }
-  // Built-in kinds answer in protobuf to clients that prefer it; custom resources are JSON only.
-  if (!def.crdName && prefersProtobuf(req.headers.accept)) answerInProtobuf(res);
-
   if (subresource === "scale") {
     if (method !== "GET" && method !== "PUT" && method !== "PATCH") throw methodNotAllowed();
     await handleScale(r, method);
