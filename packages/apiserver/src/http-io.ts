@@ -125,7 +125,7 @@ export function metaApiVersionOf(res: ServerResponse): string {
   return metaVersions.get(res) ?? "meta.k8s.io/v1";
 }
 
-function sendProtobuf(
+export function sendProtobuf(
   res: ServerResponse,
   code: number,
   body: string,

@@ -36,7 +36,7 @@ const WATCH_STREAMS = mediaTypesOf(KUBE_SERIALIZERS, true);
 /** Which of the server's routes a request took: what it produces depends on it. */
 export type Route = "object" | "list" | "write" | "watch";
 
-function restfulNotAcceptable(produces: readonly string[]): ApiError {
+export function restfulNotAcceptable(produces: readonly string[]): ApiError {
   return new ApiError(
     406,
     "NotAcceptable",
@@ -45,7 +45,7 @@ function restfulNotAcceptable(produces: readonly string[]): ApiError {
   );
 }
 
-function notAcceptable(types: readonly string[]): ApiError {
+export function notAcceptable(types: readonly string[]): ApiError {
   return new ApiError(
     406,
     "NotAcceptable",
@@ -54,7 +54,7 @@ function notAcceptable(types: readonly string[]): ApiError {
 }
 
 /** go-restful's matchesAccept: each entry's type before any `;`, trimmed of spaces, as written. */
-function routeProduces(accept: string | undefined, produces: readonly string[]): boolean {
+export function routeProduces(accept: string | undefined, produces: readonly string[]): boolean {
   for (const entry of (accept || "*/*").split(",")) {
     const type = entry.split(";")[0].replace(/^ +| +$/g, "");
     if (type === "*/*" || produces.includes(type)) return true;
