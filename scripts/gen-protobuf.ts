@@ -29,6 +29,8 @@ const machineryDir = goModuleDir("k8s.io/apimachinery");
 const MACHINERY = [
   "pkg/api/resource",
   "pkg/apis/meta/v1",
+  // PartialObjectMetadataList of meta.k8s.io/v1beta1, whose fields are numbered the other way round.
+  "pkg/apis/meta/v1beta1",
   "pkg/runtime",
   "pkg/runtime/schema",
   "pkg/util/intstr",
@@ -38,7 +40,9 @@ const MACHINERY = [
 const API = withImports(
   readdirSync(apiDir, { recursive: true, encoding: "utf8" })
     .filter((p) => /^[a-z]+\/v[0-9]+\/generated\.proto$/.test(p))
-    .map((p) => dirname(p)),
+    .map((p) => dirname(p))
+    // Aggregated discovery's older version, still served to clients that ask for it.
+    .concat(["apidiscovery/v2beta1"]),
 );
 
 /** `dirs` and the k8s.io/api packages their generated.proto files import, transitively, sorted. */

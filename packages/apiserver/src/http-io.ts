@@ -3,6 +3,12 @@ import { indentJson, isPrettyPrint } from "./pretty.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseJsonBounded, parseYamlBounded } from "./nesting.js";
 import { protobufCodec } from "./lazy.js";
+import {
+  DEFAULT_RESTRICTIONS,
+  KUBE_SERIALIZERS,
+  negotiateMediaTypeOptions,
+  PROTOBUF_SERIALIZER,
+} from "./accept.js";
 import { ApiError, badRequest, PageNotFoundError, tooLarge } from "./status.js";
 
 /**
@@ -64,48 +70,18 @@ export function mediaType(header: string | undefined): string {
 /** The representation a client asked for in `Accept`. */
 export type ResponseForm = "object" | "PartialObjectMetadata" | "PartialObjectMetadataList" | "Table";
 
-export interface AcceptEntry {
-  type: string;
-  params: Record<string, string>;
-  q: number;
-}
-
-/** `Accept` entries with q > 0, in goautoneg's order. */
-export function parseAccept(accept: string): AcceptEntry[] {
-  const out: AcceptEntry[] = [];
-  for (const raw of accept.split(",")) {
-    const [type, ...rest] = raw.split(";").map((s) => s.trim());
-    const params: Record<string, string> = {};
-    for (const kv of rest) {
-      const eq = kv.indexOf("=");
-      if (eq > 0) params[kv.slice(0, eq).trim()] = kv.slice(eq + 1).trim();
-    }
-    const q = params.q === undefined ? 1 : Number(params.q);
-    if (type && q > 0) out.push({ type, params, q });
-  }
-  // goautoneg: by quality, then the more specific type, then as written.
-  const specific = (t: string) => (t === "*/*" ? 0 : t.endsWith("/*") ? 1 : 2);
-  return out
-    .map((e, i) => ({ e, i }))
-    .sort((a, b) => b.e.q - a.e.q || specific(b.e.type) - specific(a.e.type) || a.i - b.i)
-    .map(({ e }) => e);
-}
-
 /** The serializers kube-apiserver offers, in the order its errors list them. */
 export const SERIALIZERS = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
 
 /**
- * Whether an error answer to `accept` is written as json.MarshalIndent writes it: kube does so
- * when no serializer can be negotiated for the Status itself (types compared as written).
+ * How kube writes an error (responsewriters.ErrorNegotiated): in the serializer `Accept`
+ * negotiates without any transform, protobuf included; when none fits, as json.MarshalIndent
+ * writes it.
  */
-function errorNeedsRawJson(accept: string | undefined): boolean {
-  if (!accept) return false;
-  // A Status is no Table: an entry asking for a transform does not serve it.
-  return !parseAccept(accept).some(
-    (e) =>
-      e.params.as === undefined &&
-      (e.type === "*/*" || e.type === "application/*" || SERIALIZERS.includes(e.type)),
-  );
+function errorEncoding(accept: string | undefined): "json" | "protobuf" | "raw" {
+  const options = negotiateMediaTypeOptions(accept, KUBE_SERIALIZERS, DEFAULT_RESTRICTIONS);
+  if (!options) return "raw";
+  return options.accepted === PROTOBUF_SERIALIZER ? "protobuf" : "json";
 }
 
 /** Whether the request came over HTTP/2, where hop-by-hop headers are forbidden. */
@@ -124,33 +100,8 @@ export function needsDrain(res: ServerResponse): boolean {
 
 export const PROTOBUF_MEDIA_TYPE = "application/vnd.kubernetes.protobuf";
 
-/** Responses whose client prefers kube's protobuf encoding (built-in kinds only). */
+/** Responses whose object answers kube's negotiation wrote in protobuf. */
 const protobufResponses = new WeakSet<ServerResponse>();
-
-/**
- * Whether `Accept` prefers protobuf over JSON, as kube's negotiation (goautoneg) orders entries:
- * by q, then specificity, then position. Entries with parameters (`as=Table`) are JSON forms.
- */
-export function prefersProtobuf(accept: string | undefined): boolean {
-  if (!accept?.includes(PROTOBUF_MEDIA_TYPE)) return false;
-  const ranked: { type: string; q: number; specific: number; at: number }[] = [];
-  accept.split(",").forEach((entry, at) => {
-    const [type, ...params] = entry.split(";").map((x) => x.trim().toLowerCase());
-    let q = 1;
-    let other = false;
-    for (const p of params) {
-      if (p.startsWith("q=")) q = Number(p.slice(2));
-      else other = true;
-    }
-    if (!(q > 0)) return;
-    const served = type === PROTOBUF_MEDIA_TYPE || type === "application/json" || type === "application/yaml";
-    if (type === PROTOBUF_MEDIA_TYPE && other) return;
-    if (!served && type !== "*/*" && type !== "application/*") return;
-    ranked.push({ type, q, specific: type === "*/*" ? 0 : type.endsWith("/*") ? 1 : 2, at });
-  });
-  ranked.sort((a, b) => b.q - a.q || b.specific - a.specific || a.at - b.at);
-  return ranked[0]?.type === PROTOBUF_MEDIA_TYPE;
-}
 
 /** Answers on `res` go out as protobuf where kube has a message for them. */
 export function answerInProtobuf(res: ServerResponse): void {
@@ -161,7 +112,20 @@ export function isProtobufResponse(res: ServerResponse): boolean {
   return protobufResponses.has(res);
 }
 
-function sendProtobuf(
+/** The meta.k8s.io version negotiated for answers that are a Table or PartialObjectMetadata. */
+const metaVersions = new WeakMap<ServerResponse, string>();
+
+/** Records the version a request asked its Table or PartialObjectMetadata in (`meta.k8s.io/v1beta1`). */
+export function answerInMetaVersion(res: ServerResponse, apiVersion: string): void {
+  if (apiVersion !== "meta.k8s.io/v1") metaVersions.set(res, apiVersion);
+}
+
+/** `meta.k8s.io/v1`, or the version the request negotiated for its Table or PartialObjectMetadata. */
+export function metaApiVersionOf(res: ServerResponse): string {
+  return metaVersions.get(res) ?? "meta.k8s.io/v1";
+}
+
+export function sendProtobuf(
   res: ServerResponse,
   code: number,
   body: string,
@@ -195,6 +159,15 @@ export function sendJson(
     return;
   }
   if (protobufResponses.has(res) && sendProtobuf(res, code, body, headers)) return;
+  writeJson(res, code, body, headers);
+}
+
+function writeJson(
+  res: ServerResponse,
+  code: number,
+  body: string,
+  headers: Record<string, string | string[]>,
+): void {
   // kube's JSON serializer is Go's json.Encoder, which ends every value with a newline; pretty
   // output is json.MarshalIndent's, which does not.
   const text = isPrettyPrint(res.req) ? indentJson(body) : `${body}\n`;
@@ -213,8 +186,22 @@ export function sendError(res: ServerResponse, err: ApiError): void {
     return;
   }
   const body = JSON.stringify(err.toStatus());
-  if (res.headersSent || !errorNeedsRawJson(res.req?.headers.accept)) {
-    sendJson(res, err.code, body);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const encoding = errorEncoding(res.req?.headers.accept);
+  if (encoding === "protobuf" && !protobufCodec.loaded) {
+    // Refused before the router loaded the codec (authentication, authorization).
+    protobufCodec.load().then(
+      () => sendProtobuf(res, err.code, body, {}) || writeJson(res, err.code, body, {}),
+      () => writeJson(res, err.code, body, {}),
+    );
+    return;
+  }
+  if (encoding === "protobuf" && sendProtobuf(res, err.code, body, {})) return;
+  if (encoding !== "raw") {
+    writeJson(res, err.code, body, {});
     return;
   }
   const text = indentJson(body);

@@ -1,7 +1,18 @@
 // Routing: maps a request path and method to discovery, health or a resource handler, and turns
 // every failure into a Status response.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { apiGroup, apiGroupList, apiVersions, resourceList, sendHealth, sendVersion } from "./discovery.js";
+import { aggregatedDiscovery } from "./aggregated-discovery.js";
+import {
+  apiGroup,
+  apiGroupList,
+  apiVersions,
+  Priorities,
+  resourceList,
+  sendHealth,
+  sendVersion,
+} from "./discovery.js";
+import { sendDiscovery } from "./discovery-answer.js";
+import { apiServiceStore } from "./seed.js";
 import type { ResourceRequest, ServerContext, UserInfo } from "./handlers/context.js";
 import { handleCreate } from "./handlers/create.js";
 import { handleDelete, handleDeleteCollection } from "./handlers/delete.js";
@@ -18,7 +29,7 @@ import { handleScale } from "./handlers/scale.js";
 import { handleUpdate } from "./handlers/update.js";
 import { handleWatch } from "./handlers/watch.js";
 import { isTrue } from "./handlers/list-options.js";
-import { answerInProtobuf, prefersProtobuf, sendError, sendJson } from "./http-io.js";
+import { sendError } from "./http-io.js";
 import { loadFor, schemaHasRules } from "./lazy.js";
 import type { ResourceDefinition } from "./registry/index.js";
 import { StorageLimitError } from "./storage/index.js";
@@ -75,6 +86,9 @@ async function dispatch(
 ): Promise<void> {
   const method = req.method ?? "GET";
   const seg = target.segments;
+  // Answers in protobuf (errors included) need the codec: loaded before anything is answered.
+  const codec = loadFor(req);
+  if (codec) await codec;
   const registry = env.server.registry;
   const isRead = method === "GET" || method === "HEAD";
 
@@ -112,7 +126,11 @@ async function dispatch(
     rest = seg.slice(2);
     if (seg.length === 1) {
       if (!isRead) throw methodNotAllowed();
-      sendJson(res, 200, apiVersions(env.serverAddress));
+      sendDiscovery(req, res, {
+        restful: true,
+        legacy: () => apiVersions(env.serverAddress),
+        aggregated: () => aggregatedDiscovery(registry, prioritiesOf(env.server), "api"),
+      });
       return;
     }
     if (!version) throw resourceNotFound();
@@ -122,18 +140,23 @@ async function dispatch(
     rest = seg.slice(3);
     if (seg.length === 1) {
       if (!isRead) throw methodNotAllowed();
-      sendJson(res, 200, apiGroupList(registry));
+      const priorities = prioritiesOf(env.server);
+      sendDiscovery(req, res, {
+        restful: false,
+        legacy: () => apiGroupList(registry, priorities),
+        aggregated: () => aggregatedDiscovery(registry, priorities, "apis"),
+      });
       return;
     }
     if (!group && seg.length > 1) throw resourceNotFound();
     // A group kube does not serve has no handler at all.
-    if (group && !apiGroup(registry, group)) throw new PageNotFoundError();
+    if (group && !registry.groups().some((g) => g.name === group)) throw new PageNotFoundError();
     if (!version) {
       if (seg.length > 2) throw resourceNotFound();
-      const doc = apiGroup(registry, group);
+      const doc = apiGroup(registry, group, prioritiesOf(env.server));
       if (!doc) throw new PageNotFoundError();
       if (!isRead) throw methodNotAllowed();
-      sendJson(res, 200, doc);
+      sendDiscovery(req, res, { restful: false, legacy: () => doc });
       return;
     }
   } else if (seg[0] === "version") throw resourceNotFound();
@@ -143,7 +166,9 @@ async function dispatch(
     const doc = resourceList(registry, group, version);
     if (!doc) throw resourceNotFound();
     if (!isRead) throw methodNotAllowed();
-    sendJson(res, 200, doc);
+    // Built-in group versions are go-restful's; a custom resource group's are apiextensions'.
+    const restful = registry.inGroupVersion(group, version).some((d) => !d.crdName);
+    sendDiscovery(req, res, { restful, legacy: () => doc });
     return;
   }
 
@@ -210,9 +235,6 @@ async function dispatch(
     const { watchFault, staleBy } = await env.server.faults.before(r, method, watch);
     if (watchFault || staleBy !== undefined) r = { ...r, watchFault, staleBy };
   }
-  // Built-in kinds answer in protobuf to clients that prefer it; custom resources are JSON only.
-  if (!def.crdName && prefersProtobuf(req.headers.accept)) answerInProtobuf(res);
-
   if (subresource === "scale") {
     if (method !== "GET" && method !== "PUT" && method !== "PATCH") throw methodNotAllowed();
     await handleScale(r, method);
@@ -293,6 +315,11 @@ async function dispatch(
     default:
       throw methodNotAllowed();
   }
+}
+
+/** The APIServices' priorities, which order discovery's groups and versions. */
+function prioritiesOf(server: ServerContext): Priorities {
+  return new Priorities(server.storage.list(apiServiceStore).map((o) => o.obj));
 }
 
 const isCSR = (def: ResourceDefinition) =>

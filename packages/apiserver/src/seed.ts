@@ -73,7 +73,9 @@ const apiServicePriorities: Record<string, [number, number]> = {
   "coordination.k8s.io/v1": [16500, 15],
   "node.k8s.io/v1": [16300, 15],
   "discovery.k8s.io/v1": [16200, 15],
+  "resource.k8s.io/v1": [16200, 21],
   "flowcontrol.apiserver.k8s.io/v1": [16100, 21],
+  "storagemigration.k8s.io/v1": [15800, 15],
 };
 
 export const apiServiceStore = "apiregistration.k8s.io/apiservices";

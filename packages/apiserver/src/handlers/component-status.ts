@@ -1,9 +1,13 @@
 // GET componentstatuses (deprecated, still served): the health of the control plane's parts as
 // kube-apiserver reports it when it runs alone, as under envtest: its etcd healthy, no scheduler
 // or controller-manager listening.
-import { sendJson } from "../http-io.js";
+import { metaApiVersionOf, sendJson } from "../http-io.js";
 import { ApiError, methodNotAllowed } from "../status.js";
+import type { Obj, StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
+import { checkFormFits, formOf } from "./negotiation.js";
+import { formJson, type ListMetaOut, listJson } from "./serialize.js";
+import { tableJson } from "./table.js";
 
 /** Whether the request is for the core `componentstatuses` resource. */
 export function isComponentStatus(r: Pick<ResourceRequest, "def">): boolean {
@@ -17,7 +21,8 @@ function components(): { name: string; healthy: boolean; message: string }[] {
   return [
     { name: "scheduler", healthy: false, message: unreachable(10259) },
     { name: "controller-manager", healthy: false, message: unreachable(10257) },
-    { name: "etcd-0", healthy: true, message: '{"health":"true"}' },
+    // kube 1.37's etcd probe reports "ok" (older releases passed etcd's own {"health":"true"} on).
+    { name: "etcd-0", healthy: true, message: "ok" },
   ];
 }
 
@@ -28,8 +33,19 @@ function item(c: { name: string; healthy: boolean; message: string }) {
   };
 }
 
+/** kube's list of component statuses has empty metadata: no resourceVersion. */
+const NO_LIST_META = {} as ListMetaOut;
+
+/** A component's status as stored objects are held, for the Table and metadata forms. */
+function stored(c: { name: string; healthy: boolean; message: string }): StoredObject {
+  const obj: Obj = { kind: "ComponentStatus", apiVersion: "v1", ...item(c) };
+  return { obj, json: JSON.stringify(obj), rv: 0, key: c.name, namespace: "", name: c.name };
+}
+
 export function handleComponentStatus(r: ResourceRequest, method: string, watch: boolean): void {
   if ((method !== "GET" && method !== "HEAD") || watch) throw methodNotAllowed();
+  const form = formOf(r, r.name ? "object" : "list");
+  const metaApiVersion = metaApiVersionOf(r.res);
   if (r.name) {
     const c = components().find((x) => x.name === r.name);
     // kube 1.37 answers an unknown component with a NotFound that names the
@@ -40,7 +56,20 @@ export function handleComponentStatus(r: ResourceRequest, method: string, watch:
         kind: "componentstatus",
       });
     }
-    sendJson(r.res, 200, JSON.stringify({ kind: "ComponentStatus", apiVersion: "v1", ...item(c) }));
+    checkFormFits(r.def, form, false);
+    if (form === "Table") sendJson(r.res, 200, tableJson(r, [stored(c)], NO_LIST_META));
+    else sendJson(r.res, 200, formJson(r.def, stored(c), form, metaApiVersion));
+    return;
+  }
+  checkFormFits(r.def, form, true);
+  const all = components().map(stored);
+  if (form === "Table") {
+    sendJson(r.res, 200, tableJson(r, all, NO_LIST_META));
+    return;
+  }
+  if (form !== "object") {
+    const items = all.map((o) => formJson(r.def, o, form, metaApiVersion));
+    sendJson(r.res, 200, listJson(r.def, items, NO_LIST_META, form, metaApiVersion));
     return;
   }
   sendJson(

@@ -1,6 +1,6 @@
 // GET of one object (and of its /status, which answers the whole object).
 import { inRequestVersion } from "../conversion/index.js";
-import { sendJson } from "../http-io.js";
+import { metaApiVersionOf, sendJson } from "../http-io.js";
 import { objectKey } from "../storage/index.js";
 import { storeNameOf } from "../registry/index.js";
 import { notFound, type ApiError } from "../status.js";
@@ -42,5 +42,5 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
     sendJson(r.res, 200, tableJson(r, [stored], { resourceVersion: String(stored.rv) }));
     return;
   }
-  sendJson(r.res, 200, formJson(r.def, stored, form));
+  sendJson(r.res, 200, formJson(r.def, stored, form, metaApiVersionOf(r.res)));
 }

@@ -1,7 +1,7 @@
 // LIST: selectors, limit/continue over a consistent snapshot, resourceVersion semantics, and the
 // PartialObjectMetadataList and Table forms.
 import { itemsInRequestVersion } from "../conversion/index.js";
-import { sendJson } from "../http-io.js";
+import { metaApiVersionOf, sendJson } from "../http-io.js";
 import { storeNameOf } from "../registry/index.js";
 import { expired } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
@@ -99,9 +99,10 @@ export async function handleList(r: ResourceRequest): Promise<void> {
     sendJson(r.res, 200, tableJson(r, page.items, page.meta));
     return;
   }
+  const metaApiVersion = metaApiVersionOf(r.res);
   const items =
     form === "object"
       ? page.items.map((o) => itemJson(r.def, o))
-      : page.items.map((o) => formJson(r.def, o, form));
-  sendJson(r.res, 200, listJson(r.def, items, page.meta, form));
+      : page.items.map((o) => formJson(r.def, o, form, metaApiVersion));
+  sendJson(r.res, 200, listJson(r.def, items, page.meta, form, metaApiVersion));
 }

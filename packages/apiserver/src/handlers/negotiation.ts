@@ -1,11 +1,29 @@
 // The answer's form, negotiated from `Accept` as kube-apiserver does it in two steps. go-restful
 // first matches a route (built-in kinds only: custom resources are not served through it): one
 // entry's bare media type must be `*/*` or one the route produces, compared as written, else 406
-// "Available representations". kube's negotiation then takes the first entry it can serve with
-// its `as`/`g`/`v` transform (Table only where the resource has a table convertor, in JSON or
-// YAML), else 406 "only the following media types are accepted". Both happen before the request
-// does anything. Whether the object or list fits the form is decided when the answer is written.
-import { type AcceptEntry, parseAccept, type ResponseForm, SERIALIZERS, sendJson } from "../http-io.js";
+// "Available representations". kube's negotiation (../accept.ts) then takes the first clause it
+// can serve with its serializers (JSON, YAML, protobuf; a custom resource's own objects in JSON or
+// YAML only) and its `as`/`g`/`v` transform (Table only where the resource has a table convertor,
+// in JSON or YAML; PartialObjectMetadata in any), else 406 "only the following media types are
+// accepted". A watch needs a serializer that streams. Both happen before the request does
+// anything. Whether the object or list fits the form is decided when the answer is written.
+import {
+  type Convert,
+  type EndpointRestrictions,
+  KUBE_SERIALIZERS,
+  mediaTypesOf,
+  negotiateMediaTypeOptions,
+  PROTOBUF_SERIALIZER,
+  type SerializerInfo,
+} from "../accept.js";
+import {
+  answerInMetaVersion,
+  answerInProtobuf,
+  metaApiVersionOf,
+  type ResponseForm,
+  SERIALIZERS,
+  sendJson,
+} from "../http-io.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { ApiError } from "../status.js";
 import type { Obj, StoredObject } from "../storage/index.js";
@@ -13,12 +31,12 @@ import type { ResourceRequest } from "./context.js";
 import { metadataObject } from "./serialize.js";
 import { tableJson } from "./table.js";
 
-const WATCH_STREAMS = ["application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch"];
+const WATCH_STREAMS = mediaTypesOf(KUBE_SERIALIZERS, true);
 
 /** Which of the server's routes a request took: what it produces depends on it. */
-export type Route = "object" | "list" | "write";
+export type Route = "object" | "list" | "write" | "watch";
 
-function restfulNotAcceptable(produces: readonly string[]): ApiError {
+export function restfulNotAcceptable(produces: readonly string[]): ApiError {
   return new ApiError(
     406,
     "NotAcceptable",
@@ -27,22 +45,40 @@ function restfulNotAcceptable(produces: readonly string[]): ApiError {
   );
 }
 
-function notAcceptable(): ApiError {
+export function notAcceptable(types: readonly string[]): ApiError {
   return new ApiError(
     406,
     "NotAcceptable",
-    `only the following media types are accepted: ${SERIALIZERS.join(", ")}`,
+    `only the following media types are accepted: ${types.join(", ")}`,
   );
 }
 
-/** The transform an entry asks for, or null when the resource cannot give it. */
-function transform(e: AcceptEntry, serializer: string, tables: boolean): ResponseForm | null {
-  const as = e.params.as;
-  if (as === undefined) return "object";
-  if (e.params.g !== "meta.k8s.io" || (e.params.v !== "v1" && e.params.v !== "v1beta1")) return null;
-  if (as === "Table") return tables && serializer !== SERIALIZERS[2] ? "Table" : null;
-  if (as === "PartialObjectMetadata" || as === "PartialObjectMetadataList") return as;
-  return null;
+/** go-restful's matchesAccept: each entry's type before any `;`, trimmed of spaces, as written. */
+export function routeProduces(accept: string | undefined, produces: readonly string[]): boolean {
+  for (const entry of (accept || "*/*").split(",")) {
+    const type = entry.split(";")[0].replace(/^ +| +$/g, "");
+    if (type === "*/*" || produces.includes(type)) return true;
+  }
+  return false;
+}
+
+const isMetaGroupVersion = (c: Convert) =>
+  c.group === "meta.k8s.io" && (c.version === "v1" || c.version === "v1beta1");
+
+/** kube's RequestScope as EndpointRestrictions. */
+function scopeRestrictions(def: ResourceDefinition, tables: boolean): EndpointRestrictions {
+  return {
+    allowsMediaTypeTransform(s: SerializerInfo, convert: Convert | undefined): boolean {
+      // A custom resource's own objects have no protobuf form (its StandardSerializers).
+      if (convert === undefined) return !def.crdName || s !== PROTOBUF_SERIALIZER;
+      if (!isMetaGroupVersion(convert)) return false;
+      if (convert.kind === "Table")
+        return tables && s.type === "application" && (s.subType === "json" || s.subType === "yaml");
+      return convert.kind === "PartialObjectMetadata" || convert.kind === "PartialObjectMetadataList";
+    },
+    allowsServerVersion: (version) => version === "v1",
+    allowsStreamSchema: (schema) => schema === "watch",
+  };
 }
 
 export interface Negotiation {
@@ -51,32 +87,39 @@ export interface Negotiation {
   tables: boolean;
 }
 
+/** What kube's negotiation settled: the answer's form, its serializer, the meta version asked. */
+export interface Negotiated {
+  form: ResponseForm;
+  /** Whether the answer is written in protobuf. */
+  protobuf: boolean;
+  /** `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`: the apiVersion of a Table or PartialObjectMetadata. */
+  metaApiVersion: string;
+}
+
 /** The form of the answer to a request with `accept`; throws kube's 406 when none can be given. */
-export function negotiateForm(
-  def: ResourceDefinition,
-  accept: string | undefined,
-  n: Negotiation,
-): ResponseForm {
-  const entries = parseAccept(accept || "*/*");
+export function negotiate(def: ResourceDefinition, accept: string | undefined, n: Negotiation): Negotiated {
   if (!def.crdName) {
-    const produces = n.route === "list" ? [...SERIALIZERS, ...WATCH_STREAMS] : SERIALIZERS;
-    if (!entries.some((e) => e.type === "*/*" || produces.includes(e.type)))
-      throw restfulNotAcceptable(produces);
+    const produces =
+      n.route === "object" || n.route === "write" ? SERIALIZERS : [...SERIALIZERS, ...WATCH_STREAMS];
+    if (!routeProduces(accept, produces)) throw restfulNotAcceptable(produces);
   }
-  for (const e of entries) {
-    const type = e.type.toLowerCase();
-    const serializer =
-      type === "*/*" || type === "application/*" ? SERIALIZERS[0] : SERIALIZERS.find((s) => s === type);
-    if (!serializer) continue;
-    // Custom resources are served in JSON and YAML only.
-    if (def.crdName && serializer === SERIALIZERS[2] && e.params.as === undefined) continue;
-    const form = transform(e, serializer, n.tables);
-    if (form === null) continue;
-    // YAML and protobuf answers are JSON here (client-go and kubectl read it whatever they asked),
-    // protobuf ones encoded at the end where kube has a message for them.
-    return serializer === SERIALIZERS[0] ? form : form === "Table" ? form : "object";
-  }
-  throw notAcceptable();
+  const options = negotiateMediaTypeOptions(accept, KUBE_SERIALIZERS, scopeRestrictions(def, n.tables));
+  if (!options) throw notAcceptable(SERIALIZERS);
+  if (n.route === "watch" && !options.accepted.stream) throw notAcceptable(WATCH_STREAMS);
+  const convert = options.convert;
+  return {
+    form: convert === undefined ? "object" : (convert.kind as ResponseForm),
+    protobuf: options.accepted === PROTOBUF_SERIALIZER,
+    metaApiVersion: `meta.k8s.io/${convert?.version ?? "v1"}`,
+  };
+}
+
+/** kube's negotiation for a request the server is about to serve: records how its answer is written. */
+export function negotiateFor(r: ResourceRequest, route: Route, tables = true): Negotiated {
+  const n = negotiate(r.def, r.req.headers.accept, { route, tables });
+  if (n.protobuf) answerInProtobuf(r.res);
+  answerInMetaVersion(r.res, n.metaApiVersion);
+  return n;
 }
 
 /** Go's `%T` of the object kube's handler holds: the internal type of the group's package. */
@@ -108,7 +151,7 @@ export function checkFormFits(def: ResourceDefinition, form: ResponseForm, list:
 
 /** The form of the answer to `r`, negotiated before it does anything. */
 export function formOf(r: ResourceRequest, route: Route, tables = true): ResponseForm {
-  return negotiateForm(r.def, r.req.headers.accept, { route, tables });
+  return negotiateFor(r, route, tables).form;
 }
 
 /**
@@ -140,6 +183,6 @@ export function sendInForm(
   const body =
     form === "Table"
       ? tableJson(r, [stored], { resourceVersion: String(meta.resourceVersion ?? "") })
-      : JSON.stringify(metadataObject(r.def, stored));
+      : JSON.stringify(metadataObject(r.def, stored, metaApiVersionOf(r.res)));
   sendJson(r.res, code, body, headers);
 }

@@ -45,10 +45,14 @@ const OWNER_REFERENCE_ORDER = ["apiVersion", "kind", "name", "uid", "controller"
  * unstructured (sorted) order and is put in the struct's; a built-in's already is (metadata-only
  * informers list and watch through here: no copy for them).
  */
-export function metadataObject(def: ResourceDefinition, stored: StoredObject): Obj {
+export function metadataObject(
+  def: ResourceDefinition,
+  stored: StoredObject,
+  metaApiVersion = "meta.k8s.io/v1",
+): Obj {
   const partial = (metadata: unknown) => ({
     kind: "PartialObjectMetadata",
-    apiVersion: "meta.k8s.io/v1",
+    apiVersion: metaApiVersion,
     metadata,
   });
   if (!def.crdName) return partial(stored.obj.metadata);
@@ -61,9 +65,14 @@ export function metadataObject(def: ResourceDefinition, stored: StoredObject): O
 }
 
 /** The serialized object in the form negotiated for single objects and watch events. */
-export function formJson(def: ResourceDefinition, stored: StoredObject, form: ResponseForm): string {
+export function formJson(
+  def: ResourceDefinition,
+  stored: StoredObject,
+  form: ResponseForm,
+  metaApiVersion = "meta.k8s.io/v1",
+): string {
   if (form === "PartialObjectMetadata" || form === "PartialObjectMetadataList") {
-    return JSON.stringify(metadataObject(def, stored));
+    return JSON.stringify(metadataObject(def, stored, metaApiVersion));
   }
   return objectJson(def, stored);
 }
@@ -79,11 +88,12 @@ export function listJson(
   items: string[],
   meta: ListMetaOut,
   form: ResponseForm,
+  metaApiVersion = "meta.k8s.io/v1",
 ): string {
   if (form === "PartialObjectMetadataList" || form === "PartialObjectMetadata") {
     // An empty one says null, as kube-apiserver does (its items are a nil Go slice).
     const list = items.length > 0 ? `[${items.join(",")}]` : "null";
-    return `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(meta)},"items":${list}}`;
+    return `{"kind":"PartialObjectMetadataList","apiVersion":${JSON.stringify(metaApiVersion)},"metadata":${JSON.stringify(meta)},"items":${list}}`;
   }
   const kind = JSON.stringify(def.listKind);
   const apiVersion = JSON.stringify(apiVersionOfDef(def));

@@ -2,6 +2,7 @@
 // asks for: rows built by the schema helper's `toTable` (kube's columns for built-in kinds, a
 // CRD's printer columns), each carrying the object, its metadata (the default) or nothing, as
 // `?includeObject=` says.
+import { metaApiVersionOf } from "../http-io.js";
 import { apiVersionOfDef } from "../object/meta.js";
 import { toTable } from "../schema/index.js";
 import { badRequest } from "../status.js";
@@ -20,15 +21,6 @@ export function includeObjectOf(query: URLSearchParams): IncludeObject {
   throw badRequest(
     `Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`,
   );
-}
-
-/** The Table's apiVersion: meta.k8s.io/v1 unless the client preferred v1beta1. */
-function tableApiVersion(accept: string | undefined): string {
-  for (const entry of (accept ?? "").split(",")) {
-    if (!/;\s*as=Table\b/.test(entry) || !/;\s*g=meta\.k8s\.io\b/.test(entry)) continue;
-    return /;\s*v=v1beta1\b/.test(entry) ? "meta.k8s.io/v1beta1" : "meta.k8s.io/v1";
-  }
-  return "meta.k8s.io/v1";
 }
 
 /** The object as the request's version serves it (a CRD may store another version). */
@@ -61,7 +53,13 @@ export function tableJson(
       now: r.server.now().getTime(),
     },
   );
-  const apiVersion = tableApiVersion(r.req.headers.accept);
-  const out = apiVersion === table.apiVersion ? table : { ...table, apiVersion };
-  return JSON.stringify(out);
+  const apiVersion = metaApiVersionOf(r.res);
+  if (apiVersion === table.apiVersion) return JSON.stringify(table);
+  // Rows' metadata is PartialObjectMetadata of the Table's own version.
+  const rows = table.rows.map((row) =>
+    (row.object as { kind?: unknown } | null)?.kind === "PartialObjectMetadata"
+      ? { ...row, object: { ...(row.object as object), apiVersion } }
+      : row,
+  );
+  return JSON.stringify({ ...table, apiVersion, rows });
 }

@@ -29,7 +29,7 @@ function watchTimeout(query: URLSearchParams, fallback: number): number {
 
 export function handleWatch(r: ResourceRequest): void {
   validateListOptions(r.query, true);
-  const form = formOf(r, "list");
+  const form = formOf(r, "watch");
   includeObjectOf(r.query); // a bad value is a 400, before the stream starts
   const filter = buildFilter(r.def, r.namespace, r.query);
   const storage = r.server.storage;

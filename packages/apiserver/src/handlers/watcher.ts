@@ -3,7 +3,7 @@
 // and then its live events, which arrive synchronously from storage's fan-out.
 import type { WatchLineConverter } from "../conversion/index.js";
 import { builtinView, hasBuiltinForms, watchLineConverter } from "../conversion/index.js";
-import { isProtobufResponse, type ResponseForm } from "../http-io.js";
+import { isProtobufResponse, metaApiVersionOf, type ResponseForm } from "../http-io.js";
 import { protobufCodec } from "../lazy.js";
 import { apiVersionOfDef } from "../object/meta.js";
 import { expiredWatchLine, type WatchFault } from "controller-runtime/envtest/faults";
@@ -23,6 +23,8 @@ export class Watcher implements WatchSink {
   readonly #filter: ObjectFilter;
   readonly #form: ResponseForm;
   readonly #key: string;
+  /** meta.k8s.io's version of the PartialObjectMetadata form. */
+  readonly #metaApiVersion: string;
   readonly #apiVersion: string;
   readonly #minRv: number;
   readonly #onClose: () => void;
@@ -54,7 +56,8 @@ export class Watcher implements WatchSink {
     this.#filter = filter;
     this.#form = form;
     this.#apiVersion = apiVersionOfDef(r.def);
-    this.#key = `${form}|${this.#apiVersion}`;
+    this.#metaApiVersion = metaApiVersionOf(r.res);
+    this.#key = `${form}|${this.#apiVersion}|${this.#metaApiVersion}`;
     this.#minRv = minRv;
     this.#onClose = onClose;
     this.#includeObject = includeObjectOf(r.query);
@@ -85,7 +88,7 @@ export class Watcher implements WatchSink {
     // The converter needs the stored apiVersion to convert from.
     if (this.#converter) return written.json;
     const stored = this.#builtinForms ? builtinView(this.#r.def, written) : written;
-    if (this.#form !== "Table") return formJson(this.#r.def, stored, this.#form);
+    if (this.#form !== "Table") return formJson(this.#r.def, stored, this.#form, this.#metaApiVersion);
     // As kube: the first event's Table carries the column definitions, later ones only rows.
     const json = tableJson(
       this.#r,
@@ -173,7 +176,7 @@ export class Watcher implements WatchSink {
     if (initialEventsEnd) meta.annotations = { "k8s.io/initial-events-end": "true" };
     const metaForm = this.#form === "PartialObjectMetadata" || this.#form === "PartialObjectMetadataList";
     const obj = metaForm
-      ? { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: meta }
+      ? { kind: "PartialObjectMetadata", apiVersion: this.#metaApiVersion, metadata: meta }
       : { kind: this.#r.def.kind, apiVersion: this.#apiVersion, metadata: meta };
     if (this.#form === "Table") {
       // kube turns bookmarks into Tables too: one row for the bookmark's (empty) object.
@@ -209,6 +212,10 @@ export class Watcher implements WatchSink {
       if (this.#closed) return;
       const line = lineOf(item);
       if (line === undefined) continue;
+      if (this.#form === "PartialObjectMetadataList") {
+        this.#unencodable();
+        return;
+      }
       const end = this.#faults?.dueEnd();
       if (end) {
         // The events before it go out first.
@@ -226,6 +233,10 @@ export class Watcher implements WatchSink {
       }
     }
     if (this.#closed) return;
+    if (endRv !== undefined && this.#form === "PartialObjectMetadataList") {
+      this.#unencodable();
+      return;
+    }
     if (endRv !== undefined) lines.push(this.#bookmarkLine(endRv, true));
     // Without waiting: the live events go right behind the last initial ones, in order.
     if (lines.length > 0) void this.#writeInitial(lines);
@@ -264,6 +275,10 @@ export class Watcher implements WatchSink {
   /** Writes a live line (through the converter, if any), after any injected fault on live events. */
   write(line: string): void {
     if (this.#closed) return;
+    if (this.#form === "PartialObjectMetadataList") {
+      this.#unencodable();
+      return;
+    }
     if (this.#faults) this.#faults.line(line);
     else this.#sendOnce(line);
   }
@@ -322,6 +337,15 @@ export class Watcher implements WatchSink {
   }
 
   /** Ends the watch after what is queued and `last` (an ERROR line, say). */
+  /**
+   * A watch asked for PartialObjectMetadataList: kube cannot turn an event's single object into
+   * a list, keeps the object, which its meta.k8s.io encoder cannot write, and the stream ends
+   * at the first event with nothing written.
+   */
+  #unencodable(): void {
+    this.close();
+  }
+
   close(last?: string): void {
     if (this.#closed) return;
     this.#stop();

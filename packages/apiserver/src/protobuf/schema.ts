@@ -27,9 +27,14 @@ export function messageOf(apiVersion: string, kind: string): DescMessage | undef
   const slash = apiVersion.indexOf("/");
   const group = slash < 0 ? "" : apiVersion.slice(0, slash);
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  // Discovery's APIVersions and the core group's APIResourceList are written without an apiVersion.
+  if (apiVersion === "" && /^[A-Za-z0-9]+$/.test(kind)) return message(`${META}.${kind}`);
   if (!/^[a-z0-9]+$/.test(version) || !/^[A-Za-z0-9]+$/.test(kind)) return undefined;
   const pkg = group === "" ? "core" : group.split(".")[0];
-  if (group === "meta.k8s.io") return message(`${META}.${kind}`);
+  // meta.k8s.io/v1beta1 has its own PartialObjectMetadataList; its other types are v1's.
+  if (group === "meta.k8s.io") {
+    return message(`k8s.io.apimachinery.pkg.apis.meta.${version}.${kind}`) ?? message(`${META}.${kind}`);
+  }
   return message(`k8s.io.api.${pkg}.${version}.${kind}`) ?? message(`${META}.${kind}`);
 }
 

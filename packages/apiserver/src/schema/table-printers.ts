@@ -102,6 +102,19 @@ const webhooks: Printer = {
 
 /** Printers by `group/Kind` (`/Pod` for core). */
 export const PRINTERS: Readonly<Record<string, Printer>> = {
+  "/ComponentStatus": {
+    columns: [
+      col("Status", "string", 0, "Status of the component conditions"),
+      col("Message", "string", 0, "Message of the component conditions"),
+      col("Error", "string", 0, "Error of the component conditions"),
+    ],
+    cells: (o) => {
+      const healthy = list(get(o, "conditions")).find((c) => get(c, "type") === "Healthy");
+      if (!healthy) return ["Unknown", "", ""];
+      const status = get(healthy, "status") === "True" ? "Healthy" : "Unhealthy";
+      return [status, str(get(healthy, "message")), str(get(healthy, "error"))];
+    },
+  },
   "/ConfigMap": {
     columns: [
       col(
