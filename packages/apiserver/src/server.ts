@@ -368,7 +368,7 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   const port = (server.address() as AddressInfo).port;
   serverAddress = `${host}:${port}`;
   // The server's own controllers first: the default ServiceCIDR the kubernetes Service's address comes from.
-  hooks.serving?.();
+  core.context.hooks.serving?.();
   seedServing(context, port, ca.certPem);
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   const kubeconfig = kubeconfigYaml({

@@ -122,6 +122,9 @@ export class FakeClientBuilder {
     const core = newServerCore(opts, () => {
       void transportRef.destroy?.();
     });
+    // The server's own controllers, as a serving server runs them (the default ServiceCIDR that
+    // Services' addresses come from).
+    core.context.hooks.serving?.();
     const transport = inProcessTransport(core);
     transportRef.destroy = () => transport.destroy();
     const config: RESTConfig = { host: IN_PROCESS_HOST, tls: {}, auth: {}, source: "fake client" };

@@ -386,3 +386,18 @@ describe("the fake client's own", () => {
     }
   });
 });
+
+test("a Service gets its ClusterIP from the default ServiceCIDR, as on a serving server", async () => {
+  const fake = await fakeClientBuilder().build();
+  try {
+    const svc = (await fake.create({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "web", namespace: "default" },
+      spec: { ports: [{ port: 80 }] },
+    } as KubeObject)) as KubeObject & { spec: { clusterIP: string } };
+    assert.match(svc.spec.clusterIP, /^10\.0\.0\.\d+$/);
+  } finally {
+    await fake.close();
+  }
+});
