@@ -169,13 +169,13 @@ export class Reflector<T extends KubeObject> {
                   "the API server does not serve this kind: is its CRD installed? (kubectl apply -f config/crd; in tests, envtest's crdDirectoryPaths); retrying after a backoff",
                   { consecutiveErrors: this.#errors },
                 );
-                break;
+              } else {
+                this.#log.error(ev.error, "list/watch failed; retrying after a backoff", {
+                  reason: ev.error.reason,
+                  resourceVersion: this.#rv,
+                  consecutiveErrors: this.#errors,
+                });
               }
-              this.#log.error(ev.error, "list/watch failed; retrying after a backoff", {
-                reason: ev.error.reason,
-                resourceVersion: this.#rv,
-                consecutiveErrors: this.#errors,
-              });
               try {
                 this.#onError?.(ev.error);
               } catch (err) {
