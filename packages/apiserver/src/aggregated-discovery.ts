@@ -111,12 +111,29 @@ export interface AggregatedDocument {
   etag: string;
 }
 
+/** The last document of each root, by what it was built from (discovery is asked for often). */
+const built = new WeakMap<Registry, Map<string, { key: string; doc: AggregatedDocument }>>();
+
 /** The aggregated document of `/api` (the core group) or `/apis` (every other group). */
 export function aggregatedDiscovery(
   registry: Registry,
   priorities: Priorities,
   root: "api" | "apis",
 ): AggregatedDocument {
+  const key = `${registry.generation}|${priorities.key}`;
+  let roots = built.get(registry);
+  if (!roots) {
+    roots = new Map();
+    built.set(registry, roots);
+  }
+  const cached = roots.get(root);
+  if (cached?.key === key) return cached.doc;
+  const doc = buildDocument(registry, priorities, root);
+  roots.set(root, { key, doc });
+  return doc;
+}
+
+function buildDocument(registry: Registry, priorities: Priorities, root: "api" | "apis"): AggregatedDocument {
   let items: Entry[];
   if (root === "api") {
     const versions = registry.groups().find((g) => g.name === "")?.versions ?? [];

@@ -159,6 +159,11 @@ export class Priorities {
     }
   }
 
+  /** Identifies the priorities: a document built from equal ones is the same. */
+  get key(): string {
+    return JSON.stringify([...this.#byGroupVersion].sort(([a], [b]) => (a < b ? -1 : 1)));
+  }
+
   of(group: string, version: string): Priority {
     return this.#byGroupVersion.get(`${group}/${version}`) ?? { group: 1000, version: 100 };
   }
