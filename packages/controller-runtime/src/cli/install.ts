@@ -25,8 +25,12 @@ export function clusterConfig(kubeconfig: string | undefined): RESTConfig {
   }
 }
 
-/** The project's CRDs; a clear error when there are none yet. */
-export function projectCRDs(dir: string, from: string[] | undefined): CustomResourceDefinition[] {
+/** The project's CRDs; a clear error when there are none yet, unless `allowNone`. */
+export function projectCRDs(
+  dir: string,
+  from: string[] | undefined,
+  allowNone = false,
+): CustomResourceDefinition[] {
   const paths = (from ?? ["config/crd"]).map((p) => resolve(dir, p));
   const where = paths.map((p) => relative(dir, p) || ".").join(", ");
   let crds: CustomResourceDefinition[];
@@ -37,7 +41,7 @@ export function projectCRDs(dir: string, from: string[] | undefined): CustomReso
       cause: err,
     });
   }
-  if (crds.length === 0) {
+  if (crds.length === 0 && !allowNone) {
     throw new CLIError(`no CRDs in ${where}: run npx controller-runtime create api, then npm run generate`);
   }
   return crds;

@@ -35,7 +35,7 @@ Generation (--check: fail on drift instead of writing, for CI):
   generate types FILE|FOLDER... [--out F] [--all-versions] [--group G]
   generate types --from-cluster [--kubeconfig F]     TypeScript types for existing CRDs
 Running (kubebuilder's make run, install, uninstall):
-  run [--port N] [--kubeconfig F] [-- MANAGER FLAGS] the manager from src/main.ts until Ctrl-C, on
+  run [--port N] [--kubeconfig F] [MANAGER FLAGS]    the manager from src/main.ts until Ctrl-C, on
                                                      the embedded API server with the cluster
                                                      simulation and the CRDs; with --kubeconfig
                                                      or KUBECONFIG, on that cluster
@@ -61,11 +61,11 @@ const options = {
   force: { type: "boolean" },
   library: { type: "string" },
   apiserver: { type: "string" },
-  port: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
 export async function main(argv: string[]): Promise<string[]> {
+  if (argv[0] === "run") return runCommand(argv.slice(1));
   let parsed: ReturnType<
     typeof parseArgs<{ options: typeof options; allowPositionals: true; args: string[] }>
   >;
@@ -80,20 +80,6 @@ export async function main(argv: string[]): Promise<string[]> {
   const [command, sub, ...rest] = positionals;
   const check = values.check === true;
   if (values.help || !command) return [USAGE];
-  if (command === "run") {
-    // Everything after `--` is the manager's.
-    const status = await run(
-      dir,
-      { kubeconfig: values.kubeconfig, port: values.port },
-      positionals.slice(1),
-      {
-        log: console.log,
-        env: process.env,
-      },
-    );
-    if (status !== 0) throw new CLIError(`the manager exited with status ${status}`);
-    return [];
-  }
   switch (`${command} ${sub ?? ""}`.trim()) {
     case "init":
       return init(dir, flags);
@@ -125,4 +111,35 @@ export async function main(argv: string[]): Promise<string[]> {
     default:
       throw new CLIError(`unknown command ${JSON.stringify(positionals.join(" "))}\n\n${USAGE}`);
   }
+}
+
+/**
+ * `run`'s arguments: its own flags (--dir, --port, --kubeconfig, which the manager gets too) and
+ * everything else for the manager, so that `npm run run -- --zap-devel` needs no second `--`.
+ */
+async function runCommand(argv: string[]): Promise<string[]> {
+  const own: Record<string, string> = {};
+  const manager: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "--") {
+      manager.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg === "-h" || arg === "--help") return [USAGE];
+    const flag = /^--(dir|port|kubeconfig)(?:=(.*))?$/s.exec(arg);
+    if (!flag?.[1]) {
+      manager.push(arg);
+      continue;
+    }
+    const value = flag[2] ?? argv[++i];
+    if (value === undefined) throw new CLIError(`run: --${flag[1]} needs a value\n\n${USAGE}`);
+    own[flag[1]] = value;
+  }
+  const status = await run(resolve(own.dir ?? "."), { kubeconfig: own.kubeconfig, port: own.port }, manager, {
+    log: console.log,
+    env: process.env,
+  });
+  if (status !== 0) throw new CLIError(`the manager exited with status ${status}`);
+  return [];
 }

@@ -32,6 +32,22 @@ export interface RunIO {
 
 /** Runs the manager until it exits (Ctrl-C stops it cleanly); resolves with its exit status. */
 export async function run(dir: string, flags: RunFlags, managerArgs: string[], io: RunIO): Promise<number> {
+  // From the first moment: a Ctrl-C while the server starts must stop it, not kill this process.
+  const signals = trapSignals();
+  try {
+    return await runTrapped(dir, flags, managerArgs, io, signals);
+  } finally {
+    signals.release();
+  }
+}
+
+async function runTrapped(
+  dir: string,
+  flags: RunFlags,
+  managerArgs: string[],
+  io: RunIO,
+  signals: Signals,
+): Promise<number> {
   const project = readProject(dir);
   const entry = "src/main.ts";
   if (!existsSync(join(dir, entry)))
@@ -47,6 +63,7 @@ export async function run(dir: string, flags: RunFlags, managerArgs: string[], i
     const config = clusterConfig(flags.kubeconfig);
     io.log(`running against the cluster at ${config.host} (${flags.kubeconfig ?? "KUBECONFIG"})`);
     for (const line of await missingCRDs(dir, config)) io.log(line);
+    if (signals.stopped.aborted) return 0;
     const env = { ...io.env };
     if (hasWebhooks && env.ENABLE_WEBHOOKS === undefined) {
       env.ENABLE_WEBHOOKS = "false";
@@ -55,14 +72,16 @@ export async function run(dir: string, flags: RunFlags, managerArgs: string[], i
       );
     }
     const args = flags.kubeconfig ? [`--kubeconfig=${flags.kubeconfig}`] : [];
-    return runManager(dir, entry, [...args, ...managerArgs], env, io);
+    return runManager(dir, entry, [...args, ...managerArgs], env, io, signals);
   }
 
   const port = flags.port === undefined ? 0 : Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new CLIError(`--port ${JSON.stringify(flags.port)}: a port number (0 for a free one)`);
   }
-  const crds = existsSync(join(dir, "config/crd")) ? projectCRDs(dir, undefined) : [];
+  const crds = existsSync(join(dir, "config/crd")) ? projectCRDs(dir, undefined, true) : [];
+  // ENABLE_WEBHOOKS=false leaves them out of the manager: then out of the server too.
+  const serveWebhooks = hasWebhooks && io.env.ENABLE_WEBHOOKS !== "false";
   const env = new Environment({
     // The embedded server whatever KUBEBUILDER_ASSETS or USE_EXISTING_CLUSTER say: they choose
     // the tests' server, not this one.
@@ -71,7 +90,7 @@ export async function run(dir: string, flags: RunFlags, managerArgs: string[], i
     apiServer: { port },
     crds,
     crdInstallTimeoutMs: 60_000,
-    ...(hasWebhooks ? { webhookInstallOptions: { paths: [join(dir, "config/webhook")] } } : {}),
+    ...(serveWebhooks ? { webhookInstallOptions: { paths: [join(dir, "config/webhook")] } } : {}),
     simulate: { garbageCollection: true, namespaceLifecycle: true, workloads: true },
   });
   try {
@@ -95,12 +114,13 @@ export async function run(dir: string, flags: RunFlags, managerArgs: string[], i
     );
     io.log(`kubeconfig written to ${shown}: kubectl --kubeconfig ${shown} get all -A`);
     const args = [`--kubeconfig=${kubeconfig}`];
-    if (hasWebhooks) {
+    if (serveWebhooks) {
       const { server } = env.webhookInstallOptions;
       args.push(`--webhook-cert-path=${server.certDir}`, `--webhook-port=${server.port}`);
       io.log(`webhooks of config/webhook pointed at https://${server.host}:${server.port}`);
     }
-    return await runManager(dir, entry, [...args, ...managerArgs], io.env, io);
+    if (signals.stopped.aborted) return 0;
+    return await runManager(dir, entry, [...args, ...managerArgs], io.env, io, signals);
   } finally {
     rmSync(kubeconfig, { force: true });
     await env.stop();
@@ -113,7 +133,7 @@ async function missingCRDs(dir: string, config: RESTConfig): Promise<string[]> {
   const rest = newRESTClient(config);
   const missing: string[] = [];
   try {
-    for (const crd of projectCRDs(dir, undefined)) {
+    for (const crd of projectCRDs(dir, undefined, true)) {
       const name = crd.metadata?.name ?? "";
       try {
         await rest.get<CustomResourceDefinition>(resourceOf(kinds.CustomResourceDefinition), name);
@@ -130,6 +150,49 @@ async function missingCRDs(dir: string, config: RESTConfig): Promise<string[]> {
     : [`not installed in that cluster: ${missing.join(", ")}; run npm run install-crds first`];
 }
 
+/** Ctrl-C and SIGTERM, held from the start: before the manager runs they stop `run`; then they are its. */
+interface Signals {
+  /** Aborted by a signal that came before the manager ran. */
+  stopped: AbortSignal;
+  /** From now on signals go to `child`. */
+  forwardTo(child: ChildProcess): void;
+  release(): void;
+}
+
+function trapSignals(): Signals {
+  const stop = new AbortController();
+  let child: ChildProcess | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      // On Windows Ctrl-C reaches every process of the console: the manager has it already.
+      if (process.platform !== "win32") child.kill(signal);
+      return;
+    }
+    stop.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return {
+    stopped: stop.signal,
+    forwardTo(c) {
+      child = c;
+    },
+    release() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}
+
+/**
+ * Loaded into the manager's process before its entry: when `run` goes without stopping it (killed
+ * with SIGKILL, crashed), the manager is re-parented, and stops as on SIGTERM rather than run on
+ * against a server that went with `run`. Polled, unreferenced: it keeps nothing alive.
+ */
+const ORPHAN_WATCH = `data:text/javascript,${encodeURIComponent(
+  'const parent = process.ppid; const t = setInterval(() => { if (process.ppid !== parent) { clearInterval(t); process.kill(process.pid, "SIGTERM"); } }, 1000); t.unref();',
+)}`;
+
 /**
  * `node --import tsx <entry> <args>` in the project, until it exits. Node runs it directly (not
  * through tsx's CLI, whose signal relay kills a child that is slow to acknowledge Ctrl-C). On
@@ -143,31 +206,22 @@ function runManager(
   args: string[],
   env: NodeJS.ProcessEnv,
   io: RunIO,
+  signals: Signals,
 ): Promise<number> {
   io.log(`starting the manager: node --import tsx ${entry} ${args.join(" ")}`.trimEnd());
-  const posix = process.platform !== "win32";
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
-    cwd: dir,
-    env,
-    stdio: ["ignore", "inherit", "inherit"],
-    detached: posix,
-  });
-  const forward = (signal: NodeJS.Signals) => {
-    // On Windows Ctrl-C reaches every process of the console: the manager has it already.
-    if (posix && child.exitCode === null) child.kill(signal);
-  };
-  const onExit = () => {
-    if (child.exitCode === null) child.kill("SIGKILL");
-  };
-  process.on("SIGINT", forward);
-  process.on("SIGTERM", forward);
-  process.on("exit", onExit);
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", ORPHAN_WATCH, "--import", "tsx", entry, ...args],
+    {
+      cwd: dir,
+      env,
+      stdio: ["ignore", "inherit", "inherit"],
+      detached: process.platform !== "win32",
+    },
+  );
+  signals.forwardTo(child);
   return new Promise<number>((resolve, reject) => {
     child.on("error", reject);
     child.on("exit", (code) => resolve(code ?? 1));
-  }).finally(() => {
-    process.off("SIGINT", forward);
-    process.off("SIGTERM", forward);
-    process.off("exit", onExit);
   });
 }

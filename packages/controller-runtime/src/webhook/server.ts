@@ -4,7 +4,7 @@
 // controller-runtime's per-path metrics. A Runnable that every replica runs: no leader needed.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
 import { connect, type TlsOptions } from "node:tls";
 import type { Checker } from "../healthz/index.js";
@@ -53,6 +53,9 @@ export interface WebhookServerSettings {
   readonly clientCAName: string | undefined;
 }
 
+/** How long a connection made during shutdown may take to send its request before it is closed. */
+const SILENT_GRACE_MS = 1000;
+
 /** A webhook server; nothing is read or opened until `start()`. */
 export function newWebhookServer(options: WebhookServerOptions = {}): WebhookServer {
   const opts = resolveWebhookServerOptions(options);
@@ -66,6 +69,11 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
   const inFlight = new Set<ServerResponse>();
   // Set while serving: closes connections that went idle (after their last response).
   let closeIdle: (() => void) | undefined;
+  // Connections that have not sent a request yet. Node counts them as busy, so that
+  // closeIdleConnections leaves them to its headers timeout (60 s) and close() waits for them; Go's
+  // HTTP client (kube-apiserver's) keeps such a connection in its pool when the request it was
+  // dialed for is cancelled first. Shutdown closes them, as Go's server does.
+  const silent = new Set<Socket>();
   // Aborted when the shutdown grace period ends: requests still running are cut off.
   const forceStop = new AbortController();
 
@@ -94,6 +102,7 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
   function handle(req: IncomingMessage, res: ServerResponse): void {
     // A registered path matches exactly (no dot-segment resolution reaching another handler).
     const { path, query } = requestTarget(req);
+    silent.delete(req.socket);
     if (shuttingDown) res.setHeader("connection", "close");
     const entry = handlers.get(path);
     if (!entry) {
@@ -168,6 +177,12 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
     }
     bound = server.address() as AddressInfo;
     server.on("error", (err) => log.error(err, "webhook server error"));
+    server.on("secureConnection", (socket: Socket) => {
+      silent.add(socket);
+      socket.once("close", () => silent.delete(socket));
+      // Its handshake ended after shutdown began: a moment for its request, then it goes too.
+      if (shuttingDown) setTimeout(() => silent.has(socket) && socket.destroy(), SILENT_GRACE_MS).unref();
+    });
     // A failed handshake (a client without the required certificate, say) is the client's problem.
     server.on("tlsClientError", (err) => log.v(1).info("TLS handshake failed", { error: err.message }));
     const watchStop = new AbortController();
@@ -184,7 +199,10 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
     });
     log.info("Shutting down webhook server", { timeoutMs: opts.shutdownTimeoutMs });
     shuttingDown = true;
-    closeIdle = () => server.closeIdleConnections();
+    closeIdle = () => {
+      server.closeIdleConnections();
+      for (const socket of silent) socket.destroy();
+    };
     for (const res of inFlight) if (!res.headersSent) res.setHeader("connection", "close");
     watchStop.abort();
     await new Promise<void>((resolve) => {
@@ -197,7 +215,7 @@ export function newWebhookServer(options: WebhookServerOptions = {}): WebhookSer
         closeIdle = undefined;
         resolve();
       });
-      server.closeIdleConnections();
+      closeIdle?.();
     });
     bound = undefined;
   }

@@ -192,6 +192,8 @@ let running: Promise<void>;
 before(async () => {
   mgr = await setupManager(await env.start(), { webhookServer: env.webhookInstallOptions.server });
   running = mgr.start(stop.signal);
+  // The API server calls the project's webhooks (once it has some) from the first create on.
+  await mgr.getWebhookServer().listening();
 });
 
 after(async () => {
