@@ -15,7 +15,11 @@ export interface ObjectReconciler<T extends KubeObject> {
 
 /** What the adapter reads the object with: a Client (cached reads) or the API reader. */
 export interface ObjectGetter {
-  get<T extends KubeObject>(kind: Kind<T>, key: ObjectKey, opts?: { signal?: AbortSignal }): Promise<Readonly<T>>;
+  get<T extends KubeObject>(
+    kind: Kind<T>,
+    key: ObjectKey,
+    opts?: { signal?: AbortSignal },
+  ): Promise<Readonly<T>>;
 }
 
 /**
