@@ -60,7 +60,7 @@ test("a test process that never calls stop() still ends, and takes etcd and kube
 }, async () => {
   // The child starts a control plane and then simply runs out of work, as a failed test does.
   const script = `
-      import { Environment } from "./src/envtest/index.js";
+      import { Environment } from "./packages/controller-runtime/src/envtest/index.js";
       const env = new Environment({ env: { KUBEBUILDER_ASSETS: ${JSON.stringify(assets)} } });
       const config = await env.start();
       console.log("started in " + config.source.split(" in ")[1]);
