@@ -6,8 +6,8 @@ import type { GenericEvent } from "../event/index.js";
 import { enqueueRequestsFromMapFunc, funcs as handlerFuncs } from "../handler/index.js";
 import { nullLogger } from "../log/index.js";
 import { Manager } from "../manager/index.js";
-import { funcs } from "../predicate/index.js";
-import type { Request } from "../reconcile/index.js";
+import { funcs, newPredicateFuncs } from "../predicate/index.js";
+import { asReconciler, type Request } from "../reconcile/index.js";
 import type { RESTConfig } from "../rest/config.js";
 import { newRESTClient, type RESTClient, resourceOf } from "../rest/index.js";
 import { newChannel } from "../source/index.js";
@@ -97,9 +97,7 @@ test("watches(channel, mapFunc): a GenericEvent with no object enqueues every ob
   for (const name of ["a", "b", "c"]) await client.create(cms, { metadata: { name } }, { namespace: ns });
   const ticks = newChannel<GenericEvent<KubeObject>>();
   const seen = new Set<string>();
-  let mgrRef: Manager | undefined;
   const run = await runManager((mgr) => {
-    mgrRef = mgr;
     controllerManagedBy(mgr)
       .named("ticker")
       .watches(
@@ -116,7 +114,6 @@ test("watches(channel, mapFunc): a GenericEvent with no object enqueues every ob
       });
   });
   try {
-    assert.ok(mgrRef);
     await ticks.send({});
     await eventually("a reconcile of each ConfigMap", () => seen.size === 3);
     assert.deepEqual([...seen].sort(), ["a", "b", "c"]);
@@ -265,4 +262,35 @@ test("for() and owns() on a typed builder are refused: they queue Requests", asy
       /owns\(Secret\)/.test(err.message),
   );
   assert.throws(() => typedControllerManagedBy(mgr, {} as never), /requestCodec/);
+});
+
+test("asReconciler hands the reconciler the object, and nothing for one that is gone", async () => {
+  const ns = await namespace(`builder-object-${Date.now().toString(36)}`);
+  const seen: string[] = [];
+  const run = await runManager((mgr) => {
+    controllerManagedBy(mgr)
+      .named("object-reconciler")
+      .for(kinds.ConfigMap, { predicates: [newPredicateFuncs((o) => o.metadata?.namespace === ns)] })
+      .complete(
+        asReconciler(mgr.getClient(), kinds.ConfigMap, {
+          async reconcile(cm) {
+            seen.push(`${cm.metadata?.name}=${cm.data?.v}`);
+          },
+        }),
+      );
+  });
+  try {
+    await client.create(cms, { metadata: { name: "a", namespace: ns }, data: { v: "1" } }, { namespace: ns });
+    await eventually("the object reconciled", () => seen.includes("a=1"));
+    await client.delete(cms, "a", { namespace: ns });
+    // The delete queues a request; the adapter finds nothing and calls nothing.
+    await client.create(cms, { metadata: { name: "b", namespace: ns }, data: { v: "2" } }, { namespace: ns });
+    await eventually("the next object reconciled", () => seen.includes("b=2"));
+    assert.deepEqual(
+      seen.filter((s) => s.startsWith("a=")),
+      ["a=1"],
+    );
+  } finally {
+    await run.stop();
+  }
 });

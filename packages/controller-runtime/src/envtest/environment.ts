@@ -55,6 +55,12 @@ export interface EnvironmentOptions {
   errorIfCRDPathMissing?: boolean;
   /** How long to wait for CRDs to be served. Default: 10 s. */
   crdInstallTimeoutMs?: number;
+  /**
+   * Delete the CRDs installed at start when the environment stops, and wait until they are gone
+   * (controller-runtime's `CRDInstallOptions.CleanUpAfterUse`): for an existing cluster, which
+   * otherwise keeps them. Default: false.
+   */
+  cleanUpCRDsAfterUse?: boolean;
   /** Use the cluster of the current kubeconfig. Default: `USE_EXISTING_CLUSTER`. */
   useExistingCluster?: boolean;
   /** Directory holding `etcd` and `kube-apiserver`. Default: `KUBEBUILDER_ASSETS`. */
@@ -311,6 +317,10 @@ export class Environment {
   }
 
   async #teardown(): Promise<void> {
+    const crds = this.#started?.crds ?? [];
+    if (this.#opts.cleanUpCRDsAfterUse && crds.length > 0 && this.#started) {
+      await uninstallCRDs(this.#started.config, crds, { maxTimeMs: this.#opts.crdInstallTimeoutMs });
+    }
     await this.#simulation?.stop();
     this.#simulation = undefined;
     const stopPlane = this.#stopControlPlane;

@@ -1,5 +1,6 @@
-// One control-plane process (etcd or kube-apiserver): spawned, its output kept for error
-// messages, stopped with SIGTERM and then SIGKILL after a timeout.
+// One control-plane process (etcd or kube-apiserver): spawned in a process group of its own, its
+// output kept for error messages, stopped with SIGTERM and then SIGKILL after a timeout, sent to
+// the whole group (controller-runtime v0.24: a wrapper script's children go too).
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 
@@ -30,8 +31,45 @@ export function checkBinary(name: string, path: string | undefined, hint: string
   return path;
 }
 
+/** Process groups started and not yet stopped, killed if this process is interrupted. */
+const liveGroups = new Set<() => void>();
+let interruptsWatched = false;
+
+/**
+ * A process group of its own no longer gets the terminal's Ctrl-C with us: on SIGINT or SIGTERM
+ * the groups are killed, and when nothing else listens for the signal it is raised again, so
+ * that this process ends as it would have.
+ */
+function watchInterrupts(): void {
+  if (interruptsWatched) return;
+  interruptsWatched = true;
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    const onSignal = () => {
+      for (const kill of liveGroups) kill();
+      if (process.listenerCount(sig) === 1) {
+        process.off(sig, onSignal);
+        process.kill(process.pid, sig);
+      }
+    };
+    process.on(sig, onSignal);
+  }
+}
+
 export function startProcess(name: string, path: string, args: string[], attach: boolean): ManagedProcess {
-  const child: ChildProcess = spawn(path, args, { stdio: ["ignore", "pipe", "pipe"] });
+  // A group of its own (not on Windows, which has none): signals reach what it starts too.
+  const group = process.platform !== "win32";
+  const child: ChildProcess = spawn(path, args, { stdio: ["ignore", "pipe", "pipe"], detached: group });
+  const signal = (sig: NodeJS.Signals) => {
+    if (group && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, sig);
+        return;
+      } catch {
+        // The group is gone (or was never made): signal the child itself.
+      }
+    }
+    child.kill(sig);
+  };
   let buffered = "";
   const collect = (chunk: Buffer) => {
     buffered = (buffered + chunk.toString("utf8")).slice(-outputLimit);
@@ -44,11 +82,16 @@ export function startProcess(name: string, path: string, args: string[], attach:
   // this process exits.
   child.unref();
   for (const stream of [child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
-  const killOnExit = () => child.kill("SIGKILL");
+  const killOnExit = () => signal("SIGKILL");
   process.once("exit", killOnExit);
+  if (group) {
+    liveGroups.add(killOnExit);
+    watchInterrupts();
+  }
   const exited = new Promise<number | null>((resolve) => {
     child.on("exit", (code) => {
       process.off("exit", killOnExit);
+      liveGroups.delete(killOnExit);
       resolve(code);
     });
     child.on("error", (err) => {
@@ -61,11 +104,16 @@ export function startProcess(name: string, path: string, args: string[], attach:
     output: () => buffered,
     exited,
     async stop(timeoutMs) {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+      if (child.exitCode !== null || child.signalCode !== null) {
+        signal("SIGKILL"); // what it left behind in its group
+        return;
+      }
+      signal("SIGTERM");
+      const timer = setTimeout(() => signal("SIGKILL"), timeoutMs);
       await exited;
       clearTimeout(timer);
+      // The child is gone; its group may not be (a child that ignored SIGTERM).
+      signal("SIGKILL");
     },
   };
 }

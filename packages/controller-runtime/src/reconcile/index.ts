@@ -8,3 +8,5 @@ export { isZeroResult } from "./result.js";
 export type { ReconcileContext, Reconciler } from "./reconciler.js";
 export { reconcilerFn } from "./reconciler.js";
 export { TerminalError, isTerminalError, terminalError } from "./terminal-error.js";
+export type { ObjectGetter, ObjectReconciler } from "./object-reconciler.js";
+export { asReconciler } from "./object-reconciler.js";

@@ -182,3 +182,22 @@ test("a queue made again under its name shares its series; a dropped queue is no
     "queues that are gone are not sampled (nor kept alive by the provider)",
   );
 });
+
+test("past 25 priorities the depth is reported under exceeded_cardinality_limit, and still adds up", async () => {
+  const { registry, q } = setup();
+  for (let p = 0; p < 30; p++) q.add(`k${p}`, { priority: p });
+  assert.equal(
+    await value(registry, "workqueue_depth", { ...ctrl, priority: "exceeded_cardinality_limit" }),
+    30,
+  );
+  assert.equal(await value(registry, "workqueue_depth", { ...ctrl, priority: "3" }), 0, "moved there");
+  for (let i = 0; i < 30; i++) {
+    const r = q.tryGet();
+    assert.ok(r && !r.shutdown);
+    q.done(r.key);
+  }
+  assert.equal(
+    await value(registry, "workqueue_depth", { ...ctrl, priority: "exceeded_cardinality_limit" }),
+    0,
+  );
+});

@@ -16,15 +16,41 @@ class PendingCount implements CounterMetric {
   }
 }
 
-/** Depth of one queue per priority, set on the gauge on each scrape. */
+/** controller-runtime's cap on the `priority` values of one queue's `workqueue_depth` (v0.23). */
+export const maxDepthPriorities = 25;
+/** The `priority` label of a queue's depth once it saw more than {@link maxDepthPriorities}. */
+export const exceededCardinalityLabel = "exceeded_cardinality_limit";
+
+/**
+ * Depth of one queue per priority, set on the gauge on each scrape. Past 25 distinct priorities
+ * (priorities computed from object fields, say) the depth is reported under one label,
+ * `exceeded_cardinality_limit`, as controller-runtime does; unlike Go, the depths counted so far
+ * move there too, so the series still add up to the queue's depth.
+ */
 class DepthByPriority implements DepthMetric {
-  readonly values = new Map<number, number>();
+  readonly values = new Map<number | typeof exceededCardinalityLabel, number>();
+  #exceeded = false;
   constructor(readonly name: string) {}
+  #key(priority: number): number | typeof exceededCardinalityLabel {
+    if (this.#exceeded) return exceededCardinalityLabel;
+    if (this.values.has(priority) || this.values.size < maxDepthPriorities) return priority;
+    this.#exceeded = true;
+    // The series so far stay, at 0: a scraped series would otherwise keep its last value.
+    let sum = 0;
+    for (const [k, v] of this.values) {
+      sum += v;
+      this.values.set(k, 0);
+    }
+    this.values.set(exceededCardinalityLabel, sum);
+    return exceededCardinalityLabel;
+  }
   inc(priority: number): void {
-    this.values.set(priority, (this.values.get(priority) ?? 0) + 1);
+    const key = this.#key(priority);
+    this.values.set(key, (this.values.get(key) ?? 0) + 1);
   }
   dec(priority: number): void {
-    this.values.set(priority, (this.values.get(priority) ?? 0) - 1);
+    const key = this.#key(priority);
+    this.values.set(key, (this.values.get(key) ?? 0) - 1);
   }
 }
 
