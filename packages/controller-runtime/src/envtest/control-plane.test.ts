@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { PortTakenError, waitUntil, withFreshPorts } from "./control-plane.js";
+import type { Service } from "kubernetes-types/core/v1.js";
+import { newRESTClient } from "../rest/index.js";
+import { PortTakenError, waitUntil, withFlags, withFreshPorts } from "./control-plane.js";
+import { Environment } from "./environment.js";
 import { eventually } from "./eventually.js";
 import { ControlPlaneError, startProcess } from "./process.js";
 
@@ -87,4 +90,34 @@ test("a test process that never calls stop() still ends, and takes etcd and kube
     }
   };
   await eventually("etcd and kube-apiserver are gone", () => running() === "", { timeoutMs: 10_000 });
+});
+
+test("kubeAPIServerFlags set, repeat and drop envtest's kube-apiserver flags", () => {
+  assert.deepEqual(
+    withFlags(["--a=1", "--b=2", "--c", "--d=x"], { b: "3", "--c": null, e: ["p", "q"], f: "" }),
+    ["--a=1", "--b=3", "--d=x", "--e=p", "--e=q", "--f"],
+  );
+});
+
+test("kubeAPIServerFlags reach kube-apiserver", {
+  skip: assets ? false : "needs KUBEBUILDER_ASSETS (real etcd and kube-apiserver)",
+  timeout: 120_000,
+}, async () => {
+  const env = new Environment({
+    env: { KUBEBUILDER_ASSETS: assets },
+    kubeAPIServerFlags: { "service-cluster-ip-range": "10.1.0.0/24" },
+  });
+  const config = await env.start();
+  const client = newRESTClient(config);
+  try {
+    const svc = await client.create<Service>(
+      { group: "", version: "v1", resource: "services", namespaced: true },
+      { metadata: { name: "flagged" }, spec: { ports: [{ port: 80 }] } },
+      { namespace: "default" },
+    );
+    assert.match(svc.spec?.clusterIP ?? "", /^10\.1\.0\./);
+  } finally {
+    await client.close();
+    await env.stop();
+  }
 });

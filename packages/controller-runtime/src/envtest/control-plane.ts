@@ -66,7 +66,31 @@ function publicKeyPem(privateKeyPem: string): string {
   return createPublicKey(createPrivateKey(privateKeyPem)).export({ type: "spki", format: "pem" }).toString();
 }
 
-export async function startControlPlane(settings: EnvtestSettings): Promise<RunningControlPlane> {
+/** envtest's flags with `overrides` over them (by name; a list repeats a flag, null drops it). */
+export function withFlags(
+  defaults: readonly string[],
+  overrides: Readonly<Record<string, string | readonly string[] | null>> = {},
+): string[] {
+  const byName = new Map<string, string[]>();
+  for (const flag of defaults) {
+    const eq = flag.indexOf("=");
+    const name = flag.slice(2, eq < 0 ? undefined : eq);
+    byName.set(name, [...(byName.get(name) ?? []), eq < 0 ? "" : flag.slice(eq + 1)]);
+  }
+  for (const [raw, value] of Object.entries(overrides)) {
+    const name = raw.replace(/^--?/, "");
+    if (value === null) byName.delete(name);
+    else byName.set(name, typeof value === "string" ? [value] : [...value]);
+  }
+  return [...byName].flatMap(([name, values]) =>
+    values.map((v) => (v === "" ? `--${name}` : `--${name}=${v}`)),
+  );
+}
+
+export async function startControlPlane(
+  settings: EnvtestSettings,
+  kubeAPIServerFlags?: Readonly<Record<string, string | readonly string[] | null>>,
+): Promise<RunningControlPlane> {
   const etcdPath = checkBinary("etcd", settings.etcdPath, binaryHint);
   const apiserverPath = checkBinary("kube-apiserver", settings.kubeApiserverPath, binaryHint);
   const dir = mkdtempSync(join(tmpdir(), "envtest-"));
@@ -126,24 +150,27 @@ export async function startControlPlane(settings: EnvtestSettings): Promise<Runn
       const apiserver = startProcess(
         "kube-apiserver",
         apiserverPath,
-        [
-          `--etcd-servers=${etcdUrl}`,
-          `--cert-dir=${dir}`,
-          `--tls-cert-file=${files.cert}`,
-          `--tls-private-key-file=${files.key}`,
-          `--client-ca-file=${files.clientCa}`,
-          `--secure-port=${securePort}`,
-          "--bind-address=127.0.0.1",
-          // No --advertise-address (as controller-runtime's envtest): kube-apiserver ≥ 1.36 refuses
-          // a loopback one with its endpoint reconciler, and picks the host's address itself.
-          "--service-cluster-ip-range=10.0.0.0/24",
-          "--allow-privileged=true",
-          "--authorization-mode=RBAC",
-          "--disable-admission-plugins=ServiceAccount",
-          `--service-account-key-file=${files.saPub}`,
-          `--service-account-signing-key-file=${files.saKey}`,
-          `--service-account-issuer=https://127.0.0.1:${securePort}/`,
-        ],
+        withFlags(
+          [
+            `--etcd-servers=${etcdUrl}`,
+            `--cert-dir=${dir}`,
+            `--tls-cert-file=${files.cert}`,
+            `--tls-private-key-file=${files.key}`,
+            `--client-ca-file=${files.clientCa}`,
+            `--secure-port=${securePort}`,
+            "--bind-address=127.0.0.1",
+            // No --advertise-address (as controller-runtime's envtest): kube-apiserver ≥ 1.36 refuses
+            // a loopback one with its endpoint reconciler, and picks the host's address itself.
+            "--service-cluster-ip-range=10.0.0.0/24",
+            "--allow-privileged=true",
+            "--authorization-mode=RBAC",
+            "--disable-admission-plugins=ServiceAccount",
+            `--service-account-key-file=${files.saPub}`,
+            `--service-account-signing-key-file=${files.saKey}`,
+            `--service-account-issuer=https://127.0.0.1:${securePort}/`,
+          ],
+          kubeAPIServerFlags,
+        ),
         settings.attachOutput,
       );
       started.push(apiserver);

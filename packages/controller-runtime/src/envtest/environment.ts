@@ -73,6 +73,14 @@ export interface EnvironmentOptions {
   controlPlaneStopTimeoutMs?: number;
   /** Options of the embedded API server (its default mode). Default: `{}`. */
   apiServer?: EmbeddedServerOptions;
+  /**
+   * Flags of kube-apiserver in the binaries mode (KUBEBUILDER_ASSETS), over envtest's own
+   * (controller-runtime's `ControlPlane.APIServer.Configure().Set/Append/Disable`): a value sets
+   * the flag, a list repeats it, `null` drops one of envtest's. Names without the dashes:
+   * `{ "feature-gates": "MyGate=true" }`. The embedded server takes `apiServer` instead.
+   * Default: none.
+   */
+  kubeAPIServerFlags?: Readonly<Record<string, string | readonly string[] | null>>;
   /** Environment variables to read. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
   /**
@@ -210,7 +218,7 @@ export class Environment {
         kubeconfig = apiServer.kubeconfig;
         this.#clientCa = apiServer.certificateAuthority;
       } else if (settings.mode === "binaries") {
-        const plane = await startControlPlane(settings);
+        const plane = await startControlPlane(settings, opts.kubeAPIServerFlags);
         this.#stopControlPlane = plane.stop;
         this.#clientCa = plane.clientCa;
         config = plane.config;
