@@ -89,13 +89,13 @@ const stop = new AbortController();
 let running: Promise<void> | undefined;
 const conversions: string[] = [];
 
-// Against kube-apiserver 1.37 the manager of this file does not finish its graceful shutdown
-// within 30 s (a runnable keeps running after its signal; not yet diagnosed, seen only there), so
-// the file runs on the embedded server only until that is found.
+// The failing-conversion test below is checked on the embedded server only (see there). The rest
+// runs in every mode: the manager's shutdown used to hang against kube-apiserver 1.37, which
+// keeps a connection to the webhook server open without a request (webhook/server.ts closes
+// such connections at shutdown, as Go's server does).
 const onEmbedded = needs("embedded-behaviour");
 
 before(async () => {
-  if (onEmbedded.skip) return;
   const config = await env.start();
   client = newRESTClient(config);
   kubectl = await kubectlFor(env.started.kubeconfigPath);
@@ -140,7 +140,6 @@ before(async () => {
 });
 
 after(async () => {
-  if (onEmbedded.skip) return;
   stop.abort();
   try {
     await running;
@@ -156,7 +155,7 @@ function widgetV1(name: string, size: string): WidgetV1 {
   return { apiVersion: V1.apiVersion, kind: "Widget", metadata: { name }, spec: { size } };
 }
 
-test("envtest points the CRD's conversion webhook at the local server", onEmbedded, () => {
+test("envtest points the CRD's conversion webhook at the local server", () => {
   const installed = env.started.crds.find((c) => c.spec.group === "conv.example.com");
   const cfg = installed?.spec.conversion?.webhook?.clientConfig;
   assert.equal(cfg?.url, `https://127.0.0.1:${env.webhookInstallOptions.localServingPort}/convert`);
@@ -166,7 +165,7 @@ test("envtest points the CRD's conversion webhook at the local server", onEmbedd
   );
 });
 
-test("written through v1, read and listed through v2", onEmbedded, async () => {
+test("written through v1, read and listed through v2", async () => {
   const ns = await newNamespace(client, "conv");
   await client.create(v1, widgetV1("a", "3cm"), { namespace: ns });
   await client.create(v1, widgetV1("b", "5mm"), { namespace: ns });
@@ -187,7 +186,7 @@ test("written through v1, read and listed through v2", onEmbedded, async () => {
   assert.equal(conversions.length, before);
 });
 
-test("written through v2, updated through v2 and patched through v1", onEmbedded, async () => {
+test("written through v2, updated through v2 and patched through v1", async () => {
   const ns = await newNamespace(client, "conv");
   const created = await client.create<WidgetV2>(
     v2,
@@ -219,35 +218,31 @@ test("written through v2, updated through v2 and patched through v1", onEmbedded
   assert.deepEqual((await client.get<WidgetV1>(v1, "c", { namespace: ns })).spec, { size: "9in" });
 });
 
-test(
-  "a watch through v2 receives objects written through v1, converted and in order",
-  onEmbedded,
-  async () => {
-    const ns = await newNamespace(client, "conv");
-    const stream = await client.watch<WidgetV2>(v2, { namespace: ns });
-    try {
-      await client.create(v1, widgetV1("w1", "1cm"), { namespace: ns });
-      await client.create(v1, widgetV1("w2", "2cm"), { namespace: ns });
-      await client.patch(v1, "w1", { spec: { size: "10cm" } }, { namespace: ns, patchType: "merge" });
-      const seen: string[] = [];
-      for await (const ev of stream) {
-        if (ev.type === "ERROR") assert.fail(JSON.stringify(ev.object));
-        const w = ev.object as WidgetV2;
-        seen.push(`${ev.type} ${w.apiVersion} ${w.metadata?.name} ${w.spec.length.value}`);
-        if (seen.length === 3) break;
-      }
-      assert.deepEqual(seen, [
-        "ADDED conv.example.com/v2 w1 1",
-        "ADDED conv.example.com/v2 w2 2",
-        "MODIFIED conv.example.com/v2 w1 10",
-      ]);
-    } finally {
-      await stream.return?.();
+test("a watch through v2 receives objects written through v1, converted and in order", async () => {
+  const ns = await newNamespace(client, "conv");
+  const stream = await client.watch<WidgetV2>(v2, { namespace: ns });
+  try {
+    await client.create(v1, widgetV1("w1", "1cm"), { namespace: ns });
+    await client.create(v1, widgetV1("w2", "2cm"), { namespace: ns });
+    await client.patch(v1, "w1", { spec: { size: "10cm" } }, { namespace: ns, patchType: "merge" });
+    const seen: string[] = [];
+    for await (const ev of stream) {
+      if (ev.type === "ERROR") assert.fail(JSON.stringify(ev.object));
+      const w = ev.object as WidgetV2;
+      seen.push(`${ev.type} ${w.apiVersion} ${w.metadata?.name} ${w.spec.length.value}`);
+      if (seen.length === 3) break;
     }
-  },
-);
+    assert.deepEqual(seen, [
+      "ADDED conv.example.com/v2 w1 1",
+      "ADDED conv.example.com/v2 w2 2",
+      "MODIFIED conv.example.com/v2 w1 10",
+    ]);
+  } finally {
+    await stream.return?.();
+  }
+});
 
-test("kubectl reads through either version", onEmbedded, async (t) => {
+test("kubectl reads through either version", async (t) => {
   if (!kubectl.available) return t.skip("kubectl not on PATH");
   const ns = await newNamespace(client, "conv");
   await client.create(v1, widgetV1("k", "4cm"), { namespace: ns });
@@ -335,7 +330,7 @@ test(
   },
 );
 
-test("matchPolicy Equivalent: a webhook for v1 sees a v2 request converted to v1", onEmbedded, async () => {
+test("matchPolicy Equivalent: a webhook for v1 sees a v2 request converted to v1", async () => {
   const ns = await newNamespace(client, "conv");
   const seen = await startRawWebhook((review) => answer(review, { allowed: true }));
   const configs = resourceOf(kinds.ValidatingWebhookConfiguration);
