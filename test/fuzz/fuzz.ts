@@ -250,7 +250,13 @@ function classify5xx(a: Answer): string | undefined {
   let message = a.body;
   try {
     message = (JSON.parse(a.body) as { message?: string }).message ?? a.body;
-  } catch {}
+  } catch {
+    // A client that prefers protobuf gets its errors in protobuf too, as from kube.
+    try {
+      const s = decodeProtobuf(a.bytes ?? Buffer.alloc(0), { apiVersion: "v1", kind: "Status" });
+      if (typeof s.message === "string") message = s.message;
+    } catch {}
+  }
   for (const [cause, re] of KUBE_5XX) if (re.test(message)) return cause;
   return undefined;
 }

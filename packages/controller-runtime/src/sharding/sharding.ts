@@ -160,12 +160,25 @@ export class Sharding {
    */
   async runMembership(hold: (held: AbortSignal) => Promise<void>, signal: AbortSignal): Promise<void> {
     const o = this.o;
+    await this.#lostPlace(
+      "its place",
+      `${o.namespace}/${o.ring}-${o.identity}`,
+      this.membership(hold).run(signal),
+    );
+  }
+
+  /**
+   * `running`, with a lost Lease (this replica's place, or the coordinator's role: both mean it
+   * was cut off) said as what it is for a ring and what to do about it.
+   */
+  async #lostPlace(what: string, lease: string, running: Promise<void>): Promise<void> {
+    const o = this.o;
     try {
-      await this.membership(hold).run(signal);
+      await running;
     } catch (err) {
       if (!(err instanceof LeaderElectionLostError)) throw err;
       throw new ShardMembershipLostError(
-        `sharding: replica "${o.identity}" lost its place in ring "${o.ring}" (Lease ${o.namespace}/${o.ring}-${o.identity}: ${err.message.replace(/^leader election lost: /, "")}); its sharded controllers stopped and the Manager stops: start the process again to rejoin (a Deployment or StatefulSet restarts its Pod)`,
+        `sharding: replica "${o.identity}" lost ${what} in ring "${o.ring}" (Lease ${lease}: ${err.message.replace(/^leader election lost: /, "")}); its sharded controllers stopped and the Manager stops: start the process again to rejoin (a Deployment or StatefulSet restarts its Pod)`,
         { cause: err },
       );
     }
@@ -210,20 +223,24 @@ export class Sharding {
     return {
       needLeaderElection: () => false,
       start: (signal) =>
-        newLeaderElector({
-          lock: newLeaseLock({
-            client: this.#rest,
-            namespace: o.namespace,
-            name: `${o.ring}-coordinator`,
-            identity: o.identity,
-          }),
-          leaseDurationMs: o.leaseDurationMs,
-          renewDeadlineMs: o.renewDeadlineMs,
-          retryPeriodMs: o.retryPeriodMs,
-          releaseOnCancel: true,
-          logger: this.#log.withName("coordinator-election"),
-          onStartedLeading: (leading) => coordinator.run(leading),
-        }).run(signal),
+        this.#lostPlace(
+          "the ring's coordinator Lease",
+          `${o.namespace}/${o.ring}-coordinator`,
+          newLeaderElector({
+            lock: newLeaseLock({
+              client: this.#rest,
+              namespace: o.namespace,
+              name: `${o.ring}-coordinator`,
+              identity: o.identity,
+            }),
+            leaseDurationMs: o.leaseDurationMs,
+            renewDeadlineMs: o.renewDeadlineMs,
+            retryPeriodMs: o.retryPeriodMs,
+            releaseOnCancel: true,
+            logger: this.#log.withName("coordinator-election"),
+            onStartedLeading: (leading) => coordinator.run(leading),
+          }).run(signal),
+        ),
     };
   }
 
