@@ -10,6 +10,7 @@ import type { ResourceDefinition } from "../registry/index.js";
 import { ApiError, internalError } from "../status.js";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
 import { checkConverted, conversionReview, convertedObjects, pickConversionVersion } from "./review.js";
+import { cloneJson } from "../object/deep-json.js";
 
 export interface ConversionOptions {
   storage: Storage;
@@ -45,7 +46,7 @@ export class Conversion {
     if (pending.length === 0) return out;
     const crd = this.#crd(to);
     if (crd?.spec.conversion?.strategy !== "Webhook") {
-      for (const { o, i } of pending) out[i] = { ...structuredClone(o), apiVersion: desired };
+      for (const { o, i } of pending) out[i] = { ...cloneJson(o), apiVersion: desired };
       return out;
     }
     const sources = pending.map(({ o }) => o);
