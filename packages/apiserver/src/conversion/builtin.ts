@@ -9,6 +9,7 @@ import type { ResourceDefinition } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import { hpaFromV1, hpaToV1 } from "./hpa.js";
 import { cloneJson } from "../object/deep-json.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 /** Two forms of one kind in one storage, and how each becomes the other. */
 interface FormPair {
@@ -89,5 +90,5 @@ export function convertBuiltin(def: ResourceDefinition, obj: Readonly<Obj>): Obj
 export function builtinView(def: ResourceDefinition, stored: StoredObject): StoredObject {
   const converted = convertBuiltin(def, stored.obj);
   if (!converted) return stored;
-  return { ...stored, obj: converted, json: JSON.stringify(converted) };
+  return { ...stored, obj: converted, json: stringifyJson(converted) };
 }

@@ -11,6 +11,7 @@ import { ApiError, internalError } from "../status.js";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
 import { checkConverted, conversionReview, convertedObjects, pickConversionVersion } from "./review.js";
 import { cloneJson } from "../object/deep-json.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 export interface ConversionOptions {
   storage: Storage;
@@ -66,7 +67,7 @@ export class Conversion {
       stored.map((s) => s.obj),
     );
     return stored.map((s, i) =>
-      converted[i] === s.obj ? s : { ...s, obj: converted[i], json: JSON.stringify(converted[i]) },
+      converted[i] === s.obj ? s : { ...s, obj: converted[i], json: stringifyJson(converted[i]) },
     );
   }
 

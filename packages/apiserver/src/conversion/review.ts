@@ -3,7 +3,7 @@
 // the same kind, name, namespace and uid; metadata restored but for labels and annotations.
 import { randomUUID } from "node:crypto";
 import type { Obj } from "../storage/index.js";
-import { cloneJson } from "../object/deep-json.js";
+import { cloneJson, stringifyJson } from "../object/deep-json.js";
 
 /** The ConversionReview version to send: the CRD's first that the server speaks. */
 export function pickConversionVersion(accepted: readonly string[] | undefined): "v1" | "v1beta1" | undefined {
@@ -22,7 +22,7 @@ export function conversionReview(
     apiVersion: `apiextensions.k8s.io/${version}`,
     request: { uid, desiredAPIVersion, objects },
   };
-  return { uid, body: JSON.stringify(review) };
+  return { uid, body: stringifyJson(review) };
 }
 
 /** Reads the converted objects out of an answer; throws an Error worded as kube's. */

@@ -41,6 +41,7 @@ import {
 } from "../apply/index.js";
 import type { Json } from "../apply/path-element.js";
 import { cloneJson } from "../object/deep-json.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 /** kube answers a configuration that does not fit the schema with a bare 500 Status (no reason). */
 class UntypedError extends ApiError {
@@ -242,7 +243,7 @@ function createApplied(
     dryRun: isDryRun(r),
   });
   const ordered = normalizeOrder(r.def, obj);
-  if (isDryRun(r)) return JSON.stringify(ordered);
+  if (isDryRun(r)) return stringifyJson(ordered);
   const stored = storeWithEffects(effects, () => r.server.storage.put(store, ordered));
   r.server.hooks.afterWrite(r.def, stored, undefined);
   return stored.json;

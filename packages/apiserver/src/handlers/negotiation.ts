@@ -12,6 +12,7 @@ import type { Obj, StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import { metadataObject } from "./serialize.js";
 import { tableJson } from "./table.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 const WATCH_STREAMS = ["application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch"];
 
@@ -140,6 +141,6 @@ export function sendInForm(
   const body =
     form === "Table"
       ? tableJson(r, [stored], { resourceVersion: String(meta.resourceVersion ?? "") })
-      : JSON.stringify(metadataObject(r.def, stored));
+      : stringifyJson(metadataObject(r.def, stored));
   sendJson(r.res, code, body, headers);
 }

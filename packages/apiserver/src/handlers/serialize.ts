@@ -4,6 +4,7 @@ import { apiVersionOfDef, inObjectMetaOrder } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import type { ResponseForm } from "../http-io.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 /** The object as served in `def`'s version (custom resources may be stored in another one). */
 export function objectJson(def: ResourceDefinition, stored: StoredObject): string {
@@ -63,7 +64,7 @@ export function metadataObject(def: ResourceDefinition, stored: StoredObject): O
 /** The serialized object in the form negotiated for single objects and watch events. */
 export function formJson(def: ResourceDefinition, stored: StoredObject, form: ResponseForm): string {
   if (form === "PartialObjectMetadata" || form === "PartialObjectMetadataList") {
-    return JSON.stringify(metadataObject(def, stored));
+    return stringifyJson(metadataObject(def, stored));
   }
   return objectJson(def, stored);
 }

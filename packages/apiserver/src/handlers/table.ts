@@ -8,6 +8,7 @@ import { badRequest } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import type { ListMetaOut } from "./serialize.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 type IncludeObject = "None" | "Object" | "Metadata";
 
@@ -63,5 +64,5 @@ export function tableJson(
   );
   const apiVersion = tableApiVersion(r.req.headers.accept);
   const out = apiVersion === table.apiVersion ? table : { ...table, apiVersion };
-  return JSON.stringify(out);
+  return stringifyJson(out);
 }

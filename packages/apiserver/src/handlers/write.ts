@@ -41,6 +41,7 @@ import {
 import type { Obj, StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { finalizeIfDone } from "./finalize.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 export const bodyMediaTypes = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
 
@@ -92,7 +93,7 @@ function summarizeBody(text: string): string {
  */
 function checkCustomTypeMeta(r: ResourceRequest, obj: Obj, text: string | undefined, expected: string): void {
   if (obj.kind === undefined || obj.kind === "" || obj.kind === null) {
-    const body = text ?? JSON.stringify(obj);
+    const body = text ?? stringifyJson(obj);
     throw badRequest(
       `the object provided is unrecognized (must be of type ${r.def.kind}): Object 'Kind' is missing in '${body}' (${summarizeBody(body)})`,
     );
@@ -406,7 +407,7 @@ export function commitUpdate(
   const ordered = normalizeOrder(r.def, next);
   if (isDryRun(r)) {
     (ordered.metadata as Obj).resourceVersion = String(current.rv);
-    return { json: JSON.stringify(ordered), stored: undefined };
+    return { json: stringifyJson(ordered), stored: undefined };
   }
   void warnings;
   const stored = storeWithEffects(effects, () => r.server.storage.put(storeNameOf(r.def), ordered));
