@@ -2,6 +2,7 @@
 // to compact) and its sockets (to drop).
 import type { FaultHost } from "controller-runtime/envtest/faults";
 import type { Obj, Storage } from "./storage/index.js";
+import { cloneJson } from "./object/deep-json.js";
 
 /** Where the embedded server stores Leases (`storeNameOf` of coordination.k8s.io's leases). */
 const LEASES = "coordination.k8s.io/leases";
@@ -12,7 +13,7 @@ export function storageHost(storage: Storage, dropConnections: () => void, now: 
     dropConnections,
     getLease: async (namespace, name) => {
       const stored = storage.get(LEASES, `${namespace}/${name}`);
-      return stored ? (structuredClone(stored.obj) as Obj) : undefined;
+      return stored ? (cloneJson(stored.obj) as Obj) : undefined;
     },
     putLease: async (lease) => {
       storage.put(LEASES, lease);

@@ -1,7 +1,7 @@
 // Reading request bodies and writing responses: size limits, media types, Accept negotiation.
 import { indentJson, isPrettyPrint } from "./pretty.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parseJsonBounded, parseYamlBounded } from "./nesting.js";
+import { JsonDepthError, parseJsonBounded, readYaml, type YamlRead } from "./nesting.js";
 import { protobufCodec } from "./lazy.js";
 import {
   DEFAULT_RESTRICTIONS,
@@ -225,6 +225,11 @@ export function sendText(res: ServerResponse, code: number, body: string): void 
 
 /** Parses a JSON or YAML body (bytes, or text already decoded), with kube's 400 wording for what cannot be decoded. */
 export function decodeBody(body: Buffer | string, contentType: string, kind: string): unknown {
+  return decodeBodyRead(body, contentType, kind).value;
+}
+
+/** decodeBody, with a YAML body's repeated keys (go-yaml's strict errors) beside the value. */
+export function decodeBodyRead(body: Buffer | string, contentType: string, kind: string): YamlRead {
   const text = typeof body === "string" ? body : body.toString("utf8");
   const unrecognized = (why: string) =>
     badRequest(
@@ -232,13 +237,16 @@ export function decodeBody(body: Buffer | string, contentType: string, kind: str
     );
   if (contentType === "application/yaml") {
     try {
-      return parseYamlBounded(text);
+      return readYaml(text);
     } catch (e) {
+      // The YAML read, the JSON it became may still nest past the JSON decoder's limit.
+      if (e instanceof JsonDepthError)
+        throw unrecognized(`couldn't get version/kind; json parse error: ${e.message}`);
       throw unrecognized((e as Error).message);
     }
   }
   try {
-    return parseJsonBounded(text);
+    return { value: parseJsonBounded(text), duplicates: [] };
   } catch (e) {
     throw unrecognized(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
   }

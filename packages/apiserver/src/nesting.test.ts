@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { stringify } from "yaml";
-import { jsonDepthExceeded, parseYamlBounded, yamlDepthExceeded, yamlLib } from "./nesting.js";
+import {
+  JsonDepthError,
+  jsonDepthExceeded,
+  parseYamlBounded,
+  readYaml,
+  YamlDepthError,
+  yamlDepthExceeded,
+  yamlLib,
+} from "./nesting.js";
 
 // The server loads yaml on the first YAML request; these tests call the parser directly.
 before(() => yamlLib.load());
@@ -46,13 +54,51 @@ test("the YAML bound is never below the real depth, in block and flow style", ()
   }
 });
 
-test("a YAML body of compact sequences or flow brackets 100 000 deep is refused before parsing", () => {
-  for (const text of [
-    `x:\n${"- ".repeat(100_000)}1\n`,
-    `x: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`,
-  ]) {
+test("a YAML body past go-yaml's limits is refused in its words, fast", () => {
+  for (const [text, message] of [
+    [`x:\n${"- ".repeat(100_000)}1\n`, "yaml: line 2: exceeded max depth of 10000"],
+    [`x: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`, "yaml: exceeded max depth of 10000"],
+    [`a: 1\nx: ${"[".repeat(10_001)}1${"]".repeat(10_001)}\n`, "yaml: line 2: exceeded max depth of 10000"],
+  ] as const) {
     const started = performance.now();
-    assert.throws(() => parseYamlBounded(text), /exceeded max depth of 500/);
+    assert.throws(
+      () => parseYamlBounded(text),
+      (e: unknown) => e instanceof YamlDepthError && e.message === message,
+    );
     assert.ok(performance.now() - started < 1_000);
+  }
+});
+
+test("within go-yaml's limits, a body whose JSON is past 10 000 levels is the JSON decoder's to refuse", () => {
+  // Flow levels and block indentations are counted apart; the JSON has both.
+  const text = `x:\n${"- ".repeat(6_000)}${"[".repeat(5_000)}1${"]".repeat(5_000)}\n`;
+  assert.throws(
+    () => parseYamlBounded(text),
+    (e: unknown) => e instanceof JsonDepthError && e.bracket === "[",
+  );
+  // At the limit, composed (deep bodies without the yaml package's recursion).
+  const value = parseYamlBounded(`x: ${"[".repeat(9_999)}1${"]".repeat(9_999)}\n`) as { x: unknown };
+  let depth = 1;
+  for (let v = value.x; Array.isArray(v); v = v[0]) depth++;
+  assert.equal(depth, 10_000);
+});
+
+test("deep bodies compose as the yaml package composes shallow ones, repeated keys found by line", () => {
+  const body =
+    "a: &x 1\nb:\n  - [1, {c: d}, e: f]\n  - ? k\n    : v\n  - !!str 5\nc: *x\nd: |\n  text\ne: 'q''s'\ng: 0x1F\nh: 1e3\ni: ~\nj:\nk: true\nl: {x: [1, 2], y: {z: null}}\n";
+  const deep = (d: number) => `${body}deep: ${"[".repeat(d)}1${"]".repeat(d)}\n`;
+  const shallow = readYaml(deep(10)).value as Record<string, unknown>;
+  const composed = readYaml(deep(600)).value as Record<string, unknown>;
+  delete shallow.deep;
+  delete composed.deep;
+  assert.deepEqual(composed, shallow);
+  const repeated = "a: 1\nb:\n  c: 1\n  c: 2\na: 3\n";
+  for (const text of [repeated, `${repeated}deep: ${"[".repeat(600)}${"]".repeat(600)}\n`]) {
+    const read = readYaml(text);
+    assert.deepEqual(read.duplicates, [
+      'line 4: key "c" already set in map',
+      'line 5: key "a" already set in map',
+    ]);
+    assert.equal((read.value as { a: number }).a, 3);
   }
 });

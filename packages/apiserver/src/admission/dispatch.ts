@@ -23,6 +23,7 @@ import {
   verifyAdmissionResponse,
 } from "./review.js";
 import type { AdmissionAttributes, ResolvedWebhook } from "./types.js";
+import { cloneJson } from "../object/deep-json.js";
 
 /** Converts a custom resource between two served versions of its CRD. */
 export type VersionConverter = (
@@ -46,7 +47,7 @@ export interface AdmissionOptions {
 const allowAll: Decide = () => ({ allowed: true, reason: "" });
 
 const rewriteApiVersion: VersionConverter = async (obj, _from, to) => ({
-  ...structuredClone(obj as Obj),
+  ...cloneJson(obj as Obj),
   apiVersion: to.group ? `${to.group}/${to.version}` : to.version,
 });
 
@@ -225,7 +226,7 @@ export class Admission {
     }
     let patched: unknown;
     try {
-      patched = applyJSONPatch(structuredClone(answer.sent as Obj), ops);
+      patched = applyJSONPatch(cloneJson(answer.sent as Obj), ops);
     } catch (e) {
       if (e instanceof PatchError) throw internalError(e.message);
       throw e;

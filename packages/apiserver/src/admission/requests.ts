@@ -15,6 +15,7 @@ import { applyDefaults, pruneObject } from "../schema/index.js";
 import { conflict, notFound, staleObjectMessage } from "../status.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import type { AdmissionAttributes, Operation } from "./types.js";
+import { cloneJson } from "../object/deep-json.js";
 
 type Headers = Record<string, string | string[]> | undefined;
 /** createObject of handlers/create.ts, passed in to keep the import graph acyclic. */
@@ -114,12 +115,12 @@ export async function createWithAdmission(
   if (!admission.interested(attrs) || (r.def.namespaced && meta.namespace !== r.namespace)) {
     return create(r, obj, text);
   }
-  checkFields(r, structuredClone(obj), text);
+  checkFields(r, cloneJson(obj), text);
   decodeDefaults(r, obj, undefined);
   const warnings: string[] = [];
   try {
     const mutated = (await admission.mutate(attrs, warnings)) ?? obj;
-    const plan = create(asDryRun(r), structuredClone(mutated), text);
+    const plan = create(asDryRun(r), cloneJson(mutated), text);
     const planned = JSON.parse(plan.json) as Obj;
     await admission.validate({ ...attrs, object: planned }, warnings);
     if (dryRun) return { json: plan.json, headers: mergeWarnings(plan.headers, warnings) };
@@ -155,7 +156,7 @@ export async function updateWithAdmission(
   const own: string[] = [];
   try {
     const mutated = (await admission.mutate(attrs, own)) ?? candidate;
-    const plan = commitUpdate(asDryRun(r), current, structuredClone(mutated), [], applied);
+    const plan = commitUpdate(asDryRun(r), current, cloneJson(mutated), [], applied);
     await admission.validate({ ...attrs, object: JSON.parse(plan.json) as Obj }, own);
     warnings.push(...own);
     if (dryRun) return plan;

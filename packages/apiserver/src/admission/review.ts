@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { ResourceDefinition } from "../registry/index.js";
 import type { Obj } from "../storage/index.js";
 import type { AdmissionAttributes, VerifiedResponse } from "./types.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 export const supportedReviewVersions = ["v1", "v1beta1"] as const;
 
@@ -59,7 +60,7 @@ export function admissionReview(
     options,
   };
   const review = { kind: "AdmissionReview", apiVersion: `admission.k8s.io/${version}`, request };
-  return { uid, body: JSON.stringify(review) };
+  return { uid, body: stringifyJson(review) };
 }
 
 /** An answer that could not be decoded: kube reports it as a failed call ("failed to call webhook"). */

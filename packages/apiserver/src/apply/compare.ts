@@ -2,7 +2,8 @@
 // atomic lists and maps, empty containers) added, modified or removed, and the maps, lists and
 // list items that appeared or disappeared as a whole.
 import { deepEqual } from "../object/meta.js";
-import { FieldSet } from "./field-set.js";
+import { trampoline, type Walk } from "../object/trampoline.js";
+import { FieldCursor, FieldSet } from "./field-set.js";
 import { indexList } from "./list-items.js";
 import type { Json, PathElement } from "./path-element.js";
 import { type TypeNode, typeFor } from "./type-model.js";
@@ -16,7 +17,8 @@ export interface Comparison {
 /** Compares `lhs` (before) with `rhs` (after); undefined stands for an absent value. */
 export function compareObjects(lhs: Json | undefined, rhs: Json | undefined, t: TypeNode): Comparison {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  walk(lhs, rhs, t, [], c);
+  // A trampoline: objects may nest as deep as kube accepts (10 000 levels).
+  trampoline(walk(lhs, rhs, t, [], new FieldCursor(), c));
   return c;
 }
 
@@ -29,10 +31,10 @@ export function excludeTopLevel(c: Comparison, drop: (pe: PathElement) => boolea
   };
 }
 
-function leaf(l: Json | undefined, r: Json | undefined, path: PathElement[], c: Comparison): void {
-  if (l === undefined) c.added.insert(path);
-  else if (r === undefined) c.removed.insert(path);
-  else if (!deepEqual(l, r)) c.modified.insert(path);
+function leaf(l: Json | undefined, r: Json | undefined, at: FieldCursor, c: Comparison): void {
+  if (l === undefined) at.insertInto(c.added);
+  else if (r === undefined) at.insertInto(c.removed);
+  else if (!deepEqual(l, r)) at.insertInto(c.modified);
 }
 
 function isEmpty(v: Json | undefined): boolean {
@@ -43,13 +45,14 @@ function isEmpty(v: Json | undefined): boolean {
   return true;
 }
 
-function walk(
+function* walk(
   l: Json | undefined,
   r: Json | undefined,
   declared: TypeNode,
   path: PathElement[],
+  at: FieldCursor,
   c: Comparison,
-): void {
+): Walk<void> {
   if (l === undefined && r === undefined) return;
   // SMD reads a null where a list or map is declared as that container, empty and present (Go
   // writes nil slices and maps as null): its items are added, the container itself is not.
@@ -62,46 +65,56 @@ function walk(
   const tr = r === undefined ? undefined : typeFor(declared, r);
   const t = tr ?? tl;
   if (!t || t.kind === "scalar" || (tl && tr && tl.kind !== tr.kind)) {
-    leaf(l, r, path, c);
+    leaf(l, r, at, c);
     return;
   }
   if (t.kind === "list") {
     if (t.listType === "atomic" || (isEmpty(l) && isEmpty(r))) {
-      leaf(l, r, path, c);
+      leaf(l, r, at, c);
       return;
     }
-    compareItems(l as Json[] | undefined, r as Json[] | undefined, t, path, c);
+    yield compareItems(l as Json[] | undefined, r as Json[] | undefined, t, path, at, c);
   } else {
     if (t.atomic || (isEmpty(l) && isEmpty(r))) {
-      leaf(l, r, path, c);
+      leaf(l, r, at, c);
       return;
     }
     const lm = (l ?? {}) as Record<string, Json>;
     const rm = (r ?? {}) as Record<string, Json>;
     for (const k in lm) {
-      path.push({ field: k });
-      walk(lm[k], Object.hasOwn(rm, k) ? rm[k] : undefined, t.field(k) ?? t.element(), path, c);
+      const pe = { field: k };
+      path.push(pe);
+      yield walk(
+        lm[k],
+        Object.hasOwn(rm, k) ? rm[k] : undefined,
+        t.field(k) ?? t.element(),
+        path,
+        at.child(pe),
+        c,
+      );
       path.pop();
     }
     for (const k in rm) {
       if (Object.hasOwn(lm, k)) continue;
-      path.push({ field: k });
-      walk(undefined, rm[k], t.field(k) ?? t.element(), path, c);
+      const pe = { field: k };
+      path.push(pe);
+      yield walk(undefined, rm[k], t.field(k) ?? t.element(), path, at.child(pe), c);
       path.pop();
     }
   }
   // A map or list that appeared or disappeared is itself added or removed.
-  if (l === undefined) c.added.insert(path);
-  else if (r === undefined) c.removed.insert(path);
+  if (l === undefined) at.insertInto(c.added);
+  else if (r === undefined) at.insertInto(c.removed);
 }
 
-function compareItems(
+function* compareItems(
   l: Json[] | undefined,
   r: Json[] | undefined,
   t: Extract<TypeNode, { kind: "list" }>,
   path: PathElement[],
+  parent: FieldCursor,
   c: Comparison,
-): void {
+): Walk<void> {
   const li = indexList(t, l ?? [], path);
   const ri = indexList(t, r ?? [], path);
   const keys = new Set([...li.keys(), ...ri.keys()]);
@@ -112,16 +125,17 @@ function compareItems(
     const ln = a?.values.length ?? 0;
     const rn = b?.values.length ?? 0;
     path.push(pe);
-    if (ln <= 1 && rn <= 1) walk(a?.values[0], b?.values[0], t.element(), path, c);
+    const at = parent.child(pe);
+    if (ln <= 1 && rn <= 1) yield walk(a?.values[0], b?.values[0], t.element(), path, at, c);
     else if (ln >= 2 && rn >= 2) {
       // Duplicates on both sides are compared as one atomic value.
-      if (!deepEqual(a?.values, b?.values)) c.modified.insert(path);
+      if (!deepEqual(a?.values, b?.values)) at.insertInto(c.modified);
     } else if (ln >= 2) {
-      if (rn !== 0) walk(undefined, b?.values[0], t.element(), path, c);
-      c.removed.insert(path);
+      if (rn !== 0) yield walk(undefined, b?.values[0], t.element(), path, at, c);
+      at.insertInto(c.removed);
     } else {
-      if (ln !== 0) walk(a?.values[0], undefined, t.element(), path, c);
-      c.added.insert(path);
+      if (ln !== 0) yield walk(a?.values[0], undefined, t.element(), path, at, c);
+      at.insertInto(c.added);
     }
     path.pop();
   }

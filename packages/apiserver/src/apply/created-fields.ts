@@ -4,6 +4,8 @@
 // through FieldSet algebra (compare, union, difference, emit) costs most of a create's
 // managedFields time, so this walk does the same comparison with `lhs` absent and emits directly.
 // The general path (updater.ts's recordUpdate) stays the definition; a test checks both agree.
+import { jsonEqual } from "../object/deep-json.js";
+import { trampoline, type Walk } from "../object/trampoline.js";
 import type { FieldsV1 } from "./fields-v1.js";
 import { indexList } from "./list-items.js";
 import { comparePathElements, elementKey, type Json, type PathElement } from "./path-element.js";
@@ -36,7 +38,7 @@ function isEmpty(v: Json): boolean {
  * Adds the members below an added value to `out` and answers how many: none for a leaf
  * (scalars, atomic and empty containers, values whose shape disagrees with their type).
  */
-function addChildren(r: Json, declared: TypeNode, path: PathElement[], out: FieldsV1): number {
+function* addChildren(r: Json, declared: TypeNode, path: PathElement[], out: FieldsV1): Walk<number> {
   const t = typeFor(declared, r);
   if (t.kind === "scalar") return 0;
   if (t.kind === "list") {
@@ -48,7 +50,7 @@ function addChildren(r: Json, declared: TypeNode, path: PathElement[], out: Fiel
       if (values.length >= 2) entries.push({ pe, node: {} });
       else {
         path.push(pe);
-        entries.push({ pe, node: memberNode(values[0], t.element(), path) });
+        entries.push({ pe, node: yield memberNode(values[0], t.element(), path) });
         path.pop();
       }
     }
@@ -63,7 +65,7 @@ function addChildren(r: Json, declared: TypeNode, path: PathElement[], out: Fiel
     const v = m[k];
     if (v === undefined) continue;
     path.push({ field: k });
-    out[`f:${k}`] = memberNode(v, t.field(k) ?? t.element(), path);
+    out[`f:${k}`] = yield memberNode(v, t.field(k) ?? t.element(), path);
     path.pop();
     n++;
   }
@@ -71,9 +73,9 @@ function addChildren(r: Json, declared: TypeNode, path: PathElement[], out: Fiel
 }
 
 /** A member's FieldsV1 node: `{}` for a leaf, `{".": {}, ...children}` for a container. */
-function memberNode(r: Json, declared: TypeNode, path: PathElement[]): FieldsV1 {
+function* memberNode(r: Json, declared: TypeNode, path: PathElement[]): Walk<FieldsV1> {
   const node: FieldsV1 = { ".": {} };
-  return addChildren(r, declared, path, node) > 0 ? node : {};
+  return (yield addChildren(r, declared, path, node)) > 0 ? node : {};
 }
 
 /** Keys in UTF-16 code unit order (the default sort's, and Go's byte order for field names). */
@@ -87,7 +89,7 @@ function sortedKeys(o: object): string[] {
  * What metadata contributes: its own membership and its server-set members' are stripped,
  * their children (if a client sent containers there) and every other member kept.
  */
-function addMetadata(meta: Json, declared: TypeNode, path: PathElement[], out: FieldsV1): number {
+function* addMetadata(meta: Json, declared: TypeNode, path: PathElement[], out: FieldsV1): Walk<number> {
   const t = typeFor(declared, meta);
   if (t.kind !== "map" || t.atomic) return 0;
   const m = meta as Obj;
@@ -99,12 +101,12 @@ function addMetadata(meta: Json, declared: TypeNode, path: PathElement[], out: F
     const sub = t.field(k) ?? t.element();
     if (STRIPPED_META.has(k)) {
       const below: FieldsV1 = {};
-      if (addChildren(v, sub, path, below) > 0) {
+      if ((yield addChildren(v, sub, path, below)) > 0) {
         out[`f:${k}`] = below;
         n++;
       }
     } else {
-      out[`f:${k}`] = memberNode(v, sub, path);
+      out[`f:${k}`] = yield memberNode(v, sub, path);
       n++;
     }
     path.pop();
@@ -113,7 +115,7 @@ function addMetadata(meta: Json, declared: TypeNode, path: PathElement[], out: F
 }
 
 function sameJson(a: Json, b: Json): boolean {
-  return a === b || JSON.stringify(a) === JSON.stringify(b);
+  return a === b || jsonEqual(a, b);
 }
 
 /**
@@ -122,8 +124,13 @@ function sameJson(a: Json, b: Json): boolean {
  * differs below it; a zero value left as it was is nobody's; a list where Go wrote null owns its
  * items but not itself. Undefined when nothing changed.
  */
-function changedAgainst(r: Json, z: Json, declared: TypeNode, path: PathElement[]): FieldsV1 | undefined {
-  if (z === undefined) return memberNode(r, declared, path);
+function* changedAgainst(
+  r: Json,
+  z: Json,
+  declared: TypeNode,
+  path: PathElement[],
+): Walk<FieldsV1 | undefined> {
+  if (z === undefined) return yield memberNode(r, declared, path);
   if (sameJson(r, z)) return undefined;
   const t = typeFor(declared, r);
   if (t.kind === "map" && !t.atomic && z !== null && typeof z === "object" && !Array.isArray(z)) {
@@ -134,7 +141,12 @@ function changedAgainst(r: Json, z: Json, declared: TypeNode, path: PathElement[
       const v = m[k];
       if (v === undefined) continue;
       path.push({ field: k });
-      const below = changedAgainst(v, (z as Obj)[k], t.field(k) ?? t.element(), path);
+      const below: FieldsV1 | undefined = yield changedAgainst(
+        v,
+        (z as Obj)[k],
+        t.field(k) ?? t.element(),
+        path,
+      );
       path.pop();
       if (below) {
         out[`f:${k}`] = below;
@@ -146,7 +158,7 @@ function changedAgainst(r: Json, z: Json, declared: TypeNode, path: PathElement[
   const granular = (t.kind === "list" && t.listType !== "atomic") || (t.kind === "map" && !t.atomic);
   if (z === null && granular) {
     const out: FieldsV1 = {};
-    return addChildren(r, declared, path, out) > 0 ? out : undefined;
+    return (yield addChildren(r, declared, path, out)) > 0 ? out : undefined;
   }
   return {};
 }
@@ -164,6 +176,16 @@ export function createdFieldsV1(
   ignored: (pe: PathElement) => boolean,
   zero: Obj = {},
 ): FieldsV1 | undefined {
+  // A trampoline: objects may nest as deep as kube accepts (10 000 levels).
+  return trampoline(createdWalk(obj, type, ignored, zero));
+}
+
+function* createdWalk(
+  obj: Obj,
+  type: MapType,
+  ignored: (pe: PathElement) => boolean,
+  zero: Obj,
+): Walk<FieldsV1 | undefined> {
   const out: FieldsV1 = {};
   let any = false;
   const path: PathElement[] = [];
@@ -178,12 +200,12 @@ export function createdFieldsV1(
     const declared = type.field(k) ?? type.element();
     if (k === "metadata") {
       const kept: FieldsV1 = {};
-      if (addMetadata(v, declared, path, kept) > 0) {
+      if ((yield addMetadata(v, declared, path, kept)) > 0) {
         out[`f:${k}`] = kept;
         any = true;
       }
     } else {
-      const node = changedAgainst(v, zero[k], declared, path);
+      const node: FieldsV1 | undefined = yield changedAgainst(v, zero[k], declared, path);
       if (node) {
         out[`f:${k}`] = node;
         any = true;

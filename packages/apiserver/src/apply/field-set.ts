@@ -89,37 +89,64 @@ export class FieldSet {
     return out;
   }
 
+  // The set operations below walk with explicit stacks: a field set is as deep as the object it
+  // describes, which may nest 10 000 levels.
+
   #addAll(other: FieldSet): void {
-    for (const [k, pe] of other.#members) this.#members.set(k, pe);
-    for (const [k, c] of other.#children) {
-      const mine = this.#children.get(k);
-      if (mine) mine.set.#addAll(c.set);
-      else this.#children.set(k, { pe: c.pe, set: c.set.clone() });
+    const stack: [FieldSet, FieldSet][] = [[this, other]];
+    while (stack.length > 0) {
+      const [into, from] = stack.pop()!;
+      for (const [k, pe] of from.#members) into.#members.set(k, pe);
+      for (const [k, c] of from.#children) {
+        const mine = into.#children.get(k);
+        if (mine) stack.push([mine.set, c.set]);
+        else into.#children.set(k, { pe: c.pe, set: c.set.clone() });
+      }
     }
   }
 
   /** Paths of this set that are not in `other` (exact paths: a member of `other` keeps its children here). */
   difference(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const [k, pe] of this.#members) if (!other.#members.has(k)) out.#members.set(k, pe);
-    for (const [k, c] of this.#children) {
-      const o = other.#children.get(k);
-      const diff = o ? c.set.difference(o.set) : c.set.clone();
-      if (!diff.isEmpty()) out.#children.set(k, { pe: c.pe, set: diff });
-    }
-    return out;
+    return this.#combine(other, false);
   }
 
   intersection(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const [k, pe] of this.#members) if (other.#members.has(k)) out.#members.set(k, pe);
-    for (const [k, c] of this.#children) {
-      const o = other.#children.get(k);
-      if (!o) continue;
-      const both = c.set.intersection(o.set);
-      if (!both.isEmpty()) out.#children.set(k, { pe: c.pe, set: both });
+    return this.#combine(other, true);
+  }
+
+  // Difference (keep: members `other` lacks, children it lacks whole) or intersection (keep
+  // what both have); empty child sets are dropped, deepest first.
+  #combine(other: FieldSet, both: boolean): FieldSet {
+    const root = new FieldSet();
+    const visit: { mine: FieldSet; theirs: FieldSet; out: FieldSet }[] = [
+      { mine: this, theirs: other, out: root },
+    ];
+    const order: { parent: FieldSet; k: string; out: FieldSet }[] = [];
+    while (visit.length > 0) {
+      const { mine, theirs, out } = visit.pop()!;
+      for (const [k, pe] of mine.#members) {
+        const inOther = theirs.#members.has(k);
+        if (inOther === both) out.#members.set(k, pe);
+      }
+      for (const [k, c] of mine.#children) {
+        const o = theirs.#children.get(k);
+        if (!o && both) continue;
+        if (!o) {
+          out.#children.set(k, { pe: c.pe, set: c.set.clone() });
+          continue;
+        }
+        const sub = new FieldSet();
+        out.#children.set(k, { pe: c.pe, set: sub });
+        order.push({ parent: out, k, out: sub });
+        visit.push({ mine: c.set, theirs: o.set, out: sub });
+      }
     }
-    return out;
+    // Children were made before their own children were filled: prune the empty ones, deepest first.
+    for (let i = order.length - 1; i >= 0; i--) {
+      const { parent, k, out } = order[i];
+      if (out.isEmpty()) parent.#children.delete(k);
+    }
+    return root;
   }
 
   /** This set without every path under a top-level element for which `drop` holds. */
@@ -132,28 +159,95 @@ export class FieldSet {
   }
 
   clone(): FieldSet {
-    const out = new FieldSet();
-    for (const [k, pe] of this.#members) out.#members.set(k, pe);
-    for (const [k, c] of this.#children) out.#children.set(k, { pe: c.pe, set: c.set.clone() });
-    return out;
+    const root = new FieldSet();
+    const stack: [FieldSet, FieldSet][] = [[this, root]];
+    while (stack.length > 0) {
+      const [from, into] = stack.pop()!;
+      for (const [k, pe] of from.#members) into.#members.set(k, pe);
+      for (const [k, c] of from.#children) {
+        const copy = new FieldSet();
+        into.#children.set(k, { pe: c.pe, set: copy });
+        stack.push([c.set, copy]);
+      }
+    }
+    return root;
   }
 
   /** Every path, in fieldpath.Set.Iterate's order: this level's members, then each child's. */
   paths(prefix: Path = []): Path[] {
     const out: Path[] = [];
-    for (const pe of this.members()) out.push([...prefix, pe]);
-    for (const c of this.children()) out.push(...c.set.paths([...prefix, c.pe]));
+    const stack: [FieldSet, Path][] = [[this, prefix]];
+    while (stack.length > 0) {
+      const [set, at] = stack.pop()!;
+      for (const pe of set.members()) out.push([...at, pe]);
+      const children = set.children();
+      for (let i = children.length - 1; i >= 0; i--) stack.push([children[i].set, [...at, children[i].pe]]);
+    }
     return out;
   }
 
   equals(other: FieldSet): boolean {
-    if (this.#members.size !== other.#members.size || this.#children.size !== other.#children.size)
-      return false;
-    for (const k of this.#members.keys()) if (!other.#members.has(k)) return false;
-    for (const [k, c] of this.#children) {
-      const o = other.#children.get(k);
-      if (!o || !c.set.equals(o.set)) return false;
+    const stack: [FieldSet, FieldSet][] = [[this, other]];
+    while (stack.length > 0) {
+      const [a, b] = stack.pop()!;
+      if (a.#members.size !== b.#members.size || a.#children.size !== b.#children.size) return false;
+      for (const k of a.#members.keys()) if (!b.#members.has(k)) return false;
+      for (const [k, c] of a.#children) {
+        const o = b.#children.get(k);
+        if (!o) return false;
+        stack.push([c.set, o.set]);
+      }
     }
     return true;
+  }
+}
+
+/**
+ * Where a walk is in a value (a path, as a chain), for inserting paths into sets without going
+ * down from each set's root every time: a walk inserting every node of a value 10 000 levels
+ * deep would otherwise cost the square of its depth. Each cursor remembers, per set, the node
+ * below its path once it has been needed.
+ */
+export class FieldCursor {
+  readonly #nodes = new Map<FieldSet, FieldSet>();
+
+  constructor(
+    readonly parent?: FieldCursor,
+    readonly pe?: PathElement,
+  ) {}
+
+  /** The cursor one element further. */
+  child(pe: PathElement): FieldCursor {
+    return new FieldCursor(this, pe);
+  }
+
+  /** Adds this cursor's path to `root` (the empty path is ignored, as FieldSet.insert does). */
+  insertInto(root: FieldSet): void {
+    if (!this.parent || !this.pe) return;
+    this.parent.#below(root).insertMember(this.pe);
+  }
+
+  /** The set below this path in `root`, made as needed from the nearest ancestor that has it. */
+  #below(root: FieldSet): FieldSet {
+    if (!this.parent) return root;
+    const known = this.#nodes.get(root);
+    if (known) return known;
+    const chain: FieldCursor[] = [];
+    let at: FieldCursor | undefined = this;
+    let node = root;
+    while (at?.parent) {
+      const found = at.#nodes.get(root);
+      if (found) {
+        node = found;
+        break;
+      }
+      chain.push(at);
+      at = at.parent;
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      node = node.descend(chain[i].pe!);
+      chain[i].#nodes.set(root, node);
+    }
+    return node;
   }
 }

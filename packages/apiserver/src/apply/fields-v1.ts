@@ -1,6 +1,7 @@
 // The FieldsV1 form of a field set, byte for byte as kube writes it: a JSON object whose keys are
 // path elements (`f:`, `k:`, `v:`, `i:`) in element order, `{}` for a member without children,
 // and `".": {}` first inside a node that is both a member and has children.
+import { trampoline, type Walk } from "../object/trampoline.js";
 import { FieldSet } from "./field-set.js";
 import {
   comparePathElements,
@@ -13,10 +14,11 @@ import {
 export type FieldsV1 = { [key: string]: FieldsV1 };
 
 export function toFieldsV1(set: FieldSet): FieldsV1 {
-  return emit(set, false);
+  // A trampoline: a field set is as deep as its object, which may nest 10 000 levels.
+  return trampoline(emit(set, false));
 }
 
-function emit(set: FieldSet, includeSelf: boolean): FieldsV1 {
+function* emit(set: FieldSet, includeSelf: boolean): Walk<FieldsV1> {
   const out: FieldsV1 = {};
   if (includeSelf) out["."] = {};
   const members = set.members();
@@ -39,7 +41,7 @@ function emit(set: FieldSet, includeSelf: boolean): FieldsV1 {
       entries.push({ pe: members[mi++], member: true, child: children[ci++].set });
     }
   }
-  for (const e of entries) out[elementKey(e.pe)] = e.child ? emit(e.child, e.member) : {};
+  for (const e of entries) out[elementKey(e.pe)] = e.child ? yield emit(e.child, e.member) : {};
   return out;
 }
 
@@ -54,11 +56,11 @@ export class FieldsV1Error extends Error {
 export function fromFieldsV1(value: unknown): FieldSet {
   const set = new FieldSet();
   if (value === undefined || value === null) return set;
-  read(value, set, "");
+  trampoline(read(value, set, ""));
   return set;
 }
 
-function read(value: unknown, set: FieldSet, where: string): void {
+function* read(value: unknown, set: FieldSet, where: string): Walk<void> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new FieldsV1Error(`FieldsV1 at ${where || "the root"} must be an object`);
   }
@@ -81,6 +83,6 @@ function read(value: unknown, set: FieldSet, where: string): void {
       else children = true;
     }
     if (self || !children) set.insertMember(pe);
-    if (children) read(v, set.descend(pe), `${where}${k}/`);
+    if (children) yield read(v, set.descend(pe), `${where}${k}/`);
   }
 }

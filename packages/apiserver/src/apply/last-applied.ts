@@ -9,6 +9,7 @@ import { ApplyTypeError } from "./list-items.js";
 import { canonicalJson, type Json } from "./path-element.js";
 import { toFieldSet } from "./to-field-set.js";
 import type { MapType } from "./type-model.js";
+import { cloneJson } from "../object/deep-json.js";
 
 export const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -61,7 +62,7 @@ export function conflictsBeyondLastApplied(
 
 /** Sets the annotation to `config` (without the annotation itself), as kubectl would have. */
 export function setLastApplied(obj: Obj, config: Obj): void {
-  const copy = structuredClone(config);
+  const copy = cloneJson(config);
   const a = annotations(copy);
   if (a) {
     delete a[LAST_APPLIED];

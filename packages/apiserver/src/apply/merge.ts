@@ -1,6 +1,8 @@
 // Merging an apply configuration into the live object, as SMD's TypedValue.Merge: the
 // configuration wins on leaves and atomic values, granular maps merge key by key, and set and
 // map lists merge item by item, keeping live-only items where they were.
+import { cloneJson } from "../object/deep-json.js";
+import { trampoline, type Walk } from "../object/trampoline.js";
 import { indexList, type IndexedItem } from "./list-items.js";
 import type { Json, PathElement } from "./path-element.js";
 import { type ListType, type TypeNode, typeFor } from "./type-model.js";
@@ -11,7 +13,8 @@ export function mergeObjects(
   config: Json | undefined,
   t: TypeNode,
 ): Json | undefined {
-  return merge(live, config, t, []);
+  // A trampoline: objects may nest as deep as kube accepts (10 000 levels).
+  return trampoline(merge(live, config, t, []));
 }
 
 function isEmpty(v: Json): boolean {
@@ -20,39 +23,39 @@ function isEmpty(v: Json): boolean {
   return typeof v === "object" && Object.keys(v).length === 0;
 }
 
-function merge(
+function* merge(
   l: Json | undefined,
   r: Json | undefined,
   declared: TypeNode,
   path: PathElement[],
-): Json | undefined {
-  if (r === undefined) return l === undefined ? undefined : structuredClone(l);
+): Walk<Json | undefined> {
+  if (r === undefined) return l === undefined ? undefined : cloneJson(l);
   // A configured value with nothing live is still walked, so that its lists are checked.
-  if (l === undefined) return mergeLone(r, declared, path);
+  if (l === undefined) return yield mergeLone(r, declared, path);
   const tl = typeFor(declared, l);
   const tr = typeFor(declared, r);
-  if (tl.kind !== tr.kind || tr.kind === "scalar") return structuredClone(r);
+  if (tl.kind !== tr.kind || tr.kind === "scalar") return cloneJson(r);
   if (tr.kind === "list") {
-    if (tr.listType === "atomic" || (isEmpty(l) && isEmpty(r))) return structuredClone(r);
-    return mergeList(l as Json[], r as Json[], tr, path);
+    if (tr.listType === "atomic" || (isEmpty(l) && isEmpty(r))) return cloneJson(r);
+    return yield mergeList(l as Json[], r as Json[], tr, path);
   }
-  if (tr.atomic || (isEmpty(l) && isEmpty(r))) return structuredClone(r);
-  return mergeMap(l as Record<string, Json>, r, declared, path);
+  if (tr.atomic || (isEmpty(l) && isEmpty(r))) return cloneJson(r);
+  return yield mergeMap(l as Record<string, Json>, r, declared, path);
 }
 
-function mergeLone(r: Json, declared: TypeNode, path: PathElement[]): Json {
+function* mergeLone(r: Json, declared: TypeNode, path: PathElement[]): Walk<Json> {
   const t = typeFor(declared, r);
-  if (t.kind === "list" && t.listType !== "atomic") return mergeList([], r as Json[], t, path);
-  if (t.kind === "map" && !t.atomic) return mergeMap(undefined, r, declared, path);
-  return structuredClone(r);
+  if (t.kind === "list" && t.listType !== "atomic") return yield mergeList([], r as Json[], t, path);
+  if (t.kind === "map" && !t.atomic) return yield mergeMap(undefined, r, declared, path);
+  return cloneJson(r);
 }
 
-function mergeMap(
+function* mergeMap(
   l: Record<string, Json> | undefined,
   r: Json,
   declared: TypeNode,
   path: PathElement[],
-): Record<string, Json> {
+): Walk<Record<string, Json>> {
   const t = typeFor(declared, r);
   const rm = r as Record<string, Json>;
   const out: Record<string, Json> = {};
@@ -62,7 +65,7 @@ function mergeMap(
   for (const k of keys) {
     const ft = t.kind === "map" ? (t.field(k) ?? t.element()) : declared;
     path.push({ field: k });
-    const v = merge(
+    const v: Json | undefined = yield merge(
       l && Object.hasOwn(l, k) ? l[k] : undefined,
       Object.hasOwn(rm, k) ? rm[k] : undefined,
       ft,
@@ -75,11 +78,16 @@ function mergeMap(
   return out;
 }
 
-function mergeItem(t: ListType, a: IndexedItem | undefined, b: IndexedItem, path: PathElement[]): Json {
+function* mergeItem(
+  t: ListType,
+  a: IndexedItem | undefined,
+  b: IndexedItem,
+  path: PathElement[],
+): Walk<Json> {
   path.push(b.pe);
   // With duplicates on the live side the configured item replaces them all.
   const lv = a && a.values.length === 1 ? a.values[0] : undefined;
-  const out = merge(lv, b.values[0], t.element(), path) as Json;
+  const out = (yield merge(lv, b.values[0], t.element(), path)) as Json;
   path.pop();
   return out;
 }
@@ -88,7 +96,7 @@ function mergeItem(t: ListType, a: IndexedItem | undefined, b: IndexedItem, path
  * Items in both lists keep the configuration's relative order; live-only items stay next to the
  * items they followed (SMD's merge order).
  */
-function mergeList(l: Json[], r: Json[], t: ListType, path: PathElement[]): Json[] {
+function* mergeList(l: Json[], r: Json[], t: ListType, path: PathElement[]): Walk<Json[]> {
   const li = indexList(t, l, path);
   const ri = indexList(t, r, path, true);
   const lk = [...li.keys()];
@@ -103,7 +111,7 @@ function mergeList(l: Json[], r: Json[], t: ListType, path: PathElement[]): Json
     if (i < lk.length && j < rk.length) {
       if (lk[i] === rk[j]) {
         merged.add(lk[i]);
-        out.push(mergeItem(t, li.get(lk[i]), ri.get(rk[j])!, path));
+        out.push(yield mergeItem(t, li.get(lk[i]), ri.get(rk[j])!, path));
         i++;
         j++;
         nextShared = shared.shift();
@@ -116,7 +124,7 @@ function mergeList(l: Json[], r: Json[], t: ListType, path: PathElement[]): Json
     }
     if (i < lk.length) {
       if (!ri.has(lk[i])) {
-        for (const v of li.get(lk[i])!.values) out.push(structuredClone(v));
+        for (const v of li.get(lk[i])!.values) out.push(cloneJson(v));
         i++;
         continue;
       }
@@ -127,7 +135,7 @@ function mergeList(l: Json[], r: Json[], t: ListType, path: PathElement[]): Json
     }
     if (j < rk.length) {
       merged.add(rk[j]);
-      out.push(mergeItem(t, li.get(rk[j]), ri.get(rk[j])!, path));
+      out.push(yield mergeItem(t, li.get(rk[j]), ri.get(rk[j])!, path));
       if (nextShared === rk[j]) nextShared = shared.shift();
       j++;
     }

@@ -1,5 +1,6 @@
 // Removing fields from an object by path, as SMD's TypedValue.RemoveItems: a path in the set
 // removes that field or list item with everything below it; atomic values are never entered.
+import { trampoline, type Walk } from "../object/trampoline.js";
 import type { FieldSet } from "./field-set.js";
 import { ApplyTypeError, listItemElement } from "./list-items.js";
 import type { Json, PathElement } from "./path-element.js";
@@ -7,6 +8,11 @@ import { type TypeNode, typeFor } from "./type-model.js";
 
 /** A copy of `v` without the paths in `toRemove` (containers emptied by it stay, empty). */
 export function removeItems(v: Json, declared: TypeNode, toRemove: FieldSet): Json {
+  // A trampoline: objects may nest as deep as kube accepts (10 000 levels).
+  return trampoline(remove(v, declared, toRemove));
+}
+
+function* remove(v: Json, declared: TypeNode, toRemove: FieldSet): Walk<Json> {
   if (toRemove.isEmpty()) return v;
   const t = typeFor(declared, v);
   if (t.kind === "scalar") return v;
@@ -14,21 +20,22 @@ export function removeItems(v: Json, declared: TypeNode, toRemove: FieldSet): Js
     const list = v as Json[];
     if (t.listType === "atomic" || list.length === 0) return v;
     const out: Json[] = [];
-    list.forEach((item, i) => {
+    for (let i = 0; i < list.length; i++) {
+      const item = list[i];
       let pe: PathElement;
       try {
         pe = listItemElement(t, item, i);
       } catch (e) {
         if (e instanceof ApplyTypeError) {
           out.push(item);
-          return;
+          continue;
         }
         throw e;
       }
-      if (toRemove.hasMember(pe)) return;
+      if (toRemove.hasMember(pe)) continue;
       const sub = toRemove.child(pe);
-      out.push(sub ? removeItems(item, t.element(), sub) : item);
-    });
+      out.push(sub ? yield remove(item, t.element(), sub) : item);
+    }
     return out;
   }
   if (t.atomic) return v;
@@ -37,7 +44,7 @@ export function removeItems(v: Json, declared: TypeNode, toRemove: FieldSet): Js
     const pe = { field: k };
     if (toRemove.hasMember(pe)) continue;
     const sub = toRemove.child(pe);
-    out[k] = sub ? removeItems(child, t.field(k) ?? t.element(), sub) : child;
+    out[k] = sub ? yield remove(child, t.field(k) ?? t.element(), sub) : child;
   }
   return out;
 }

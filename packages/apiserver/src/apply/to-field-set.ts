@@ -1,7 +1,8 @@
 // The fields a value sets, as SMD's TypedValue.ToFieldSet: every scalar, every list item of a
 // set or map list, atomic lists and maps as one leaf, and map keys the schema does not name.
 // Declared struct fields are not members themselves (ensureNamedFieldsAreMembers adds them).
-import { FieldSet } from "./field-set.js";
+import { trampoline, type Walk } from "../object/trampoline.js";
+import { FieldCursor, FieldSet } from "./field-set.js";
 import { ApplyTypeError, indexList } from "./list-items.js";
 import { type Json, type PathElement, pathText } from "./path-element.js";
 import { DEDUCED, type TypeNode, typeFor } from "./type-model.js";
@@ -12,43 +13,54 @@ import { DEDUCED, type TypeNode, typeFor } from "./type-model.js";
  */
 export function toFieldSet(value: Json, t: TypeNode, config = false): FieldSet {
   const set = new FieldSet();
-  walk(value, t, [], set, config);
+  // A trampoline: values may nest as deep as kube accepts (10 000 levels).
+  trampoline(walk(value, t, [], new FieldCursor(), set, config));
   return set;
 }
 
-function walk(v: Json, declared: TypeNode, path: PathElement[], set: FieldSet, config: boolean): void {
+function* walk(
+  v: Json,
+  declared: TypeNode,
+  path: PathElement[],
+  at: FieldCursor,
+  set: FieldSet,
+  config: boolean,
+): Walk<void> {
   const t = typeFor(declared, v);
   if (t.kind === "scalar") {
     // A null where a map or list is declared sets nothing, as SMD's nil map/list.
     if (v === null && (declared.kind === "map" || declared.kind === "list")) return;
-    set.insert(path);
+    at.insertInto(set);
     return;
   }
   if (t.kind === "list") {
     if (t.listType === "atomic") {
-      set.insert(path);
+      at.insertInto(set);
       return;
     }
     const items = indexList(t, v as Json[], path, config);
     for (const { pe, values } of items.values()) {
       path.push(pe);
-      for (const item of values) walk(item, t.element(), path, set, config);
-      set.insert(path);
+      const item = at.child(pe);
+      for (const value of values) yield walk(value, t.element(), path, item, set, config);
+      item.insertInto(set);
       path.pop();
     }
     return;
   }
   if (t.atomic) {
-    set.insert(path);
+    at.insertInto(set);
     return;
   }
   for (const [k, child] of Object.entries(v as Record<string, Json>)) {
     const ft = t.field(k);
-    path.push({ field: k });
+    const pe = { field: k };
+    path.push(pe);
     if (!ft && t.closed && config)
       throw new ApplyTypeError(`${pathText(path)}: field not declared in schema`);
-    walk(child, ft ?? t.element(), path, set, config);
-    if (!ft) set.insert(path);
+    const field = at.child(pe);
+    yield walk(child, ft ?? t.element(), path, field, set, config);
+    if (!ft) field.insertInto(set);
     path.pop();
   }
 }
@@ -65,11 +77,15 @@ export function childType(t: TypeNode, pe: PathElement): TypeNode {
  * removes it whole (SMD's Set.EnsureNamedFieldsAreMembers).
  */
 export function ensureNamedFieldsAreMembers(set: FieldSet, t: TypeNode): FieldSet {
+  return trampoline(namedMembers(set, t));
+}
+
+function* namedMembers(set: FieldSet, t: TypeNode): Walk<FieldSet> {
   const out = new FieldSet();
   for (const pe of set.members()) out.insertMember(pe);
   for (const { pe, set: child } of set.children()) {
     if ("field" in pe && t.kind === "map" && t.field(pe.field)) out.insertMember(pe);
-    out.addUnder(pe, ensureNamedFieldsAreMembers(child, childType(t, pe)));
+    out.addUnder(pe, yield namedMembers(child, childType(t, pe)));
   }
   return out;
 }

@@ -4,55 +4,13 @@
 // `.data: expected map, got &{5}`, `.metadata.annotations.a: expected string, got
 // &value.valueUnstructured{Value:map[string]interface {}{"b":"c"}}`. Iterative: a configuration
 // may nest as deep as bodies may.
+import { goSharp, goV } from "../object/go-print.js";
 import { listItemElement } from "./list-items.js";
 import { type Json, type PathElement, pathText } from "./path-element.js";
 import type { TypeNode } from "./type-model.js";
 
 const isMap = (v: unknown): v is Record<string, Json> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** Go's %v of a value decoded from JSON into interface{}. */
-function goV(v: unknown): string {
-  if (v === null || v === undefined) return "<nil>";
-  if (Array.isArray(v)) return `[${v.map(goV).join(" ")}]`;
-  if (typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    return `map[${Object.keys(o)
-      .sort()
-      .map((k) => `${k}:${goV(o[k])}`)
-      .join(" ")}]`;
-  }
-  if (typeof v === "number") return goNumber(v);
-  return String(v);
-}
-
-/** Go's %#v of such a value. */
-function goSharp(v: unknown): string {
-  if (v === null || v === undefined) return "interface {}(nil)";
-  if (Array.isArray(v)) return `[]interface {}{${v.map(goSharp).join(", ")}}`;
-  if (typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    return `map[string]interface {}{${Object.keys(o)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${goSharp(o[k])}`)
-      .join(", ")}}`;
-  }
-  if (typeof v === "number") return goNumber(v);
-  if (typeof v === "string") return JSON.stringify(v);
-  return String(v);
-}
-
-/** %v of a JSON number: int64 as decimals, float64 in Go's shortest form. */
-function goNumber(n: number): string {
-  if (Number.isInteger(n)) return String(n);
-  const abs = Math.abs(n);
-  if (abs !== 0 && (abs >= 1e21 || abs < 1e-4)) {
-    const [mant, exp] = n.toExponential().split("e");
-    const e = Number(exp);
-    return `${mant}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
-  }
-  return String(n);
-}
 
 /** Go's %T of such a value. */
 function goT(v: unknown): string {
@@ -65,12 +23,13 @@ function goT(v: unknown): string {
 /** The message SMD's validation gives `value` where `t` is declared, or undefined when it fits. */
 function mismatch(value: Json, t: TypeNode): string | undefined {
   if (value === null) return undefined;
-  const boxed = `&{${goV(value)}}`;
+  // Printed only for a mismatch: the value may be a whole subtree.
+  const boxed = () => `&{${goV(value)}}`;
   switch (t.kind) {
     case "map":
-      return isMap(value) ? undefined : `expected map, got ${boxed}`;
+      return isMap(value) ? undefined : `expected map, got ${boxed()}`;
     case "list":
-      return Array.isArray(value) ? undefined : `expected list, got ${boxed}`;
+      return Array.isArray(value) ? undefined : `expected list, got ${boxed()}`;
     case "scalar":
       switch (t.scalar) {
         case "string":
@@ -80,9 +39,9 @@ function mismatch(value: Json, t: TypeNode): string | undefined {
         case "numeric":
           return typeof value === "number" ? undefined : `expected numeric (int or float), got ${goT(value)}`;
         case "boolean":
-          return typeof value === "boolean" ? undefined : `expected boolean, got ${boxed}`;
+          return typeof value === "boolean" ? undefined : `expected boolean, got ${boxed()}`;
         default:
-          return typeof value === "object" ? `expected any scalar, got ${boxed}` : undefined;
+          return typeof value === "object" ? `expected any scalar, got ${boxed()}` : undefined;
       }
     default:
       return undefined;

@@ -8,6 +8,8 @@ import { apiVersionOfDef, normalizeOrder } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import { hpaFromV1, hpaToV1 } from "./hpa.js";
+import { cloneJson } from "../object/deep-json.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 /** Two forms of one kind in one storage, and how each becomes the other. */
 interface FormPair {
@@ -81,12 +83,12 @@ export function convertBuiltin(def: ResourceDefinition, obj: Readonly<Obj>): Obj
   if (obj.apiVersion === to) return undefined;
   const convert = converterFor(def.kind, String(obj.apiVersion), to);
   if (!convert) return undefined;
-  return normalizeOrder(def, structuredClone(convert(obj)));
+  return normalizeOrder(def, cloneJson(convert(obj)));
 }
 
 /** The stored object as `def`'s form serves it (the same object when no conversion applies). */
 export function builtinView(def: ResourceDefinition, stored: StoredObject): StoredObject {
   const converted = convertBuiltin(def, stored.obj);
   if (!converted) return stored;
-  return { ...stored, obj: converted, json: JSON.stringify(converted) };
+  return { ...stored, obj: converted, json: stringifyJson(converted) };
 }

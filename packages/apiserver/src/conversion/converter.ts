@@ -10,6 +10,8 @@ import type { ResourceDefinition } from "../registry/index.js";
 import { ApiError, internalError } from "../status.js";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
 import { checkConverted, conversionReview, convertedObjects, pickConversionVersion } from "./review.js";
+import { cloneJson } from "../object/deep-json.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 export interface ConversionOptions {
   storage: Storage;
@@ -45,7 +47,7 @@ export class Conversion {
     if (pending.length === 0) return out;
     const crd = this.#crd(to);
     if (crd?.spec.conversion?.strategy !== "Webhook") {
-      for (const { o, i } of pending) out[i] = { ...structuredClone(o), apiVersion: desired };
+      for (const { o, i } of pending) out[i] = { ...cloneJson(o), apiVersion: desired };
       return out;
     }
     const sources = pending.map(({ o }) => o);
@@ -65,7 +67,7 @@ export class Conversion {
       stored.map((s) => s.obj),
     );
     return stored.map((s, i) =>
-      converted[i] === s.obj ? s : { ...s, obj: converted[i], json: JSON.stringify(converted[i]) },
+      converted[i] === s.obj ? s : { ...s, obj: converted[i], json: stringifyJson(converted[i]) },
     );
   }
 

@@ -5,6 +5,7 @@ import { builtinView, hasBuiltinForms } from "./builtin.js";
 import { apiVersionOfDef } from "../object/meta.js";
 import { ApiError, internalError } from "../status.js";
 import type { Obj, StoredObject } from "../storage/index.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 /** The stored object as the request's version serves it. */
 export async function inRequestVersion(r: ResourceRequest, stored: StoredObject): Promise<StoredObject> {
@@ -76,7 +77,7 @@ export function watchLineConverter(r: ResourceRequest): WatchLineConverter | und
         }
         try {
           const [converted] = await conversion.convert(r.def, [o]);
-          write(`${JSON.stringify({ type: event.type, object: converted })}\n`);
+          write(`${stringifyJson({ type: event.type, object: converted })}\n`);
         } catch (e) {
           failed = true;
           const err = e instanceof ApiError ? e : internalError((e as Error).message);

@@ -3,6 +3,7 @@
 // the same kind, name, namespace and uid; metadata restored but for labels and annotations.
 import { randomUUID } from "node:crypto";
 import type { Obj } from "../storage/index.js";
+import { cloneJson, stringifyJson } from "../object/deep-json.js";
 
 /** The ConversionReview version to send: the CRD's first that the server speaks. */
 export function pickConversionVersion(accepted: readonly string[] | undefined): "v1" | "v1beta1" | undefined {
@@ -21,7 +22,7 @@ export function conversionReview(
     apiVersion: `apiextensions.k8s.io/${version}`,
     request: { uid, desiredAPIVersion, objects },
   };
-  return { uid, body: JSON.stringify(review) };
+  return { uid, body: stringifyJson(review) };
 }
 
 /** Reads the converted objects out of an answer; throws an Error worded as kube's. */
@@ -79,7 +80,7 @@ export function checkConverted(
       return `must have the same ${what}: ${String(before[f] ?? "")} != ${String(after[f] ?? "")}`;
     }
   }
-  const restored = structuredClone(before) as Obj;
+  const restored = cloneJson(before) as Obj;
   for (const f of ["labels", "annotations"] as const) {
     const value = after[f];
     if (value === undefined || value === null) delete restored[f];

@@ -5,7 +5,8 @@
 import { createWithAdmission, updateWithAdmission } from "../admission/index.js";
 import { inRequestVersion } from "../conversion/index.js";
 import { readBody, type ResponseForm } from "../http-io.js";
-import { DepthExceededError, parseYamlBounded } from "../nesting.js";
+import { JsonDepthError, readYaml, YamlDepthError } from "../nesting.js";
+import { jsonTypeName } from "./patch-decoding.js";
 import type { ResourceRequest } from "./context.js";
 import { refOf } from "./context.js";
 import { isTrue } from "./list-options.js";
@@ -13,6 +14,7 @@ import { sendInForm } from "./negotiation.js";
 import {
   admit,
   checkFields,
+  fieldValidationMode,
   isDryRun,
   manager,
   setManagedFields,
@@ -38,6 +40,8 @@ import {
   typedConfigurationErrors,
 } from "../apply/index.js";
 import type { Json } from "../apply/path-element.js";
+import { cloneJson } from "../object/deep-json.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 /** kube answers a configuration that does not fit the schema with a bare 500 Status (no reason). */
 class UntypedError extends ApiError {
@@ -74,20 +78,34 @@ function parseForce(r: ResourceRequest): boolean {
   return isTrue(r.query.get("force"));
 }
 
-function parseConfiguration(text: string): Obj {
+function parseConfiguration(text: string): { config: Obj; duplicates: string[] } {
   let value: unknown;
+  let duplicates: string[];
   try {
-    value = parseYamlBounded(text, { uniqueKeys: false });
+    ({ value, duplicates } = readYaml(text));
   } catch (e) {
-    if (e instanceof DepthExceededError) {
-      throw badRequest(`error decoding YAML: error converting YAML to JSON: ${e.message}`);
+    // kube's limits, in the words of where kube meets them: its YAML-to-JSON check of the patch
+    // (skipped for a text that starts like JSON), the apply patcher's YAML decoding, or the JSON
+    // decoding after it.
+    if (e instanceof YamlDepthError) {
+      if (text.trimStart().startsWith("{")) {
+        throw badRequest(`error decoding patch: error converting YAML to JSON: ${e.message}`);
+      }
+      throw badRequest(`error encoding patch: ${e.message}`);
     }
-    throw badRequest(`error decoding YAML: ${(e as Error).message}`);
+    if (e instanceof JsonDepthError) {
+      throw badRequest(`error decoding patch: error unmarshaling JSON: while decoding JSON: ${e.message}`);
+    }
+    // kube's YAML-to-JSON check of the patch; its words are go-yaml's, these the yaml package's.
+    throw badRequest(`error encoding patch: ${(e as Error).message}`);
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw badRequest("error decoding YAML: the apply configuration must be an object");
+  if (Array.isArray(value) || (value !== null && typeof value !== "object")) {
+    throw badRequest(
+      `error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type map[string]interface {}`,
+    );
   }
-  return value as Obj;
+  if (value === null) throw badRequest("error decoding patch: the apply configuration must be an object");
+  return { config: value as Obj, duplicates };
 }
 
 /** What kube's version check demands: the configuration is of the endpoint's group, version and kind. */
@@ -124,7 +142,7 @@ export async function handleApply(r: ResourceRequest, form: ResponseForm): Promi
   const found = r.server.storage.get(storeNameOf(r.def), objectKey(r.namespace, r.name));
   // A custom resource stored in another version merges in the version the request speaks.
   const current = found ? await inRequestVersion(r, found) : undefined;
-  const config = parseConfiguration(text);
+  const { config, duplicates: repeated } = parseConfiguration(text);
   checkConfigurationType(r, config);
   const meta = config.metadata;
   const given = meta !== null && typeof meta === "object" ? (meta as Obj).managedFields : undefined;
@@ -132,12 +150,11 @@ export async function handleApply(r: ResourceRequest, form: ResponseForm): Promi
     throw badRequest("metadata.managedFields must be nil");
   }
   if (!current && r.subresource !== "") throw notFound(refOf(r.def), r.name);
-  const duplicates = text.trimStart().startsWith("{") ? text : undefined;
   // A custom resource's configuration is pruned as kube's decoder prunes it (checked first); a
   // built-in kind's meets its typed schema in the merge, which refuses a field it lacks (the 500
   // below) before fieldValidation is looked at.
   const custom = r.def.crdName !== undefined || !r.def.schema;
-  let warnings = custom ? checkFields(r, config, duplicates) : [];
+  let warnings = custom ? checkFields(r, config, undefined) : [];
   if (r.def.crdName && r.def.schema) pruneObject(r.def, config);
   else if (custom) for (const f of unknownTopLevelFields(r.def, config)) delete config[f];
 
@@ -163,8 +180,18 @@ export async function handleApply(r: ResourceRequest, form: ResponseForm): Promi
     if (e instanceof ApplyTypeError) throw untyped(e.message);
     throw e;
   }
-  if (!custom) warnings = checkFields(r, config, duplicates);
-  const obj = structuredClone(applied.object) as Obj;
+  if (!custom) warnings = checkFields(r, config, undefined);
+  // The apply patcher's strict decoding of the configuration, after the merge: go-yaml's repeats.
+  if (repeated.length > 0) {
+    const mode = fieldValidationMode(r);
+    if (mode === "Strict") {
+      throw badRequest(
+        `error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  ${repeated.join("\n  ")}`,
+      );
+    }
+    if (mode === "Warn") warnings = [...repeated, ...warnings];
+  }
+  const obj = cloneJson(applied.object) as Obj;
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   checkName(r, obj);
 
@@ -216,7 +243,7 @@ function createApplied(
     dryRun: isDryRun(r),
   });
   const ordered = normalizeOrder(r.def, obj);
-  if (isDryRun(r)) return JSON.stringify(ordered);
+  if (isDryRun(r)) return stringifyJson(ordered);
   const stored = storeWithEffects(effects, () => r.server.storage.put(store, ordered));
   r.server.hooks.afterWrite(r.def, stored, undefined);
   return stored.json;

@@ -13,6 +13,7 @@ import type { Obj } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import { mustGet } from "./get.js";
 import { decodeProtobufBody, isDryRun } from "./write.js";
+import { cloneJson } from "../object/deep-json.js";
 
 /** Whether the request is for the core `bindings` resource or a Pod's `binding` subresource. */
 export function isBinding(r: Pick<ResourceRequest, "def" | "subresource">): boolean {
@@ -99,7 +100,7 @@ export async function handleBinding(r: ResourceRequest): Promise<void> {
       "the object has been modified; please apply your changes to the latest version and try again",
     );
   }
-  const pod = structuredClone(current.obj) as Obj;
+  const pod = cloneJson(current.obj) as Obj;
   const podMeta = pod.metadata as Obj;
   const spec = pod.spec as Obj;
   if (podMeta.deletionTimestamp)

@@ -18,6 +18,7 @@ import {
   storeWithEffects,
   warningHeaders,
 } from "./write.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
   const form = formOf(r, "write");
@@ -73,7 +74,7 @@ export function createObject(
   stampManagedFields(r, undefined, obj);
   const effects = kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user, dryRun });
   const ordered = normalizeOrder(r.def, obj);
-  if (dryRun) return { json: JSON.stringify(ordered), headers: warningHeaders(warnings) };
+  if (dryRun) return { json: stringifyJson(ordered), headers: warningHeaders(warnings) };
   const stored = storeWithEffects(effects, () => storage.put(store, ordered));
   r.server.hooks.afterWrite(r.def, stored, undefined);
   return { json: stored.json, headers: warningHeaders(warnings) };

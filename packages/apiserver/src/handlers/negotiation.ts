@@ -30,6 +30,7 @@ import type { Obj, StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import { metadataObject } from "./serialize.js";
 import { tableJson } from "./table.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 const WATCH_STREAMS = mediaTypesOf(KUBE_SERIALIZERS, true);
 
@@ -183,6 +184,6 @@ export function sendInForm(
   const body =
     form === "Table"
       ? tableJson(r, [stored], { resourceVersion: String(meta.resourceVersion ?? "") })
-      : JSON.stringify(metadataObject(r.def, stored, metaApiVersionOf(r.res)));
+      : stringifyJson(metadataObject(r.def, stored, metaApiVersionOf(r.res)));
   sendJson(r.res, code, body, headers);
 }

@@ -2,6 +2,7 @@
 // body that cannot be read, but a 422 on the field `patch` whose value is the patched object
 // (JSON and merge patches: the JSON text; strategic merge patches: the patch, as Go's %+v prints
 // a map). Strict field validation's refusals of a patch take the same shape.
+import { goV } from "../object/go-print.js";
 import { ApiError } from "../status.js";
 
 export function patchInvalid(value: string, detail: string): ApiError {
@@ -13,27 +14,7 @@ export function patchInvalid(value: string, detail: string): ApiError {
 
 /** Go's fmt %+v of a value decoded from JSON into interface{} (maps print with sorted keys). */
 export function goPrint(value: unknown): string {
-  if (value === null || value === undefined) return "<nil>";
-  if (Array.isArray(value)) return `[${value.map(goPrint).join(" ")}]`;
-  if (typeof value === "object") {
-    const entries = Object.keys(value as object)
-      .sort()
-      .map((k) => `${k}:${goPrint((value as Record<string, unknown>)[k])}`);
-    return `map[${entries.join(" ")}]`;
-  }
-  if (typeof value === "number") return goFloat(value);
-  return String(value);
-}
-
-/** %v of a float64, as JSON numbers decode: exponent form from 1e21 up and below 1e-4. */
-function goFloat(n: number): string {
-  const abs = Math.abs(n);
-  if (abs !== 0 && (abs >= 1e21 || abs < 1e-4)) {
-    const [mant, exp] = n.toExponential().split("e");
-    const e = Number(exp);
-    return `${mant}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
-  }
-  return String(n);
+  return goV(value);
 }
 
 /** encoding/json's name for a JSON value's type (UnmarshalTypeError). */
@@ -86,11 +67,26 @@ export function jsonPatchOpProblems(
   return { problems: [...problems, ...duplicates.map((d) => `duplicate field "${d}"`)] };
 }
 
-/** evanphx's pruneAryNulls: nulls leave the objects inside a list, not the list itself. */
+/** evanphx's pruneAryNulls: nulls leave the objects inside a list, not the list itself. Iterative. */
 export function pruneNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(pruneNulls);
   if (v === null || typeof v !== "object") return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = pruneNulls(x);
-  return out;
+  const root: unknown = Array.isArray(v) ? [] : {};
+  const stack: [unknown, unknown][] = [[v, root]];
+  while (stack.length > 0) {
+    const [src, out] = stack.pop()!;
+    const entries: [string | number, unknown][] = Array.isArray(src)
+      ? src.map((x, i) => [i, x])
+      : Object.entries(src as object);
+    for (const [k, x] of entries) {
+      if (x === null && !Array.isArray(src)) continue;
+      let value = x;
+      if (x !== null && typeof x === "object") {
+        value = Array.isArray(x) ? [] : {};
+        stack.push([x, value]);
+      }
+      if (Array.isArray(out)) out.push(value);
+      else (out as Record<string, unknown>)[k as string] = value;
+    }
+  }
+  return root;
 }

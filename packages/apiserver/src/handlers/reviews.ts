@@ -12,6 +12,7 @@ import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import type { AccessAttributes, ResourceRequest, UserInfo } from "./context.js";
 import { formOf, sendInForm } from "./negotiation.js";
 import { checkTypeMeta, decodeObject, stampManagedFields } from "./write.js";
+import { cloneJson } from "../object/deep-json.js";
 
 const str = (v: unknown) => (typeof v === "string" ? v : "");
 const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
@@ -238,7 +239,7 @@ function selfSubjectReview(r: ResourceRequest, obj: Obj): Obj {
   const userInfo: Obj = { username: r.user.name };
   if (r.user.uid) userInfo.uid = r.user.uid;
   userInfo.groups = [...r.user.groups];
-  if (r.user.extra && Object.keys(r.user.extra).length > 0) userInfo.extra = structuredClone(r.user.extra);
+  if (r.user.extra && Object.keys(r.user.extra).length > 0) userInfo.extra = cloneJson(r.user.extra);
   return {
     kind: obj.kind,
     apiVersion: obj.apiVersion,

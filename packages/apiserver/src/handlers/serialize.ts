@@ -4,6 +4,7 @@ import { apiVersionOfDef, inObjectMetaOrder } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import type { ResponseForm } from "../http-io.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 /** The object as served in `def`'s version (custom resources may be stored in another one). */
 export function objectJson(def: ResourceDefinition, stored: StoredObject): string {
@@ -72,7 +73,7 @@ export function formJson(
   metaApiVersion = "meta.k8s.io/v1",
 ): string {
   if (form === "PartialObjectMetadata" || form === "PartialObjectMetadataList") {
-    return JSON.stringify(metadataObject(def, stored, metaApiVersion));
+    return stringifyJson(metadataObject(def, stored, metaApiVersion));
   }
   return objectJson(def, stored);
 }

@@ -9,6 +9,7 @@ import { badRequest } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import type { ListMetaOut } from "./serialize.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 type IncludeObject = "None" | "Object" | "Metadata";
 
@@ -54,12 +55,12 @@ export function tableJson(
     },
   );
   const apiVersion = metaApiVersionOf(r.res);
-  if (apiVersion === table.apiVersion) return JSON.stringify(table);
+  if (apiVersion === table.apiVersion) return stringifyJson(table);
   // Rows' metadata is PartialObjectMetadata of the Table's own version.
   const rows = table.rows.map((row) =>
     (row.object as { kind?: unknown } | null)?.kind === "PartialObjectMetadata"
       ? { ...row, object: { ...(row.object as object), apiVersion } }
       : row,
   );
-  return JSON.stringify({ ...table, apiVersion, rows });
+  return stringifyJson({ ...table, apiVersion, rows });
 }

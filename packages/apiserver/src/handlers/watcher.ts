@@ -15,6 +15,7 @@ import type { ObjectFilter } from "./selection.js";
 import { formJson } from "./serialize.js";
 import { includeObjectOf, tableJson } from "./table.js";
 import { WatchWriter, WRITE_CHUNK_BYTES } from "./watch-writer.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 export class Watcher implements WatchSink {
   #closed = false;
@@ -154,7 +155,7 @@ export class Watcher implements WatchSink {
       if (type === "GONE") {
         const prev = JSON.parse(ev.prev!.json) as Obj;
         (prev.metadata as Obj).resourceVersion = String(ev.rv);
-        const stored: StoredObject = { ...ev.prev!, obj: prev, json: JSON.stringify(prev), rv: ev.rv };
+        const stored: StoredObject = { ...ev.prev!, obj: prev, json: stringifyJson(prev), rv: ev.rv };
         line = this.#line("DELETED", stored);
       } else line = this.#line(type, ev.object);
       if (this.#form !== "Table") {
@@ -180,7 +181,7 @@ export class Watcher implements WatchSink {
       : { kind: this.#r.def.kind, apiVersion: this.#apiVersion, metadata: meta };
     if (this.#form === "Table") {
       // kube turns bookmarks into Tables too: one row for the bookmark's (empty) object.
-      const stored = { obj, json: JSON.stringify(obj), rv, key: "", namespace: "", name: "" };
+      const stored = { obj, json: stringifyJson(obj), rv, key: "", namespace: "", name: "" };
       return `{"type":"BOOKMARK","object":${this.#objectJson(stored)}}\n`;
     }
     return `{"type":"BOOKMARK","object":${JSON.stringify(obj)}}\n`;

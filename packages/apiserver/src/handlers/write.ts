@@ -2,7 +2,7 @@
 // (Strict/Warn/Ignore), pruning and defaulting, validation, and the commit with the metadata
 // rules, managedFields, no-op detection and finalization of objects being deleted.
 import type { ManagedFieldsEntry, StatusCause } from "kubernetes-types/meta/v1.js";
-import { decodeBody, mediaType } from "../http-io.js";
+import { decodeBodyRead, mediaType } from "../http-io.js";
 import { kindBehaviour } from "../kinds/index.js";
 import type { WriteEffects } from "../kinds/behaviour.js";
 import { unknownTopLevelFields } from "../kinds/index.js";
@@ -41,6 +41,7 @@ import {
 import type { Obj, StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { finalizeIfDone } from "./finalize.js";
+import { stringifyJson } from "../object/deep-json.js";
 
 export const bodyMediaTypes = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
 
@@ -65,14 +66,20 @@ export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text
     throw unsupportedMediaType(bodyMediaTypes);
   }
   const text = body.toString("utf8");
-  const value = decodeBody(text, ct === "application/yaml" ? ct : "application/json", r.def.kind);
+  const yaml = ct === "application/yaml";
+  const { value, duplicates } = decodeBodyRead(text, yaml ? ct : "application/json", r.def.kind);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw badRequest(
       `the object provided is unrecognized (must be of type ${r.def.kind}): couldn't get version/kind`,
     );
   }
-  return { obj: value as Obj, text };
+  // A YAML body's repeated keys are go-yaml's to report (checkFields); JSON's are found in its text.
+  if (yaml) yamlDuplicates.set(r.req, duplicates);
+  return { obj: value as Obj, text: yaml ? undefined : text };
 }
+
+/** The repeated keys of a request's YAML body, by request (its dry-run copies share it). */
+const yamlDuplicates = new WeakMap<object, string[]>();
 
 /** kube's summarizeData: at most 30 bytes of the body, then " ...". */
 function summarizeBody(text: string): string {
@@ -86,7 +93,7 @@ function summarizeBody(text: string): string {
  */
 function checkCustomTypeMeta(r: ResourceRequest, obj: Obj, text: string | undefined, expected: string): void {
   if (obj.kind === undefined || obj.kind === "" || obj.kind === null) {
-    const body = text ?? JSON.stringify(obj);
+    const body = text ?? stringifyJson(obj);
     throw badRequest(
       `the object provided is unrecognized (must be of type ${r.def.kind}): Object 'Kind' is missing in '${body}' (${summarizeBody(body)})`,
     );
@@ -163,15 +170,18 @@ export function duplicateFieldProblems(text: string): string[] {
 export function checkFields(r: ResourceRequest, obj: Obj, text: string | undefined): string[] {
   const mode = fieldValidationMode(r);
   if (mode === "Ignore") return [];
-  const problems = unknownFieldProblems(r, obj);
+  const what = r.def.crdName
+    ? ""
+    : `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: `;
+  // A YAML body's repeated keys fail go-yaml's strict decoding before anything else is looked at.
+  const repeated = yamlDuplicates.get(r.req) ?? [];
+  if (repeated.length > 0 && mode === "Strict") {
+    throw badRequest(`${what}strict decoding error: yaml: unmarshal errors:\n  ${repeated.join("\n  ")}`);
+  }
+  const problems = [...repeated, ...unknownFieldProblems(r, obj)];
   if (text !== undefined) problems.push(...duplicateFieldProblems(text));
   if (problems.length === 0) return [];
-  if (mode === "Strict") {
-    const what = r.def.crdName
-      ? ""
-      : `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: `;
-    throw badRequest(`${what}strict decoding error: ${problems.join(", ")}`);
-  }
+  if (mode === "Strict") throw badRequest(`${what}strict decoding error: ${problems.join(", ")}`);
   return problems;
 }
 
@@ -374,8 +384,9 @@ export function commitUpdate(
     throw conflict(ref, r.name, staleObjectMessage);
   }
   if ((wantRv === undefined || wantRv === "") && r.def.crdName) {
-    throw invalid(ref, r.name, [
-      cause.invalid("metadata.resourceVersion", "0x0", "must be specified for an update"),
+    // kube's Store.Update names the resource where the kind goes, and prints the version 0.
+    throw invalid({ ...ref, kind: r.def.plural }, r.name, [
+      cause.invalid("metadata.resourceVersion", 0, "must be specified for an update"),
     ]);
   }
   const next = prepareForUpdate(r.def, current.obj, candidate, r.subresource);
@@ -396,7 +407,7 @@ export function commitUpdate(
   const ordered = normalizeOrder(r.def, next);
   if (isDryRun(r)) {
     (ordered.metadata as Obj).resourceVersion = String(current.rv);
-    return { json: JSON.stringify(ordered), stored: undefined };
+    return { json: stringifyJson(ordered), stored: undefined };
   }
   void warnings;
   const stored = storeWithEffects(effects, () => r.server.storage.put(storeNameOf(r.def), ordered));

@@ -7,6 +7,7 @@ import { dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
+import { cloneJson } from "../object/deep-json.js";
 
 const KEY_USAGES = [
   "any",
@@ -82,7 +83,7 @@ export const certificateSigningRequestBehaviour: KindBehaviour = {
       spec.username = user.name;
       if (user.uid) spec.uid = user.uid;
       spec.groups = [...user.groups];
-      if (user.extra && Object.keys(user.extra).length > 0) spec.extra = structuredClone(user.extra);
+      if (user.extra && Object.keys(user.extra).length > 0) spec.extra = cloneJson(user.extra);
       else delete spec.extra;
     }
     // Nobody creates a request already approved.

@@ -2,6 +2,7 @@
 // phase Terminating while its contents are deleted.
 import type { KindBehaviour } from "./behaviour.js";
 import type { Obj } from "../storage/index.js";
+import { cloneJson } from "../object/deep-json.js";
 
 export const namespaceBehaviour: KindBehaviour = {
   defaults(obj, { old }) {
@@ -12,7 +13,7 @@ export const namespaceBehaviour: KindBehaviour = {
     if (!old) {
       obj.status = { phase: "Active" };
     } else if (obj.spec === undefined && old.spec !== undefined) {
-      obj.spec = structuredClone(old.spec);
+      obj.spec = cloneJson(old.spec);
     }
   },
   created(obj) {

@@ -9,6 +9,7 @@ import type { Obj } from "../storage/index.js";
 import { encodeStruct, goDefinitionOf } from "./go-encoding.js";
 import { nameErrors } from "./names.js";
 import { podResize } from "./pod-resize.js";
+import { cloneJson } from "./deep-json.js";
 
 // A memo of the last second formatted, not state: every write stamps the current time, often
 // twice (creationTimestamp, managedFields), and thousands of writes share one second.
@@ -140,13 +141,26 @@ function sortedKeys(o: Obj): Obj {
   return out;
 }
 
-/** Every object's keys sorted, at every depth, as Go writes a map[string]interface{}. */
+/**
+ * Every object's keys sorted, at every depth, as Go writes a map[string]interface{}. Iterative:
+ * objects may nest as deep as kube accepts (10 000 levels).
+ */
 function sortedDeep(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortedDeep);
-  if (!isPlainObject(v)) return v;
-  const out: Obj = {};
-  for (const k of Object.keys(v).sort(byKey)) out[k] = sortedDeep(v[k]);
-  return out;
+  if (typeof v !== "object" || v === null) return v;
+  const root: unknown = Array.isArray(v) ? [] : {};
+  const stack: [unknown, unknown][] = [[v, root]];
+  while (stack.length > 0) {
+    const [src, out] = stack.pop()!;
+    const keys = Array.isArray(src) ? src.map((_, i) => i) : Object.keys(src as Obj).sort(byKey);
+    for (const k of keys) {
+      const x = (src as Record<string | number, unknown>)[k];
+      const copy = typeof x !== "object" || x === null ? x : Array.isArray(x) ? [] : {};
+      if (Array.isArray(out)) out.push(copy);
+      else (out as Obj)[k as string] = copy;
+      if (copy !== x) stack.push([x, copy]);
+    }
+  }
+  return root;
 }
 
 /** Whether `metadata.generation` is kept: always for custom resources, per kind for built-ins. */
@@ -301,7 +315,7 @@ export function prepareForUpdate(
   let next: Obj;
   if (subresource === "approval") {
     // A CertificateSigningRequest's approval changes its conditions and nothing else of status.
-    next = structuredClone(oldObj) as Obj;
+    next = cloneJson(oldObj) as Obj;
     const conditions = (obj.status as Obj | undefined)?.conditions;
     const status = { ...((next.status as Obj | undefined) ?? {}) };
     if (conditions === undefined) delete status.conditions;
@@ -310,7 +324,7 @@ export function prepareForUpdate(
     takeStatusWritableMetadata(def, next, obj);
   } else if (subresource === "ephemeralcontainers") {
     // Only a Pod's ephemeral containers change (dropNonEphemeralContainerUpdates).
-    next = structuredClone(oldObj) as Obj;
+    next = cloneJson(oldObj) as Obj;
     const given = (obj.spec as Obj | undefined)?.ephemeralContainers;
     const spec = next.spec as Obj;
     if (given === undefined) delete spec.ephemeralContainers;
@@ -319,7 +333,7 @@ export function prepareForUpdate(
   } else if (subresource === "resize") {
     next = podResize(oldObj, obj);
   } else if (subresource === "status") {
-    next = structuredClone(oldObj) as Obj;
+    next = cloneJson(oldObj) as Obj;
     if (obj.status === undefined) delete next.status;
     else next.status = obj.status;
     takeStatusWritableMetadata(def, next, obj);
@@ -327,7 +341,7 @@ export function prepareForUpdate(
     next = obj;
     if (def.statusSubresource) {
       if (oldObj.status === undefined) delete next.status;
-      else next.status = structuredClone(oldObj.status);
+      else next.status = cloneJson(oldObj.status);
     }
   }
   const meta = next.metadata as Obj;
@@ -378,20 +392,25 @@ export function unchanged(a: Readonly<Obj>, b: Readonly<Obj>): boolean {
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    if (a.length !== bb.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], bb[i])) return false;
-    return true;
+  // Iterative: objects may nest 10 000 levels deep.
+  const stack: [unknown, unknown][] = [[a, b]];
+  while (stack.length > 0) {
+    const [x, y] = stack.pop()!;
+    if (x === y) continue;
+    if (x === null || y === null || typeof x !== "object" || typeof y !== "object") return false;
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    if (Array.isArray(x)) {
+      const yy = y as unknown[];
+      if (x.length !== yy.length) return false;
+      for (let i = 0; i < x.length; i++) stack.push([x[i], yy[i]]);
+      continue;
+    }
+    const xo = x as Obj;
+    const yo = y as Obj;
+    const xk = Object.keys(xo).filter((k) => xo[k] !== undefined);
+    const yk = Object.keys(yo).filter((k) => yo[k] !== undefined);
+    if (xk.length !== yk.length) return false;
+    for (const k of xk) stack.push([xo[k], yo[k]]);
   }
-  const ao = a as Obj;
-  const bo = b as Obj;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  for (const k of ak) if (!deepEqual(ao[k], bo[k])) return false;
   return true;
 }

@@ -2,13 +2,14 @@
 // of the request. Only the containers' resources and resize policies and the Pod-level resources
 // change; everything else, status included, stays as stored.
 import type { Obj } from "../storage/index.js";
+import { cloneJson } from "./deep-json.js";
 
 /**
  * The Pod a resize request leaves (dropNonResizeUpdates). Added, removed, reordered or renamed
  * containers are passed through as asked, so that validation refuses them as kube does.
  */
 export function podResize(oldObj: Readonly<Obj>, obj: Obj): Obj {
-  const next = structuredClone(oldObj) as Obj;
+  const next = cloneJson(oldObj) as Obj;
   const spec = (next.spec ?? {}) as Obj;
   const asked = (obj.spec ?? {}) as Obj;
   for (const list of ["containers", "initContainers"]) {

@@ -6,6 +6,7 @@
 import type { ResourceDefinition } from "../registry/resource.js";
 import type { Schema } from "./schema-types.js";
 import { isObject, SchemaResolver, schemaOf } from "./schema-types.js";
+import { cloneJson } from "../object/deep-json.js";
 
 /** Applies schema defaults to `obj` in place; returns it. */
 export function applyDefaults<T>(def: Pick<ResourceDefinition, "schema">, obj: T): T {
@@ -26,7 +27,7 @@ function defaultNode(value: unknown, schema0: Schema, r: SchemaResolver): void {
     if (items === undefined) return;
     for (let i = 0; i < value.length; i++) {
       if (isNonNullableNull(value[i], items) && items.default !== undefined)
-        value[i] = structuredClone(items.default);
+        value[i] = cloneJson(items.default);
       defaultNode(value[i], items, r);
     }
     return;
@@ -35,14 +36,14 @@ function defaultNode(value: unknown, schema0: Schema, r: SchemaResolver): void {
   for (const [key, prop0] of Object.entries(schema.properties ?? {})) {
     const prop = r.resolve(prop0);
     if (prop?.default === undefined) continue;
-    if (!(key in value) || isNonNullableNull(value[key], prop)) value[key] = structuredClone(prop.default);
+    if (!(key in value) || isNonNullableNull(value[key], prop)) value[key] = cloneJson(prop.default);
   }
   for (const key of Object.keys(value)) {
     const sub = r.property(schema, key);
     if (sub === undefined) continue;
     let v = value[key];
     if (isNonNullableNull(v, sub) && sub.default !== undefined) {
-      v = structuredClone(sub.default);
+      v = cloneJson(sub.default);
       value[key] = v;
     }
     if (isNonNullableNull(v, sub)) {

@@ -3,6 +3,7 @@
 // small objects; written in the same second, the same managedFields) and label maps (the replicas of a workload share theirs). Stored objects are
 // deep-frozen and read-only, so sharing an equal frozen subtree changes nothing a reader sees;
 // it cut the server's heap per stored ConfigMap by about a sixth (bench/apiserver-memory.ts).
+import { stringifyJson } from "../object/deep-json.js";
 import type { Obj } from "./types.js";
 
 /** Shared trees by their JSON; bounded, and emptied when full (sharing is only a saving). */
@@ -11,17 +12,24 @@ const MAX_TREES = 4096;
 /** Larger trees are rarely alike; their JSON would cost more than sharing saves. */
 const MAX_TREE_JSON = 2048;
 
-/** Freezes `value` and everything under it (a frozen node's subtree is frozen already). */
+/**
+ * Freezes `value` and everything under it (a frozen node's subtree is frozen already).
+ * Iterative: objects may nest as deep as kube accepts (10 000 levels).
+ */
 export function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const v of Object.values(value)) deepFreeze(v);
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== "object" || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const c of Object.values(v)) if (c !== null && typeof c === "object") stack.push(c);
+  }
 }
 
 /** An equal tree stored before, or `tree` itself (frozen) from now on. */
 function shared(tree: Obj): Obj {
   if (Object.isFrozen(tree)) return tree;
-  const json = JSON.stringify(tree);
+  const json = stringifyJson(tree);
   if (json.length > MAX_TREE_JSON) return tree;
   const found = trees.get(json);
   if (found) return found;

@@ -2,6 +2,8 @@
 // a bounded history of changes, and synchronous fan-out of each change to the store's watchers.
 // Everything here is synchronous: a handler that reads, checks and writes without awaiting in
 // between cannot race another request.
+import { KUBE_MAX_DEPTH, jsonDepthCrossing } from "../nesting.js";
+import { jsonDepth, stringifyJson } from "../object/deep-json.js";
 import { deepFreeze, shareCommonTrees } from "./frozen-trees.js";
 import { History } from "./history.js";
 import { SortedKeys, upperBound } from "./sorted-keys.js";
@@ -213,7 +215,7 @@ export class Storage {
     const key = objectKey(namespace, name);
     const prev = s.objects.get(key);
     meta.resourceVersion = String(this.#rv + 1);
-    const json = JSON.stringify(obj);
+    const json = this.#decodable(obj, stringifyJson(obj));
     this.#checkLimits(store, key, json, prev);
     const rv = ++this.#rv;
     const stored = freezeStored(obj, rv, key, namespace, name, json);
@@ -249,7 +251,7 @@ export class Storage {
     const s = this.#stores.get(store);
     const prev = s?.objects.get(key);
     if (!s || !prev) return undefined;
-    const json = JSON.stringify(obj);
+    const json = stringifyJson(obj);
     const stored = freezeStored(obj, prev.rv, key, prev.namespace, prev.name, json);
     s.objects.set(key, stored);
     this.#bytes += json.length - prev.json.length;
@@ -263,6 +265,33 @@ export class Storage {
   }
 
   /** What etcd (and the gRPC client before it) would refuse, with their words. */
+  /**
+   * What kube-apiserver can read back from etcd: its decoders stop past 10 000 levels. An entry
+   * of managedFields that deep could not be set on the object at all (kube's field manager then
+   * drops them all, UpdateNoErrors); an object still too deep is one kube stores and then cannot
+   * decode, answering 500 "object not decodable". Here it is refused with that answer and not
+   * stored (kube keeps it, and its list answers 500 from then on).
+   */
+  #decodable(obj: Obj, json: string): string {
+    if (!jsonDepthCrossing(json)) return json;
+    const meta = obj.metadata as Obj;
+    const managed = meta.managedFields;
+    if (
+      Array.isArray(managed) &&
+      managed.some((e) => jsonDepth((e as Obj | undefined)?.fieldsV1) > KUBE_MAX_DEPTH)
+    ) {
+      delete meta.managedFields;
+      json = stringifyJson(obj);
+    }
+    const crossing = jsonDepthCrossing(json);
+    if (crossing) {
+      throw new StorageLimitError(
+        `object not decodable revision=${this.#rv + 1}: invalid character '${crossing.bracket}' exceeded max depth`,
+      );
+    }
+    return json;
+  }
+
   #checkLimits(store: string, key: string, json: string, prev: StoredObject | undefined): void {
     // JSON of ASCII text is one byte a character; count exactly only when it may matter.
     const size = json.length > MAX_OBJECT_BYTES / 4 ? Buffer.byteLength(json) : json.length;
@@ -306,7 +335,7 @@ function freezeStored(
   key: string,
   namespace: string,
   name: string,
-  json = JSON.stringify(obj),
+  json = stringifyJson(obj),
 ): StoredObject {
   shareCommonTrees(obj);
   shareLongStrings(obj, json);
@@ -325,23 +354,6 @@ const SHARED_STRING_MIN = 64;
  */
 function shareLongStrings(obj: Obj, json: string): void {
   let cursor = 0;
-  const walk = (node: unknown): void => {
-    if (Object.isFrozen(node)) return; // stored before (deep-frozen): nothing may change
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        const v = node[i];
-        if (typeof v === "string") node[i] = shared(v);
-        else if (typeof v === "object" && v !== null) walk(v);
-      }
-    } else if (typeof node === "object" && node !== null) {
-      const o = node as Obj;
-      for (const k of Object.keys(o)) {
-        const v = o[k];
-        if (typeof v === "string") o[k] = shared(v);
-        else if (typeof v === "object" && v !== null) walk(v);
-      }
-    }
-  };
   const shared = (v: string): string => {
     if (v.length < SHARED_STRING_MIN) return v;
     const quoted = JSON.stringify(v);
@@ -351,5 +363,25 @@ function shareLongStrings(obj: Obj, json: string): void {
     cursor = at + quoted.length;
     return json.slice(at + 1, at + 1 + v.length);
   };
-  walk(obj);
+  // An explicit stack of the containers being walked, each with its next member: the order is
+  // JSON.stringify's, and objects may nest 10 000 levels deep.
+  const stack: { node: Obj | unknown[]; keys: (string | number)[]; i: number }[] = [];
+  const enter = (node: unknown) => {
+    if (typeof node !== "object" || node === null || Object.isFrozen(node)) return; // stored before: left as it is
+    const keys = Array.isArray(node) ? node.map((_, i) => i) : Object.keys(node);
+    stack.push({ node: node as Obj, keys, i: 0 });
+  };
+  enter(obj);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    if (top.i >= top.keys.length) {
+      stack.pop();
+      continue;
+    }
+    const k = top.keys[top.i++];
+    const container = top.node as Record<string | number, unknown>;
+    const v = container[k];
+    if (typeof v === "string") container[k] = shared(v);
+    else enter(v);
+  }
 }

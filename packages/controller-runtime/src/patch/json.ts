@@ -9,32 +9,63 @@ export function isObject(v: unknown): v is JSONObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** A deep copy of a JSON value (undefined members are dropped, as JSON does). */
+/**
+ * A deep copy of a JSON value (undefined members are dropped, as JSON does). Iterative: values
+ * may nest as deep as kube accepts (10 000 levels).
+ */
 export function cloneJSON<T>(v: T): T {
   if (typeof v !== "object" || v === null) return v;
-  if (Array.isArray(v)) return v.map(cloneJSON) as T;
-  const out: JSONObject = {};
-  for (const k of Object.keys(v)) {
-    const x = (v as Record<string, unknown>)[k];
-    if (x !== undefined) setOwn(out, k, cloneJSON(x) as JSONValue);
+  const root: JSONValue = Array.isArray(v) ? [] : {};
+  const stack: [unknown, JSONValue][] = [[v, root]];
+  while (stack.length > 0) {
+    const [src, out] = stack.pop()!;
+    if (Array.isArray(src)) {
+      const list = out as JSONValue[];
+      for (let i = 0; i < src.length; i++) {
+        const x = src[i];
+        if (typeof x !== "object" || x === null) list.push(x);
+        else {
+          const copy: JSONValue = Array.isArray(x) ? [] : {};
+          list.push(copy);
+          stack.push([x, copy]);
+        }
+      }
+      continue;
+    }
+    const obj = out as JSONObject;
+    for (const k of Object.keys(src as object)) {
+      const x = (src as Record<string, unknown>)[k];
+      if (x === undefined) continue;
+      if (typeof x !== "object" || x === null) setOwn(obj, k, x as JSONValue);
+      else {
+        const copy: JSONValue = Array.isArray(x) ? [] : {};
+        setOwn(obj, k, copy);
+        stack.push([x, copy]);
+      }
+    }
   }
-  return out as T;
+  return root as T;
 }
 
-/** Deep equality of JSON values; key order is ignored. */
+/** Deep equality of JSON values; key order is ignored. Iterative, as cloneJSON. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.hasOwn(b, k) || !jsonEqual((a as JSONObject)[k], (b as JSONObject)[k])) return false;
+  const stack: [unknown, unknown][] = [[a, b]];
+  while (stack.length > 0) {
+    const [x, y] = stack.pop()!;
+    if (x === y) continue;
+    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) stack.push([x[i], y[i]]);
+      continue;
+    }
+    if (Array.isArray(y)) return false;
+    const kx = Object.keys(x);
+    if (kx.length !== Object.keys(y).length) return false;
+    for (const k of kx) {
+      if (!Object.hasOwn(y, k)) return false;
+      stack.push([(x as JSONObject)[k], (y as JSONObject)[k]]);
+    }
   }
   return true;
 }

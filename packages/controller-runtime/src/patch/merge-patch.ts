@@ -1,4 +1,5 @@
 // RFC 7386 JSON merge patch: apply, and compute the smallest patch between two documents.
+import { trampoline, type Walk } from "../internal/trampoline.js";
 import { type JSONObject, type JSONValue, cloneJSON, getOwn, isObject, jsonEqual, setOwn } from "./json.js";
 
 /**
@@ -10,16 +11,27 @@ export function applyMergePatch<T = unknown>(doc: T, patch: unknown): T {
   return mergeInto(cloneJSON(doc) as JSONValue | undefined, patch as JSONValue) as T;
 }
 
-// Mutates `target` (a private copy) and returns the merged value.
+// Mutates `target` (a private copy) and returns the merged value. Iterative: a patch may nest
+// as deep as kube accepts.
 function mergeInto(target: JSONValue | undefined, patch: JSONValue): JSONValue {
   if (!isObject(patch)) return cloneJSON(patch);
-  const out: JSONObject = isObject(target) ? target : {};
-  for (const k of Object.keys(patch)) {
-    const v = patch[k];
-    if (v === null) delete out[k];
-    else setOwn(out, k, mergeInto(getOwn(out, k), v));
+  const root: JSONObject = isObject(target) ? target : {};
+  const stack: [JSONObject, JSONObject][] = [[root, patch]];
+  while (stack.length > 0) {
+    const [out, p] = stack.pop()!;
+    for (const k of Object.keys(p)) {
+      const v = p[k];
+      if (v === null) delete out[k];
+      else if (!isObject(v)) setOwn(out, k, cloneJSON(v));
+      else {
+        const cur = getOwn(out, k);
+        const next: JSONObject = isObject(cur) ? cur : {};
+        setOwn(out, k, next);
+        stack.push([next, v]);
+      }
+    }
   }
-  return out;
+  return root;
 }
 
 /**
@@ -33,6 +45,10 @@ export function createMergePatch(original: unknown, modified: unknown): JSONValu
 }
 
 function diffObjects(original: JSONObject, modified: JSONObject): JSONObject {
+  return trampoline(diffWalk(original, modified));
+}
+
+function* diffWalk(original: JSONObject, modified: JSONObject): Walk<JSONObject> {
   const patch: JSONObject = {};
   for (const k of Object.keys(original)) {
     const gone = !Object.hasOwn(modified, k) || modified[k] === undefined;
@@ -43,7 +59,7 @@ function diffObjects(original: JSONObject, modified: JSONObject): JSONObject {
     if (m === null || m === undefined) continue;
     const o = getOwn(original, k);
     if (isObject(o) && isObject(m)) {
-      const sub = diffObjects(o, m);
+      const sub: JSONObject = yield diffWalk(o, m);
       if (Object.keys(sub).length > 0) setOwn(patch, k, sub);
     } else if (o === undefined || !jsonEqual(o, m)) {
       // A new object member must not carry nulls: they would delete nothing and vanish.

@@ -8,6 +8,7 @@ import type { PatchMeta } from "./patch-meta.js";
 import { normalizeOrder } from "./element-order.js";
 import { goFormat, goReflectType, goTypeName } from "./go-format.js";
 import { cloneJSON } from "./json.js";
+import { trampoline, type Walk } from "../internal/trampoline.js";
 
 export const DIRECTIVE = "$patch";
 export const RETAIN_KEYS = "$retainKeys";
@@ -27,7 +28,8 @@ export function applyStrategicMergePatch<T = unknown>(doc: T, patch: unknown, me
     );
   }
   const original = isObject(doc) ? (cloneJSON(doc) as JSONObject) : {};
-  return mergeMap(original, patch, meta) as T;
+  // A trampoline: patches may nest as deep as kube accepts (10 000 levels).
+  return trampoline(mergeMap(original, patch, meta)) as T;
 }
 
 /** The metadata of member `key` of a value described by `meta`. */
@@ -51,14 +53,14 @@ function badArgType(found: JSONValue): PatchError {
 }
 
 // Merges `patch` into `original`, which this function owns and mutates.
-function mergeMap(original: JSONObject, patch: JSONObject, meta: PatchMeta | undefined): JSONObject {
+function* mergeMap(original: JSONObject, patch: JSONObject, meta: PatchMeta | undefined): Walk<JSONObject> {
   if (Object.hasOwn(patch, DIRECTIVE)) {
     const directive = patch[DIRECTIVE];
     if (directive === "delete") return {};
     if (directive === "replace") {
       const rest: JSONObject = {};
       for (const k of Object.keys(patch)) if (k !== DIRECTIVE) setOwn(rest, k, patch[k]);
-      return mergeMap({}, rest, meta);
+      return yield mergeMap({}, rest, meta);
     }
     throw internal(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(patch)}`);
   }
@@ -70,7 +72,7 @@ function mergeMap(original: JSONObject, patch: JSONObject, meta: PatchMeta | und
     if (!key.startsWith(SET_ELEMENT_ORDER)) continue;
     const field = key.slice(SET_ELEMENT_ORDER.length);
     if (field === "") throw badRequest("invalid patch format of setElementOrder list");
-    applySetElementOrder(original, patch, field, patch[key], fieldMeta(meta, field));
+    yield applySetElementOrder(original, patch, field, patch[key], fieldMeta(meta, field));
     done ??= new Set();
     done.add(field);
   }
@@ -89,22 +91,22 @@ function mergeMap(original: JSONObject, patch: JSONObject, meta: PatchMeta | und
     const childMeta = fieldMeta(meta, key);
     const origV = getOwn(original, key);
     if (origV === undefined || kindOf(origV) !== kindOf(patchV)) {
-      setOwn(original, key, fresh(patchV, childMeta));
+      setOwn(original, key, yield fresh(patchV, childMeta));
     } else if (isObject(patchV)) {
       setOwn(
         original,
         key,
         childMeta?.strategy === "replace"
-          ? fresh(patchV, childMeta)
-          : mergeMap(origV as JSONObject, patchV, childMeta),
+          ? yield fresh(patchV, childMeta)
+          : yield mergeMap(origV as JSONObject, patchV, childMeta),
       );
     } else if (Array.isArray(patchV)) {
       setOwn(
         original,
         key,
         isMergeList(childMeta)
-          ? mergeSlice(origV as JSONValue[], patchV, childMeta)
-          : fresh(patchV, childMeta),
+          ? yield mergeSlice(origV as JSONValue[], patchV, childMeta)
+          : yield fresh(patchV, childMeta),
       );
     } else {
       setOwn(original, key, patchV);
@@ -114,11 +116,13 @@ function mergeMap(original: JSONObject, patch: JSONObject, meta: PatchMeta | und
 }
 
 // A patch value that lands where nothing was: a copy with its directives applied to nothing.
-function fresh(v: JSONValue, meta: PatchMeta | undefined): JSONValue {
-  if (isObject(v)) return mergeMap({}, v, meta);
+function* fresh(v: JSONValue, meta: PatchMeta | undefined): Walk<JSONValue> {
+  if (isObject(v)) return yield mergeMap({}, v, meta);
   if (Array.isArray(v)) {
-    if (isMergeList(meta)) return mergeSlice([], v, meta);
-    return v.map((el) => fresh(el, meta?.items));
+    if (isMergeList(meta)) return yield mergeSlice([], v, meta);
+    const out: JSONValue[] = [];
+    for (const el of v) out.push(yield fresh(el, meta?.items));
+    return out;
   }
   return v;
 }
@@ -148,13 +152,13 @@ function deleteFromPrimitiveList(original: JSONObject, key: string, patchV: JSON
   );
 }
 
-function applySetElementOrder(
+function* applySetElementOrder(
   original: JSONObject,
   patch: JSONObject,
   field: string,
   order: JSONValue,
   meta: PatchMeta | undefined,
-): void {
+): Walk<void> {
   if (!Array.isArray(order)) throw badArgType(order);
   const origV = getOwn(original, field);
   const patchV = getOwn(patch, field);
@@ -166,9 +170,11 @@ function applySetElementOrder(
   }
   let merged: JSONValue[];
   if (origV !== undefined && patchV !== undefined) {
-    merged = isMergeList(meta) ? mergeSlice(origV, patchV, meta) : (fresh(patchV, meta) as JSONValue[]);
+    merged = isMergeList(meta)
+      ? yield mergeSlice(origV, patchV, meta)
+      : ((yield fresh(patchV, meta)) as JSONValue[]);
   } else if (origV !== undefined) merged = origV;
-  else if (patchV !== undefined) merged = fresh(patchV, meta) as JSONValue[];
+  else if (patchV !== undefined) merged = (yield fresh(patchV, meta)) as JSONValue[];
   else return;
   const mergeKey = meta?.mergeKey ?? "";
   const isMap = merged.length > 0 ? isObject(merged[0]) : isObject(order[0]);
@@ -183,7 +189,11 @@ function applySetElementOrder(
 }
 
 // Merges two lists with merge semantics; `original` is owned and may be mutated.
-function mergeSlice(original: JSONValue[], patch: JSONValue[], meta: PatchMeta | undefined): JSONValue[] {
+function* mergeSlice(
+  original: JSONValue[],
+  patch: JSONValue[],
+  meta: PatchMeta | undefined,
+): Walk<JSONValue[]> {
   if (original.length === 0 && patch.length === 0) return original;
   const kind = elementKind(original, patch);
   if (kind !== "object") {
@@ -227,7 +237,9 @@ function mergeSlice(original: JSONValue[], patch: JSONValue[], meta: PatchMeta |
     }
   }
   if (replace) {
-    original = items.map((v) => fresh(v, meta?.items));
+    const fresher: JSONValue[] = [];
+    for (const v of items) fresher.push(yield fresh(v, meta?.items));
+    original = fresher;
     items = [];
   }
 
@@ -243,10 +255,10 @@ function mergeSlice(original: JSONValue[], patch: JSONValue[], meta: PatchMeta |
     const key = getOwn(el, mergeKey);
     if (key === undefined) throw noMergeKey(el, mergeKey);
     const at = index.get(key);
-    if (at !== undefined) merged[at] = mergeMap(merged[at] as JSONObject, el, meta?.items);
+    if (at !== undefined) merged[at] = yield mergeMap(merged[at] as JSONObject, el, meta?.items);
     else {
       index.set(key, merged.length);
-      merged.push(fresh(el, meta?.items));
+      merged.push(yield fresh(el, meta?.items));
     }
   }
   const inPatch = new Set(items.map(keyOf));
