@@ -6,3 +6,4 @@ export { InvalidLogLevelError, newLogger, stackOf } from "./logger.js";
 export { nullLogger } from "./null-logger.js";
 export { LogFlagError, loggerFromFlags, parseLogFlags } from "./flags.js";
 export { formatConsoleLine } from "./console-format.js";
+export { log, loggerSet, setLogger } from "./global-logger.js";
