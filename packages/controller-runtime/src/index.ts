@@ -71,7 +71,7 @@ export {
 export type { Checker } from "./healthz/index.js";
 export { ping } from "./healthz/index.js";
 export type { Logger } from "./log/index.js";
-export { loggerFromFlags, newLogger } from "./log/index.js";
+export { log, loggerFromFlags, newLogger, setLogger } from "./log/index.js";
 export type {
   ConditionalControllerStatus,
   ConditionalOptions,

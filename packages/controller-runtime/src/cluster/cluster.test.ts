@@ -4,7 +4,7 @@
 // of the Manager watches it through `source.kind(cluster.getCache(), ...)`.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import type { ConfigMap, Event } from "kubernetes-types/core/v1.js";
 import { kinds } from "../api/index.js";
 import { controllerManagedBy } from "../builder/index.js";
 import { eventually } from "../envtest/index.js";
@@ -168,4 +168,27 @@ test("newCache, newClient and mapperProvider replace a part, given the cluster's
   });
   assert.deepEqual(made, ["mapper", "cache with the REST client", "client reading the cache"]);
   assert.equal(mgr.getRESTMapper(), mgr.getRESTMapper());
+});
+
+test("eventBroadcaster sends the Manager's Events where it says", async () => {
+  const sent: Event[] = [];
+  const mgr = await Manager.create(homeConfig, {
+    logger: nullLogger(),
+    metrics: { bindAddress: "0" },
+    eventBroadcaster: {
+      host: "node-7",
+      sink: {
+        create: async (e) => {
+          sent.push(e);
+          return e;
+        },
+        patch: async (e) => e,
+      },
+    },
+  });
+  const cm = configMap("default", "evented");
+  mgr.getEventRecorderFor("broadcaster-test").event(cm, "Normal", "Seen", "by the sink");
+  await eventually("the Event in the sink", () => sent.length === 1);
+  assert.equal(sent[0].reason, "Seen");
+  assert.equal(sent[0].source?.host, "node-7");
 });

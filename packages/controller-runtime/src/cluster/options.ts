@@ -6,6 +6,7 @@ import type { Kind } from "../api/index.js";
 import type { Cache, CacheOptions } from "../cache/index.js";
 import type { Client, ClientOptions as NewClientOptions } from "../client/index.js";
 import type { Logger } from "../log/index.js";
+import type { EventRecorderProviderOptions } from "../recorder/index.js";
 import type { RESTMapper } from "../mapper/index.js";
 import type { RESTClient, RESTConfig } from "../rest/index.js";
 
@@ -44,4 +45,10 @@ export interface ClusterOptions {
   newClient?: (config: RESTConfig, opts: NewClientOptions) => Client;
   /** Makes the RESTMapper (controller-runtime's `MapperProvider`). Default: `newRESTMapper(rest)`. */
   mapperProvider?: (config: RESTConfig, rest: RESTClient) => RESTMapper;
+  /**
+   * How the Event recorders send (controller-runtime's `EventBroadcaster`, deprecated there): the
+   * correlator's spam and aggregation limits, queue and retries, the `host`, or sinks of one's
+   * own. Default: client-go's, writing through the cluster's REST client.
+   */
+  eventBroadcaster?: Omit<EventRecorderProviderOptions, "client" | "logger" | "registry">;
 }

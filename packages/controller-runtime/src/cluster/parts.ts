@@ -55,6 +55,11 @@ export function newClusterParts(
     cache,
     client,
     apiReader: newAPIReader(config, { restClient: rest, mapper }),
-    recorders: newEventRecorderProvider({ client: rest, logger: logger.withName("events"), registry }),
+    recorders: newEventRecorderProvider({
+      ...o.eventBroadcaster,
+      client: rest,
+      logger: logger.withName("events"),
+      registry,
+    }),
   };
 }

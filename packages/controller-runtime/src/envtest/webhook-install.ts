@@ -32,6 +32,13 @@ export interface WebhookInstallOptions {
   ignoreErrorIfPathMissing?: boolean;
   /** The address the test's webhook server listens on. Default: "127.0.0.1". */
   localServingHost?: string;
+  /**
+   * The name (or address) the API server reaches the webhook server by, when not
+   * `localServingHost` (controller-runtime's `LocalServingHostExternalName`): an API server in a
+   * container reaching the host as `host.docker.internal`, say. It goes into the webhooks' URLs and
+   * the serving certificate. Default: `localServingHost`.
+   */
+  localServingHostExternalName?: string;
   /** Default: a free port on `localServingHost`. */
   localServingPort?: number;
   /** Where `tls.crt` and `tls.key` are written. Default: a new temporary directory, removed at stop. */
@@ -101,6 +108,8 @@ export function readWebhookManifests(
 /** The local serving address and its certificates; `cleanup` removes a generated directory. */
 export interface LocalServing {
   host: string;
+  /** The name in the webhooks' URLs. */
+  externalHost: string;
   port: number;
   certDir: string;
   caPem: string;
@@ -114,13 +123,16 @@ export async function prepareLocalServing(opts: WebhookInstallOptions): Promise<
   const generated = !opts.localServingCertDir;
   const certDir = opts.localServingCertDir || mkdtempSync(join(tmpdir(), "envtest-serving-certs-"));
   const ca = await newCertificateAuthority("envtest-webhook-ca");
-  const ipAddresses = ["127.0.0.1", ...(isIP(host) && host !== "127.0.0.1" ? [host] : [])];
-  const dnsNames = ["localhost", ...(isIP(host) || host === "localhost" ? [] : [host])];
+  const external = opts.localServingHostExternalName || host;
+  const names = [...new Set([host, external])];
+  const ipAddresses = ["127.0.0.1", ...names.filter((n) => isIP(n) && n !== "127.0.0.1")];
+  const dnsNames = ["localhost", ...names.filter((n) => !isIP(n) && n !== "localhost")];
   const serving = await ca.issueServing({ dnsNames, ipAddresses });
   writeFileSync(join(certDir, "tls.key"), serving.keyPem, { mode: 0o600 });
   writeFileSync(join(certDir, "tls.crt"), serving.certPem);
   return {
     host,
+    externalHost: external,
     port,
     certDir,
     caPem: ca.certPem,
@@ -140,7 +152,8 @@ export function localClientConfig(
     const u = new URL(cfg.url);
     path = `${u.pathname}${u.search}`;
   }
-  const host = isIP(serving.host) === 6 ? `[${serving.host}]` : serving.host;
+  const name = serving.externalHost ?? serving.host;
+  const host = isIP(name) === 6 ? `[${name}]` : name;
   return {
     url: `https://${host}:${serving.port}${path}`,
     caBundle: Buffer.from(serving.caPem).toString("base64"),

@@ -1,6 +1,23 @@
 // kubebuilder's zap flags, so that a scaffolded `main` translates line for line:
-// `--zap-log-level`, `--zap-devel`, `--zap-encoder`. Other arguments are left alone.
-import { type Logger, type LoggerOptions, type LogLevel, newLogger, verbosityOf } from "./logger.js";
+// `--zap-log-level`, `--zap-devel`, `--zap-encoder`, `--zap-stacktrace-level`,
+// `--zap-time-encoding`. Other arguments are left alone.
+import {
+  type Logger,
+  type LoggerOptions,
+  type LogLevel,
+  newLogger,
+  type TimeEncoding,
+  verbosityOf,
+} from "./logger.js";
+
+const timeEncodings: readonly TimeEncoding[] = [
+  "epoch",
+  "millis",
+  "nano",
+  "iso8601",
+  "rfc3339",
+  "rfc3339nano",
+];
 
 export class LogFlagError extends Error {
   override readonly name = "LogFlagError";
@@ -16,8 +33,13 @@ export function parseLogFlags(argv: readonly string[]): LoggerOptions {
   let devel = false;
   let level: LogLevel | undefined;
   let format: "json" | "console" | undefined;
+  let stacktraceLevel: LoggerOptions["stacktraceLevel"];
+  let timeEncoding: TimeEncoding | undefined;
   for (let i = 0; i < argv.length; i++) {
-    const match = /^--?(zap-devel|zap-log-level|zap-encoder)(?:=(.*))?$/s.exec(argv[i]);
+    const match =
+      /^--?(zap-devel|zap-log-level|zap-encoder|zap-stacktrace-level|zap-time-encoding)(?:=(.*))?$/s.exec(
+        argv[i],
+      );
     if (!match) continue;
     const [, flag, inline] = match;
     if (flag === "zap-devel") {
@@ -30,13 +52,29 @@ export function parseLogFlags(argv: readonly string[]): LoggerOptions {
       value = argv[++i];
     }
     if (flag === "zap-log-level") level = parseLevel(value);
-    else if (value === "json" || value === "console") format = value;
+    else if (flag === "zap-stacktrace-level") {
+      if (value !== "info" && value !== "error" && value !== "panic") {
+        throw new LogFlagError(
+          `invalid value ${JSON.stringify(value)} for --zap-stacktrace-level: use info, error or panic`,
+        );
+      }
+      stacktraceLevel = value;
+    } else if (flag === "zap-time-encoding") {
+      if (!timeEncodings.includes(value as TimeEncoding)) {
+        throw new LogFlagError(
+          `invalid value ${JSON.stringify(value)} for --zap-time-encoding: use ${timeEncodings.join(", ")}`,
+        );
+      }
+      timeEncoding = value as TimeEncoding;
+    } else if (value === "json" || value === "console") format = value;
     else
       throw new LogFlagError(`invalid value ${JSON.stringify(value)} for --zap-encoder: use json or console`);
   }
   return {
     level: level ?? (devel ? "debug" : "info"),
     format: format ?? (devel ? "console" : "json"),
+    ...(stacktraceLevel ? { stacktraceLevel } : {}),
+    ...(timeEncoding ? { timeEncoding } : {}),
   };
 }
 

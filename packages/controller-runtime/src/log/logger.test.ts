@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { formatConsoleLine } from "./console-format.js";
 import { deferredLogger } from "./deferred-logger.js";
 import { LogFlagError, loggerFromFlags, parseLogFlags } from "./flags.js";
-import { InvalidLogLevelError, type LoggerOptions, newLogger } from "./logger.js";
+import { InvalidLogLevelError, type Logger, type LoggerOptions, newLogger } from "./logger.js";
 import { nullLogger } from "./null-logger.js";
 
 /** A logger writing into memory; `lines()` returns what was written so far, parsed. */
@@ -238,4 +238,40 @@ test("a deferred logger is made on its first use, once, and writes as the logger
       ["two", "r1", "boom"],
     ],
   );
+});
+
+test("--zap-stacktrace-level and --zap-time-encoding: stack traces by level, timestamps as zap encodes them", () => {
+  assert.deepEqual(parseLogFlags(["--zap-stacktrace-level=info", "--zap-time-encoding", "epoch"]), {
+    level: "info",
+    format: "json",
+    stacktraceLevel: "info",
+    timeEncoding: "epoch",
+  });
+  assert.throws(() => parseLogFlags(["--zap-stacktrace-level=warn"]), /use info, error or panic/);
+  assert.throws(() => parseLogFlags(["--zap-time-encoding=unix"]), /use epoch, millis, nano/);
+  const lines = (argv: string[], write: (l: Logger) => void) => {
+    const out: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk, _e, done) {
+        out.push(JSON.parse(chunk.toString()));
+        done();
+      },
+    });
+    write(loggerFromFlags(argv, { destination }));
+    return out;
+  };
+  const info = lines(["--zap-stacktrace-level=info", "--zap-time-encoding=millis"], (l) => l.info("hi"));
+  assert.equal(typeof info[0].ts, "number");
+  assert.match(String(info[0].stacktrace), /logger\.test\.ts/);
+  const errors = lines(["--zap-stacktrace-level=error", "--zap-time-encoding=rfc3339"], (l) => {
+    l.info("quiet");
+    l.error(new Error("boom"), "failed");
+  });
+  assert.equal(errors[0].stacktrace, undefined);
+  assert.match(String(errors[1].stacktrace), /Error: boom/);
+  assert.match(String(errors[1].ts), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  const none = lines(["--zap-devel", "--zap-encoder=json", "--zap-stacktrace-level=panic"], (l) =>
+    l.error(new Error("boom"), "failed"),
+  );
+  assert.equal(none[0].stacktrace, undefined, "panic: no stack traces, even at debug verbosity");
 });

@@ -48,6 +48,42 @@ export interface LoggerOptions {
    * Default: standard output.
    */
   destination?: NodeJS.WritableStream | pino.DestinationStream;
+  /**
+   * Lines at or above this level carry a `stacktrace` (zap's StacktraceLevel, `--zap-stacktrace-level`):
+   * `"info"` every line, `"error"` errors, `"panic"` none. Default: errors, at debug verbosity only.
+   */
+  stacktraceLevel?: "info" | "error" | "panic";
+  /**
+   * How `ts` is written (zap's TimeEncoder, `--zap-time-encoding`): `"epoch"` (seconds, a number),
+   * `"millis"`, `"nano"`, `"iso8601"`, `"rfc3339"` or `"rfc3339nano"`. Default: `"rfc3339nano"`
+   * at millisecond precision (`2026-01-02T15:04:05.123Z`).
+   */
+  timeEncoding?: TimeEncoding;
+}
+
+export type TimeEncoding = "epoch" | "millis" | "nano" | "iso8601" | "rfc3339" | "rfc3339nano";
+
+/** The `ts` field as `encoding` writes it, for pino's `timestamp` (`,"ts":...`). */
+export function timestampFor(encoding: TimeEncoding): () => string {
+  switch (encoding) {
+    case "epoch":
+      return () => `,"ts":${Date.now() / 1000}`;
+    case "millis":
+      return () => `,"ts":${Date.now()}`;
+    case "nano":
+      return () => `,"ts":${BigInt(Date.now()) * 1_000_000n}`;
+    case "rfc3339":
+      return () => `,"ts":"${new Date().toISOString().replace(/\.\d+Z$/, "Z")}"`;
+    case "iso8601":
+      // zap's ISO8601TimeEncoder: milliseconds and a numeric zone offset.
+      return () => `,"ts":"${new Date().toISOString().replace(/Z$/, "+0000")}"`;
+    case "rfc3339nano":
+      return () => `,"ts":"${new Date().toISOString()}"`;
+    default:
+      throw new Error(
+        `invalid time encoding ${JSON.stringify(encoding)}: use epoch, millis, nano, iso8601, rfc3339 or rfc3339nano`,
+      );
+  }
 }
 
 export class InvalidLogLevelError extends Error {
@@ -85,12 +121,16 @@ export function newLogger(opts: LoggerOptions = {}): Logger {
       level: threshold >= 1 ? "debug" : threshold === 0 ? "info" : "error",
       base: undefined,
       messageKey: "msg",
-      timestamp: () => `,"ts":"${new Date().toISOString()}"`,
+      timestamp: timestampFor(opts.timeEncoding ?? "rfc3339nano"),
       formatters: { level: (label) => ({ level: label }) },
     },
     dest,
   );
-  return new PinoLogger(root, new Binding(() => root, undefined, {}), threshold, 0, "");
+  const stacks = opts.stacktraceLevel;
+  if (stacks !== undefined && stacks !== "info" && stacks !== "error" && stacks !== "panic") {
+    throw new Error(`invalid stacktrace level ${JSON.stringify(stacks)}: use "info", "error" or "panic"`);
+  }
+  return new PinoLogger(root, new Binding(() => root, undefined, {}), threshold, 0, "", stacks);
 }
 
 /**
@@ -126,11 +166,15 @@ class PinoLogger implements Logger {
     private readonly threshold: number,
     private readonly verbosity: number,
     private readonly name: string,
+    private readonly stacks: "info" | "error" | "panic" | undefined,
   ) {}
 
   info(msg: string, kv?: KeyValues): void {
     if (this.verbosity > this.threshold) return;
     const fields = kv === undefined ? {} : plainValues(kv);
+    if (this.stacks === "info" && fields.stacktrace === undefined) {
+      fields.stacktrace = new Error().stack?.split("\n").slice(2).join("\n");
+    }
     if (this.verbosity === 0) this.binding.bound.info(fields, msg);
     else {
       // zap has no name for levels below debug; keep the number so `v(3)` lines can be found.
@@ -143,7 +187,8 @@ class PinoLogger implements Logger {
     const fields = kv === undefined ? {} : plainValues(kv);
     fields.error = errorMessage(err);
     // A caller's own stacktrace (the controller passes the reconciler's) wins over the error's.
-    if (fields.stacktrace === undefined && this.threshold >= 1) {
+    const wanted = this.stacks === undefined ? this.threshold >= 1 : this.stacks !== "panic";
+    if (fields.stacktrace === undefined && wanted) {
       const stack = stackOf(err);
       if (stack) fields.stacktrace = stack;
     }
@@ -155,7 +200,14 @@ class PinoLogger implements Logger {
       throw new RangeError(`verbosity must be an integer >= 0, got ${level}`);
     }
     if (level === 0) return this;
-    return new PinoLogger(this.root, this.binding, this.threshold, this.verbosity + level, this.name);
+    return new PinoLogger(
+      this.root,
+      this.binding,
+      this.threshold,
+      this.verbosity + level,
+      this.name,
+      this.stacks,
+    );
   }
 
   enabled(): boolean {
@@ -167,14 +219,14 @@ class PinoLogger implements Logger {
     const values = this.binding.values;
     const root = this.root;
     const binding = new Binding(() => root.child({ logger: full, ...values }), undefined, values);
-    return new PinoLogger(root, binding, this.threshold, this.verbosity, full);
+    return new PinoLogger(root, binding, this.threshold, this.verbosity, full, this.stacks);
   }
 
   withValues(kv: KeyValues): Logger {
     const plain = plainValues(kv);
     const parent = this.binding;
     const binding = new Binding(() => parent.bound.child(plain), parent, plain);
-    return new PinoLogger(this.root, binding, this.threshold, this.verbosity, this.name);
+    return new PinoLogger(this.root, binding, this.threshold, this.verbosity, this.name, this.stacks);
   }
 }
 

@@ -17,7 +17,12 @@ import type { EventRecorder, EventsV1Recorder } from "../recorder/index.js";
 import type { RESTConfig } from "../rest/index.js";
 import type { RESTClient } from "../rest/index.js";
 import type { ShardedControllers } from "../sharding/sharding.js";
-import { newWebhookServer, type WebhookServer } from "../webhook/index.js";
+import {
+  type ConverterRegistry,
+  converterRegistry,
+  newWebhookServer,
+  type WebhookServer,
+} from "../webhook/index.js";
 import type { WorkqueueMetricsProvider } from "../workqueue/index.js";
 import { type ManagerComponents, newManagerComponents } from "./components.js";
 import { newManagerElector } from "./election.js";
@@ -94,6 +99,11 @@ export interface Manager extends ControllerContext, Cluster {
    * replica: webhooks need no leader).
    */
   getWebhookServer(): WebhookServer;
+  /**
+   * The converters served on the webhook server's `/convert` (controller-runtime's
+   * `GetConverterRegistry`): what the webhook builder's `withConverter` registers.
+   */
+  getConverterRegistry(): ConverterRegistry;
   /**
    * Runs the controller `builder` describes (`controllerManagedBy(mgr).for(Foo)...`, without
    * `complete`) only while the CRD `opts.crd` is established and serves `opts.version`: started
@@ -464,6 +474,10 @@ class ControllerManager implements Manager {
 
   getPprofServer(): HTTPServerRunnable {
     return this.#c.pprof;
+  }
+
+  getConverterRegistry(): ConverterRegistry {
+    return converterRegistry(this.getWebhookServer());
   }
 
   getWebhookServer(): WebhookServer {

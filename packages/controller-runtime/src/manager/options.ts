@@ -47,7 +47,8 @@ export interface MetricsOptions {
 /** Options of the manager's client: those of `newClient` that are not the manager's own parts. */
 export type ClientOptions = ClusterClientOptions;
 
-export interface ManagerOptions extends Pick<ClusterOptions, "newCache" | "newClient" | "mapperProvider"> {
+export interface ManagerOptions
+  extends Pick<ClusterOptions, "newCache" | "newClient" | "mapperProvider" | "eventBroadcaster"> {
   /** Default: JSON logs to stdout at info (`newLogger()`); with a config from envtest, errors only. */
   logger?: Logger;
   /** Options of the shared cache. Default: `{}` (all namespaces, 10 h resync). */
@@ -132,7 +133,7 @@ export interface ManagerOptions extends Pick<ClusterOptions, "newCache" | "newCl
 }
 
 export interface ResolvedManagerOptions
-  extends Pick<ClusterOptions, "newCache" | "newClient" | "mapperProvider"> {
+  extends Pick<ClusterOptions, "newCache" | "newClient" | "mapperProvider" | "eventBroadcaster"> {
   logger: Logger;
   cache: CacheOptions;
   client: ClientOptions;
@@ -202,6 +203,7 @@ export function resolveManagerOptions(
     newCache: opts.newCache,
     newClient: opts.newClient,
     mapperProvider: opts.mapperProvider,
+    eventBroadcaster: opts.eventBroadcaster,
     leaderElection,
     leaderElectionID: opts.leaderElectionID ?? "",
     leaderElectionNamespace,

@@ -5,7 +5,13 @@ import type { KubeObject, Kind } from "../api/index.js";
 import { type CustomDefaulter, withDefaulter } from "./admission/defaulter.js";
 import { type CustomValidator, withValidator } from "./admission/validator.js";
 import type { AdmissionLogConstructor, AdmissionWebhookOptions } from "./admission/webhook.js";
-import { type ConversionSpec, isConversionWebhook, newConversionWebhook } from "./conversion/webhook.js";
+import {
+  type ConversionSpec,
+  type ConversionWebhook,
+  type GroupKind,
+  isConversionWebhook,
+  newConversionWebhook,
+} from "./conversion/webhook.js";
 import { convertPath, mutatePath, validatePath } from "./paths.js";
 import type { WebhookServer } from "./server.js";
 
@@ -40,6 +46,44 @@ export interface WebhookBuilder<T extends KubeObject> {
   recoverPanic(recover: boolean): WebhookBuilder<T>;
   /** Registers what was configured; throws WebhookBuilderError or the server's path errors. */
   complete(): void;
+}
+
+/** Registers conversions on a server's `/convert` (controller-runtime's `conversion.Registry`). */
+export interface ConverterRegistry {
+  /** Registers how `kind` converts between its versions; throws when it is registered already. */
+  registerConversion<Hub extends KubeObject>(kind: GroupKind, spec: ConversionSpec<Hub>): void;
+  /** Whether `kind` has converters. */
+  isConvertible(kind: GroupKind): boolean;
+}
+
+/** The conversion webhook on `server`'s `/convert`, registered there on first use. */
+export function conversionWebhookOn(server: WebhookServer, what = "conversions"): ConversionWebhook {
+  let hook = server.registered(convertPath);
+  if (hook === undefined) {
+    hook = newConversionWebhook();
+    server.register(convertPath, hook);
+  }
+  if (!isConversionWebhook(hook)) {
+    throw new WebhookBuilderError(
+      `${what}: ${convertPath} is registered with a handler that is not a conversion webhook; ` +
+        `register conversions on the one from newConversionWebhook()`,
+    );
+  }
+  return hook;
+}
+
+/**
+ * The converters of `server` (controller-runtime's `mgr.GetConverterRegistry()`): what
+ * `withConverter` registers, served on `/convert`.
+ */
+export function converterRegistry(server: WebhookServer): ConverterRegistry {
+  return {
+    registerConversion: (kind, spec) => conversionWebhookOn(server).registerConversion(kind, spec),
+    isConvertible: (kind) => {
+      const hook = server.registered(convertPath);
+      return hook !== undefined && isConversionWebhook(hook) && hook.isConvertible(kind);
+    },
+  };
 }
 
 /** Starts building the webhooks of `kind` on `server`. */
@@ -109,20 +153,7 @@ export function webhookFor<T extends KubeObject>(server: WebhookServer, kind: Ki
         server.register(defaulterPath ?? mutatePath(kind), withDefaulter(kind, defaulter, options));
       if (validator)
         server.register(validatorPath ?? validatePath(kind), withValidator(kind, validator, options));
-      if (conversion) {
-        let hook = server.registered(convertPath);
-        if (hook === undefined) {
-          hook = newConversionWebhook();
-          server.register(convertPath, hook);
-        }
-        if (!isConversionWebhook(hook)) {
-          throw new WebhookBuilderError(
-            `${what}: ${convertPath} is registered with a handler that is not a conversion webhook; ` +
-              `register conversions on the one from newConversionWebhook()`,
-          );
-        }
-        hook.registerConversion(kind, conversion);
-      }
+      if (conversion) conversionWebhookOn(server, what).registerConversion(kind, conversion);
     },
   };
   return builder;

@@ -8,8 +8,10 @@ export type { WebhookServerOptions, WebhookTLSOptions } from "./server-options.j
 export type { Webhook, WebhookHandler, WebhookHTTPHandler, WebhookRequestContext } from "./handler.js";
 export { CertificateLoadError, DuplicateWebhookPathError, InvalidWebhookPathError } from "./errors.js";
 export { convertPath, mutatePath, validatePath } from "./paths.js";
-export type { WebhookBuilder } from "./builder.js";
-export { WebhookBuilderError, webhookFor } from "./builder.js";
+export type { ConverterRegistry, WebhookBuilder } from "./builder.js";
+export { conversionWebhookOn, converterRegistry, WebhookBuilderError, webhookFor } from "./builder.js";
+export type { StandaloneOptions } from "./standalone.js";
+export { standaloneWebhook } from "./standalone.js";
 export { maxRequestSize } from "./internal/read-body.js";
 export type {
   AdmissionContext,
