@@ -8,7 +8,7 @@ import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
 import { ApplyConflictError, ApplyTypeError, applyToObject, updatedManagedFields } from "../apply/index.js";
 import type { WriteContext } from "../apply/index.js";
 import { type ResponseForm, readBody, sendJson } from "../http-io.js";
-import { DepthExceededError, parseJsonBounded, parseYamlBounded } from "../nesting.js";
+import { isDepthError, parseJsonBounded, parseYamlBounded } from "../nesting.js";
 import { apiVersionOfDef, kubeTime } from "../object/meta.js";
 import { PROTOBUF } from "../protobuf/media-type.js";
 import { type ResourceDefinition, storeNameOf } from "../registry/index.js";
@@ -275,7 +275,7 @@ function applied(r: ResourceRequest, text: string, old: Obj): ScaleWrite {
     config = parseYamlBounded(text, { uniqueKeys: false });
   } catch (e) {
     const why =
-      e instanceof DepthExceededError ? `error converting YAML to JSON: ${e.message}` : (e as Error).message;
+      isDepthError(e) ? `error converting YAML to JSON: ${e.message}` : (e as Error).message;
     throw badRequest(`error decoding YAML: ${why}`);
   }
   if (config === null || typeof config !== "object" || Array.isArray(config)) {
