@@ -274,8 +274,7 @@ function applied(r: ResourceRequest, text: string, old: Obj): ScaleWrite {
   try {
     config = parseYamlBounded(text, { uniqueKeys: false });
   } catch (e) {
-    const why =
-      isDepthError(e) ? `error converting YAML to JSON: ${e.message}` : (e as Error).message;
+    const why = isDepthError(e) ? `error converting YAML to JSON: ${e.message}` : (e as Error).message;
     throw badRequest(`error decoding YAML: ${why}`);
   }
   if (config === null || typeof config !== "object" || Array.isArray(config)) {
