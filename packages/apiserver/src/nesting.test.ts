@@ -65,7 +65,9 @@ test("a YAML body past go-yaml's limits is refused in its words, fast", () => {
       () => parseYamlBounded(text),
       (e: unknown) => e instanceof YamlDepthError && e.message === message,
     );
-    assert.ok(performance.now() - started < 1_000);
+    // Linear work: well under a second alone; the bound leaves room for a loaded 2-core machine
+    // and still fails a quadratic scan of 100 000 levels by orders of magnitude.
+    assert.ok(performance.now() - started < 10_000);
   }
 });
 
