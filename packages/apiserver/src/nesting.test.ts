@@ -65,7 +65,8 @@ test("a YAML body past go-yaml's limits is refused in its words, fast", () => {
       () => parseYamlBounded(text),
       (e: unknown) => e instanceof YamlDepthError && e.message === message,
     );
-    assert.ok(performance.now() - started < 1_000);
+    // A few hundred milliseconds alone (yaml's parser reads the whole body); bounded under load.
+    assert.ok(performance.now() - started < 5_000);
   }
 });
 
