@@ -81,11 +81,18 @@ const KUBE_5XX: [string, RegExp][] = [
   ["resourceVersion not a uint64", /^resourceVersion: Invalid value: /],
   ["create in a namespace of dots", /^Internal error occurred: invalid resource name /],
   ["resourceVersion ahead of the server", /^(Timeout: )?Too large resource version/],
-  // kube answers an apply of a field its schema lacks with structured-merge-diff's 500.
+  // kube answers an apply configuration its schema does not type (a field it lacks, a value of
+  // the wrong shape) with structured-merge-diff's 500.
+  ["apply the schema does not type", /^failed to create typed patch object \(.*\): /],
+  // An object whose managedFields take it past 10 000 levels: kube stores it and cannot read it.
+  ["object too deep to read back", /^object not decodable revision=\d+: invalid character/],
+  // Strategic merge patch errors kube does not classify (mergepatch.ErrBadArgType and others).
   [
-    "apply of a field the schema lacks",
-    /^failed to create typed patch object \(.*\): .*field not declared in schema$/,
+    "strategic merge patch kube leaves unclassified",
+    /^(expected a \[\]interface \{\}, but received a |unknown patch type: |map: .* does not contain declared merge key: |list element types are not identical: |merging lists cannot yet be specified)/,
   ],
+  // A service CIDR with no address left.
+  ["service range full", /^Internal error occurred: failed to allocate a serviceIP for Service /],
 ];
 
 interface Ready {

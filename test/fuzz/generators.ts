@@ -2,6 +2,7 @@
 // for the API server; crafted requests for the webhook, metrics and health servers; crafted
 // watch streams for the client's decoder. Each generator draws from a seeded Random only.
 import { stringify } from "yaml";
+import { BLOBS, invariantRequest } from "./invariants.js";
 import { largeEnumRequest } from "./large-enum.js";
 import type { Random } from "./random.js";
 
@@ -152,6 +153,22 @@ const RESOURCES: Resource[] = [
     subresources: ["status", "scale"],
   },
   {
+    prefix: `/apis/${FUZZ_GROUP}/v1`,
+    resource: BLOBS,
+    kind: "Blob",
+    apiVersion: `${FUZZ_GROUP}/v1`,
+    namespaced: true,
+    subresources: [],
+  },
+  {
+    prefix: "/apis/networking.k8s.io/v1",
+    resource: "ipaddresses",
+    kind: "IPAddress",
+    apiVersion: "networking.k8s.io/v1",
+    namespaced: false,
+    subresources: [],
+  },
+  {
     prefix: "/api/v1",
     resource: "nosuchthings",
     kind: "NoSuchThing",
@@ -234,7 +251,7 @@ function deepJson(depth: number, r: Random): string {
 }
 
 function bigDepth(r: Random): number {
-  return r.pick([5, 50, 499, 501, 999, 1001, 5000, 10_001, 100_000]);
+  return r.pick([5, 50, 499, 501, 999, 1001, 5000, 9_999, 10_000, 10_001, 10_002, 100_000]);
 }
 
 /** A valid-looking object of the resource, then mutated. */
@@ -531,6 +548,7 @@ function rawApiRequest(r: Random, token: string): FuzzRequest {
     };
   }
   if (r.chance(0.01)) return largeEnumRequest(r, headers, FUZZ_GROUP);
+  if (r.chance(0.06)) return invariantRequest(r, headers, FUZZ_GROUP);
   const { path, res, name, what } = apiPath(r);
   const method = r.pick([
     "GET",

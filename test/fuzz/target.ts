@@ -11,6 +11,7 @@ import { newWebhookServer, withDefaulter, withValidator } from "controller-runti
 import { newConversionWebhook } from "controller-runtime/webhook";
 import { makeCertDir } from "../support/webhook-server.js";
 import { CANARY_NAMESPACE, FUZZ_GROUP } from "./generators.js";
+import { BLOBS } from "./invariants.js";
 
 const errors: string[] = [];
 const onError = (e: unknown) => errors.push((e as Error)?.stack ?? String(e));
@@ -79,6 +80,26 @@ await create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
             },
           },
         },
+      },
+    ],
+  },
+});
+
+// A custom resource that keeps whatever it is given: deep bodies are stored, served and watched.
+await create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: `${BLOBS}.${FUZZ_GROUP}` },
+  spec: {
+    group: FUZZ_GROUP,
+    names: { plural: BLOBS, kind: "Blob" },
+    scope: "Namespaced",
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
       },
     ],
   },

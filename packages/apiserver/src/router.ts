@@ -98,7 +98,7 @@ async function dispatch(
     if (seg.length > 1) throw new PageNotFoundError();
   }
   if (seg[0] === "version" && seg.length === 1) {
-    if (!isRead) throw methodNotAllowed();
+    if (method !== "GET") throw methodNotAllowed();
     sendVersion(res);
     return;
   }
@@ -108,7 +108,7 @@ async function dispatch(
   }
   const issuerDocument = issuerDiscovery(env.server, target.pathname);
   if (issuerDocument) {
-    if (!isRead) throw methodNotAllowed();
+    if (method !== "GET") throw methodNotAllowed();
     res.writeHead(200, {
       "Content-Type": issuerDocument.type,
       "Cache-Control": "public, max-age=3600",
@@ -125,7 +125,7 @@ async function dispatch(
     version = seg[1];
     rest = seg.slice(2);
     if (seg.length === 1) {
-      if (!isRead) throw methodNotAllowed();
+      if (method !== "GET") throw methodNotAllowed();
       sendDiscovery(req, res, {
         restful: true,
         legacy: () => apiVersions(env.serverAddress),
@@ -165,7 +165,7 @@ async function dispatch(
   if (rest.length === 0) {
     const doc = resourceList(registry, group, version);
     if (!doc) throw resourceNotFound();
-    if (!isRead) throw methodNotAllowed();
+    if (method !== "GET") throw methodNotAllowed();
     // Built-in group versions are go-restful's; a custom resource group's are apiextensions'.
     const restful = registry.inGroupVersion(group, version).some((d) => !d.crdName);
     sendDiscovery(req, res, { restful, legacy: () => doc });
@@ -218,6 +218,9 @@ async function dispatch(
   // ?watch asks a collection for a watch; on a named path kube answers the object.
   if (!name && isTrue(query.get("watch"))) watch = true;
   checkScope(def, namespace, name, subresource, method, watch);
+  // kube's go-restful routes serve no HEAD (its /apis, /apis/<group>, health and OpenAPI
+  // handlers, outside them, do).
+  if (method === "HEAD") throw methodNotAllowed();
   // Load the libraries this request will use (protobuf, YAML, CEL), once, before the handlers
   // that use them synchronously.
   const writes = !isRead;

@@ -9,7 +9,8 @@ const POLL_MS = 25;
 
 /** Waits until the storage reaches `rv` (a decimal resourceVersion), the request ends, or 3 s pass. */
 export async function waitForResourceVersion(r: ResourceRequest, rv: string | null): Promise<void> {
-  if (rv === null || !/^\d+$/.test(rv)) return;
+  // What is no uint64 is refused at once, as kube parses it before it waits.
+  if (rv === null || !/^\d+$/.test(rv) || BigInt(rv) > 0xffffffffffffffffn) return;
   const wanted = Number(rv);
   const storage = r.server.storage;
   const deadline = Date.now() + FRESH_WAIT_MS;
