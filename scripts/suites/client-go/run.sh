@@ -68,52 +68,8 @@ if [ "$server" = real ]; then
     exit 1
   }
 fi
-TSX="$REPO/node_modules/.bin/tsx"
-[ -x "$TSX" ] || {
-  log "no $TSX: run npm ci in $REPO"
-  exit 1
-}
-
-server_pid=""
-# serve.ts returns from its main module once the server is up; with kube-apiserver and etcd (child
-# processes it does not hold the event loop open for) node would then exit and take them along.
-# A timer imported ahead of it keeps node up until SIGTERM.
-KEEPALIVE='data:text/javascript,setInterval(()=>{},1<<30)'
-# start_server DIR: starts a fresh server whose kubeconfig lands in DIR/kubeconfig.
-start_server() {
-  local dir="$1" i
-  rm -f "$dir/kubeconfig"
-  if [ "$server" = real ]; then
-    (cd "$REPO" && KUBEBUILDER_ASSETS="$REFEREE" exec setsid "$TSX" --import "$KEEPALIVE" \
-      scripts/suites/serve.ts --kubeconfig "$dir/kubeconfig") >"$dir/server.log" 2>&1 &
-  else
-    (cd "$REPO" && exec env -u KUBEBUILDER_ASSETS setsid "$TSX" --import "$KEEPALIVE" \
-      scripts/suites/serve.ts --kubeconfig "$dir/kubeconfig") >"$dir/server.log" 2>&1 &
-  fi
-  server_pid=$!
-  for i in $(seq 1 600); do
-    [ -f "$dir/kubeconfig" ] && return 0
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  log "the $server server did not start (see $dir/server.log)"
-  stop_server
-  return 1
-}
-# Stops the server (SIGTERM: serve.ts stops the control plane it started), its process group after
-# 30 s if it is still there.
-stop_server() {
-  [ -n "$server_pid" ] || return 0
-  kill -TERM "$server_pid" 2>/dev/null
-  local i
-  for i in $(seq 1 150); do
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  kill -0 "$server_pid" 2>/dev/null && kill -KILL -- "-$server_pid" 2>/dev/null
-  wait "$server_pid" 2>/dev/null
-  server_pid=""
-}
+# shellcheck source=../lib/server.sh
+. "$here/../lib/server.sh"
 trap 'stop_server' EXIT
 trap 'exit 130' INT TERM
 
