@@ -30,8 +30,11 @@ let packed = "";
 
 /** The environment of a command run as the user would run it, in a shell of the project. */
 function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  // Under `npm test`, npm hands its configuration down as npm_config_* (node-options among them,
+  // which a nested `npm run` turns back into NODE_OPTIONS): a user's shell has none of it.
+  const own = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
   return {
-    ...process.env,
+    ...own,
     // The installed packages have no sources: this checkout's "cr-source" condition must not follow.
     NODE_OPTIONS: withoutSourceCondition(process.env.NODE_OPTIONS),
     PATH: `${join(deps, "node_modules", ".bin")}:${process.env.PATH}`,
