@@ -369,13 +369,59 @@ test("the tutorial's files pass their test in a project of their own, and a webh
     ["src/api/memcached.ts", "src/controllers/memcached.ts", "src/controllers/memcached.test.ts"],
   );
   for (const [, path, code] of blocks) writeFileSync(join(project, path as string), code as string);
+  writeFileSync(join(project, "src/controllers/writes.test.ts"), TUTORIAL_WRITES_TEST);
   await sh("npm", ["run", "generate"]);
   assert.match(readFileSync(join(project, "config/rbac/role.yaml"), "utf8"), /- deployments/);
   // The tutorial's next step: its webhooks compile against its API and pass their tests.
   await cli("create", "webhook", "--kind", "Memcached", "--defaulting", "--programmatic-validation");
   const out = await sh("npm", ["test"]);
-  assert.match(out, /# pass 4\n# fail 0/, out);
+  assert.match(out, /# pass 5\n# fail 0/, out);
 });
+
+// Beside the tutorial's own test: once its Deployment is as wanted, the reconciles that the
+// Deployment's status changes cause write nothing (createOrUpdate answers "unchanged").
+const TUTORIAL_WRITES_TEST = `import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
+import { test } from "node:test";
+import { isStatusConditionTrue } from "controller-runtime/api";
+import { Environment, eventually } from "controller-runtime/envtest";
+import { newLogger } from "controller-runtime/log";
+import { Manager } from "controller-runtime/manager";
+import { Memcached } from "../api/memcached.js";
+import { setupMemcachedController } from "./memcached.js";
+
+test("once its Deployment is as wanted, a reconcile writes nothing", async () => {
+  const env = new Environment({ crds: [Memcached.crd], simulate: { workloads: { podStartupMs: 100 } } });
+  const lines = new PassThrough();
+  let logged = "";
+  lines.on("data", (chunk) => {
+    logged += chunk;
+  });
+  const mgr = await Manager.create(await env.start(), { logger: newLogger({ level: "info", destination: lines }) });
+  setupMemcachedController(mgr);
+  const stop = new AbortController();
+  const running = mgr.start(stop.signal);
+  try {
+    const key = { namespace: "default", name: "writes" };
+    await mgr.getClient().create<Memcached>({
+      apiVersion: Memcached.apiVersion,
+      kind: Memcached.kind,
+      metadata: key,
+      spec: { size: 2 },
+    });
+    await eventually("the Memcached is Available", async () => {
+      const m = await mgr.getAPIReader().get(Memcached, key);
+      return isStatusConditionTrue(m.status?.conditions, "Available");
+    });
+    assert.match(logged, /deployment created/);
+    assert.doesNotMatch(logged, /deployment updated/);
+  } finally {
+    stop.abort();
+    await running;
+    await env.stop();
+  }
+});
+`;
 
 test("the built manager runs as the image would run it: flags, kubeconfig, ready, clean stop", async () => {
   // What the Dockerfile's last stage runs (`node dist/main.js`), here on the test API server.
