@@ -73,6 +73,25 @@ describe("env.faults", () => {
     rule.clear();
   });
 
+  test("an injected 409 on a create says so and where, and speaks of no modification", async () => {
+    const ns = await newNamespace(rest, "faults");
+    const rule = env.faults.inject({
+      match: { verbs: ["create"], resource: "configmaps", namespace: ns },
+      action: faultError({ code: 409 }),
+      times: 1,
+    });
+    await assert.rejects(rest.create(CM, configMap(ns, "b"), { namespace: ns }), (err: unknown) => {
+      assert.ok(isConflict(err));
+      assert.equal(
+        (err as StatusError).status.message,
+        `Operation cannot be fulfilled on configmaps in namespace "${ns}": an injected conflict on a create; nothing was created, retry the create`,
+      );
+      return true;
+    });
+    await rest.create(CM, configMap(ns, "b"), { namespace: ns });
+    rule.clear();
+  });
+
   test("a 429 carries Retry-After; other verbs and callers pass; clear() ends it", async () => {
     const ns = await newNamespace(rest, "faults");
     // A client that does not send again on Retry-After shows the answer itself.

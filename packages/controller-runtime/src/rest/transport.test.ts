@@ -115,6 +115,7 @@ test("a server certificate from an unknown CA is refused with a NetworkError; in
       assert.equal(err.code, "ERR_K8S_NETWORK");
       assert.ok(err.cause instanceof Error);
       assert.equal(err.timedOut, false);
+      assert.match(err.message, /certificate was refused: check the config's certificate-authority/);
       return true;
     });
     assert.equal((await get(insecure, "/")).status, 200);
@@ -225,12 +226,30 @@ test("a refused connection is a NetworkError carrying the cause", async () => {
     await assert.rejects(get(t, "/"), (err: unknown) => {
       assert.ok(err instanceof NetworkError);
       assert.match(err.message, /ECONNREFUSED|connect/);
+      assert.match(err.message, /nothing answers at that address/);
+      assert.doesNotMatch(err.message, /certificate/);
       assert.ok(err.cause);
       return true;
     });
   } finally {
     await t.destroy();
   }
+});
+
+test("a connection cut before the answer says so, and speaks of no certificate", async () => {
+  // A server restarting: the request arrives, the socket is destroyed without an answer.
+  const server = await startLocalServer((req) => {
+    req.socket.destroy();
+  });
+  const t = newTransport(server.config());
+  await withServer(server, [t], async () => {
+    await assert.rejects(get(t, "/"), (err: unknown) => {
+      assert.ok(err instanceof NetworkError);
+      assert.match(err.message, /closed before the answer \(the server restarting/);
+      assert.doesNotMatch(err.message, /certificate/);
+      return true;
+    });
+  });
 });
 
 test("an aborted request rejects with the signal's reason, not a NetworkError", async () => {

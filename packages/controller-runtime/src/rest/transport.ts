@@ -253,6 +253,25 @@ export function newTransport(config: RESTConfig, options: TransportOptions = {})
   };
 }
 
+// What to look at next, by what went wrong: a connection cut mid-request (a server restarting) is
+// not a certificate problem, and a certificate refused is not a reachability one.
+const DROPPED = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"]);
+const NO_SERVER = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
+const NO_NAME = new Set(["ENOTFOUND", "EAI_AGAIN"]);
+const TLS = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/;
+
+function networkHint(code: unknown): string {
+  if (typeof code !== "string") return "check that the server is reachable at the address in the config";
+  if (DROPPED.has(code))
+    return "the connection was closed before the answer (the server restarting or a proxy dropping it); retry, and read the server's log if it persists";
+  if (NO_SERVER.has(code))
+    return "nothing answers at that address: check that the server runs and the config's server address";
+  if (NO_NAME.has(code)) return "the host name does not resolve: check the config's server address";
+  if (TLS.test(code))
+    return "the server's certificate was refused: check the config's certificate-authority(-data) and tls-server-name";
+  return "check that the server is reachable at the address in the config";
+}
+
 /**
  * Turns what undici threw while sending or reading into our errors: the caller's abort stays
  * the signal's reason, a bad argument (our bug) passes through, anything else means no usable
@@ -268,9 +287,7 @@ export function toNetworkError(err: unknown, signal: AbortSignal | undefined, wh
     code === "UND_ERR_HEADERS_TIMEOUT" ||
     code === "UND_ERR_BODY_TIMEOUT" ||
     code === "UND_ERR_CONNECT_TIMEOUT";
-  const hint = timedOut
-    ? "the server sent nothing for too long"
-    : "check that the server is reachable and that its address and certificates in the config are right";
+  const hint = timedOut ? "the server sent nothing for too long" : networkHint(code);
   // A TLS hello answered in plain HTTP: OpenSSL's "wrong version number" helps nobody.
   if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "ERR_SSL_PACKET_LENGTH_TOO_LONG") {
     return new NetworkError(

@@ -287,7 +287,7 @@ function errorFor(action: Extract<FaultAction, { type: "error" }>, r: FaultReque
   const retry = action.retryAfterSeconds;
   switch (action.code) {
     case 409:
-      return staleConflict({ group: r.def.group, resource: r.def.plural }, r.name);
+      return staleConflict({ group: r.def.group, resource: r.def.plural }, r.name, r.namespace);
     case 429:
       return new FaultStatusError(429, "TooManyRequests", "Too many requests, please try again later.", {
         retryAfterSeconds: retry ?? 1,

@@ -33,9 +33,22 @@ export interface FaultResource {
   resource: string;
 }
 
-/** kube's 409 for a write on a stale resourceVersion. */
-export function staleConflict(r: FaultResource, name: string): FaultStatusError {
+/**
+ * kube's 409 for a write on a stale resourceVersion. A create has no such 409 in kube and its
+ * object's name is in a body the fault layer does not read: its injected conflict says what it is
+ * and where, rather than speak of a modification of an object it cannot name.
+ */
+export function staleConflict(r: FaultResource, name: string, namespace = ""): FaultStatusError {
   const qualified = r.group ? `${r.resource}.${r.group}` : r.resource;
+  if (name === "") {
+    const where = namespace ? ` in namespace "${namespace}"` : "";
+    return new FaultStatusError(
+      409,
+      "Conflict",
+      `Operation cannot be fulfilled on ${qualified}${where}: an injected conflict on a create; nothing was created, retry the create`,
+      { ...(r.group ? { group: r.group } : {}), kind: r.resource },
+    );
+  }
   return new FaultStatusError(
     409,
     "Conflict",
