@@ -37,6 +37,7 @@ import { INITIAL_EVENTS_END_ANNOTATION } from "../packages/controller-runtime/sr
 import { runChildJSON } from "./internal/child-json.js";
 import { rangeNote, summarize } from "./internal/stats.js";
 import { type BenchRow, printRows } from "./report.js";
+import type { DeepReadonly } from "controller-runtime/api";
 
 const SIZES = process.env.CACHE_BENCH_SIZES
   ? process.env.CACHE_BENCH_SIZES.split(",").map(Number)
@@ -248,7 +249,7 @@ function timeSync(iterations: number, fn: (i: number) => unknown): number {
 async function readRows(objects: ConfigMap[], cacheGetNs: number): Promise<BenchRow[]> {
   const n = objects.length;
   const keys = objects.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`);
-  const frozen = new Map<string, Readonly<ConfigMap>>();
+  const frozen = new Map<string, DeepReadonly<ConfigMap>>();
   const plain = new Map<string, ConfigMap>();
   const freezeMs = (() => {
     const copies = objects.map((o) => structuredClone(o));

@@ -16,7 +16,7 @@
 // `npx tsx bench/read-your-writes.ts`, or `npm run bench -- read-your-writes`.
 import { pathToFileURL } from "node:url";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "controller-runtime/api";
+import { deepCopy, kinds } from "controller-runtime/api";
 import { controllerManagedBy } from "controller-runtime/builder";
 import { compareResourceVersions, newCache } from "controller-runtime/cache";
 import { mergeFrom, newClient, rawPatch } from "controller-runtime/client";
@@ -206,10 +206,8 @@ async function controllerRun(
           if (v === "3") done.add(req.name);
           return {};
         }
-        const next: ConfigMap = {
-          ...cm,
-          metadata: { ...cm.metadata, annotations: { ...cm.metadata?.annotations, observed: v } },
-        };
+        const next = deepCopy(cm);
+        next.metadata = { ...next.metadata, annotations: { ...next.metadata?.annotations, observed: v } };
         try {
           const wrote = await client.patch(next, mergeFrom(cm, { optimisticLock: true }));
           lastWritten.set(req.name, wrote.metadata?.resourceVersion ?? "");

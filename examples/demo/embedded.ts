@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { type RunningAPIServer, startAPIServer } from "controller-runtime-apiserver";
+import type { KubeObject } from "controller-runtime/api";
 import { type Client, newClient } from "controller-runtime/client";
 import { installCRDs, readCRDs } from "controller-runtime/envtest";
 import { newLogger } from "controller-runtime/log";
@@ -76,12 +77,13 @@ async function createSamples(client: Client, endpoint: string): Promise<void> {
     spec: { endpoint, bucketName: name },
   });
   try {
-    for (const obj of [
+    const samples: KubeObject[] = [
       { ...view, metadata: { ...view.metadata, namespace: "default" } },
       bucket("photos"),
       bucket("private"),
       bucket("archive"),
-    ]) {
+    ];
+    for (const obj of samples) {
       await client.create(obj).catch((err) => {
         if (ignoreAlreadyExists(err)) throw err;
       });

@@ -2,7 +2,7 @@
 // ConfigMap (its markdown files), a viewer Deployment and a Service; its status follows the
 // Deployment's available replicas, and every status change is recorded as an Event.
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "controller-runtime/api";
+import { kinds, type DeepReadonly } from "controller-runtime/api";
 import { controllerManagedBy } from "controller-runtime/builder";
 import type { Client } from "controller-runtime/client";
 import { createOrUpdate, getControllerOf, setControllerReference } from "controller-runtime/controllerutil";
@@ -17,7 +17,7 @@ import { configMapName, viewerDeployment, viewerService } from "./resources.js";
 /** The field ConfigMaps are indexed by: the name of the MarkdownView controlling them. */
 export const ownerControllerField = ".metadata.ownerReference.controller";
 
-export function indexByOwnerMarkdownView(cm: Readonly<ConfigMap>): string[] {
+export function indexByOwnerMarkdownView(cm: DeepReadonly<ConfigMap>): string[] {
   const owner = getControllerOf(cm);
   if (!owner || owner.apiVersion !== MarkdownView.apiVersion || owner.kind !== MarkdownView.kind) return [];
   return [owner.name];
@@ -33,7 +33,7 @@ export class MarkdownViewReconciler implements Reconciler {
   ) {}
 
   async reconcile(req: Request, { signal, logger }: ReconcileContext): Promise<Result | undefined> {
-    let mdView: Readonly<MarkdownView>;
+    let mdView: DeepReadonly<MarkdownView>;
     try {
       mdView = await this.client.get(MarkdownView, req, { signal });
     } catch (err) {
@@ -49,7 +49,7 @@ export class MarkdownViewReconciler implements Reconciler {
     return this.updateStatus(mdView, dep.status?.availableReplicas ?? 0, logger);
   }
 
-  async reconcileConfigMap(mdView: Readonly<MarkdownView>, logger: Logger): Promise<void> {
+  async reconcileConfigMap(mdView: DeepReadonly<MarkdownView>, logger: Logger): Promise<void> {
     const key = { namespace: mdView.metadata?.namespace, name: configMapName(mdView) };
     const { result } = await createOrUpdate(this.client, kinds.ConfigMap, key, (cm) => {
       cm.data = { ...mdView.spec?.markdowns };
@@ -59,7 +59,7 @@ export class MarkdownViewReconciler implements Reconciler {
   }
 
   /** ConfigMaps this view controls under another name (an older naming, say) are not wanted. */
-  async removeStaleConfigMaps(mdView: Readonly<MarkdownView>, logger: Logger): Promise<void> {
+  async removeStaleConfigMaps(mdView: DeepReadonly<MarkdownView>, logger: Logger): Promise<void> {
     const owned = await this.client.list(kinds.ConfigMap, {
       inNamespace: mdView.metadata?.namespace,
       matchingFields: { [ownerControllerField]: mdView.metadata?.name ?? "" },
@@ -74,7 +74,7 @@ export class MarkdownViewReconciler implements Reconciler {
   }
 
   async updateStatus(
-    mdView: Readonly<MarkdownView>,
+    mdView: DeepReadonly<MarkdownView>,
     available: number,
     logger: Logger,
   ): Promise<Result | undefined> {

@@ -4,13 +4,14 @@ import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import { kinds } from "controller-runtime/api";
 import { applyConfiguration } from "controller-runtime/client";
 import type { MarkdownView } from "./api.js";
+import type { DeepReadonly } from "controller-runtime/api";
 
 export const defaultViewerImage = "peaceiris/mdbook:latest";
 
-export const configMapName = (mdView: Readonly<MarkdownView>) => `markdowns-${mdView.metadata?.name}`;
-export const viewerName = (mdView: Readonly<MarkdownView>) => `viewer-${mdView.metadata?.name}`;
+export const configMapName = (mdView: DeepReadonly<MarkdownView>) => `markdowns-${mdView.metadata?.name}`;
+export const viewerName = (mdView: DeepReadonly<MarkdownView>) => `viewer-${mdView.metadata?.name}`;
 
-function labels(mdView: Readonly<MarkdownView>): Record<string, string> {
+function labels(mdView: DeepReadonly<MarkdownView>): Record<string, string> {
   return {
     "app.kubernetes.io/name": "mdbook",
     "app.kubernetes.io/instance": mdView.metadata?.name ?? "",
@@ -19,7 +20,7 @@ function labels(mdView: Readonly<MarkdownView>): Record<string, string> {
 }
 
 /** The controller reference: the garbage collector deletes the object with its MarkdownView. */
-function controllerRef(mdView: Readonly<MarkdownView>): OwnerReference {
+function controllerRef(mdView: DeepReadonly<MarkdownView>): OwnerReference {
   return {
     apiVersion: mdView.apiVersion ?? "",
     kind: mdView.kind ?? "",
@@ -31,7 +32,7 @@ function controllerRef(mdView: Readonly<MarkdownView>): OwnerReference {
 }
 
 /** mdbook serves the files of its `src` directory: the ConfigMap mounted there. */
-export function viewerDeployment(mdView: Readonly<MarkdownView>) {
+export function viewerDeployment(mdView: DeepReadonly<MarkdownView>) {
   const l = labels(mdView);
   const httpGet = { port: "http", path: "/", scheme: "HTTP" };
   return applyConfiguration(kinds.Deployment, {
@@ -67,7 +68,7 @@ export function viewerDeployment(mdView: Readonly<MarkdownView>) {
   });
 }
 
-export function viewerService(mdView: Readonly<MarkdownView>) {
+export function viewerService(mdView: DeepReadonly<MarkdownView>) {
   const l = labels(mdView);
   return applyConfiguration(kinds.Service, {
     metadata: {

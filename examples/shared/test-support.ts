@@ -5,6 +5,7 @@ import type { Event } from "kubernetes-types/core/v1.js";
 import { kinds } from "controller-runtime/api";
 import type { Client } from "controller-runtime/client";
 import type { Environment } from "controller-runtime/envtest";
+import type { DeepReadonly } from "controller-runtime/api";
 
 export async function newNamespace(client: Client, prefix: string): Promise<string> {
   const name = `${prefix}-${randomUUID().slice(0, 8)}`;
@@ -16,7 +17,7 @@ export async function newNamespace(client: Client, prefix: string): Promise<stri
 export async function eventReasons(client: Client, namespace: string, name: string): Promise<string[]> {
   const events = await client.list(kinds.Event, { inNamespace: namespace });
   return events.items
-    .filter((e: Readonly<Event>) => e.involvedObject.name === name)
+    .filter((e: DeepReadonly<Event>) => e.involvedObject.name === name)
     .map((e) => e.reason ?? "");
 }
 

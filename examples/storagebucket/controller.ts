@@ -1,7 +1,7 @@
 // The StorageBucket controller: reconciles every bucket once per probe interval (a ticker feeding
 // a channel source) and whenever its spec changes. Each reconcile probes the bucket and records
 // the finding in status.conditions, with an Event when the finding changes.
-import { deepCopy, findStatusCondition, setStatusCondition } from "controller-runtime/api";
+import { deepCopy, findStatusCondition, setStatusCondition, type DeepReadonly } from "controller-runtime/api";
 import type { Client } from "controller-runtime/client";
 import { mergeFrom } from "controller-runtime/client";
 import { controllerManagedBy } from "controller-runtime/builder";
@@ -40,7 +40,7 @@ export class StorageBucketReconciler implements Reconciler {
   ) {}
 
   async reconcile(req: Request, { signal, logger }: ReconcileContext): Promise<void> {
-    let bucket: Readonly<StorageBucket>;
+    let bucket: DeepReadonly<StorageBucket>;
     try {
       bucket = await this.client.get(StorageBucket, req, { signal });
     } catch (err) {

@@ -15,6 +15,7 @@ import {
 } from "controller-runtime/api";
 import { IndexConflictError, type IndexerFunc } from "controller-runtime/cache";
 import type { KindName, ListOptions, WithWatch } from "controller-runtime/client";
+import type { DeepReadonly } from "controller-runtime/api";
 
 const gvkKey = (gvk: GroupVersionKind) => `${gvk.group}/${gvk.version}/${gvk.kind}`;
 
@@ -61,7 +62,7 @@ export class FieldIndexes {
     client: WithWatch,
     ref: Kind | KindName,
     opts: ListOptions = {},
-  ): Promise<KubeList<Readonly<KubeObject>>> {
+  ): Promise<KubeList<DeepReadonly<KubeObject>>> {
     const fields = this.#byKind.get(gvkKey(gvkOf(ref)));
     if (!fields) return client.list(ref, opts);
     const terms: FieldRequirement[] = Object.entries(opts.matchingFields ?? {}).map(([field, value]) => ({

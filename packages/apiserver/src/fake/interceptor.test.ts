@@ -7,6 +7,7 @@ import { type KubeObject, kinds } from "controller-runtime/api";
 import { applyConfiguration, mergeFrom, retryOnConflict } from "controller-runtime/client";
 import { isConflict, StatusError } from "controller-runtime/rest";
 import { fakeClientBuilder, type InterceptorFuncs, newInterceptorClient } from "./index.js";
+import type { DeepReadonly } from "controller-runtime/api";
 
 const cm = (name: string, data: Record<string, string> = {}): ConfigMap => ({
   apiVersion: "v1",
@@ -57,7 +58,7 @@ test("an interceptor that fails update once: the caller's retry goes through to 
 
 test("an interceptor recording every verb, calling through", async () => {
   const calls: string[] = [];
-  const key = (o: Readonly<KubeObject>) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name}`;
+  const key = (o: DeepReadonly<KubeObject>) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name}`;
   const log = <T>(line: string, call: () => T): T => {
     calls.push(line);
     return call();

@@ -3,7 +3,14 @@
 // (record, then delegate) or answer alone (fail once, return a canned object). Verbs without a
 // function go straight through. Works around any Client; the fake client's builder takes them as
 // `withInterceptorFuncs`.
-import type { Kind, KubeList, KubeObject, ObjectKey, Unstructured } from "controller-runtime/api";
+import type {
+  DeepReadonly,
+  Kind,
+  KubeList,
+  KubeObject,
+  ObjectKey,
+  Unstructured,
+} from "controller-runtime/api";
 import type {
   ApplyConfiguration,
   ApplyOptions,
@@ -36,30 +43,30 @@ export interface InterceptorFuncs {
     kind: Kind | KindName,
     key: ObjectKey,
     opts?: GetOptions,
-  ): Promise<Readonly<KubeObject>>;
+  ): Promise<DeepReadonly<KubeObject>>;
   list?(
     client: WithWatch,
     kind: Kind | KindName,
     opts?: ListOptions,
-  ): Promise<KubeList<Readonly<KubeObject>>>;
+  ): Promise<KubeList<DeepReadonly<KubeObject>>>;
   create?(client: WithWatch, obj: KubeObject, opts?: CreateOptions): Promise<KubeObject>;
   update?(client: WithWatch, obj: KubeObject, opts?: UpdateOptions): Promise<KubeObject>;
   patch?(client: WithWatch, obj: KubeObject, patch: Patch, opts?: PatchOptions): Promise<KubeObject>;
   apply?(client: WithWatch, config: ApplyConfiguration, opts?: ApplyOptions): Promise<KubeObject>;
-  delete?(client: WithWatch, obj: Readonly<KubeObject>, opts?: DeleteOptions): Promise<void>;
+  delete?(client: WithWatch, obj: DeepReadonly<KubeObject>, opts?: DeleteOptions): Promise<void>;
   deleteAllOf?(client: WithWatch, kind: Kind | KindName, opts?: DeleteAllOfOptions): Promise<void>;
   watch?(client: WithWatch, kind: Kind | KindName, opts?: WatchOptions): Promise<WatchStream<KubeObject>>;
   subResource?(client: WithWatch, subResource: string): SubResourceClient;
   subResourceGet?(
     client: Client,
     subResource: string,
-    obj: Readonly<KubeObject>,
+    obj: DeepReadonly<KubeObject>,
     opts?: GetOptions,
   ): Promise<KubeObject>;
   subResourceCreate?(
     client: Client,
     subResource: string,
-    obj: Readonly<KubeObject>,
+    obj: DeepReadonly<KubeObject>,
     body: KubeObject,
     opts?: CreateOptions,
   ): Promise<KubeObject>;
@@ -138,16 +145,16 @@ export class InterceptorClient implements WithWatch {
     this.#close = close;
   }
 
-  get<T extends KubeObject>(kind: Kind<T>, key: ObjectKey, opts?: GetOptions): Promise<Readonly<T>>;
-  get(kind: KindName, key: ObjectKey, opts?: GetOptions): Promise<Readonly<Unstructured>>;
-  get(kind: Kind | KindName, key: ObjectKey, opts?: GetOptions): Promise<Readonly<KubeObject>> {
+  get<T extends KubeObject>(kind: Kind<T>, key: ObjectKey, opts?: GetOptions): Promise<DeepReadonly<T>>;
+  get(kind: KindName, key: ObjectKey, opts?: GetOptions): Promise<DeepReadonly<Unstructured>>;
+  get(kind: Kind | KindName, key: ObjectKey, opts?: GetOptions): Promise<DeepReadonly<KubeObject>> {
     const f = this.#funcs.get;
     return f ? f(this.#client, kind, key, opts) : this.#client.get(kind, key, opts);
   }
 
-  list<T extends KubeObject>(kind: Kind<T>, opts?: ListOptions): Promise<KubeList<Readonly<T>>>;
-  list(kind: KindName, opts?: ListOptions): Promise<KubeList<Readonly<Unstructured>>>;
-  list(kind: Kind | KindName, opts?: ListOptions): Promise<KubeList<Readonly<KubeObject>>> {
+  list<T extends KubeObject>(kind: Kind<T>, opts?: ListOptions): Promise<KubeList<DeepReadonly<T>>>;
+  list(kind: KindName, opts?: ListOptions): Promise<KubeList<DeepReadonly<Unstructured>>>;
+  list(kind: Kind | KindName, opts?: ListOptions): Promise<KubeList<DeepReadonly<KubeObject>>> {
     const f = this.#funcs.list;
     return f ? f(this.#client, kind, opts) : this.#client.list(kind, opts);
   }
@@ -159,17 +166,17 @@ export class InterceptorClient implements WithWatch {
     return f ? f(this.#client, kind, opts) : this.#client.watch(kind, opts);
   }
 
-  create<T extends KubeObject>(obj: T, opts?: CreateOptions): Promise<T> {
+  create<T extends KubeObject>(obj: T | DeepReadonly<T>, opts?: CreateOptions): Promise<T> {
     const f = this.#funcs.create;
     return f ? (f(this.#client, obj, opts) as Promise<T>) : this.#client.create(obj, opts);
   }
 
-  update<T extends KubeObject>(obj: T, opts?: UpdateOptions): Promise<T> {
+  update<T extends KubeObject>(obj: T | DeepReadonly<T>, opts?: UpdateOptions): Promise<T> {
     const f = this.#funcs.update;
     return f ? (f(this.#client, obj, opts) as Promise<T>) : this.#client.update(obj, opts);
   }
 
-  patch<T extends KubeObject>(obj: T, patch: Patch, opts?: PatchOptions): Promise<T> {
+  patch<T extends KubeObject>(obj: T | DeepReadonly<T>, patch: Patch, opts?: PatchOptions): Promise<T> {
     const f = this.#funcs.patch;
     return f ? (f(this.#client, obj, patch, opts) as Promise<T>) : this.#client.patch(obj, patch, opts);
   }
@@ -180,7 +187,7 @@ export class InterceptorClient implements WithWatch {
     return this.#client.apply<T>(config as never, opts);
   }
 
-  delete(obj: Readonly<KubeObject>, opts?: DeleteOptions): Promise<void> {
+  delete(obj: DeepReadonly<KubeObject>, opts?: DeleteOptions): Promise<void> {
     const f = this.#funcs.delete;
     return f ? f(this.#client, obj, opts) : this.#client.delete(obj, opts);
   }
@@ -200,11 +207,11 @@ export class InterceptorClient implements WithWatch {
     return new SubResourceInterceptor(this.#client, this.#client.subResource(name), name, this.#funcs);
   }
 
-  kindFor(obj: Readonly<KubeObject> | KindName, opts?: { signal?: AbortSignal }): Promise<Kind> {
+  kindFor(obj: DeepReadonly<KubeObject> | KindName, opts?: { signal?: AbortSignal }): Promise<Kind> {
     return this.#client.kindFor(obj, opts);
   }
 
-  isObjectNamespaced(obj: Readonly<KubeObject>): Promise<boolean> {
+  isObjectNamespaced(obj: DeepReadonly<KubeObject>): Promise<boolean> {
     return this.#client.isObjectNamespaced(obj);
   }
 
@@ -226,13 +233,13 @@ class SubResourceInterceptor implements SubResourceClient {
     this.#funcs = funcs;
   }
 
-  get<S extends KubeObject = Unstructured>(obj: Readonly<KubeObject>, opts?: GetOptions): Promise<S> {
+  get<S extends KubeObject = Unstructured>(obj: DeepReadonly<KubeObject>, opts?: GetOptions): Promise<S> {
     const f = this.#funcs.subResourceGet;
     return f ? (f(this.#client, this.#name, obj, opts) as Promise<S>) : this.#sub.get<S>(obj, opts);
   }
 
   create<S extends KubeObject = Unstructured>(
-    obj: Readonly<KubeObject>,
+    obj: DeepReadonly<KubeObject>,
     body: KubeObject,
     opts?: CreateOptions,
   ): Promise<S> {
@@ -243,14 +250,14 @@ class SubResourceInterceptor implements SubResourceClient {
   }
 
   update<T extends KubeObject, R extends KubeObject = T>(
-    obj: T,
+    obj: T | DeepReadonly<T>,
     opts?: SubResourceUpdateOptions,
   ): Promise<R> {
     const f = this.#funcs.subResourceUpdate;
     return f ? (f(this.#client, this.#name, obj, opts) as Promise<R>) : this.#sub.update<T, R>(obj, opts);
   }
 
-  patch<T extends KubeObject>(obj: T, patch: Patch, opts?: PatchOptions): Promise<T> {
+  patch<T extends KubeObject>(obj: T | DeepReadonly<T>, patch: Patch, opts?: PatchOptions): Promise<T> {
     const f = this.#funcs.subResourcePatch;
     return f
       ? (f(this.#client, this.#name, obj, patch, opts) as Promise<T>)

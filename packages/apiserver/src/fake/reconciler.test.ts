@@ -4,7 +4,7 @@
 // write the interceptor fails once makes the reconcile fail, then succeed when retried.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { kinds } from "controller-runtime/api";
+import { kinds, type DeepReadonly } from "controller-runtime/api";
 import type { Client } from "controller-runtime/client";
 import { createOrUpdate, setControllerReference } from "controller-runtime/controllerutil";
 import { defineCRD, Type } from "controller-runtime/crd";
@@ -36,7 +36,7 @@ class WidgetReconciler implements Reconciler {
   constructor(private readonly client: Client) {}
 
   async reconcile(req: Request, ctx: ReconcileContext): Promise<void> {
-    let widget: Readonly<Widget>;
+    let widget: DeepReadonly<Widget>;
     try {
       widget = await this.client.get(Widget, req, { signal: ctx.signal });
     } catch (err) {

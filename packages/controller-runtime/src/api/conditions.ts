@@ -3,6 +3,7 @@
 // has been in that state; reason, message and observedGeneration are replaced as given.
 import type { JSONSchemaProps } from "kubernetes-types/apiextensions/v1.js";
 import type { Condition } from "kubernetes-types/meta/v1.js";
+import type { DeepReadonly } from "./deep-readonly.js";
 
 export type { Condition } from "kubernetes-types/meta/v1.js";
 
@@ -61,15 +62,15 @@ export function removeStatusCondition(conditions: Condition[], type: string): bo
 
 /** The condition of `type`, or undefined. Takes the cache's frozen arrays too. */
 export function findStatusCondition(
-  conditions: readonly Readonly<Condition>[] | undefined,
+  conditions: readonly DeepReadonly<Condition>[] | undefined,
   type: string,
-): Readonly<Condition> | undefined {
+): DeepReadonly<Condition> | undefined {
   return conditions?.find((c) => c.type === type);
 }
 
 /** The condition of `type` is present with status `True`. */
 export function isStatusConditionTrue(
-  conditions: readonly Readonly<Condition>[] | undefined,
+  conditions: readonly DeepReadonly<Condition>[] | undefined,
   type: string,
 ): boolean {
   return isStatusConditionPresentAndEqual(conditions, type, "True");
@@ -77,7 +78,7 @@ export function isStatusConditionTrue(
 
 /** The condition of `type` is present with status `False`. */
 export function isStatusConditionFalse(
-  conditions: readonly Readonly<Condition>[] | undefined,
+  conditions: readonly DeepReadonly<Condition>[] | undefined,
   type: string,
 ): boolean {
   return isStatusConditionPresentAndEqual(conditions, type, "False");
@@ -85,7 +86,7 @@ export function isStatusConditionFalse(
 
 /** The condition of `type` is present with `status`. */
 export function isStatusConditionPresentAndEqual(
-  conditions: readonly Readonly<Condition>[] | undefined,
+  conditions: readonly DeepReadonly<Condition>[] | undefined,
   type: string,
   status: "True" | "False" | "Unknown",
 ): boolean {

@@ -5,6 +5,7 @@ export { apiVersionOf, gvkString, parseAPIVersion } from "./gvk.js";
 export type { Kind, KindOptions, ObjectOf } from "./kind.js";
 export { defineKind, pluralize } from "./kind.js";
 export * as kinds from "./kinds.js";
+export type { DeepMutable, DeepReadonly } from "./deep-readonly.js";
 export type { KubeList, KubeObject, ListMeta, ObjectKey, ObjectMeta, Unstructured } from "./object.js";
 export { keyOf, objectKeyString, parseObjectKey } from "./object.js";
 export type { LabelOperator, Requirement } from "./label-requirement.js";

@@ -1,16 +1,18 @@
 // The object model: Kubernetes objects are plain JSON, typed by kubernetes-types interfaces.
 // No model classes and no serializer pass: what JSON.parse returns is what a reconciler sees.
 import type { ListMeta, ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { DeepReadonly } from "./deep-readonly.js";
 
 export type { ListMeta, ObjectMeta } from "kubernetes-types/meta/v1.js";
 
 /** Any Kubernetes object: the fields every kind shares. */
 export interface KubeObject {
-  // `| undefined` spelled out: under exactOptionalPropertyTypes, `Readonly<T>` of a kind whose
+  // `| undefined` spelled out: under exactOptionalPropertyTypes, `DeepReadonly<T>` of a kind whose
   // fields are `?: string` must still satisfy this.
   apiVersion?: string | undefined;
   kind?: string | undefined;
-  metadata?: ObjectMeta | undefined;
+  // Readonly: an object read from the cache is one too (DeepReadonly<T> extends KubeObject).
+  metadata?: DeepReadonly<ObjectMeta> | undefined;
 }
 
 /** A list of objects as the API server returns it (`ConfigMapList`, ...). */

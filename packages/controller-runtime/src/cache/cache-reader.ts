@@ -1,7 +1,15 @@
 // Reading one informer's store as controller-runtime's CacheReader does: get by key, list by
 // namespace, labels and indexed fields, with pages. Objects are the frozen ones the store holds:
 // no copy is made, and none is needed.
-import type { FieldSelector, Kind, KubeList, KubeObject, LabelSelector, ObjectKey } from "../api/index.js";
+import type {
+  DeepReadonly,
+  FieldSelector,
+  Kind,
+  KubeList,
+  KubeObject,
+  LabelSelector,
+  ObjectKey,
+} from "../api/index.js";
 import { labelSelectorFromSet, parseFieldSelector, parseLabelSelector } from "../api/index.js";
 import { IndexNotFoundError, InvalidCacheListError, notFoundError, UnknownNamespaceError } from "./errors.js";
 import { fieldIndexName, keyToNamespacedKey } from "./field-index.js";
@@ -46,7 +54,10 @@ function checkNamespace(informer: Informer, namespace: string | undefined): void
 }
 
 /** The object under `key`, or the API server's NotFound error. */
-export function getFromInformer<T extends KubeObject>(informer: Informer<T>, key: ObjectKey): Readonly<T> {
+export function getFromInformer<T extends KubeObject>(
+  informer: Informer<T>,
+  key: ObjectKey,
+): DeepReadonly<T> {
   const kind = informer.kind;
   const namespace = kind.namespaced ? key.namespace : undefined;
   checkNamespace(informer, namespace);
@@ -96,7 +107,7 @@ function intersect(a: Set<string>, b: readonly string[]): Set<string> {
 export function listFromInformer<T extends KubeObject>(
   informer: Informer<T>,
   opts: CacheListOptions,
-): KubeList<Readonly<T>> {
+): KubeList<DeepReadonly<T>> {
   const kind: Kind<T> = informer.kind;
   const store = informer.store;
   let namespace = kind.namespaced ? opts.inNamespace || undefined : undefined;
@@ -122,7 +133,7 @@ export function listFromInformer<T extends KubeObject>(
   }
   checkNamespace(informer, namespace);
 
-  let items: Readonly<T>[];
+  let items: DeepReadonly<T>[];
   if (keys !== undefined) {
     items = [];
     for (const key of keys) {
@@ -166,15 +177,15 @@ export function listFromInformer<T extends KubeObject>(
   return listOf(informer, items, cont);
 }
 
-function emptyList<T extends KubeObject>(informer: Informer<T>): KubeList<Readonly<T>> {
+function emptyList<T extends KubeObject>(informer: Informer<T>): KubeList<DeepReadonly<T>> {
   return listOf(informer, [], undefined);
 }
 
 function listOf<T extends KubeObject>(
   informer: Informer<T>,
-  items: Readonly<T>[],
+  items: DeepReadonly<T>[],
   cont: string | undefined,
-): KubeList<Readonly<T>> {
+): KubeList<DeepReadonly<T>> {
   // Metadata-only lists too say the kind's list kind, as their items say the kind.
   const kind = informer.kind;
   const resourceVersion = informer.lastResourceVersion();

@@ -2,7 +2,7 @@
 // and a Reader over their stores. One informer per kind (and metadata-only flag) serves every
 // controller, the client and the field indexer; its namespaces, selectors and transform come from
 // the cache's options, as in controller-runtime, so everyone asking for a kind sees the same set.
-import type { GroupVersionKind, Kind, KubeList, KubeObject, ObjectKey } from "../api/index.js";
+import type { DeepReadonly, GroupVersionKind, Kind, KubeList, KubeObject, ObjectKey } from "../api/index.js";
 import { defineKind } from "../api/index.js";
 import type { RESTConfig } from "../rest/index.js";
 import { newRESTMapper, type RESTMapper } from "../mapper/index.js";
@@ -23,8 +23,8 @@ import { awaitWrites } from "./read-your-writes.js";
 /** Reads objects: from the cache, or (the Client's API reader) from the server. */
 export interface Reader {
   /** The object, frozen; a missing one rejects with a NotFound `StatusError` (`isNotFound`). */
-  get<T extends KubeObject>(kind: Kind<T>, key: ObjectKey, opts?: CacheGetOptions): Promise<Readonly<T>>;
-  list<T extends KubeObject>(kind: Kind<T>, opts?: CacheListOptions): Promise<KubeList<Readonly<T>>>;
+  get<T extends KubeObject>(kind: Kind<T>, key: ObjectKey, opts?: CacheGetOptions): Promise<DeepReadonly<T>>;
+  list<T extends KubeObject>(kind: Kind<T>, opts?: CacheListOptions): Promise<KubeList<DeepReadonly<T>>>;
 }
 
 /** Registers field indexes for `matchingFields` (controller-runtime's FieldIndexer). */
@@ -240,7 +240,11 @@ class InformerCache implements Cache {
     return entry.informer.hasSynced() ? (entry.informer as unknown as Informer<T>) : undefined;
   }
 
-  get<T extends KubeObject>(kind: Kind<T>, key: ObjectKey, opts: CacheGetOptions = {}): Promise<Readonly<T>> {
+  get<T extends KubeObject>(
+    kind: Kind<T>,
+    key: ObjectKey,
+    opts: CacheGetOptions = {},
+  ): Promise<DeepReadonly<T>> {
     const informer = this.#synced(kind);
     if (informer) {
       try {
@@ -257,7 +261,7 @@ class InformerCache implements Cache {
     });
   }
 
-  list<T extends KubeObject>(kind: Kind<T>, opts: CacheListOptions = {}): Promise<KubeList<Readonly<T>>> {
+  list<T extends KubeObject>(kind: Kind<T>, opts: CacheListOptions = {}): Promise<KubeList<DeepReadonly<T>>> {
     const informer = this.#synced(kind);
     if (informer) {
       try {

@@ -1,6 +1,6 @@
 // Event handlers of an informer, as client-go's ResourceEventHandler: add, update with the old
 // object, delete with a marker when the delete itself was missed.
-import type { KubeObject } from "../api/index.js";
+import type { DeepReadonly, KubeObject } from "../api/index.js";
 
 /**
  * A deletion seen only in a relist: the object vanished while the watch was down, so its final
@@ -9,8 +9,8 @@ import type { KubeObject } from "../api/index.js";
  */
 export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
   readonly key: string;
-  readonly obj: Readonly<T>;
-  constructor(key: string, obj: Readonly<T>) {
+  readonly obj: DeepReadonly<T>;
+  constructor(key: string, obj: DeepReadonly<T>) {
     this.key = key;
     this.obj = obj;
     Object.freeze(this);
@@ -24,10 +24,10 @@ export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
  */
 export interface ResourceEventHandler<T extends KubeObject = KubeObject> {
   /** `isInInitialList`: the object came with the first list (or is replayed to a late handler). */
-  onAdd?(obj: Readonly<T>, isInInitialList: boolean): void;
+  onAdd?(obj: DeepReadonly<T>, isInInitialList: boolean): void;
   /** A change, or a resync (then `oldObj === newObj`). */
-  onUpdate?(oldObj: Readonly<T>, newObj: Readonly<T>): void;
-  onDelete?(obj: Readonly<T> | DeletedFinalStateUnknown<T>): void;
+  onUpdate?(oldObj: DeepReadonly<T>, newObj: DeepReadonly<T>): void;
+  onDelete?(obj: DeepReadonly<T> | DeletedFinalStateUnknown<T>): void;
 }
 
 /** A handler added to an informer: remove it, or ask whether it got the initial list. */
@@ -40,7 +40,7 @@ export interface HandlerRegistration {
 
 /** The object a delete notification is about, unwrapping the marker. */
 export function deletedObject<T extends KubeObject>(
-  obj: Readonly<T> | DeletedFinalStateUnknown<T>,
-): Readonly<T> {
+  obj: DeepReadonly<T> | DeletedFinalStateUnknown<T>,
+): DeepReadonly<T> {
   return obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
 }

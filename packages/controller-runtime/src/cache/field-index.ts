@@ -2,11 +2,11 @@
 // named `field:spec.x`; for each value an object yields, a namespaced object is filed under both
 // `<namespace>/<value>` and `__all_namespaces/<value>`, a cluster-scoped one under the latter, so
 // that one index answers both per-namespace and cluster-wide lookups.
-import type { KubeObject } from "../api/index.js";
+import type { DeepReadonly, KubeObject } from "../api/index.js";
 import { type IndexFunc, type IndexFuncWithShortcut, SAME_INDEX_VALUES } from "./store.js";
 
 /** Extracts the values of a field from an object: strings, several per object, or none. */
-export type IndexerFunc<T extends KubeObject = KubeObject> = (obj: Readonly<T>) => readonly string[];
+export type IndexerFunc<T extends KubeObject = KubeObject> = (obj: DeepReadonly<T>) => readonly string[];
 
 /** The namespace part of an index key that looks across all namespaces. */
 export const ALL_NAMESPACES = "__all_namespaces";
@@ -47,7 +47,7 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** The namespace index function: an object's namespace, none for cluster-scoped objects. */
-export function namespaceIndexFunc(obj: Readonly<KubeObject>): readonly string[] {
+export function namespaceIndexFunc(obj: DeepReadonly<KubeObject>): readonly string[] {
   const ns = obj.metadata?.namespace;
   return ns ? [ns] : [];
 }

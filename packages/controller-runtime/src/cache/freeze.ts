@@ -2,12 +2,13 @@
 // object to every reader. A reader that tries to change it gets a TypeError (modules are strict
 // mode), so no reader can corrupt what the next one sees; `structuredClone(obj)` gives a copy to
 // change. bench/cache.ts measures this against copying on every read.
+import type { DeepReadonly } from "../api/index.js";
 
 /** Freezes `value` and everything reachable from it; returns it. Already frozen parts are skipped. */
-export function deepFreeze<T>(value: T): Readonly<T> {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+export function deepFreeze<T>(value: T): DeepReadonly<T> {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value as DeepReadonly<T>;
   freezeTree(value);
-  return value;
+  return value as DeepReadonly<T>;
 }
 
 // Strings and numbers, most of an object's values, are skipped without a call.

@@ -2,6 +2,7 @@
 // the old object, resync replays, late handlers catch up, a throwing handler harms nothing;
 // indexes follow creates, updates and deletes; selectors, namespaces, transforms and
 // metadata-only informers restrict and shape what is stored.
+import type { DeepReadonly } from "../api/index.js";
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
@@ -281,7 +282,7 @@ test("a transform runs before storing; the handlers and the store see its output
       return c;
     },
   });
-  let added: ConfigMap | undefined;
+  let added: DeepReadonly<ConfigMap> | undefined;
   informer.addEventHandler({ onAdd: (o) => (added = o) });
   await running(informer, async () => {
     assert.deepEqual(informer.store.get(`${ns}/x`)?.data, { keep: "y" });

@@ -2,7 +2,14 @@
 // with indexes and event handlers (client-go's sharedIndexInformer). Handlers run on the
 // informer's own loop, in order, after the store holds the change; a late handler first gets the
 // current objects as adds. Objects are frozen when they arrive (see freeze.ts).
-import type { FieldSelector, Kind, KubeObject, LabelSelector } from "../api/index.js";
+import type {
+  DeepMutable,
+  DeepReadonly,
+  FieldSelector,
+  Kind,
+  KubeObject,
+  LabelSelector,
+} from "../api/index.js";
 import { parseLabelSelector } from "../api/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
 import type { RESTClient } from "../rest/index.js";
@@ -452,7 +459,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   }
 
   // One loop per kind of notification, with no closure per event: they run for every change.
-  #added(obj: Readonly<T>, initial: boolean): void {
+  #added(obj: DeepReadonly<T>, initial: boolean): void {
     for (const reg of this.#handlers) {
       if (reg.removed) continue;
       try {
@@ -463,7 +470,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     }
   }
 
-  #updated(old: Readonly<T>, obj: Readonly<T>): void {
+  #updated(old: DeepReadonly<T>, obj: DeepReadonly<T>): void {
     for (const reg of this.#handlers) {
       if (reg.removed) continue;
       try {
@@ -474,7 +481,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     }
   }
 
-  #deleted(obj: Readonly<T> | DeletedFinalStateUnknown<T>): void {
+  #deleted(obj: DeepReadonly<T> | DeletedFinalStateUnknown<T>): void {
     for (const reg of this.#handlers) {
       if (reg.removed) continue;
       try {
@@ -513,14 +520,15 @@ function ingestFunc<T extends KubeObject>(
   kind: Kind<T>,
   transform: TransformFunc,
   namespaces: NamespaceStrings,
-): (obj: T) => Readonly<T> {
+): (obj: T) => DeepReadonly<T> {
   return (obj) => {
     if (obj.kind !== kind.kind || obj.apiVersion !== kind.apiVersion) {
       obj.apiVersion = kind.apiVersion;
       obj.kind = kind.kind;
     }
-    const out = transform(obj) as T;
-    const meta = out.metadata;
+    const out = transform(obj as DeepMutable<KubeObject>) as T;
+    // Not yet frozen: the transform's output is the informer's own until deepFreeze below.
+    const meta = out.metadata as { namespace?: string } | undefined;
     const ns = meta?.namespace;
     if (ns && !Object.isFrozen(meta)) meta.namespace = namespaces.shared(ns);
     return deepFreeze(out);

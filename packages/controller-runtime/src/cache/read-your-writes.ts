@@ -7,7 +7,7 @@
 // object out of the informer's label selector is seen once the object left the store. Field
 // selectors are not evaluated here: a write an informer's field selector excludes is seen only
 // once the informer's watch passes its version.
-import type { Kind, KubeObject } from "../api/index.js";
+import type { DeepReadonly, Kind, KubeObject } from "../api/index.js";
 import { CacheSyncError, StaleCacheError } from "./errors.js";
 import type { Informer } from "./informer.js";
 import { compareResourceVersions } from "./resource-version.js";
@@ -39,7 +39,7 @@ export interface ReadAfterWrites {
 /** Whether `informer`'s store reflects `w`. */
 export function hasSeen<T extends KubeObject>(informer: Informer<T>, w: WrittenObject): boolean {
   const ns = informer.kind.namespaced ? w.namespace : undefined;
-  const obj: Readonly<KubeObject> | undefined = informer.store.getIn(ns, w.name);
+  const obj: DeepReadonly<KubeObject> | undefined = informer.store.getIn(ns, w.name);
   if (w.deleted)
     return obj === undefined || (w.deleted.uid !== undefined && obj.metadata?.uid !== w.deleted.uid);
   const rv = w.resourceVersion;

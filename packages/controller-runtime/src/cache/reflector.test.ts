@@ -2,6 +2,7 @@
 // the server closes, a server restart (whose watch cache begins anew, so the reflector relists), 410 at
 // resume, changes made while the watch was down, refused requests, and servers without
 // streaming lists. Each test runs its own server, since most of them stop it.
+import type { DeepReadonly } from "../api/index.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
@@ -66,8 +67,8 @@ function recording<T extends ConfigMap>(lw: ListerWatcher<T>) {
   };
 }
 
-function mapSink(): ReflectorSink<ConfigMap> & { items: Map<string, ConfigMap> } {
-  const items = new Map<string, ConfigMap>();
+function mapSink(): ReflectorSink<ConfigMap> & { items: Map<string, DeepReadonly<ConfigMap>> } {
+  const items = new Map<string, DeepReadonly<ConfigMap>>();
   return {
     items,
     replace(next) {

@@ -2,7 +2,7 @@
 // store, a batch at a time (a list page, a watch chunk) with no promise between the events of a
 // batch. A list is gathered and handed over whole at `initDone`, so the store changes atomically. Each object is transformed and frozen once, here, on its way in.
 // It also keeps the health a readyz check reads.
-import type { KubeObject } from "../api/index.js";
+import type { DeepReadonly, KubeObject } from "../api/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
 import { isNotFound } from "../rest/index.js";
 import { type Backoff, exponentialBackoff, withBatchBackoff } from "./backoff.js";
@@ -15,9 +15,9 @@ import { type WatcherError, watcherBatches, type WatcherOptions } from "./watche
  */
 export interface ReflectorSink<T extends KubeObject> {
   /** The complete state of this reflector's scope, from a (re)list. The array is the sink's to keep. */
-  replace(items: Readonly<T>[]): void;
-  apply(obj: Readonly<T>): void;
-  delete(obj: Readonly<T>): void;
+  replace(items: DeepReadonly<T>[]): void;
+  apply(obj: DeepReadonly<T>): void;
+  delete(obj: DeepReadonly<T>): void;
   /** Called after the first `replace`, once `hasSynced()` is true. */
   synced?(): void;
   /**
@@ -44,7 +44,7 @@ export interface ReflectorHealth {
 
 export interface ReflectorOptions<T extends KubeObject> {
   /** Turns a decoded object into the stored one (transform + freeze). Default: as is. */
-  ingest?: (obj: T) => Readonly<T>;
+  ingest?: (obj: T) => DeepReadonly<T>;
   /** Default: nullLogger(). */
   logger?: Logger;
   /** Default: `exponentialBackoff()` (800 ms doubling to 30 s, full jitter). */
@@ -68,7 +68,7 @@ export function storeKeyOf(obj: KubeObject): string {
 export class Reflector<T extends KubeObject> {
   readonly #lw: ListerWatcher<T>;
   readonly #sink: ReflectorSink<T>;
-  readonly #ingest: (obj: T) => Readonly<T>;
+  readonly #ingest: (obj: T) => DeepReadonly<T>;
   readonly #log: Logger;
   readonly #backoff: Backoff;
   readonly #watcherOptions: WatcherOptions;
@@ -83,7 +83,7 @@ export class Reflector<T extends KubeObject> {
   constructor(lw: ListerWatcher<T>, sink: ReflectorSink<T>, opts: ReflectorOptions<T> = {}) {
     this.#lw = lw;
     this.#sink = sink;
-    this.#ingest = opts.ingest ?? ((o) => o);
+    this.#ingest = opts.ingest ?? ((o) => o as DeepReadonly<T>);
     this.#log = opts.logger ?? nullLogger();
     this.#backoff = opts.backoff ?? exponentialBackoff();
     this.#watcherOptions = { ...opts.watcher, logger: opts.watcher?.logger ?? this.#log };
@@ -107,7 +107,7 @@ export class Reflector<T extends KubeObject> {
 
   /** Lists and watches until `signal` aborts; resolves then. Never rejects on server failures. */
   async run(signal: AbortSignal): Promise<void> {
-    let buffer: Readonly<T>[] | undefined;
+    let buffer: DeepReadonly<T>[] | undefined;
     const ingest = this.#ingest;
     const sink = this.#sink;
     const batches = withBatchBackoff(

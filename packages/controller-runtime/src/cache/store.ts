@@ -2,10 +2,10 @@
 // indexes kept up to date on every write (client-go's threadSafeMap with its indices). Objects come in frozen, so readers get them as
 // they are, without a copy. The writer side belongs to the informer; everyone else gets the
 // read-only `StoreReader`.
-import type { KubeObject } from "../api/index.js";
+import type { DeepReadonly, KubeObject } from "../api/index.js";
 
 /** Index values of an object: several strings, or none. Must depend on the object only. */
-export type IndexFunc<T extends KubeObject = KubeObject> = (obj: Readonly<T>) => readonly string[];
+export type IndexFunc<T extends KubeObject = KubeObject> = (obj: DeepReadonly<T>) => readonly string[];
 
 /**
  * An optional shortcut an {@link IndexFunc} may carry: true only when two objects are sure to
@@ -16,7 +16,7 @@ export const SAME_INDEX_VALUES: unique symbol = Symbol("sameIndexValues");
 
 /** An index function with the {@link SAME_INDEX_VALUES} shortcut. */
 export type IndexFuncWithShortcut<T extends KubeObject = KubeObject> = IndexFunc<T> & {
-  [SAME_INDEX_VALUES]?: (a: Readonly<T>, b: Readonly<T>) => boolean;
+  [SAME_INDEX_VALUES]?: (a: DeepReadonly<T>, b: DeepReadonly<T>) => boolean;
 };
 
 /** The index every store has: objects by namespace (client-go's `namespace` index). */
@@ -25,15 +25,15 @@ export const NAMESPACE_INDEX = "namespace";
 /** What readers of a store can do. Objects are frozen: copy one (`structuredClone`) to change it. */
 export interface StoreReader<T extends KubeObject = KubeObject> {
   /** The object under `namespace/name` (or `name` for cluster-scoped kinds). */
-  get(key: string): Readonly<T> | undefined;
+  get(key: string): DeepReadonly<T> | undefined;
   /** The object `name` in `namespace` (empty or undefined for cluster-scoped kinds), without a key. */
-  getIn(namespace: string | undefined, name: string): Readonly<T> | undefined;
+  getIn(namespace: string | undefined, name: string): DeepReadonly<T> | undefined;
   /** Every object, in no particular order. */
-  list(): Readonly<T>[];
+  list(): DeepReadonly<T>[];
   keys(): string[];
   readonly size: number;
   /** The objects whose `index` values include `value`; throws for an unknown index. */
-  byIndex(index: string, value: string): Readonly<T>[];
+  byIndex(index: string, value: string): DeepReadonly<T>[];
   /** The keys of those objects. */
   indexKeys(index: string, value: string): string[];
   hasIndex(index: string): boolean;
@@ -43,9 +43,9 @@ export interface StoreReader<T extends KubeObject = KubeObject> {
 
 /** What one write changed, for the handlers. */
 export interface StoreChanges<T extends KubeObject> {
-  added: Readonly<T>[];
-  updated: [old: Readonly<T>, current: Readonly<T>][];
-  deleted: [key: string, old: Readonly<T>][];
+  added: DeepReadonly<T>[];
+  updated: [old: DeepReadonly<T>, current: DeepReadonly<T>][];
+  deleted: [key: string, old: DeepReadonly<T>][];
 }
 
 export class UnknownIndexError extends Error {
@@ -88,7 +88,7 @@ export class NamespaceStrings {
 
 interface Index<T extends KubeObject> {
   fn: IndexFunc<T>;
-  same: ((a: Readonly<T>, b: Readonly<T>) => boolean) | undefined;
+  same: ((a: DeepReadonly<T>, b: DeepReadonly<T>) => boolean) | undefined;
   byValue: Map<string, Set<string>>;
 }
 
@@ -100,7 +100,7 @@ interface Index<T extends KubeObject> {
  */
 export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
   /** Namespace ("" for cluster-scoped objects) → name → object; no namespace maps empty. */
-  readonly #byNs = new Map<string, Map<string, Readonly<T>>>();
+  readonly #byNs = new Map<string, Map<string, DeepReadonly<T>>>();
   #size = 0;
   /** Indexes other than the namespace index. */
   readonly #indexes = new Map<string, Index<T>>();
@@ -111,20 +111,20 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
     return this.#size;
   }
 
-  get(key: string): Readonly<T> | undefined {
+  get(key: string): DeepReadonly<T> | undefined {
     const slash = key.indexOf("/");
     if (slash === -1) return this.#byNs.get("")?.get(key);
     return this.#byNs.get(key.slice(0, slash))?.get(key.slice(slash + 1));
   }
 
   /** The object `name` in `namespace` (empty or undefined for cluster-scoped kinds). */
-  getIn(namespace: string | undefined, name: string): Readonly<T> | undefined {
+  getIn(namespace: string | undefined, name: string): DeepReadonly<T> | undefined {
     return this.#byNs.get(namespace || "")?.get(name);
   }
 
-  list(): Readonly<T>[] {
+  list(): DeepReadonly<T>[] {
     if (this.#byNs.size === 1) for (const objects of this.#byNs.values()) return Array.from(objects.values());
-    const out: Readonly<T>[] = [];
+    const out: DeepReadonly<T>[] = [];
     for (const objects of this.#byNs.values()) for (const obj of objects.values()) out.push(obj);
     return out;
   }
@@ -154,14 +154,14 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
     return keys ? Array.from(keys) : [];
   }
 
-  byIndex(index: string, value: string): Readonly<T>[] {
+  byIndex(index: string, value: string): DeepReadonly<T>[] {
     if (index === NAMESPACE_INDEX) {
       const objects = value === "" ? undefined : this.#byNs.get(value);
       return objects ? Array.from(objects.values()) : [];
     }
     const keys = this.#index(index).byValue.get(value);
     if (!keys) return [];
-    const out: Readonly<T>[] = [];
+    const out: DeepReadonly<T>[] = [];
     for (const key of keys) {
       const obj = this.get(key);
       if (obj !== undefined) out.push(obj);
@@ -194,30 +194,30 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
   }
 
   /** Stores `obj` under its namespace and name; returns what it replaced. */
-  put(obj: Readonly<T>): Readonly<T> | undefined {
+  put(obj: DeepReadonly<T>): DeepReadonly<T> | undefined {
     const meta = obj.metadata;
     return this.#put(meta?.namespace || "", meta?.name ?? "", obj);
   }
 
   /** Removes the object with `obj`'s namespace and name; returns what was there. */
-  remove(obj: Readonly<T>): Readonly<T> | undefined {
+  remove(obj: DeepReadonly<T>): DeepReadonly<T> | undefined {
     const meta = obj.metadata;
     return this.#remove(meta?.namespace || "", meta?.name ?? "");
   }
 
   /** Stores `obj` under `key` (`namespace/name`, or `name`); returns what it replaced. */
-  set(key: string, obj: Readonly<T>): Readonly<T> | undefined {
+  set(key: string, obj: DeepReadonly<T>): DeepReadonly<T> | undefined {
     const slash = key.indexOf("/");
     return slash === -1 ? this.#put("", key, obj) : this.#put(key.slice(0, slash), key.slice(slash + 1), obj);
   }
 
   /** Removes `key`; returns what was there. */
-  delete(key: string): Readonly<T> | undefined {
+  delete(key: string): DeepReadonly<T> | undefined {
     const slash = key.indexOf("/");
     return slash === -1 ? this.#remove("", key) : this.#remove(key.slice(0, slash), key.slice(slash + 1));
   }
 
-  #put(ns: string, name: string, obj: Readonly<T>): Readonly<T> | undefined {
+  #put(ns: string, name: string, obj: DeepReadonly<T>): DeepReadonly<T> | undefined {
     let objects = this.#byNs.get(ns);
     if (objects === undefined) {
       objects = new Map();
@@ -230,7 +230,7 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
     return old;
   }
 
-  #remove(ns: string, name: string): Readonly<T> | undefined {
+  #remove(ns: string, name: string): DeepReadonly<T> | undefined {
     const objects = this.#byNs.get(ns);
     const old = objects?.get(name);
     if (objects === undefined || old === undefined) return undefined;
@@ -251,7 +251,11 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
    * not change are kept and reported neither added nor updated. Keys are built only for the
    * objects that went away.
    */
-  replace(items: readonly Readonly<T>[], namespace?: string, except?: ReadonlySet<string>): StoreChanges<T> {
+  replace(
+    items: readonly DeepReadonly<T>[],
+    namespace?: string,
+    except?: ReadonlySet<string>,
+  ): StoreChanges<T> {
     const changes: StoreChanges<T> = { added: [], updated: [], deleted: [] };
     if (this.#size > 0) {
       const listed = new Map<string, Set<string>>();
@@ -296,7 +300,7 @@ export class IndexedStore<T extends KubeObject> implements StoreReader<T> {
     return changes;
   }
 
-  #reindex(key: string, old: Readonly<T> | undefined, obj: Readonly<T> | undefined): void {
+  #reindex(key: string, old: DeepReadonly<T> | undefined, obj: DeepReadonly<T> | undefined): void {
     for (const index of this.#indexes.values()) {
       if (old !== undefined && obj !== undefined && index.same?.(old, obj)) continue;
       const before = old === undefined ? EMPTY : index.fn(old);

@@ -4,13 +4,15 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "../api/index.js";
+import { deepCopy, kinds } from "../api/index.js";
+import { removeFinalizer } from "../controllerutil/index.js";
 import { type Cache, newCache, type Reader } from "../cache/index.js";
 import type { RESTConfig } from "../rest/config.js";
 import { newRESTClient, isNotFound, type RESTClient, resourceOf } from "../rest/index.js";
 import { type Client, mergeFrom, newAPIReader, newClient } from "./index.js";
 import { newNamespace } from "../../../../test/support/objects.js";
 import { testEnvironment } from "../../../../test/support/environment.js";
+import type { DeepReadonly } from "../api/index.js";
 
 const env = testEnvironment();
 const stop = new AbortController();
@@ -55,11 +57,11 @@ function configMap(namespace: string, name: string, data: Record<string, string>
 async function informerSees(
   namespace: string,
   name: string,
-  pred: (cm: Readonly<ConfigMap>) => boolean,
+  pred: (cm: DeepReadonly<ConfigMap>) => boolean,
 ): Promise<void> {
   const informer = await cache.getInformer(kinds.ConfigMap);
   await new Promise<void>((resolve) => {
-    const check = (cm: Readonly<ConfigMap>) => {
+    const check = (cm: DeepReadonly<ConfigMap>) => {
       if (cm.metadata?.namespace === namespace && cm.metadata?.name === name && pred(cm)) {
         reg.remove();
         resolve();
@@ -172,4 +174,35 @@ test("mutating a cached object throws and does not change the next read; writes 
   assert.equal(updated.data?.v, "3");
   assert.equal(cached.data?.v, "1");
   assert.ok(Object.isFrozen(cached));
+});
+
+test("a cached object is readonly at every depth, in its type and at run time; writes take it as it is", async () => {
+  const ns = await newNamespace(rest, "readonly");
+  await client.create(configMap(ns, "ro", { a: "1" }));
+  await informerSees(ns, "ro", () => true);
+  const key = { namespace: ns, name: "ro" };
+  const cm = await client.get(kinds.ConfigMap, key);
+  assert.throws(() => {
+    // @ts-expect-error a nested field of a cached object is readonly
+    cm.metadata!.labels!.cached = "no";
+  }, TypeError);
+  // @ts-expect-error its arrays are readonly too
+  const finalizers: string[] = cm.metadata?.finalizers ?? [];
+  assert.deepEqual(finalizers, []);
+
+  // A copy is mutable; a write takes the copy, the cached object, or a spread of it.
+  const copy = deepCopy(cm);
+  copy.data = { a: "2" };
+  copy.metadata!.finalizers = ["example.com/keep"];
+  const written = await client.update(copy);
+  assert.equal(written.data?.a, "2");
+  await informerSees(ns, "ro", (c) => c.data?.a === "2");
+  const cached = await client.get(kinds.ConfigMap, key);
+  const spread = await client.update<ConfigMap>({ ...cached, data: { a: "3" } });
+  assert.equal(spread.data?.a, "3");
+  await informerSees(ns, "ro", (c) => c.data?.a === "3");
+  const released = await client.update(
+    removeFinalizer(await client.get(kinds.ConfigMap, key), "example.com/keep"),
+  );
+  assert.equal(released.metadata?.finalizers, undefined);
 });

@@ -10,7 +10,15 @@
 //   the object the server answered, with its new resourceVersion, defaults and status.
 // Objects read from the cache are frozen (`Readonly` in the types); `structuredClone(obj)` gives
 // a copy to change.
-import type { GroupVersionKind, Kind, KubeList, KubeObject, ObjectKey, Unstructured } from "../api/index.js";
+import type {
+  DeepReadonly,
+  GroupVersionKind,
+  Kind,
+  KubeList,
+  KubeObject,
+  ObjectKey,
+  Unstructured,
+} from "../api/index.js";
 import type { ApplyInput } from "./apply-configuration.js";
 import type { WatchStream } from "../rest/index.js";
 import type {
@@ -33,24 +41,24 @@ export type KindName = GroupVersionKind | { apiVersion: string; kind: string };
 /** Reads objects; what `mgr.getAPIReader()` returns (always from the API server). */
 export interface ClientReader {
   /** The object under `key`; a missing one rejects with a NotFound `StatusError` (`isNotFound`, `ignoreNotFound`). */
-  get<T extends KubeObject>(kind: Kind<T>, key: ObjectKey, opts?: GetOptions): Promise<Readonly<T>>;
-  get(kind: KindName, key: ObjectKey, opts?: GetOptions): Promise<Readonly<Unstructured>>;
+  get<T extends KubeObject>(kind: Kind<T>, key: ObjectKey, opts?: GetOptions): Promise<DeepReadonly<T>>;
+  get(kind: KindName, key: ObjectKey, opts?: GetOptions): Promise<DeepReadonly<Unstructured>>;
   /** The objects `opts` selects; each item carries apiVersion and kind. */
-  list<T extends KubeObject>(kind: Kind<T>, opts?: ListOptions): Promise<KubeList<Readonly<T>>>;
-  list(kind: KindName, opts?: ListOptions): Promise<KubeList<Readonly<Unstructured>>>;
+  list<T extends KubeObject>(kind: Kind<T>, opts?: ListOptions): Promise<KubeList<DeepReadonly<T>>>;
+  list(kind: KindName, opts?: ListOptions): Promise<KubeList<DeepReadonly<Unstructured>>>;
 }
 
 /** Writes objects; each call returns the object the server answered and leaves its argument alone. */
 export interface ClientWriter {
   /** Creates `obj` (`generateName` works); rejects with AlreadyExists (409) when the name is taken. */
-  create<T extends KubeObject>(obj: T, opts?: CreateOptions): Promise<T>;
+  create<T extends KubeObject>(obj: T | DeepReadonly<T>, opts?: CreateOptions): Promise<T>;
   /**
    * Replaces `obj` on the server, except its status (the `status` subresource changes that). With
    * `metadata.resourceVersion` set (as read), a stale object is refused with a 409 Conflict.
    */
-  update<T extends KubeObject>(obj: T, opts?: UpdateOptions): Promise<T>;
+  update<T extends KubeObject>(obj: T | DeepReadonly<T>, opts?: UpdateOptions): Promise<T>;
   /** Patches the object `obj` names with `patch.data(obj)`: `client.patch(changed, mergeFrom(original))`. */
-  patch<T extends KubeObject>(obj: T, patch: Patch, opts?: PatchOptions): Promise<T>;
+  patch<T extends KubeObject>(obj: T | DeepReadonly<T>, patch: Patch, opts?: PatchOptions): Promise<T>;
   /**
    * Server-side apply of `config`: creates the object or merges the fields it states, owned by the
    * field owner (the call's, else the client's; one is required). Type the result with
@@ -58,7 +66,7 @@ export interface ClientWriter {
    */
   apply<T extends KubeObject = Unstructured>(config: ApplyInput<T>, opts?: ApplyOptions): Promise<T>;
   /** Deletes the object `obj` names; resolves once the server accepted (finalizers may keep it a while). */
-  delete(obj: Readonly<KubeObject>, opts?: DeleteOptions): Promise<void>;
+  delete(obj: DeepReadonly<KubeObject>, opts?: DeleteOptions): Promise<void>;
   /** Deletes every object of `kind` that `opts` selects, in `opts.inNamespace` for namespaced kinds. */
   deleteAllOf(kind: Kind | KindName, opts?: DeleteAllOfOptions): Promise<void>;
 }
@@ -69,9 +77,9 @@ export interface Client extends ClientReader, ClientWriter {
   /** Reads and writes a subresource: `client.subResource("eviction").create(pod, eviction)`. */
   subResource(name: string): SubResourceClient;
   /** The descriptor (plural, scope) of an object's kind, or of a kind known by name. */
-  kindFor(obj: Readonly<KubeObject> | KindName, opts?: { signal?: AbortSignal }): Promise<Kind>;
+  kindFor(obj: DeepReadonly<KubeObject> | KindName, opts?: { signal?: AbortSignal }): Promise<Kind>;
   /** Whether the object's kind is namespaced. */
-  isObjectNamespaced(obj: Readonly<KubeObject>): Promise<boolean>;
+  isObjectNamespaced(obj: DeepReadonly<KubeObject>): Promise<boolean>;
   /** Closes the REST client if this client created it; one passed in is left open. */
   close(): Promise<void>;
 }

@@ -10,13 +10,14 @@ import {
 } from "../patch/index.js";
 import type { PatchType } from "../rest/index.js";
 import { OptimisticLockError, StrategicMergeUnsupportedError } from "./errors.js";
+import type { DeepReadonly } from "../api/index.js";
 
 /** A patch: its type, and the body to send for the object passed to `client.patch`. */
 export interface Patch {
   /** `json`, `merge`, `strategic` or `apply`. */
   readonly type: PatchType;
   /** The body for `obj`: sent as is when a string, else as JSON. Never changes `obj`. */
-  data(obj: Readonly<KubeObject>): unknown;
+  data(obj: DeepReadonly<KubeObject>): unknown;
 }
 
 export interface MergeFromOptions {
@@ -29,8 +30,8 @@ export interface MergeFromOptions {
 
 /** The pair to diff: with optimistic locking, the original's resourceVersion is written into the patch. */
 function diffPair(
-  original: Readonly<KubeObject>,
-  modified: Readonly<KubeObject>,
+  original: DeepReadonly<KubeObject>,
+  modified: DeepReadonly<KubeObject>,
   opts: MergeFromOptions,
 ): [unknown, unknown] {
   if (!opts.optimisticLock) return [original, modified];
@@ -47,7 +48,7 @@ function diffPair(
  * A JSON merge patch (RFC 7386) from `original` to the object passed to `client.patch`. Lists are
  * replaced whole; a field removed from the object is sent as `null`.
  */
-export function mergeFrom(original: Readonly<KubeObject>, opts: MergeFromOptions = {}): Patch {
+export function mergeFrom(original: DeepReadonly<KubeObject>, opts: MergeFromOptions = {}): Patch {
   return {
     type: "merge",
     data(obj) {
@@ -62,7 +63,7 @@ export function mergeFrom(original: Readonly<KubeObject>, opts: MergeFromOptions
  * merge key (containers by name, ...) are patched by element. Built-in kinds only: the patch of a
  * custom resource fails with `StrategicMergeUnsupportedError` before anything is sent.
  */
-export function strategicMergeFrom(original: Readonly<KubeObject>, opts: MergeFromOptions = {}): Patch {
+export function strategicMergeFrom(original: DeepReadonly<KubeObject>, opts: MergeFromOptions = {}): Patch {
   return {
     type: "strategic",
     data(obj) {
@@ -91,4 +92,7 @@ export function rawPatch(type: PatchType, data: unknown): Patch {
  * Server-side apply of the object passed to `client.patch` itself (controller-runtime's
  * `client.Apply`); needs a field owner. `client.apply(config)` is the typed way to the same.
  */
-export const applyPatch: Patch = Object.freeze({ type: "apply", data: (obj: Readonly<KubeObject>) => obj });
+export const applyPatch: Patch = Object.freeze({
+  type: "apply",
+  data: (obj: DeepReadonly<KubeObject>) => obj,
+});

@@ -17,6 +17,7 @@ import { testEnvironment } from "../../../../test/support/environment.js";
 import { delayEvents, type FaultHandle } from "../envtest/index.js";
 import { type FaultProxy, startFaultProxy } from "../envtest/fault-proxy.js";
 import { type Client, type ClientOptions, mergeFrom, newClient } from "./index.js";
+import type { DeepReadonly } from "../api/index.js";
 
 const env = testEnvironment();
 const stop = new AbortController();
@@ -51,7 +52,7 @@ function clientWith(opts: ClientOptions): Client {
   return newClient(config, { ...opts, cache });
 }
 
-async function cached(ns: string, name: string): Promise<Readonly<ConfigMap>> {
+async function cached(ns: string, name: string): Promise<DeepReadonly<ConfigMap>> {
   return cache.get(kinds.ConfigMap, { namespace: ns, name });
 }
 

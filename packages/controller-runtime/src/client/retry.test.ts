@@ -10,6 +10,7 @@ import { isConflict, newRESTClient, type RESTClient } from "../rest/index.js";
 import { newNamespace } from "../../../../test/support/objects.js";
 import { testEnvironment } from "../../../../test/support/environment.js";
 import { type Client, newClient, retryOnConflict, retryOnError } from "./index.js";
+import type { DeepReadonly } from "../api/index.js";
 
 const env = testEnvironment();
 let config: RESTConfig;
@@ -103,7 +104,7 @@ test("the last conflict goes to the caller once the steps run out; other errors 
 });
 
 test("deepCopy gives a mutable copy of a frozen cache object, leaving the original alone", () => {
-  const frozen: Readonly<ConfigMap> = Object.freeze({
+  const frozen: DeepReadonly<ConfigMap> = Object.freeze({
     metadata: Object.freeze({ name: "a", labels: Object.freeze({ x: "1" }) }),
     data: Object.freeze({ k: "v" }),
   });

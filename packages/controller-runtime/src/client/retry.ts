@@ -3,6 +3,7 @@
 // jittered pause between; any other error, or the last conflict, goes to the caller.
 import { setTimeout as sleep } from "node:timers/promises";
 import { isConflict } from "../rest/status-reasons.js";
+import type { DeepReadonly } from "../api/index.js";
 
 export interface RetryBackoff {
   /** Attempts in all. Default 5 (client-go's DefaultRetry). */
@@ -18,7 +19,7 @@ export interface RetryBackoff {
 }
 
 /** client-go's retry.DefaultRetry: 5 attempts, 10 ms apart. */
-export const defaultRetry: Readonly<Required<Omit<RetryBackoff, "signal">>> = Object.freeze({
+export const defaultRetry: DeepReadonly<Required<Omit<RetryBackoff, "signal">>> = Object.freeze({
   steps: 5,
   durationMs: 10,
   factor: 1,

@@ -1,7 +1,7 @@
 // Clients around an existing Client that change how it writes, as controller-runtime's
 // `NewDryRunClient`, `WithFieldOwner` and `WithFieldValidation`. Reads pass through; so does
 // `close()`, which closes the wrapped client (a wrapper owns nothing of its own).
-import type { KubeObject } from "../api/index.js";
+import type { DeepReadonly, KubeObject } from "../api/index.js";
 import type { Client, WithWatch } from "./client.js";
 import type { DeleteOptions, FieldValidation, WriteOptions } from "./options.js";
 import type { SubResourceClient } from "./subresource-client.js";
@@ -34,7 +34,7 @@ export function withWriteRules<C extends Client>(c: C, rules: WriteRules): C {
     status: () => sub(c.status()),
     subResource: (name) => sub(c.subResource(name)),
     kindFor: (obj, opts) => c.kindFor(obj, opts),
-    isObjectNamespaced: (obj: Readonly<KubeObject>) => c.isObjectNamespaced(obj),
+    isObjectNamespaced: (obj: DeepReadonly<KubeObject>) => c.isObjectNamespaced(obj),
     close: () => c.close(),
   };
   const watcher = c as Partial<WithWatch>;

@@ -2,7 +2,7 @@
 // to the wanted state, then create it, update/patch it, or leave it alone when nothing changed.
 // `mutate` gets a mutable copy (never the frozen cached object): it may change it in place, or
 // return a replacement (handy with helpers that return copies: `return setControllerReference(owner, obj)`).
-import type { Kind, KubeObject, ObjectKey } from "../api/index.js";
+import type { DeepReadonly, Kind, KubeObject, ObjectKey } from "../api/index.js";
 import type { Client, WriteOptions } from "../client/index.js";
 import { mergeFrom } from "../client/index.js";
 import { jsonEqual } from "../patch/index.js";
@@ -16,12 +16,12 @@ export type OperationResult = "unchanged" | "created" | "updated" | "updatedStat
 export type MutateFn<T extends KubeObject> = (
   obj: T,
   // biome-ignore lint/suspicious/noConfusingVoidType: an async mutate function may return nothing
-) => void | T | Readonly<T> | Promise<void | T | Readonly<T>>;
+) => void | T | DeepReadonly<T> | Promise<void | T | DeepReadonly<T>>;
 
 export interface CreateOrUpdateResult<T extends KubeObject, R extends OperationResult = OperationResult> {
   result: R;
   /** The object as the server answered (or as read, when unchanged). */
-  object: Readonly<T>;
+  object: DeepReadonly<T>;
 }
 
 /** Options of the writes (and, for `signal`, of the read). */
@@ -50,7 +50,7 @@ async function read<T extends KubeObject>(
   kind: Kind<T>,
   key: ObjectKey,
   signal: AbortSignal | undefined,
-): Promise<Readonly<T> | undefined> {
+): Promise<DeepReadonly<T> | undefined> {
   try {
     return await client.get(kind, key, { signal });
   } catch (err) {
@@ -70,7 +70,7 @@ async function create<T extends KubeObject>(
     kind.namespaced && key.namespace ? { name: key.name, namespace: key.namespace } : { name: key.name };
   const fresh = { apiVersion: kind.apiVersion, kind: kind.kind, metadata } as T;
   const obj = await runMutate(kind, key, fresh, mutate);
-  return { result: "created", object: await client.create(obj, opts) };
+  return { result: "created", object: (await client.create(obj, opts)) as DeepReadonly<T> };
 }
 
 /**
@@ -89,10 +89,14 @@ export async function createOrUpdate<T extends KubeObject>(
   if (!current) return create(client, kind, key, mutate, opts);
   const obj = await runMutate(kind, key, structuredClone(current) as T, mutate);
   if (jsonEqual(current, obj)) return { result: "unchanged", object: current };
-  return { result: "updated", object: await client.update(obj, opts) };
+  return { result: "updated", object: (await client.update(obj, opts)) as DeepReadonly<T> };
 }
 
-function splitStatus(obj: Readonly<KubeObject>): { rest: KubeObject; status: unknown; hasStatus: boolean } {
+function splitStatus(obj: DeepReadonly<KubeObject>): {
+  rest: KubeObject;
+  status: unknown;
+  hasStatus: boolean;
+} {
   const { status, ...rest } = obj as KubeObject & { status?: unknown };
   return { rest, status, hasStatus: Object.hasOwn(obj, "status") };
 }
@@ -116,16 +120,16 @@ export async function createOrPatch<T extends KubeObject>(
   const after = splitStatus(obj);
 
   let result: OperationResult = "unchanged";
-  let object: Readonly<T> = current;
+  let object: DeepReadonly<T> = current;
   if (!jsonEqual(before.rest, after.rest)) {
-    object = await client.patch(obj, mergeFrom(current), opts);
+    object = (await client.patch(obj, mergeFrom(current), opts)) as DeepReadonly<T>;
     result = "updated";
   }
   if ((before.hasStatus || after.hasStatus) && !jsonEqual(before.status, after.status)) {
     // Diff the status alone, against the object as it now is on the server.
     const from = { ...object, status: before.status } as T;
     const to = { ...object, status: after.status } as T;
-    object = await client.status().patch(to, mergeFrom(from), opts);
+    object = (await client.status().patch(to, mergeFrom(from), opts)) as DeepReadonly<T>;
     result = result === "updated" ? "updatedStatus" : "updatedStatusOnly";
   }
   return { result, object };

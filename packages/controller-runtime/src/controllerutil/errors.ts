@@ -1,8 +1,8 @@
 // Errors of controllerutil, each a class with a stable `code` and `name`.
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
-import type { KubeObject } from "../api/index.js";
+import type { DeepReadonly, KubeObject } from "../api/index.js";
 
-function objectName(obj: Readonly<KubeObject>): string {
+function objectName(obj: DeepReadonly<KubeObject>): string {
   const m = obj.metadata;
   return m?.namespace ? `${m.namespace}/${m.name ?? ""}` : (m?.name ?? "");
 }
@@ -12,10 +12,10 @@ export class AlreadyOwnedError extends Error {
   override readonly name = "AlreadyOwnedError";
   readonly code = "ERR_ALREADY_OWNED";
   /** The object that is already controlled. */
-  readonly object: Readonly<KubeObject>;
+  readonly object: DeepReadonly<KubeObject>;
   /** Its controller's reference. */
-  readonly owner: Readonly<OwnerReference>;
-  constructor(object: Readonly<KubeObject>, owner: Readonly<OwnerReference>) {
+  readonly owner: DeepReadonly<OwnerReference>;
+  constructor(object: DeepReadonly<KubeObject>, owner: DeepReadonly<OwnerReference>) {
     super(
       `Object ${objectName(object)} is already owned by another ${owner.kind} controller ${owner.name}; ` +
         "an object has one controller: use setOwnerReference for a non-controlling owner, or remove the other controller's reference first",

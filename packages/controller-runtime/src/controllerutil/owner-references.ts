@@ -2,9 +2,10 @@
 // object, `controller: true`), plain owner references, and the namespace rules the garbage
 // collector needs. Each helper returns a new object and never changes the one it is given (which
 // may be frozen, from the cache).
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { ObjectMeta, OwnerReference } from "kubernetes-types/meta/v1.js";
 import { type KubeObject, parseAPIVersion } from "../api/index.js";
 import { AlreadyOwnedError, InvalidOwnerError, OwnerReferenceNotFoundError } from "./errors.js";
+import type { DeepReadonly } from "../api/index.js";
 
 export interface ControllerReferenceOptions {
   /** Set `blockOwnerDeletion`, so a foreground deletion of the owner waits for the object. Default: true. */
@@ -23,7 +24,7 @@ export interface OwnerReferenceOptions {
 }
 
 /** Refuses owner references the garbage collector would treat as dangling (validateOwner). */
-function validateOwner(owner: Readonly<KubeObject>, object: Readonly<KubeObject>): void {
+function validateOwner(owner: DeepReadonly<KubeObject>, object: DeepReadonly<KubeObject>): void {
   const ownerNs = owner.metadata?.namespace;
   if (!ownerNs) return;
   const objNs = object.metadata?.namespace;
@@ -41,7 +42,7 @@ function validateOwner(owner: Readonly<KubeObject>, object: Readonly<KubeObject>
 
 /** What a reference is matched by (group, kind, name): Go's removal and lookup need no uid. */
 function matchRef(
-  owner: Readonly<KubeObject>,
+  owner: DeepReadonly<KubeObject>,
   verb: string,
 ): Pick<OwnerReference, "apiVersion" | "kind" | "name"> {
   const { apiVersion, kind } = owner;
@@ -52,7 +53,7 @@ function matchRef(
   return { apiVersion, kind, name };
 }
 
-function baseRef(owner: Readonly<KubeObject>, verb: string): OwnerReference {
+function baseRef(owner: DeepReadonly<KubeObject>, verb: string): OwnerReference {
   const { apiVersion, kind } = owner;
   const name = owner.metadata?.name;
   const uid = owner.metadata?.uid;
@@ -71,7 +72,7 @@ function baseRef(owner: Readonly<KubeObject>, verb: string): OwnerReference {
 
 /** Same group, kind and name: the version may differ (referSameObject). */
 function referSameObject(
-  a: Readonly<OwnerReference>,
+  a: DeepReadonly<OwnerReference>,
   b: Pick<OwnerReference, "apiVersion" | "kind" | "name">,
 ): boolean {
   return (
@@ -81,14 +82,15 @@ function referSameObject(
   );
 }
 
-function withOwnerReferences<T extends KubeObject>(object: Readonly<T>, refs: OwnerReference[]): T {
+function withOwnerReferences<T extends KubeObject>(object: T, refs: OwnerReference[]): T {
   const copy = structuredClone(object) as T;
-  copy.metadata = { ...copy.metadata, ownerReferences: refs };
-  if (refs.length === 0) delete copy.metadata.ownerReferences;
+  const metadata = { ...copy.metadata, ownerReferences: refs } as ObjectMeta; // a copy: mutable
+  if (refs.length === 0) delete metadata.ownerReferences;
+  copy.metadata = metadata;
   return copy;
 }
 
-function upsert<T extends KubeObject>(object: Readonly<T>, ref: OwnerReference): T {
+function upsert<T extends KubeObject>(object: T, ref: OwnerReference): T {
   const refs = (object.metadata?.ownerReferences ?? []).map((r) => ({ ...r }));
   const i = refs.findIndex((r) => referSameObject(r, ref));
   if (i < 0) refs.push(ref);
@@ -97,7 +99,7 @@ function upsert<T extends KubeObject>(object: Readonly<T>, ref: OwnerReference):
 }
 
 /** The controller's reference among the object's owner references, if any (metav1.GetControllerOf). */
-export function getControllerOf(object: Readonly<KubeObject>): Readonly<OwnerReference> | undefined {
+export function getControllerOf(object: DeepReadonly<KubeObject>): DeepReadonly<OwnerReference> | undefined {
   return object.metadata?.ownerReferences?.find((r) => r.controller === true);
 }
 
@@ -108,8 +110,8 @@ export function getControllerOf(object: Readonly<KubeObject>): Readonly<OwnerRef
  * cluster-scoped object. Setting the same controller again updates its reference.
  */
 export function setControllerReference<T extends KubeObject>(
-  owner: Readonly<KubeObject>,
-  object: Readonly<T>,
+  owner: DeepReadonly<KubeObject>,
+  object: T,
   opts: ControllerReferenceOptions = {},
 ): T {
   validateOwner(owner, object);
@@ -128,8 +130,8 @@ export function setControllerReference<T extends KubeObject>(
  * with its owner. An existing reference to the same owner is replaced.
  */
 export function setOwnerReference<T extends KubeObject>(
-  owner: Readonly<KubeObject>,
-  object: Readonly<T>,
+  owner: DeepReadonly<KubeObject>,
+  object: T,
   opts: OwnerReferenceOptions = {},
 ): T {
   validateOwner(owner, object);
@@ -140,10 +142,7 @@ export function setOwnerReference<T extends KubeObject>(
 }
 
 /** A copy of `object` without its reference to `owner`; throws `OwnerReferenceNotFoundError` if it has none. */
-export function removeOwnerReference<T extends KubeObject>(
-  owner: Readonly<KubeObject>,
-  object: Readonly<T>,
-): T {
+export function removeOwnerReference<T extends KubeObject>(owner: DeepReadonly<KubeObject>, object: T): T {
   const ref = matchRef(owner, "removeOwnerReference");
   const refs = object.metadata?.ownerReferences ?? [];
   const i = refs.findIndex((r) => referSameObject(r, ref));
@@ -163,8 +162,8 @@ export function removeOwnerReference<T extends KubeObject>(
  * when the object has no controller, no reference to `owner`, or one that is not the controller.
  */
 export function removeControllerReference<T extends KubeObject>(
-  owner: Readonly<KubeObject>,
-  object: Readonly<T>,
+  owner: DeepReadonly<KubeObject>,
+  object: T,
 ): T {
   const what = `${object.kind ?? "the object"} ${object.metadata?.name ?? ""}`;
   if (!hasControllerReference(object)) {
@@ -192,12 +191,15 @@ export function removeControllerReference<T extends KubeObject>(
 }
 
 /** Whether `object` lists `owner` among its owner references (by group, kind and name). */
-export function hasOwnerReference(object: Readonly<KubeObject>, owner: Readonly<KubeObject>): boolean {
+export function hasOwnerReference(
+  object: DeepReadonly<KubeObject>,
+  owner: DeepReadonly<KubeObject>,
+): boolean {
   const ref = matchRef(owner, "hasOwnerReference");
   return (object.metadata?.ownerReferences ?? []).some((r) => referSameObject(r, ref));
 }
 
 /** Whether any owner reference of `object` is a controller reference. */
-export function hasControllerReference(object: Readonly<KubeObject>): boolean {
+export function hasControllerReference(object: DeepReadonly<KubeObject>): boolean {
   return getControllerOf(object) !== undefined;
 }

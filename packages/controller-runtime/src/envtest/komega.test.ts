@@ -17,6 +17,7 @@ import {
   newKomega,
   objectDiff,
 } from "./index.js";
+import type { DeepReadonly } from "../api/index.js";
 
 const env = testEnvironment();
 let rest: RESTClient;
@@ -94,7 +95,7 @@ test("updateStatus writes the status subresource", async () => {
 test("eventuallyList, eventuallyGone, and a timeout that names what it waited for", async () => {
   const ns = await newNamespace(rest, "komega");
   const k = newKomega(client, { timeoutMs: 5_000 });
-  const mine = (l: { items: readonly Readonly<ConfigMap>[] }) =>
+  const mine = (l: { items: readonly DeepReadonly<ConfigMap>[] }) =>
     l.items.filter((i) => i.metadata?.name?.startsWith("x-"));
   setTimeout(() => {
     void client.create(configMap(ns, "x-1"));

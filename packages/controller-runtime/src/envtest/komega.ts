@@ -2,7 +2,7 @@
 // into conditions to wait on. Go hands Gomega's Eventually a func; here each helper returns a
 // thunk for `eventually()` (a throw means "not yet", a truthy value "done"), and the `eventually*`
 // methods wait with the Komega's own timeout, since there is no Gomega to hold one.
-import type { Kind, KubeList, KubeObject } from "../api/index.js";
+import type { DeepMutable, DeepReadonly, Kind, KubeList, KubeObject } from "../api/index.js";
 import type {
   Client,
   KindName,
@@ -29,51 +29,58 @@ export type Mutate<T> = (obj: T) => void | T | Promise<void | T>;
 
 export interface Komega {
   /** A thunk reading `obj` (by apiVersion, kind, namespace, name) that resolves `true` once it exists. */
-  get(obj: Readonly<KubeObject>): () => Promise<true>;
+  get(obj: DeepReadonly<KubeObject>): () => Promise<true>;
   /** A thunk listing `kind` that resolves `true` when the list succeeded. */
   list(kind: Kind | KindName, opts?: ListOptions): () => Promise<true>;
   /** A thunk resolving to the current `obj` from the server (Go's `Object`). */
-  object<T extends KubeObject>(obj: Readonly<T>): () => Promise<Readonly<T>>;
+  object<T extends KubeObject>(obj: T): () => Promise<DeepReadonly<T>>;
   /** A thunk resolving to the current list of `kind` (Go's `ObjectList`). */
-  objectList<T extends KubeObject>(kind: Kind<T>, opts?: ListOptions): () => Promise<KubeList<Readonly<T>>>;
+  objectList<T extends KubeObject>(
+    kind: Kind<T>,
+    opts?: ListOptions,
+  ): () => Promise<KubeList<DeepReadonly<T>>>;
   /**
    * A thunk that reads `obj`, applies `mutate` to a copy and updates it; it rejects on a conflict,
    * so `eventually` tries again from a fresh read. Resolves to the updated object.
    */
-  update<T extends KubeObject>(obj: Readonly<T>, mutate: Mutate<T>, opts?: UpdateOptions): () => Promise<T>;
+  update<T extends KubeObject>(
+    obj: T,
+    mutate: Mutate<DeepMutable<T>>,
+    opts?: UpdateOptions,
+  ): () => Promise<DeepMutable<T>>;
   /** As `update`, writing the status subresource. */
   updateStatus<T extends KubeObject>(
-    obj: Readonly<T>,
-    mutate: Mutate<T>,
+    obj: T,
+    mutate: Mutate<DeepMutable<T>>,
     opts?: SubResourceUpdateOptions,
-  ): () => Promise<T>;
+  ): () => Promise<DeepMutable<T>>;
   /** Waits until `condition` resolves truthy (a throw counts as "not yet"); resolves with its value. */
   eventually<T>(condition: () => T | Promise<T>, what?: string): Promise<NonNullable<T>>;
   /** Waits until `obj` exists and `match` (if any) holds; resolves with the object. */
   eventuallyObject<T extends KubeObject>(
-    obj: Readonly<T>,
-    match?: (obj: Readonly<T>) => boolean,
-  ): Promise<Readonly<T>>;
+    obj: T,
+    match?: (obj: DeepReadonly<T>) => boolean,
+  ): Promise<DeepReadonly<T>>;
   /** Waits until the list of `kind` satisfies `match`; resolves with the list. */
   eventuallyList<T extends KubeObject>(
     kind: Kind<T>,
-    match: (list: KubeList<Readonly<T>>) => boolean,
+    match: (list: KubeList<DeepReadonly<T>>) => boolean,
     opts?: ListOptions,
-  ): Promise<KubeList<Readonly<T>>>;
+  ): Promise<KubeList<DeepReadonly<T>>>;
   /** Waits until reading `obj` answers NotFound (deleted, finalizers done). */
-  eventuallyGone(obj: Readonly<KubeObject>): Promise<void>;
+  eventuallyGone(obj: DeepReadonly<KubeObject>): Promise<void>;
   /** Runs `update` until it succeeds (conflicts retried); resolves with the updated object. */
   eventuallyUpdate<T extends KubeObject>(
-    obj: Readonly<T>,
-    mutate: Mutate<T>,
+    obj: T,
+    mutate: Mutate<DeepMutable<T>>,
     opts?: UpdateOptions,
-  ): Promise<T>;
+  ): Promise<DeepMutable<T>>;
   /** Runs `updateStatus` until it succeeds. */
   eventuallyUpdateStatus<T extends KubeObject>(
-    obj: Readonly<T>,
-    mutate: Mutate<T>,
+    obj: T,
+    mutate: Mutate<DeepMutable<T>>,
     opts?: SubResourceUpdateOptions,
-  ): Promise<T>;
+  ): Promise<DeepMutable<T>>;
   /** A Komega with other options (Go's `WithContext`, and the waits' timing). */
   with(opts: KomegaOptions): Komega;
 }
@@ -86,7 +93,7 @@ export function newKomega(client: Client, opts: KomegaOptions = {}): Komega {
     intervalMs: opts.intervalMs ?? 10,
     signal,
   };
-  const kindOf = (obj: Readonly<KubeObject>): KindName => {
+  const kindOf = (obj: DeepReadonly<KubeObject>): KindName => {
     if (!obj.apiVersion || !obj.kind) {
       throw new TypeError(
         "komega: the object needs apiVersion and kind to be read (set them, or read it first)",
@@ -94,16 +101,19 @@ export function newKomega(client: Client, opts: KomegaOptions = {}): Komega {
     }
     return { apiVersion: obj.apiVersion, kind: obj.kind };
   };
-  const keyOf = (obj: Readonly<KubeObject>) => ({
+  const keyOf = (obj: DeepReadonly<KubeObject>) => ({
     namespace: obj.metadata?.namespace,
     name: obj.metadata?.name ?? "",
   });
-  const read = async <T extends KubeObject>(obj: Readonly<T>) =>
-    (await client.get(kindOf(obj), keyOf(obj), { signal })) as unknown as Readonly<T>;
-  const named = (verb: string, obj: Readonly<KubeObject>) =>
+  const read = async <T extends KubeObject>(obj: T) =>
+    (await client.get(kindOf(obj), keyOf(obj), { signal })) as unknown as DeepReadonly<T>;
+  const named = (verb: string, obj: DeepReadonly<KubeObject>) =>
     `${verb} ${obj.kind} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ""}${obj.metadata?.name}`;
-  const mutated = async <T extends KubeObject>(obj: Readonly<T>, mutate: Mutate<T>): Promise<T> => {
-    const copy = structuredClone(await read(obj)) as T;
+  const mutated = async <T extends KubeObject>(
+    obj: T,
+    mutate: Mutate<DeepMutable<T>>,
+  ): Promise<DeepMutable<T>> => {
+    const copy = structuredClone(await read(obj)) as DeepMutable<T>;
     return (await mutate(copy)) ?? copy;
   };
 
@@ -119,7 +129,9 @@ export function newKomega(client: Client, opts: KomegaOptions = {}): Komega {
     object: (obj) => () => read(obj),
     objectList: (kind, listOpts) => () => client.list(kind, { ...listOpts, signal }),
     update: (obj, mutate, updateOpts) => async () =>
-      client.update(await mutated(obj, mutate), { ...updateOpts, signal }),
+      client.update(await mutated(obj, mutate), { ...updateOpts, signal }) as Promise<
+        DeepMutable<typeof obj>
+      >,
     updateStatus: (obj, mutate, updateOpts) => async () =>
       client.status().update(await mutated(obj, mutate), { ...updateOpts, signal }),
     eventually: (condition, what = "the condition") => eventually(what, condition, waits),

@@ -3,7 +3,7 @@
 // being deleted, it runs the finalizer of each key it still has and removes the key when that
 // succeeded. Failures are collected, not thrown, because the object may still need writing: the
 // keys that did finish were removed, and a failing finalizer may have set a condition.
-import type { KubeObject } from "../api/index.js";
+import type { DeepReadonly, KubeObject } from "../api/index.js";
 import { addFinalizer, containsFinalizer, removeFinalizer } from "../controllerutil/index.js";
 import { FinalizeError, FinalizerAlreadyRegisteredError } from "./errors.js";
 
@@ -49,7 +49,7 @@ export interface Finalizers<T extends KubeObject = KubeObject> {
    * Adds the missing keys to a live object, or runs the finalizers of a deleting one, in the
    * order they were registered. Never changes `object` (which may be frozen, from the cache).
    */
-  finalize(object: Readonly<T>, opts?: { signal?: AbortSignal }): Promise<FinalizeResult<T>>;
+  finalize(object: DeepReadonly<T>, opts?: { signal?: AbortSignal }): Promise<FinalizeResult<T>>;
 }
 
 /** An empty registry (controller-runtime's `NewFinalizers`). */

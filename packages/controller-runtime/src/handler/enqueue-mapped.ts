@@ -1,6 +1,6 @@
 // enqueueRequestsFromMapFunc: the handler for anything else: a function maps an object (or no
 // object, for a generic event from a ticker) to the requests to queue.
-import type { KubeObject } from "../api/index.js";
+import type { DeepReadonly, KubeObject } from "../api/index.js";
 import type { Request } from "../reconcile/index.js";
 import {
   createPriority,
@@ -15,7 +15,7 @@ import {
  * object. It may be async (listing from the cache, say); `ctx.signal` aborts when the source stops.
  */
 export type MapFunc<T extends KubeObject = KubeObject, Req = Request> = (
-  obj: Readonly<T> | undefined,
+  obj: DeepReadonly<T> | undefined,
   ctx: HandlerContext,
 ) => readonly Req[] | Promise<readonly Req[]>;
 
@@ -27,7 +27,7 @@ export function enqueueRequestsFromMapFunc<T extends KubeObject = KubeObject, Re
   fn: MapFunc<T, Req>,
 ): EventHandler<T, Req> {
   const enqueue = async (
-    obj: Readonly<T> | undefined,
+    obj: DeepReadonly<T> | undefined,
     q: RequestQueue<Req>,
     ctx: HandlerContext,
     priority?: number,

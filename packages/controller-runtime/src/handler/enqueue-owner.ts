@@ -4,6 +4,7 @@ import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import { type Kind, type KubeObject, parseAPIVersion } from "../api/index.js";
 import type { Request } from "../reconcile/index.js";
 import { createPriority, type EventHandler, type RequestQueue, updatePriority } from "./event-handler.js";
+import type { DeepReadonly } from "../api/index.js";
 
 /** Options of {@link enqueueRequestForOwner}. */
 export interface EnqueueRequestForOwnerOptions {
@@ -23,7 +24,7 @@ export function enqueueRequestForOwner<O extends KubeObject, T extends KubeObjec
   options: EnqueueRequestForOwnerOptions = {},
 ): EventHandler<T, Request> {
   const onlyController = options.onlyControllerOwner ?? false;
-  const enqueue = (obj: Readonly<T>, q: RequestQueue<Request>, priority?: number) => {
+  const enqueue = (obj: DeepReadonly<T>, q: RequestQueue<Request>, priority?: number) => {
     for (const ref of obj.metadata?.ownerReferences ?? []) {
       if (onlyController && ref.controller !== true) continue;
       if (!matches(ref, ownerKind)) continue;
@@ -45,6 +46,6 @@ export function enqueueRequestForOwner<O extends KubeObject, T extends KubeObjec
   };
 }
 
-function matches(ref: Readonly<OwnerReference>, kind: Kind): boolean {
+function matches(ref: DeepReadonly<OwnerReference>, kind: Kind): boolean {
   return ref.kind === kind.kind && parseAPIVersion(ref.apiVersion ?? "").group === kind.group;
 }

@@ -17,6 +17,7 @@ import { getOrCreateGauge } from "../metrics/index.js";
 import type { Reconciler, Request } from "../reconcile/index.js";
 import type { RESTClient } from "../rest/index.js";
 import type { Runnable } from "./runnable.js";
+import type { DeepReadonly } from "../api/index.js";
 
 /** What a conditional controller needs of a builder (`controllerManagedBy(mgr)...`). */
 export interface ConditionalBuilder {
@@ -56,7 +57,7 @@ export interface ConditionalDeps {
 }
 
 /** Whether `crd` is established and serves `version`. */
-function serves(crd: Readonly<CustomResourceDefinition> | undefined, version: string): boolean {
+function serves(crd: DeepReadonly<CustomResourceDefinition> | undefined, version: string): boolean {
   if (!crd) return false;
   const established = crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
   return !!established && crd.spec.versions.some((v) => v.name === version && v.served);

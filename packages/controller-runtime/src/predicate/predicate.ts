@@ -1,6 +1,6 @@
 // Predicate: decides whether an event reaches the handler. Sources apply every predicate given to
 // them (all must pass) before calling the handler.
-import type { KubeObject } from "../api/index.js";
+import type { DeepReadonly, KubeObject } from "../api/index.js";
 import type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from "../event/index.js";
 
 /** Filters events before they reach a handler: return false to drop the event. */
@@ -38,7 +38,7 @@ export function funcs<T extends KubeObject = KubeObject>(f: PredicateFuncs<T>): 
  * with no object passes: there is nothing to filter on.
  */
 export function newPredicateFuncs<T extends KubeObject = KubeObject>(
-  filter: (obj: Readonly<T>) => boolean,
+  filter: (obj: DeepReadonly<T>) => boolean,
 ): Predicate<T> {
   return {
     create: (e) => filter(e.object),

@@ -1,7 +1,7 @@
 // Reconcilers of the object rather than its key (controller-runtime's ObjectReconciler and
 // AsReconciler): the adapter reads the object first, and a request for an object that is gone
 // ends there, as client.IgnoreNotFound does in Go.
-import type { Kind, KubeObject, ObjectKey } from "../api/index.js";
+import type { DeepReadonly, Kind, KubeObject, ObjectKey } from "../api/index.js";
 import { isNotFound } from "../rest/index.js";
 import type { ReconcileContext, Reconciler } from "./reconciler.js";
 import type { Request } from "./request.js";
@@ -10,7 +10,7 @@ import type { Result } from "./result.js";
 /** Reconciles an object read for it (controller-runtime's `ObjectReconciler`). */
 export interface ObjectReconciler<T extends KubeObject> {
   // biome-ignore lint/suspicious/noConfusingVoidType: lets `async reconcile() {}` implement it
-  reconcile(obj: Readonly<T>, ctx: ReconcileContext): Promise<Result | void>;
+  reconcile(obj: DeepReadonly<T>, ctx: ReconcileContext): Promise<Result | void>;
 }
 
 /** What the adapter reads the object with: a Client (cached reads) or the API reader. */
@@ -19,7 +19,7 @@ export interface ObjectGetter {
     kind: Kind<T>,
     key: ObjectKey,
     opts?: { signal?: AbortSignal },
-  ): Promise<Readonly<T>>;
+  ): Promise<DeepReadonly<T>>;
 }
 
 /**
@@ -33,7 +33,7 @@ export function asReconciler<T extends KubeObject>(
 ): Reconciler<Request> {
   return {
     async reconcile(req, ctx) {
-      let obj: Readonly<T>;
+      let obj: DeepReadonly<T>;
       try {
         obj = await client.get(kind, req, { signal: ctx.signal });
       } catch (err) {

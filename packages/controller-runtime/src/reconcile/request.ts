@@ -1,6 +1,6 @@
 // Request: what a reconciler is asked to reconcile, the object's key. It carries no object: the
 // reconciler reads the current state itself (level-triggered), so merged or lost events lose no work.
-import type { KubeObject } from "../api/index.js";
+import type { DeepReadonly, KubeObject } from "../api/index.js";
 
 /** The key of the object to reconcile; `namespace` is "" for cluster-scoped objects. */
 export interface Request {
@@ -9,7 +9,7 @@ export interface Request {
 }
 
 /** The request for `obj` (its namespace and name). */
-export function requestOf(obj: Readonly<KubeObject>): Request {
+export function requestOf(obj: DeepReadonly<KubeObject>): Request {
   return { namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" };
 }
 

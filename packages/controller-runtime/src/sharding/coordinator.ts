@@ -22,6 +22,7 @@ import type { Logger } from "../log/index.js";
 import { isConflict, isNotFound, type RESTClient, resourceOf } from "../rest/index.js";
 import { HashRing } from "./hash-ring.js";
 import { drainLabel, labelsOf, RING_LABEL, shardLabel } from "./labels.js";
+import type { DeepReadonly } from "../api/index.js";
 
 /** A sharded kind: its objects hash by their own key, or (owned kinds) by their controller owner's. */
 export interface ShardedKind {
@@ -54,7 +55,7 @@ interface Member {
 }
 
 /** The key an object is hashed by: its own, or its controller owner's for an owned kind. */
-export function hashKey(k: ShardedKind, obj: Readonly<KubeObject>): string {
+export function hashKey(k: ShardedKind, obj: DeepReadonly<KubeObject>): string {
   const ns = obj.metadata?.namespace ?? "";
   const owner = k.owner;
   if (owner) {
@@ -125,7 +126,7 @@ export class Coordinator {
         metadataOnly: true,
         logger: o.logger,
       });
-      const assign = (obj: Readonly<KubeObject>) => this.#enqueue(k, obj, () => this.#decide(k, obj));
+      const assign = (obj: DeepReadonly<KubeObject>) => this.#enqueue(k, obj, () => this.#decide(k, obj));
       unassigned.addEventHandler({ onAdd: assign, onUpdate: (_, obj) => assign(obj) });
       this.#unassigned.push({ k, store: unassigned.store });
       running.push(unassigned.run(leading));
@@ -142,7 +143,7 @@ export class Coordinator {
     }
   }
 
-  #observe(l: Readonly<Lease>): void {
+  #observe(l: DeepReadonly<Lease>): void {
     const name = l.metadata?.name ?? "";
     const renewTime = l.spec?.renewTime ?? undefined;
     const holder = l.spec?.holderIdentity ?? "";
@@ -231,10 +232,10 @@ export class Coordinator {
    * version that changed since is made again on the current one: this coordinator watches only
    * unassigned objects, so no event would bring an assigned one back.
    */
-  async #decide(k: ShardedKind, first: Readonly<KubeObject>): Promise<void> {
+  async #decide(k: ShardedKind, first: DeepReadonly<KubeObject>): Promise<void> {
     const ring = this.#o.ring;
     const m = this.#o.metrics;
-    let obj: Readonly<KubeObject> | undefined = first;
+    let obj: DeepReadonly<KubeObject> | undefined = first;
     for (let attempt = 0; obj && attempt < 5; attempt++) {
       const labels = labelsOf(obj);
       const from = labels[shardLabel(ring)];
@@ -263,7 +264,10 @@ export class Coordinator {
   }
 
   /** The object as the server has it now, or undefined when it is gone. */
-  async #current(k: ShardedKind, obj: Readonly<KubeObject>): Promise<Readonly<KubeObject> | undefined> {
+  async #current(
+    k: ShardedKind,
+    obj: DeepReadonly<KubeObject>,
+  ): Promise<DeepReadonly<KubeObject> | undefined> {
     try {
       return await this.#o.rest.get(resourceOf(k.kind), obj.metadata?.name ?? "", {
         namespace: obj.metadata?.namespace,
@@ -280,7 +284,7 @@ export class Coordinator {
    */
   async #label(
     k: ShardedKind,
-    obj: Readonly<KubeObject>,
+    obj: DeepReadonly<KubeObject>,
     labels: Record<string, string | null>,
   ): Promise<boolean> {
     const meta = obj.metadata ?? {};
@@ -301,7 +305,7 @@ export class Coordinator {
   /** Queues `task` for the object (the latest task per object wins); undefined `k`: a rebalance. */
   #enqueue(
     k: ShardedKind | undefined,
-    obj: Readonly<KubeObject> | undefined,
+    obj: DeepReadonly<KubeObject> | undefined,
     task: () => Promise<void>,
   ): void {
     const key = k

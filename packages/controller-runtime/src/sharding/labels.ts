@@ -1,6 +1,6 @@
 // The labels sharding writes, readable with kubectl: `kubectl get cm -L shard.controller-runtime.io/<ring>`
 // shows each object's shard.
-import type { KubeObject } from "../api/index.js";
+import type { DeepReadonly, KubeObject } from "../api/index.js";
 
 /** On each object of a sharded kind: the identity of the replica that reconciles it. */
 export const shardLabel = (ring: string) => `shard.controller-runtime.io/${ring}`;
@@ -25,7 +25,7 @@ export function namingError(ring: string, identity: string): string | undefined 
   return undefined;
 }
 
-export function labelsOf(obj: Readonly<KubeObject>): Readonly<Record<string, string>> {
+export function labelsOf(obj: DeepReadonly<KubeObject>): Readonly<Record<string, string>> {
   return obj.metadata?.labels ?? {};
 }
 

@@ -4,7 +4,7 @@
 // answering it by removing the shard and drain labels lets the object go to its next shard with
 // no overlap. A request for an object this replica does not hold (moved on, or deleted) is
 // dropped: another replica reconciles it, or nothing is left to do.
-import type { Kind, KubeObject } from "../api/index.js";
+import type { DeepReadonly, Kind, KubeObject } from "../api/index.js";
 import type { Cache } from "../cache/index.js";
 import type { Reconciler, Request } from "../reconcile/index.js";
 import { isConflict, isInvalid, isNotFound, type RESTClient, resourceOf } from "../rest/index.js";
@@ -27,7 +27,7 @@ export function shardedReconciler(
   const drain = drainLabel(o.ring);
   return {
     async reconcile(req, ctx) {
-      let obj: Readonly<KubeObject>;
+      let obj: DeepReadonly<KubeObject>;
       try {
         obj = await o.cache.get(o.kind, req);
       } catch (err) {

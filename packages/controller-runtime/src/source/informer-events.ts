@@ -2,7 +2,7 @@
 // predicates filter it, and the handler maps it to requests. A failing predicate drops its event
 // (logged here); a handler's failure, thrown or rejected, is the informer's to log, as it is for
 // every handler its loop serves.
-import type { KubeObject } from "../api/index.js";
+import type { DeepReadonly, KubeObject } from "../api/index.js";
 import { DeletedFinalStateUnknown, type ResourceEventHandler } from "../cache/index.js";
 import type { EventHandler, HandlerContext, RequestQueue } from "../handler/index.js";
 import type { Predicate } from "../predicate/index.js";
@@ -49,7 +49,7 @@ export function informerEventHandler<T extends KubeObject, Req>(
     },
     onDelete(obj) {
       const unknown = obj instanceof DeletedFinalStateUnknown;
-      const e = { object: unknown ? obj.obj : (obj as Readonly<T>), deleteStateUnknown: unknown };
+      const e = { object: unknown ? obj.obj : (obj as DeepReadonly<T>), deleteStateUnknown: unknown };
       return run(
         "delete",
         () => predicates.every((p) => p.delete(e)),

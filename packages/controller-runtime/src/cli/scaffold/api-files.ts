@@ -131,7 +131,7 @@ export class ${r.kind}Reconciler implements Reconciler {
   constructor(private readonly client: Client) {}
 
   async reconcile(req: Request, { signal, logger }: ReconcileContext): Promise<Result> {
-    let current: Readonly<${r.kind}>;
+    let current: DeepReadonly<${r.kind}>;
     try {
       current = await this.client.get(${r.kind}, req, { signal });
     } catch (err) {
@@ -314,6 +314,7 @@ import { Environment } from "controller-runtime/envtest";
 import type { Manager } from "controller-runtime/manager";
 import { ${r.kind} } from "../api/${file}.js";
 import { setupManager } from "../manager.js";
+import type { DeepReadonly } from "../../api/index.js";
 
 const env = new Environment({
   crdDirectoryPaths: ["config/crd"],

@@ -4,6 +4,7 @@ import type { ApplyInput } from "../apply-configuration.js";
 // resolved through the RESTMapper (built-in kinds without asking).
 import type { Status } from "kubernetes-types/meta/v1.js";
 import {
+  type DeepReadonly,
   fieldSelectorFromSet,
   type Kind,
   type KubeList,
@@ -131,14 +132,17 @@ export class KubeClient implements WithWatch {
     }
   }
 
-  async kindFor(obj: Readonly<KubeObject> | KindName, opts: { signal?: AbortSignal } = {}): Promise<Kind> {
+  async kindFor(
+    obj: DeepReadonly<KubeObject> | KindName,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<Kind> {
     if ("group" in obj && "version" in obj && "kind" in obj && typeof obj.kind === "string") {
       return this.#kinds.kindFor({ group: obj.group, version: obj.version, kind: obj.kind }, opts.signal);
     }
     return this.#writer.kindOfObject(obj as KubeObject, "kindFor", opts.signal);
   }
 
-  async isObjectNamespaced(obj: Readonly<KubeObject>): Promise<boolean> {
+  async isObjectNamespaced(obj: DeepReadonly<KubeObject>): Promise<boolean> {
     return (await this.kindFor(obj)).namespaced;
   }
 
@@ -159,7 +163,7 @@ export class KubeClient implements WithWatch {
     ref: Kind<T> | KindName,
     key: ObjectKey,
     opts: GetOptions = {},
-  ): Promise<Readonly<T>> {
+  ): Promise<DeepReadonly<T>> {
     const kind = (await this.#resolve(ref, opts.signal)) as Kind<T>;
     checkNamespace(kind, key.namespace, key.name, "get");
     const cache = this.#cacheFor(kind, isKind(ref));
@@ -175,13 +179,13 @@ export class KubeClient implements WithWatch {
       signal: opts.signal,
     });
     if (metadataOnly) stampKind(obj, kind);
-    return obj;
+    return obj as DeepReadonly<T>;
   }
 
   async list<T extends KubeObject>(
     ref: Kind<T> | KindName,
     opts: ListOptions = {},
-  ): Promise<KubeList<Readonly<T>>> {
+  ): Promise<KubeList<DeepReadonly<T>>> {
     const kind = (await this.#resolve(ref, opts.signal)) as Kind<T>;
     const cache = this.#cacheFor(kind, isKind(ref));
     if (cache) {
@@ -199,7 +203,7 @@ export class KubeClient implements WithWatch {
     });
     list.items ??= [];
     for (const item of list.items) stampKind(item, kind);
-    return list;
+    return list as KubeList<DeepReadonly<T>>;
   }
 
   async watch<T extends KubeObject>(
@@ -220,23 +224,24 @@ export class KubeClient implements WithWatch {
     });
   }
 
-  create<T extends KubeObject>(obj: T, opts: CreateOptions = {}): Promise<T> {
-    return this.#writer.create(obj, undefined, opts);
+  // A cached object (DeepReadonly) is written as it is: writes never change their argument.
+  create<T extends KubeObject>(obj: T | DeepReadonly<T>, opts: CreateOptions = {}): Promise<T> {
+    return this.#writer.create(obj as T, undefined, opts);
   }
 
-  update<T extends KubeObject>(obj: T, opts: UpdateOptions = {}): Promise<T> {
-    return this.#writer.update(obj, undefined, obj, opts);
+  update<T extends KubeObject>(obj: T | DeepReadonly<T>, opts: UpdateOptions = {}): Promise<T> {
+    return this.#writer.update(obj as T, undefined, obj as T, opts);
   }
 
-  patch<T extends KubeObject>(obj: T, patch: Patch, opts: PatchOptions = {}): Promise<T> {
-    return this.#writer.patch(obj, undefined, patch, opts);
+  patch<T extends KubeObject>(obj: T | DeepReadonly<T>, patch: Patch, opts: PatchOptions = {}): Promise<T> {
+    return this.#writer.patch(obj as T, undefined, patch, opts);
   }
 
   apply<T extends KubeObject = Unstructured>(config: ApplyInput<T>, opts: ApplyOptions = {}): Promise<T> {
     return this.#writer.apply(config as KubeObject, undefined, opts) as Promise<T>;
   }
 
-  async delete(obj: Readonly<KubeObject>, opts: DeleteOptions = {}): Promise<void> {
+  async delete(obj: DeepReadonly<KubeObject>, opts: DeleteOptions = {}): Promise<void> {
     const { kind, namespace, name } = await this.#writer.target(obj, "delete", opts.signal);
     const answer = await this.#rest.delete<KubeObject | Status>(resourceOf(kind), name, {
       namespace,

@@ -1,7 +1,7 @@
 import type { ApplyInput } from "../apply-configuration.js";
 // A subresource client: the Writer's verbs with a subresource, plus get and create, which
 // address the subresource of an object with a body of another kind (a Scale, an Eviction).
-import type { KubeObject, Unstructured } from "../../api/index.js";
+import type { DeepReadonly, KubeObject, Unstructured } from "../../api/index.js";
 import { type RESTClient, queryString, resourceOf, resourcePath } from "../../rest/index.js";
 import type { ApplyOptions, CreateOptions, GetOptions, PatchOptions } from "../options.js";
 import type { Patch } from "../patch.js";
@@ -19,7 +19,7 @@ export class SubResource implements SubResourceClient {
     this.#name = name;
   }
 
-  async get<S extends KubeObject>(obj: Readonly<KubeObject>, opts: GetOptions = {}): Promise<S> {
+  async get<S extends KubeObject>(obj: DeepReadonly<KubeObject>, opts: GetOptions = {}): Promise<S> {
     const { kind, namespace, name } = await this.#writer.target(obj, `${this.#name} get`, opts.signal);
     return this.#rest.get<S>(resourceOf(kind), name, {
       namespace,
@@ -29,7 +29,7 @@ export class SubResource implements SubResourceClient {
   }
 
   async create<S extends KubeObject>(
-    obj: Readonly<KubeObject>,
+    obj: DeepReadonly<KubeObject>,
     body: KubeObject,
     opts: CreateOptions = {},
   ): Promise<S> {
@@ -51,14 +51,14 @@ export class SubResource implements SubResourceClient {
   }
 
   update<T extends KubeObject, R extends KubeObject = T>(
-    obj: T,
+    obj: T | DeepReadonly<T>,
     opts: SubResourceUpdateOptions = {},
   ): Promise<R> {
-    return this.#writer.update<T, R>(obj, this.#name, opts.body ?? obj, opts);
+    return this.#writer.update<T, R>(obj as T, this.#name, opts.body ?? (obj as T), opts);
   }
 
-  patch<T extends KubeObject>(obj: T, patch: Patch, opts: PatchOptions = {}): Promise<T> {
-    return this.#writer.patch(obj, this.#name, patch, opts);
+  patch<T extends KubeObject>(obj: T | DeepReadonly<T>, patch: Patch, opts: PatchOptions = {}): Promise<T> {
+    return this.#writer.patch(obj as T, this.#name, patch, opts);
   }
 
   apply<T extends KubeObject = Unstructured>(config: ApplyInput<T>, opts: ApplyOptions = {}): Promise<T> {

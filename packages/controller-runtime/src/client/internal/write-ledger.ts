@@ -4,7 +4,7 @@
 // once the read went through, they are forgotten. Writes never read again are forgotten after
 // `FORGET_AFTER_MS`, by which time an informer that is not broken has long seen them.
 import type { Status } from "kubernetes-types/meta/v1.js";
-import type { Kind, KubeObject } from "../../api/index.js";
+import type { DeepReadonly, Kind, KubeObject } from "../../api/index.js";
 import type { WrittenObject } from "../../cache/index.js";
 
 const FORGET_AFTER_MS = 60_000;
@@ -30,7 +30,12 @@ export class WriteLedger {
   #lastSweep = performance.now();
 
   /** A create, update, patch or apply of `kind` answered with `written`. */
-  recordWrite(kind: Kind, namespace: string | undefined, name: string, written: Readonly<KubeObject>): void {
+  recordWrite(
+    kind: Kind,
+    namespace: string | undefined,
+    name: string,
+    written: DeepReadonly<KubeObject>,
+  ): void {
     const meta = written.metadata;
     const resourceVersion = meta?.resourceVersion;
     if (!resourceVersion) return;
@@ -62,7 +67,7 @@ export class WriteLedger {
     kind: Kind,
     namespace: string | undefined,
     name: string,
-    answer: Readonly<KubeObject | Status>,
+    answer: DeepReadonly<KubeObject | Status>,
   ): void {
     const ns = kind.namespaced ? namespace : undefined;
     const at = performance.now();

@@ -7,6 +7,7 @@ import type { KindResolver } from "./kind-resolver.js";
 import type { ApplyOptions, PatchOptions, ResolvedClientOptions, WriteOptions } from "../options.js";
 import type { Patch } from "../patch.js";
 import type { WriteLedger } from "./write-ledger.js";
+import type { DeepReadonly } from "../../api/index.js";
 
 /** Where an object lives: its kind's descriptor, namespace (for namespaced kinds) and name. */
 export interface Target {
@@ -45,13 +46,17 @@ export class Writer {
     return result;
   }
 
-  kindOfObject(obj: Readonly<KubeObject>, verb: string, signal: AbortSignal | undefined): Promise<Kind> {
+  kindOfObject(obj: DeepReadonly<KubeObject>, verb: string, signal: AbortSignal | undefined): Promise<Kind> {
     if (!obj.apiVersion || !obj.kind) return Promise.reject(new MissingKindError(verb, obj.metadata?.name));
     return this.#kinds.kindFor({ ...parseAPIVersion(obj.apiVersion), kind: obj.kind }, signal);
   }
 
   /** The kind, namespace and name of an existing object `verb` addresses. */
-  async target(obj: Readonly<KubeObject>, verb: string, signal: AbortSignal | undefined): Promise<Target> {
+  async target(
+    obj: DeepReadonly<KubeObject>,
+    verb: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Target> {
     const kind = await this.kindOfObject(obj, verb, signal);
     const name = obj.metadata?.name;
     if (!name) throw new MissingNameError(verb, kind.kind);

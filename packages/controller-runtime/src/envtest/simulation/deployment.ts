@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { Deployment, DeploymentStatus, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import { kinds } from "../../api/index.js";
+import { type DeepReadonly, deepCopy, kinds } from "../../api/index.js";
 import type { Client, ClientReader } from "../../client/index.js";
 import type { ReconcileContext, Reconciler, Request } from "../../reconcile/index.js";
 import { ignoreNotFound, isNotFound } from "../../rest/index.js";
@@ -17,7 +17,7 @@ export class DeploymentSimulator implements Reconciler {
   ) {}
 
   async reconcile(req: Request, { signal }: ReconcileContext): Promise<void> {
-    let dep: Readonly<Deployment>;
+    let dep: DeepReadonly<Deployment>;
     try {
       dep = await this.client.get(kinds.Deployment, req, { signal });
     } catch (err) {
@@ -57,8 +57,13 @@ export class DeploymentSimulator implements Reconciler {
   }
 }
 
-function newReplicaSet(dep: Readonly<Deployment>, name: string, hash: string, replicas: number): ReplicaSet {
-  const template = structuredClone(dep.spec!.template);
+function newReplicaSet(
+  dep: DeepReadonly<Deployment>,
+  name: string,
+  hash: string,
+  replicas: number,
+): ReplicaSet {
+  const template = deepCopy(dep.spec!.template);
   template.metadata = {
     ...template.metadata,
     labels: { ...template.metadata?.labels, "pod-template-hash": hash },
@@ -75,7 +80,7 @@ function newReplicaSet(dep: Readonly<Deployment>, name: string, hash: string, re
     spec: {
       replicas,
       selector: {
-        ...dep.spec!.selector,
+        ...deepCopy(dep.spec!.selector),
         matchLabels: { ...dep.spec!.selector.matchLabels, "pod-template-hash": hash },
       },
       template,
@@ -84,7 +89,7 @@ function newReplicaSet(dep: Readonly<Deployment>, name: string, hash: string, re
 }
 
 /** Keeps the previous transition time while the condition holds, as kube does. */
-function availableCondition(dep: Readonly<Deployment>, available: boolean) {
+function availableCondition(dep: DeepReadonly<Deployment>, available: boolean) {
   const status = available ? "True" : "False";
   const prev = dep.status?.conditions?.find((c) => c.type === "Available");
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");

@@ -10,7 +10,7 @@
 //   and loses the finalizer once none blocks it.
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Kind } from "../../api/index.js";
+import type { DeepReadonly, Kind } from "../../api/index.js";
 import { newCache, type PartialObjectMetadata } from "../../cache/index.js";
 import { type Client, type ClientReader, jsonPatch, newAPIReader, newClient } from "../../client/index.js";
 import type { Logger } from "../../log/index.js";
@@ -37,7 +37,7 @@ export class GarbageCollector {
   readonly #byKind = new Map<string, DiscoveredKind>();
   /** owner uid → keys of its dependents. */
   readonly #dependents = new Map<string, Set<string>>();
-  readonly #objects = new Map<string, { ref: Ref; obj: Readonly<PartialObjectMetadata> }>();
+  readonly #objects = new Map<string, { ref: Ref; obj: DeepReadonly<PartialObjectMetadata> }>();
   readonly #uids = new Map<string, string>(); // uid → key
   readonly #pending = new Set<string>();
   #wake: (() => void) | undefined;
@@ -63,7 +63,7 @@ export class GarbageCollector {
           onAdd: (obj) => this.#observe(k, obj),
           onUpdate: (_old, obj) => this.#observe(k, obj),
           onDelete: (obj) => {
-            const o = "obj" in obj && obj.obj ? obj.obj : (obj as Readonly<PartialObjectMetadata>);
+            const o = "obj" in obj && obj.obj ? obj.obj : (obj as DeepReadonly<PartialObjectMetadata>);
             this.#forget(k, o);
           },
         });
@@ -80,7 +80,7 @@ export class GarbageCollector {
     return `${kind.apiVersion}/${kind.kind}/${namespace ?? ""}/${name}`;
   }
 
-  #observe(k: DiscoveredKind, obj: Readonly<PartialObjectMetadata>): void {
+  #observe(k: DiscoveredKind, obj: DeepReadonly<PartialObjectMetadata>): void {
     const meta = obj.metadata;
     const key = this.#key(k.kind, meta.namespace, meta.name ?? "");
     const previous = this.#objects.get(key);
@@ -98,7 +98,7 @@ export class GarbageCollector {
     if ((meta.ownerReferences?.length ?? 0) > 0 || meta.deletionTimestamp) this.#enqueue(key);
   }
 
-  #forget(k: DiscoveredKind, obj: Readonly<PartialObjectMetadata>): void {
+  #forget(k: DiscoveredKind, obj: DeepReadonly<PartialObjectMetadata>): void {
     const meta = obj.metadata;
     const key = this.#key(k.kind, meta.namespace, meta.name ?? "");
     this.#objects.delete(key);
@@ -196,7 +196,7 @@ export class GarbageCollector {
   // An owner being deleted: orphan its dependents, or delete them before it (foreground).
   async #finalize(
     ref: Ref,
-    obj: Readonly<PartialObjectMetadata>,
+    obj: DeepReadonly<PartialObjectMetadata>,
     client: Client,
     signal: AbortSignal,
   ): Promise<void> {
@@ -240,7 +240,7 @@ export class GarbageCollector {
 
   async #removeFinalizer(
     ref: Ref,
-    obj: Readonly<PartialObjectMetadata>,
+    obj: DeepReadonly<PartialObjectMetadata>,
     finalizer: string,
     client: Client,
     signal: AbortSignal,
@@ -285,7 +285,7 @@ export class GarbageCollector {
 }
 
 // A metadata-only object carries its kind's apiVersion and kind, which is all a write needs.
-function asObject(ref: Ref, obj: Readonly<PartialObjectMetadata>): PartialObjectMetadata {
+function asObject(ref: Ref, obj: DeepReadonly<PartialObjectMetadata>): PartialObjectMetadata {
   return {
     apiVersion: ref.kind.apiVersion,
     kind: ref.kind.kind,

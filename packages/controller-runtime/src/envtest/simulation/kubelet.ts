@@ -1,12 +1,12 @@
 // The kubelet, simulated: a Pod "starts" (Running, Ready) once `startupMs` has passed since it
 // was created, the time an image pull and a readiness probe would take.
 import type { Pod, PodCondition } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../api/index.js";
+import { kinds, type DeepReadonly } from "../../api/index.js";
 import type { Client } from "../../client/index.js";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../reconcile/index.js";
 import { isNotFound } from "../../rest/index.js";
 
-export function isPodReady(pod: Readonly<Pod>): boolean {
+export function isPodReady(pod: DeepReadonly<Pod>): boolean {
   return pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 }
 
@@ -17,7 +17,7 @@ export class KubeletSimulator implements Reconciler {
   ) {}
 
   async reconcile(req: Request, { signal }: ReconcileContext): Promise<Result | undefined> {
-    let pod: Readonly<Pod>;
+    let pod: DeepReadonly<Pod>;
     try {
       pod = await this.client.get(kinds.Pod, req, { signal });
     } catch (err) {

@@ -4,7 +4,7 @@
 // namespaced object in it is deleted, and once none is left the finalizer is removed through the
 // namespace's finalize subresource, so that the API server removes the namespace.
 import type { Namespace } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../api/index.js";
+import { kinds, type DeepReadonly } from "../../api/index.js";
 import { controllerManagedBy } from "../../builder/index.js";
 import type { ClientReader } from "../../client/index.js";
 import type { Client } from "../../client/index.js";
@@ -25,7 +25,7 @@ export class NamespaceLifecycle implements Reconciler {
   ) {}
 
   async reconcile(req: Request, { signal }: ReconcileContext): Promise<Result> {
-    let ns: Readonly<Namespace>;
+    let ns: DeepReadonly<Namespace>;
     try {
       ns = await this.reader.get(kinds.Namespace, req, { signal });
     } catch (err) {

@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { ReplicaSet, ReplicaSetStatus } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { kinds } from "../../api/index.js";
+import { type DeepReadonly, deepCopy, kinds } from "../../api/index.js";
 import type { Client, ClientReader } from "../../client/index.js";
 import type { ReconcileContext, Reconciler, Request } from "../../reconcile/index.js";
 import { ignoreNotFound, isNotFound } from "../../rest/index.js";
@@ -17,7 +17,7 @@ export class ReplicaSetSimulator implements Reconciler {
   ) {}
 
   async reconcile(req: Request, { signal }: ReconcileContext): Promise<void> {
-    let rs: Readonly<ReplicaSet>;
+    let rs: DeepReadonly<ReplicaSet>;
     try {
       rs = await this.client.get(kinds.ReplicaSet, req, { signal });
     } catch (err) {
@@ -50,7 +50,7 @@ export class ReplicaSetSimulator implements Reconciler {
   }
 }
 
-function newPod(rs: Readonly<ReplicaSet>): Pod {
+function newPod(rs: DeepReadonly<ReplicaSet>): Pod {
   const template = rs.spec!.template!;
   return {
     apiVersion: "v1",
@@ -61,6 +61,6 @@ function newPod(rs: Readonly<ReplicaSet>): Pod {
       labels: template.metadata?.labels,
       ownerReferences: [controlledBy(rs)],
     },
-    spec: structuredClone(template.spec)!,
+    spec: deepCopy(template.spec)!,
   };
 }
