@@ -2,8 +2,8 @@
 // api: the object model shared by every other folder.
 export type { GroupVersion, GroupVersionKind, GroupVersionResource } from "./gvk.js";
 export { apiVersionOf, gvkString, parseAPIVersion } from "./gvk.js";
-export type { Kind, KindOptions, ObjectOf } from "./kind.js";
-export { defineKind, pluralize } from "./kind.js";
+export type { Kind, KindOptions, ObjectFields, ObjectOf } from "./kind.js";
+export { defineKind, newObject, pluralize } from "./kind.js";
 export * as kinds from "./kinds.js";
 export type { DeepMutable, DeepReadonly } from "./deep-readonly.js";
 export type { KubeList, KubeObject, ListMeta, ObjectKey, ObjectMeta, Unstructured } from "./object.js";

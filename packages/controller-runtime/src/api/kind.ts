@@ -58,3 +58,16 @@ export function pluralize(kind: string): string {
   }
   return `${lower}s`;
 }
+
+/** What `newObject` takes: the object without the apiVersion and kind its Kind already names. */
+export type ObjectFields<T extends KubeObject> = Omit<T, "apiVersion" | "kind">;
+
+/**
+ * An object of `kind`, its apiVersion and kind filled in: Go's `&v1.Memcached{...}`. The fields
+ * are checked against the Kind's type, so a typo (`spec: { sise: 3 }`) does not compile, as it
+ * would with `client.create({ ... })` and no type argument:
+ * `await client.create(newObject(Memcached, { metadata: { name: "m" }, spec: { size: 3 } }))`.
+ */
+export function newObject<T extends KubeObject>(kind: Kind<T>, fields: ObjectFields<T>): T {
+  return { apiVersion: kind.apiVersion, kind: kind.kind, ...fields } as T;
+}

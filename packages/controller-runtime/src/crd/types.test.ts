@@ -2,7 +2,7 @@
 // expectation breaks: each @ts-expect-error must meet an error) and once at run time.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ObjectOf } from "../api/kind.js";
+import { newObject, type ObjectOf } from "../api/kind.js";
 import { defineCRD, k, type Static, Type } from "./index.js";
 
 const spec = Type.Object({
@@ -48,4 +48,19 @@ test("the object types follow the schemas", () => {
   const notStorage: ObjectOf<typeof Two> = { spec: { a: "x" } };
   assert.ok([ok, specType, reason, wrongType, noSpec, notInEnum, v2, v1, notStorage].length > 0);
   assert.equal(Two.apiVersion, "two.example.com/v2");
+});
+
+test("newObject types the fields from the Kind and fills in apiVersion and kind", () => {
+  const m = newObject(Memcached, { metadata: { name: "m" }, spec: { size: 3 } });
+  assert.deepEqual(m, {
+    apiVersion: "cache.example.com/v1",
+    kind: "Memcached",
+    metadata: { name: "m" },
+    spec: { size: 3 },
+  });
+  // @ts-expect-error a typo in a field name does not compile
+  const typo = newObject(Memcached, { metadata: { name: "t" }, spec: { size: 1, sise: 3 } });
+  // @ts-expect-error nor a wrong type
+  const wrong = newObject(Memcached, { spec: { size: "3" } });
+  assert.ok(typo && wrong);
 });

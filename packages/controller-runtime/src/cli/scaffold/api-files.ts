@@ -115,7 +115,7 @@ function controllerTs(r: ProjectResource): string {
   return `// The ${r.kind} controller: brings the world in line with each ${r.kind}'s spec, and says so in
 // its status. The markers below are the permissions it needs (\`npm run generate\` writes them
 // into config/rbac/role.yaml).
-import { deepCopy, setStatusCondition } from "controller-runtime/api";
+import { type DeepReadonly, deepCopy, setStatusCondition } from "controller-runtime/api";
 import { controllerManagedBy } from "controller-runtime/builder";
 import type { Client } from "controller-runtime/client";
 import type { Manager } from "controller-runtime/manager";
@@ -173,7 +173,7 @@ function controllerTestTs(r: ProjectResource): string {
 // Available.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { isStatusConditionTrue } from "controller-runtime/api";
+import { isStatusConditionTrue, newObject } from "controller-runtime/api";
 import { Environment, eventually } from "controller-runtime/envtest";
 import type { Manager } from "controller-runtime/manager";
 import { ${r.kind} } from "../api/${file}.js";
@@ -204,12 +204,8 @@ after(async () => {
 
 test("a new ${r.kind} becomes Available", async () => {
   const client = mgr.getClient();
-  await client.create<${r.kind}>({
-    apiVersion: ${r.kind}.apiVersion,
-    kind: ${r.kind}.kind,
-    metadata: { namespace: "default", name: "${file}-test" },
-    spec: { size: 2 },
-  });
+  // newObject types the fields from the Kind: a misspelt field does not compile.
+  await client.create(newObject(${r.kind}, { metadata: { namespace: "default", name: "${file}-test" }, spec: { size: 2 } }));
   const key = { namespace: "default", name: "${file}-test" };
   await eventually("the ${r.kind} is Available", async () => {
     const current = await mgr.getAPIReader().get(${r.kind}, key);
@@ -314,7 +310,6 @@ import { Environment } from "controller-runtime/envtest";
 import type { Manager } from "controller-runtime/manager";
 import { ${r.kind} } from "../api/${file}.js";
 import { setupManager } from "../manager.js";
-import type { DeepReadonly } from "../../api/index.js";
 
 const env = new Environment({
   crdDirectoryPaths: ["config/crd"],
