@@ -354,14 +354,15 @@ const SHARED_STRING_MIN = 64;
  */
 function shareLongStrings(obj: Obj, json: string): void {
   let cursor = 0;
+  // Any place in the JSON with the same characters will do (a value with escapes is written
+  // otherwise there, and is not found): the value is searched for as it is, without quoting it
+  // first, which cost a copy of every long value on every write.
   const shared = (v: string): string => {
     if (v.length < SHARED_STRING_MIN) return v;
-    const quoted = JSON.stringify(v);
-    if (quoted.length !== v.length + 2) return v; // escapes: the JSON's characters differ
-    const at = json.indexOf(quoted, cursor);
+    const at = json.indexOf(v, cursor);
     if (at < 0) return v;
-    cursor = at + quoted.length;
-    return json.slice(at + 1, at + 1 + v.length);
+    cursor = at + v.length;
+    return json.slice(at, at + v.length);
   };
   // An explicit stack of the containers being walked, each with its next member: the order is
   // JSON.stringify's, and objects may nest 10 000 levels deep.
