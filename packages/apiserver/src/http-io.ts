@@ -170,16 +170,14 @@ function writeJson(
 ): void {
   // kube's JSON serializer is Go's json.Encoder, which ends every value with a newline; pretty
   // output is json.MarshalIndent's, which does not.
-  // Encoded once: the length of a string and then its bytes would read it twice (a page of a
-  // list is a few hundred KiB).
-  const bytes = Buffer.from(isPrettyPrint(res.req) ? indentJson(body) : `${body}\n`);
+  const text = isPrettyPrint(res.req) ? indentJson(body) : `${body}\n`;
   res.writeHead(code, {
     "Content-Type": "application/json",
     "Cache-Control": "no-cache, private",
-    "Content-Length": bytes.length,
+    "Content-Length": Buffer.byteLength(text),
     ...headers,
   });
-  res.end(bytes);
+  res.end(text);
 }
 
 export function sendError(res: ServerResponse, err: ApiError): void {
