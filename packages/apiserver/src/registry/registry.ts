@@ -7,7 +7,10 @@ export function storeNameOf(def: ResourceDefinition): string {
   if (def.storeName !== undefined) return def.storeName;
   // Kept per definition: a joined name is a new string to flatten and hash on every lookup.
   let name = storeNames.get(def);
-  if (name === undefined) storeNames.set(def, (name = `${def.group}/${def.plural}`));
+  if (name === undefined) {
+    name = `${def.group}/${def.plural}`;
+    storeNames.set(def, name);
+  }
   return name;
 }
 
@@ -43,9 +46,15 @@ export class Registry {
     this.#generation++;
     this.#byGvr.set(`${def.group}/${def.version}/${def.plural}`, def);
     let versions = this.#nested.get(def.group);
-    if (!versions) this.#nested.set(def.group, (versions = new Map()));
+    if (!versions) {
+      versions = new Map();
+      this.#nested.set(def.group, versions);
+    }
     let plurals = versions.get(def.version);
-    if (!plurals) versions.set(def.version, (plurals = new Map()));
+    if (!plurals) {
+      plurals = new Map();
+      versions.set(def.version, plurals);
+    }
     plurals.set(def.plural, def);
     if (!this.#groupOrder.includes(def.group)) this.#groupOrder.push(def.group);
   }

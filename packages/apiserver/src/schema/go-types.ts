@@ -153,9 +153,9 @@ const BYTE_FIELDS_BY_STRUCT = new Map<string, Set<string>>();
 for (const entry of BYTE_FIELDS) {
   const dot = entry.indexOf(".");
   const struct = entry.slice(0, dot);
-  let fields = BYTE_FIELDS_BY_STRUCT.get(struct);
-  if (!fields) BYTE_FIELDS_BY_STRUCT.set(struct, (fields = new Set()));
+  const fields = BYTE_FIELDS_BY_STRUCT.get(struct) ?? new Set<string>();
   fields.add(entry.slice(dot + 1));
+  BYTE_FIELDS_BY_STRUCT.set(struct, fields);
 }
 
 /** Nesting checked by typesFine's recursion; deeper objects are left to goTypeError's walk. */
