@@ -288,14 +288,17 @@ export function newServerCore(opts: APIServerOptions, dropConnections: () => voi
       target = requestTarget(req.url ?? "/");
       checkRequestTimeout(req.method ?? "GET", target);
       const requester = authenticate(req);
+      const method = req.method ?? "GET";
+      const asRequester = requestAttributes(method, target, requester);
       user = impersonate(
         req.headers,
         requester,
         (a) => authorization.decide(a),
-        requestAttributes(req.method ?? "GET", target, requester),
+        asRequester,
         impersonationModes,
       );
-      const attrs = requestAttributes(req.method ?? "GET", target, user);
+      // Without impersonation (nearly every request) the requester's attributes are the request's.
+      const attrs = user === requester ? asRequester : requestAttributes(method, target, user);
       const decision = authorization.authorize(attrs);
       if (!decision.allowed) throw forbiddenError(attrs, decision.reason);
     } catch (e) {
@@ -333,6 +336,10 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     ca: ca.certPem,
     requestCert: true,
     rejectUnauthorized: false,
+    // As Go's net/http (every TCP connection TCP_NODELAY): with Nagle's algorithm, Node's default
+    // for a TLS server, the last segment of a long answer or a watch event written right after
+    // another waits for the client's delayed ACK (up to 40 ms on Linux).
+    noDelay: true,
   };
   // HTTP/2 through Node's compatibility API: its requests and responses are used as HTTP/1's
   // (see http-io.ts for the few differences: hop-by-hop headers, backpressure).

@@ -26,6 +26,15 @@ const STRIPPED_META = new Set([
   "resourceVersion",
 ]);
 
+/**
+ * A scalar value (not an object or a list) is a leaf whatever its declared type (typeFor reads a
+ * shape that disagrees as a scalar): its node is `{}`, found without starting a walk (most
+ * members of most objects are leaves, and each walk is a generator).
+ */
+function isLeaf(v: Json): boolean {
+  return v === null || typeof v !== "object";
+}
+
 function isEmpty(v: Json): boolean {
   if (v === null) return true;
   if (Array.isArray(v)) return v.length === 0;
@@ -49,9 +58,13 @@ function* addChildren(r: Json, declared: TypeNode, path: PathElement[], out: Fie
       // Two items with one key are owned as one atomic value.
       if (values.length >= 2) entries.push({ pe, node: {} });
       else {
-        path.push(pe);
-        entries.push({ pe, node: yield memberNode(values[0], t.element(), path) });
-        path.pop();
+        const value = values[0];
+        if (isLeaf(value)) entries.push({ pe, node: {} });
+        else {
+          path.push(pe);
+          entries.push({ pe, node: yield memberNode(value, t.element(), path) });
+          path.pop();
+        }
       }
     }
     if (entries.length > 1) entries.sort((a, b) => comparePathElements(a.pe, b.pe));
@@ -64,10 +77,14 @@ function* addChildren(r: Json, declared: TypeNode, path: PathElement[], out: Fie
   for (const k of sortedKeys(m)) {
     const v = m[k];
     if (v === undefined) continue;
+    n++;
+    if (isLeaf(v)) {
+      out[`f:${k}`] = {};
+      continue;
+    }
     path.push({ field: k });
     out[`f:${k}`] = yield memberNode(v, t.field(k) ?? t.element(), path);
     path.pop();
-    n++;
   }
   return n;
 }
@@ -97,6 +114,14 @@ function* addMetadata(meta: Json, declared: TypeNode, path: PathElement[], out: 
   for (const k of sortedKeys(m)) {
     const v = m[k];
     if (v === undefined) continue;
+    if (isLeaf(v)) {
+      // A stripped leaf has nothing below it; any other is owned as a leaf.
+      if (!STRIPPED_META.has(k)) {
+        out[`f:${k}`] = {};
+        n++;
+      }
+      continue;
+    }
     path.push({ field: k });
     const sub = t.field(k) ?? t.element();
     if (STRIPPED_META.has(k)) {
@@ -112,6 +137,11 @@ function* addMetadata(meta: Json, declared: TypeNode, path: PathElement[], out: 
     path.pop();
   }
   return n;
+}
+
+/** changedAgainst of a leaf: owned unless Go wrote the same scalar there. */
+function leafChanged(r: Json, z: Json): FieldsV1 | undefined {
+  return z === undefined || r !== z ? {} : undefined;
 }
 
 function sameJson(a: Json, b: Json): boolean {
@@ -140,14 +170,13 @@ function* changedAgainst(
     for (const k of sortedKeys(m)) {
       const v = m[k];
       if (v === undefined) continue;
-      path.push({ field: k });
-      const below: FieldsV1 | undefined = yield changedAgainst(
-        v,
-        (z as Obj)[k],
-        t.field(k) ?? t.element(),
-        path,
-      );
-      path.pop();
+      let below: FieldsV1 | undefined;
+      if (isLeaf(v)) below = leafChanged(v, (z as Obj)[k]);
+      else {
+        path.push({ field: k });
+        below = yield changedAgainst(v, (z as Obj)[k], t.field(k) ?? t.element(), path);
+        path.pop();
+      }
       if (below) {
         out[`f:${k}`] = below;
         n++;
@@ -205,7 +234,9 @@ function* createdWalk(
         any = true;
       }
     } else {
-      const node: FieldsV1 | undefined = yield changedAgainst(v, zero[k], declared, path);
+      const node: FieldsV1 | undefined = isLeaf(v)
+        ? leafChanged(v, zero[k])
+        : yield changedAgainst(v, zero[k], declared, path);
       if (node) {
         out[`f:${k}`] = node;
         any = true;

@@ -115,9 +115,28 @@ export function negotiate(def: ResourceDefinition, accept: string | undefined, n
   };
 }
 
+/**
+ * Settled negotiations by what decides them (custom or built-in, route, tables, Accept): clients
+ * send the same few Accept headers on every request, and negotiating one costs a create several
+ * µs. Bounded, emptied when full; refusals are not kept (each gets its own error).
+ */
+const settled = new Map<string, Negotiated>();
+const MAX_SETTLED = 512;
+
+function negotiateCached(def: ResourceDefinition, accept: string | undefined, n: Negotiation): Negotiated {
+  const key = `${def.crdName ? "c" : "b"}${n.tables ? "t" : "-"}${n.route}:${accept ?? ""}`;
+  let found = settled.get(key);
+  if (found === undefined) {
+    found = Object.freeze(negotiate(def, accept, n));
+    if (settled.size >= MAX_SETTLED) settled.clear();
+    settled.set(key, found);
+  }
+  return found;
+}
+
 /** kube's negotiation for a request the server is about to serve: records how its answer is written. */
 export function negotiateFor(r: ResourceRequest, route: Route, tables = true): Negotiated {
-  const n = negotiate(r.def, r.req.headers.accept, { route, tables });
+  const n = negotiateCached(r.def, r.req.headers.accept, { route, tables });
   if (n.protobuf) answerInProtobuf(r.res);
   answerInMetaVersion(r.res, n.metaApiVersion);
   return n;

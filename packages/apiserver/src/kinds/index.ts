@@ -132,8 +132,20 @@ const byKind: Record<string, KindBehaviour> = {
   ...rbacBehaviours,
 };
 
+/** Each definition's behaviour, built once: every write asks for it several times. */
+const behaviours = new WeakMap<ResourceDefinition, KindBehaviour>();
+
 export function kindBehaviour(def: ResourceDefinition): KindBehaviour {
   if (def.crdName) return none;
+  let found = behaviours.get(def);
+  if (found === undefined) {
+    found = builtinBehaviour(def);
+    behaviours.set(def, found);
+  }
+  return found;
+}
+
+function builtinBehaviour(def: ResourceDefinition): KindBehaviour {
   const b =
     def.group === "autoscaling" && def.version === "v1"
       ? horizontalPodAutoscalerV1Behaviour

@@ -37,7 +37,11 @@ function goFields(short: string): GoField[] | undefined {
 
 /** Sets a key as JSON.parse does: a map's `__proto__` is a key like any other, not the prototype. */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  // Only `__proto__` is an accessor on Object.prototype: any other key is assigned as it is
+  // (defineProperty costs every map key of every write several times an assignment).
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 const isPlainObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

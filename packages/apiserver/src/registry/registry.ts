@@ -4,8 +4,17 @@ import type { ResourceDefinition } from "./resource.js";
 
 /** Where a resource's objects are kept: every version of a group/resource shares one store. */
 export function storeNameOf(def: ResourceDefinition): string {
-  return def.storeName ?? `${def.group}/${def.plural}`;
+  if (def.storeName !== undefined) return def.storeName;
+  // Kept per definition: a joined name is a new string to flatten and hash on every lookup.
+  let name = storeNames.get(def);
+  if (name === undefined) {
+    name = `${def.group}/${def.plural}`;
+    storeNames.set(def, name);
+  }
+  return name;
 }
+
+const storeNames = new WeakMap<ResourceDefinition, string>();
 
 export interface ServedGroup {
   name: string;
@@ -15,6 +24,11 @@ export interface ServedGroup {
 
 export class Registry {
   readonly #byGvr = new Map<string, ResourceDefinition>();
+  /**
+   * The same by group, version and plural: every request looks its resource up, and the path's
+   * segments find it without joining them into a new key to hash.
+   */
+  readonly #nested = new Map<string, Map<string, Map<string, ResourceDefinition>>>();
   // Groups in the order discovery lists them: built-ins first, then CRD groups as they arrive.
   readonly #groupOrder: string[] = [];
   #generation = 0;
@@ -31,12 +45,24 @@ export class Registry {
   add(def: ResourceDefinition): void {
     this.#generation++;
     this.#byGvr.set(`${def.group}/${def.version}/${def.plural}`, def);
+    let versions = this.#nested.get(def.group);
+    if (!versions) {
+      versions = new Map();
+      this.#nested.set(def.group, versions);
+    }
+    let plurals = versions.get(def.version);
+    if (!plurals) {
+      plurals = new Map();
+      versions.set(def.version, plurals);
+    }
+    plurals.set(def.plural, def);
     if (!this.#groupOrder.includes(def.group)) this.#groupOrder.push(def.group);
   }
 
   remove(def: ResourceDefinition): void {
     this.#generation++;
     this.#byGvr.delete(`${def.group}/${def.version}/${def.plural}`);
+    this.#nested.get(def.group)?.get(def.version)?.delete(def.plural);
   }
 
   /** Removes every resource a CRD registered. */
@@ -47,7 +73,7 @@ export class Registry {
   }
 
   lookup(group: string, version: string, plural: string): ResourceDefinition | undefined {
-    return this.#byGvr.get(`${group}/${version}/${plural}`);
+    return this.#nested.get(group)?.get(version)?.get(plural);
   }
 
   all(): ResourceDefinition[] {

@@ -109,12 +109,19 @@ export function builtinDefinitions(): Record<string, Schema> {
 
 /** The definition name of a built-in kind (`io.k8s.api.apps.v1.Deployment`), if there is one. */
 export function builtinDefinitionName(group: string, version: string, kind: string): string | undefined {
-  for (const [short, def] of Object.entries(BUILTIN_DEFINITIONS)) {
-    const gvk = def.gvk;
-    if (gvk && gvk[0] === group && gvk[1] === version && gvk[2] === kind) return fullDefinitionName(short);
+  if (namesByKind === undefined) {
+    // Built on first use: the OpenAPI documents ask for every resource's kind and list kind.
+    namesByKind = new Map();
+    for (const [short, def] of Object.entries(BUILTIN_DEFINITIONS)) {
+      const key = def.gvk && `${def.gvk[0]}/${def.gvk[1]}/${def.gvk[2]}`;
+      // The first definition of a kind, as the scan this replaces found it.
+      if (key && !namesByKind.has(key)) namesByKind.set(key, fullDefinitionName(short));
+    }
   }
-  return undefined;
+  return namesByKind.get(`${group}/${version}/${kind}`);
 }
+
+let namesByKind: Map<string, string> | undefined;
 
 /**
  * The schema of a built-in kind: its definition at the root, with every definition it reaches

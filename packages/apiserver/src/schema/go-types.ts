@@ -148,6 +148,72 @@ function accepted(s: Schema): JsonKind[] | undefined {
   }
 }
 
+/** BYTE_FIELDS by struct: the field names of each. */
+const BYTE_FIELDS_BY_STRUCT = new Map<string, Set<string>>();
+for (const entry of BYTE_FIELDS) {
+  const dot = entry.indexOf(".");
+  const struct = entry.slice(0, dot);
+  const fields = BYTE_FIELDS_BY_STRUCT.get(struct) ?? new Set<string>();
+  fields.add(entry.slice(dot + 1));
+  BYTE_FIELDS_BY_STRUCT.set(struct, fields);
+}
+
+/** Nesting checked by typesFine's recursion; deeper objects are left to goTypeError's walk. */
+const FINE_DEPTH = 200;
+
+/**
+ * Whether goTypeError's walk would find nothing wrong under `value`: the same checks in any
+ * order, without the names its errors need. Undefined when the object nests past FINE_DEPTH.
+ * `atRoot`: the value's path is empty (the kind's own fields name the kind as their struct).
+ */
+function typesFine(
+  value: unknown,
+  raw: Schema,
+  bytes: boolean,
+  kindName: string,
+  atRoot: boolean,
+  r: SchemaResolver,
+  depth: number,
+): boolean | undefined {
+  const kind = jsonKind(value);
+  if (raw.$ref?.endsWith(".Quantity") && kind !== undefined && kind !== "number") {
+    return kind === "string" && quantityError(value as string) === undefined;
+  }
+  if (bytes && kind === "string") return base64Error(value as string) === undefined;
+  const s = r.resolve(raw);
+  if (s === undefined || kind === undefined) return true;
+  const want = accepted(s);
+  if (want !== undefined && !want.includes(kind)) return false;
+  if (kind === "array") {
+    const items = s.items;
+    if (items === undefined || Array.isArray(items)) return true;
+    const list = value as unknown[];
+    const scalars = scalarListError(list, items, r);
+    if (scalars !== undefined) return scalars === "";
+    if (depth >= FINE_DEPTH) return undefined;
+    for (const v of list) {
+      const fine = typesFine(v, items, false, kindName, atRoot, r, depth + 1);
+      if (fine !== true) return fine;
+    }
+    return true;
+  }
+  if (kind !== "object" || !isObject(value)) return true;
+  if (depth >= FINE_DEPTH) return undefined;
+  const isStruct = s.properties !== undefined;
+  const byteFields = isStruct ? BYTE_FIELDS_BY_STRUCT.get(atRoot ? kindName : structName(raw)) : undefined;
+  const entry = typeof s.additionalProperties === "object" ? s.additionalProperties : undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const field = s.properties?.[k];
+    let fine: boolean | undefined = true;
+    if (field !== undefined) {
+      const isBytes = byteFields?.has(k) ?? false;
+      fine = typesFine(v, field, isBytes, kindName, atRoot && k === "", r, depth + 1);
+    } else if (entry !== undefined) fine = typesFine(v, entry, bytes, kindName, atRoot, r, depth + 1);
+    if (fine !== true) return fine;
+  }
+  return true;
+}
+
 /** The Go type kube would name for a schema (`v1.DeploymentSpec`, `[]v1.Container`, `int32`). */
 function goTypeName(raw: Schema, depth = 0): string {
   // `#/definitions/io.k8s.api.apps.v1.DeploymentSpec` is Go's `v1.DeploymentSpec`.
@@ -191,6 +257,10 @@ export function goTypeError(
   const root = schemaOf(def);
   if (root === undefined) return undefined;
   const r = new SchemaResolver(root);
+  // Nearly every object is right: it is checked first without naming paths (no strings per
+  // field); the walk below, which names the first bad value in Go's words, runs only when that
+  // check finds one (or the object nests too deep for it).
+  if (typesFine(obj, root, false, def.kind, true, r, 0) === true) return undefined;
   // An explicit stack: the object may nest as deep as the body limit allows.
   // `struct`: the Go struct holding the field, as Go's error names it (DeploymentSpec for
   // spec.replicas; the kind itself for top-level fields).

@@ -345,6 +345,8 @@ function freezeStored(
 
 /** Strings at least this long are worth sharing with the JSON (V8 slices from 13 characters). */
 const SHARED_STRING_MIN = 64;
+/** Nesting walked by recursion before the walk starts over with an explicit stack. */
+const SHARED_WALK_DEPTH = 500;
 
 /**
  * Makes the object's long string values (ConfigMap data, last-applied annotations, ...) slices
@@ -354,15 +356,41 @@ const SHARED_STRING_MIN = 64;
  */
 function shareLongStrings(obj: Obj, json: string): void {
   let cursor = 0;
+  // Any place in the JSON with the same characters will do (a value with escapes is written
+  // otherwise there, and is not found): the value is searched for as it is, without quoting it
+  // first, which cost a copy of every long value on every write.
   const shared = (v: string): string => {
     if (v.length < SHARED_STRING_MIN) return v;
-    const quoted = JSON.stringify(v);
-    if (quoted.length !== v.length + 2) return v; // escapes: the JSON's characters differ
-    const at = json.indexOf(quoted, cursor);
+    const at = json.indexOf(v, cursor);
     if (at < 0) return v;
-    cursor = at + quoted.length;
-    return json.slice(at + 1, at + 1 + v.length);
+    cursor = at + v.length;
+    return json.slice(at, at + v.length);
   };
+  // Ordinary objects by recursion (no stack entries, no key lists: this runs on every write);
+  // one nested past SHARED_WALK_DEPTH is walked again with an explicit stack, from the start
+  // (a value shared already is found again: sharing twice changes nothing).
+  const walk = (node: unknown, depth: number): boolean => {
+    if (typeof node !== "object" || node === null || Object.isFrozen(node)) return true; // stored before: left as it is
+    if (depth > SHARED_WALK_DEPTH) return false;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const v: unknown = node[i];
+        if (typeof v === "string") node[i] = shared(v);
+        else if (!walk(v, depth + 1)) return false;
+      }
+      return true;
+    }
+    const container = node as Record<string, unknown>;
+    // for...in is Object.keys' order here: JSON objects have no inherited enumerable keys.
+    for (const k in container) {
+      const v = container[k];
+      if (typeof v === "string") container[k] = shared(v);
+      else if (!walk(v, depth + 1)) return false;
+    }
+    return true;
+  };
+  if (walk(obj, 0)) return;
+  cursor = 0;
   // An explicit stack of the containers being walked, each with its next member: the order is
   // JSON.stringify's, and objects may nest 10 000 levels deep.
   const stack: { node: Obj | unknown[]; keys: (string | number)[]; i: number }[] = [];
