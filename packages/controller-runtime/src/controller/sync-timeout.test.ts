@@ -27,7 +27,8 @@ const Widget = defineKind({ group: "example.com", version: "v1", kind: "Widget",
 const mgr = await Manager.create(getConfig(), {
   logger: nullLogger(),
   metrics: { bindAddress: "0" },
-  controller: { cacheSyncTimeoutMs: 2000 },
+  // Long enough for the first list to answer on a loaded machine; the message needs its 404.
+  controller: { cacheSyncTimeoutMs: 8000 },
 });
 controllerManagedBy(mgr).for(Widget).complete({ reconcile: async () => ({}) });
 const gc = setInterval(() => globalThis.gc(), 50);

@@ -10,7 +10,7 @@ import Type, {
   type TSchema,
   type TUnsafe,
 } from "typebox";
-import type { Condition } from "kubernetes-types/meta/v1.js";
+import type { Condition, ObjectMeta } from "kubernetes-types/meta/v1.js";
 import { conditionSchema } from "../api/conditions.js";
 import type { KubeObject } from "../api/object.js";
 
@@ -86,8 +86,18 @@ export function anyJSON(opts: { description?: string } = {}): TUnsafe<unknown> {
   return Type.Unsafe<unknown>({ ...opts, "x-kubernetes-preserve-unknown-fields": true });
 }
 
+/**
+ * An object embedded in another's spec: its own data, so its metadata is a plain (mutable)
+ * ObjectMeta, as the types generated from a CRD spell it.
+ */
+export type EmbeddedObject = {
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata?: ObjectMeta | undefined;
+} & Record<string, unknown>;
+
 /** A whole Kubernetes object inside this one (a Pod template, say): `x-kubernetes-embedded-resource`. */
-export function embeddedResource<T extends KubeObject = KubeObject & Record<string, unknown>>(
+export function embeddedResource<T extends KubeObject = EmbeddedObject>(
   opts: { description?: string } = {},
 ): TUnsafe<T> {
   return Type.Unsafe<T>({

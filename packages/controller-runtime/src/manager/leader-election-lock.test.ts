@@ -23,6 +23,8 @@ before(async () => {
 after(() => Promise.all([home.stop(), elsewhere.stop()]));
 
 const quick = { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 };
+// Where nothing waits for a loss: a renewal late on a loaded machine must not end the test.
+const steady = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 500 };
 
 test("a fake lock elects at once; blocking it loses leadership, and start rejects", async () => {
   const lock = newFakeResourceLock({ identity: "me" });
@@ -59,7 +61,7 @@ test("leaderElectionConfig takes the Lease on the other API server", async () =>
     leaderElectionID: id,
     leaderElectionNamespace: "default",
     leaderElectionConfig: electionConfig,
-    ...quick,
+    ...steady,
   });
   const stop = new AbortController();
   const running = mgr.start(stop.signal);
