@@ -19,9 +19,39 @@ export function message(typeName: string): DescMessage | undefined {
 }
 
 /**
- * The message of `kind` in `apiVersion`: k8s.io/api names a package after the group's first
- * label (`rbac.authorization.k8s.io/v1` is `k8s.io.api.rbac.v1`, the core group `core`). Options
- * such as DeleteOptions are registered in every group version and live in meta/v1.
+ * The k8s.io/api package of each built-in group whose messages the descriptors hold. A group is
+ * looked up by its full name, so that a custom resource's group that merely starts like a
+ * built-in one (`apps.example.com`) never borrows a built-in message.
+ */
+const PACKAGES: Record<string, string> = {
+  "": "core",
+  "admission.k8s.io": "admission",
+  "admissionregistration.k8s.io": "admissionregistration",
+  "apidiscovery.k8s.io": "apidiscovery",
+  apps: "apps",
+  "authentication.k8s.io": "authentication",
+  "authorization.k8s.io": "authorization",
+  autoscaling: "autoscaling",
+  batch: "batch",
+  "certificates.k8s.io": "certificates",
+  "coordination.k8s.io": "coordination",
+  "discovery.k8s.io": "discovery",
+  "events.k8s.io": "events",
+  "flowcontrol.apiserver.k8s.io": "flowcontrol",
+  "networking.k8s.io": "networking",
+  "node.k8s.io": "node",
+  policy: "policy",
+  "rbac.authorization.k8s.io": "rbac",
+  "resource.k8s.io": "resource",
+  "scheduling.k8s.io": "scheduling",
+  "storage.k8s.io": "storage",
+  "storagemigration.k8s.io": "storagemigration",
+};
+
+/**
+ * The message of `kind` in `apiVersion`, undefined when kube has none (custom resources, kinds
+ * of groups the descriptors leave out). Options such as DeleteOptions are registered in every
+ * built-in group version and live in meta/v1.
  */
 export function messageOf(apiVersion: string, kind: string): DescMessage | undefined {
   const slash = apiVersion.indexOf("/");
@@ -30,11 +60,12 @@ export function messageOf(apiVersion: string, kind: string): DescMessage | undef
   // Discovery's APIVersions and the core group's APIResourceList are written without an apiVersion.
   if (apiVersion === "" && /^[A-Za-z0-9]+$/.test(kind)) return message(`${META}.${kind}`);
   if (!/^[a-z0-9]+$/.test(version) || !/^[A-Za-z0-9]+$/.test(kind)) return undefined;
-  const pkg = group === "" ? "core" : group.split(".")[0];
   // meta.k8s.io/v1beta1 has its own PartialObjectMetadataList; its other types are v1's.
   if (group === "meta.k8s.io") {
     return message(`k8s.io.apimachinery.pkg.apis.meta.${version}.${kind}`) ?? message(`${META}.${kind}`);
   }
+  const pkg = Object.hasOwn(PACKAGES, group) ? PACKAGES[group] : undefined;
+  if (pkg === undefined) return undefined;
   return message(`k8s.io.api.${pkg}.${version}.${kind}`) ?? message(`${META}.${kind}`);
 }
 
