@@ -478,47 +478,67 @@ function seconds(text: unknown): { seconds: number; nanos: number } | undefined 
   return { seconds: Math.floor(ms / 1000), nanos: fraction ? Number(fraction.padEnd(9, "0")) : 0 };
 }
 
-/** Writes a scalar value of field `n`; false when the JSON value has the wrong type (left out, as Go would refuse it). */
+/**
+ * Writes a scalar value of field `n`. A JSON value of the wrong type is left out and marks the
+ * encoding as lossy (`w.lossy`): Go would refuse it, and a client sends such an object as JSON so
+ * that the server says what is wrong.
+ */
 function writeScalar(w: Writer, n: number, kind: Kind, v: unknown): void {
   switch (kind) {
     case Kind.String:
       if (typeof v === "string") w.string(n, v);
+      else w.lossy = true;
       return;
     case Kind.Bytes:
       if (typeof v === "string") w.bytes(n, Buffer.from(v, "base64"));
+      else w.lossy = true;
       return;
     case Kind.Bool:
       if (typeof v === "boolean") {
         w.tag(n, 0);
         w.varint(v ? 1 : 0);
-      }
+      } else w.lossy = true;
       return;
     default:
-      if (typeof v === "number" && Number.isFinite(v)) {
+      if (typeof v === "number" && Number.isSafeInteger(v)) {
         w.tag(n, 0);
-        w.int(Math.trunc(v));
-      }
+        w.int(v);
+      } else w.lossy = true;
   }
 }
 
-/** Writes `v` as the fields of `plan`'s message (the caller framed it). */
-function writeFields(w: Writer, plan: Plan, v: unknown): void {
+/**
+ * Writes `v` as the fields of `plan`'s message (the caller framed it); the count of `v`'s keys
+ * that are the message's fields. Keys that are not (unknown fields) mark the encoding lossy.
+ */
+function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = true): number {
   if (plan.special !== Special.None) {
     writeSpecial(w, plan, v);
-    return;
+    return 0;
   }
-  if (!isObject(v)) return;
+  if (!isObject(v)) {
+    w.lossy = true;
+    return 0;
+  }
   for (const f of plan.fields) {
-    // An inlined struct's JSON fields are its parent's.
-    const value = f.inline ? v : v[f.key];
+    if (f.inline) {
+      // An inlined struct's JSON fields are its parent's.
+      used += writeInline(w, f, v);
+      continue;
+    }
+    const value = v[f.key];
     if (value === undefined) continue;
+    used++;
     if (value === null) {
       // A zero Time Go writes as null, and as an empty message.
       if (f.isTime && !f.repeated) w.close(w.open(f.number));
       continue;
     }
     if (f.map) {
-      if (!isObject(value)) continue;
+      if (!isObject(value)) {
+        w.lossy = true;
+        continue;
+      }
       for (const key in value) {
         if (!Object.hasOwn(value, key)) continue;
         const item = value[key];
@@ -534,7 +554,10 @@ function writeFields(w: Writer, plan: Plan, v: unknown): void {
       continue;
     }
     if (f.repeated) {
-      if (!Array.isArray(value)) continue;
+      if (!Array.isArray(value)) {
+        w.lossy = true;
+        continue;
+      }
       for (const item of value) {
         if (f.kind === Kind.Message) {
           const at = w.open(f.number);
@@ -547,12 +570,30 @@ function writeFields(w: Writer, plan: Plan, v: unknown): void {
     if (f.kind === Kind.Message) {
       const sub = planOf(f.message!);
       // Special types with no value for this JSON (a time that does not parse) are left unset.
-      if (sub.special !== Special.None && !hasSpecialValue(sub, value)) continue;
+      if (sub.special !== Special.None && !hasSpecialValue(sub, value)) {
+        w.lossy = true;
+        continue;
+      }
       const at = w.open(f.number);
       writeFields(w, sub, value);
       w.close(at);
     } else writeScalar(w, f.number, f.kind, value);
   }
+  if (checkKeys && !w.lossy) {
+    let keys = 0;
+    for (const k in v) if (v[k] !== undefined) keys++;
+    if (keys !== used) w.lossy = true;
+  }
+  return used;
+}
+
+/** An inlined struct, written as a field of its own from the parent's keys. */
+function writeInline(w: Writer, f: FieldPlan, v: Obj): number {
+  const at = w.open(f.number);
+  // The parent's other keys are not this struct's: the parent checks them all.
+  const used = writeFields(w, planOf(f.message!), v, 0, false);
+  w.close(at);
+  return used;
 }
 
 function hasSpecialValue(plan: Plan, v: unknown): boolean {
@@ -626,12 +667,29 @@ export function hasMessage(apiVersion: string, kind: string): boolean {
  * The message bytes of `obj` as `kind` in `apiVersion`, without the envelope (a list item as the
  * list writes it); undefined when kube has no message for it.
  */
-export function encodeMessage(apiVersion: string, kind: string, obj: unknown): Buffer | undefined {
+export function encodeMessage(
+  apiVersion: string,
+  kind: string,
+  obj: unknown,
+  options: EncodeOptions = {},
+): Buffer | undefined {
   const desc = kind ? messageOf(apiVersion, kind) : undefined;
   if (!desc) return undefined;
   const w = new Writer(1024);
-  writeFields(w, planOf(desc), obj);
+  let typeMeta = 0;
+  if (isObject(obj)) typeMeta = (obj.apiVersion !== undefined ? 1 : 0) + (obj.kind !== undefined ? 1 : 0);
+  writeFields(w, planOf(desc), obj, typeMeta);
+  if (w.lossy && options.exact) return undefined;
   return w.finish();
+}
+
+export interface EncodeOptions {
+  /**
+   * Undefined instead of bytes when the message cannot hold the whole object: fields it does not
+   * know, values of the wrong type. A client then sends JSON, so that the server validates what
+   * it was given (unknown fields warned about or refused) rather than never seeing it.
+   */
+  exact?: boolean;
 }
 
 /** Frames message bytes as kube does: "k8s\0" and a runtime.Unknown naming the type. */
@@ -650,10 +708,10 @@ export function envelope(apiVersion: string, kind: string, raw: Uint8Array): Buf
 }
 
 /** The object (with its apiVersion and kind) in kube's protobuf encoding; undefined when kube has no message for it. */
-export function encodeProtobuf(obj: Obj): Buffer | undefined {
+export function encodeProtobuf(obj: Obj, options: EncodeOptions = {}): Buffer | undefined {
   const apiVersion = typeof obj.apiVersion === "string" ? obj.apiVersion : "";
   const kind = typeof obj.kind === "string" ? obj.kind : "";
-  const raw = encodeMessage(apiVersion, kind, obj);
+  const raw = encodeMessage(apiVersion, kind, obj, options);
   return raw && envelope(apiVersion, kind, raw);
 }
 

@@ -5,6 +5,7 @@
 // first protobuf request only; `PROTOBUF` alone is in ./media-type.js.
 export {
   type DecodeOptions,
+  type EncodeOptions,
   decodeProtobuf,
   decodeWatchEvent,
   encodeList,

@@ -2,6 +2,7 @@
 // what the Go types add to each (which zero values are kept, inlined structs, JSON names).
 import { createFileRegistry, type DescMessage, type FileRegistry, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { PACKAGES } from "./groups.js";
 import { DESCRIPTORS, GO_LISTS, GO_SHAPES } from "./kube-protos.generated.js";
 
 const META = "k8s.io.apimachinery.pkg.apis.meta.v1";
@@ -17,36 +18,6 @@ function files(): FileRegistry {
 export function message(typeName: string): DescMessage | undefined {
   return files().getMessage(typeName);
 }
-
-/**
- * The k8s.io/api package of each built-in group whose messages the descriptors hold. A group is
- * looked up by its full name, so that a custom resource's group that merely starts like a
- * built-in one (`apps.example.com`) never borrows a built-in message.
- */
-const PACKAGES: Record<string, string> = {
-  "": "core",
-  "admission.k8s.io": "admission",
-  "admissionregistration.k8s.io": "admissionregistration",
-  "apidiscovery.k8s.io": "apidiscovery",
-  apps: "apps",
-  "authentication.k8s.io": "authentication",
-  "authorization.k8s.io": "authorization",
-  autoscaling: "autoscaling",
-  batch: "batch",
-  "certificates.k8s.io": "certificates",
-  "coordination.k8s.io": "coordination",
-  "discovery.k8s.io": "discovery",
-  "events.k8s.io": "events",
-  "flowcontrol.apiserver.k8s.io": "flowcontrol",
-  "networking.k8s.io": "networking",
-  "node.k8s.io": "node",
-  policy: "policy",
-  "rbac.authorization.k8s.io": "rbac",
-  "resource.k8s.io": "resource",
-  "scheduling.k8s.io": "scheduling",
-  "storage.k8s.io": "storage",
-  "storagemigration.k8s.io": "storagemigration",
-};
 
 /**
  * The message of `kind` in `apiVersion`, undefined when kube has none (custom resources, kinds

@@ -148,6 +148,8 @@ declare global {
 export class Writer {
   buf: Buffer;
   pos = 0;
+  /** Something of the value could not be written (see codec.ts EncodeOptions.exact). */
+  lossy = false;
   constructor(size = 1024) {
     this.buf = Buffer.allocUnsafe(size);
   }

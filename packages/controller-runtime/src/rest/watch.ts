@@ -27,6 +27,16 @@ export interface DecodeWatchOptions {
   maxEventBytes?: number;
 }
 
+/**
+ * A watch body's decoder: the body's chunks in, batches of events out (one per chunk that
+ * completed any). {@link decodeWatchBatches} reads NDJSON; controller-runtime/protobuf's
+ * decodeProtobufWatchBatches reads kube's protobuf frames.
+ */
+export type WatchBodyDecoder = <T extends KubeObject = KubeObject>(
+  source: AsyncIterable<Uint8Array>,
+  options?: DecodeWatchOptions,
+) => AsyncGenerator<WatchEvent<T>[], void, undefined>;
+
 /** client-go's streaming decoder limit. */
 export const MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024;
 
