@@ -67,6 +67,20 @@ interface Plan {
 }
 
 const plans = new Map<DescMessage, Plan>();
+/** Plans by `apiVersion kind`, null where kube has no message: messageOf's lookups are not free. */
+const typePlans = new Map<string, Plan | null>();
+
+function planOfType(apiVersion: string, kind: string): Plan | undefined {
+  const key = `${apiVersion} ${kind}`;
+  let plan = typePlans.get(key);
+  if (plan === undefined) {
+    const desc = kind ? messageOf(apiVersion, kind) : undefined;
+    plan = desc ? planOf(desc) : null;
+    if (typePlans.size > 1000) typePlans.clear();
+    typePlans.set(key, plan);
+  }
+  return plan ?? undefined;
+}
 
 function kindOf(scalar: ScalarType | undefined, isMessage: boolean): Kind {
   if (isMessage) return Kind.Message;
@@ -203,7 +217,7 @@ function readScalar(r: Reader, kind: Kind): unknown {
 }
 
 /** The message between `r.pos` and `end` as Go's JSON encoder writes the Go value. */
-function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext): unknown {
+function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, into?: Obj): unknown {
   if (plan.special !== Special.None) return readSpecial(plan, r, end, ctx);
   const fields = plan.fields;
   const byNumber = plan.byNumber;
@@ -260,7 +274,7 @@ function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext): un
       else list.push(value);
     } else values[i] = value;
   }
-  const out: Obj = {};
+  const out: Obj = into ?? {};
   if (!any) return out;
   for (let i = 0; i < fields.length; i++) {
     const value = values[i];
@@ -373,7 +387,7 @@ const asBuffer = (b: Uint8Array): Buffer =>
 
 function decodeEnvelope(body: Uint8Array, apiVersion: string, kind: string, ctx: DecodeContext): Obj {
   if (ctx.depth > MAX_ENVELOPE_DEPTH) throw new ProtobufError("protobuf envelopes nested too deeply");
-  if (body.length < 4 || !MAGIC.equals(body.subarray(0, 4))) {
+  if (body.length < 4 || body[0] !== 0x6b || body[1] !== 0x38 || body[2] !== 0x73 || body[3] !== 0) {
     throw new ProtobufError(
       "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]",
     );
@@ -410,13 +424,12 @@ function decodeEnvelope(body: Uint8Array, apiVersion: string, kind: string, ctx:
     }
   }
   if (encoding) throw new ProtobufError(`unsupported content encoding ${JSON.stringify(encoding)}`);
-  const desc = messageOf(apiVersion, kind);
-  if (!desc) throw new ProtobufError(`no kind "${kind}" is registered for version "${apiVersion}"`);
+  const plan = planOfType(apiVersion, kind);
+  if (!plan) throw new ProtobufError(`no kind "${kind}" is registered for version "${apiVersion}"`);
+  // kube's JSON has `apiVersion` and `kind` first; readers see the same order.
   const out: Obj = { apiVersion, kind };
-  const value = readMessage(planOf(desc), new Reader(buf, rawStart, rawEnd), rawEnd, ctx) as Obj;
-  for (const k in value) if (k !== "apiVersion" && k !== "kind") setOwn(out, k, value[k]);
-  // kube writes `apiVersion` and `kind` first; JSON readers see the same order.
-  return out;
+  if (plan.special !== Special.None) throw new ProtobufError(`${kind} is not an object kind`);
+  return readMessage(plan, new Reader(buf, rawStart, rawEnd), rawEnd, ctx, out) as Obj;
 }
 
 /**
@@ -470,8 +483,21 @@ export function decodeWatchEvent(
 
 const isObject = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/** Parsed times by their text: objects written together share them. */
+const parsedTimes = new Map<string, { seconds: number; nanos: number } | undefined>();
+
 function seconds(text: unknown): { seconds: number; nanos: number } | undefined {
   if (typeof text !== "string") return undefined;
+  let t = parsedTimes.get(text);
+  if (t === undefined && !parsedTimes.has(text)) {
+    t = parseTime(text);
+    if (parsedTimes.size > 4096) parsedTimes.clear();
+    parsedTimes.set(text, t);
+  }
+  return t;
+}
+
+function parseTime(text: string): { seconds: number; nanos: number } | undefined {
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) return undefined;
   const fraction = /\.(\d{1,9})Z$/.exec(text)?.[1];
@@ -650,7 +676,8 @@ function writeSpecial(w: Writer, plan: Plan, v: unknown): void {
       return;
     case Special.RawExtension:
     case Special.FieldsV1:
-      w.bytes(1, Buffer.from(JSON.stringify(v)));
+      // The raw JSON's UTF-8 bytes: on the wire, a bytes field is a string field.
+      w.string(1, JSON.stringify(v));
       return;
     case Special.GoList:
       if (Array.isArray(v)) for (const item of v) if (typeof item === "string") w.string(1, item);
@@ -660,7 +687,7 @@ function writeSpecial(w: Writer, plan: Plan, v: unknown): void {
 
 /** Whether kube has a protobuf message for `kind` in `apiVersion` (built-in kinds, meta/v1's). */
 export function hasMessage(apiVersion: string, kind: string): boolean {
-  return messageOf(apiVersion, kind) !== undefined;
+  return planOfType(apiVersion, kind) !== undefined;
 }
 
 /**
@@ -673,14 +700,30 @@ export function encodeMessage(
   obj: unknown,
   options: EncodeOptions = {},
 ): Buffer | undefined {
-  const desc = kind ? messageOf(apiVersion, kind) : undefined;
-  if (!desc) return undefined;
-  const w = new Writer(1024);
+  const plan = planOfType(apiVersion, kind);
+  if (!plan) return undefined;
+  const w = scratch();
+  if (!writeObject(w, plan, obj, options)) return undefined;
+  return w.finish();
+}
+
+let shared: Writer | undefined;
+
+/** The module's writer, emptied: encodings are synchronous, so one serves them all. */
+function scratch(): Writer {
+  shared ??= new Writer(64 * 1024);
+  shared.pos = 0;
+  shared.lossy = false;
+  // A writer grown by one huge object is not kept.
+  if (shared.buf.length > 16 * 1024 * 1024) shared = new Writer(64 * 1024);
+  return shared;
+}
+
+function writeObject(w: Writer, plan: Plan, obj: unknown, options: EncodeOptions): boolean {
   let typeMeta = 0;
   if (isObject(obj)) typeMeta = (obj.apiVersion !== undefined ? 1 : 0) + (obj.kind !== undefined ? 1 : 0);
-  writeFields(w, planOf(desc), obj, typeMeta);
-  if (w.lossy && options.exact) return undefined;
-  return w.finish();
+  writeFields(w, plan, obj, typeMeta);
+  return !(w.lossy && options.exact);
 }
 
 export interface EncodeOptions {
@@ -694,26 +737,80 @@ export interface EncodeOptions {
 
 /** Frames message bytes as kube does: "k8s\0" and a runtime.Unknown naming the type. */
 export function envelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
-  const w = new Writer(raw.length + apiVersion.length + kind.length + 24);
+  const w = scratch();
+  envelopeHead(w, apiVersion, kind);
+  w.bytes(2, raw);
+  envelopeTail(w);
+  return w.finish();
+}
+
+function envelopeHead(w: Writer, apiVersion: string, kind: string): void {
   w.raw(MAGIC);
   const meta = w.open(1);
   w.string(1, apiVersion);
   w.string(2, kind);
   w.close(meta);
-  w.bytes(2, raw);
-  // contentEncoding and contentType, empty, as kube writes them.
+}
+
+// contentEncoding and contentType, empty, as kube writes them.
+function envelopeTail(w: Writer): void {
   w.string(3, "");
   w.string(4, "");
-  return w.finish();
 }
 
 /** The object (with its apiVersion and kind) in kube's protobuf encoding; undefined when kube has no message for it. */
 export function encodeProtobuf(obj: Obj, options: EncodeOptions = {}): Buffer | undefined {
   const apiVersion = typeof obj.apiVersion === "string" ? obj.apiVersion : "";
   const kind = typeof obj.kind === "string" ? obj.kind : "";
-  const raw = encodeMessage(apiVersion, kind, obj, options);
-  return raw && envelope(apiVersion, kind, raw);
+  const plan = planOfType(apiVersion, kind);
+  if (!plan) return undefined;
+  const w = scratch();
+  writeEnvelope(w, apiVersion, kind, plan, obj, options);
+  return w.lossy && options.exact ? undefined : w.finish();
 }
+
+/** The envelope of `obj`, written in one pass (the raw message's length patched in place). */
+function writeEnvelope(
+  w: Writer,
+  apiVersion: string,
+  kind: string,
+  plan: Plan,
+  obj: unknown,
+  options: EncodeOptions,
+): void {
+  envelopeHead(w, apiVersion, kind);
+  const at = w.open(2);
+  writeObject(w, plan, obj, options);
+  w.close(at);
+  envelopeTail(w);
+}
+
+/**
+ * One frame of a protobuf watch for `obj` as `kind` in `apiVersion`, written in one pass;
+ * undefined when kube has no message for it.
+ */
+export function encodeWatchFrameOf(
+  type: string,
+  apiVersion: string,
+  kind: string,
+  obj: unknown,
+): Buffer | undefined {
+  const plan = planOfType(apiVersion, kind);
+  if (!plan) return undefined;
+  const w = scratch();
+  w.raw(FRAME_HEAD);
+  w.string(1, type);
+  const event = w.open(2);
+  // The object's RawExtension: its raw bytes are the object's envelope.
+  const raw = w.open(1);
+  writeEnvelope(w, apiVersion, kind, plan, obj, {});
+  w.close(raw);
+  w.close(event);
+  w.buf.writeUInt32BE(w.pos - 4, 0);
+  return w.finish();
+}
+
+const FRAME_HEAD = new Uint8Array(4);
 
 /**
  * A list in protobuf from its items' message bytes (from {@link encodeMessage}), so that a server
@@ -725,20 +822,23 @@ export function encodeList(
   metadata: Obj,
   items: readonly Uint8Array[],
 ): Buffer | undefined {
-  const desc = messageOf(apiVersion, listKind);
-  if (!desc) return undefined;
-  const plan = planOf(desc);
+  const plan = planOfType(apiVersion, listKind);
+  if (!plan) return undefined;
   const metaField = plan.fields.find((f) => f.key === "metadata");
   const itemsField = plan.fields.find((f) => f.key === "items");
   if (!metaField || !itemsField) return undefined;
-  let size = 64;
+  let size = 128 + apiVersion.length + listKind.length;
   for (const item of items) size += item.length + 6;
   const w = new Writer(size);
+  envelopeHead(w, apiVersion, listKind);
+  const raw = w.open(2);
   const at = w.open(metaField.number);
   writeFields(w, planOf(metaField.message!), metadata);
   w.close(at);
   for (const item of items) w.bytes(itemsField.number, item);
-  return envelope(apiVersion, listKind, w.finish());
+  w.close(raw);
+  envelopeTail(w);
+  return w.buf.subarray(0, w.pos);
 }
 
 /**
@@ -746,8 +846,12 @@ export function encodeList(
  * object is the object's envelope (`object` given as its envelope, or as the object).
  */
 export function encodeWatchFrame(type: string, object: Obj | Uint8Array): Buffer | undefined {
-  const inner = object instanceof Uint8Array ? object : encodeProtobuf(object);
-  if (!inner) return undefined;
+  if (!(object instanceof Uint8Array)) {
+    const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
+    const kind = typeof object.kind === "string" ? object.kind : "";
+    return encodeWatchFrameOf(type, apiVersion, kind, object);
+  }
+  const inner = object;
   const w = new Writer(inner.length + type.length + 16);
   w.raw(new Uint8Array(4));
   w.string(1, type);

@@ -12,6 +12,7 @@ export {
   encodeMessage,
   encodeProtobuf,
   encodeWatchFrame,
+  encodeWatchFrameOf,
   envelope,
   hasMessage,
   ProtobufError,
