@@ -842,6 +842,39 @@ export function encodeList(
 }
 
 /**
+ * A list of `itemKind` objects in protobuf, encoded straight from the objects in one pass;
+ * undefined when kube has no message for the list or its items.
+ */
+export function encodeListOf(
+  apiVersion: string,
+  listKind: string,
+  itemKind: string,
+  metadata: Obj,
+  items: readonly unknown[],
+): Buffer | undefined {
+  const plan = planOfType(apiVersion, listKind);
+  const itemPlan = planOfType(apiVersion, itemKind);
+  if (!plan || !itemPlan) return undefined;
+  const metaField = plan.fields.find((f) => f.key === "metadata");
+  const itemsField = plan.fields.find((f) => f.key === "items");
+  if (!metaField || !itemsField) return undefined;
+  const w = new Writer(64 * 1024);
+  envelopeHead(w, apiVersion, listKind);
+  const raw = w.open(2);
+  const at = w.open(metaField.number);
+  writeFields(w, planOf(metaField.message!), metadata);
+  w.close(at);
+  for (const item of items) {
+    const itemAt = w.open(itemsField.number);
+    writeObject(w, itemPlan, item, {});
+    w.close(itemAt);
+  }
+  w.close(raw);
+  envelopeTail(w);
+  return w.buf.subarray(0, w.pos);
+}
+
+/**
  * One frame of a protobuf watch: a 4-byte big-endian length, then a WatchEvent message whose
  * object is the object's envelope (`object` given as its envelope, or as the object).
  */

@@ -9,6 +9,7 @@ export {
   decodeProtobuf,
   decodeWatchEvent,
   encodeList,
+  encodeListOf,
   encodeMessage,
   encodeProtobuf,
   encodeWatchFrame,
