@@ -31,8 +31,12 @@ const SIZES = (process.env.PB_BENCH_SIZES ?? "10000,100000").split(",").map(Numb
 const ROUNDS = Number(process.env.PB_BENCH_ROUNDS ?? 3);
 const WARM = "pb-warm";
 const WARM_OBJECTS = 300;
-const SCENARIOS = ["client-go protobuf", "client-go JSON", "ours protobuf", "ours JSON"] as const;
-type Scenario = (typeof SCENARIOS)[number];
+const ALL_SCENARIOS = ["client-go protobuf", "client-go JSON", "ours protobuf", "ours JSON"] as const;
+type Scenario = (typeof ALL_SCENARIOS)[number];
+/** PB_BENCH_SCENARIOS=ours protobuf,client-go protobuf: a subset (for profiling). */
+const SCENARIOS: readonly Scenario[] = process.env.PB_BENCH_SCENARIOS
+  ? ALL_SCENARIOS.filter((s) => process.env.PB_BENCH_SCENARIOS!.split(",").includes(s))
+  : ALL_SCENARIOS;
 const PB = "application/vnd.kubernetes.protobuf";
 
 interface Result {
@@ -241,7 +245,8 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
         );
       }
     }
-    const peer = summarize(results.get("client-go protobuf")!.map((r) => r.ms)).median;
+    const peerRuns = results.get("client-go protobuf") ?? [];
+    const peer = peerRuns.length > 0 ? summarize(peerRuns.map((r) => r.ms)).median : Number.NaN;
     for (const scenario of SCENARIOS) {
       const rs = results.get(scenario)!;
       const walls = rs.map((r) => r.ms);
