@@ -59,6 +59,8 @@ interface FieldPlan {
 }
 
 interface Plan {
+  /** ObjectMeta's managedFields, by field index: what `omitManagedFields` leaves undecoded. */
+  managedFields: number;
   desc: DescMessage;
   special: Special;
   fields: FieldPlan[];
@@ -171,7 +173,11 @@ function planOf(desc: DescMessage): Plan {
   fields.forEach((f, i) => {
     byNumber[f.number] = i;
   });
-  plan = { desc, special: specialOf(desc), fields, byNumber };
+  const managedFields =
+    desc.typeName === "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+      ? fields.findIndex((f) => f.key === "managedFields")
+      : -1;
+  plan = { desc, special: specialOf(desc), fields, byNumber, managedFields };
   plans.set(desc, plan);
   return plan;
 }
@@ -188,6 +194,11 @@ function setOwn(target: Obj, key: string, value: unknown): void {
 
 export interface DecodeOptions {
   /**
+   * Leaves `metadata.managedFields` undecoded (a cache that strips them pays nothing for them;
+   * JSON.parse of a JSON answer cannot skip them). Default: false.
+   */
+  omitManagedFields?: boolean;
+  /**
    * Parses the JSON that RawExtensions and FieldsV1 carry. Default: JSON.parse. The API server
    * passes its depth-bounded parser.
    */
@@ -196,6 +207,8 @@ export interface DecodeOptions {
 
 interface DecodeContext {
   parseJson: (text: string) => unknown;
+  /** The ObjectMeta field index skipped, or -2 (none). */
+  skipManaged: number;
   depth: number;
 }
 
@@ -229,6 +242,10 @@ function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, int
     const tag = r.uint32();
     const i = byNumber[tag >>> 3];
     if (i === undefined) {
+      r.skip(tag & 7);
+      continue;
+    }
+    if (i === plan.managedFields && ctx.skipManaged >= 0) {
       r.skip(tag & 7);
       continue;
     }
@@ -373,13 +390,21 @@ function readSpecial(plan: Plan, r: Reader, end: number, ctx: DecodeContext): un
 function rawValue(raw: Buffer | undefined, ctx: DecodeContext): unknown {
   if (!raw || raw.length === 0) return undefined;
   if (raw.length >= 4 && raw[0] === 0x6b && raw[1] === 0x38 && raw[2] === 0x73 && raw[3] === 0) {
-    return decodeEnvelope(raw, "", "", { parseJson: ctx.parseJson, depth: ctx.depth + 1 });
+    return decodeEnvelope(raw, "", "", { ...ctx, depth: ctx.depth + 1 });
   }
   try {
     return ctx.parseJson(raw.toString("utf8"));
   } catch (e) {
     throw new ProtobufError(`an embedded object is not JSON: ${(e as Error).message}`);
   }
+}
+
+function contextOf(options: DecodeOptions): DecodeContext {
+  return {
+    parseJson: options.parseJson ?? JSON.parse,
+    depth: 0,
+    skipManaged: options.omitManagedFields ? 0 : -2,
+  };
 }
 
 const asBuffer = (b: Uint8Array): Buffer =>
@@ -442,10 +467,7 @@ export function decodeProtobuf(
   expected: { apiVersion: string; kind: string } = { apiVersion: "", kind: "" },
   options: DecodeOptions = {},
 ): Obj {
-  return decodeEnvelope(body, expected.apiVersion, expected.kind, {
-    parseJson: options.parseJson ?? JSON.parse,
-    depth: 0,
-  });
+  return decodeEnvelope(body, expected.apiVersion, expected.kind, contextOf(options));
 }
 
 /** A protobuf watch frame's payload (a raw WatchEvent): its type and decoded object. */
@@ -457,7 +479,7 @@ export function decodeWatchEvent(
   const r = new Reader(buf, 0, buf.length);
   let type = "";
   let object: Obj | undefined;
-  const ctx = { parseJson: options.parseJson ?? JSON.parse, depth: 0 };
+  const ctx = contextOf(options);
   while (r.pos < r.end) {
     const tag = r.uint32();
     if (tag === 0x0a) type = r.string();

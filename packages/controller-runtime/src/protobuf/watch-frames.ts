@@ -4,7 +4,7 @@
 // events, one batch per chunk that completed any, so either can sit behind the watch transport.
 import type { WatchEvent } from "../rest/watch.js";
 import { WatchDecodeError } from "../rest/errors.js";
-import { decodeWatchEvent, ProtobufError } from "./codec.js";
+import { type DecodeOptions, decodeWatchEvent, ProtobufError } from "./codec.js";
 
 const EVENT_TYPES = new Set<string>(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
 /** client-go's streaming decoder limit. */
@@ -12,10 +12,11 @@ const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
 export async function* decodeProtobufWatchBatches(
   source: AsyncIterable<Uint8Array>,
-  options: { signal?: AbortSignal; maxEventBytes?: number } = {},
+  options: { signal?: AbortSignal; maxEventBytes?: number; omitManagedFields?: boolean } = {},
 ): AsyncGenerator<WatchEvent[], void, undefined> {
   const { signal } = options;
   const max = options.maxEventBytes ?? MAX_EVENT_BYTES;
+  const decodeOptions = { omitManagedFields: options.omitManagedFields };
   let pending: Buffer | undefined; // bytes of an unfinished frame, from earlier chunks
   signal?.throwIfAborted();
   for await (const chunk of source) {
@@ -37,7 +38,7 @@ export async function* decodeProtobufWatchBatches(
       const frame = buf.subarray(at + 4, at + 4 + len);
       at += 4 + len;
       try {
-        batch.push(toEvent(frame));
+        batch.push(toEvent(frame, decodeOptions));
       } catch (err) {
         if (batch.length > 0) yield batch;
         throw err;
@@ -53,10 +54,10 @@ export async function* decodeProtobufWatchBatches(
   // A frame cut off by the connection closing is dropped with it, as client-go treats an unexpected EOF.
 }
 
-function toEvent(frame: Buffer): WatchEvent {
+function toEvent(frame: Buffer, options: DecodeOptions): WatchEvent {
   let event: { type: string; object: Record<string, unknown> };
   try {
-    event = decodeWatchEvent(frame);
+    event = decodeWatchEvent(frame, options);
   } catch (cause) {
     const why = cause instanceof ProtobufError ? cause.message : String(cause);
     throw new WatchDecodeError(

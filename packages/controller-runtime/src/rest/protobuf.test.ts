@@ -350,3 +350,32 @@ test("a watch in protobuf: length-prefixed frames whose events read as the JSON 
   assert.equal(viaPb[1]?.object.kind, "ConfigMap");
   assert.equal((viaPb[1]!.object as ConfigMap).binaryData?.b, "AAE=");
 });
+
+test("omitManagedFields: a protobuf list and watch leave managedFields undecoded, the rest as read", async () => {
+  const ns = await namespace("pb-omit-managed");
+  const cm = await pb.create<ConfigMap>(
+    cms,
+    { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "m", labels: { a: "b" } }, data: { a: "1" } },
+    { namespace: ns },
+  );
+  assert.ok(cm.metadata?.managedFields);
+  const list = await pb.list<ConfigMap>(cms, { namespace: ns, omitManagedFields: true });
+  const { managedFields: _, ...meta } = cm.metadata!;
+  const { apiVersion: _v, kind: _k, ...item } = cm;
+  assert.deepEqual(list.items[0], { ...item, metadata: meta });
+  assert.equal((list.items[0]?.metadata as { managedFields?: unknown }).managedFields, undefined);
+  assert.deepEqual(list.items[0]?.data, cm.data);
+  const w = await pb.watch<ConfigMap>(cms, {
+    namespace: ns,
+    resourceVersion: list.metadata?.resourceVersion,
+    omitManagedFields: true,
+  });
+  await pb.update<ConfigMap>(cms, { ...cm, data: { a: "2" } });
+  const ev = await w.next();
+  await w.return();
+  assert.equal(ev.done, false);
+  const obj = (ev.value as WatchEvent<ConfigMap>).object as ConfigMap;
+  assert.equal(obj.metadata?.managedFields, undefined);
+  assert.deepEqual(obj.data, { a: "2" });
+  assert.deepEqual(obj.metadata?.labels, { a: "b" });
+});

@@ -180,6 +180,7 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
   }
 
   async function readProtobuf(statusCode: number, bytes: Buffer, call: Call, what: string): Promise<unknown> {
+    const decodeOptions = { omitManagedFields: (call.opts as ListOptions).omitManagedFields };
     const codec = await loadCodec();
     if (statusCode < 200 || statusCode > 299) {
       // kube writes errors as a protobuf Status when asked for protobuf.
@@ -193,7 +194,7 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
     }
     if (bytes.length === 0) return undefined;
     try {
-      return withItemTypes(codec.decodeProtobuf(bytes));
+      return withItemTypes(codec.decodeProtobuf(bytes, undefined, decodeOptions));
     } catch (cause) {
       throw new NetworkError(
         `${what}: the server answered ${statusCode} with a protobuf body that does not decode (${(cause as Error).message}); ` +

@@ -80,7 +80,7 @@ export async function openWatch<T extends KubeObject>(
   const decode: WatchBodyDecoder = protobuf
     ? ((await loadCodec()).decodeProtobufWatchBatches as WatchBodyDecoder)
     : decodeWatchBatches;
-  const batches = decode<T>(body, { signal });
+  const batches = decode<T>(body, { signal, omitManagedFields: opts.omitManagedFields });
   let done = false;
   // The batch being handed out one event at a time by next(), and where next() is in it.
   let current: WatchEvent<T>[] | undefined;

@@ -25,6 +25,8 @@ export interface DecodeWatchOptions {
    * before more is buffered, as client-go's streaming decoder does. Default: 16 MiB (client-go's).
    */
   maxEventBytes?: number;
+  /** Protobuf frames only: leave `metadata.managedFields` undecoded. Default: false. */
+  omitManagedFields?: boolean;
 }
 
 /**
