@@ -31,7 +31,15 @@ const SIZES = (process.env.PB_BENCH_SIZES ?? "10000,100000").split(",").map(Numb
 const ROUNDS = Number(process.env.PB_BENCH_ROUNDS ?? 3);
 const WARM = "pb-warm";
 const WARM_OBJECTS = 300;
-const ALL_SCENARIOS = ["client-go protobuf", "client-go JSON", "ours protobuf", "ours JSON"] as const;
+const ALL_SCENARIOS = [
+  "client-go protobuf",
+  "client-go JSON",
+  "ours protobuf",
+  "ours JSON",
+  "client-go protobuf, list + watch",
+  "ours protobuf, list + watch",
+  "floor: protobuf watch-list, frames split",
+] as const;
 type Scenario = (typeof ALL_SCENARIOS)[number];
 /** PB_BENCH_SCENARIOS=ours protobuf,client-go protobuf: a subset (for profiling). */
 const SCENARIOS: readonly Scenario[] = process.env.PB_BENCH_SCENARIOS
@@ -49,6 +57,10 @@ interface ChildTask {
   restConfig: RESTConfig;
   namespace: string;
   contentType: typeof PB | "application/json";
+  /** List + watch instead of the streaming list. */
+  list?: boolean;
+  /** The floor: the streaming list's bytes, split into frames, nothing decoded but each event's type. */
+  floor?: boolean;
   profile?: string;
 }
 
@@ -62,8 +74,12 @@ function configMapData(i: number): Record<string, string> {
 async function syncOurs(
   config: RESTConfig,
   namespace: string,
+  list: boolean,
 ): Promise<{ count: number; stop: () => Promise<void> }> {
-  const cache = newCache(config, { defaultNamespaces: [namespace] });
+  const cache = newCache(config, {
+    defaultNamespaces: [namespace],
+    ...(list ? { watcher: { streamingList: false } } : {}),
+  });
   const ctl = new AbortController();
   const running = cache.start(ctl.signal);
   const list = await cache.list(kinds.ConfigMap, { inNamespace: namespace });
@@ -76,9 +92,43 @@ async function syncOurs(
   };
 }
 
+/** The streaming list in protobuf read raw: frames split, only each event's type read. */
+async function floor(
+  config: RESTConfig,
+  namespace: string,
+): Promise<{ count: number; stop: () => Promise<void> }> {
+  const rest = newRESTClient(config);
+  const res = await rest.transport.send({
+    method: "GET",
+    path: `/api/v1/namespaces/${namespace}/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+    headers: { accept: PB },
+  });
+  let count = 0;
+  let pending: Buffer = Buffer.alloc(0);
+  outer: for await (const chunk of res.body) {
+    const buf: Buffer = pending.length > 0 ? Buffer.concat([pending, chunk as Buffer]) : (chunk as Buffer);
+    let at = 0;
+    while (buf.length - at >= 4) {
+      const len = buf.readUInt32BE(at);
+      if (buf.length - at - 4 < len) break;
+      // WatchEvent.type is field 1, first: "BOOKMARK" ends the initial events.
+      const typeLen = buf[at + 5]!;
+      const type = buf.toString("latin1", at + 6, at + 6 + typeLen);
+      at += 4 + len;
+      if (type === "BOOKMARK") break outer;
+      count++;
+    }
+    pending = buf.subarray(at);
+  }
+  res.body.destroy();
+  return { count, stop: () => rest.close() };
+}
+
 async function child(task: ChildTask): Promise<Result> {
   const config = { ...task.restConfig, contentType: task.contentType };
-  const warm = await syncOurs(config, WARM);
+  const syncOurs_ = (ns: string) =>
+    task.floor ? floor(config, ns) : syncOurs(config, ns, task.list === true);
+  const warm = await syncOurs_(WARM);
   if (warm.count !== WARM_OBJECTS) throw new Error(`warm-up saw ${warm.count} objects`);
   await warm.stop();
   let session: import("node:inspector/promises").Session | undefined;
@@ -92,7 +142,7 @@ async function child(task: ChildTask): Promise<Result> {
   }
   const cpu0 = process.cpuUsage();
   const start = performance.now();
-  const { count, stop } = await syncOurs(config, task.namespace);
+  const { count, stop } = await syncOurs_(task.namespace);
   const ms = performance.now() - start;
   const cpu = process.cpuUsage(cpu0);
   if (session && task.profile) {
@@ -112,7 +162,7 @@ function buildGo(): void {
   execFileSync("go", ["build", "-o", goBinary, "."], { cwd: goDir, stdio: ["ignore", "ignore", "inherit"] });
 }
 
-function runGo(kubeconfig: string, namespace: string, contentType: string): Promise<Result> {
+function runGo(kubeconfig: string, namespace: string, contentType: string, list: boolean): Promise<Result> {
   return new Promise((resolve, reject) => {
     const args = [
       "-kubeconfig",
@@ -126,7 +176,9 @@ function runGo(kubeconfig: string, namespace: string, contentType: string): Prom
     ];
     if (process.env.PB_BENCH_GO_PROFILE)
       args.push("-cpuprofile", `${process.env.PB_BENCH_GO_PROFILE}-${namespace}.pprof`);
-    const proc = spawn(goBinary, args, { stdio: ["ignore", "pipe", "inherit"] });
+    // client-go's informer lists and watches when its WatchListClient feature is off.
+    const env = list ? { ...process.env, KUBE_FEATURE_WatchListClient: "false" } : process.env;
+    const proc = spawn(goBinary, args, { stdio: ["ignore", "pipe", "inherit"], env });
     let out = "";
     proc.stdout.on("data", (d: Buffer) => {
       out += d.toString();
@@ -220,9 +272,10 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
       const order = SCENARIOS.map((_, i) => SCENARIOS[(i + round) % SCENARIOS.length]!);
       for (const scenario of order) {
         const c0 = (await server.cpuMs?.()) ?? 0;
-        const contentType = scenario.endsWith("protobuf") ? PB : "application/json";
+        const contentType = scenario.includes("protobuf") ? PB : "application/json";
+        const list = scenario.endsWith("list + watch");
         const r = scenario.startsWith("client-go")
-          ? await runGo(server.kubeconfig, ns, contentType)
+          ? await runGo(server.kubeconfig, ns, contentType, list)
           : await runChildJSON<Result>({
               moduleUrl: import.meta.url,
               env: {
@@ -230,8 +283,10 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
                   restConfig: server.restConfig,
                   namespace: ns,
                   contentType,
+                  list,
+                  floor: scenario.startsWith("floor"),
                   profile: process.env.PB_BENCH_PROFILE
-                    ? `${process.env.PB_BENCH_PROFILE}-${server.name}-${n}-${contentType.includes("protobuf") ? "pb" : "json"}.cpuprofile`
+                    ? `${process.env.PB_BENCH_PROFILE}-${server.name}-${n}-${scenario.replace(/[^a-z]+/gi, "-")}.cpuprofile`
                     : undefined,
                 } satisfies ChildTask),
               },
