@@ -74,11 +74,11 @@ function configMapData(i: number): Record<string, string> {
 async function syncOurs(
   config: RESTConfig,
   namespace: string,
-  list: boolean,
+  listAndWatch: boolean,
 ): Promise<{ count: number; stop: () => Promise<void> }> {
   const cache = newCache(config, {
     defaultNamespaces: [namespace],
-    ...(list ? { watcher: { streamingList: false } } : {}),
+    ...(listAndWatch ? { watcher: { streamingList: false } } : {}),
   });
   const ctl = new AbortController();
   const running = cache.start(ctl.signal);
