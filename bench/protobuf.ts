@@ -41,9 +41,9 @@ const ALL_SCENARIOS = [
   "floor: protobuf watch-list, frames split",
 ] as const;
 type Scenario = (typeof ALL_SCENARIOS)[number];
-/** PB_BENCH_SCENARIOS=ours protobuf,client-go protobuf: a subset (for profiling). */
+/** PB_BENCH_SCENARIOS="ours protobuf;client-go protobuf": a subset (names hold commas: `;` separates). */
 const SCENARIOS: readonly Scenario[] = process.env.PB_BENCH_SCENARIOS
-  ? ALL_SCENARIOS.filter((s) => process.env.PB_BENCH_SCENARIOS!.split(",").includes(s))
+  ? ALL_SCENARIOS.filter((s) => process.env.PB_BENCH_SCENARIOS!.split(";").includes(s))
   : ALL_SCENARIOS;
 const PB = "application/vnd.kubernetes.protobuf";
 
