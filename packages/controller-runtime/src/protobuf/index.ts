@@ -18,5 +18,9 @@ export {
   hasMessage,
   ProtobufError,
 } from "./codec.js";
-export { decodeProtobufWatchBatches } from "./watch-frames.js";
+export {
+  decodeProtobufWatchBatches,
+  ProtobufWatchDecoder,
+  type ProtobufWatchOptions,
+} from "./watch-frames.js";
 export { PROTOBUF, PROTOBUF_WATCH } from "./media-type.js";

@@ -1,7 +1,9 @@
 // A protobuf watch body (`application/vnd.kubernetes.protobuf;stream=watch`): frames of a 4-byte
-// big-endian length and a WatchEvent whose object is an envelope. Same contract as the JSON
-// decoder (rest/watch.ts decodeWatchBatches): a function from the body's chunks to batches of
-// events, one batch per chunk that completed any, so either can sit behind the watch transport.
+// big-endian length and a WatchEvent whose object is an envelope. Two shapes of the same decoder,
+// so that either watch transport can use it: ProtobufWatchDecoder is pushed chunks and returns
+// their events (a push-based transport calls it from its data handler), and
+// decodeProtobufWatchBatches pulls chunks from an async iterable and yields one batch per chunk
+// that completed any (the contract of rest/watch.ts decodeWatchBatches, for NDJSON).
 import type { WatchEvent } from "../rest/watch.js";
 import { WatchDecodeError } from "../rest/errors.js";
 import { type DecodeOptions, decodeWatchEvent, ProtobufError } from "./codec.js";
@@ -10,25 +12,40 @@ const EVENT_TYPES = new Set<string>(["ADDED", "MODIFIED", "DELETED", "BOOKMARK",
 /** client-go's streaming decoder limit. */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
-export async function* decodeProtobufWatchBatches(
-  source: AsyncIterable<Uint8Array>,
-  options: { signal?: AbortSignal; maxEventBytes?: number; omitManagedFields?: boolean } = {},
-): AsyncGenerator<WatchEvent[], void, undefined> {
-  const { signal } = options;
-  const max = options.maxEventBytes ?? MAX_EVENT_BYTES;
-  const decodeOptions = { omitManagedFields: options.omitManagedFields };
-  let pending: Buffer | undefined; // bytes of an unfinished frame, from earlier chunks
-  signal?.throwIfAborted();
-  for await (const chunk of source) {
+export interface ProtobufWatchOptions {
+  /** The longest frame accepted, in bytes. Default: 16 MiB (client-go's). */
+  maxEventBytes?: number;
+  /** Leave `metadata.managedFields` undecoded. Default: false. */
+  omitManagedFields?: boolean;
+}
+
+/**
+ * Frames to events, chunk by chunk. `push` returns the events the chunk completed (often none
+ * for a chunk inside a large frame); a malformed frame throws a WatchDecodeError after the
+ * events before it were returned by earlier pushes (`takeDecoded()` has those of this chunk).
+ */
+export class ProtobufWatchDecoder {
+  readonly #max: number;
+  readonly #options: DecodeOptions;
+  /** Bytes of an unfinished frame, from earlier chunks. */
+  #pending: Buffer | undefined;
+  #decoded: WatchEvent[] = [];
+
+  constructor(options: ProtobufWatchOptions = {}) {
+    this.#max = options.maxEventBytes ?? MAX_EVENT_BYTES;
+    this.#options = { omitManagedFields: options.omitManagedFields };
+  }
+
+  push(chunk: Uint8Array): WatchEvent[] {
     let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (pending) buf = Buffer.concat([pending, buf]);
-    pending = undefined;
-    const batch: WatchEvent[] = [];
+    if (this.#pending) buf = Buffer.concat([this.#pending, buf]);
+    this.#pending = undefined;
+    const events: WatchEvent[] = [];
+    this.#decoded = events;
     let at = 0;
     while (buf.length - at >= 4) {
       const len = buf.readUInt32BE(at);
-      if (len > max) {
-        if (batch.length > 0) yield batch;
+      if (len > this.#max) {
         throw new WatchDecodeError(
           "object to decode was longer than maximum allowed size",
           `frame of ${len} bytes`,
@@ -37,21 +54,48 @@ export async function* decodeProtobufWatchBatches(
       if (buf.length - at - 4 < len) break;
       const frame = buf.subarray(at + 4, at + 4 + len);
       at += 4 + len;
-      try {
-        batch.push(toEvent(frame, decodeOptions));
-      } catch (err) {
-        if (batch.length > 0) yield batch;
-        throw err;
-      }
+      events.push(toEvent(frame, this.#options));
     }
     // The unfinished frame is copied: the chunk's memory may be reused by the transport.
-    if (at < buf.length) pending = Buffer.from(buf.subarray(at));
+    if (at < buf.length) this.#pending = Buffer.from(buf.subarray(at));
+    this.#decoded = [];
+    return events;
+  }
+
+  /** The events of the push that threw, decoded before the malformed frame. */
+  takeDecoded(): WatchEvent[] {
+    const events = this.#decoded;
+    this.#decoded = [];
+    return events;
+  }
+
+  /** Bytes of a frame cut off so far (dropped at the end, as client-go treats an unexpected EOF). */
+  get pendingBytes(): number {
+    return this.#pending?.length ?? 0;
+  }
+}
+
+export async function* decodeProtobufWatchBatches(
+  source: AsyncIterable<Uint8Array>,
+  options: { signal?: AbortSignal } & ProtobufWatchOptions = {},
+): AsyncGenerator<WatchEvent[], void, undefined> {
+  const { signal } = options;
+  const decoder = new ProtobufWatchDecoder(options);
+  signal?.throwIfAborted();
+  for await (const chunk of source) {
+    let batch: WatchEvent[];
+    try {
+      batch = decoder.push(chunk);
+    } catch (err) {
+      const before = decoder.takeDecoded();
+      if (before.length > 0) yield before;
+      throw err;
+    }
     if (batch.length > 0) {
       signal?.throwIfAborted();
       yield batch;
     }
   }
-  // A frame cut off by the connection closing is dropped with it, as client-go treats an unexpected EOF.
 }
 
 function toEvent(frame: Buffer, options: DecodeOptions): WatchEvent {
