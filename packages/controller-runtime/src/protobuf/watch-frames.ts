@@ -27,8 +27,9 @@ export interface ProtobufWatchOptions {
 export class ProtobufWatchDecoder {
   readonly #max: number;
   readonly #options: DecodeOptions;
-  /** Bytes of an unfinished frame, from earlier chunks. */
-  #pending: Buffer | undefined;
+  /** Copies of an unfinished frame's bytes, from earlier chunks. */
+  #parts: Buffer[] = [];
+  #partBytes = 0;
   #decoded: WatchEvent[] = [];
 
   constructor(options: ProtobufWatchOptions = {}) {
@@ -37,29 +38,61 @@ export class ProtobufWatchDecoder {
   }
 
   push(chunk: Uint8Array): WatchEvent[] {
-    let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (this.#pending) buf = Buffer.concat([this.#pending, buf]);
-    this.#pending = undefined;
+    const buf = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const events: WatchEvent[] = [];
     this.#decoded = events;
     let at = 0;
+    if (this.#parts.length > 0) {
+      // Complete the frame that earlier chunks began, copying only its own bytes.
+      at = this.#completePending(buf, events);
+      if (at < 0) {
+        this.#decoded = [];
+        return events;
+      }
+    }
     while (buf.length - at >= 4) {
       const len = buf.readUInt32BE(at);
-      if (len > this.#max) {
-        throw new WatchDecodeError(
-          "object to decode was longer than maximum allowed size",
-          `frame of ${len} bytes`,
-        );
-      }
+      if (len > this.#max) throw tooLarge(len);
       if (buf.length - at - 4 < len) break;
       const frame = buf.subarray(at + 4, at + 4 + len);
       at += 4 + len;
       events.push(toEvent(frame, this.#options));
     }
     // The unfinished frame is copied: the chunk's memory may be reused by the transport.
-    if (at < buf.length) this.#pending = Buffer.from(buf.subarray(at));
+    if (at < buf.length) this.#keep(Buffer.from(buf.subarray(at)));
     this.#decoded = [];
     return events;
+  }
+
+  #keep(part: Buffer): void {
+    this.#parts.push(part);
+    this.#partBytes += part.length;
+  }
+
+  /** Feeds the pending frame from `buf`; where `buf`'s own frames start, or -1 if it took all of it. */
+  #completePending(buf: Buffer, events: WatchEvent[]): number {
+    let at = 0;
+    if (this.#partBytes < 4) {
+      const take = Math.min(4 - this.#partBytes, buf.length);
+      this.#keep(Buffer.from(buf.subarray(0, take)));
+      at = take;
+      if (this.#partBytes < 4) return -1;
+    }
+    const head = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
+    this.#parts = [head];
+    const total = 4 + head.readUInt32BE(0);
+    if (total - 4 > this.#max) throw tooLarge(total - 4);
+    const take = Math.min(total - this.#partBytes, buf.length - at);
+    if (take > 0) this.#keep(Buffer.from(buf.subarray(at, at + take)));
+    at += take;
+    if (this.#partBytes < total) return -1;
+    const frame = Buffer.concat(this.#parts, total);
+    this.#parts = [];
+    this.#partBytes = 0;
+    events.push(toEvent(frame.subarray(4), this.#options));
+    return at;
   }
 
   /** The events of the push that threw, decoded before the malformed frame. */
@@ -71,7 +104,7 @@ export class ProtobufWatchDecoder {
 
   /** Bytes of a frame cut off so far (dropped at the end, as client-go treats an unexpected EOF). */
   get pendingBytes(): number {
-    return this.#pending?.length ?? 0;
+    return this.#partBytes;
   }
 }
 
@@ -96,6 +129,14 @@ export async function* decodeProtobufWatchBatches(
       yield batch;
     }
   }
+}
+
+/** client-go's streaming.ErrObjectTooLarge. */
+function tooLarge(len: number): WatchDecodeError {
+  return new WatchDecodeError(
+    "object to decode was longer than maximum allowed size",
+    `frame of ${len} bytes`,
+  );
 }
 
 function toEvent(frame: Buffer, options: DecodeOptions): WatchEvent {
