@@ -6,6 +6,7 @@ import { PACKAGES } from "./groups.js";
 import { DESCRIPTORS, GO_LISTS, GO_SHAPES } from "./kube-protos.generated.js";
 
 const META = "k8s.io.apimachinery.pkg.apis.meta.v1";
+const META_ONLY_GROUPS = new Set(["apiextensions.k8s.io", "apiregistration.k8s.io"]);
 
 let registry: FileRegistry | undefined;
 
@@ -36,7 +37,9 @@ export function messageOf(apiVersion: string, kind: string): DescMessage | undef
     return message(`k8s.io.apimachinery.pkg.apis.meta.${version}.${kind}`) ?? message(`${META}.${kind}`);
   }
   const pkg = Object.hasOwn(PACKAGES, group) ? PACKAGES[group] : undefined;
-  if (pkg === undefined) return undefined;
+  // kube's other built-in groups (CRDs, APIServices) have no messages here, but their options
+  // (DeleteOptions, ...) are meta/v1's, as before the group table.
+  if (pkg === undefined) return META_ONLY_GROUPS.has(group) ? message(`${META}.${kind}`) : undefined;
   return message(`k8s.io.api.${pkg}.${version}.${kind}`) ?? message(`${META}.${kind}`);
 }
 
