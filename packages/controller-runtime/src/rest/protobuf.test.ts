@@ -363,7 +363,7 @@ test("omitManagedFields: a protobuf list and watch leave managedFields undecoded
   const { managedFields: _, ...meta } = cm.metadata!;
   const { apiVersion: _v, kind: _k, ...item } = cm;
   assert.deepEqual(list.items[0], { ...item, metadata: meta });
-  assert.equal((list.items[0]?.metadata as { managedFields?: unknown }).managedFields, undefined);
+  assert.equal((list.items[0]!.metadata as { managedFields?: unknown }).managedFields, undefined);
   assert.deepEqual(list.items[0]?.data, cm.data);
   const w = await pb.watch<ConfigMap>(cms, {
     namespace: ns,
