@@ -2,7 +2,7 @@
 # What a production operator installs (issue 38): a project that depends on the library tarball
 # LIB (and kubernetes-types) and, as a dev dependency, on the server tarball SERVER, installed with
 # `npm ci --omit=dev` as an image's build stage does. Prints node_modules' size and file count,
-# whether any file of the server or of its own dependencies (CEL, protobuf, RE2) is there, and
+# whether any file of the server or of its own dependencies (CEL, RE2) is there, and
 # the library's cold import time (median and min–max of 9 fresh processes).
 #   npm run build && (cd packages/controller-runtime && npm pack --pack-destination /tmp/p) &&
 #   (cd packages/apiserver && npm pack --pack-destination /tmp/p) &&
@@ -18,7 +18,8 @@ npm install --package-lock-only --no-audit --no-fund --ignore-scripts >/dev/null
 NODE_OPTIONS= npm ci --omit=dev --no-audit --no-fund --ignore-scripts >/dev/null 2>&1
 bytes=$(du -sb node_modules | cut -f1); files=$(find node_modules -type f | wc -l)
 server_files=$(find node_modules -path '*controller-runtime-apiserver*' -type f -o -path '*/apiserver/*' -type f | wc -l)
-server_deps=$( (ls -d node_modules/@bufbuild node_modules/re2js 2>/dev/null || true) | tr "\n" " ")
+# @bufbuild/protobuf is the library's own (kube's protobuf for built-in kinds); CEL and RE2 are the server's.
+server_deps=$( (ls -d node_modules/@bufbuild/cel node_modules/re2js 2>/dev/null || true) | tr "\n" " ")
 printf 'node_modules: %.1f MB in %d files; server files: %d; server-only dependencies: %s\n' \
   "$(echo "$bytes / 1000000" | bc -l)" "$files" "$server_files" "${server_deps:-none}"
 times=()

@@ -1,4 +1,4 @@
-// Generates src/apiserver/protobuf/kube-protos.generated.ts: kube's protobuf schema, compiled by
+// Generates packages/controller-runtime/src/protobuf/kube-protos.generated.ts: kube's protobuf schema, compiled by
 // protoc from the generated.proto files of k8s.io/api (GA versions) and k8s.io/apimachinery, as
 // a FileDescriptorSet that @bufbuild/protobuf reads at run time; and, from the Go types beside
 // them, what the .proto files do not say and the JSON form needs:
@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { goModuleDir, STAGING_VERSION } from "./go-source.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const OUTPUT = join(ROOT, "packages/apiserver/src/protobuf/kube-protos.generated.ts");
+const OUTPUT = join(ROOT, "packages/controller-runtime/src/protobuf/kube-protos.generated.ts");
 const apiDir = goModuleDir("k8s.io/api");
 const machineryDir = goModuleDir("k8s.io/apimachinery");
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
-import { decodeProtobuf } from "../../packages/apiserver/src/protobuf/decode.js";
+import { decodeProtobuf } from "controller-runtime/protobuf";
 import { Api, CRDS, startTarget, type Target } from "./harness.js";
 
 const V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";

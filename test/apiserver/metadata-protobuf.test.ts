@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
-import { decodeProtobuf, decodeWatchEvent } from "../../packages/apiserver/src/protobuf/decode.js";
+import { decodeProtobuf, decodeWatchEvent } from "controller-runtime/protobuf";
 import { Api, CRDS, customResourceDefinition, startTarget, type Target } from "./harness.js";
 
 const PROTOBUF = "application/vnd.kubernetes.protobuf";

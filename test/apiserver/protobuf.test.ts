@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { create, type DescMessage, toBinary } from "@bufbuild/protobuf";
-import { decodeProtobuf, decodeWatchEvent } from "../../packages/apiserver/src/protobuf/decode.js";
-import { message } from "../../packages/apiserver/src/protobuf/schema.js";
+import { decodeProtobuf, decodeWatchEvent } from "controller-runtime/protobuf";
+import { message } from "../../packages/controller-runtime/src/protobuf/schema.js";
 import { Api, startTarget, type Target } from "./harness.js";
 
 const PROTOBUF = "application/vnd.kubernetes.protobuf";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
-import { decodeProtobuf } from "../../packages/apiserver/src/protobuf/decode.js";
+import { decodeProtobuf } from "controller-runtime/protobuf";
 import { Api, CRDS, startTarget, type Target } from "./harness.js";
 
 const APPLY = "application/apply-patch+yaml";

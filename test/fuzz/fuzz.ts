@@ -9,7 +9,7 @@ import { availableParallelism, loadavg } from "node:os";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Agent } from "undici";
-import { decodeProtobuf } from "../../packages/apiserver/src/protobuf/decode.js";
+import { decodeProtobuf } from "controller-runtime/protobuf";
 import { WatchDecodeError } from "../../packages/controller-runtime/src/rest/errors.js";
 import { newRESTClient } from "controller-runtime/rest";
 import {

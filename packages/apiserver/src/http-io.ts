@@ -125,6 +125,16 @@ export function metaApiVersionOf(res: ServerResponse): string {
   return metaVersions.get(res) ?? "meta.k8s.io/v1";
 }
 
+/** An answer already in protobuf (a list encoded from the stored objects). */
+export function sendProtobufBytes(res: ServerResponse, code: number, bytes: Uint8Array): void {
+  res.writeHead(code, {
+    "Content-Type": PROTOBUF_MEDIA_TYPE,
+    "Cache-Control": "no-cache, private",
+    "Content-Length": bytes.length,
+  });
+  res.end(bytes);
+}
+
 export function sendProtobuf(
   res: ServerResponse,
   code: number,

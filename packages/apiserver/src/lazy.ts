@@ -7,13 +7,7 @@ import type { IncomingMessage } from "node:http";
 import { slot } from "./lazy-slot.js";
 import { yamlLib } from "./nesting.js";
 
-export const protobufCodec = slot("the protobuf codec", async () => {
-  const [decode, encode] = await Promise.all([
-    import("./protobuf/decode.js"),
-    import("./protobuf/encode.js"),
-  ]);
-  return { ...decode, ...encode };
-});
+export const protobufCodec = slot("the protobuf codec", () => import("./protobuf/codec.js"));
 export const celRules = slot("CEL", () => import("./cel/crd-rules.js"));
 export const celMatch = slot("CEL match conditions", () => import("./cel/match-conditions.js"));
 export const celPolicy = slot("CEL admission policies", () => import("./cel/admission-policy.js"));

@@ -1,7 +1,9 @@
 // LIST: selectors, limit/continue over a consistent snapshot, resourceVersion semantics, and the
 // PartialObjectMetadataList and Table forms.
 import { itemsInRequestVersion } from "../conversion/index.js";
-import { metaApiVersionOf, sendJson } from "../http-io.js";
+import { isProtobufResponse, metaApiVersionOf, sendJson, sendProtobufBytes } from "../http-io.js";
+import { protobufCodec } from "../lazy.js";
+import { apiVersionOfDef } from "../object/meta.js";
 import { storeNameOf } from "../registry/index.js";
 import { expired } from "../status.js";
 import type { StoredObject } from "../storage/index.js";
@@ -98,6 +100,18 @@ export async function handleList(r: ResourceRequest): Promise<void> {
   if (form === "Table") {
     sendJson(r.res, 200, tableJson(r, page.items, page.meta));
     return;
+  }
+  if (form === "object" && !r.def.crdName && isProtobufResponse(r.res)) {
+    // Encoded from the stored objects, not from the list's JSON read back.
+    const apiVersion = apiVersionOfDef(r.def);
+    const objects = page.items.map((o) => o.obj);
+    const bytes = protobufCodec
+      .get()
+      .encodeListOf(apiVersion, r.def.listKind, r.def.kind, { ...page.meta }, objects);
+    if (bytes) {
+      sendProtobufBytes(r.res, 200, bytes);
+      return;
+    }
   }
   const metaApiVersion = metaApiVersionOf(r.res);
   const items =

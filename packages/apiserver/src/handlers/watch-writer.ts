@@ -20,6 +20,26 @@ const HARD_LIMIT_FACTOR = 4;
 /** Initial bytes written without waiting (the socket kept up) before yielding to other requests. */
 const YIELD_EVERY_BYTES = 1024 * 1024;
 
+/** The length in a frame's 4-byte big-endian prefix, read from latin1 text at `at`. */
+function frameLength(text: string, at: number): number {
+  return (
+    text.charCodeAt(at) * 0x1000000 +
+    (text.charCodeAt(at + 1) << 16) +
+    (text.charCodeAt(at + 2) << 8) +
+    text.charCodeAt(at + 3)
+  );
+}
+
+/** Whether `text` is nothing but whole frames. */
+function onlyFrames(text: string): boolean {
+  let at = 0;
+  while (at < text.length) {
+    if (text.charCodeAt(at) !== 0) return false;
+    at += 4 + frameLength(text, at);
+  }
+  return at === text.length;
+}
+
 export class WatchWriter {
   readonly #res: ServerResponse;
   readonly #limit: number;
@@ -58,11 +78,29 @@ export class WatchWriter {
     res.once("close", () => this.#wake());
   }
 
+  /**
+   * The bytes of `text` in a protobuf watch: frames the watcher encoded from stored objects (as
+   * latin1 text, each starting with its 4-byte length, whose first byte is 0) go as they are;
+   * JSON lines (from `{` to a newline: bookmarks, errors, other forms) are turned into frames.
+   */
   #encoded(text: string): string | Buffer {
     if (!this.#frame || text === "") return text;
-    const frames: Buffer[] = [];
-    for (const line of text.split("\n")) if (line !== "") frames.push(this.#frame(line));
-    return frames.length === 1 ? frames[0]! : Buffer.concat(frames);
+    if (onlyFrames(text)) return Buffer.from(text, "latin1");
+    const parts: Buffer[] = [];
+    let at = 0;
+    while (at < text.length) {
+      if (text.charCodeAt(at) === 0) {
+        const end = at + 4 + frameLength(text, at);
+        parts.push(Buffer.from(text.slice(at, end), "latin1"));
+        at = end;
+        continue;
+      }
+      const nl = text.indexOf("\n", at);
+      const line = nl < 0 ? text.slice(at) : text.slice(at, nl);
+      if (line.trim() !== "") parts.push(this.#frame(line));
+      at = nl < 0 ? text.length : nl + 1;
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   }
 
   #write(text: string): boolean {

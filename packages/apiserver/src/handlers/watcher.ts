@@ -45,6 +45,8 @@ export class Watcher implements WatchSink {
   readonly #converter: WatchLineConverter | undefined;
   /** Set when objects may be in another built-in form (an Event written through events.k8s.io). */
   readonly #builtinForms: boolean;
+  /** Objects go out as protobuf frames encoded from the stored object, not from its JSON. */
+  readonly #nativeProtobuf: boolean;
 
   constructor(
     r: ResourceRequest,
@@ -58,12 +60,14 @@ export class Watcher implements WatchSink {
     this.#form = form;
     this.#apiVersion = apiVersionOfDef(r.def);
     this.#metaApiVersion = metaApiVersionOf(r.res);
-    this.#key = `${form}|${this.#apiVersion}|${this.#metaApiVersion}`;
+    this.#converter = form === "object" ? watchLineConverter(r) : undefined;
+    this.#nativeProtobuf = isProtobufResponse(r.res) && form === "object" && !this.#converter;
+    // Lines are shared between watchers of the same key: protobuf frames are not JSON lines.
+    this.#key = `${form}|${this.#apiVersion}|${this.#metaApiVersion}${this.#nativeProtobuf ? "|pb" : ""}`;
     this.#minRv = minRv;
     this.#onClose = onClose;
     this.#includeObject = includeObjectOf(r.query);
     this.#initialFault = r.watchFault;
-    this.#converter = form === "object" ? watchLineConverter(r) : undefined;
     this.#builtinForms = hasBuiltinForms(r.def);
     this.#out = new WatchWriter(
       r.res,
@@ -82,6 +86,11 @@ export class Watcher implements WatchSink {
   }
 
   #line(type: string, stored: StoredObject): string {
+    if (this.#nativeProtobuf) {
+      const view = this.#builtinForms ? builtinView(this.#r.def, stored) : stored;
+      const frame = protobufCodec.get().storedFrameText(type, this.#apiVersion, this.#r.def.kind, view.obj);
+      if (frame !== undefined) return frame;
+    }
     return `{"type":"${type}","object":${this.#objectJson(stored)}}\n`;
   }
 

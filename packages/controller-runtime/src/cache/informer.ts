@@ -238,6 +238,8 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
         labelSelector: selectorText(c.labelSelector),
         fieldSelector: namespace === undefined && except ? exceptNamespaces(named, fields) : fields,
         metadataOnly: opts.metadataOnly,
+        // The default transform drops managedFields: a protobuf answer's are never decoded.
+        omitManagedFields: (c.transform ?? stripManagedFields) === stripManagedFields,
       });
       this.#listers.push(lw);
       const log = namespace ? this.#log.withValues({ namespace }) : this.#log;

@@ -43,6 +43,8 @@ export interface ListWatchRestrictions {
   fieldSelector?: string;
   /** Ask for `PartialObjectMetadata` through the `Accept` header. Default: false. */
   metadataOnly?: boolean;
+  /** The objects' managedFields are dropped on ingest: protobuf answers need not decode them. Default: false. */
+  omitManagedFields?: boolean;
 }
 
 /** A ListerWatcher for `kind` over a REST client, with the given restrictions. */
@@ -55,6 +57,7 @@ export function listWatcherFor<T extends KubeObject>(
   const namespace = kind.namespaced && restrictions.namespace ? restrictions.namespace : undefined;
   const { labelSelector, fieldSelector } = restrictions;
   const meta = restrictions.metadataOnly === true;
+  const omitManagedFields = restrictions.omitManagedFields === true || undefined;
   return {
     list(opts, signal) {
       return rest.list<T>(resource, {
@@ -63,6 +66,7 @@ export function listWatcherFor<T extends KubeObject>(
         labelSelector: labelSelector || undefined,
         fieldSelector: fieldSelector || undefined,
         accept: meta ? ACCEPT_PARTIAL_METADATA_LIST : undefined,
+        omitManagedFields,
         signal,
       });
     },
@@ -73,6 +77,7 @@ export function listWatcherFor<T extends KubeObject>(
         labelSelector: labelSelector || undefined,
         fieldSelector: fieldSelector || undefined,
         accept: meta ? ACCEPT_PARTIAL_METADATA : undefined,
+        omitManagedFields,
         signal,
       });
     },

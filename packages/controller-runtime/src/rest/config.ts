@@ -68,4 +68,10 @@ export interface RESTConfig {
    * (two test files running managers cannot collide on :8080) and logs errors only. Default: false.
    */
   testEnvironment?: boolean;
+  /**
+   * How REST clients made from this config send and read built-in kinds (client-go's
+   * `rest.Config.ContentType`): kube's protobuf, or JSON. Custom resources and patches are
+   * always JSON. Default: `application/vnd.kubernetes.protobuf`, as controller-runtime.
+   */
+  contentType?: "application/vnd.kubernetes.protobuf" | "application/json";
 }

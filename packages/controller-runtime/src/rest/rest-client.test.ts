@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 import { test } from "node:test";
 import { NetworkError, StatusError } from "./errors.js";
 import { json, type LocalServer, startLocalServer } from "../../../../test/support/local-server.js";
-import { newRESTClient, type RESTClient } from "./rest-client.js";
+import { newRESTClient, type RESTClient, type RESTClientOptions } from "./rest-client.js";
 import { ACCEPT_PARTIAL_METADATA_LIST } from "./rest-options.js";
 import {
   isAlreadyExists,
@@ -27,7 +27,9 @@ interface Seen {
   body: string;
 }
 
-async function recording(): Promise<{ server: LocalServer; client: RESTClient; seen: Seen[] }> {
+async function recording(
+  options: RESTClientOptions = {},
+): Promise<{ server: LocalServer; client: RESTClient; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = await startLocalServer((req: IncomingMessage, res, body) => {
     const entry: Seen = { method: req.method, url: req.url, accept: req.headers.accept, body };
@@ -35,15 +37,15 @@ async function recording(): Promise<{ server: LocalServer; client: RESTClient; s
     seen.push(entry);
     json(res, 200, { kind: "Echo", metadata: { name: "x" } });
   });
-  return { server, client: newRESTClient(server.config()), seen };
+  return { server, client: newRESTClient(server.config(), options), seen };
 }
 
 const cms = { group: "", version: "v1", resource: "configmaps" };
 const deploys = { group: "apps", version: "v1", resource: "deployments" };
 const nodes = { group: "", version: "v1", resource: "nodes", namespaced: false };
 
-test("each verb sends the method, path, query, content type and body client-go sends", async () => {
-  const { server, client, seen } = await recording();
+test("each verb sends the method, path, query, content type and body client-go sends (in JSON)", async () => {
+  const { server, client, seen } = await recording({ contentType: "application/json" });
   try {
     await client.get(cms, "a", { namespace: "ns", resourceVersion: "0" });
     await client.get(deploys, "d", { namespace: "ns", subresource: "scale" });
@@ -162,6 +164,66 @@ test("each verb sends the method, path, query, content type and body client-go s
       { method: "GET", url: "/api/v1/nodes/n1", accept: j, body: "" },
       { method: "GET", url: "/api/v1/configmaps", accept: ACCEPT_PARTIAL_METADATA_LIST, body: "" },
       { method: "GET", url: "/version?timeout=32s", accept: j, body: "" },
+    ]);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
+
+test("by default built-in kinds travel in protobuf, as controller-runtime's client sends them; custom resources, patches and raw requests in JSON", async () => {
+  const { server, client, seen } = await recording();
+  const widgets = { group: "apps.example.com", version: "v1", resource: "widgets" };
+  try {
+    await client.get(cms, "a", { namespace: "ns" });
+    await client.create(cms, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "c" },
+      data: { a: "1" },
+    });
+    // A field kube's ConfigMap does not have: JSON, so that the server warns about it or refuses it.
+    await client.create(cms, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "u" },
+      datta: {},
+    } as never);
+    await client.patch(cms, "c", { data: { a: "2" } }, { namespace: "ns", patchType: "merge" });
+    await client.delete(deploys, "d", { namespace: "ns" });
+    // A custom group that starts like a built-in one is not built-in.
+    await client.get(widgets, "w", { namespace: "ns" });
+    await client.create(widgets, {
+      apiVersion: "apps.example.com/v1",
+      kind: "Deployment",
+      metadata: { name: "w" },
+    });
+    await client.list(widgets, { accept: ACCEPT_PARTIAL_METADATA_LIST });
+    await client.request({ path: "/version" });
+
+    const pb = "application/vnd.kubernetes.protobuf";
+    const k8s = Buffer.from([0x6b, 0x38, 0x73, 0]).toString("latin1");
+    const pick = (s: Seen) => ({
+      method: s.method,
+      accept: s.accept,
+      contentType: s.contentType,
+      k8s: s.body.startsWith(k8s),
+    });
+    assert.deepEqual(seen.map(pick), [
+      { method: "GET", accept: `${pb}, */*`, contentType: undefined, k8s: false },
+      { method: "POST", accept: `${pb}, */*`, contentType: pb, k8s: true },
+      { method: "POST", accept: `${pb}, */*`, contentType: "application/json", k8s: false },
+      { method: "PATCH", accept: `${pb}, */*`, contentType: "application/merge-patch+json", k8s: false },
+      { method: "DELETE", accept: `${pb}, */*`, contentType: pb, k8s: true },
+      { method: "GET", accept: "application/json", contentType: undefined, k8s: false },
+      { method: "POST", accept: "application/json", contentType: "application/json", k8s: false },
+      {
+        method: "GET",
+        accept: `${pb};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,${ACCEPT_PARTIAL_METADATA_LIST},application/json`,
+        contentType: undefined,
+        k8s: false,
+      },
+      { method: "GET", accept: "application/json", contentType: undefined, k8s: false },
     ]);
   } finally {
     await client.close();

@@ -24,6 +24,15 @@ import { newTransport, type Transport, type TransportOptions, toNetworkError } f
 import { openWatch, type WatchStream } from "./watch-stream.js";
 import { defaultWarningHandler, parseWarningHeader, type WarningHandler } from "./warnings.js";
 import { describeCredentials } from "./credentials.js";
+import {
+  acceptFor,
+  type ContentType,
+  isProtobufResponse,
+  loadCodec,
+  PROTOBUF,
+  withItemTypes,
+  writeBody,
+} from "./content-type.js";
 
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   json: "application/json-patch+json",
@@ -41,6 +50,13 @@ export interface RESTClientOptions extends TransportOptions {
    * controller-runtime's `KubeAPIWarningLogger` (the Manager logs them through its logger).
    */
   onWarning?: WarningHandler | null;
+  /**
+   * How built-in kinds travel (client-go's `ContentType`): `application/vnd.kubernetes.protobuf`
+   * reads and writes them in kube's protobuf, as controller-runtime's client does; custom
+   * resources, patches, and objects with fields kube's message does not know stay JSON.
+   * `application/json` sends and asks for JSON only. Default: the config's `contentType`, else protobuf.
+   */
+  contentType?: ContentType;
 }
 
 export interface RESTClient {
@@ -85,6 +101,10 @@ interface Call {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
   path: string;
   body?: string;
+  /** An object to send, in the client's content type (`body` is sent as is). */
+  object?: object;
+  /** The resource's group: built-in groups are read and written in protobuf. */
+  group?: string;
   contentType?: string;
   opts: CallOptions;
   ctx: ErrorContext;
@@ -101,28 +121,36 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
   const credentials =
     (options.credentials?.describe?.() ?? describeCredentials(config)) +
     (config.source ? ` (${config.source})` : "");
+  const protobuf = (options.contentType ?? config.contentType ?? PROTOBUF) === PROTOBUF;
 
   async function send(call: Call): Promise<unknown> {
     const { opts } = call;
     const timeoutMs = opts.timeoutMs ?? defaultTimeout;
     const timeout = timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined;
     const signal = timeout ? (opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout) : opts.signal;
-    const headers: Record<string, string> = { accept: opts.accept ?? "application/json" };
-    if (call.body !== undefined) headers["content-type"] = call.contentType ?? "application/json";
+    const headers: Record<string, string> = { accept: acceptFor(call.group, opts.accept, protobuf) };
+    let body: string | Uint8Array | undefined = call.body;
+    let contentType = call.contentType;
+    if (call.object !== undefined)
+      ({ body, contentType } = await writeBody(call.group ?? "", call.object, protobuf));
+    if (body !== undefined) headers["content-type"] = contentType ?? "application/json";
     const what = `${call.method} ${call.path}`;
     try {
       const res = await transport.send({
         method: call.method,
         path: call.path,
         headers,
-        body: call.body,
+        body,
         signal,
       });
-      const text = await res.body.text();
       const onWarning = opts.onWarning ?? clientWarning;
       if (onWarning && res.headers.warning !== undefined) {
         for (const w of parseWarningHeader(res.headers.warning)) onWarning(w);
       }
+      if (call.responseType !== "text" && isProtobufResponse(res.headers["content-type"])) {
+        return await readProtobuf(res.statusCode, Buffer.from(await res.body.arrayBuffer()), call, what);
+      }
+      const text = await res.body.text();
       if (res.statusCode < 200 || res.statusCode > 299) {
         throw statusErrorFromResponse(res.statusCode, text, res.headers["retry-after"], call.ctx);
       }
@@ -148,6 +176,31 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
         );
       }
       throw toNetworkError(err, opts.signal, what);
+    }
+  }
+
+  async function readProtobuf(statusCode: number, bytes: Buffer, call: Call, what: string): Promise<unknown> {
+    const decodeOptions = { omitManagedFields: (call.opts as ListOptions).omitManagedFields };
+    const codec = await loadCodec();
+    if (statusCode < 200 || statusCode > 299) {
+      // kube writes errors as a protobuf Status when asked for protobuf.
+      let text = "";
+      try {
+        text = JSON.stringify(codec.decodeProtobuf(bytes));
+      } catch {
+        text = bytes.toString("utf8");
+      }
+      throw statusErrorFromResponse(statusCode, text, undefined, call.ctx);
+    }
+    if (bytes.length === 0) return undefined;
+    try {
+      return withItemTypes(codec.decodeProtobuf(bytes, undefined, decodeOptions));
+    } catch (cause) {
+      throw new NetworkError(
+        `${what}: the server answered ${statusCode} with a protobuf body that does not decode (${(cause as Error).message}); ` +
+          'set contentType: "application/json" on the REST client (or the config) to read JSON, and report it',
+        { cause },
+      );
     }
   }
 
@@ -177,14 +230,14 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
   }
 
   // client-go sends DeleteOptions typed with the resource's own group/version.
-  function deleteBody(resource: ResourceRef, opts: DeleteOptions): string {
+  function deleteBody(resource: ResourceRef, opts: DeleteOptions): object {
     const apiVersion = resource.group === "" ? resource.version : `${resource.group}/${resource.version}`;
     const body: Record<string, unknown> = { kind: "DeleteOptions", apiVersion };
     if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
     if (opts.preconditions !== undefined) body.preconditions = opts.preconditions;
     if (opts.propagationPolicy !== undefined) body.propagationPolicy = opts.propagationPolicy;
     if (opts.dryRun) body.dryRun = ["All"];
-    return JSON.stringify(body);
+    return body;
   }
 
   return {
@@ -197,6 +250,7 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
       return send({
         method: "GET",
         path: path + query,
+        group: resource.group,
         opts,
         ctx: ctxOf("GET", resource, name),
       }) as Promise<never>;
@@ -207,7 +261,8 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
       const query = queryString(listQuery(opts));
       // kube-apiserver writes an empty PartialObjectMetadataList's items as null (a nil Go slice):
       // callers get the empty array every list promises.
-      return send({ method: "GET", path: path + query, opts, ctx: ctxOf("GET", resource) }).then((list) => {
+      const ctx = ctxOf("GET", resource);
+      return send({ method: "GET", path: path + query, group: resource.group, opts, ctx }).then((list) => {
         const l = list as { items?: unknown[] | null } | undefined;
         if (l && typeof l === "object" && l.items == null) l.items = [];
         return l;
@@ -218,9 +273,16 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
       const namespace = opts.namespace ?? object.metadata?.namespace;
       const name = opts.subresource ? object.metadata?.name : undefined;
       const path = resourcePath(resource, { namespace, name, subresource: opts.subresource });
-      const body = JSON.stringify(object);
       const ctx = ctxOf("POST", resource, object.metadata?.name);
-      return send({ method: "POST", path: path + writeQuery(opts), body, opts, ctx }) as Promise<never>;
+      const { group } = resource;
+      return send({
+        method: "POST",
+        path: path + writeQuery(opts),
+        object,
+        group,
+        opts,
+        ctx,
+      }) as Promise<never>;
     },
 
     update(resource, object, opts = {}) {
@@ -229,11 +291,11 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
         throw new TypeError(`update of ${resource.resource}: the object has no metadata.name; set it`);
       const namespace = opts.namespace ?? object.metadata?.namespace;
       const path = resourcePath(resource, { namespace, name, subresource: opts.subresource });
-      const body = JSON.stringify(object);
       return send({
         method: "PUT",
         path: path + writeQuery(opts),
-        body,
+        object,
+        group: resource.group,
         opts,
         ctx: ctxOf("PUT", resource, name),
       }) as Promise<never>;
@@ -250,16 +312,26 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
       const query = writeQuery(opts, { force: opts.force === undefined ? undefined : opts.force });
       const body = typeof patch === "string" ? patch : JSON.stringify(patch);
       const ctx = ctxOf("PATCH", resource, name);
-      return send({ method: "PATCH", path: path + query, body, contentType, opts, ctx }) as Promise<never>;
+      // The patch is JSON (kube reads no protobuf patches); the answer may be protobuf.
+      const { group } = resource;
+      return send({
+        method: "PATCH",
+        path: path + query,
+        body,
+        contentType,
+        group,
+        opts,
+        ctx,
+      }) as Promise<never>;
     },
 
     delete(resource, name, opts = {}) {
       const path = resourcePath(resource, { namespace: opts.namespace, name });
-      const body = deleteBody(resource, opts);
       return send({
         method: "DELETE",
         path,
-        body,
+        object: deleteBody(resource, opts),
+        group: resource.group,
         opts,
         ctx: ctxOf("DELETE", resource, name),
       }) as Promise<never>;
@@ -267,8 +339,16 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
 
     deleteCollection(resource, opts = {}) {
       const path = resourcePath(resource, { namespace: opts.namespace }) + queryString(listQuery(opts));
-      const body = deleteBody(resource, opts);
-      return send({ method: "DELETE", path, body, opts, ctx: ctxOf("DELETE", resource) }) as Promise<never>;
+      const object = deleteBody(resource, opts);
+      const { group } = resource;
+      return send({
+        method: "DELETE",
+        path,
+        object,
+        group,
+        opts,
+        ctx: ctxOf("DELETE", resource),
+      }) as Promise<never>;
     },
 
     watch(resource, opts = {}) {
@@ -281,6 +361,7 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
       });
       return openWatch(transport, {
         path: path + query,
+        accept: acceptFor(resource.group, opts.accept, protobuf),
         opts,
         onWarning: opts.onWarning ?? clientWarning,
         ctx: ctxOf("GET", resource),

@@ -43,6 +43,11 @@ export interface ListOptions extends CallOptions {
   resourceVersionMatch?: string;
   /** Server-side limit on the call's duration, in seconds. Default: unset. */
   timeoutSeconds?: number;
+  /**
+   * Leave `metadata.managedFields` out of objects read from a protobuf answer, undecoded (what
+   * an informer whose transform strips them would throw away). JSON answers keep them. Default: false.
+   */
+  omitManagedFields?: boolean;
 }
 
 export interface WatchOptions extends Omit<ListOptions, "limit" | "continue" | "timeoutMs"> {

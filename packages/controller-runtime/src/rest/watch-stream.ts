@@ -5,7 +5,8 @@ import type { KubeObject } from "../api/index.js";
 import { type ErrorContext, NetworkError, statusErrorFromResponse, WatchDecodeError } from "./errors.js";
 import type { WatchOptions } from "./rest-options.js";
 import { type Transport, toNetworkError } from "./transport.js";
-import { decodeWatchBatches, type WatchEvent } from "./watch.js";
+import { decodeWatchBatches, type WatchBodyDecoder, type WatchEvent } from "./watch.js";
+import { isProtobufResponse, loadCodec } from "./content-type.js";
 import { parseWarningHeader, type WarningHandler } from "./warnings.js";
 
 /**
@@ -27,6 +28,8 @@ export interface WatchStream<T extends KubeObject = KubeObject> extends AsyncIte
 
 export interface OpenWatchRequest {
   path: string;
+  /** The Accept header. Default: `opts.accept`, else JSON. */
+  accept?: string;
   opts: WatchOptions;
   onWarning?: WarningHandler;
   ctx: ErrorContext;
@@ -51,19 +54,33 @@ export async function openWatch<T extends KubeObject>(
   const res = await transport.send({
     method: "GET",
     path: req.path,
-    headers: { accept: opts.accept ?? "application/json" },
+    headers: { accept: req.accept ?? opts.accept ?? "application/json" },
     signal,
     bodyTimeoutMs: opts.inactivityTimeoutMs ?? 0,
   });
   if (req.onWarning && res.headers.warning !== undefined) {
     for (const w of parseWarningHeader(res.headers.warning)) req.onWarning(w);
   }
+  const protobuf = isProtobufResponse(res.headers["content-type"]);
   if (res.statusCode < 200 || res.statusCode > 299) {
-    const text = await res.body.text().catch(() => "");
+    let text = "";
+    if (protobuf) {
+      const bytes = Buffer.from(await res.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
+      const codec = await loadCodec();
+      try {
+        text = JSON.stringify(codec.decodeProtobuf(bytes));
+      } catch {
+        text = bytes.toString("utf8");
+      }
+    } else text = await res.body.text().catch(() => "");
     throw statusErrorFromResponse(res.statusCode, text, res.headers["retry-after"], req.ctx);
   }
   const body = res.body;
-  const batches = decodeWatchBatches<T>(body, { signal });
+  // The body's framing is the response's: NDJSON, or kube's length-prefixed protobuf frames.
+  const decode: WatchBodyDecoder = protobuf
+    ? ((await loadCodec()).decodeProtobufWatchBatches as WatchBodyDecoder)
+    : decodeWatchBatches;
+  const batches = decode<T>(body, { signal, omitManagedFields: opts.omitManagedFields });
   let done = false;
   // The batch being handed out one event at a time by next(), and where next() is in it.
   let current: WatchEvent<T>[] | undefined;

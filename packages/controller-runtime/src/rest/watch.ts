@@ -25,7 +25,19 @@ export interface DecodeWatchOptions {
    * before more is buffered, as client-go's streaming decoder does. Default: 16 MiB (client-go's).
    */
   maxEventBytes?: number;
+  /** Protobuf frames only: leave `metadata.managedFields` undecoded. Default: false. */
+  omitManagedFields?: boolean;
 }
+
+/**
+ * A watch body's decoder: the body's chunks in, batches of events out (one per chunk that
+ * completed any). {@link decodeWatchBatches} reads NDJSON; controller-runtime/protobuf's
+ * decodeProtobufWatchBatches reads kube's protobuf frames.
+ */
+export type WatchBodyDecoder = <T extends KubeObject = KubeObject>(
+  source: AsyncIterable<Uint8Array>,
+  options?: DecodeWatchOptions,
+) => AsyncGenerator<WatchEvent<T>[], void, undefined>;
 
 /** client-go's streaming decoder limit. */
 export const MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024;

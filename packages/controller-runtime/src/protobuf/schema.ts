@@ -2,9 +2,11 @@
 // what the Go types add to each (which zero values are kept, inlined structs, JSON names).
 import { createFileRegistry, type DescMessage, type FileRegistry, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { PACKAGES } from "./groups.js";
 import { DESCRIPTORS, GO_LISTS, GO_SHAPES } from "./kube-protos.generated.js";
 
 const META = "k8s.io.apimachinery.pkg.apis.meta.v1";
+const META_ONLY_GROUPS = new Set(["apiextensions.k8s.io", "apiregistration.k8s.io"]);
 
 let registry: FileRegistry | undefined;
 
@@ -19,9 +21,9 @@ export function message(typeName: string): DescMessage | undefined {
 }
 
 /**
- * The message of `kind` in `apiVersion`: k8s.io/api names a package after the group's first
- * label (`rbac.authorization.k8s.io/v1` is `k8s.io.api.rbac.v1`, the core group `core`). Options
- * such as DeleteOptions are registered in every group version and live in meta/v1.
+ * The message of `kind` in `apiVersion`, undefined when kube has none (custom resources, kinds
+ * of groups the descriptors leave out). Options such as DeleteOptions are registered in every
+ * built-in group version and live in meta/v1.
  */
 export function messageOf(apiVersion: string, kind: string): DescMessage | undefined {
   const slash = apiVersion.indexOf("/");
@@ -30,11 +32,14 @@ export function messageOf(apiVersion: string, kind: string): DescMessage | undef
   // Discovery's APIVersions and the core group's APIResourceList are written without an apiVersion.
   if (apiVersion === "" && /^[A-Za-z0-9]+$/.test(kind)) return message(`${META}.${kind}`);
   if (!/^[a-z0-9]+$/.test(version) || !/^[A-Za-z0-9]+$/.test(kind)) return undefined;
-  const pkg = group === "" ? "core" : group.split(".")[0];
   // meta.k8s.io/v1beta1 has its own PartialObjectMetadataList; its other types are v1's.
   if (group === "meta.k8s.io") {
     return message(`k8s.io.apimachinery.pkg.apis.meta.${version}.${kind}`) ?? message(`${META}.${kind}`);
   }
+  const pkg = Object.hasOwn(PACKAGES, group) ? PACKAGES[group] : undefined;
+  // kube's other built-in groups (CRDs, APIServices) have no messages here, but their options
+  // (DeleteOptions, ...) are meta/v1's, as before the group table.
+  if (pkg === undefined) return META_ONLY_GROUPS.has(group) ? message(`${META}.${kind}`) : undefined;
   return message(`k8s.io.api.${pkg}.${version}.${kind}`) ?? message(`${META}.${kind}`);
 }
 

@@ -5,9 +5,18 @@
 const MIN_SECONDS = -62135596800;
 const MAX_SECONDS = 253402300799;
 
+/** Texts of recent times: objects written together share their timestamps. */
+const isoTexts = new Map<number, string>();
+
 function isoSeconds(seconds: number): string | undefined {
   if (!Number.isInteger(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS) return undefined;
-  return new Date(seconds * 1000).toISOString().slice(0, 19);
+  let text = isoTexts.get(seconds);
+  if (text === undefined) {
+    text = new Date(seconds * 1000).toISOString().slice(0, 19);
+    if (isoTexts.size > 4096) isoTexts.clear();
+    isoTexts.set(seconds, text);
+  }
+  return text;
 }
 
 /** metav1.Time's JSON: `2006-01-02T15:04:05Z`; undefined when Go could not write it. */

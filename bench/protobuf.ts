@@ -1,0 +1,367 @@
+// Informer sync in protobuf and in JSON (issue 43): ConfigMaps of about 1 KiB in one namespace,
+// from start to synced, for
+// - client-go's informer (k8s.io/client-go v0.37.2, bench/go/informer; streaming list, its
+//   default since 1.35), with ContentType protobuf (controller-runtime's default for built-in
+//   kinds) and JSON;
+// - ours (newCache, streaming list, its default), with contentType protobuf (the default) and JSON;
+// against the embedded API server (in a process of its own) and, with KUBEBUILDER_ASSETS set,
+// real etcd + kube-apiserver. Each run is a child process that first syncs a small warm-up
+// namespace, then the measured one; 3 rounds, scenario order rotated; medians with min–max,
+// CPU (user + system of the client process) beside wall, and the embedded server's CPU.
+// `npm run bench -- protobuf`; PB_BENCH_SIZES=10000,50000,100000 (default 10000,100000),
+// PB_BENCH_SERVERS=embedded,kube (default both where available), PB_BENCH_ROUNDS (default 3).
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import { kinds } from "controller-runtime/api";
+import { newCache } from "controller-runtime/cache";
+import { Environment } from "controller-runtime/envtest";
+import { newRESTClient, resourceOf } from "controller-runtime/rest";
+import type { RESTConfig } from "../packages/controller-runtime/src/rest/config.js";
+import { renderKubeconfig } from "../packages/controller-runtime/src/rest/kubeconfig-write.js";
+import { runChildJSON } from "./internal/child-json.js";
+import { startServerProcess } from "./internal/server-process.js";
+import { rangeNote, summarize } from "./internal/stats.js";
+import { type BenchRow, printRows } from "./report.js";
+
+const SIZES = (process.env.PB_BENCH_SIZES ?? "10000,100000").split(",").map(Number);
+const ROUNDS = Number(process.env.PB_BENCH_ROUNDS ?? 3);
+const WARM = "pb-warm";
+const WARM_OBJECTS = 300;
+const ALL_SCENARIOS = [
+  "client-go protobuf",
+  "client-go JSON",
+  "ours protobuf",
+  "ours JSON",
+  "client-go protobuf, list + watch",
+  "ours protobuf, list + watch",
+  "floor: protobuf watch-list, frames split",
+] as const;
+type Scenario = (typeof ALL_SCENARIOS)[number];
+/** PB_BENCH_SCENARIOS="ours protobuf;client-go protobuf": a subset (names hold commas: `;` separates). */
+const SCENARIOS: readonly Scenario[] = process.env.PB_BENCH_SCENARIOS
+  ? ALL_SCENARIOS.filter((s) => process.env.PB_BENCH_SCENARIOS!.split(";").includes(s))
+  : ALL_SCENARIOS;
+const PB = "application/vnd.kubernetes.protobuf";
+
+interface Result {
+  ms: number;
+  cpuMs: number;
+  count: number;
+}
+
+interface ChildTask {
+  restConfig: RESTConfig;
+  namespace: string;
+  contentType: typeof PB | "application/json";
+  /** List + watch instead of the streaming list. */
+  list?: boolean;
+  /** The floor: the streaming list's bytes, split into frames, nothing decoded but each event's type. */
+  floor?: boolean;
+  profile?: string;
+}
+
+function configMapData(i: number): Record<string, string> {
+  const line = `key-${i}: ${"v".repeat(60)}\n`;
+  return { "app.yaml": line.repeat(10), mode: i % 2 ? "odd" : "even" };
+}
+
+// ---- child: ours -------------------------------------------------------------------------------
+
+async function syncOurs(
+  config: RESTConfig,
+  namespace: string,
+  listAndWatch: boolean,
+): Promise<{ count: number; stop: () => Promise<void> }> {
+  const cache = newCache(config, {
+    defaultNamespaces: [namespace],
+    ...(listAndWatch ? { watcher: { streamingList: false } } : {}),
+  });
+  const ctl = new AbortController();
+  const running = cache.start(ctl.signal);
+  const list = await cache.list(kinds.ConfigMap, { inNamespace: namespace });
+  return {
+    count: list.items.length,
+    stop: async () => {
+      ctl.abort();
+      await running;
+    },
+  };
+}
+
+/** The streaming list in protobuf read raw: frames split, only each event's type read. */
+async function floor(
+  config: RESTConfig,
+  namespace: string,
+): Promise<{ count: number; stop: () => Promise<void> }> {
+  const rest = newRESTClient(config);
+  const res = await rest.transport.send({
+    method: "GET",
+    path: `/api/v1/namespaces/${namespace}/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+    headers: { accept: PB },
+  });
+  let count = 0;
+  let pending: Buffer = Buffer.alloc(0);
+  outer: for await (const chunk of res.body) {
+    const buf: Buffer = pending.length > 0 ? Buffer.concat([pending, chunk as Buffer]) : (chunk as Buffer);
+    let at = 0;
+    while (buf.length - at >= 4) {
+      const len = buf.readUInt32BE(at);
+      if (buf.length - at - 4 < len) break;
+      // WatchEvent.type is field 1, first: "BOOKMARK" ends the initial events.
+      const typeLen = buf[at + 5]!;
+      const type = buf.toString("latin1", at + 6, at + 6 + typeLen);
+      at += 4 + len;
+      if (type === "BOOKMARK") break outer;
+      count++;
+    }
+    pending = buf.subarray(at);
+  }
+  res.body.destroy();
+  return { count, stop: () => rest.close() };
+}
+
+async function child(task: ChildTask): Promise<Result> {
+  const config = { ...task.restConfig, contentType: task.contentType };
+  const syncOurs_ = (ns: string) =>
+    task.floor ? floor(config, ns) : syncOurs(config, ns, task.list === true);
+  const warm = await syncOurs_(WARM);
+  if (warm.count !== WARM_OBJECTS) throw new Error(`warm-up saw ${warm.count} objects`);
+  await warm.stop();
+  let session: import("node:inspector/promises").Session | undefined;
+  if (task.profile) {
+    const { Session } = await import("node:inspector/promises");
+    session = new Session();
+    session.connect();
+    await session.post("Profiler.enable");
+    await session.post("Profiler.setSamplingInterval", { interval: 200 });
+    await session.post("Profiler.start");
+  }
+  const cpu0 = process.cpuUsage();
+  const start = performance.now();
+  const { count, stop } = await syncOurs_(task.namespace);
+  const ms = performance.now() - start;
+  const cpu = process.cpuUsage(cpu0);
+  if (session && task.profile) {
+    const { profile } = await session.post("Profiler.stop");
+    writeFileSync(task.profile, JSON.stringify(profile));
+  }
+  await stop();
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, count };
+}
+
+// ---- parent ------------------------------------------------------------------------------------
+
+const goDir = fileURLToPath(new URL("./go/informer/", import.meta.url));
+const goBinary = join(tmpdir(), `cr-ts-bench-informer-${process.getuid?.() ?? 0}`);
+
+function buildGo(): void {
+  execFileSync("go", ["build", "-o", goBinary, "."], { cwd: goDir, stdio: ["ignore", "ignore", "inherit"] });
+}
+
+function runGo(kubeconfig: string, namespace: string, contentType: string, list: boolean): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const args = [
+      "-kubeconfig",
+      kubeconfig,
+      "-namespace",
+      namespace,
+      "-warm",
+      WARM,
+      "-content-type",
+      contentType,
+    ];
+    if (process.env.PB_BENCH_GO_PROFILE)
+      args.push("-cpuprofile", `${process.env.PB_BENCH_GO_PROFILE}-${namespace}.pprof`);
+    // client-go's informer lists and watches when its WatchListClient feature is off.
+    const env = list ? { ...process.env, KUBE_FEATURE_WatchListClient: "false" } : process.env;
+    const proc = spawn(goBinary, args, { stdio: ["ignore", "pipe", "inherit"], env });
+    let out = "";
+    proc.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    proc.on("error", reject);
+    proc.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`client-go informer exited with ${code}: ${out}`));
+      const r = JSON.parse(out.trim().split("\n").pop() ?? "{}") as {
+        wallNs: number;
+        cpuNs: number;
+        count: number;
+      };
+      resolve({ ms: r.wallNs / 1e6, cpuMs: r.cpuNs / 1e6, count: r.count });
+    });
+  });
+}
+
+async function populate(config: RESTConfig, namespace: string, n: number): Promise<void> {
+  const rest = newRESTClient(config);
+  const cms = resourceOf(kinds.ConfigMap);
+  try {
+    await rest.create(resourceOf(kinds.Namespace), {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: namespace },
+    });
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < n; i = next++) {
+        await rest.create<ConfigMap>(
+          cms,
+          {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: `cm-${i}`, labels: { app: `a${i % 10}` } },
+            data: configMapData(i),
+          },
+          { namespace },
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+  } finally {
+    await rest.close();
+  }
+}
+
+interface Server {
+  name: string;
+  restConfig: RESTConfig;
+  kubeconfig: string;
+  cpuMs?: () => Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function embeddedServer(): Promise<Server> {
+  const server = await startServerProcess({ historySize: 1000 });
+  const dir = mkdtempSync(join(tmpdir(), "pb-bench-"));
+  const kubeconfig = join(dir, "kubeconfig");
+  writeFileSync(kubeconfig, server.kubeconfig);
+  return {
+    name: "embedded",
+    restConfig: server.restConfig,
+    kubeconfig,
+    cpuMs: () => server.cpuMs(),
+    stop: () => server.stop(),
+  };
+}
+
+async function kubeServer(): Promise<Server> {
+  const env = new Environment({ env: { ...process.env, USE_EXISTING_CLUSTER: "" } });
+  const restConfig = await env.start();
+  const dir = mkdtempSync(join(tmpdir(), "pb-bench-"));
+  const kubeconfig = join(dir, "kubeconfig");
+  writeFileSync(kubeconfig, renderKubeconfig(restConfig));
+  return { name: "kube-apiserver", restConfig, kubeconfig, stop: () => env.stop() };
+}
+
+async function measure(server: Server, rows: BenchRow[]): Promise<void> {
+  await populate(server.restConfig, WARM, WARM_OBJECTS);
+  for (const n of SIZES) {
+    const ns = `pb-${n}`;
+    const t0 = performance.now();
+    await populate(server.restConfig, ns, n);
+    process.stderr.write(
+      `${server.name}: ${n} ConfigMaps created in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`,
+    );
+    const results = new Map<Scenario, Result[]>(SCENARIOS.map((s) => [s, []]));
+    const serverCpu = new Map<Scenario, number[]>(SCENARIOS.map((s) => [s, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = SCENARIOS.map((_, i) => SCENARIOS[(i + round) % SCENARIOS.length]!);
+      for (const scenario of order) {
+        const c0 = (await server.cpuMs?.()) ?? 0;
+        const contentType = scenario.includes("protobuf") ? PB : "application/json";
+        const list = scenario.endsWith("list + watch");
+        const r = scenario.startsWith("client-go")
+          ? await runGo(server.kubeconfig, ns, contentType, list)
+          : await runChildJSON<Result>({
+              moduleUrl: import.meta.url,
+              env: {
+                PB_BENCH_CHILD: JSON.stringify({
+                  restConfig: server.restConfig,
+                  namespace: ns,
+                  contentType,
+                  list,
+                  floor: scenario.startsWith("floor"),
+                  profile: process.env.PB_BENCH_PROFILE
+                    ? `${process.env.PB_BENCH_PROFILE}-${server.name}-${n}-${scenario.replace(/[^a-z]+/gi, "-")}.cpuprofile`
+                    : undefined,
+                } satisfies ChildTask),
+              },
+              what: `${scenario} (${n})`,
+            });
+        if (r.count !== n) throw new Error(`${scenario} synced ${r.count} of ${n}`);
+        results.get(scenario)!.push(r);
+        if (server.cpuMs) serverCpu.get(scenario)!.push((await server.cpuMs()) - c0);
+        process.stderr.write(
+          `  ${server.name} ${n} ${scenario}: ${r.ms.toFixed(0)} ms, CPU ${r.cpuMs.toFixed(0)} ms\n`,
+        );
+      }
+    }
+    const peerRuns = results.get("client-go protobuf") ?? [];
+    const peer = peerRuns.length > 0 ? summarize(peerRuns.map((r) => r.ms)).median : Number.NaN;
+    for (const scenario of SCENARIOS) {
+      const rs = results.get(scenario)!;
+      const walls = rs.map((r) => r.ms);
+      const cpus = rs.map((r) => r.cpuMs);
+      const wall = summarize(walls);
+      const cpu = summarize(cpus);
+      const sc = serverCpu.get(scenario)!;
+      const serverNote = sc.length > 0 ? `, server CPU ${summarize(sc).median.toFixed(0)} ms` : "";
+      rows.push({
+        name: `${server.name}, ${n}: ${scenario}`,
+        value: wall.median,
+        unit: "ms",
+        note: `${rangeNote(walls)}; CPU ${cpu.median.toFixed(0)} ms ${rangeNote(cpus)}${serverNote}; ${(wall.median / peer).toFixed(2)}× client-go protobuf`,
+      });
+    }
+  }
+}
+
+export async function run(): Promise<BenchRow[]> {
+  buildGo();
+  const rows: BenchRow[] = [];
+  const wanted = (process.env.PB_BENCH_SERVERS ?? "embedded,kube").split(",");
+  const load0 = loadavg()[0]!;
+  if (wanted.includes("embedded")) {
+    const server = await embeddedServer();
+    try {
+      await measure(server, rows);
+    } finally {
+      await server.stop();
+    }
+  }
+  if (wanted.includes("kube") && (process.env.KUBEBUILDER_ASSETS || process.env.TEST_ASSET_KUBE_APISERVER)) {
+    const server = await kubeServer();
+    try {
+      await measure(server, rows);
+    } finally {
+      await server.stop();
+    }
+  }
+  rows.push({
+    name: "machine load",
+    value: loadavg()[0]!,
+    unit: "load avg",
+    note: `at start ${load0.toFixed(1)}, ${availableParallelism()} cores; ${ROUNDS} rounds, rotated`,
+  });
+  return rows;
+}
+
+if (process.env.PB_BENCH_CHILD) {
+  const task = JSON.parse(process.env.PB_BENCH_CHILD) as ChildTask;
+  child(task).then(
+    (r) => {
+      console.log(JSON.stringify(r));
+      process.exit(0);
+    },
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  printRows(await run());
+}

@@ -1,0 +1,921 @@
+// kube's protobuf encoding (`application/vnd.kubernetes.protobuf`) to and from the JSON object
+// shape the rest of the project works with, in one place: the client reads and writes built-in
+// kinds through it, the embedded API server answers and reads protobuf through it. Each message
+// is compiled once, from kube's .proto descriptors and the Go types beside them (schema.ts), into
+// a plan that reads the wire straight into the object Go's JSON encoder would write (apimachinery's
+// special types, omitempty, inlined structs), and back: no intermediate message objects.
+import { type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
+import { parseGoDuration } from "../api/duration.js";
+import { goDuration, microTime, rfc3339 } from "./go-values.js";
+import { goFields, isGoList, message, messageOf } from "./schema.js";
+import { ProtobufError, Reader, Writer } from "./wire.js";
+
+export { ProtobufError } from "./wire.js";
+
+type Obj = Record<string, unknown>;
+
+/** "k8s\0": the first bytes of every protobuf object kube writes. */
+const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+/** RawExtensions that hold protobuf envelopes may nest; kube's objects do not nest deeper. */
+const MAX_ENVELOPE_DEPTH = 4;
+
+/** How a field's value is read and written. */
+enum Kind {
+  String,
+  Bytes,
+  Bool,
+  Int32,
+  Int64,
+  Message,
+}
+
+/** apimachinery's types whose JSON is not their message's shape. */
+enum Special {
+  None,
+  Time,
+  MicroTime,
+  Duration,
+  Quantity,
+  IntOrString,
+  RawExtension,
+  FieldsV1,
+  GoList,
+}
+
+interface FieldPlan {
+  number: number;
+  /** The JSON key (Go's json tag). */
+  key: string;
+  kind: Kind;
+  repeated: boolean;
+  map: boolean;
+  /** A map's value kind (keys are strings in all of kube's maps). */
+  valueKind: Kind;
+  message: DescMessage | undefined;
+  keepZero: boolean;
+  inline: boolean;
+  omitZero: boolean;
+  isTime: boolean;
+}
+
+interface Plan {
+  /** ObjectMeta's managedFields, by field index: what `omitManagedFields` leaves undecoded. */
+  managedFields: number;
+  desc: DescMessage;
+  special: Special;
+  fields: FieldPlan[];
+  /** Index into `fields` by field number. */
+  byNumber: number[];
+}
+
+const plans = new Map<DescMessage, Plan>();
+/** Plans by `apiVersion kind`, null where kube has no message: messageOf's lookups are not free. */
+const typePlans = new Map<string, Plan | null>();
+
+function planOfType(apiVersion: string, kind: string): Plan | undefined {
+  const key = `${apiVersion} ${kind}`;
+  let plan = typePlans.get(key);
+  if (plan === undefined) {
+    const desc = kind ? messageOf(apiVersion, kind) : undefined;
+    plan = desc ? planOf(desc) : null;
+    if (typePlans.size > 1000) typePlans.clear();
+    typePlans.set(key, plan);
+  }
+  return plan ?? undefined;
+}
+
+function kindOf(scalar: ScalarType | undefined, isMessage: boolean): Kind {
+  if (isMessage) return Kind.Message;
+  switch (scalar) {
+    case ScalarType.STRING:
+      return Kind.String;
+    case ScalarType.BYTES:
+      return Kind.Bytes;
+    case ScalarType.BOOL:
+      return Kind.Bool;
+    case ScalarType.INT32:
+      return Kind.Int32;
+    case ScalarType.INT64:
+      return Kind.Int64;
+    default:
+      throw new ProtobufError(`scalar type ${String(scalar)} is not one kube's messages use`);
+  }
+}
+
+function specialOf(desc: DescMessage): Special {
+  switch (desc.typeName) {
+    case "k8s.io.apimachinery.pkg.apis.meta.v1.Time":
+      return Special.Time;
+    case "k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime":
+      return Special.MicroTime;
+    case "k8s.io.apimachinery.pkg.apis.meta.v1.Duration":
+      return Special.Duration;
+    case "k8s.io.apimachinery.pkg.api.resource.Quantity":
+      return Special.Quantity;
+    case "k8s.io.apimachinery.pkg.util.intstr.IntOrString":
+      return Special.IntOrString;
+    case "k8s.io.apimachinery.pkg.runtime.RawExtension":
+      return Special.RawExtension;
+    case "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1":
+      return Special.FieldsV1;
+  }
+  return isGoList(desc.typeName) ? Special.GoList : Special.None;
+}
+
+function fieldPlan(field: DescField): FieldPlan {
+  const go = goFields(field.parent.typeName).get(field.number);
+  let kind: Kind;
+  let valueKind = Kind.String;
+  let msg: DescMessage | undefined;
+  switch (field.fieldKind) {
+    case "scalar":
+      kind = kindOf(field.scalar, false);
+      break;
+    case "message":
+      kind = Kind.Message;
+      msg = field.message;
+      break;
+    case "list":
+      kind = kindOf(field.scalar, field.listKind === "message");
+      msg = field.listKind === "message" ? field.message : undefined;
+      break;
+    case "map":
+      kind = Kind.String;
+      valueKind = kindOf(field.scalar, field.mapKind === "message");
+      msg = field.mapKind === "message" ? field.message : undefined;
+      break;
+    default:
+      throw new ProtobufError(`${field.parent.typeName}.${field.name}: enums are not in kube's messages`);
+  }
+  return {
+    number: field.number,
+    key: go?.json ?? field.name,
+    kind,
+    repeated: field.fieldKind === "list",
+    map: field.fieldKind === "map",
+    valueKind,
+    message: msg,
+    keepZero: go?.keepZero ?? false,
+    inline: go?.inline ?? false,
+    omitZero: go?.omitZero ?? false,
+    isTime:
+      msg !== undefined &&
+      (msg.typeName === "k8s.io.apimachinery.pkg.apis.meta.v1.Time" ||
+        msg.typeName === "k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime"),
+  };
+}
+
+function planOf(desc: DescMessage): Plan {
+  let plan = plans.get(desc);
+  if (plan) return plan;
+  const fields = desc.fields.map(fieldPlan);
+  const byNumber: number[] = [];
+  fields.forEach((f, i) => {
+    byNumber[f.number] = i;
+  });
+  const managedFields =
+    desc.typeName === "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+      ? fields.findIndex((f) => f.key === "managedFields")
+      : -1;
+  plan = { desc, special: specialOf(desc), fields, byNumber, managedFields };
+  plans.set(desc, plan);
+  return plan;
+}
+
+/** Sets `key` as an own property even when it is `__proto__`. */
+function setOwn(target: Obj, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else target[key] = value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding.
+
+export interface DecodeOptions {
+  /**
+   * Leaves `metadata.managedFields` undecoded (a cache that strips them pays nothing for them;
+   * JSON.parse of a JSON answer cannot skip them). Default: false.
+   */
+  omitManagedFields?: boolean;
+  /**
+   * Parses the JSON that RawExtensions and FieldsV1 carry. Default: JSON.parse. The API server
+   * passes its depth-bounded parser.
+   */
+  parseJson?: (text: string) => unknown;
+}
+
+interface DecodeContext {
+  parseJson: (text: string) => unknown;
+  /** The ObjectMeta field index skipped, or -2 (none). */
+  skipManaged: number;
+  depth: number;
+}
+
+const isZeroScalar = (v: unknown) => v === "" || v === 0 || v === false;
+
+function readScalar(r: Reader, kind: Kind): unknown {
+  switch (kind) {
+    case Kind.String:
+      return r.string();
+    case Kind.Bytes:
+      return r.bytes().toString("base64");
+    case Kind.Bool:
+      return r.uint32() !== 0;
+    case Kind.Int32:
+      return r.int32();
+    default:
+      return r.int64();
+  }
+}
+
+/** The message between `r.pos` and `end` as Go's JSON encoder writes the Go value. */
+function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, into?: Obj): unknown {
+  if (plan.special !== Special.None) return readSpecial(plan, r, end, ctx);
+  const fields = plan.fields;
+  const byNumber = plan.byNumber;
+  // Values by field index, so that the object's keys come in the Go struct's order whatever the
+  // order on the wire.
+  const values: unknown[] = new Array(fields.length);
+  let any = false;
+  while (r.pos < end) {
+    const tag = r.uint32();
+    const i = byNumber[tag >>> 3];
+    if (i === undefined) {
+      r.skip(tag & 7);
+      continue;
+    }
+    if (i === plan.managedFields && ctx.skipManaged >= 0) {
+      r.skip(tag & 7);
+      continue;
+    }
+    const f = fields[i]!;
+    any = true;
+    if (f.map) {
+      let obj = values[i] as Obj | undefined;
+      if (obj === undefined) values[i] = obj = {};
+      const entryEnd = r.delimited();
+      let key = "";
+      let value: unknown;
+      while (r.pos < entryEnd) {
+        const t = r.uint32();
+        if (t === 0x0a) key = r.string();
+        else if (t >>> 3 === 2) {
+          value =
+            f.valueKind === Kind.Message
+              ? readMessage(planOf(f.message!), r, r.delimited(), ctx)
+              : readScalar(r, f.valueKind);
+        } else r.skip(t & 7);
+      }
+      r.pos = entryEnd;
+      if (value === undefined) value = f.valueKind === Kind.Message ? {} : zeroOf(f.valueKind);
+      setOwn(obj, key, value);
+      continue;
+    }
+    let value: unknown;
+    if (f.kind === Kind.Message) {
+      const msgEnd = r.delimited();
+      value = readMessage(planOf(f.message!), r, msgEnd, ctx);
+      r.pos = msgEnd;
+    } else if (f.repeated && (tag & 7) === 2 && f.kind !== Kind.String && f.kind !== Kind.Bytes) {
+      // A packed run of varints (proto3 writers; kube's own proto2 writes them one by one).
+      const runEnd = r.delimited();
+      let list = values[i] as unknown[] | undefined;
+      if (list === undefined) values[i] = list = [];
+      while (r.pos < runEnd) list.push(readScalar(r, f.kind));
+      continue;
+    } else value = readScalar(r, f.kind);
+    if (f.repeated) {
+      const list = values[i] as unknown[] | undefined;
+      if (list === undefined) values[i] = [value];
+      else list.push(value);
+    } else values[i] = value;
+  }
+  const out: Obj = into ?? {};
+  if (!any) return out;
+  for (let i = 0; i < fields.length; i++) {
+    const value = values[i];
+    if (value === undefined) continue;
+    const f = fields[i]!;
+    if (f.kind !== Kind.Message && !f.repeated && !f.map && !f.keepZero && isZeroScalar(value)) continue;
+    if (value === null && f.omitZero) continue;
+    if (f.inline && value !== null && typeof value === "object") {
+      Object.assign(out, value);
+      continue;
+    }
+    out[f.key] = value;
+  }
+  return out;
+}
+
+function zeroOf(kind: Kind): unknown {
+  switch (kind) {
+    case Kind.String:
+      return "";
+    case Kind.Bytes:
+      return "";
+    case Kind.Bool:
+      return false;
+    default:
+      return 0;
+  }
+}
+
+/** Reads the fields of a small message into an array by field number (special types only). */
+function readFields(r: Reader, end: number, kinds: readonly Kind[]): unknown[] {
+  const out: unknown[] = [];
+  while (r.pos < end) {
+    const tag = r.uint32();
+    const n = tag >>> 3;
+    const kind = kinds[n];
+    if (kind === undefined) r.skip(tag & 7);
+    else if (kinds === GO_LIST_FIELDS) {
+      const items = (out[1] as string[] | undefined) ?? [];
+      items.push(r.string());
+      out[1] = items;
+    } else if (kind === Kind.Bytes) out[n] = r.bytes();
+    else out[n] = readScalar(r, kind);
+  }
+  return out;
+}
+
+const TIME_FIELDS = [undefined, Kind.Int64, Kind.Int32] as Kind[];
+const ONE_INT64 = [undefined, Kind.Int64] as Kind[];
+const ONE_STRING = [undefined, Kind.String] as Kind[];
+const INT_OR_STRING_FIELDS = [undefined, Kind.Int64, Kind.Int32, Kind.String] as Kind[];
+const ONE_BYTES = [undefined, Kind.Bytes] as Kind[];
+const GO_LIST_FIELDS = [undefined, Kind.String] as Kind[];
+
+function readSpecial(plan: Plan, r: Reader, end: number, ctx: DecodeContext): unknown {
+  switch (plan.special) {
+    case Special.Time:
+    case Special.MicroTime: {
+      // A zero time is an empty message, which Go writes as null.
+      const [, seconds, nanos] = readFields(r, end, TIME_FIELDS) as [unknown, number?, number?];
+      if (seconds === undefined) return null;
+      const text = plan.special === Special.Time ? rfc3339(seconds) : microTime(seconds, nanos ?? 0);
+      if (text === undefined) throw new ProtobufError(`time out of range: ${seconds}s`);
+      return text;
+    }
+    case Special.Duration: {
+      const [, ns] = readFields(r, end, ONE_INT64) as [unknown, number?];
+      return goDuration(BigInt(ns ?? 0));
+    }
+    case Special.Quantity: {
+      const [, text] = readFields(r, end, ONE_STRING) as [unknown, string?];
+      return text || "0";
+    }
+    case Special.IntOrString: {
+      const [, type, intVal, strVal] = readFields(r, end, INT_OR_STRING_FIELDS) as [
+        unknown,
+        number?,
+        number?,
+        string?,
+      ];
+      return type === 1 ? (strVal ?? "") : (intVal ?? 0);
+    }
+    case Special.RawExtension:
+    case Special.FieldsV1: {
+      const [, raw] = readFields(r, end, ONE_BYTES) as [unknown, Buffer?];
+      return rawValue(raw, ctx);
+    }
+    case Special.GoList: {
+      const [, items] = readFields(r, end, GO_LIST_FIELDS) as [unknown, string[]?];
+      return items ?? [];
+    }
+  }
+  return undefined;
+}
+
+function rawValue(raw: Buffer | undefined, ctx: DecodeContext): unknown {
+  if (!raw || raw.length === 0) return undefined;
+  if (raw.length >= 4 && raw[0] === 0x6b && raw[1] === 0x38 && raw[2] === 0x73 && raw[3] === 0) {
+    return decodeEnvelope(raw, "", "", { ...ctx, depth: ctx.depth + 1 });
+  }
+  try {
+    return ctx.parseJson(raw.toString("utf8"));
+  } catch (e) {
+    throw new ProtobufError(`an embedded object is not JSON: ${(e as Error).message}`);
+  }
+}
+
+function contextOf(options: DecodeOptions): DecodeContext {
+  return {
+    parseJson: options.parseJson ?? JSON.parse,
+    depth: 0,
+    skipManaged: options.omitManagedFields ? 0 : -2,
+  };
+}
+
+const asBuffer = (b: Uint8Array): Buffer =>
+  Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+
+/** `buf` is a Buffer already: converting every nested envelope cost 8% of a watch's decoding. */
+function decodeEnvelope(buf: Buffer, apiVersion: string, kind: string, ctx: DecodeContext): Obj {
+  if (ctx.depth > MAX_ENVELOPE_DEPTH) throw new ProtobufError("protobuf envelopes nested too deeply");
+  if (buf.length < 4 || buf[0] !== 0x6b || buf[1] !== 0x38 || buf[2] !== 0x73 || buf[3] !== 0) {
+    throw new ProtobufError(
+      "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]",
+    );
+  }
+  const r = new Reader(buf, 4, buf.length);
+  let rawStart = 0;
+  let rawEnd = 0;
+  let encoding = "";
+  while (r.pos < r.end) {
+    const tag = r.uint32();
+    switch (tag) {
+      case 0x0a: {
+        // TypeMeta: apiVersion (1), kind (2).
+        const end = r.delimited();
+        while (r.pos < end) {
+          const t = r.uint32();
+          if (t === 0x0a) apiVersion = r.string() || apiVersion;
+          else if (t === 0x12) kind = r.string() || kind;
+          else r.skip(t & 7);
+        }
+        break;
+      }
+      case 0x12:
+        rawEnd = r.delimited();
+        rawStart = r.pos;
+        r.pos = rawEnd;
+        break;
+      case 0x1a:
+        encoding = r.string();
+        break;
+      default:
+        r.skip(tag & 7);
+    }
+  }
+  if (encoding) throw new ProtobufError(`unsupported content encoding ${JSON.stringify(encoding)}`);
+  const plan = planOfType(apiVersion, kind);
+  if (!plan) throw new ProtobufError(`no kind "${kind}" is registered for version "${apiVersion}"`);
+  // kube's JSON has `apiVersion` and `kind` first; readers see the same order.
+  const out: Obj = { apiVersion, kind };
+  if (plan.special !== Special.None) throw new ProtobufError(`${kind} is not an object kind`);
+  return readMessage(plan, new Reader(buf, rawStart, rawEnd), rawEnd, ctx, out) as Obj;
+}
+
+/**
+ * The object in a protobuf body ("k8s\0" and a runtime.Unknown naming its type), with
+ * `apiVersion` and `kind` from the envelope; `expected` fills what the envelope leaves out.
+ * Throws a {@link ProtobufError} for a body that is not one.
+ */
+export function decodeProtobuf(
+  body: Uint8Array,
+  expected: { apiVersion: string; kind: string } = { apiVersion: "", kind: "" },
+  options: DecodeOptions = {},
+): Obj {
+  return decodeEnvelope(asBuffer(body), expected.apiVersion, expected.kind, contextOf(options));
+}
+
+/** A protobuf watch frame's payload (a raw WatchEvent): its type and decoded object. */
+export function decodeWatchEvent(
+  frame: Uint8Array,
+  options: DecodeOptions = {},
+): { type: string; object: Obj } {
+  const buf = asBuffer(frame);
+  const r = new Reader(buf, 0, buf.length);
+  let type = "";
+  let object: Obj | undefined;
+  const ctx = contextOf(options);
+  while (r.pos < r.end) {
+    const tag = r.uint32();
+    if (tag === 0x0a) type = r.string();
+    else if (tag === 0x12) {
+      // object: a RawExtension whose raw (1) is the object's envelope.
+      const end = r.delimited();
+      while (r.pos < end) {
+        const t = r.uint32();
+        if (t === 0x0a) {
+          const rawEnd = r.delimited();
+          object = decodeEnvelope(buf.subarray(r.pos, rawEnd), "", "", ctx);
+          r.pos = rawEnd;
+        } else r.skip(t & 7);
+      }
+    } else r.skip(tag & 7);
+  }
+  if (object === undefined) throw new ProtobufError(`a watch event (${type || "no type"}) without an object`);
+  return { type, object };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding.
+
+const isObject = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Parsed times by their text: objects written together share them. */
+const parsedTimes = new Map<string, { seconds: number; nanos: number } | undefined>();
+
+function seconds(text: unknown): { seconds: number; nanos: number } | undefined {
+  if (typeof text !== "string") return undefined;
+  let t = parsedTimes.get(text);
+  if (t === undefined && !parsedTimes.has(text)) {
+    t = parseTime(text);
+    if (parsedTimes.size > 4096) parsedTimes.clear();
+    parsedTimes.set(text, t);
+  }
+  return t;
+}
+
+function parseTime(text: string): { seconds: number; nanos: number } | undefined {
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) return undefined;
+  const fraction = /\.(\d{1,9})Z$/.exec(text)?.[1];
+  return { seconds: Math.floor(ms / 1000), nanos: fraction ? Number(fraction.padEnd(9, "0")) : 0 };
+}
+
+/**
+ * Writes a scalar value of field `n`. A JSON value of the wrong type is left out and marks the
+ * encoding as lossy (`w.lossy`): Go would refuse it, and a client sends such an object as JSON so
+ * that the server says what is wrong.
+ */
+function writeScalar(w: Writer, n: number, kind: Kind, v: unknown): void {
+  switch (kind) {
+    case Kind.String:
+      if (typeof v === "string") w.string(n, v);
+      else w.lossy = true;
+      return;
+    case Kind.Bytes:
+      if (typeof v === "string") w.bytes(n, Buffer.from(v, "base64"));
+      else w.lossy = true;
+      return;
+    case Kind.Bool:
+      if (typeof v === "boolean") {
+        w.tag(n, 0);
+        w.varint(v ? 1 : 0);
+      } else w.lossy = true;
+      return;
+    default:
+      if (typeof v === "number" && Number.isSafeInteger(v)) {
+        w.tag(n, 0);
+        w.int(v);
+      } else w.lossy = true;
+  }
+}
+
+/**
+ * Writes `v` as the fields of `plan`'s message (the caller framed it); the count of `v`'s keys
+ * that are the message's fields. Keys that are not (unknown fields) mark the encoding lossy.
+ */
+function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = true): number {
+  if (plan.special !== Special.None) {
+    writeSpecial(w, plan, v);
+    return 0;
+  }
+  if (!isObject(v)) {
+    w.lossy = true;
+    return 0;
+  }
+  for (const f of plan.fields) {
+    if (f.inline) {
+      // An inlined struct's JSON fields are its parent's.
+      used += writeInline(w, f, v);
+      continue;
+    }
+    const value = v[f.key];
+    if (value === undefined) continue;
+    used++;
+    if (value === null) {
+      // A zero Time Go writes as null, and as an empty message.
+      if (f.isTime && !f.repeated) w.close(w.open(f.number));
+      continue;
+    }
+    if (f.map) {
+      if (!isObject(value)) {
+        w.lossy = true;
+        continue;
+      }
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        const item = value[key];
+        const at = w.open(f.number);
+        w.string(1, key);
+        if (f.valueKind === Kind.Message) {
+          const inner = w.open(2);
+          writeFields(w, planOf(f.message!), item);
+          w.close(inner);
+        } else writeScalar(w, 2, f.valueKind, item);
+        w.close(at);
+      }
+      continue;
+    }
+    if (f.repeated) {
+      if (!Array.isArray(value)) {
+        w.lossy = true;
+        continue;
+      }
+      for (const item of value) {
+        if (f.kind === Kind.Message) {
+          const at = w.open(f.number);
+          writeFields(w, planOf(f.message!), item);
+          w.close(at);
+        } else writeScalar(w, f.number, f.kind, item);
+      }
+      continue;
+    }
+    if (f.kind === Kind.Message) {
+      const sub = planOf(f.message!);
+      // Special types with no value for this JSON (a time that does not parse) are left unset.
+      if (sub.special !== Special.None && !hasSpecialValue(sub, value)) {
+        w.lossy = true;
+        continue;
+      }
+      const at = w.open(f.number);
+      writeFields(w, sub, value);
+      w.close(at);
+    } else writeScalar(w, f.number, f.kind, value);
+  }
+  if (checkKeys && !w.lossy) {
+    let keys = 0;
+    for (const k in v) if (v[k] !== undefined) keys++;
+    if (keys !== used) w.lossy = true;
+  }
+  return used;
+}
+
+/** An inlined struct, written as a field of its own from the parent's keys. */
+function writeInline(w: Writer, f: FieldPlan, v: Obj): number {
+  const at = w.open(f.number);
+  // The parent's other keys are not this struct's: the parent checks them all.
+  const used = writeFields(w, planOf(f.message!), v, 0, false);
+  w.close(at);
+  return used;
+}
+
+function hasSpecialValue(plan: Plan, v: unknown): boolean {
+  switch (plan.special) {
+    case Special.Time:
+    case Special.MicroTime:
+      return seconds(v) !== undefined;
+    case Special.Duration:
+      return typeof v === "string" && parseGoDuration(v) !== undefined;
+    case Special.IntOrString:
+      return typeof v === "number" || typeof v === "string";
+    case Special.GoList:
+      return Array.isArray(v);
+    default:
+      return true;
+  }
+}
+
+function writeSpecial(w: Writer, plan: Plan, v: unknown): void {
+  switch (plan.special) {
+    case Special.Time:
+    case Special.MicroTime: {
+      const t = seconds(v);
+      if (!t) return;
+      w.tag(1, 0);
+      w.int(t.seconds);
+      if (plan.special === Special.MicroTime && t.nanos !== 0) {
+        w.tag(2, 0);
+        w.int(t.nanos);
+      }
+      return;
+    }
+    case Special.Duration: {
+      const ms = typeof v === "string" ? parseGoDuration(v) : undefined;
+      if (ms === undefined) return;
+      w.tag(1, 0);
+      w.int(Math.round(ms * 1e6));
+      return;
+    }
+    case Special.Quantity:
+      w.string(1, String(v));
+      return;
+    case Special.IntOrString:
+      if (typeof v === "number") {
+        w.tag(1, 0);
+        w.varint(0);
+        w.tag(2, 0);
+        w.int(Math.trunc(v));
+      } else if (typeof v === "string") {
+        w.tag(1, 0);
+        w.varint(1);
+        w.string(3, v);
+      }
+      return;
+    case Special.RawExtension:
+    case Special.FieldsV1:
+      // The raw JSON's UTF-8 bytes: on the wire, a bytes field is a string field.
+      w.string(1, JSON.stringify(v));
+      return;
+    case Special.GoList:
+      if (Array.isArray(v)) for (const item of v) if (typeof item === "string") w.string(1, item);
+      return;
+  }
+}
+
+/** Whether kube has a protobuf message for `kind` in `apiVersion` (built-in kinds, meta/v1's). */
+export function hasMessage(apiVersion: string, kind: string): boolean {
+  return planOfType(apiVersion, kind) !== undefined;
+}
+
+/**
+ * The message bytes of `obj` as `kind` in `apiVersion`, without the envelope (a list item as the
+ * list writes it); undefined when kube has no message for it.
+ */
+export function encodeMessage(
+  apiVersion: string,
+  kind: string,
+  obj: unknown,
+  options: EncodeOptions = {},
+): Buffer | undefined {
+  const plan = planOfType(apiVersion, kind);
+  if (!plan) return undefined;
+  const w = scratch();
+  if (!writeObject(w, plan, obj, options)) return undefined;
+  return w.finish();
+}
+
+let shared: Writer | undefined;
+
+/** The module's writer, emptied: encodings are synchronous, so one serves them all. */
+function scratch(): Writer {
+  shared ??= new Writer(64 * 1024);
+  shared.pos = 0;
+  shared.lossy = false;
+  // A writer grown by one huge object is not kept.
+  if (shared.buf.length > 16 * 1024 * 1024) shared = new Writer(64 * 1024);
+  return shared;
+}
+
+function writeObject(w: Writer, plan: Plan, obj: unknown, options: EncodeOptions): boolean {
+  let typeMeta = 0;
+  if (isObject(obj)) typeMeta = (obj.apiVersion !== undefined ? 1 : 0) + (obj.kind !== undefined ? 1 : 0);
+  writeFields(w, plan, obj, typeMeta);
+  return !(w.lossy && options.exact);
+}
+
+export interface EncodeOptions {
+  /**
+   * Undefined instead of bytes when the message cannot hold the whole object: fields it does not
+   * know, values of the wrong type. A client then sends JSON, so that the server validates what
+   * it was given (unknown fields warned about or refused) rather than never seeing it.
+   */
+  exact?: boolean;
+}
+
+/** Frames message bytes as kube does: "k8s\0" and a runtime.Unknown naming the type. */
+export function envelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
+  const w = scratch();
+  envelopeHead(w, apiVersion, kind);
+  w.bytes(2, raw);
+  envelopeTail(w);
+  return w.finish();
+}
+
+function envelopeHead(w: Writer, apiVersion: string, kind: string): void {
+  w.raw(MAGIC);
+  const meta = w.open(1);
+  w.string(1, apiVersion);
+  w.string(2, kind);
+  w.close(meta);
+}
+
+// contentEncoding and contentType, empty, as kube writes them.
+function envelopeTail(w: Writer): void {
+  w.string(3, "");
+  w.string(4, "");
+}
+
+/** The object (with its apiVersion and kind) in kube's protobuf encoding; undefined when kube has no message for it. */
+export function encodeProtobuf(obj: Obj, options: EncodeOptions = {}): Buffer | undefined {
+  const apiVersion = typeof obj.apiVersion === "string" ? obj.apiVersion : "";
+  const kind = typeof obj.kind === "string" ? obj.kind : "";
+  const plan = planOfType(apiVersion, kind);
+  if (!plan) return undefined;
+  const w = scratch();
+  writeEnvelope(w, apiVersion, kind, plan, obj, options);
+  return w.lossy && options.exact ? undefined : w.finish();
+}
+
+/** The envelope of `obj`, written in one pass (the raw message's length patched in place). */
+function writeEnvelope(
+  w: Writer,
+  apiVersion: string,
+  kind: string,
+  plan: Plan,
+  obj: unknown,
+  options: EncodeOptions,
+): void {
+  envelopeHead(w, apiVersion, kind);
+  const at = w.open(2);
+  writeObject(w, plan, obj, options);
+  w.close(at);
+  envelopeTail(w);
+}
+
+/**
+ * One frame of a protobuf watch for `obj` as `kind` in `apiVersion`, written in one pass;
+ * undefined when kube has no message for it.
+ */
+export function encodeWatchFrameOf(
+  type: string,
+  apiVersion: string,
+  kind: string,
+  obj: unknown,
+): Buffer | undefined {
+  const plan = planOfType(apiVersion, kind);
+  if (!plan) return undefined;
+  const w = scratch();
+  w.raw(FRAME_HEAD);
+  w.string(1, type);
+  const event = w.open(2);
+  // The object's RawExtension: its raw bytes are the object's envelope.
+  const raw = w.open(1);
+  writeEnvelope(w, apiVersion, kind, plan, obj, {});
+  w.close(raw);
+  w.close(event);
+  w.buf.writeUInt32BE(w.pos - 4, 0);
+  return w.finish();
+}
+
+const FRAME_HEAD = new Uint8Array(4);
+
+/**
+ * A list in protobuf from its items' message bytes (from {@link encodeMessage}), so that a server
+ * that keeps each object's bytes writes a list without encoding its items again.
+ */
+export function encodeList(
+  apiVersion: string,
+  listKind: string,
+  metadata: Obj,
+  items: readonly Uint8Array[],
+): Buffer | undefined {
+  const plan = planOfType(apiVersion, listKind);
+  if (!plan) return undefined;
+  const metaField = plan.fields.find((f) => f.key === "metadata");
+  const itemsField = plan.fields.find((f) => f.key === "items");
+  if (!metaField || !itemsField) return undefined;
+  let size = 128 + apiVersion.length + listKind.length;
+  for (const item of items) size += item.length + 6;
+  const w = new Writer(size);
+  envelopeHead(w, apiVersion, listKind);
+  const raw = w.open(2);
+  const at = w.open(metaField.number);
+  writeFields(w, planOf(metaField.message!), metadata);
+  w.close(at);
+  for (const item of items) w.bytes(itemsField.number, item);
+  w.close(raw);
+  envelopeTail(w);
+  return w.buf.subarray(0, w.pos);
+}
+
+/**
+ * A list of `itemKind` objects in protobuf, encoded straight from the objects in one pass;
+ * undefined when kube has no message for the list or its items.
+ */
+export function encodeListOf(
+  apiVersion: string,
+  listKind: string,
+  itemKind: string,
+  metadata: Obj,
+  items: readonly unknown[],
+): Buffer | undefined {
+  const plan = planOfType(apiVersion, listKind);
+  const itemPlan = planOfType(apiVersion, itemKind);
+  if (!plan || !itemPlan) return undefined;
+  const metaField = plan.fields.find((f) => f.key === "metadata");
+  const itemsField = plan.fields.find((f) => f.key === "items");
+  if (!metaField || !itemsField) return undefined;
+  const w = new Writer(64 * 1024);
+  envelopeHead(w, apiVersion, listKind);
+  const raw = w.open(2);
+  const at = w.open(metaField.number);
+  writeFields(w, planOf(metaField.message!), metadata);
+  w.close(at);
+  for (const item of items) {
+    const itemAt = w.open(itemsField.number);
+    writeObject(w, itemPlan, item, {});
+    w.close(itemAt);
+  }
+  w.close(raw);
+  envelopeTail(w);
+  return w.buf.subarray(0, w.pos);
+}
+
+/**
+ * One frame of a protobuf watch: a 4-byte big-endian length, then a WatchEvent message whose
+ * object is the object's envelope (`object` given as its envelope, or as the object).
+ */
+export function encodeWatchFrame(type: string, object: Obj | Uint8Array): Buffer | undefined {
+  if (!(object instanceof Uint8Array)) {
+    const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
+    const kind = typeof object.kind === "string" ? object.kind : "";
+    return encodeWatchFrameOf(type, apiVersion, kind, object);
+  }
+  const inner = object;
+  const w = new Writer(inner.length + type.length + 16);
+  w.raw(new Uint8Array(4));
+  w.string(1, type);
+  const at = w.open(2);
+  w.bytes(1, inner);
+  w.close(at);
+  w.buf.writeUInt32BE(w.pos - 4, 0);
+  return w.finish();
+}
+
+/** The descriptors' message of a full name, such as `k8s.io.api.core.v1.Pod`. */
+export { message, messageOf };

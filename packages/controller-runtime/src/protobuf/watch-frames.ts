@@ -1,0 +1,161 @@
+// A protobuf watch body (`application/vnd.kubernetes.protobuf;stream=watch`): frames of a 4-byte
+// big-endian length and a WatchEvent whose object is an envelope. Two shapes of the same decoder,
+// so that either watch transport can use it: ProtobufWatchDecoder is pushed chunks and returns
+// their events (a push-based transport calls it from its data handler), and
+// decodeProtobufWatchBatches pulls chunks from an async iterable and yields one batch per chunk
+// that completed any (the contract of rest/watch.ts decodeWatchBatches, for NDJSON).
+import type { WatchEvent } from "../rest/watch.js";
+import { WatchDecodeError } from "../rest/errors.js";
+import { type DecodeOptions, decodeWatchEvent, ProtobufError } from "./codec.js";
+
+const EVENT_TYPES = new Set<string>(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
+/** client-go's streaming decoder limit. */
+const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+
+export interface ProtobufWatchOptions {
+  /** The longest frame accepted, in bytes. Default: 16 MiB (client-go's). */
+  maxEventBytes?: number;
+  /** Leave `metadata.managedFields` undecoded. Default: false. */
+  omitManagedFields?: boolean;
+}
+
+/**
+ * Frames to events, chunk by chunk. `push` returns the events the chunk completed (often none
+ * for a chunk inside a large frame); a malformed frame throws a WatchDecodeError after the
+ * events before it were returned by earlier pushes (`takeDecoded()` has those of this chunk).
+ */
+export class ProtobufWatchDecoder {
+  readonly #max: number;
+  readonly #options: DecodeOptions;
+  /** Copies of an unfinished frame's bytes, from earlier chunks. */
+  #parts: Buffer[] = [];
+  #partBytes = 0;
+  #decoded: WatchEvent[] = [];
+
+  constructor(options: ProtobufWatchOptions = {}) {
+    this.#max = options.maxEventBytes ?? MAX_EVENT_BYTES;
+    this.#options = { omitManagedFields: options.omitManagedFields };
+  }
+
+  push(chunk: Uint8Array): WatchEvent[] {
+    const buf = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const events: WatchEvent[] = [];
+    this.#decoded = events;
+    let at = 0;
+    if (this.#parts.length > 0) {
+      // Complete the frame that earlier chunks began, copying only its own bytes.
+      at = this.#completePending(buf, events);
+      if (at < 0) {
+        this.#decoded = [];
+        return events;
+      }
+    }
+    while (buf.length - at >= 4) {
+      const len = buf.readUInt32BE(at);
+      if (len > this.#max) throw tooLarge(len);
+      if (buf.length - at - 4 < len) break;
+      const frame = buf.subarray(at + 4, at + 4 + len);
+      at += 4 + len;
+      events.push(toEvent(frame, this.#options));
+    }
+    // The unfinished frame is copied: the chunk's memory may be reused by the transport.
+    if (at < buf.length) this.#keep(Buffer.from(buf.subarray(at)));
+    this.#decoded = [];
+    return events;
+  }
+
+  #keep(part: Buffer): void {
+    this.#parts.push(part);
+    this.#partBytes += part.length;
+  }
+
+  /** Feeds the pending frame from `buf`; where `buf`'s own frames start, or -1 if it took all of it. */
+  #completePending(buf: Buffer, events: WatchEvent[]): number {
+    let at = 0;
+    if (this.#partBytes < 4) {
+      const take = Math.min(4 - this.#partBytes, buf.length);
+      this.#keep(Buffer.from(buf.subarray(0, take)));
+      at = take;
+      if (this.#partBytes < 4) return -1;
+    }
+    const head = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
+    this.#parts = [head];
+    const total = 4 + head.readUInt32BE(0);
+    if (total - 4 > this.#max) throw tooLarge(total - 4);
+    const take = Math.min(total - this.#partBytes, buf.length - at);
+    if (take > 0) this.#keep(Buffer.from(buf.subarray(at, at + take)));
+    at += take;
+    if (this.#partBytes < total) return -1;
+    const frame = Buffer.concat(this.#parts, total);
+    this.#parts = [];
+    this.#partBytes = 0;
+    events.push(toEvent(frame.subarray(4), this.#options));
+    return at;
+  }
+
+  /** The events of the push that threw, decoded before the malformed frame. */
+  takeDecoded(): WatchEvent[] {
+    const events = this.#decoded;
+    this.#decoded = [];
+    return events;
+  }
+
+  /** Bytes of a frame cut off so far (dropped at the end, as client-go treats an unexpected EOF). */
+  get pendingBytes(): number {
+    return this.#partBytes;
+  }
+}
+
+export async function* decodeProtobufWatchBatches(
+  source: AsyncIterable<Uint8Array>,
+  options: { signal?: AbortSignal } & ProtobufWatchOptions = {},
+): AsyncGenerator<WatchEvent[], void, undefined> {
+  const { signal } = options;
+  const decoder = new ProtobufWatchDecoder(options);
+  signal?.throwIfAborted();
+  for await (const chunk of source) {
+    let batch: WatchEvent[];
+    try {
+      batch = decoder.push(chunk);
+    } catch (err) {
+      const before = decoder.takeDecoded();
+      if (before.length > 0) yield before;
+      throw err;
+    }
+    if (batch.length > 0) {
+      signal?.throwIfAborted();
+      yield batch;
+    }
+  }
+}
+
+/** client-go's streaming.ErrObjectTooLarge. */
+function tooLarge(len: number): WatchDecodeError {
+  return new WatchDecodeError(
+    "object to decode was longer than maximum allowed size",
+    `frame of ${len} bytes`,
+  );
+}
+
+function toEvent(frame: Buffer, options: DecodeOptions): WatchEvent {
+  let event: { type: string; object: Record<string, unknown> };
+  try {
+    event = decodeWatchEvent(frame, options);
+  } catch (cause) {
+    const why = cause instanceof ProtobufError ? cause.message : String(cause);
+    throw new WatchDecodeError(
+      `the protobuf watch stream carried a frame that is not a watch event (${why}); watch again or relist`,
+      frame.subarray(0, 200).toString("hex"),
+      { cause },
+    );
+  }
+  if (!EVENT_TYPES.has(event.type)) {
+    throw new WatchDecodeError(
+      `the protobuf watch stream carried an event of unknown type ${JSON.stringify(event.type)}; watch again or relist`,
+      event.type,
+    );
+  }
+  return event as WatchEvent;
+}

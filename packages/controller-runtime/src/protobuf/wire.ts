@@ -1,0 +1,271 @@
+// The protobuf wire format, only as much of it as kube's messages use (varints, length-delimited
+// fields; no fixed-width or zigzag scalars appear in k8s.io/api). Written by hand rather than
+// through @bufbuild/protobuf's BinaryReader/BinaryWriter because the codec reads straight into
+// kube's JSON object shape: no intermediate message, short strings without a TextDecoder call,
+// and lengths patched in place instead of forked buffers.
+
+/** A body that is not a decodable object; the message is worded for a 400 or a client's error. */
+export class ProtobufError extends Error {
+  override readonly name = "ProtobufError";
+}
+
+const TWO_32 = 4294967296;
+
+export class Reader {
+  pos: number;
+  constructor(
+    readonly buf: Buffer,
+    start: number,
+    readonly end: number,
+  ) {
+    this.pos = start;
+  }
+
+  /** A varint that fits 32 bits (tags, lengths, int32 values), as an unsigned number. */
+  uint32(): number {
+    const buf = this.buf;
+    let b = buf[this.pos++]!;
+    if (b < 0x80) return b;
+    let v = b & 0x7f;
+    b = buf[this.pos++]!;
+    v |= (b & 0x7f) << 7;
+    if (b < 0x80) return v;
+    b = buf[this.pos++]!;
+    v |= (b & 0x7f) << 14;
+    if (b < 0x80) return v;
+    b = buf[this.pos++]!;
+    v |= (b & 0x7f) << 21;
+    if (b < 0x80) return v;
+    b = buf[this.pos++]!;
+    v += (b & 0x0f) * 268435456; // bits 28..31, without sign overflow
+    // A negative int32 is written as 10 bytes; the 5 high bytes carry only sign bits.
+    if (b >= 0x80) for (let i = 0; i < 5 && buf[this.pos++]! >= 0x80; i++);
+    if (this.pos > this.end) throw truncated();
+    return v >>> 0;
+  }
+
+  int32(): number {
+    return this.uint32() | 0;
+  }
+
+  /** An int64 varint as a number; past 2^53 it would lose digits, so it is refused. */
+  int64(): number {
+    const buf = this.buf;
+    let lo = 0;
+    let hi = 0;
+    let shift = 0;
+    let b: number;
+    // Low 28 bits, then 4 bits shared with the high word, then the high word's remaining bits.
+    do {
+      b = buf[this.pos++]!;
+      if (shift < 28) lo |= (b & 0x7f) << shift;
+      else if (shift === 28) {
+        lo |= (b & 0x0f) << 28;
+        hi = (b & 0x7f) >> 4;
+      } else hi |= (b & 0x7f) << (shift - 32);
+      shift += 7;
+    } while (b >= 0x80 && shift < 70);
+    if (this.pos > this.end) throw truncated();
+    lo >>>= 0;
+    hi |= 0;
+    if (hi > 0x1fffff || hi < -0x200000) {
+      throw new ProtobufError("an integer does not fit in a JSON number (past 2^53)");
+    }
+    return hi * TWO_32 + lo;
+  }
+
+  /** The end of a length-delimited field's bytes, after its length. */
+  delimited(): number {
+    const len = this.uint32();
+    const end = this.pos + len;
+    if (end > this.end) throw truncated();
+    return end;
+  }
+
+  string(): string {
+    const end = this.delimited();
+    const start = this.pos;
+    this.pos = end;
+    return utf8(this.buf, start, end);
+  }
+
+  bytes(): Buffer {
+    const end = this.delimited();
+    const start = this.pos;
+    this.pos = end;
+    return this.buf.subarray(start, end);
+  }
+
+  skip(wireType: number): void {
+    switch (wireType) {
+      case 0:
+        while (this.buf[this.pos++]! >= 0x80);
+        break;
+      case 1:
+        this.pos += 8;
+        break;
+      case 2:
+        this.pos = this.delimited();
+        break;
+      case 5:
+        this.pos += 4;
+        break;
+      default:
+        throw new ProtobufError(`unsupported wire type ${wireType}`);
+    }
+    if (this.pos > this.end) throw truncated();
+  }
+}
+
+function truncated(): ProtobufError {
+  return new ProtobufError("unexpected end of a protobuf message (truncated or not protobuf)");
+}
+
+/**
+ * UTF-8 text. Most of kube's strings are short ASCII (names, keys, versions), which a loop
+ * turns into a string faster than a native decode call; longer or non-ASCII text goes native.
+ */
+export function utf8(buf: Buffer, start: number, end: number): string {
+  if (end - start < 32) {
+    let s = "";
+    for (let i = start; i < end; i++) {
+      const c = buf[i]!;
+      if (c >= 0x80) return buf.utf8Slice(start, end);
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return buf.utf8Slice(start, end);
+}
+
+declare global {
+  interface Buffer {
+    utf8Slice(start: number, end: number): string;
+    utf8Write(text: string, offset: number): number;
+  }
+}
+
+export class Writer {
+  buf: Buffer;
+  pos = 0;
+  /** Something of the value could not be written (see codec.ts EncodeOptions.exact). */
+  lossy = false;
+  constructor(size = 1024) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  /** A varint of a non-negative number below 2^53. */
+  varint(v: number): void {
+    this.ensure(10);
+    const buf = this.buf;
+    while (v >= 0x80) {
+      buf[this.pos++] = (v % 128) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    buf[this.pos++] = v;
+  }
+
+  /** An int32 or int64: negative numbers take 10 bytes of two's complement, as Go writes them. */
+  int(v: number): void {
+    if (v >= 0) {
+      this.varint(v);
+      return;
+    }
+    this.ensure(10);
+    let lo = Number(BigInt.asUintN(64, BigInt(v)) & 0xffffffffn);
+    let hi = Number(BigInt.asUintN(64, BigInt(v)) >> 32n);
+    for (let i = 0; i < 9; i++) {
+      this.buf[this.pos++] = (lo & 0x7f) | 0x80;
+      lo = (lo >>> 7) | ((hi & 0x7f) << 25);
+      hi >>>= 7;
+    }
+    this.buf[this.pos++] = lo & 0x01;
+  }
+
+  tag(field: number, wireType: number): void {
+    const t = field * 8 + wireType;
+    if (t < 0x80 && this.pos < this.buf.length) this.buf[this.pos++] = t;
+    else this.varint(t);
+  }
+
+  string(field: number, s: string): void {
+    this.tag(field, 2);
+    // Short ASCII text is copied byte by byte; anything else goes through the native encoder.
+    const n = s.length;
+    if (n < 64) {
+      this.ensure(1 + n * 3);
+      const lenAt = this.pos++;
+      let ascii = true;
+      for (let i = 0; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) {
+          ascii = false;
+          break;
+        }
+        this.buf[this.pos++] = c;
+      }
+      if (ascii) {
+        this.buf[lenAt] = n;
+        return;
+      }
+      this.pos = lenAt;
+    }
+    const len = Buffer.byteLength(s);
+    this.varint(len);
+    this.ensure(len);
+    this.pos += this.buf.utf8Write(s, this.pos);
+  }
+
+  bytes(field: number, b: Uint8Array): void {
+    this.tag(field, 2);
+    this.varint(b.length);
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** Starts a length-delimited field; one byte is kept for its length, which `close` fixes. */
+  open(field: number): number {
+    this.tag(field, 2);
+    this.ensure(1);
+    return this.pos++;
+  }
+
+  close(at: number): void {
+    const len = this.pos - at - 1;
+    if (len < 0x80) {
+      this.buf[at] = len;
+      return;
+    }
+    let extra = 0;
+    for (let v = len >> 7; v > 0; v >>= 7) extra++;
+    this.ensure(extra);
+    this.buf.copyWithin(at + 1 + extra, at + 1, this.pos);
+    this.pos += extra;
+    let v = len;
+    let i = at;
+    while (v >= 0x80) {
+      this.buf[i++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[i] = v;
+  }
+
+  raw(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** The bytes written, in a buffer of their own. */
+  finish(): Buffer {
+    return Buffer.from(this.buf.subarray(0, this.pos));
+  }
+}
