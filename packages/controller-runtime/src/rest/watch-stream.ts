@@ -1,11 +1,16 @@
-// Opening a watch over the transport: the HTTP exchange around decodeWatchStream. Connection
-// ends that client-go counts as a normal close (reset, "other side closed") end the iteration;
-// the caller watches again from the last resourceVersion it saw.
+// Opening a watch over the transport, and the stream it gives. The body is read push-style: each
+// chunk is decoded and handed on in the callback that delivered it (`consume`), so an informer
+// applies a chunk's events with no promise, generator or queue between the socket and its store.
+// `next()`/`nextBatch()` are the pull view of the same stream, for `for await` and tests: chunks
+// wait in a queue, and the body is paused while one waits. Connection ends that client-go counts
+// as a normal close (reset, "other side closed") end the stream; the caller watches again from
+// the last resourceVersion it saw.
+import type { Readable } from "node:stream";
 import type { KubeObject } from "../api/index.js";
 import { type ErrorContext, NetworkError, statusErrorFromResponse, WatchDecodeError } from "./errors.js";
 import type { WatchOptions } from "./rest-options.js";
 import { type Transport, toNetworkError } from "./transport.js";
-import { decodeWatchBatches, type WatchEvent } from "./watch.js";
+import { JSONWatchDecoder, type WatchEvent, type WatchFrameDecoder } from "./watch.js";
 import { parseWarningHeader, type WarningHandler } from "./warnings.js";
 
 /**
@@ -23,6 +28,15 @@ export interface WatchStream<T extends KubeObject = KubeObject> extends AsyncIte
    * event. Optional: streams made by other ListerWatchers may only iterate.
    */
   nextBatch?(): Promise<WatchEvent<T>[] | undefined>;
+  /**
+   * Push mode: calls `onBatch` synchronously with the events not yet taken, then with each
+   * chunk's events as the chunk arrives (never an empty array), until `onBatch` returns `false`
+   * (it detaches: the stream stays open, paused, for a later `consume` or `nextBatch`) or the
+   * stream ends. Resolves to `true` when the stream ended, `false` when detached; rejects as
+   * `next()` throws, after handing over the events decoded before the failure. An exception from
+   * `onBatch` closes the stream and rejects with it. Optional, as `nextBatch`.
+   */
+  consume?(onBatch: (events: WatchEvent<T>[]) => boolean | undefined): Promise<boolean>;
 }
 
 export interface OpenWatchRequest {
@@ -62,70 +76,245 @@ export async function openWatch<T extends KubeObject>(
     const text = await res.body.text().catch(() => "");
     throw statusErrorFromResponse(res.statusCode, text, res.headers["retry-after"], req.ctx);
   }
-  const body = res.body;
-  const batches = decodeWatchBatches<T>(body, { signal });
-  let done = false;
-  // The batch being handed out one event at a time by next(), and where next() is in it.
-  let current: WatchEvent<T>[] | undefined;
-  let at = 0;
+  return new BodyWatchStream<T>(res.body, new JSONWatchDecoder<T>(), signal, what, opts.inactivityTimeoutMs);
+}
 
-  const finish = (): undefined => {
-    done = true;
-    current = undefined;
-    if (!body.destroyed) body.destroy();
-    return undefined;
-  };
+type Failure = { error: unknown };
 
-  const nextBatch = async (): Promise<WatchEvent<T>[] | undefined> => {
-    if (current !== undefined) {
-      const rest = at === 0 ? current : current.slice(at);
-      current = undefined;
-      return rest;
-    }
-    if (done) return undefined;
+/** A watch over a response body; see {@link WatchStream}. */
+class BodyWatchStream<T extends KubeObject> implements WatchStream<T> {
+  readonly #body: Readable;
+  readonly #decoder: WatchFrameDecoder<T>;
+  readonly #signal: AbortSignal | undefined;
+  readonly #what: string;
+  readonly #inactivityMs: number | undefined;
+  /** Decoded batches not yet taken (pull mode, or before a consumer attached). */
+  #queue: WatchEvent<T>[][] = [];
+  /** next()'s position in the queue's first batch. */
+  #at = 0;
+  /** The stream ended (undefined) or failed ({error}); what follows the queue. */
+  #end: Failure | null | undefined = null;
+  #closed = false;
+  /** A pull consumer waiting for a batch, or a push consumer. */
+  #waiter: (() => void) | undefined;
+  #push: { onBatch: (events: WatchEvent<T>[]) => boolean | undefined; settle: () => void } | undefined;
+
+  constructor(
+    body: Readable,
+    decoder: WatchFrameDecoder<T>,
+    signal: AbortSignal | undefined,
+    what: string,
+    inactivityMs: number | undefined,
+  ) {
+    this.#body = body;
+    this.#decoder = decoder;
+    this.#signal = signal;
+    this.#what = what;
+    this.#inactivityMs = inactivityMs;
+    body.on("data", this.#onData);
+    body.once("end", this.#onEnd);
+    body.on("error", this.#onError);
+    // A body destroyed without an error (by us, or under us) ends the stream too.
+    body.once("close", this.#onClose);
+    signal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (signal?.aborted) this.#onAbort();
+  }
+
+  readonly #onData = (chunk: Uint8Array): void => {
+    const batch: WatchEvent<T>[] = [];
     try {
-      const r = await batches.next();
-      return r.done ? finish() : r.value;
+      this.#decoder.push(chunk, batch);
     } catch (err) {
-      finish();
-      if (signal?.aborted) throw signal.reason;
-      if (err instanceof WatchDecodeError) throw err;
-      const code = (err as { code?: unknown }).code;
-      if (typeof code === "string" && PROBABLE_EOF.has(code)) return undefined;
-      const wrapped = toNetworkError(err, signal, what);
-      if (wrapped instanceof NetworkError && wrapped.timedOut) {
-        throw new NetworkError(
-          `${what}: nothing arrived for ${opts.inactivityTimeoutMs} ms; watch again from the last resourceVersion`,
-          { cause: err, timedOut: true },
-        );
-      }
-      throw wrapped;
+      if (batch.length > 0) this.#deliver(batch);
+      this.#fail(err);
+      return;
     }
+    if (batch.length > 0) this.#deliver(batch);
   };
 
-  const stream: WatchStream<T> = {
-    async next() {
-      if (current === undefined) {
-        const batch = await nextBatch();
-        if (batch === undefined) return { done: true, value: undefined };
-        current = batch;
-        at = 0;
-      }
-      const value = current[at++];
-      if (at === current.length) current = undefined;
-      return { done: false, value };
-    },
-    nextBatch,
-    async return() {
-      // Not awaiting the generator's own return: it may be parked on a read that only the
-      // destroyed body ends.
-      finish();
-      await batches.return(undefined).catch(() => {});
-      return { done: true, value: undefined };
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
+  readonly #onEnd = (): void => {
+    const batch: WatchEvent<T>[] = [];
+    try {
+      this.#decoder.end(batch);
+    } catch (err) {
+      if (batch.length > 0) this.#deliver(batch);
+      this.#fail(err);
+      return;
+    }
+    if (batch.length > 0) this.#deliver(batch);
+    this.#finish(undefined);
   };
-  return stream;
+
+  readonly #onError = (err: unknown): void => this.#fail(err);
+
+  readonly #onClose = (): void => {
+    if (this.#end === null) this.#finish(this.#signal?.aborted ? { error: this.#signal.reason } : undefined);
+  };
+
+  readonly #onAbort = (): void => {
+    if (this.#end === null) this.#finish({ error: this.#signal?.reason });
+  };
+
+  /** Hands a batch to the push consumer, or queues it (pausing the body) for a pull. */
+  #deliver(batch: WatchEvent<T>[]): void {
+    const push = this.#push;
+    if (push !== undefined && !this.#closed) {
+      let more: boolean | undefined;
+      try {
+        more = push.onBatch(batch);
+      } catch (err) {
+        this.#closed = true;
+        this.#finish({ error: new ConsumerError(err) });
+        return;
+      }
+      if (more === false) this.#detach();
+      return;
+    }
+    this.#queue.push(batch);
+    if (!this.#body.isPaused()) this.#body.pause();
+    this.#wake();
+  }
+
+  /** The error a failure ends the stream with: as client-go sees it. */
+  #fail(err: unknown): void {
+    if (this.#end !== null) return;
+    const signal = this.#signal;
+    if (signal?.aborted) return this.#finish({ error: signal.reason });
+    if (err instanceof WatchDecodeError) return this.#finish({ error: err });
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "string" && PROBABLE_EOF.has(code)) return this.#finish(undefined);
+    const wrapped = toNetworkError(err, signal, this.#what);
+    if (wrapped instanceof NetworkError && wrapped.timedOut) {
+      return this.#finish({
+        error: new NetworkError(
+          `${this.#what}: nothing arrived for ${this.#inactivityMs} ms; watch again from the last resourceVersion`,
+          { cause: err, timedOut: true },
+        ),
+      });
+    }
+    this.#finish({ error: wrapped });
+  }
+
+  #finish(end: Failure | undefined): void {
+    if (this.#end !== null) return;
+    this.#end = end;
+    this.#release();
+    const push = this.#push;
+    this.#push = undefined;
+    push?.settle();
+    this.#wake();
+  }
+
+  /** Stops reading: listeners off, connection closed. Idempotent. */
+  #release(): void {
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+    const body = this.#body;
+    body.off("data", this.#onData);
+    if (!body.destroyed) body.destroy();
+  }
+
+  #detach(): void {
+    const push = this.#push;
+    this.#push = undefined;
+    if (!this.#body.isPaused()) this.#body.pause();
+    push?.settle();
+  }
+
+  #wake(): void {
+    const w = this.#waiter;
+    this.#waiter = undefined;
+    w?.();
+  }
+
+  consume(onBatch: (events: WatchEvent<T>[]) => boolean | undefined): Promise<boolean> {
+    if (this.#push !== undefined || this.#waiter !== undefined) {
+      return Promise.reject(new Error(`${this.#what}: the watch stream is already being read`));
+    }
+    return new Promise<boolean>((resolve, reject) => {
+      const settle = () => {
+        const end = this.#end;
+        if (end === null) resolve(false);
+        else if (end === undefined) resolve(true);
+        else reject(end.error instanceof ConsumerError ? end.error.cause : end.error);
+      };
+      // What was decoded before: in order, before anything new.
+      while (this.#queue.length > 0) {
+        const first = this.#queue.shift()!;
+        const batch = this.#at === 0 ? first : first.slice(this.#at);
+        this.#at = 0;
+        let more: boolean | undefined;
+        try {
+          more = onBatch(batch);
+        } catch (err) {
+          this.#closed = true;
+          this.#finish({ error: new ConsumerError(err) });
+          settle();
+          return;
+        }
+        if (more === false) return resolve(false);
+      }
+      if (this.#end !== null) return settle();
+      this.#push = { onBatch, settle };
+      if (this.#body.isPaused()) this.#body.resume();
+    });
+  }
+
+  async nextBatch(): Promise<WatchEvent<T>[] | undefined> {
+    for (;;) {
+      if (this.#queue.length > 0) {
+        const first = this.#queue.shift()!;
+        const batch = this.#at === 0 ? first : first.slice(this.#at);
+        this.#at = 0;
+        if (this.#queue.length === 0 && this.#end === null && this.#body.isPaused()) this.#body.resume();
+        return batch;
+      }
+      const end = this.#end;
+      if (end === undefined || this.#closed) return undefined;
+      if (end !== null) {
+        this.#closed = true;
+        throw end.error instanceof ConsumerError ? end.error.cause : end.error;
+      }
+      if (this.#push !== undefined || this.#waiter !== undefined) {
+        throw new Error(`${this.#what}: the watch stream is already being read`);
+      }
+      if (this.#body.isPaused()) this.#body.resume();
+      await new Promise<void>((resolve) => {
+        this.#waiter = resolve;
+      });
+    }
+  }
+
+  async next(): Promise<IteratorResult<WatchEvent<T>, undefined>> {
+    if (this.#queue.length === 0) {
+      const batch = await this.nextBatch();
+      if (batch === undefined) return { done: true, value: undefined };
+      this.#queue.unshift(batch);
+      this.#at = 0;
+    }
+    const first = this.#queue[0]!;
+    const value = first[this.#at++]!;
+    if (this.#at === first.length) {
+      this.#queue.shift();
+      this.#at = 0;
+      if (this.#queue.length === 0 && this.#end === null && this.#body.isPaused()) this.#body.resume();
+    }
+    return { done: false, value };
+  }
+
+  async return(): Promise<IteratorResult<WatchEvent<T>, undefined>> {
+    this.#closed = true;
+    this.#queue = [];
+    this.#finish(undefined);
+    this.#release();
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
+/** An exception of a push consumer's own, passed back to it as it was. */
+class ConsumerError {
+  constructor(readonly cause: unknown) {}
 }
