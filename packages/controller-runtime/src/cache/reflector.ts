@@ -3,6 +3,7 @@
 // batch; an open watch's chunks are applied in the callback that read them from the socket. A list is gathered and handed over whole at `initDone`, so the store changes atomically. Each object is transformed and frozen once, here, on its way in.
 // It also keeps the health a readyz check reads.
 import type { KubeObject } from "../api/index.js";
+import type { WatchEvent } from "../rest/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
 import { isNotFound } from "../rest/index.js";
 import { type Backoff, exponentialBackoff, withBatchBackoff } from "./backoff.js";
@@ -110,9 +111,9 @@ export class Reflector<T extends KubeObject> {
     const backoff = this.#backoff;
     // An open watch's chunks come straight from the socket's callback (watcherBatches' deliver):
     // a success, so the backoff starts over, as withBatchBackoff does for what it passes on.
-    const deliver = (batch: readonly WatcherBatchEvent<T>[]) => {
+    const deliver = (events: readonly WatchEvent<T>[], count: number) => {
       backoff.reset();
-      this.#apply(batch);
+      this.#applyWatch(events, count);
     };
     const batches = withBatchBackoff(
       watcherBatches(this.#lw, signal, this.#watcherOptions, deliver),
@@ -176,6 +177,24 @@ export class Reflector<T extends KubeObject> {
       }
     }
     if (rv !== undefined) this.#ok(rv);
+  }
+
+  /** An open watch's events, as the server sent them (no ERROR among them): see WatchDeliver. */
+  #applyWatch(events: readonly WatchEvent<T>[], count: number): void {
+    const ingest = this.#ingest;
+    const sink = this.#sink;
+    let rv = this.#rv;
+    for (let i = 0; i < count; i++) {
+      const ev = events[i]!;
+      if (ev.type === "ERROR") continue;
+      const obj = ev.object;
+      rv = obj.metadata?.resourceVersion || rv;
+      // Kept up to date event by event: a handler may read health() (readyz) meanwhile.
+      this.#rv = rv;
+      if (ev.type === "ADDED" || ev.type === "MODIFIED") sink.apply(ingest(obj));
+      else if (ev.type === "DELETED") sink.delete(ingest(obj));
+    }
+    this.#ok(rv);
   }
 
   #failed(error: WatcherError): void {

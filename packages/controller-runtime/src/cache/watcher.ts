@@ -137,8 +137,8 @@ interface Machine<T extends KubeObject> {
   readonly signal: AbortSignal;
   readonly opts: ResolvedWatcherOptions;
   readonly strategy: Strategy;
-  /** Where a watch's batches go as they arrive, when the consumer takes them so (watcherBatches). */
-  readonly deliver: ((batch: WatcherBatchEvent<T>[]) => void) | undefined;
+  /** Where a watch's events go as they arrive, when the consumer takes them so (watcherBatches). */
+  readonly deliver: WatchDeliver<T> | undefined;
 }
 
 type Step<T extends KubeObject> = AsyncGenerator<WatcherBatchEvent<T>[], State<T>, undefined>;
@@ -183,20 +183,28 @@ export async function* watcher<T extends KubeObject>(
 }
 
 /**
+ * Applies `events[0..count)` of an open watch, synchronously: ADDED, MODIFIED, DELETED and
+ * BOOKMARK only (an ERROR ends the watch before it). The array is the stream's, refilled for the
+ * next chunk: nothing may keep it.
+ */
+export type WatchDeliver<T extends KubeObject> = (events: readonly WatchEvent<T>[], count: number) => void;
+
+/**
  * The watcher's events as they arrive: the items of a list page together, the events of a watch
  * chunk together. The reflector applies each batch synchronously, so a chunk of fifty events
  * costs one promise, not fifty. Wrap it in `withBatchBackoff`.
  *
- * With `deliver`, the batches of an open watch whose stream can push (`WatchStream.consume`)
- * go to `deliver` instead, synchronously, in the callback that read the chunk: no promise at all
- * between the socket and the consumer. Everything else (lists, errors, the end of a watch) is
+ * With `deliver`, the events of an open watch whose stream can push (`WatchStream.consume`) go
+ * to `deliver` instead, as the server sent them, synchronously, in the callback that read the
+ * chunk: no promise, and no array or event object of the watcher's, between the socket and the
+ * consumer. Everything else (lists, errors, the end of a watch) is
  * still yielded, in order with what `deliver` got: it is called only while the iteration waits.
  */
 export async function* watcherBatches<T extends KubeObject>(
   lw: ListerWatcher<T>,
   signal: AbortSignal,
   options: WatcherOptions = {},
-  deliver?: (batch: WatcherBatchEvent<T>[]) => void,
+  deliver?: WatchDeliver<T>,
 ): AsyncGenerator<WatcherBatchEvent<T>[], void, undefined> {
   const opts = resolveWatcherOptions(options);
   const machine: Machine<T> = {
@@ -436,6 +444,18 @@ async function* watch<T extends KubeObject>(
   let events = 0;
   // What ended the watch early: an ERROR event's next state, with the failure to report.
   let ended: { next: State<T>; failure?: WatcherError } | undefined;
+  /** At an ERROR: what the watcher does next. */
+  const endWith = (status: WatchEvent<T> & { type: "ERROR" }): void => {
+    const err = new StatusError(status.object);
+    if (expired(err)) ended = { next: relist(rv, m, err) };
+    else {
+      // Resume from where we are, after the backoff.
+      ended = {
+        next: { kind: "Watching", rv },
+        failure: new WatcherError("WatchFailed", `watch from resourceVersion ${rv} failed`, err),
+      };
+    }
+  };
   /** The watcher events of a chunk; sets `ended` at an ERROR and leaves out what follows it. */
   const convert = (batch: WatchEvent<T>[]): WatcherBatchEvent<T>[] => {
     events += batch.length;
@@ -455,18 +475,9 @@ async function* watch<T extends KubeObject>(
           rv = rvOf(ev.object) || rv;
           out.push({ type: "bookmark", resourceVersion: rv });
           break;
-        case "ERROR": {
-          const err = new StatusError(ev.object);
-          if (expired(err)) ended = { next: relist(rv, m, err) };
-          else {
-            // Resume from where we are, after the backoff.
-            ended = {
-              next: { kind: "Watching", rv },
-              failure: new WatcherError("WatchFailed", `watch from resourceVersion ${rv} failed`, err),
-            };
-          }
+        case "ERROR":
+          endWith(ev);
           return out;
-        }
       }
     }
     return out;
@@ -479,11 +490,22 @@ async function* watch<T extends KubeObject>(
     let batch: WatchEvent<T>[] | undefined = open.pending;
     open.pending = [];
     if (deliver !== undefined && open.consume !== undefined) {
+      // The events go on as they came; only the version and an ERROR matter here.
       const onBatch = (b: WatchEvent<T>[]): boolean => {
-        const out = convert(b);
-        if (out.length > 0) {
+        let count = b.length;
+        for (let i = 0; i < b.length; i++) {
+          const ev = b[i]!;
+          if (ev.type === "ERROR") {
+            count = i;
+            endWith(ev);
+            break;
+          }
+          rv = rvOf(ev.object) || rv;
+        }
+        events += count;
+        if (count > 0) {
           try {
-            deliver(out);
+            deliver(b, count);
           } catch (error) {
             consumerFailure = { error };
             return false;

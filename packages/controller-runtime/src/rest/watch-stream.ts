@@ -30,7 +30,8 @@ export interface WatchStream<T extends KubeObject = KubeObject> extends AsyncIte
   nextBatch?(): Promise<WatchEvent<T>[] | undefined>;
   /**
    * Push mode: calls `onBatch` synchronously with the events not yet taken, then with each
-   * chunk's events as the chunk arrives (never an empty array), until `onBatch` returns `false`
+   * chunk's events as the chunk arrives (never an empty array; one array refilled for each
+   * chunk, so valid during the call only), until `onBatch` returns `false`
    * (it detaches: the stream stays open, paused, for a later `consume` or `nextBatch`) or the
    * stream ends. Resolves to `true` when the stream ended, `false` when detached; rejects as
    * `next()` throws, after handing over the events decoded before the failure. An exception from
@@ -120,8 +121,15 @@ class BodyWatchStream<T extends KubeObject> implements WatchStream<T> {
     if (signal?.aborted) this.#onAbort();
   }
 
+  /** Push mode's one batch array, refilled for each chunk: no array per chunk. */
+  readonly #scratch: WatchEvent<T>[] = [];
+
   readonly #onData = (chunk: Uint8Array): void => {
-    const batch: WatchEvent<T>[] = [];
+    let batch: WatchEvent<T>[];
+    if (this.#push !== undefined) {
+      batch = this.#scratch;
+      batch.length = 0;
+    } else batch = [];
     try {
       this.#decoder.push(chunk, batch);
     } catch (err) {
@@ -170,7 +178,7 @@ class BodyWatchStream<T extends KubeObject> implements WatchStream<T> {
       if (more === false) this.#detach();
       return;
     }
-    this.#queue.push(batch);
+    this.#queue.push(batch === this.#scratch ? batch.slice() : batch);
     if (!this.#body.isPaused()) this.#body.pause();
     this.#wake();
   }
