@@ -4,9 +4,10 @@
 // work follows churn, not the number of objects; when the membership changes it lists the
 // assigned objects once and moves those whose shard changed:
 //
-// - an object whose shard is alive is marked to drain; that shard finishes any reconcile of it
-//   and removes both labels (shard-reconciler.ts), and the object, unassigned again, goes to its
-//   new shard — so two shards never reconcile one object at once;
+// - an object whose shard is alive is marked to drain to its new shard; its shard finishes any
+//   reconcile of it and writes the new shard in place of its own (shard-reconciler.ts) — so two
+//   shards never reconcile one object at once, and a move is two writes, not three with a trip
+//   through this coordinator's queue between them;
 // - an object whose shard is gone (its Lease released, or not renewed for leaseDuration as this
 //   coordinator observed it: clock skew between replicas does not matter) is reassigned at once.
 //   The gone shard stopped its reconciles when it missed its renew deadline, before that.
@@ -245,17 +246,25 @@ export class Coordinator {
       const labels = labelsOf(obj);
       const from = labels[shardLabel(ring)];
       const to = this.#ring.owner(hashKey(k, obj));
-      if (!to || from === to) return;
+      if (!to) return;
+      const drain = labels[drainLabel(ring)];
       let written: boolean;
-      if (from === undefined) {
+      if (from === to) {
+        // Where it belongs; a drain marked for a ring that changed since is called off, or its
+        // shard would send it where it no longer belongs.
+        if (drain === undefined) return;
+        written = await this.#label(k, obj, { [drainLabel(ring)]: null });
+      } else if (from === undefined) {
         written = await this.#label(k, obj, { [shardLabel(ring)]: to, [drainLabel(ring)]: null });
         if (written) m.assignments.inc({ ring, shard: to });
       } else if (this.#ring.members.includes(from)) {
-        // Its shard is alive: it lets the object go after any reconcile of it, and the object
-        // comes back unassigned.
-        if (labels[drainLabel(ring)] !== undefined) return;
-        written = await this.#label(k, obj, { [drainLabel(ring)]: "true" });
-        if (written) m.moves.inc({ ring, reason: "drain" });
+        // Its shard is alive: it hands the object to `to` after any reconcile of it.
+        if (drain === to) return;
+        written = await this.#label(k, obj, { [drainLabel(ring)]: to });
+        if (written) {
+          m.moves.inc({ ring, reason: "drain" });
+          m.assignments.inc({ ring, shard: to });
+        }
       } else {
         written = await this.#label(k, obj, { [shardLabel(ring)]: to, [drainLabel(ring)]: null });
         if (written) {
