@@ -117,8 +117,10 @@ class BodyWatchStream<T extends KubeObject> implements WatchStream<T> {
     body.on("error", this.#onError);
     // A body destroyed without an error (by us, or under us) ends the stream too.
     body.once("close", this.#onClose);
-    signal?.addEventListener("abort", this.#onAbort, { once: true });
-    if (signal?.aborted) this.#onAbort();
+    // No listener of ours on `signal`: undici ends the body on abort (an 'error', or a 'close'),
+    // and one more listener per watch on a signal that many informers share trips Node's
+    // MaxListeners warning.
+    if (signal?.aborted) this.#finish({ error: signal.reason });
   }
 
   /** Push mode's one batch array, refilled for each chunk: no array per chunk. */
@@ -157,10 +159,6 @@ class BodyWatchStream<T extends KubeObject> implements WatchStream<T> {
 
   readonly #onClose = (): void => {
     if (this.#end === null) this.#finish(this.#signal?.aborted ? { error: this.#signal.reason } : undefined);
-  };
-
-  readonly #onAbort = (): void => {
-    if (this.#end === null) this.#finish({ error: this.#signal?.reason });
   };
 
   /** Hands a batch to the push consumer, or queues it (pausing the body) for a pull. */
@@ -215,7 +213,6 @@ class BodyWatchStream<T extends KubeObject> implements WatchStream<T> {
 
   /** Stops reading: listeners off, connection closed. Idempotent. */
   #release(): void {
-    this.#signal?.removeEventListener("abort", this.#onAbort);
     const body = this.#body;
     body.off("data", this.#onData);
     if (!body.destroyed) body.destroy();
