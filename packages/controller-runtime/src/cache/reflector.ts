@@ -142,13 +142,17 @@ export class Reflector<T extends KubeObject> {
           this.#buffer = [];
           break;
         case "initPage": {
-          const buffer = (this.#buffer ??= []);
+          const buffer = this.#buffer ?? [];
+          this.#buffer = buffer;
           for (const object of ev.objects) buffer.push(ingest(object));
           break;
         }
-        case "initApply":
-          (this.#buffer ??= []).push(ingest(ev.object));
+        case "initApply": {
+          const buffer = this.#buffer ?? [];
+          this.#buffer = buffer;
+          buffer.push(ingest(ev.object));
           break;
+        }
         case "initDone":
           sink.replace(this.#buffer ?? []);
           this.#buffer = undefined;

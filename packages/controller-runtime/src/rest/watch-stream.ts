@@ -181,24 +181,27 @@ class BodyWatchStream<T extends KubeObject> implements WatchStream<T> {
     this.#wake();
   }
 
-  /** The error a failure ends the stream with: as client-go sees it. */
+  /** Ends the stream on a failure, with the error client-go would see (or none: a normal end). */
   #fail(err: unknown): void {
-    if (this.#end !== null) return;
+    if (this.#end === null) this.#finish(this.#failure(err));
+  }
+
+  #failure(err: unknown): Failure | undefined {
     const signal = this.#signal;
-    if (signal?.aborted) return this.#finish({ error: signal.reason });
-    if (err instanceof WatchDecodeError) return this.#finish({ error: err });
+    if (signal?.aborted) return { error: signal.reason };
+    if (err instanceof WatchDecodeError) return { error: err };
     const code = (err as { code?: unknown }).code;
-    if (typeof code === "string" && PROBABLE_EOF.has(code)) return this.#finish(undefined);
+    if (typeof code === "string" && PROBABLE_EOF.has(code)) return undefined;
     const wrapped = toNetworkError(err, signal, this.#what);
     if (wrapped instanceof NetworkError && wrapped.timedOut) {
-      return this.#finish({
+      return {
         error: new NetworkError(
           `${this.#what}: nothing arrived for ${this.#inactivityMs} ms; watch again from the last resourceVersion`,
           { cause: err, timedOut: true },
         ),
-      });
+      };
     }
-    this.#finish({ error: wrapped });
+    return { error: wrapped };
   }
 
   #finish(end: Failure | undefined): void {
