@@ -46,7 +46,7 @@ export interface CoordinatorOptions {
   /**
    * Writes in flight at once. A membership change moves about 1/N of every sharded object, each
    * by a conditional patch or two: at 10 000 objects, 4 at a time took seconds of round trips
-   * more than the server needed. Default: 32.
+   * more than the server needed. Default: 16.
    */
   concurrency?: number;
 }
@@ -331,7 +331,7 @@ export class Coordinator {
     const stopped = new Promise<void>((resolve) =>
       leading.addEventListener("abort", () => resolve(), { once: true }),
     );
-    const workers = Array.from({ length: this.#o.concurrency ?? 32 }, async () => {
+    const workers = Array.from({ length: this.#o.concurrency ?? 16 }, async () => {
       while (!leading.aborted) {
         const next = this.#pending.entries().next();
         if (next.done) {
