@@ -82,9 +82,90 @@ export async function openWatch<T extends KubeObject>(
 
 type Failure = { error: unknown };
 
+/** What the stream needs of a body: undici's Readable, or any async iterable of chunks. */
+interface BodySource {
+  isPaused(): boolean;
+  pause(): void;
+  resume(): void;
+  /** Stops reading and closes the connection. */
+  release(): void;
+}
+
+interface BodyCallbacks {
+  onData(chunk: Uint8Array): void;
+  onEnd(): void;
+  onError(err: unknown): void;
+  /** Destroyed without an error. */
+  onClose(): void;
+}
+
+/** A Node Readable (undici's body): its 'data' events are the push. */
+function readableSource(body: Readable, cb: BodyCallbacks): BodySource {
+  body.on("data", cb.onData);
+  body.once("end", cb.onEnd);
+  body.on("error", cb.onError);
+  // A body destroyed without an error (by us, or under us) ends the stream too.
+  body.once("close", cb.onClose);
+  return {
+    isPaused: () => body.isPaused(),
+    pause: () => void body.pause(),
+    resume: () => void body.resume(),
+    release: () => {
+      body.off("data", cb.onData);
+      if (!body.destroyed) body.destroy();
+    },
+  };
+}
+
+/**
+ * Any other body (a transport's own, as the in-process fake's): read with async iteration, a
+ * chunk at a time, waiting while paused.
+ */
+function iterableSource(
+  body: AsyncIterable<Uint8Array> & { destroy?(): unknown },
+  cb: BodyCallbacks,
+): BodySource {
+  let paused = false;
+  let released = false;
+  let wake: (() => void) | undefined;
+  void (async () => {
+    try {
+      for await (const chunk of body) {
+        if (released) return;
+        cb.onData(chunk);
+        while (paused && !released) await new Promise<void>((r) => (wake = r));
+        if (released) return;
+      }
+      if (!released) cb.onEnd();
+    } catch (err) {
+      if (!released) cb.onError(err);
+    }
+  })();
+  return {
+    isPaused: () => paused,
+    pause: () => {
+      paused = true;
+    },
+    resume: () => {
+      paused = false;
+      const w = wake;
+      wake = undefined;
+      w?.();
+    },
+    release: () => {
+      if (released) return;
+      released = true;
+      body.destroy?.();
+      const w = wake;
+      wake = undefined;
+      w?.();
+    },
+  };
+}
+
 /** A watch over a response body; see {@link WatchStream}. */
 class BodyWatchStream<T extends KubeObject> implements WatchStream<T> {
-  readonly #body: Readable;
+  readonly #body: BodySource;
   readonly #decoder: WatchFrameDecoder<T>;
   readonly #signal: AbortSignal | undefined;
   readonly #what: string;
@@ -101,22 +182,26 @@ class BodyWatchStream<T extends KubeObject> implements WatchStream<T> {
   #push: { onBatch: (events: WatchEvent<T>[]) => boolean | undefined; settle: () => void } | undefined;
 
   constructor(
-    body: Readable,
+    body: Readable | AsyncIterable<Uint8Array>,
     decoder: WatchFrameDecoder<T>,
     signal: AbortSignal | undefined,
     what: string,
     inactivityMs: number | undefined,
   ) {
-    this.#body = body;
     this.#decoder = decoder;
     this.#signal = signal;
     this.#what = what;
     this.#inactivityMs = inactivityMs;
-    body.on("data", this.#onData);
-    body.once("end", this.#onEnd);
-    body.on("error", this.#onError);
-    // A body destroyed without an error (by us, or under us) ends the stream too.
-    body.once("close", this.#onClose);
+    const cb: BodyCallbacks = {
+      onData: this.#onData,
+      onEnd: this.#onEnd,
+      onError: this.#onError,
+      onClose: this.#onClose,
+    };
+    this.#body =
+      typeof (body as Readable).on === "function" && typeof (body as Readable).pause === "function"
+        ? readableSource(body as Readable, cb)
+        : iterableSource(body as AsyncIterable<Uint8Array>, cb);
     // No listener of ours on `signal`: undici ends the body on abort (an 'error', or a 'close'),
     // and one more listener per watch on a signal that many informers share trips Node's
     // MaxListeners warning.
@@ -216,9 +301,7 @@ class BodyWatchStream<T extends KubeObject> implements WatchStream<T> {
 
   /** Stops reading: listeners off, connection closed. Idempotent. */
   #release(): void {
-    const body = this.#body;
-    body.off("data", this.#onData);
-    if (!body.destroyed) body.destroy();
+    this.#body.release();
   }
 
   #detach(): void {
