@@ -33,6 +33,8 @@ import { newLogger, nullLogger } from "controller-runtime/log";
 import { Manager, type ManagerOptions } from "controller-runtime/manager";
 import { reconcilerFn } from "controller-runtime/reconcile";
 import { newRESTClient, type RESTClient, type RESTConfig, resourceOf } from "controller-runtime/rest";
+import { hashKey } from "../packages/controller-runtime/src/sharding/coordinator.js";
+import { HashRing } from "../packages/controller-runtime/src/sharding/hash-ring.js";
 import { drainLabel, shardLabel } from "../packages/controller-runtime/src/sharding/labels.js";
 import { runChildJSON } from "./internal/child-json.js";
 import { rangeNote, summarize } from "./internal/stats.js";
@@ -80,10 +82,17 @@ async function createObjects(rest: RESTClient): Promise<void> {
   );
 }
 
-/** Each object's shard, by name. */
+/** Each object's shard, by name; one still draining to another counts as none. */
 async function shards(rest: RESTClient): Promise<Map<string, string | undefined>> {
   const list = await rest.list<ConfigMap>(CM, { namespace: NS });
-  return new Map(list.items.map((c) => [c.metadata!.name!, c.metadata?.labels?.[shardLabel(RING)]]));
+  return new Map(
+    list.items.map((c) => [
+      c.metadata!.name!,
+      c.metadata?.labels?.[drainLabel(RING)] === undefined
+        ? c.metadata?.labels?.[shardLabel(RING)]
+        : undefined,
+    ]),
+  );
 }
 
 interface RingResult {
@@ -182,12 +191,13 @@ async function ringChild(): Promise<RingResult> {
       `settled on ${members.join(",")}`,
       async () => {
         const now = await shards(rest);
-        const held = new Set<string>();
+        // On the shard the ring names, not merely on a member: a move half done is that too.
+        const ring = new HashRing(members);
         for (const [name, shard] of now) {
-          if (!shard || !members.includes(shard) || last.get(name) !== shard) return undefined;
-          held.add(shard);
+          const want = ring.owner(hashKey({ kind: kinds.ConfigMap }, { metadata: { namespace: NS, name } }));
+          if (!shard || shard !== want || last.get(name) !== shard) return undefined;
         }
-        return held.size === members.length ? now : undefined;
+        return now;
       },
       { timeoutMs: Number(process.env.SHARDING_BENCH_SETTLE_MS ?? 300_000), intervalMs: 250 },
     ).catch(async (err: unknown) => {

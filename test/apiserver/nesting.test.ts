@@ -5,6 +5,7 @@
 // the limit loses them; one still too deep to read back is kube's 500 "object not decodable".
 // Measured side by side with kube-apiserver 1.37.2; the server keeps answering others meanwhile.
 import assert from "node:assert/strict";
+import { availableParallelism, loadavg } from "node:os";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
 import { Api, CRDS, customResourceDefinition, startTarget, type Target } from "./harness.js";
@@ -126,8 +127,8 @@ describe("past kube's limits: refused in the words of where kube stops", () => {
   });
 
   test("100 000 levels, however the body is decoded; the server answers others meanwhile", async () => {
-    const slow: number[] = [];
-    for (const [what, method, ct, body] of cases(100_000)) {
+    /** The body refused, and how long a GET /version sent beside it took. */
+    const refuse = async ([what, method, ct, body]: ReturnType<typeof cases>[number]) => {
       const path =
         method === "POST" ? cms() : ct === A ? `${cms()}/target?fieldManager=m` : `${cms()}/target`;
       const [r, version] = await Promise.all([
@@ -139,9 +140,20 @@ describe("past kube's limits: refused in the words of where kube stops", () => {
         })(),
       ]);
       assert.equal(r.status, 400, `${what}: ${r.text.slice(0, 200)}`);
-      slow.push(version);
+      return version;
+    };
+    // 5 s on a machine with a core to spare, more as the run queue grows; and a case over it
+    // counts only if it is slow again when sent twice more: a parser that holds the event loop
+    // does so every time, a machine busy for a moment does not.
+    const bound = () => 5_000 * Math.max(1, loadavg()[0] / availableParallelism());
+    for (const c of cases(100_000)) {
+      const times = [await refuse(c)];
+      while (times.at(-1)! >= bound() && times.length < 3) times.push(await refuse(c));
+      assert.ok(
+        times.at(-1)! < bound(),
+        `${c[0]}: GET /version beside it took ${times.map(Math.round).join(", ")} ms`,
+      );
     }
-    assert.ok(Math.max(...slow) < 5_000, `GET /version took ${Math.max(...slow)} ms`);
   });
 });
 

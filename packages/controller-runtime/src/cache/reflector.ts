@@ -1,13 +1,14 @@
 // The reflector: runs a watcher (with backoff) and applies its events to a sink, the informer's
 // store, a batch at a time (a list page, a watch chunk) with no promise between the events of a
-// batch. A list is gathered and handed over whole at `initDone`, so the store changes atomically. Each object is transformed and frozen once, here, on its way in.
+// batch; an open watch's chunks are applied in the callback that read them from the socket. A list is gathered and handed over whole at `initDone`, so the store changes atomically. Each object is transformed and frozen once, here, on its way in.
 // It also keeps the health a readyz check reads.
 import type { DeepReadonly, KubeObject } from "../api/index.js";
+import type { WatchEvent } from "../rest/index.js";
 import { nullLogger, type Logger } from "../log/index.js";
 import { isNotFound } from "../rest/index.js";
 import { type Backoff, exponentialBackoff, withBatchBackoff } from "./backoff.js";
 import type { ListerWatcher } from "./list-watcher.js";
-import { type WatcherError, watcherBatches, type WatcherOptions } from "./watcher.js";
+import { type WatcherBatchEvent, type WatcherError, watcherBatches, type WatcherOptions } from "./watcher.js";
 
 /**
  * Where a reflector puts what it learns. Objects come without keys: a store places them by their
@@ -107,87 +108,123 @@ export class Reflector<T extends KubeObject> {
 
   /** Lists and watches until `signal` aborts; resolves then. Never rejects on server failures. */
   async run(signal: AbortSignal): Promise<void> {
-    let buffer: DeepReadonly<T>[] | undefined;
-    const ingest = this.#ingest;
-    const sink = this.#sink;
+    const backoff = this.#backoff;
+    // An open watch's chunks come straight from the socket's callback (watcherBatches' deliver):
+    // a success, so the backoff starts over, as withBatchBackoff does for what it passes on.
+    const deliver = (events: readonly WatchEvent<T>[], count: number) => {
+      backoff.reset();
+      this.#applyWatch(events, count);
+    };
     const batches = withBatchBackoff(
-      watcherBatches(this.#lw, signal, this.#watcherOptions),
-      this.#backoff,
+      watcherBatches(this.#lw, signal, this.#watcherOptions, deliver),
+      backoff,
       signal,
     );
     try {
-      for await (const batch of batches) {
-        // The version the batch got to: the time and the error reset are recorded once per batch.
-        let rv: string | undefined;
-        for (const ev of batch) {
-          switch (ev.type) {
-            case "init":
-              buffer = [];
-              break;
-            case "initPage":
-              buffer ??= [];
-              for (const object of ev.objects) buffer.push(ingest(object));
-              break;
-            case "initApply":
-              buffer ??= [];
-              buffer.push(ingest(ev.object));
-              break;
-            case "initDone":
-              sink.replace(buffer ?? []);
-              buffer = undefined;
-              this.#ok(ev.resourceVersion);
-              if (!this.#synced) {
-                this.#synced = true;
-                sink.synced?.();
-              }
-              break;
-            case "apply": {
-              sink.apply(ingest(ev.object));
-              rv = ev.resourceVersion;
-              this.#rv = rv;
-              break;
-            }
-            case "delete": {
-              sink.delete(ingest(ev.object));
-              rv = ev.resourceVersion;
-              this.#rv = rv;
-              break;
-            }
-            case "bookmark":
-              rv = ev.resourceVersion;
-              break;
-            case "error":
-              this.#errors++;
-              // The server's own error, which callers test (isNotFound, isForbidden).
-              this.#lastError = ev.error.cause ?? ev.error;
-              this.#lastErrorMs = Date.now();
-              // A list answered 404 is a resource the server does not serve: most often a CRD
-              // not installed yet. Say so at once rather than leave the server's bare words.
-              if (ev.error.reason === "ListFailed" && isNotFound(this.#lastError)) {
-                this.#log.error(
-                  ev.error,
-                  "the API server does not serve this kind: is its CRD installed? (kubectl apply -f config/crd; in tests, envtest's crdDirectoryPaths); retrying after a backoff",
-                  { consecutiveErrors: this.#errors },
-                );
-              } else {
-                this.#log.error(ev.error, "list/watch failed; retrying after a backoff", {
-                  reason: ev.error.reason,
-                  resourceVersion: this.#rv,
-                  consecutiveErrors: this.#errors,
-                });
-              }
-              try {
-                this.#onError?.(ev.error);
-              } catch (err) {
-                this.#log.error(err, "the watch error handler threw");
-              }
-              break;
-          }
-        }
-        if (rv !== undefined) this.#ok(rv);
-      }
+      for await (const batch of batches) this.#apply(batch);
     } catch (err) {
       if (!signal.aborted) throw err;
+    }
+  }
+
+  /** A list being gathered: handed to the sink whole at `initDone`. */
+  #buffer: DeepReadonly<T>[] | undefined;
+
+  /** Applies a batch to the sink, synchronously. */
+  #apply(batch: readonly WatcherBatchEvent<T>[]): void {
+    const ingest = this.#ingest;
+    const sink = this.#sink;
+    // The version the batch got to: the time and the error reset are recorded once per batch.
+    let rv: string | undefined;
+    for (const ev of batch) {
+      switch (ev.type) {
+        case "init":
+          this.#buffer = [];
+          break;
+        case "initPage": {
+          const buffer = this.#buffer ?? [];
+          this.#buffer = buffer;
+          for (const object of ev.objects) buffer.push(ingest(object));
+          break;
+        }
+        case "initApply": {
+          const buffer = this.#buffer ?? [];
+          this.#buffer = buffer;
+          buffer.push(ingest(ev.object));
+          break;
+        }
+        case "initDone":
+          sink.replace(this.#buffer ?? []);
+          this.#buffer = undefined;
+          this.#ok(ev.resourceVersion);
+          if (!this.#synced) {
+            this.#synced = true;
+            sink.synced?.();
+          }
+          break;
+        case "apply":
+          sink.apply(ingest(ev.object));
+          rv = ev.resourceVersion;
+          this.#rv = rv;
+          break;
+        case "delete":
+          sink.delete(ingest(ev.object));
+          rv = ev.resourceVersion;
+          this.#rv = rv;
+          break;
+        case "bookmark":
+          rv = ev.resourceVersion;
+          break;
+        case "error":
+          this.#failed(ev.error);
+          break;
+      }
+    }
+    if (rv !== undefined) this.#ok(rv);
+  }
+
+  /** An open watch's events, as the server sent them (no ERROR among them): see WatchDeliver. */
+  #applyWatch(events: readonly WatchEvent<T>[], count: number): void {
+    const ingest = this.#ingest;
+    const sink = this.#sink;
+    let rv = this.#rv;
+    for (let i = 0; i < count; i++) {
+      const ev = events[i]!;
+      if (ev.type === "ERROR") continue;
+      const obj = ev.object;
+      rv = obj.metadata?.resourceVersion || rv;
+      // Kept up to date event by event: a handler may read health() (readyz) meanwhile.
+      this.#rv = rv;
+      if (ev.type === "ADDED" || ev.type === "MODIFIED") sink.apply(ingest(obj));
+      else if (ev.type === "DELETED") sink.delete(ingest(obj));
+    }
+    this.#ok(rv);
+  }
+
+  #failed(error: WatcherError): void {
+    this.#errors++;
+    // The server's own error, which callers test (isNotFound, isForbidden).
+    this.#lastError = error.cause ?? error;
+    this.#lastErrorMs = Date.now();
+    // A list answered 404 is a resource the server does not serve: most often a CRD
+    // not installed yet. Say so at once rather than leave the server's bare words.
+    if (error.reason === "ListFailed" && isNotFound(this.#lastError)) {
+      this.#log.error(
+        error,
+        "the API server does not serve this kind: is its CRD installed? (kubectl apply -f config/crd; in tests, envtest's crdDirectoryPaths); retrying after a backoff",
+        { consecutiveErrors: this.#errors },
+      );
+    } else {
+      this.#log.error(error, "list/watch failed; retrying after a backoff", {
+        reason: error.reason,
+        resourceVersion: this.#rv,
+        consecutiveErrors: this.#errors,
+      });
+    }
+    try {
+      this.#onError?.(error);
+    } catch (err) {
+      this.#log.error(err, "the watch error handler threw");
     }
   }
 

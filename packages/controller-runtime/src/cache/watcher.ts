@@ -106,6 +106,8 @@ const SHORT_WATCH_MS = 1000;
 /** An open watch: the stream, and the events already read from it but not yet handled. */
 interface OpenWatch<T extends KubeObject> {
   next(): Promise<WatchEvent<T>[] | undefined>;
+  /** The stream's push mode, when it has one (WatchStream.consume). */
+  consume?: (onBatch: (events: WatchEvent<T>[]) => boolean | undefined) => Promise<boolean>;
   /** Events after a streaming list's end bookmark, read in the same batch. */
   pending: WatchEvent<T>[];
   /** Whether events already came on it (a streaming list's): then it cannot be "too short". */
@@ -135,6 +137,8 @@ interface Machine<T extends KubeObject> {
   readonly signal: AbortSignal;
   readonly opts: ResolvedWatcherOptions;
   readonly strategy: Strategy;
+  /** Where a watch's events go as they arrive, when the consumer takes them so (watcherBatches). */
+  readonly deliver: WatchDeliver<T> | undefined;
 }
 
 type Step<T extends KubeObject> = AsyncGenerator<WatcherBatchEvent<T>[], State<T>, undefined>;
@@ -179,14 +183,28 @@ export async function* watcher<T extends KubeObject>(
 }
 
 /**
+ * Applies `events[0..count)` of an open watch, synchronously: ADDED, MODIFIED, DELETED and
+ * BOOKMARK only (an ERROR ends the watch before it). The array is the stream's, refilled for the
+ * next chunk: nothing may keep it.
+ */
+export type WatchDeliver<T extends KubeObject> = (events: readonly WatchEvent<T>[], count: number) => void;
+
+/**
  * The watcher's events as they arrive: the items of a list page together, the events of a watch
  * chunk together. The reflector applies each batch synchronously, so a chunk of fifty events
  * costs one promise, not fifty. Wrap it in `withBatchBackoff`.
+ *
+ * With `deliver`, the events of an open watch whose stream can push (`WatchStream.consume`) go
+ * to `deliver` instead, as the server sent them, synchronously, in the callback that read the
+ * chunk: no promise, and no array or event object of the watcher's, between the socket and the
+ * consumer. Everything else (lists, errors, the end of a watch) is
+ * still yielded, in order with what `deliver` got: it is called only while the iteration waits.
  */
 export async function* watcherBatches<T extends KubeObject>(
   lw: ListerWatcher<T>,
   signal: AbortSignal,
   options: WatcherOptions = {},
+  deliver?: WatchDeliver<T>,
 ): AsyncGenerator<WatcherBatchEvent<T>[], void, undefined> {
   const opts = resolveWatcherOptions(options);
   const machine: Machine<T> = {
@@ -194,6 +212,7 @@ export async function* watcherBatches<T extends KubeObject>(
     signal,
     opts,
     strategy: { streaming: opts.streamingList, paginated: true, streamFailures: 0 },
+    deliver,
   };
   let state: State<T> = { kind: "Empty", listAt: "0" };
   try {
@@ -336,6 +355,7 @@ async function* streamingList<T extends KubeObject>(state: { listAt: string }, m
         handedOver = true;
         const open: OpenWatch<T> = {
           next,
+          consume: stream.consume?.bind(stream),
           pending: batch.slice(i + 1),
           continued: true,
           close: async () => {
@@ -408,6 +428,7 @@ async function* watch<T extends KubeObject>(
       );
       open = {
         next: batchReader(stream),
+        consume: stream.consume?.bind(stream),
         pending: [],
         continued: false,
         close: async () => void (await stream.return()),
@@ -421,39 +442,86 @@ async function* watch<T extends KubeObject>(
   }
   const started = performance.now();
   let events = 0;
+  // What ended the watch early: an ERROR event's next state, with the failure to report.
+  let ended: { next: State<T>; failure?: WatcherError } | undefined;
+  /** At an ERROR: what the watcher does next. */
+  const endWith = (status: WatchEvent<T> & { type: "ERROR" }): void => {
+    const err = new StatusError(status.object);
+    if (expired(err)) ended = { next: relist(rv, m, err) };
+    else {
+      // Resume from where we are, after the backoff.
+      ended = {
+        next: { kind: "Watching", rv },
+        failure: new WatcherError("WatchFailed", `watch from resourceVersion ${rv} failed`, err),
+      };
+    }
+  };
+  /** The watcher events of a chunk; sets `ended` at an ERROR and leaves out what follows it. */
+  const convert = (batch: WatchEvent<T>[]): WatcherBatchEvent<T>[] => {
+    events += batch.length;
+    const out: WatcherBatchEvent<T>[] = [];
+    for (const ev of batch) {
+      switch (ev.type) {
+        case "ADDED":
+        case "MODIFIED":
+          rv = rvOf(ev.object) || rv;
+          out.push({ type: "apply", object: ev.object, resourceVersion: rv });
+          break;
+        case "DELETED":
+          rv = rvOf(ev.object) || rv;
+          out.push({ type: "delete", object: ev.object, resourceVersion: rv });
+          break;
+        case "BOOKMARK":
+          rv = rvOf(ev.object) || rv;
+          out.push({ type: "bookmark", resourceVersion: rv });
+          break;
+        case "ERROR":
+          endWith(ev);
+          return out;
+      }
+    }
+    return out;
+  };
+  const deliver = m.deliver;
+  // An exception of the consumer's own, not the watch's: it ends the iteration as it would
+  // have from a yield.
+  let consumerFailure: { error: unknown } | undefined;
   try {
     let batch: WatchEvent<T>[] | undefined = open.pending;
     open.pending = [];
-    if (batch.length === 0) batch = await open.next();
-    for (; batch !== undefined; batch = await open.next()) {
-      events += batch.length;
-      const out: WatcherBatchEvent<T>[] = [];
-      for (const ev of batch) {
-        switch (ev.type) {
-          case "ADDED":
-          case "MODIFIED":
-            rv = rvOf(ev.object) || rv;
-            out.push({ type: "apply", object: ev.object, resourceVersion: rv });
+    if (deliver !== undefined && open.consume !== undefined) {
+      // The events go on as they came; only the version and an ERROR matter here.
+      const onBatch = (b: WatchEvent<T>[]): boolean => {
+        let count = b.length;
+        for (let i = 0; i < b.length; i++) {
+          const ev = b[i]!;
+          if (ev.type === "ERROR") {
+            count = i;
+            endWith(ev);
             break;
-          case "DELETED":
-            rv = rvOf(ev.object) || rv;
-            out.push({ type: "delete", object: ev.object, resourceVersion: rv });
-            break;
-          case "BOOKMARK":
-            rv = rvOf(ev.object) || rv;
-            out.push({ type: "bookmark", resourceVersion: rv });
-            break;
-          case "ERROR": {
-            if (out.length > 0) yield out;
-            const err = new StatusError(ev.object);
-            if (expired(err)) return relist(rv, m, err);
-            // Resume from where we are, after the backoff.
-            yield failed(new WatcherError("WatchFailed", `watch from resourceVersion ${rv} failed`, err));
-            return { kind: "Watching", rv };
+          }
+          rv = rvOf(ev.object) || rv;
+        }
+        events += count;
+        if (count > 0) {
+          try {
+            deliver(b, count);
+          } catch (error) {
+            consumerFailure = { error };
+            return false;
           }
         }
+        return ended === undefined;
+      };
+      if (batch.length === 0 || onBatch(batch)) await open.consume(onBatch);
+    } else {
+      if (batch.length === 0) batch = await open.next();
+      while (batch !== undefined) {
+        const out = convert(batch);
+        if (out.length > 0) yield out;
+        if (ended !== undefined) break;
+        batch = await open.next();
       }
-      if (out.length > 0) yield out;
     }
   } catch (err) {
     if (signal.aborted) throw err;
@@ -461,6 +529,11 @@ async function* watch<T extends KubeObject>(
     return { kind: "Watching", rv };
   } finally {
     await open.close();
+  }
+  if (consumerFailure !== undefined) throw consumerFailure.error;
+  if (ended !== undefined) {
+    if (ended.failure !== undefined) yield failed(ended.failure);
+    return ended.next;
   }
   if (events === 0 && !open.continued && performance.now() - started < SHORT_WATCH_MS) {
     yield failed(

@@ -173,7 +173,9 @@ test("a kind the server does not serve fails the start with an error naming it a
   const h = await newHarness(t, env, rest);
   const Ghost = defineKind({ group: "ghosts.example.com", version: "v1", kind: "Ghost" });
   const c = newController("ghosts", h.ctx, {
-    cacheSyncTimeoutMs: 300,
+    // Long enough that the list's 404, which the message names, came back first on a loaded
+    // machine (300 ms failed once under a full suite run).
+    cacheSyncTimeoutMs: 2_000,
     reconciler: reconcilerFn(async () => {}),
   });
   await c.watch(kind(h.cache, Ghost, enqueueRequestForObject()));

@@ -23,7 +23,7 @@ before(async () => {
 });
 after(() => env.stop());
 
-test("the README's ticker pattern lets the manager shut down within a second", async () => {
+test("the README's ticker pattern lets the manager shut down without waiting out the grace period", async () => {
   const mgr = await Manager.create(config, {
     logger: nullLogger(),
     metrics: { bindAddress: "0" },
@@ -65,5 +65,7 @@ test("the README's ticker pattern lets the manager shut down within a second", a
   stop.abort();
   await running; // resolves: the ticker's aborted send and sleep are a clean stop
   const tookMs = performance.now() - stopping;
-  assert.ok(tookMs < 1_000, `shutdown took ${tookMs.toFixed(0)} ms`);
+  // Held by the send, shutdown would take the whole grace period (30 s by default); a loaded
+  // machine makes a clean stop take a few hundred ms, never a third of that.
+  assert.ok(tookMs < 10_000, `shutdown took ${tookMs.toFixed(0)} ms (held for the grace period?)`);
 });

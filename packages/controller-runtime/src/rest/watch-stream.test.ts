@@ -12,6 +12,15 @@ import type { WatchEvent } from "./watch.js";
 
 const cms = { group: "", version: "v1", resource: "configmaps" };
 
+/** Polls `ok` until it holds (a generous deadline: these tests run on loaded machines). */
+async function eventually(what: string, ok: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  while (!(await ok())) {
+    if (performance.now() > deadline) throw new Error(`${what}: not after 30 s`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 const added = (name: string, rv: number): WatchEvent => ({
   type: "ADDED",
   object: {
@@ -257,6 +266,78 @@ test("nextBatch hands over what next() left of a chunk, then the next chunks, th
     }
     assert.deepEqual(rest, ["b", "c"]);
     assert.equal((await stream.next()).done, true);
+  } finally {
+    await s.stop();
+  }
+});
+
+test("consume pushes each chunk's events as it arrives, detaches on false, and resolves at the end", async () => {
+  let write: ((text: string) => void) | undefined;
+  let end: (() => void) | undefined;
+  const s = await streamServer((res) => {
+    startStream(res);
+    write = (text) => res.write(text);
+    end = () => res.end();
+  });
+  try {
+    const stream = await s.client.watch(cms);
+    assert.ok(stream.consume, "the REST client's streams push");
+    // Before anyone consumes: a chunk, and half an event.
+    write!(line(added("a", 1)) + line(added("b", 2)).slice(0, 10));
+    const got: string[] = [];
+    let calls = 0;
+    const detached = stream.consume((events) => {
+      calls++;
+      got.push(...events.map(nameOf));
+      return !got.includes("c"); // detach once "c" came
+    });
+    await eventually("the waiting chunk is pushed", () => got.includes("a"));
+    write!(line(added("b", 2)).slice(10) + line(added("c", 3)));
+    assert.equal(await detached, false, "detached, not ended");
+    assert.deepEqual(got, ["a", "b", "c"]);
+    assert.ok(calls <= 3, "a call per chunk, not per event");
+    // The stream stayed open: what comes next is there for a pull, then for another consume.
+    write!(line(added("d", 4)));
+    assert.deepEqual((await stream.nextBatch!())?.map(nameOf), ["d"]);
+    const more: string[] = [];
+    const ended = stream.consume((events) => {
+      more.push(...events.map(nameOf));
+      return undefined;
+    });
+    write!(line(added("e", 5)));
+    await eventually("e is pushed", () => more.includes("e"));
+    end!();
+    assert.equal(await ended, true, "the server's end resolves it");
+    assert.deepEqual(more, ["e"]);
+  } finally {
+    await s.stop();
+  }
+});
+
+test("consume rejects with a malformed line's error after the events before it, and on abort with the reason", async () => {
+  const s = await streamServer((res, url) => {
+    startStream(res);
+    if (url.includes("namespaces/bad")) res.write(`${line(added("a", 1))}not json\n`);
+  });
+  try {
+    const bad = await s.client.watch(cms, { namespace: "bad" });
+    const got: string[] = [];
+    await assert.rejects(
+      bad.consume!((events) => void got.push(...events.map(nameOf))),
+      WatchDecodeError,
+    );
+    assert.deepEqual(got, ["a"]);
+
+    const ac = new AbortController();
+    const quiet = await s.client.watch(cms, { namespace: "quiet", signal: ac.signal });
+    const consuming = quiet.consume!(() => undefined);
+    const reason = new Error("stopping");
+    ac.abort(reason);
+    await assert.rejects(consuming, (err) => err === reason);
+    await eventually("the connection is closed", async () => {
+      await s.closed[1];
+      return true;
+    });
   } finally {
     await s.stop();
   }

@@ -75,40 +75,12 @@ export async function* decodeWatchBatches<T extends KubeObject = KubeObject>(
   options: DecodeWatchOptions = {},
 ): AsyncGenerator<WatchEvent<T>[], void, undefined> {
   const { signal } = options;
-  const maxEventBytes = options.maxEventBytes ?? MAX_WATCH_EVENT_BYTES;
-  // Bytes are cut at newlines (a 0x0A byte is never part of a multi-byte character) and only
-  // whole lines are decoded: one decode for a chunk's run of complete lines, one for the line
-  // that spans from the previous chunks. Buffer's UTF-8 decoding measured 6x faster than a
-  // streaming TextDecoder (10 against 63 us per 64 KiB), and nothing decoded outlives its chunk:
-  // the unfinished line waits as a copy of its bytes.
-  let parts: Uint8Array[] = [];
-  let pending = 0; // bytes in parts: the line in progress
-  let first = true; // no text decoded yet: a byte-order mark may lead it
+  const decoder = new JSONWatchDecoder<T>(options);
   signal?.throwIfAborted();
   for await (const chunk of source) {
-    const lastNl = chunk.lastIndexOf(10);
-    if (lastNl === -1) {
-      pending += chunk.length;
-      if (pending > maxEventBytes) throw tooLarge(parts[0] ?? chunk);
-      parts.push(chunk.slice());
-      continue;
-    }
-    const firstNl = chunk.indexOf(10);
-    if (pending + firstNl > maxEventBytes) throw tooLarge(parts[0] ?? chunk);
     const batch: WatchEvent<T>[] = [];
-    const head =
-      parts.length === 0 ? chunk.subarray(0, firstNl) : concatBytes(parts, chunk.subarray(0, firstNl));
-    parts = lastNl + 1 < chunk.length ? [chunk.slice(lastNl + 1)] : [];
-    pending = chunk.length - (lastNl + 1);
-    if (pending > maxEventBytes) throw tooLarge(parts[0]);
     try {
-      let text = utf8(head);
-      if (first) {
-        first = false;
-        text = withoutBom(text);
-      }
-      addLines(batch, text);
-      if (lastNl > firstNl) addLines(batch, utf8(chunk.subarray(firstNl + 1, lastNl)));
+      decoder.push(chunk, batch);
     } catch (err) {
       if (batch.length > 0) yield batch;
       throw err;
@@ -118,19 +90,83 @@ export async function* decodeWatchBatches<T extends KubeObject = KubeObject>(
       yield batch;
     }
   }
-  // A stream may end without a final newline; a complete event there still counts.
-  if (parts.length === 0) return;
-  const rest = first ? withoutBom(utf8(concatBytes(parts))) : utf8(concatBytes(parts));
-  if (isBlank(rest)) return;
-  let value: unknown;
-  try {
-    value = JSON.parse(rest);
-  } catch {
-    return; // cut off by the connection closing mid-event
+  const rest: WatchEvent<T>[] = [];
+  decoder.end(rest);
+  if (rest.length > 0) {
+    signal?.throwIfAborted();
+    yield rest;
   }
-  const event = toEvent<T>(value, rest);
-  signal?.throwIfAborted();
-  yield [event];
+}
+
+/**
+ * The decoding step of a watch: bytes in, events out, synchronously, so that a body's chunk can be
+ * decoded and applied in the callback that delivered it. The stream calls `push` with each chunk
+ * in order and `end` once when the body ended normally. Both append the events they complete to
+ * `out`; on a malformed frame they append the events before it, then throw a WatchDecodeError.
+ * One decoder per stream: the JSON one (newline-delimited events), or a protobuf frame decoder.
+ */
+export interface WatchFrameDecoder<T extends KubeObject = KubeObject> {
+  push(chunk: Uint8Array, out: WatchEvent<T>[]): void;
+  end(out: WatchEvent<T>[]): void;
+}
+
+/** The JSON watch decoder: one event per line, as kube-apiserver frames `application/json`. */
+export class JSONWatchDecoder<T extends KubeObject = KubeObject> implements WatchFrameDecoder<T> {
+  readonly #maxEventBytes: number;
+  // Bytes are cut at newlines (a 0x0A byte is never part of a multi-byte character) and only
+  // whole lines are decoded: one decode for a chunk's run of complete lines, one for the line
+  // that spans from the previous chunks. Buffer's UTF-8 decoding measured 6x faster than a
+  // streaming TextDecoder (10 against 63 us per 64 KiB), and nothing decoded outlives its chunk:
+  // the unfinished line waits as a copy of its bytes.
+  #parts: Uint8Array[] = [];
+  #pending = 0; // bytes in parts: the line in progress
+  #first = true; // no text decoded yet: a byte-order mark may lead it
+
+  constructor(options: Pick<DecodeWatchOptions, "maxEventBytes"> = {}) {
+    this.#maxEventBytes = options.maxEventBytes ?? MAX_WATCH_EVENT_BYTES;
+  }
+
+  push(chunk: Uint8Array, out: WatchEvent<T>[]): void {
+    const max = this.#maxEventBytes;
+    const lastNl = chunk.lastIndexOf(10);
+    if (lastNl === -1) {
+      this.#pending += chunk.length;
+      if (this.#pending > max) throw tooLarge(this.#parts[0] ?? chunk);
+      this.#parts.push(chunk.slice());
+      return;
+    }
+    const firstNl = chunk.indexOf(10);
+    if (this.#pending + firstNl > max) throw tooLarge(this.#parts[0] ?? chunk);
+    const parts = this.#parts;
+    const head =
+      parts.length === 0 ? chunk.subarray(0, firstNl) : concatBytes(parts, chunk.subarray(0, firstNl));
+    this.#parts = lastNl + 1 < chunk.length ? [chunk.slice(lastNl + 1)] : [];
+    this.#pending = chunk.length - (lastNl + 1);
+    if (this.#pending > max) throw tooLarge(this.#parts[0]);
+    let text = utf8(head);
+    if (this.#first) {
+      this.#first = false;
+      text = withoutBom(text);
+    }
+    addLines(out, text);
+    if (lastNl > firstNl) addLines(out, utf8(chunk.subarray(firstNl + 1, lastNl)));
+  }
+
+  end(out: WatchEvent<T>[]): void {
+    // A stream may end without a final newline; a complete event there still counts.
+    const parts = this.#parts;
+    this.#parts = [];
+    if (parts.length === 0) return;
+    const rest = this.#first ? withoutBom(utf8(concatBytes(parts))) : utf8(concatBytes(parts));
+    if (isBlank(rest)) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(rest);
+    } catch {
+      return; // cut off by the connection closing mid-event
+    }
+    out.push(toEvent<T>(value, rest));
+  }
 }
 
 /** client-go's streaming.ErrObjectTooLarge, for an event past the limit. */

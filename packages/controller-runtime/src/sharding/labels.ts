@@ -4,7 +4,11 @@ import type { DeepReadonly, KubeObject } from "../api/index.js";
 
 /** On each object of a sharded kind: the identity of the replica that reconciles it. */
 export const shardLabel = (ring: string) => `shard.controller-runtime.io/${ring}`;
-/** On an object being moved: its shard finishes with it, then removes both labels. */
+/**
+ * On an object being moved: the shard it goes to. Its shard finishes with it, then writes that
+ * shard in its own place. (`"true"`, from earlier versions: it removes both labels, and the
+ * coordinator assigns the object again.)
+ */
 export const drainLabel = (ring: string) => `drain.shard.controller-runtime.io/${ring}`;
 /** On each replica's Lease: the ring it belongs to. */
 export const RING_LABEL = "sharding.controller-runtime.io/ring";

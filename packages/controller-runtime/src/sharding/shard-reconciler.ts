@@ -1,14 +1,17 @@
 // A sharded controller's reconciler: the user's reconciler runs only for objects this replica
 // holds. The work queue never hands out one key twice at once, so when the coordinator marks an
-// object to drain, the request that sees the mark comes after any reconcile of it here ended;
-// answering it by removing the shard and drain labels lets the object go to its next shard with
-// no overlap. A request for an object this replica does not hold (moved on, or deleted) is
+// object to drain to another shard, the request that sees the mark comes after any reconcile of
+// it here ended; answering it by writing that shard in place of this one (and removing the mark)
+// lets the object go to its next shard with no overlap. A request for an object this replica does not hold (moved on, or deleted) is
 // dropped: another replica reconciles it, or nothing is left to do.
 import type { DeepReadonly, Kind, KubeObject } from "../api/index.js";
 import type { Cache } from "../cache/index.js";
 import type { Reconciler, Request } from "../reconcile/index.js";
 import { isConflict, isInvalid, isNotFound, type RESTClient, resourceOf } from "../rest/index.js";
 import { drainLabel, labelsOf, pointer, shardLabel } from "./labels.js";
+
+/** A shard identity (labels.ts namingError). */
+const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export interface ShardedReconcilerOptions {
   ring: string;
@@ -36,15 +39,24 @@ export function shardedReconciler(
       }
       const labels = labelsOf(obj);
       if (labels[shard] !== o.identity) return;
-      if (labels[drain] === undefined) return inner.reconcile(req, ctx);
+      const to = labels[drain];
+      if (to === undefined) return inner.reconcile(req, ctx);
+      // Only if it is still ours and still bound there: a stale view must neither take it from
+      // its next shard nor send it where the coordinator no longer wants it. A failed test is
+      // a newer version, whose own event brings the object back here.
+      const handOver =
+        to === o.identity || to === "true" || !NAME.test(to)
+          ? // "true" (earlier versions' coordinators): unassigned, the coordinator assigns it again.
+            [{ op: "remove", path: pointer(shard) }]
+          : [{ op: "replace", path: pointer(shard), value: to }];
       try {
-        // Only if it is still ours: a stale view must not unassign it from its next shard.
         await o.rest.patch(
           resourceOf(o.kind),
           req.name,
           [
             { op: "test", path: pointer(shard), value: o.identity },
-            { op: "remove", path: pointer(shard) },
+            { op: "test", path: pointer(drain), value: to },
+            ...handOver,
             { op: "remove", path: pointer(drain) },
           ],
           { namespace: req.namespace, patchType: "json", signal: ctx.signal },

@@ -17,7 +17,8 @@ import { reconcilerFn } from "../reconcile/index.js";
 import { newRESTClient, resourceOf } from "../rest/index.js";
 import { testEnvironment } from "../../../../test/support/environment.js";
 import { HashRing } from "./hash-ring.js";
-import { shardLabel } from "./labels.js";
+import { hashKey } from "./coordinator.js";
+import { drainLabel, shardLabel } from "./labels.js";
 import { ShardMembershipLostError } from "./sharding.js";
 
 const env = testEnvironment({ faults: true });
@@ -277,31 +278,43 @@ test("replicas share a kind's objects; no object is reconciled by two at once th
     replicas.set(id, { stop, mgr, done: mgr.start(stop.signal).catch((err: unknown) => err) });
   };
 
-  /** Each object's shard label, by object name. */
+  /** Each object's shard label, by object name; a shard still draining to another counts as none. */
   const shards = async () => {
     const list = await rest.list<ConfigMap>(CM, { namespace: ns });
-    return new Map(list.items.map((c) => [c.metadata!.name!, c.metadata?.labels?.[label]]));
+    return new Map(
+      list.items.map((c) => [
+        c.metadata!.name!,
+        c.metadata?.labels?.[drainLabel(ring)] === undefined ? c.metadata?.labels?.[label] : undefined,
+      ]),
+    );
   };
-  /** Every object assigned to one of `members` (each holding some), and last reconciled by its shard. */
+  /**
+   * Every object on the shard the ring of `members` names (so each holds some; not merely on one
+   * of them, which a move half done also is), and last reconciled by it.
+   */
   const settledOn = (members: string[]): Promise<Map<string, string | undefined>> =>
     eventually(
       `all objects on ${members.join(", ")}, each last reconciled by its shard`,
       async () => {
         const now = await shards();
         // What is not there yet, for the timeout's message.
+        const ringOf = new HashRing(members);
         let unassigned = 0;
         let elsewhere = 0;
         let stale = 0;
         for (const [name, shard] of now) {
           if (!shard) unassigned++;
-          else if (!members.includes(shard)) elsewhere++;
+          else if (
+            shard !== ringOf.owner(hashKey({ kind: kinds.ConfigMap }, { metadata: { namespace: ns, name } }))
+          )
+            elsewhere++;
           else if (last.get(`${ns}/${name}`) !== shard) stale++;
         }
         const held = new Set(now.values());
         const empty = members.filter((m) => !held.has(m));
         if (now.size === OBJECTS && unassigned + elsewhere + stale + empty.length === 0) return now;
         throw new Error(
-          `${now.size} objects: ${unassigned} unassigned, ${elsewhere} on other shards, ${stale} not yet reconciled by theirs; empty shards: ${empty.join(", ") || "none"}`,
+          `${now.size} objects: ${unassigned} unassigned or draining, ${elsewhere} on shards the ring does not name, ${stale} not yet reconciled by theirs; empty shards: ${empty.join(", ") || "none"}`,
         );
       },
       { timeoutMs: 60_000, intervalMs: 200 },

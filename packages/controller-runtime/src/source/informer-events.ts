@@ -16,45 +16,40 @@ export function informerEventHandler<T extends KubeObject, Req>(
   queue: RequestQueue<Req>,
   ctx: HandlerContext,
 ): ResourceEventHandler<T> {
-  const run = (
-    what: EventName,
-    pass: () => boolean,
-    call: () => void | Promise<void>,
-  ): void | Promise<void> => {
-    if (ctx.signal.aborted) return;
-    try {
-      if (!pass()) return;
-    } catch (err) {
-      ctx.logger.error(err, `predicate failed on a ${what} event; the event is dropped`);
-      return;
-    }
-    return call();
-  };
+  // No closure per event: these run for every change the informer sees.
+  const dropped = (what: EventName, err: unknown): void =>
+    ctx.logger.error(err, `predicate failed on a ${what} event; the event is dropped`);
   return {
     onAdd(object, isInInitialList) {
+      if (ctx.signal.aborted) return;
       const e = { object, isInInitialList };
-      return run(
-        "create",
-        () => predicates.every((p) => p.create(e)),
-        () => handler.create(e, queue, ctx),
-      );
+      try {
+        for (let i = 0; i < predicates.length; i++) if (!predicates[i]!.create(e)) return;
+      } catch (err) {
+        return dropped("create", err);
+      }
+      return handler.create(e, queue, ctx);
     },
     onUpdate(objectOld, objectNew) {
+      if (ctx.signal.aborted) return;
       const e = { objectOld, objectNew };
-      return run(
-        "update",
-        () => predicates.every((p) => p.update(e)),
-        () => handler.update(e, queue, ctx),
-      );
+      try {
+        for (let i = 0; i < predicates.length; i++) if (!predicates[i]!.update(e)) return;
+      } catch (err) {
+        return dropped("update", err);
+      }
+      return handler.update(e, queue, ctx);
     },
     onDelete(obj) {
+      if (ctx.signal.aborted) return;
       const unknown = obj instanceof DeletedFinalStateUnknown;
       const e = { object: unknown ? obj.obj : (obj as DeepReadonly<T>), deleteStateUnknown: unknown };
-      return run(
-        "delete",
-        () => predicates.every((p) => p.delete(e)),
-        () => handler.delete(e, queue, ctx),
-      );
+      try {
+        for (let i = 0; i < predicates.length; i++) if (!predicates[i]!.delete(e)) return;
+      } catch (err) {
+        return dropped("delete", err);
+      }
+      return handler.delete(e, queue, ctx);
     },
   };
 }
