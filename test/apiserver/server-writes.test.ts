@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
-import { Api, CRDS, customResourceDefinition, startTarget, type Target } from "./harness.js";
+import { Api, CRDS, customResourceDefinition, type Reply, startTarget, type Target } from "./harness.js";
 
 let target: Target;
 let api: Api;
@@ -103,7 +103,7 @@ test("a custom resource updated without a resourceVersion: the Store's 422, in i
 test("the kubernetes Service's Endpoints and EndpointSlice point at the server, as its endpoint reconciler writes them", async () => {
   // The port clients reach the server on; the address is the host's own (never loopback).
   const port = Number(new URL(target.url).port);
-  const expected = (r: { status: number; text: string; body: any }) => {
+  const expected = (r: Reply) => {
     assert.equal(r.status, 200, r.text);
     return r.body;
   };
