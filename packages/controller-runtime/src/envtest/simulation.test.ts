@@ -3,14 +3,15 @@
 // collector is off by default) none of this happens without them.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { DaemonSet, Deployment } from "kubernetes-types/apps/v1.js";
 import type { ConfigMap, Secret } from "kubernetes-types/core/v1.js";
 import { kinds } from "../api/index.js";
-import { type Client, newClient } from "../client/index.js";
+import { type Client, mergeFrom, newClient } from "../client/index.js";
 import { isNotFound, newRESTClient, type RESTClient } from "../rest/index.js";
 import { newNamespace } from "../../../../test/support/objects.js";
 import { testEnvironment } from "../../../../test/support/environment.js";
 import { eventually } from "./index.js";
+import { ControllerRevisionKind } from "./simulation/daemonset.js";
 
 const env = testEnvironment({
   simulate: { garbageCollection: true, namespaceLifecycle: true, workloads: { podStartupMs: 100 } },
@@ -165,4 +166,69 @@ test("workloads: a Deployment gets ready Pods and reports them available", async
   );
   const pods = await client.list(kinds.Pod, { inNamespace: ns });
   assert.equal(pods.items.length, 2);
+});
+
+test("workloads: a DaemonSet runs a ready Pod on the simulated Node, its templates kept as ControllerRevisions", async () => {
+  const ns = await newNamespace(rest, "sim-daemonset");
+  // The simulated kubelet registers its Node, Ready and untainted, once the simulation starts.
+  await eventually(
+    "the simulated Node ready and untainted",
+    async () => {
+      const node = (await client.list(kinds.Node)).items.find((n) => n.metadata?.name === "simulated-node");
+      return (
+        node?.status?.conditions?.find((c) => c.type === "Ready")?.status === "True" &&
+        !node.spec?.taints?.length
+      );
+    },
+    { timeoutMs: 30_000 },
+  );
+  const template = (image: string) => ({
+    metadata: { labels: { app: "agent" } },
+    spec: { containers: [{ name: "agent", image }] },
+  });
+  await client.create<DaemonSet>({
+    apiVersion: "apps/v1",
+    kind: "DaemonSet",
+    metadata: { namespace: ns, name: "agent" },
+    spec: { selector: { matchLabels: { app: "agent" } }, template: template("agent:1") },
+  });
+  await eventually(
+    "the DaemonSet's Pod ready on the Node",
+    async () => {
+      const ds = await client.get(kinds.DaemonSet, { namespace: ns, name: "agent" });
+      return ds.status?.desiredNumberScheduled === 1 && ds.status?.numberReady === 1;
+    },
+    { timeoutMs: 30_000 },
+  );
+  const pods = await client.list(kinds.Pod, { inNamespace: ns });
+  assert.deepEqual(
+    pods.items.map((p) => p.spec?.nodeName),
+    ["simulated-node"],
+  );
+  const revisions = async () => (await client.list(ControllerRevisionKind, { inNamespace: ns })).items;
+  const [first] = await revisions();
+  assert.equal(first.revision, 1);
+  assert.equal(
+    first.metadata?.labels?.["controller-revision-hash"],
+    pods.items[0].metadata?.labels?.["controller-revision-hash"],
+  );
+
+  // A new template: a second revision, numbered past the first, and the Pod replaced by one of it.
+  const ds = await client.get(kinds.DaemonSet, { namespace: ns, name: "agent" });
+  await client.patch({ ...ds, spec: { ...ds.spec!, template: template("agent:2") } }, mergeFrom(ds));
+  await eventually(
+    "a second revision and a Pod of the new template",
+    async () => {
+      const revs = await revisions();
+      const current = await client.list(kinds.Pod, { inNamespace: ns });
+      return (
+        revs.length === 2 &&
+        current.items.length === 1 &&
+        current.items[0].spec?.containers[0]?.image === "agent:2" &&
+        !current.items[0].metadata?.deletionTimestamp
+      );
+    },
+    { timeoutMs: 30_000 },
+  );
+  assert.deepEqual((await revisions()).map((r) => r.revision).sort(), [1, 2]);
 });
