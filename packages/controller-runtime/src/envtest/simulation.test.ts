@@ -89,6 +89,47 @@ test("garbage collection: foreground deletion removes the dependents first", asy
   );
 });
 
+test("garbage collection: a foreground deletion through a circle of owners (each blocking the next) completes", async () => {
+  const ns = await newNamespace(rest, "sim-circle");
+  const names = ["c1", "c2", "c3"];
+  const made = [];
+  for (const name of names) {
+    made.push(
+      await client.create<ConfigMap>({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { namespace: ns, name },
+      }),
+    );
+  }
+  // c1 is owned by c3, c2 by c1, c3 by c2: each blocks its owner's deletion.
+  for (let i = 0; i < 3; i++) {
+    const owner = made[(i + 2) % 3];
+    const current = await client.get(kinds.ConfigMap, { namespace: ns, name: names[i] });
+    await client.update<ConfigMap>({
+      ...current,
+      metadata: {
+        ...current.metadata,
+        ownerReferences: [
+          {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            name: owner.metadata?.name ?? "",
+            uid: owner.metadata?.uid ?? "",
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+    });
+  }
+  await client.delete(made[0], { propagationPolicy: "Foreground" });
+  await eventually(
+    "every object of the circle is gone",
+    async () => (await client.list(kinds.ConfigMap, { inNamespace: ns })).items.length === 0,
+    { timeoutMs: 30_000 },
+  );
+});
+
 test("garbage collection: an object whose owner never existed under that uid is collected; one with an owner left is not", async () => {
   const ns = await newNamespace(rest, "sim-dangling");
   const live = await client.create<ConfigMap>({
