@@ -125,7 +125,10 @@ test("garbage collection: a foreground deletion through a circle of owners (each
   await client.delete(made[0], { propagationPolicy: "Foreground" });
   await eventually(
     "every object of the circle is gone",
-    async () => (await client.list(kinds.ConfigMap, { inNamespace: ns })).items.length === 0,
+    async () =>
+      (await client.list(kinds.ConfigMap, { inNamespace: ns })).items.every(
+        (cm) => !names.includes(cm.metadata?.name ?? ""),
+      ),
     { timeoutMs: 30_000 },
   );
 });
@@ -178,6 +181,37 @@ test("namespace lifecycle: a deleted namespace is emptied and goes", async () =>
   });
   await client.delete({ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
   await eventually("the namespace is gone", () => gone(client.get(kinds.Namespace, { name: ns })), {
+    timeoutMs: 30_000,
+  });
+});
+
+test("namespace defaults: every namespace gets its default ServiceAccount and kube-root-ca.crt, made again when deleted, set back when changed", async () => {
+  const ns = await newNamespace(rest, "sim-defaults");
+  const rootCA = () => client.get(kinds.ConfigMap, { namespace: ns, name: "kube-root-ca.crt" });
+  await eventually(
+    "the default ServiceAccount and the root CA ConfigMap",
+    async () => {
+      const [sa, cm] = await Promise.all([
+        client.get(kinds.ServiceAccount, { namespace: ns, name: "default" }).catch(() => undefined),
+        rootCA().catch(() => undefined),
+      ]);
+      return sa !== undefined && (cm?.data?.["ca.crt"] ?? "").includes("BEGIN CERTIFICATE");
+    },
+    { timeoutMs: 30_000 },
+  );
+  const ca = (await rootCA()).data?.["ca.crt"];
+  await client.delete(await rootCA());
+  await client.delete(await client.get(kinds.ServiceAccount, { namespace: ns, name: "default" }));
+  await eventually(
+    "both made again",
+    async () =>
+      !(await gone(client.get(kinds.ServiceAccount, { namespace: ns, name: "default" }))) &&
+      !(await gone(rootCA())),
+    { timeoutMs: 30_000 },
+  );
+  const cm = await rootCA();
+  await client.update<ConfigMap>({ ...cm, data: { "ca.crt": "" } });
+  await eventually("the CA set back", async () => (await rootCA()).data?.["ca.crt"] === ca, {
     timeoutMs: 30_000,
   });
 });
