@@ -241,6 +241,15 @@ test("workloads: a Deployment gets ready Pods and reports them available", async
   );
   const pods = await client.list(kinds.Pod, { inNamespace: ns });
   assert.equal(pods.items.length, 2);
+  // Revision 1, on the Deployment and on its ReplicaSet, as kube's controller numbers them.
+  const revision = "deployment.kubernetes.io/revision";
+  const web = await client.get(kinds.Deployment, { namespace: ns, name: "web" });
+  assert.equal(web.metadata?.annotations?.[revision], "1");
+  const sets = await client.list(kinds.ReplicaSet, { inNamespace: ns });
+  assert.deepEqual(
+    sets.items.map((rs) => rs.metadata?.annotations?.[revision]),
+    ["1"],
+  );
 });
 
 test("workloads: a DaemonSet runs a ready Pod on the simulated Node, its templates kept as ControllerRevisions", async () => {
