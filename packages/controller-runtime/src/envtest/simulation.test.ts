@@ -3,8 +3,8 @@
 // collector is off by default) none of this happens without them.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { DaemonSet, Deployment } from "kubernetes-types/apps/v1.js";
-import type { ConfigMap, Secret } from "kubernetes-types/core/v1.js";
+import type { DaemonSet, Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1.js";
 import { kinds } from "../api/index.js";
 import { type Client, mergeFrom, newClient } from "../client/index.js";
 import { isNotFound, newRESTClient, type RESTClient } from "../rest/index.js";
@@ -249,6 +249,52 @@ test("workloads: a Deployment gets ready Pods and reports them available", async
   assert.deepEqual(
     sets.items.map((rs) => rs.metadata?.annotations?.[revision]),
     ["1"],
+  );
+});
+
+test("workloads: a ReplicaSet adopts a matching orphan Pod and releases one that stops matching", async () => {
+  const ns = await newNamespace(rest, "sim-adopt");
+  await client.create<Pod>({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { namespace: ns, name: "orphan", labels: { app: "adopt" } },
+    spec: { containers: [{ name: "c", image: "nginx" }] },
+  });
+  const rs = await client.create<ReplicaSet>({
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: { namespace: ns, name: "adopter" },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: "adopt" } },
+      template: {
+        metadata: { labels: { app: "adopt" } },
+        spec: { containers: [{ name: "c", image: "nginx" }] },
+      },
+    },
+  });
+  const controllerOf = async (name: string) =>
+    (await client.get(kinds.Pod, { namespace: ns, name })).metadata?.ownerReferences?.find(
+      (r) => r.controller,
+    )?.uid;
+  await eventually("the orphan adopted", async () => (await controllerOf("orphan")) === rs.metadata?.uid, {
+    timeoutMs: 30_000,
+  });
+  // Adopted, it counts: no second Pod is made.
+  assert.equal((await client.list(kinds.Pod, { inNamespace: ns })).items.length, 1);
+
+  const pod = await client.get(kinds.Pod, { namespace: ns, name: "orphan" });
+  await client.patch({ ...pod, metadata: { ...pod.metadata, labels: { app: "released" } } }, mergeFrom(pod));
+  await eventually(
+    "released, and replaced by a Pod of the ReplicaSet",
+    async () => {
+      const pods = (await client.list(kinds.Pod, { inNamespace: ns })).items;
+      return (
+        (await controllerOf("orphan")) === undefined &&
+        pods.filter((p) => p.metadata?.ownerReferences?.some((r) => r.uid === rs.metadata?.uid)).length === 1
+      );
+    },
+    { timeoutMs: 30_000 },
   );
 });
 
