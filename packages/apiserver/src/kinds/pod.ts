@@ -1,5 +1,6 @@
 // Pods and pod templates: the defaults kube's API server fills that clients rely on, and the
 // required fields it checks.
+import { defaultRequestsFromLimits, podQOS } from "./pod-qos.js";
 import { annotationCauses, labelCauses } from "../object/meta.js";
 import { dns1123LabelErrors } from "../object/names.js";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
@@ -211,7 +212,8 @@ export const podBehaviour: KindBehaviour = {
     defaultPodSpec(spec);
     // kube's SetDefaults_Pod, not SetDefaults_PodSpec: templates do not get it.
     spec.enableServiceLinks ??= true;
-    if (!old && obj.status === undefined) obj.status = { phase: "Pending", qosClass: "BestEffort" };
+    defaultRequestsFromLimits(spec);
+    if (!old && obj.status === undefined) obj.status = { phase: "Pending", qosClass: podQOS(spec) };
   },
   // Admission, after the field manager: the Priority plugin resolves the priority class, and
   // DefaultTolerationSeconds tolerates not-ready and unreachable nodes for five minutes.
