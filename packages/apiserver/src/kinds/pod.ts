@@ -238,11 +238,54 @@ export const podBehaviour: KindBehaviour = {
       }
     }
     spec.tolerations = tolerations;
+    admitRuntimeClass(server, spec, podName);
   },
   validate(obj) {
     return validatePodSpec(obj.spec, "spec");
   },
 };
+
+/**
+ * kube's RuntimeClass admission: the RuntimeClass a Pod names must exist; its fixed overhead
+ * becomes the Pod's (a different one is refused), its scheduling's node selector and tolerations
+ * are merged into the Pod's.
+ */
+function admitRuntimeClass(server: ServerContext, spec: Obj, pod: string): void {
+  const name = spec.runtimeClassName;
+  if (typeof name !== "string" || name === "") return;
+  const refuse = (why: string): never => {
+    throw forbidden({ group: "", resource: "pods", kind: "Pod" }, pod, `pod rejected: ${why}`);
+  };
+  const rc = server.storage.get("node.k8s.io/runtimeclasses", name)?.obj as Obj | undefined;
+  if (!rc) return refuse(`RuntimeClass "${name}" not found`);
+  const overhead = isObj(rc.overhead) ? rc.overhead.podFixed : undefined;
+  if (isObj(overhead)) {
+    if (spec.overhead !== undefined && JSON.stringify(spec.overhead) !== JSON.stringify(overhead)) {
+      refuse("Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+    }
+    spec.overhead = structuredClone(overhead);
+  }
+  const scheduling = isObj(rc.scheduling) ? rc.scheduling : undefined;
+  if (isObj(scheduling?.nodeSelector)) {
+    const selector = { ...(isObj(spec.nodeSelector) ? spec.nodeSelector : {}) };
+    for (const [key, value] of Object.entries(scheduling.nodeSelector)) {
+      if (key in selector && selector[key] !== value) {
+        refuse(
+          `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; pod.spec.nodeSelector[${key}] = ${String(selector[key])}`,
+        );
+      }
+      selector[key] = value;
+    }
+    spec.nodeSelector = selector;
+  }
+  if (Array.isArray(scheduling?.tolerations)) {
+    const tolerations = Array.isArray(spec.tolerations) ? (spec.tolerations as unknown[]) : [];
+    for (const t of scheduling.tolerations) {
+      if (!tolerations.some((have) => JSON.stringify(have) === JSON.stringify(t))) tolerations.push(t);
+    }
+    spec.tolerations = tolerations;
+  }
+}
 
 /** The PriorityClass a Pod names, or kube's Priority admission refusal. */
 function priorityClassNamed(server: ServerContext, name: string, pod: string): Obj {
