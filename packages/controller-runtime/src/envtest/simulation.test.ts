@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { DaemonSet, Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1.js";
-import { kinds } from "../api/index.js";
+import type { ConfigMap, PersistentVolumeClaim, Pod, Secret } from "kubernetes-types/core/v1.js";
+import { type KubeObject, kinds } from "../api/index.js";
 import { type Client, mergeFrom, newClient } from "../client/index.js";
 import { isNotFound, newRESTClient, type RESTClient } from "../rest/index.js";
 import { newNamespace } from "../../../../test/support/objects.js";
@@ -170,6 +170,58 @@ test("garbage collection: an object whose owner never existed under that uid is 
     const kept = await client.get(kinds.Secret, { namespace: ns, name: "two-owners" });
     return kept.metadata?.ownerReferences?.map((o) => o.name).join() === "live";
   });
+});
+
+test("storage protection: a deleted claim, volume and volume attributes class nothing uses go (their finalizers lifted)", async () => {
+  const ns = await newNamespace(rest, "sim-storage");
+  const claim = await client.create<PersistentVolumeClaim>({
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    metadata: { namespace: ns, name: "data" },
+    spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+  });
+  assert.ok(
+    claim.metadata?.finalizers?.includes("kubernetes.io/pvc-protection"),
+    "the server protects the claim",
+  );
+  const volume = await rest.create<KubeObject>(
+    { group: "", version: "v1", resource: "persistentvolumes", namespaced: false },
+    {
+      apiVersion: "v1",
+      kind: "PersistentVolume",
+      metadata: { name: `${ns}-pv` },
+      spec: { capacity: { storage: "1Gi" }, accessModes: ["ReadWriteOnce"], hostPath: { path: "/tmp/pv" } },
+    } as KubeObject,
+  );
+  const vacs = {
+    group: "storage.k8s.io",
+    version: "v1",
+    resource: "volumeattributesclasses",
+    namespaced: false,
+  };
+  const vac = await rest.create<KubeObject>(vacs, {
+    apiVersion: "storage.k8s.io/v1",
+    kind: "VolumeAttributesClass",
+    metadata: { name: `${ns}-vac` },
+    driverName: "example.com/driver",
+    parameters: { iops: "1000" },
+  } as KubeObject);
+  await client.delete(claim);
+  await rest.delete(
+    { group: "", version: "v1", resource: "persistentvolumes", namespaced: false },
+    volume.metadata?.name ?? "",
+  );
+  await rest.delete(vacs, vac.metadata?.name ?? "");
+  await eventually(
+    "all three gone",
+    async () =>
+      (await gone(client.get(kinds.PersistentVolumeClaim, { namespace: ns, name: "data" }))) &&
+      (await gone(
+        rest.get({ group: "", version: "v1", resource: "persistentvolumes", namespaced: false }, `${ns}-pv`),
+      )) &&
+      (await gone(rest.get(vacs, `${ns}-vac`))),
+    { timeoutMs: 30_000 },
+  );
 });
 
 test("namespace lifecycle: a deleted namespace is emptied and goes", async () => {
