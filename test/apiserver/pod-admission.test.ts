@@ -1,7 +1,7 @@
 // What kube-apiserver does to a Pod it creates: its QoS class (qos.GetPodQOS) from its containers'
 // cpu and memory requests and limits, limits also counting as requests when the requests do not
 // name them (SetDefaults_Pod); the RuntimeClass it names checked and applied (RuntimeClass
-// admission).
+// admission); the namespace's LimitRanges' defaults and bounds (LimitRanger admission).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Api, startTarget, type Target } from "./harness.js";
@@ -81,4 +81,55 @@ test("a Pod naming a RuntimeClass: refused when there is none; given its overhea
   } finally {
     await api.delete(`/apis/node.k8s.io/v1/runtimeclasses/${rcName}`);
   }
+});
+
+test("a namespace's LimitRange: its defaults fill what containers leave out (and count for the QoS class); its bounds refuse a Pod", async () => {
+  const lrNs = await api.namespace("lr");
+  const pods = `/api/v1/namespaces/${lrNs}/pods`;
+  const lr = await api.post(`/api/v1/namespaces/${lrNs}/limitranges`, {
+    apiVersion: "v1",
+    kind: "LimitRange",
+    metadata: { name: "bounds" },
+    spec: {
+      limits: [
+        {
+          type: "Container",
+          min: { cpu: "50m", memory: "50Mi" },
+          max: { cpu: "500m", memory: "500Mi" },
+          default: { cpu: "300m", memory: "300Mi" },
+          defaultRequest: { cpu: "100m", memory: "100Mi" },
+        },
+      ],
+    },
+  });
+  assert.equal(lr.status, 201, lr.text);
+  const plain = await api.post(pods, pod("plain", {}));
+  assert.equal(plain.status, 201, plain.text);
+  assert.deepEqual(plain.body.spec.containers[0].resources, {
+    limits: { cpu: "300m", memory: "300Mi" },
+    requests: { cpu: "100m", memory: "100Mi" },
+  });
+  assert.equal(plain.body.status.qosClass, "Burstable");
+  const partial = await api.post(
+    pods,
+    pod("partial", { containers: [{ name: "c", image: "x", resources: { requests: { cpu: "200m" } } }] }),
+  );
+  assert.equal(partial.status, 201, partial.text);
+  assert.deepEqual(partial.body.spec.containers[0].resources.requests, { cpu: "200m", memory: "100Mi" });
+  const small = await api.post(
+    pods,
+    pod("small", { containers: [{ name: "c", image: "x", resources: { requests: { cpu: "10m" } } }] }),
+  );
+  assert.equal(small.status, 403, small.text);
+  assert.equal(small.body.reason, "Forbidden");
+  assert.match(
+    small.body.message,
+    /^pods "small" is forbidden: minimum cpu usage per Container is 50m, but request is 10m/,
+  );
+  const big = await api.post(
+    pods,
+    pod("big", { containers: [{ name: "c", image: "x", resources: { limits: { cpu: "2" } } }] }),
+  );
+  assert.equal(big.status, 403, big.text);
+  assert.match(big.body.message, /maximum cpu usage per Container is 500m, but limit is 2/);
 });

@@ -1,5 +1,6 @@
 // Pods and pod templates: the defaults kube's API server fills that clients rely on, and the
 // required fields it checks.
+import { admitLimitRanges } from "./limit-ranger.js";
 import { defaultRequestsFromLimits, podQOS } from "./pod-qos.js";
 import { annotationCauses, labelCauses } from "../object/meta.js";
 import { dns1123LabelErrors } from "../object/names.js";
@@ -215,12 +216,16 @@ export const podBehaviour: KindBehaviour = {
     defaultRequestsFromLimits(spec);
     if (!old && obj.status === undefined) obj.status = { phase: "Pending", qosClass: podQOS(spec) };
   },
-  // Admission, after the field manager: the Priority plugin resolves the priority class, and
-  // DefaultTolerationSeconds tolerates not-ready and unreachable nodes for five minutes.
+  // Admission, after the field manager: LimitRanger defaults and bounds the resources, the
+  // Priority plugin resolves the priority class, and DefaultTolerationSeconds tolerates not-ready
+  // and unreachable nodes for five minutes.
   created(obj, { server }) {
     const spec = obj.spec as Obj;
     const className = typeof spec.priorityClassName === "string" ? spec.priorityClassName : "";
     const podName = String((obj.metadata as Obj).name ?? "");
+    admitLimitRanges(server, String((obj.metadata as Obj).namespace ?? ""), spec, podName);
+    // The QoS class is the strategy's (PrepareForCreate), after admission set the resources.
+    if (isObj(obj.status)) obj.status.qosClass = podQOS(spec);
     const priorityClass = className ? priorityClassNamed(server, className, podName) : undefined;
     spec.priority ??= (priorityClass?.value as number | undefined) ?? 0;
     spec.preemptionPolicy ??=
@@ -253,15 +258,14 @@ export const podBehaviour: KindBehaviour = {
 function admitRuntimeClass(server: ServerContext, spec: Obj, pod: string): void {
   const name = spec.runtimeClassName;
   if (typeof name !== "string" || name === "") return;
-  const refuse = (why: string): never => {
-    throw forbidden({ group: "", resource: "pods", kind: "Pod" }, pod, `pod rejected: ${why}`);
-  };
+  const refusal = (why: string) =>
+    forbidden({ group: "", resource: "pods", kind: "Pod" }, pod, `pod rejected: ${why}`);
   const rc = server.storage.get("node.k8s.io/runtimeclasses", name)?.obj as Obj | undefined;
-  if (!rc) return refuse(`RuntimeClass "${name}" not found`);
+  if (!rc) throw refusal(`RuntimeClass "${name}" not found`);
   const overhead = isObj(rc.overhead) ? rc.overhead.podFixed : undefined;
   if (isObj(overhead)) {
     if (spec.overhead !== undefined && JSON.stringify(spec.overhead) !== JSON.stringify(overhead)) {
-      refuse("Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+      throw refusal("Pod's Overhead doesn't match RuntimeClass's defined Overhead");
     }
     spec.overhead = structuredClone(overhead);
   }
@@ -270,7 +274,7 @@ function admitRuntimeClass(server: ServerContext, spec: Obj, pod: string): void 
     const selector = { ...(isObj(spec.nodeSelector) ? spec.nodeSelector : {}) };
     for (const [key, value] of Object.entries(scheduling.nodeSelector)) {
       if (key in selector && selector[key] !== value) {
-        refuse(
+        throw refusal(
           `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; pod.spec.nodeSelector[${key}] = ${String(selector[key])}`,
         );
       }
