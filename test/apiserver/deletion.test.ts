@@ -56,6 +56,43 @@ describe("deletion", () => {
     assert.equal(cm.body.details.name, "c1");
   });
 
+  test("a Pod bound to a node is deleted gracefully: marked for its grace period, gone once deleted with 0", async () => {
+    const ns = await api.namespace();
+    const pods = `/api/v1/namespaces/${ns}/pods`;
+    const created = await api.post(pods, {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "bound" },
+      spec: { nodeName: "node-that-never-runs-it", containers: [{ name: "c", image: "nginx" }] },
+    });
+    assert.equal(created.status, 201, created.text);
+    const before = Date.now();
+    const marked = await api.delete(`${pods}/bound`);
+    assert.equal(marked.status, 200, marked.text);
+    assert.equal(marked.body.kind, "Pod");
+    assert.equal(marked.body.metadata.deletionGracePeriodSeconds, 30);
+    // deletionTimestamp is when the grace period ends (whole seconds).
+    const ends = Date.parse(marked.body.metadata.deletionTimestamp);
+    assert.ok(ends >= before + 28_000 && ends <= Date.now() + 31_000, marked.body.metadata.deletionTimestamp);
+    const held = await api.get(`${pods}/bound`);
+    assert.equal(held.status, 200, "the Pod waits for its kubelet");
+    assert.equal(held.body.metadata.deletionGracePeriodSeconds, 30);
+
+    // A longer grace period changes nothing; a shorter one shortens it; 0 deletes it.
+    const longer = await api.delete(`${pods}/bound?gracePeriodSeconds=60`);
+    assert.equal(longer.status, 200, longer.text);
+    assert.equal(longer.body.metadata.deletionGracePeriodSeconds, 30);
+    assert.equal(longer.body.metadata.resourceVersion, held.body.metadata.resourceVersion);
+    const shorter = await api.delete(`${pods}/bound?gracePeriodSeconds=10`);
+    assert.equal(shorter.status, 200, shorter.text);
+    assert.equal(shorter.body.metadata.deletionGracePeriodSeconds, 10);
+    assert.equal((await api.get(`${pods}/bound`)).status, 200);
+    const gone = await api.delete(`${pods}/bound?gracePeriodSeconds=0`);
+    assert.equal(gone.status, 200, gone.text);
+    assert.equal(gone.body.metadata.deletionGracePeriodSeconds, 0);
+    assert.equal((await api.get(`${pods}/bound`)).status, 404);
+  });
+
   test("a finalizer keeps the object with deletionTimestamp until it is removed", async () => {
     const ns = await api.namespace();
     const path = `/api/v1/namespaces/${ns}/configmaps/f1`;

@@ -199,6 +199,57 @@ describe("field labels each kind's version takes", () => {
     assert.deepEqual(names(await api.get(`${pods}?fieldSelector=status.podIPs%3D`)), ["placed"]);
   });
 
+  test("a field Go always holds selects by its zero value when absent: a Node's spec.unschedulable, a Job's status.successful, a ReplicationController's status.replicas", async () => {
+    const name = `zero-${Date.now().toString(36)}`;
+    const node = await api.post("/api/v1/nodes", { apiVersion: "v1", kind: "Node", metadata: { name } });
+    assert.equal(node.status, 201, node.text);
+    try {
+      const schedulable = await api.get("/api/v1/nodes?fieldSelector=spec.unschedulable%3Dfalse");
+      assert.ok(names(schedulable).includes(name), schedulable.text);
+      assert.ok(
+        !names(await api.get("/api/v1/nodes?fieldSelector=spec.unschedulable%3Dtrue")).includes(name),
+      );
+    } finally {
+      await api.delete(`/api/v1/nodes/${name}`);
+    }
+    const jobs = `/apis/batch/v1/namespaces/${ns}/jobs`;
+    const job = await api.post(jobs, {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name: "none" },
+      spec: {
+        suspend: true,
+        template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image: "x" }] } },
+      },
+    });
+    assert.equal(job.status, 201, job.text);
+    const zero = await api.get(`${jobs}?fieldSelector=status.successful%3D0`);
+    assert.equal(zero.status, 200, zero.text);
+    assert.deepEqual(names(zero), ["none"]);
+    const rcs = `/api/v1/namespaces/${ns}/replicationcontrollers`;
+    const rc = await api.post(rcs, {
+      apiVersion: "v1",
+      kind: "ReplicationController",
+      metadata: { name: "none" },
+      spec: {
+        replicas: 0,
+        selector: { a: "b" },
+        template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "x" }] } },
+      },
+    });
+    assert.equal(rc.status, 201, rc.text);
+    assert.deepEqual(names(await api.get(`${rcs}?fieldSelector=status.replicas%3D0`)), ["none"]);
+    // A ReplicaSet's status.replicas is no field label of apps/v1 (extensions/v1beta1's was).
+    const refused = await api.get(
+      `/apis/apps/v1/namespaces/${ns}/replicasets?fieldSelector=status.replicas%3D0`,
+    );
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(
+      refused.body.message,
+      '"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    );
+  });
+
   test("Services take spec.clusterIP and spec.type (kube 1.28 and later)", async (t) => {
     const r = await api.get(`/api/v1/services?fieldSelector=spec.type%3DClusterIP`);
     if (!versionDifference("kube 1.26 has no Service field labels but metadata's")) {

@@ -127,6 +127,14 @@ describe("bodies that are not patches", () => {
     refused(failed, 422, "Invalid", "the server rejected our request due to an error in our request");
     assert.deepEqual(failed.body.details, {});
   });
+
+  test("a JSON patch's replace of a missing member sets it (evanphx/json-patch v4); of a missing element, a 422", async () => {
+    const set = await send(pod(), J, '[{"op":"replace","path":"/metadata/annotations","value":{"a":"1"}}]');
+    assert.equal(set.status, 200, set.text);
+    assert.deepEqual(set.body.metadata.annotations, { a: "1" });
+    const missing = await send(pod(), J, '[{"op":"replace","path":"/spec/containers/5","value":{}}]');
+    refused(missing, 422, "Invalid", "the server rejected our request due to an error in our request");
+  });
 });
 
 describe("strict decoding of a patch's result", () => {

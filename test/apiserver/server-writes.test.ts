@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
-import { Api, CRDS, customResourceDefinition, startTarget, type Target } from "./harness.js";
+import { Api, CRDS, customResourceDefinition, type Reply, startTarget, type Target } from "./harness.js";
 
 let target: Target;
 let api: Api;
@@ -98,4 +98,34 @@ test("a custom resource updated without a resourceVersion: the Store's 422, in i
   } finally {
     await api.delete(`${CRDS}/things.${group}`);
   }
+});
+
+test("the kubernetes Service's Endpoints and EndpointSlice point at the server, as its endpoint reconciler writes them", async () => {
+  // The port clients reach the server on; the address is the host's own (never loopback).
+  const port = Number(new URL(target.url).port);
+  const expected = (r: Reply) => {
+    assert.equal(r.status, 200, r.text);
+    return r.body;
+  };
+  const endpoints = expected(await api.get("/api/v1/namespaces/default/endpoints/kubernetes"));
+  assert.equal(endpoints.metadata.labels["endpointslice.kubernetes.io/skip-mirror"], "true");
+  assert.equal(endpoints.subsets.length, 1);
+  const [subset] = endpoints.subsets;
+  assert.deepEqual(subset.ports, [{ name: "https", port, protocol: "TCP" }]);
+  assert.equal(subset.addresses.length, 1);
+  const ip = subset.addresses[0].ip;
+  assert.match(ip, /^\d+\.\d+\.\d+\.\d+$/);
+  assert.ok(!ip.startsWith("127."), `a loopback address: ${ip}`);
+
+  const slices = expected(
+    await api.get(
+      "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkubernetes",
+    ),
+  );
+  assert.equal(slices.items.length, 1);
+  const [slice] = slices.items;
+  assert.equal(slice.metadata.name, "kubernetes");
+  assert.equal(slice.addressType, "IPv4");
+  assert.deepEqual(slice.endpoints, [{ addresses: [ip], conditions: { ready: true } }]);
+  assert.deepEqual(slice.ports, [{ name: "https", port, protocol: "TCP" }]);
 });

@@ -1,7 +1,9 @@
 // What a fresh kube-apiserver holds before anyone writes: the system namespaces, and once it
-// serves, the `default/kubernetes` Service pointing at it and the client CA it publishes in
+// serves, the `default/kubernetes` Service pointing at it (with the Endpoints and EndpointSlice its
+// endpoint reconciler keeps) and the client CA it publishes in
 // `kube-system/extension-apiserver-authentication` (for aggregated API servers and webhooks
 // that check client certificates).
+import { networkInterfaces } from "node:os";
 import { kindBehaviour } from "./kinds/index.js";
 import type { ServerContext } from "./handlers/context.js";
 import { updateManagedFields } from "./object/managed-fields.js";
@@ -181,12 +183,73 @@ export function seedServing(server: ServerContext, port: number, clientCaPem: st
     (next.spec as Obj).ports = ports;
     server.storage.put("/services", next);
   }
+  seedEndpoints(server, port);
   if (!server.storage.get("/configmaps", "kube-system/extension-apiserver-authentication")) {
     createSystemObject(server, "", "configmaps", {
       kind: "ConfigMap",
       apiVersion: "v1",
       metadata: { name: "extension-apiserver-authentication", namespace: "kube-system" },
       data: { "client-ca-file": clientCaPem },
+    });
+  }
+}
+
+/**
+ * The address kube-apiserver advertises when not told one (envtest tells it none): the host's
+ * own, never a loopback one (its endpoint reconciler refuses those). Undefined on a host with no
+ * other address: then, as nothing could reach the server through it, no endpoints are written.
+ */
+function advertiseAddress(): string | undefined {
+  for (const addrs of Object.values(networkInterfaces())) {
+    for (const a of addrs ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+  }
+  return undefined;
+}
+
+/**
+ * The `default/kubernetes` Endpoints and EndpointSlice kube-apiserver's endpoint reconciler writes:
+ * the server's address and serving port, so that clients (and conformance tests) that look the
+ * API server up through its Service's endpoints find it.
+ */
+function seedEndpoints(server: ServerContext, port: number): void {
+  const ip = advertiseAddress();
+  if (!ip) return;
+  const ports = [{ name: "https", port, protocol: "TCP" }];
+  const endpoints = {
+    kind: "Endpoints",
+    apiVersion: "v1",
+    metadata: {
+      name: "kubernetes",
+      namespace: "default",
+      labels: { "endpointslice.kubernetes.io/skip-mirror": "true" },
+    },
+    subsets: [{ addresses: [{ ip }], ports }],
+  };
+  const slice = {
+    kind: "EndpointSlice",
+    apiVersion: "discovery.k8s.io/v1",
+    metadata: {
+      name: "kubernetes",
+      namespace: "default",
+      labels: { "kubernetes.io/service-name": "kubernetes" },
+    },
+    addressType: "IPv4",
+    endpoints: [{ addresses: [ip], conditions: { ready: true } }],
+    ports,
+  };
+  // A restarted server on another port: its reconciler rewrites both.
+  const current = server.storage.get("/endpoints", "default/kubernetes");
+  if (!current) createSystemObject(server, "", "endpoints", endpoints);
+  else if (JSON.stringify((current.obj as Obj).subsets) !== JSON.stringify(endpoints.subsets)) {
+    server.storage.put("/endpoints", { ...(JSON.parse(current.json) as Obj), subsets: endpoints.subsets });
+  }
+  const currentSlice = server.storage.get("discovery.k8s.io/endpointslices", "default/kubernetes");
+  if (!currentSlice) createSystemObject(server, "discovery.k8s.io", "endpointslices", slice);
+  else if (JSON.stringify((currentSlice.obj as Obj).ports) !== JSON.stringify(ports)) {
+    server.storage.put("discovery.k8s.io/endpointslices", {
+      ...(JSON.parse(currentSlice.json) as Obj),
+      endpoints: slice.endpoints,
+      ports,
     });
   }
 }

@@ -56,14 +56,15 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
 
 /**
  * The deleted object as kube answers it. A Pod goes through graceful deletion even when it is
- * removed at once (never scheduled, or a grace period of 0): the answer carries the
- * deletionTimestamp and the grace period of 0 that deletion set.
+ * removed at once (never scheduled, or a grace period of 0, also one that ends a grace period
+ * under way): the answer carries the deletionTimestamp and the grace period of 0 that deletion set.
  */
 function deletedAnswer(r: ResourceRequest, json: string): string {
   if (r.def.group !== "" || r.def.plural !== "pods") return json;
   const obj = JSON.parse(json) as Obj;
   const meta = obj.metadata as Obj;
-  if (meta.deletionTimestamp === undefined) {
+  // Removed at the end of a grace period cut short: the grace period of 0 that removed it.
+  if (meta.deletionTimestamp === undefined || Number(meta.deletionGracePeriodSeconds ?? 0) > 0) {
     meta.deletionTimestamp = r.server
       .now()
       .toISOString()

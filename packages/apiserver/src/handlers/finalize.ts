@@ -1,5 +1,6 @@
-// Deletion: preconditions, finalizers and deletionTimestamp, and the final removal once nothing
-// holds an object any more. Shared by DELETE, deletecollection, the namespace cleanup and GC.
+// Deletion: preconditions, finalizers and deletionTimestamp, a bound Pod's grace period, and the
+// final removal once nothing holds an object any more. Shared by DELETE, deletecollection, the
+// namespace cleanup and GC.
 import { kindBehaviour } from "../kinds/index.js";
 import { kubeTime } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
@@ -25,6 +26,21 @@ export interface DeleteOutcome {
 function hasFinalizers(def: ResourceDefinition, obj: Readonly<Obj>): boolean {
   const f = (obj.metadata as Obj).finalizers as unknown[] | undefined;
   return (Array.isArray(f) && f.length > 0) || (kindBehaviour(def).held?.(obj) ?? false);
+}
+
+/**
+ * The grace period of a delete (kube's CheckGracefulDelete): only a Pod bound to a node and not
+ * finished is deleted gracefully, by the request's gracePeriodSeconds or else its own
+ * terminationGracePeriodSeconds; every other object, at once (0).
+ */
+function gracePeriodOf(def: ResourceDefinition, obj: Readonly<Obj>, opts: DeleteOptions): number {
+  if (def.group !== "" || def.plural !== "pods") return 0;
+  const spec = (obj.spec ?? {}) as Obj;
+  const phase = (obj.status as Obj | undefined)?.phase;
+  if (!spec.nodeName || phase === "Failed" || phase === "Succeeded") return 0;
+  const grace = opts.gracePeriodSeconds ?? Number(spec.terminationGracePeriodSeconds ?? 30);
+  // A negative grace period is taken as the shortest graceful one.
+  return grace < 0 ? 1 : grace;
 }
 
 /** Deletes or starts deleting one stored object. */
@@ -61,6 +77,20 @@ export function deleteStored(
   if (finalizers.length > 0) nextMeta.finalizers = finalizers;
   const behaviour = kindBehaviour(def);
   const alreadyDeleting = meta.deletionTimestamp !== undefined;
+  const pendingGrace = Number(meta.deletionGracePeriodSeconds ?? 0);
+  const grace = gracePeriodOf(def, current.obj, opts);
+  if (grace > 0) {
+    // Graceful: marked, left for the kubelet to stop and delete (kube's BeforeDelete); a later
+    // delete may only shorten the grace period.
+    if (alreadyDeleting && pendingGrace <= grace) return { removed: false, stored: current };
+    if (!alreadyDeleting) behaviour.beginDelete?.(next, server.now());
+    nextMeta.deletionTimestamp = kubeTime(new Date(server.now().getTime() + grace * 1000));
+    nextMeta.deletionGracePeriodSeconds = grace;
+    if (opts.dryRun) return { removed: false, stored: current };
+    const stored = server.storage.put(storeNameOf(def), next);
+    server.hooks.afterWrite(def, stored, current);
+    return { removed: false, stored };
+  }
   if (!alreadyDeleting) behaviour.beginDelete?.(next, server.now());
   if (!hasFinalizers(def, next)) {
     if (opts.dryRun) return { removed: true, stored: current };
@@ -69,11 +99,15 @@ export function deleteStored(
     server.hooks.afterDelete(def, removed);
     return { removed: true, stored: removed };
   }
-  if (!alreadyDeleting) {
+  if (!alreadyDeleting || pendingGrace > 0) {
     nextMeta.deletionTimestamp = kubeTime(server.now());
     nextMeta.deletionGracePeriodSeconds = 0;
   }
-  if (alreadyDeleting && finalizers.length === ((meta.finalizers as unknown[] | undefined)?.length ?? 0)) {
+  if (
+    alreadyDeleting &&
+    pendingGrace === 0 &&
+    finalizers.length === ((meta.finalizers as unknown[] | undefined)?.length ?? 0)
+  ) {
     return { removed: false, stored: current };
   }
   if (opts.dryRun) return { removed: false, stored: current };
@@ -90,6 +124,8 @@ export function finalizeIfDone(
 ): boolean {
   const meta = stored.obj.metadata as Obj;
   if (!meta.deletionTimestamp || hasFinalizers(def, stored.obj)) return false;
+  // Still in its grace period: the kubelet deletes it (with a grace period of 0) when it stopped.
+  if (Number(meta.deletionGracePeriodSeconds ?? 0) > 0) return false;
   if (!server.storage.get(storeNameOf(def), stored.key)) return false;
   const removed = server.storage.remove(storeNameOf(def), stored.key)!;
   kindBehaviour(def).removed?.(removed.obj, { server });

@@ -1,5 +1,7 @@
 // Pods and pod templates: the defaults kube's API server fills that clients rely on, and the
 // required fields it checks.
+import { admitLimitRanges } from "./limit-ranger.js";
+import { defaultRequestsFromLimits, podQOS } from "./pod-qos.js";
 import { annotationCauses, labelCauses } from "../object/meta.js";
 import { dns1123LabelErrors } from "../object/names.js";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
@@ -211,14 +213,19 @@ export const podBehaviour: KindBehaviour = {
     defaultPodSpec(spec);
     // kube's SetDefaults_Pod, not SetDefaults_PodSpec: templates do not get it.
     spec.enableServiceLinks ??= true;
-    if (!old && obj.status === undefined) obj.status = { phase: "Pending", qosClass: "BestEffort" };
+    defaultRequestsFromLimits(spec);
+    if (!old && obj.status === undefined) obj.status = { phase: "Pending", qosClass: podQOS(spec) };
   },
-  // Admission, after the field manager: the Priority plugin resolves the priority class, and
-  // DefaultTolerationSeconds tolerates not-ready and unreachable nodes for five minutes.
+  // Admission, after the field manager: LimitRanger defaults and bounds the resources, the
+  // Priority plugin resolves the priority class, and DefaultTolerationSeconds tolerates not-ready
+  // and unreachable nodes for five minutes.
   created(obj, { server }) {
     const spec = obj.spec as Obj;
     const className = typeof spec.priorityClassName === "string" ? spec.priorityClassName : "";
     const podName = String((obj.metadata as Obj).name ?? "");
+    admitLimitRanges(server, String((obj.metadata as Obj).namespace ?? ""), spec, podName);
+    // The QoS class is the strategy's (PrepareForCreate), after admission set the resources.
+    if (isObj(obj.status)) obj.status.qosClass = podQOS(spec);
     const priorityClass = className ? priorityClassNamed(server, className, podName) : undefined;
     spec.priority ??= (priorityClass?.value as number | undefined) ?? 0;
     spec.preemptionPolicy ??=
@@ -236,11 +243,53 @@ export const podBehaviour: KindBehaviour = {
       }
     }
     spec.tolerations = tolerations;
+    admitRuntimeClass(server, spec, podName);
   },
   validate(obj) {
     return validatePodSpec(obj.spec, "spec");
   },
 };
+
+/**
+ * kube's RuntimeClass admission: the RuntimeClass a Pod names must exist; its fixed overhead
+ * becomes the Pod's (a different one is refused), its scheduling's node selector and tolerations
+ * are merged into the Pod's.
+ */
+function admitRuntimeClass(server: ServerContext, spec: Obj, pod: string): void {
+  const name = spec.runtimeClassName;
+  if (typeof name !== "string" || name === "") return;
+  const refusal = (why: string) =>
+    forbidden({ group: "", resource: "pods", kind: "Pod" }, pod, `pod rejected: ${why}`);
+  const rc = server.storage.get("node.k8s.io/runtimeclasses", name)?.obj as Obj | undefined;
+  if (!rc) throw refusal(`RuntimeClass "${name}" not found`);
+  const overhead = isObj(rc.overhead) ? rc.overhead.podFixed : undefined;
+  if (isObj(overhead)) {
+    if (spec.overhead !== undefined && JSON.stringify(spec.overhead) !== JSON.stringify(overhead)) {
+      throw refusal("Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+    }
+    spec.overhead = structuredClone(overhead);
+  }
+  const scheduling = isObj(rc.scheduling) ? rc.scheduling : undefined;
+  if (isObj(scheduling?.nodeSelector)) {
+    const selector = { ...(isObj(spec.nodeSelector) ? spec.nodeSelector : {}) };
+    for (const [key, value] of Object.entries(scheduling.nodeSelector)) {
+      if (key in selector && selector[key] !== value) {
+        throw refusal(
+          `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; pod.spec.nodeSelector[${key}] = ${String(selector[key])}`,
+        );
+      }
+      selector[key] = value;
+    }
+    spec.nodeSelector = selector;
+  }
+  if (Array.isArray(scheduling?.tolerations)) {
+    const tolerations = Array.isArray(spec.tolerations) ? (spec.tolerations as unknown[]) : [];
+    for (const t of scheduling.tolerations) {
+      if (!tolerations.some((have) => JSON.stringify(have) === JSON.stringify(t))) tolerations.push(t);
+    }
+    spec.tolerations = tolerations;
+  }
+}
 
 /** The PriorityClass a Pod names, or kube's Priority admission refusal. */
 function priorityClassNamed(server: ServerContext, name: string, pod: string): Obj {

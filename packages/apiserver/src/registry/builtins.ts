@@ -26,6 +26,16 @@ function fields(...paths: string[]): ResourceDefinition["selectableFields"] {
   return out;
 }
 
+/**
+ * Fields of Go types that are never absent there: a missing one reads as its zero value, as kube's
+ * ToSelectableFields print it (strconv.FormatBool, strconv.Itoa).
+ */
+function zeroValued(zeros: Record<string, string>): ResourceDefinition["selectableFields"] {
+  const out: ResourceDefinition["selectableFields"] = {};
+  for (const [p, zero] of Object.entries(zeros)) out[p] = (obj) => fieldAt(obj, p) || zero;
+  return out;
+}
+
 const META = ["metadata.name", "metadata.namespace"];
 
 /** A kind's field label conversion taking `accepted` (kube's AddFieldLabelConversionFunc). */
@@ -255,7 +265,7 @@ export function builtinResources(): ResourceDefinition[] {
       namespaced: false,
       shortNames: ["no"],
       status: true,
-      selectableFields: fields("spec.unschedulable"),
+      selectableFields: zeroValued({ "spec.unschedulable": "false" }),
       fieldLabels: labels(["metadata.name", "spec.unschedulable"]),
     }),
     define({ group: "", kind: "LimitRange", shortNames: ["limits"] }),
@@ -287,7 +297,7 @@ export function builtinResources(): ResourceDefinition[] {
       status: true,
       scale: true,
       generation: true,
-      selectableFields: fields("status.replicas"),
+      selectableFields: zeroValued({ "status.replicas": "0" }),
       fieldLabels: labels([...META, "status.replicas"]),
     }),
     define({ group: "", kind: "ResourceQuota", shortNames: ["quota"], status: true }),
@@ -350,7 +360,7 @@ export function builtinResources(): ResourceDefinition[] {
       categories: ["all"],
       status: true,
       generation: true,
-      selectableFields: fields("status.successful"),
+      selectableFields: zeroValued({ "status.successful": "0" }),
       fieldLabels: labels([...META, "status.successful"], {
         refusal: (label) => `field label ${JSON.stringify(label)} not supported for Job`,
       }),

@@ -8,6 +8,7 @@ import {
   newRequirement,
 } from "./label-requirement.js";
 import { parseRequirements } from "./label-parser.js";
+import type { DeepReadonly } from "./deep-readonly.js";
 
 // Re-exported so that importers of this file find the whole selector surface here.
 export type { LabelOperator, Requirement } from "./label-requirement.js";
@@ -115,7 +116,7 @@ export function parseLabelSelector(text: string): LabelSelector {
 }
 
 /** `metav1.LabelSelectorAsSelector`, except that `undefined` selects everything. */
-export function labelSelectorFromObject(sel: LabelSelectorObject | undefined): LabelSelector {
+export function labelSelectorFromObject(sel: DeepReadonly<LabelSelectorObject> | undefined): LabelSelector {
   const reqs: Requirement[] = [];
   for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) reqs.push(newRequirement(k, "=", [v]));
   for (const expr of sel?.matchExpressions ?? []) {

@@ -110,6 +110,28 @@ test("readYourWrites wait: gets, lists and deletes right after writes reflect th
   await client.close();
 });
 
+test("readYourWrites wait: a bound Pod's graceful delete is a write (the Pod stays, marked), its final delete a deletion", async () => {
+  // Lagging by LAG_MS, the cache catches up well within the wait; a wait for a deletion never ends.
+  const client = clientWith({ readYourWritesTimeoutMs: 5_000 });
+  const ns = await newNamespace(rest, "ryw-grace");
+  const pod = await client.create<Pod>({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "bound", namespace: ns, labels: { cached: "yes" } },
+    spec: { nodeName: "a-node", containers: [{ name: "c", image: "nginx" }] },
+  });
+  await client.get(kinds.Pod, { namespace: ns, name: "bound" });
+  // The server only marks it: the next read waits for the mark, not for a deletion that never comes.
+  await client.delete(pod);
+  const marked = await client.get(kinds.Pod, { namespace: ns, name: "bound" });
+  assert.ok(marked.metadata?.deletionTimestamp, "the read reflects the graceful delete");
+  assert.equal(marked.metadata?.deletionGracePeriodSeconds, 30);
+  // What the kubelet does once the containers stopped: a delete with a grace period of 0.
+  await client.delete(marked, { gracePeriodSeconds: 0 });
+  await assert.rejects(client.get(kinds.Pod, { namespace: ns, name: "bound" }), isNotFound);
+  await client.close();
+});
+
 test("readYourWrites wait: a status write is seen; a write that leaves the cache's selector is not waited for", async () => {
   const client = clientWith({});
   const ns = await newNamespace(rest, "ryw-status");

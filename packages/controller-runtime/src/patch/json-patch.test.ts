@@ -76,6 +76,8 @@ const vectors: Array<[string, unknown, JSONPatchOperation[], unknown]> = [
     { foo: ["bar", ["abc", "def"]] },
   ],
   ["replace the whole document", { a: 1 }, [{ op: "replace", path: "", value: { b: 2 } }], { b: 2 }],
+  // kube's json-patch (v4): a missing member of an object is replaced as if it were there.
+  ["replace a missing member sets it", { a: 1 }, [{ op: "replace", path: "/b", value: 1 }], { a: 1, b: 1 }],
   ["add at the root replaces", { a: 1 }, [{ op: "add", path: "", value: [1] }], [1]],
   [
     "copy is deep",
@@ -124,10 +126,16 @@ const failures: Array<[string, unknown, unknown[], RegExp]> = [
   ],
   ["remove a missing member", { a: 1 }, [{ op: "remove", path: "/b" }], /remove operation does not apply/],
   [
-    "replace a missing member",
+    "replace a missing array element",
+    { a: [1] },
+    [{ op: "replace", path: "/a/1", value: 2 }],
+    /doc is missing key: \/a\/1: missing value/,
+  ],
+  [
+    "replace under a missing member",
     { a: 1 },
-    [{ op: "replace", path: "/b", value: 1 }],
-    /doc is missing key: \/b/,
+    [{ op: "replace", path: "/b/c", value: 1 }],
+    /doc is missing path: \/b\/c: missing value/,
   ],
   ["index past the end", { a: [1] }, [{ op: "add", path: "/a/3", value: 1 }], /invalid index/],
   ["leading zero index", { a: [1, 2] }, [{ op: "add", path: "/a/01", value: 1 }], /invalid index/],

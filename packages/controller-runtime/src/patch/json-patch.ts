@@ -77,13 +77,19 @@ export function applyJSONPatch<T = unknown>(doc: T, ops: readonly JSONPatchOpera
         break;
       case "replace": {
         const tokens = parsePointer(path);
-        if (get(root, tokens) === undefined) {
+        const parent = tokens.length === 0 ? undefined : parentOf(root, tokens);
+        if (tokens.length > 0 && !Array.isArray(parent) && !isObject(parent)) {
+          throw invalid(`replace operation does not apply: doc is missing path: ${path}: missing value`);
+        }
+        // kube's json-patch (v4) replaces a missing member of an object as if it were there (sets
+        // it): only a missing array element, or a missing container, is refused.
+        if (Array.isArray(parent) && get(root, tokens) === undefined) {
           throw invalid(`replace operation does not apply: doc is missing key: ${path}: missing value`);
         }
         const value = requireValue(raw, "replace");
         if (tokens.length === 0) root = value;
         else {
-          root = remove(root, path, tokens, "replace");
+          if (get(root, tokens) !== undefined) root = remove(root, path, tokens, "replace");
           root = add(root, path, tokens, value, "replace");
         }
         break;

@@ -40,8 +40,14 @@ export class WriteLedger {
     const resourceVersion = meta?.resourceVersion;
     if (!resourceVersion) return;
     const ns = kind.namespaced ? namespace : undefined;
-    if (meta?.deletionTimestamp && (meta.finalizers?.length ?? 0) === 0 && written.kind !== "Scale") {
-      // The last finalizer removed from a deleting object: the server deletes it next.
+    if (
+      meta?.deletionTimestamp &&
+      (meta.finalizers?.length ?? 0) === 0 &&
+      (meta.deletionGracePeriodSeconds ?? 0) === 0 &&
+      written.kind !== "Scale"
+    ) {
+      // The last finalizer removed from a deleting object: the server deletes it next (unless a
+      // grace period still holds it, a bound Pod's: its kubelet deletes it).
       this.#put(kind, {
         namespace: ns,
         name: meta.name ?? name,
@@ -61,7 +67,8 @@ export class WriteLedger {
 
   /**
    * A delete of `kind` answered with `answer`: an object still held by finalizers (or by
-   * foreground deletion) is a write of its new version; otherwise the object is gone.
+   * foreground deletion), or by a grace period (a Pod bound to a node, left for its kubelet), is a
+   * write of its new version; otherwise the object is gone.
    */
   recordDelete(
     kind: Kind,
@@ -72,7 +79,8 @@ export class WriteLedger {
     const ns = kind.namespaced ? namespace : undefined;
     const at = performance.now();
     const meta = answer.kind === "Status" ? undefined : (answer as KubeObject).metadata;
-    if (meta?.deletionTimestamp && (meta.finalizers?.length ?? 0) > 0 && meta.resourceVersion) {
+    const held = (meta?.finalizers?.length ?? 0) > 0 || (meta?.deletionGracePeriodSeconds ?? 0) > 0;
+    if (meta?.deletionTimestamp && held && meta.resourceVersion) {
       this.#put(kind, { namespace: ns, name, resourceVersion: meta.resourceVersion, at });
       return;
     }

@@ -5,13 +5,21 @@ import { nullLogger } from "../../log/index.js";
 import { Manager } from "../../manager/index.js";
 import { newRESTClient, type RESTConfig } from "../../rest/index.js";
 import { GarbageCollector } from "./garbage-collector.js";
+import { setupNamespaceDefaults } from "./namespace-defaults.js";
+import { setupStorageProtection } from "./storage-protection.js";
 import { setupNamespaceLifecycle } from "./namespace-lifecycle.js";
 import { setupWorkloadSimulation, type WorkloadSimulationOptions } from "./workloads.js";
 
 export interface SimulationOptions {
-  /** Owners' dependents deleted when the owners go (background, foreground, orphan). */
+  /**
+   * Owners' dependents deleted when the owners go (background, foreground, orphan); the storage
+   * protection finalizers lifted from what is deleted once nothing uses it.
+   */
   garbageCollection?: boolean;
-  /** A deleted namespace emptied, then removed (not left Terminating). */
+  /**
+   * A deleted namespace emptied, then removed (not left Terminating); every namespace given its
+   * `default` ServiceAccount and `kube-root-ca.crt` ConfigMap.
+   */
   namespaceLifecycle?: boolean;
   /** Deployments → ReplicaSets → Pods that become ready (`{ podStartupMs }`, default 1000). */
   workloads?: boolean | WorkloadSimulationOptions;
@@ -34,10 +42,14 @@ export async function startSimulation(
   });
   const rest = newRESTClient(config);
   if (opts.workloads) setupWorkloadSimulation(mgr, opts.workloads === true ? {} : opts.workloads);
-  if (opts.namespaceLifecycle) setupNamespaceLifecycle(mgr, rest);
+  if (opts.namespaceLifecycle) {
+    setupNamespaceLifecycle(mgr, rest);
+    setupNamespaceDefaults(mgr, config.tls.ca);
+  }
   if (opts.garbageCollection) {
     const gc = new GarbageCollector(config, rest, nullLogger());
     mgr.add({ start: (signal: AbortSignal) => gc.start(signal), needLeaderElection: () => false });
+    setupStorageProtection(mgr);
   }
   const stop = new AbortController();
   const running = mgr.start(stop.signal);

@@ -1,6 +1,7 @@
 // kube-controller-manager's Deployment controller, much simplified: one ReplicaSet per pod
-// template (named after its hash), older ones deleted at once (a Recreate rollout), and the
-// Deployment's status copied from its current ReplicaSet.
+// template (named after its hash, numbered by its revision annotation as kube numbers them), older
+// ones deleted at once (a Recreate rollout), and the Deployment's status copied from its current
+// ReplicaSet.
 import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { Deployment, DeploymentStatus, ReplicaSet } from "kubernetes-types/apps/v1.js";
@@ -30,6 +31,7 @@ export class DeploymentSimulator implements Reconciler {
     const name = `${dep.metadata?.name}-${hash}`;
     const replicas = dep.spec.replicas ?? 1;
     const owned = await listControlled(this.apiReader, kinds.ReplicaSet, dep, signal);
+    const newest = Math.max(0, ...owned.map(revisionOf));
     for (const old of owned.filter((rs) => rs.metadata?.name !== name)) {
       await this.client.delete(old).catch((err) => {
         if (ignoreNotFound(err)) throw err;
@@ -37,9 +39,17 @@ export class DeploymentSimulator implements Reconciler {
     }
     let current = owned.find((rs) => rs.metadata?.name === name);
     if (!current) {
-      current = await this.client.create<ReplicaSet>(newReplicaSet(dep, name, hash, replicas));
+      current = await this.client.create<ReplicaSet>(newReplicaSet(dep, name, hash, replicas, newest + 1));
     } else if (current.spec?.replicas !== replicas) {
       current = await this.client.update<ReplicaSet>({ ...current, spec: { ...current.spec!, replicas } });
+    }
+
+    // The Deployment's revision is its current ReplicaSet's (kube's deployment.kubernetes.io/revision).
+    const revision = String(revisionOf(current) || newest + 1);
+    if (dep.metadata?.annotations?.[REVISION] !== revision) {
+      const annotations = { ...dep.metadata?.annotations, [REVISION]: revision };
+      await this.client.update<Deployment>({ ...dep, metadata: { ...dep.metadata, annotations } });
+      return; // the update comes back as an event, for the status
     }
 
     const rs = current.status;
@@ -57,11 +67,18 @@ export class DeploymentSimulator implements Reconciler {
   }
 }
 
+const REVISION = "deployment.kubernetes.io/revision";
+
+function revisionOf(rs: DeepReadonly<ReplicaSet>): number {
+  return Number(rs.metadata?.annotations?.[REVISION] ?? 0) || 0;
+}
+
 function newReplicaSet(
   dep: DeepReadonly<Deployment>,
   name: string,
   hash: string,
   replicas: number,
+  revision: number,
 ): ReplicaSet {
   const template = deepCopy(dep.spec!.template);
   template.metadata = {
@@ -75,6 +92,7 @@ function newReplicaSet(
       name,
       namespace: dep.metadata?.namespace,
       labels: template.metadata.labels,
+      annotations: { [REVISION]: String(revision) },
       ownerReferences: [controlledBy(dep)],
     },
     spec: {

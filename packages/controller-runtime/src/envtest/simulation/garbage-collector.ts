@@ -7,7 +7,8 @@
 // - an owner being deleted with the `orphan` finalizer has itself removed from its dependents'
 //   ownerReferences, then loses the finalizer;
 // - an owner being deleted with `foregroundDeletion` has its dependents deleted (foreground too),
-//   and loses the finalizer once none blocks it.
+//   and loses the finalizer once none blocks it; in a circle of such owners, the dependents'
+//   references stop blocking (kube's cycle breaking), so that the circle goes.
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { DeepReadonly, Kind } from "../../api/index.js";
@@ -221,8 +222,36 @@ export class GarbageCollector {
       return;
     }
     if (finalizers.includes(FOREGROUND)) {
-      const blocking = dependents.filter((d) =>
-        (d.obj.metadata.ownerReferences ?? []).some((o) => o.uid === meta.uid && o.blockOwnerDeletion),
+      const unblocked = new Set<string | undefined>();
+      for (const d of dependents) {
+        const dm = d.obj.metadata;
+        const refs = dm.ownerReferences ?? [];
+        if (!isWaitingForDependents(dm) || !refs.some((o) => o.uid === meta.uid && o.blockOwnerDeletion))
+          continue;
+        const itsDependents = [...(this.#dependents.get(dm.uid ?? "") ?? [])].map((k) =>
+          this.#objects.get(k),
+        );
+        if (!itsDependents.some((x) => x && isWaitingForDependents(x.obj.metadata))) continue;
+        // A circle of owners deleted in the foreground would wait for each other for ever: as
+        // kube's garbage collector does, the dependent's references stop blocking its owners.
+        await client.patch(
+          asObject(d.ref, d.obj),
+          jsonPatch([
+            { op: "test", path: "/metadata/uid", value: dm.uid },
+            {
+              op: "replace",
+              path: "/metadata/ownerReferences",
+              value: refs.map((o) => ({ ...o, blockOwnerDeletion: false })),
+            },
+          ]),
+          { signal },
+        );
+        unblocked.add(dm.uid);
+      }
+      const blocking = dependents.filter(
+        (d) =>
+          !unblocked.has(d.obj.metadata.uid) &&
+          (d.obj.metadata.ownerReferences ?? []).some((o) => o.uid === meta.uid && o.blockOwnerDeletion),
       );
       for (const d of dependents) {
         if (!d.obj.metadata.deletionTimestamp) {
@@ -295,4 +324,9 @@ function asObject(ref: Ref, obj: DeepReadonly<PartialObjectMetadata>): PartialOb
       uid: obj.metadata.uid,
     },
   };
+}
+
+/** Being deleted in the foreground: waiting for its blocking dependents to go first. */
+function isWaitingForDependents(meta: DeepReadonly<PartialObjectMetadata["metadata"]>): boolean {
+  return !!meta?.deletionTimestamp && (meta.finalizers ?? []).includes(FOREGROUND);
 }

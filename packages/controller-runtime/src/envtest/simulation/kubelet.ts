@@ -1,5 +1,6 @@
 // The kubelet, simulated: a Pod "starts" (Running, Ready) once `startupMs` has passed since it
-// was created, the time an image pull and a readiness probe would take.
+// was created, the time an image pull and a readiness probe would take; a Pod deleted gracefully
+// goes at once.
 import type { Pod, PodCondition } from "kubernetes-types/core/v1.js";
 import { kinds, type DeepReadonly } from "../../api/index.js";
 import type { Client } from "../../client/index.js";
@@ -24,7 +25,19 @@ export class KubeletSimulator implements Reconciler {
       if (isNotFound(err)) return;
       throw err;
     }
-    if (pod.metadata?.deletionTimestamp || isPodReady(pod)) return;
+    if (pod.metadata?.deletionTimestamp) {
+      // A bound Pod's deletion is graceful: the API server only marks it, and the kubelet, once
+      // its containers have stopped (at once, here), deletes it for good.
+      if ((pod.metadata.deletionGracePeriodSeconds ?? 0) > 0) {
+        await this.client
+          .delete(pod, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } })
+          .catch((err) => {
+            if (!isNotFound(err)) throw err;
+          });
+      }
+      return;
+    }
+    if (isPodReady(pod)) return;
 
     const created = Date.parse(pod.metadata?.creationTimestamp ?? "") || Date.now();
     const wait = created + this.startupMs - Date.now();
