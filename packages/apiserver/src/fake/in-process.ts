@@ -260,8 +260,8 @@ export class InProcessBody implements ResponseSink, AsyncIterable<Uint8Array> {
     });
   }
 
-  /** The whole body as text, once the response ended. */
-  async text(): Promise<string> {
+  /** The whole body's chunks, once the response ended. */
+  async #all(): Promise<(string | Uint8Array)[]> {
     while (!this.#ended) {
       if (this.#error !== undefined) throw this.#error;
       if (this.#destroyed) throw connectionCut();
@@ -270,8 +270,21 @@ export class InProcessBody implements ResponseSink, AsyncIterable<Uint8Array> {
     const chunks = this.#chunks;
     this.#chunks = [];
     this.#response?.taken(Number.MAX_SAFE_INTEGER);
+    return chunks;
+  }
+
+  /** The whole body as text, once the response ended. */
+  async text(): Promise<string> {
+    const chunks = await this.#all();
     if (chunks.length === 1 && typeof chunks[0] === "string") return chunks[0];
     return Buffer.concat(chunks.map((c) => (typeof c === "string" ? Buffer.from(c) : c))).toString("utf8");
+  }
+
+  /** The whole body's bytes (a protobuf answer), once the response ended. */
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const chunks = await this.#all();
+    const bytes = Buffer.concat(chunks.map((c) => (typeof c === "string" ? Buffer.from(c) : c)));
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   }
 
   async json(): Promise<unknown> {
