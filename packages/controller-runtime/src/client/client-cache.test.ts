@@ -61,13 +61,18 @@ async function informerSees(
 ): Promise<void> {
   const informer = await cache.getInformer(kinds.ConfigMap);
   await new Promise<void>((resolve) => {
+    // addEventHandler replays the stored objects before it returns: a match found then has no
+    // registration to remove yet.
+    let seen = false;
+    let reg: { remove(): void } | undefined;
     const check = (cm: DeepReadonly<ConfigMap>) => {
-      if (cm.metadata?.namespace === namespace && cm.metadata?.name === name && pred(cm)) {
-        reg.remove();
-        resolve();
-      }
+      if (seen || cm.metadata?.namespace !== namespace || cm.metadata?.name !== name || !pred(cm)) return;
+      seen = true;
+      reg?.remove();
+      resolve();
     };
-    const reg = informer.addEventHandler({ onAdd: check, onUpdate: (_, cm) => check(cm) });
+    reg = informer.addEventHandler({ onAdd: check, onUpdate: (_, cm) => check(cm) });
+    if (seen) reg.remove();
   });
 }
 

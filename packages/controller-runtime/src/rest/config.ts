@@ -71,8 +71,7 @@ export interface RESTConfig {
   /**
    * How REST clients made from this config send and read built-in kinds (client-go's
    * `rest.Config.ContentType`): kube's protobuf, or JSON. Custom resources and patches are
-   * always JSON. Default: JSON for now (controller-runtime defaults to protobuf; here it is opt-in
-   * until a cached read stall seen against kube-apiserver with protobuf watches is understood).
+   * always JSON. Default: `application/vnd.kubernetes.protobuf`, as controller-runtime.
    */
   contentType?: "application/vnd.kubernetes.protobuf" | "application/json";
 }

@@ -65,11 +65,7 @@ before(async () => {
   const rec = recordingTransport(config);
   seen = rec.seen;
   warnings = [];
-  pb = newRESTClient(config, {
-    transport: rec.transport,
-    contentType: "application/vnd.kubernetes.protobuf",
-    onWarning: (w) => warnings.push(w),
-  });
+  pb = newRESTClient(config, { transport: rec.transport, onWarning: (w) => warnings.push(w) });
   json = newRESTClient(config, { contentType: "application/json", onWarning: null });
 });
 after(async () => {

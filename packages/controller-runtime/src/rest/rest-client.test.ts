@@ -171,8 +171,8 @@ test("each verb sends the method, path, query, content type and body client-go s
   }
 });
 
-test("with protobuf on, built-in kinds travel in protobuf, as controller-runtime's client sends them; custom resources, patches and raw requests in JSON", async () => {
-  const { server, client, seen } = await recording({ contentType: "application/vnd.kubernetes.protobuf" });
+test("by default built-in kinds travel in protobuf, as controller-runtime's client sends them; custom resources, patches and raw requests in JSON", async () => {
+  const { server, client, seen } = await recording();
   const widgets = { group: "apps.example.com", version: "v1", resource: "widgets" };
   try {
     await client.get(cms, "a", { namespace: "ns" });

@@ -54,8 +54,7 @@ export interface RESTClientOptions extends TransportOptions {
    * How built-in kinds travel (client-go's `ContentType`): `application/vnd.kubernetes.protobuf`
    * reads and writes them in kube's protobuf, as controller-runtime's client does; custom
    * resources, patches, and objects with fields kube's message does not know stay JSON.
-   * `application/json` sends and asks for JSON only. Default: the config's `contentType`, else JSON
-   * (protobuf is opt-in until a cached read stall it shows against kube-apiserver is understood).
+   * `application/json` sends and asks for JSON only. Default: the config's `contentType`, else protobuf.
    */
   contentType?: ContentType;
 }
@@ -122,7 +121,7 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
   const credentials =
     (options.credentials?.describe?.() ?? describeCredentials(config)) +
     (config.source ? ` (${config.source})` : "");
-  const protobuf = (options.contentType ?? config.contentType) === PROTOBUF;
+  const protobuf = (options.contentType ?? config.contentType ?? PROTOBUF) === PROTOBUF;
 
   async function send(call: Call): Promise<unknown> {
     const { opts } = call;
