@@ -136,7 +136,12 @@ test("one watcher serves the metrics and webhook servers given it, its callbacks
       "the webhook server serves it too",
       async () => (await servedSerial(webhookPort)).toUpperCase() === serialOf(second).toUpperCase(),
     );
-    assert.deepEqual(seen, [first, second]);
+    // A pair may be read (and reported) more than once, as Go's watcher reports every read; what
+    // the callbacks must see is each new pair, in order, and never the bad one.
+    assert.deepEqual(
+      seen.filter((c, i) => c !== seen[i - 1]),
+      [first, second],
+    );
     assert.equal(watcher.needLeaderElection(), false);
   } finally {
     stop.abort();
