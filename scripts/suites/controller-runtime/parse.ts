@@ -6,6 +6,7 @@
 // a kill) counts as one failure, named after the package, with the log's last telling line.
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { addGinkgoReport, type Counts, reason, specName, tellingLine } from "../lib/ginkgo-report.js";
 
 const { values: a } = parseArgs({
   options: {
@@ -18,70 +19,12 @@ const { values: a } = parseArgs({
   },
 });
 
-interface SpecReport {
-  ContainerHierarchyTexts?: string[] | null;
-  LeafNodeType: string;
-  LeafNodeText?: string;
-  State: string;
-  Failure?: { Message?: string; FailureNodeType?: string };
-}
-interface SuiteReport {
-  PreRunStats?: { TotalSpecs?: number };
-  SpecReports?: SpecReport[] | null;
-}
-
-const FAILED = new Set(["failed", "aborted", "panicked", "interrupted", "timedout"]);
-
-/** The telling part of a failure message: a Kubernetes Status' message if one is dumped, else its start. */
-function reason(message: string): string {
-  const status =
-    /\bMessage: "((?:[^"\\]|\\.)*)"/.exec(message) ?? /\bmessage: "((?:[^"\\]|\\.)*)"/.exec(message);
-  const text = status ? status[1].replace(/\\"/g, '"') : message;
-  return text.replace(/\s+/g, " ").trim().slice(0, 240);
-}
-
-// Names and reasons are joined by ": " in the contract; a name keeps none of its own.
-const name = (parts: string[]) =>
-  parts
-    .filter((p) => p)
-    .join(" ")
-    .replace(/: /g, " - ")
-    .replace(/\s+/g, " ")
-    .trim();
-
-let passed = 0;
-let failed = 0;
-let skipped = 0;
-const failures: string[] = [];
-const passes: string[] = []; // beyond the contract: what passed, so a spec that did not run is told apart
+const counts: Counts = { passed: 0, failed: 0, skipped: 0, failures: [], passes: [] };
 const log = a.log && existsSync(a.log) ? readFileSync(a.log, "utf8") : "";
 
 const haveReport = !!a.report && existsSync(a.report);
-if (haveReport) {
-  const suites = JSON.parse(readFileSync(a.report!, "utf8")) as SuiteReport[];
-  for (const suite of suites) {
-    let ran = 0;
-    for (const s of suite.SpecReports ?? []) {
-      const failedState = FAILED.has(s.State);
-      const specName = () => name([...(s.ContainerHierarchyTexts ?? []), s.LeafNodeText ?? ""]);
-      if (s.LeafNodeType === "It") {
-        if (s.State === "passed") {
-          passed++;
-          passes.push(specName());
-        } else if (failedState) failed++;
-        if (s.State === "passed" || failedState) ran++;
-      } else if (failedState) {
-        failed++; // a suite-level node (BeforeSuite...): when it fails, every spec is skipped
-      } else continue;
-      if (failedState) {
-        const n = s.LeafNodeType === "It" ? specName() : `[${s.LeafNodeType}]`;
-        failures.push(`${n}: ${reason(s.Failure?.Message ?? s.State)}`);
-      }
-    }
-    // Skipped, pending, and the specs a failed BeforeSuite kept from running (not in the report).
-    skipped += Math.max(0, (suite.PreRunStats?.TotalSpecs ?? 0) - ran);
-  }
-}
+// Skipped, pending, and the specs a failed BeforeSuite kept from running (not in the report).
+if (haveReport) addGinkgoReport(a.report!, counts, (suite) => suite.PreRunStats?.TotalSpecs ?? 0);
 
 // Plain Go tests: leaves of the `--- PASS/FAIL/SKIP: Name` tree, except the tests that ran a Ginkgo suite.
 const results = new Map<string, string>();
@@ -120,12 +63,12 @@ for (const [n, r] of results) {
   if (ginkgo.has(n.split("/")[0])) continue;
   if (names.some((m) => m.startsWith(`${n}/`))) continue; // a parent: its subtests count
   if (r === "PASS") {
-    passed++;
-    passes.push(name([n]));
-  } else if (r === "SKIP") skipped++;
+    counts.passed++;
+    counts.passes.push(specName([n]));
+  } else if (r === "SKIP") counts.skipped++;
   else {
-    failed++;
-    failures.push(`${name([n])}: ${reason(firstError.get(n) ?? "FAIL")}`);
+    counts.failed++;
+    counts.failures.push(`${specName([n])}: ${reason(firstError.get(n) ?? "FAIL")}`);
   }
 }
 
@@ -133,23 +76,16 @@ const record: Record<string, unknown> = {
   suite: "controller-runtime",
   package: a.package,
   server: a.server,
-  passed,
-  failed,
-  skipped,
-  failures,
-  passes,
+  ...counts,
 };
 // A binary ends with a line "PASS" or "FAIL" unless it panicked or was killed; a Ginkgo suite that
 // started writes its report unless it was killed.
 const finished = /^(PASS|FAIL)$/m.test(log) && (haveReport || !ginkgo.size);
 if (!finished) {
-  const telling = log
-    .split("\n")
-    .filter((l) => /^(panic:|fatal error:|FAIL|.*timed out|.*Error)/.test(l))
-    .slice(-1)[0];
-  const why = `${haveReport ? "no PASS/FAIL line" : "no Ginkgo report"} (exit ${a.rc}${telling ? `, ${telling.trim()}` : ""})`;
-  record.failed = failed + 1;
-  failures.push(`${a.package} did not finish: ${reason(why)}`);
+  const telling = tellingLine(log, /^(panic:|fatal error:|FAIL|.*timed out|.*Error)/);
+  const why = `${haveReport ? "no PASS/FAIL line" : "no Ginkgo report"} (exit ${a.rc}${telling ? `, ${telling}` : ""})`;
+  record.failed = counts.failed + 1;
+  counts.failures.push(`${a.package} did not finish: ${reason(why)}`);
   record.error = why;
 }
 record.seconds = Number(a.seconds);
