@@ -4,61 +4,8 @@
 
 type Json = unknown;
 
-/** Deep equality of JSON values; key order is ignored. */
-export function jsonEqual(a: Json, b: Json): boolean {
-  const stack: [Json, Json][] = [[a, b]];
-  while (stack.length > 0) {
-    const [x, y] = stack.pop()!;
-    if (x === y) continue;
-    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
-    if (Array.isArray(x)) {
-      if (!Array.isArray(y) || x.length !== y.length) return false;
-      for (let i = 0; i < x.length; i++) stack.push([x[i], y[i]]);
-      continue;
-    }
-    if (Array.isArray(y)) return false;
-    const kx = Object.keys(x);
-    if (kx.length !== Object.keys(y).length) return false;
-    for (const k of kx) {
-      if (!Object.hasOwn(y, k)) return false;
-      stack.push([(x as Record<string, Json>)[k], (y as Record<string, Json>)[k]]);
-    }
-  }
-  return true;
-}
-
-/** A deep copy of a JSON value (undefined members dropped, as JSON does). */
-export function cloneJson<T>(v: T): T {
-  if (typeof v !== "object" || v === null) return v;
-  const root: unknown = Array.isArray(v) ? [] : {};
-  const stack: [unknown, unknown][] = [[v, root]];
-  while (stack.length > 0) {
-    const [src, out] = stack.pop()!;
-    if (Array.isArray(src)) {
-      const list = out as unknown[];
-      for (const x of src) {
-        if (typeof x !== "object" || x === null) list.push(x);
-        else {
-          const copy = Array.isArray(x) ? [] : {};
-          list.push(copy);
-          stack.push([x, copy]);
-        }
-      }
-      continue;
-    }
-    const obj = out as Record<string, unknown>;
-    for (const k of Object.keys(src as object)) {
-      const x = (src as Record<string, unknown>)[k];
-      if (x === undefined) continue;
-      const copy = typeof x !== "object" || x === null ? x : Array.isArray(x) ? [] : {};
-      if (k === "__proto__")
-        Object.defineProperty(obj, k, { value: copy, enumerable: true, writable: true, configurable: true });
-      else obj[k] = copy;
-      if (copy !== x) stack.push([x, copy]);
-    }
-  }
-  return root as T;
-}
+// Equality and copying are the library's own (as iterative, and published by it).
+export { cloneJSON as cloneJson, jsonEqual } from "controller-runtime/patch";
 
 /** The deepest nesting of a JSON value (a scalar is 0, `{}` is 1). */
 export function jsonDepth(v: Json): number {
