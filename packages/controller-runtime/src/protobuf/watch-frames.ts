@@ -37,11 +37,11 @@ export class ProtobufWatchDecoder {
     this.#options = { omitManagedFields: options.omitManagedFields };
   }
 
-  push(chunk: Uint8Array): WatchEvent[] {
+  /** Decodes the frames `chunk` completes, appended to `events` (a new array by default). */
+  push(chunk: Uint8Array, events: WatchEvent[] = []): WatchEvent[] {
     const buf = Buffer.isBuffer(chunk)
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const events: WatchEvent[] = [];
     this.#decoded = events;
     let at = 0;
     if (this.#parts.length > 0) {

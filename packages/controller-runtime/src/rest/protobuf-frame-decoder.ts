@@ -12,15 +12,9 @@ export class ProtobufFrameDecoder<T extends KubeObject = KubeObject> implements 
   }
 
   push(chunk: Uint8Array, out: WatchEvent<T>[]): void {
-    let events: WatchEvent[];
-    try {
-      events = this.#inner.push(chunk);
-    } catch (err) {
-      // The frames before the malformed one are delivered, then the stream fails.
-      for (const e of this.#inner.takeDecoded()) out.push(e as WatchEvent<T>);
-      throw err;
-    }
-    for (const e of events) out.push(e as WatchEvent<T>);
+    // Decoded straight into the stream's batch: on a malformed frame, the frames before it are
+    // already there, delivered before the stream fails.
+    this.#inner.push(chunk, out as WatchEvent[]);
   }
 
   end(_out: WatchEvent<T>[]): void {
