@@ -249,9 +249,13 @@ test("objects stored before a schema change are read as the new schema decodes t
   }, "the default on the stored object");
   assert.deepEqual(read.spec, { a: "x", c: "dc" });
   assert.equal(read.metadata.resourceVersion, created.body.metadata.resourceVersion, "a read, not a write");
-  const listed = (await api.get(path)).body.items.find(
-    (i: { metadata: { name: string } }) => i.metadata.name === "d1",
-  );
+  // kube-apiserver (1.31+) rebuilds the resource's watch cache after a CRD change and, until it is
+  // ready, may answer a list 429 "storage is (re)initializing", as clients retry after a while.
+  const list = await eventually(async () => {
+    const r = await api.get(path);
+    return r.status === 200 ? r.body : undefined;
+  }, "the list served by the new schema");
+  const listed = list.items.find((i: { metadata: { name: string } }) => i.metadata.name === "d1");
   assert.deepEqual(listed.spec, { a: "x", c: "dc" });
   await api.delete(`${CRDS}/dials.${group}`);
 });
