@@ -1,9 +1,11 @@
 // Quantities (`resources.limits.cpu`, `storage`, `sizeLimit`) as kube stores them: a Go
 // resource.Quantity always serializes as a string in canonical form, so a number in the request
-// (`cpu: 1`, `cpu: 0.5`) comes back as "1" or "500m". Strings are kept as sent.
+// (`cpu: 1`, `cpu: 0.5`) comes back as "1" or "500m", and a string as Go writes it back ("0.5" →
+// "500m", "1.5Gi" → "1536Mi", quantity-text.ts). Text that is no quantity is left for validation.
 import type { ResourceDefinition } from "../registry/index.js";
 import { isObject, type Schema, SchemaResolver } from "../schema/index.js";
 import type { Obj } from "../storage/index.js";
+import { canonicalQuantityText } from "./quantity-text.js";
 
 const QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity";
 const QUANTITY_REF = `#/definitions/${QUANTITY}`;
@@ -46,7 +48,14 @@ export function canonicalQuantity(n: number): string {
   return `${sign}${value}${SUFFIXES[scale]}`;
 }
 
-/** Turns numbers at Quantity fields of a built-in object into kube's canonical strings. */
+/** A Quantity field's value as kube writes it back; other values as they are. */
+function canonical(v: unknown): unknown {
+  if (typeof v === "number") return canonicalQuantity(v);
+  if (typeof v === "string") return canonicalQuantityText(v) ?? v;
+  return v;
+}
+
+/** Turns the values at Quantity fields of a built-in object into kube's canonical strings. */
 export function canonicalizeQuantities(def: ResourceDefinition, obj: Obj): void {
   const root = def.schema as Schema | undefined;
   // Most kinds (ConfigMaps, Secrets, ...) reach no Quantity: nothing to walk.
@@ -61,7 +70,7 @@ function walk(value: unknown, schema0: Schema, r: SchemaResolver): void {
     const items = schema.items;
     if (items === undefined || Array.isArray(items)) return;
     for (let i = 0; i < value.length; i++) {
-      if (items.$ref === QUANTITY_REF && typeof value[i] === "number") value[i] = canonicalQuantity(value[i]);
+      if (items.$ref === QUANTITY_REF) value[i] = canonical(value[i]);
       else walk(value[i], items, r);
     }
     return;
@@ -74,7 +83,7 @@ function walk(value: unknown, schema0: Schema, r: SchemaResolver): void {
     if (raw === undefined) continue;
     const v = value[key];
     if (raw.$ref === QUANTITY_REF) {
-      if (typeof v === "number") value[key] = canonicalQuantity(v);
+      value[key] = canonical(v);
     } else if (v !== null && typeof v === "object") walk(v, raw, r);
   }
 }
