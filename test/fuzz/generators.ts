@@ -281,7 +281,23 @@ function objectFor(res: Resource, name: string, r: Random): Record<string, unkno
           {
             name: "c",
             image: "x",
-            resources: { limits: { cpu: r.pick(["1", "x", Number.MAX_VALUE, "1.5e3m", -1]) } },
+            resources: {
+              // Exponents to ±2^31: 10^exponent built out would stall the server for minutes.
+              limits: {
+                cpu: r.pick([
+                  "1",
+                  "x",
+                  Number.MAX_VALUE,
+                  "1.5e3m",
+                  -1,
+                  "1e-2147483648",
+                  "1e200000000",
+                  "0.5",
+                ]),
+                memory: r.pick(["1", "1e-200000000", "9e2147483647Ki"]),
+              },
+              requests: { cpu: r.pick(["1", "1e-200000000", "2e200000000"]), memory: "1" },
+            },
           },
         ],
       };

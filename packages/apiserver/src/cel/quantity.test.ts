@@ -51,3 +51,20 @@ test("ParseQuantity's errors, rounding to the nano and the BinarySI cap", () => 
   assert.deepEqual(parseQuantity("000"), { n: 0n, scale: 0 });
   for (const bad of ["", ".", "+", "1.2.3", "1 k", "k"]) assert.throws(() => parseQuantity(bad), bad);
 });
+
+test("exponents to ±2^31 are compared at once and never built out; sums too far apart are an error", () => {
+  const t0 = performance.now();
+  for (const expr of [
+    "quantity('1e200000000').isGreaterThan(quantity('1'))",
+    "quantity('1e-200000000').compareTo(quantity('1n')) == 0", // rounded up to the nano
+    "quantity('-1e200000000').isLessThan(quantity('-1'))",
+    "quantity('1e200000000').compareTo(quantity('1e200000000')) == 0",
+    "quantity('12e200000000').compareTo(quantity('1.2e200000001')) == 0",
+    "!quantity('1e200000000').isInteger()",
+  ]) {
+    assert.equal(evaluate(expr), true, expr);
+  }
+  const sum = evaluate("quantity('1e200000000').add(quantity('1'))");
+  assert.ok(isCelError(sum), String(sum));
+  assert.ok(performance.now() - t0 < 2000, `${performance.now() - t0} ms`);
+});

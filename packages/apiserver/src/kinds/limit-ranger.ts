@@ -2,10 +2,10 @@
 // containers their default limits and requests (Container items' default and defaultRequest),
 // then bound them (min, max, maxLimitRequestRatio per Container, and per Pod the sums); a Pod out
 // of bounds is refused with every reason.
-import { parseQuantity } from "../cel/quantity.js";
+import { addAmounts, compareAmounts, parseQuantity } from "../cel/quantity.js";
 import type { ServerContext } from "../handlers/context.js";
 import { forbidden } from "../status.js";
-import { canonicalQuantity } from "./quantities.js";
+import { canonicalQuantityText } from "./quantity-text.js";
 import type { Obj } from "../storage/index.js";
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -21,18 +21,8 @@ function amount(q: unknown): Amount | undefined {
   }
 }
 
-function align(a: Amount, b: Amount): [bigint, bigint] {
-  const scale = Math.min(a.scale, b.scale);
-  return [a.n * 10n ** BigInt(a.scale - scale), b.n * 10n ** BigInt(b.scale - scale)];
-}
-const cmp = (a: Amount, b: Amount) => {
-  const [x, y] = align(a, b);
-  return x < y ? -1 : x > y ? 1 : 0;
-};
-const sum = (a: Amount, b: Amount): Amount => {
-  const [x, y] = align(a, b);
-  return { n: x + y, scale: Math.min(a.scale, b.scale) };
-};
+const cmp = compareAmounts;
+const sum = addAmounts;
 
 function containersOf(spec: Obj): Obj[] {
   return ["containers", "initContainers"].flatMap((k) =>
@@ -97,8 +87,8 @@ export function admitLimitRanges(server: ServerContext, namespace: string, spec:
       const lim = limits.get(k);
       if (!ratio || !req || !lim || req.a.n === 0n) continue;
       // limit / request > ratio  ⇔  limit > ratio × request
-      const [l, r] = align(lim.a, { n: ratio.n * req.a.n, scale: ratio.scale + req.a.scale });
-      if (l > r) problems.push(`${k} max limit to request ratio per ${type} is ${v}`);
+      if (cmp(lim.a, { n: ratio.n * req.a.n, scale: ratio.scale + req.a.scale }) > 0)
+        problems.push(`${k} max limit to request ratio per ${type} is ${v}`);
     }
   };
   const amounts = (o: Obj) => {
@@ -111,8 +101,17 @@ export function admitLimitRanges(server: ServerContext, namespace: string, spec:
   };
   const add = (into: Map<string, Q>, k: string, q: Q) => {
     const prev = into.get(k);
-    const a = prev ? sum(prev.a, q.a) : q.a;
-    into.set(k, { a, text: prev ? canonicalQuantity(Number(show(a))) : q.text });
+    if (prev === undefined) return void into.set(k, q);
+    let a: Amount;
+    try {
+      a = sum(prev.a, q.a);
+    } catch {
+      // Hostile exponents too far apart to add: the larger stands for the sum.
+      if (cmp(q.a, prev.a) > 0) into.set(k, q);
+      return;
+    }
+    const text = show(a);
+    into.set(k, { a, text: canonicalQuantityText(text) ?? text });
   };
   for (const item of items) {
     if (item.type === "Container") {
@@ -139,6 +138,8 @@ export function admitLimitRanges(server: ServerContext, namespace: string, spec:
 
 /** A quantity as a plain decimal. */
 function show(a: Amount): string {
+  // Hostile exponents (to ±2^31) are shown as exponents rather than built out.
+  if (Math.abs(a.scale) > 4096) return `${a.n}e${a.scale}`;
   if (a.scale >= 0) return String(a.n * 10n ** BigInt(a.scale));
   const s = a.n.toString().padStart(-a.scale + 1, "0");
   return `${s.slice(0, a.scale)}.${s.slice(a.scale)}`;

@@ -1,6 +1,6 @@
 // A Pod's quality of service class (kube's qos.GetPodQOS), set in its status when it is created,
 // and the requests a container gets from its limits (SetDefaults_Pod), which the class reads.
-import { parseQuantity } from "../cel/quantity.js";
+import { addAmounts, compareAmounts, parseQuantity } from "../cel/quantity.js";
 import type { Obj } from "../storage/index.js";
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -33,8 +33,7 @@ function amount(q: unknown): { n: bigint; scale: number } | undefined {
 }
 
 function same(a: { n: bigint; scale: number }, b: { n: bigint; scale: number }): boolean {
-  const scale = Math.min(a.scale, b.scale);
-  return a.n * 10n ** BigInt(a.scale - scale) === b.n * 10n ** BigInt(b.scale - scale);
+  return compareAmounts(a, b) === 0;
 }
 
 /** kube's GetPodQOS from the containers' cpu and memory requests and limits. */
@@ -46,11 +45,12 @@ export function podQOS(spec: Obj): "Guaranteed" | "Burstable" | "BestEffort" {
     const prev = into.get(name);
     if (!prev) into.set(name, a);
     else {
-      const scale = Math.min(prev.scale, a.scale);
-      into.set(name, {
-        n: prev.n * 10n ** BigInt(prev.scale - scale) + a.n * 10n ** BigInt(a.scale - scale),
-        scale,
-      });
+      // Amounts too far apart in scale to add (hostile exponents) leave the class Burstable.
+      try {
+        into.set(name, addAmounts(prev, a));
+      } catch {
+        into.set(name, { n: -1n, scale: 0 });
+      }
     }
   };
   let guaranteed = true;
