@@ -2,9 +2,10 @@
 // the defaults they share with ValidatingAdmissionPolicies and the checks of
 // validateMutatingAdmissionPolicySpec an author meets first: what is required, the patch types,
 // the operations a mutation may match, the reinvocation policy. The CEL of a mutation is
-// compiled, but its result (object construction with kube's types) is not type-checked here.
+// compiled (with kube's `Object{...}` and `JSONPatch{...}` initialisers, cel/typed-objects.ts),
+// but its result's type is not checked here.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
-import { celPolicy } from "../lazy.js";
+import { celMutation } from "../lazy.js";
 import { dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -29,7 +30,7 @@ function expressionRequired(holder: unknown, path: string): StatusCause[] {
   const expression = (holder as Obj | undefined)?.expression;
   if (typeof expression !== "string" || expression.trim() === "")
     return [cause.required(`${path}.expression`)];
-  const p = celPolicy.get().compilePolicyExpression(expression.trim());
+  const p = celMutation.get().compileMutationExpression(expression.trim());
   return "error" in p
     ? [cause.invalid(`${path}.expression`, expression, `compilation failed: ${p.error}`)]
     : [];
