@@ -312,4 +312,104 @@ describe("MutatingAdmissionPolicy", () => {
     assert.equal(admitted.status, 201, admitted.text);
     assert.deepEqual((admitted.body as Obj).metadata.labels, { case: "ignore" });
   });
+
+  test("a mutation's output type and its JSONPatch fields are checked when the policy is written", async (t) => {
+    if (!served) return t.skip(NOT_SERVED);
+    const refused = async (name: string, patchType: string, expression: string) => {
+      const mutation =
+        patchType === "JSONPatch"
+          ? { patchType, jsonPatch: { expression } }
+          : { patchType, applyConfiguration: { expression } };
+      const r = await api.post(policies, policy(name, { mutations: [mutation] }));
+      assert.equal(r.status, 422, r.text);
+      const field = patchType === "JSONPatch" ? "jsonPatch" : "applyConfiguration";
+      const prefix = `MutatingAdmissionPolicy.admissionregistration.k8s.io "${name}-${run}" is invalid: spec.mutations[0].${field}.expression: Invalid value: ${JSON.stringify(expression)}: `;
+      return String((r.body as Obj).message).replace(prefix, "");
+    };
+    assert.equal(
+      await refused("map-literal", "ApplyConfiguration", `{"a": 1}`),
+      "must evaluate to Object but got map(string, int)",
+    );
+    assert.equal(
+      await refused("maps", "JSONPatch", `[{"op": "add"}]`),
+      "must evaluate to list(JSONPatch) but got list(map(string, string))",
+    );
+    assert.equal(
+      await refused("op-type", "JSONPatch", `[JSONPatch{op: 1, path: "/a"}]`),
+      `compilation failed: ERROR: <input>:1:14: expected type of field 'op' is 'string' but provided type is 'int'\n | [JSONPatch{op: 1, path: "/a"}]\n | .............^`,
+    );
+    assert.equal(
+      await refused("unknown-type", "ApplyConfiguration", `Foo{a: 1}`),
+      "compilation failed: ERROR: <input>:1:4: undeclared reference to 'Foo' (in container '')\n | Foo{a: 1}\n | ...^",
+    );
+  });
+
+  test("what kube refuses at run time: atomic fields, undeclared fields, a patch Go cannot decode", async (t) => {
+    if (!served) return t.skip(NOT_SERVED);
+    const cases = [
+      {
+        name: "atomic",
+        patchType: "ApplyConfiguration",
+        expression: `Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"a": "b"}}}}`,
+        status: 403,
+        message: (p: string) =>
+          `policy '${p}' with binding '${p}' denied request: error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .spec.selector`,
+      },
+      {
+        name: "undeclared",
+        patchType: "ApplyConfiguration",
+        expression: `Object{spec: Object.spec{unknownField: 1}}`,
+        status: 403,
+        message: (p: string) =>
+          `policy '${p}' with binding '${p}' denied request: error applying patch: failed to convert patch object to typed object: .spec.unknownField: field not declared in schema`,
+      },
+      {
+        name: "go-type",
+        patchType: "JSONPatch",
+        expression: `[JSONPatch{op: "add", path: "/metadata/labels/x", value: 1}]`,
+        status: 500,
+        message: () =>
+          "Internal error occurred: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string",
+      },
+    ];
+    for (const c of cases) {
+      const mutation =
+        c.patchType === "JSONPatch"
+          ? { patchType: c.patchType, jsonPatch: { expression: c.expression } }
+          : { patchType: c.patchType, applyConfiguration: { expression: c.expression } };
+      await install(
+        policy(c.name, { mutations: [mutation] }, { group: "apps", resource: "deployments" }),
+        binding(c.name),
+      );
+    }
+    for (const c of cases) {
+      const probe = deployment(c.name, { case: c.name });
+      await effective(`the ${c.name} policy`, deployments, probe, (r) => r.status === c.status);
+      const r = await api.post(`${deployments}?dryRun=All`, probe);
+      assert.equal((r.body as Obj).message, c.message(`${c.name}-${run}`));
+    }
+  });
+
+  test("optional fields of an initialiser are set only when they hold a value", async (t) => {
+    if (!served) return t.skip(NOT_SERVED);
+    await install(
+      policy("optional", {
+        mutations: [
+          {
+            patchType: "ApplyConfiguration",
+            applyConfiguration: {
+              expression: `Object{?data: optional.of({"set": "yes"}), ?metadata: optional.none()}`,
+            },
+          },
+        ],
+      }),
+      binding("optional"),
+    );
+    await effective("the optional policy", configMaps, configMap("probe", { case: "optional" }), (r) => {
+      return r.body?.data?.set === "yes";
+    });
+    const r = await api.post(configMaps, configMap("optional", { case: "optional" }));
+    assert.deepEqual((r.body as Obj).data, { k: "v", set: "yes" });
+    assert.deepEqual((r.body as Obj).metadata.labels, { case: "optional" });
+  });
 });

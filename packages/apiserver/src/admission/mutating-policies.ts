@@ -15,10 +15,12 @@ import { cloneJson } from "../object/deep-json.js";
 import { deepEqual } from "../object/meta.js";
 import { celMutation, celPolicy } from "../lazy.js";
 import type { Registry, ResourceDefinition } from "../registry/index.js";
-import { ApiError, forbidden } from "../status.js";
+import { goTypeError } from "../schema/go-types.js";
+import { ApiError, forbidden, internalError } from "../status.js";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
 import type { Json, TypeNode } from "../apply/index.js";
-import { TypeModels, typedConfigurationErrors } from "../apply/index.js";
+import { ApplyTypeError, TypeModels, typedConfigurationErrors } from "../apply/index.js";
+import { toFieldSet } from "../apply/to-field-set.js";
 import { mergeObjects } from "../apply/merge.js";
 import { typeFor } from "../apply/type-model.js";
 import {
@@ -328,14 +330,26 @@ export class MutatingAdmissionPolicies {
         object =
           result.kind === "apply"
             ? this.#apply(def, object, result.configuration)
-            : patchWith(object, result.operations);
+            : this.#patch(def, object, result.operations);
       } catch (e) {
+        if (e instanceof ApiError) throw e;
         errors.push({ policy, binding, message: (e as Error).message, reason: "Invalid" });
       }
     });
     const changed = !deepEqual(before, object);
     const out = changed ? await inVersion(object, attrs.def, def) : attrs.object;
     return { object: out!, changed, invoked: true };
+  }
+
+  /**
+   * A JSONPatch's operations on `object`. kube decodes the result into the kind's Go type: a value
+   * of the wrong type there is an internal error that fails the request whatever failurePolicy says.
+   */
+  #patch(def: ResourceDefinition, object: Obj, operations: Record<string, unknown>[]): Obj {
+    const patched = patchWith(object, operations);
+    const typeError = def.schema && !def.crdName ? goTypeError(def, patched) : undefined;
+    if (typeError) throw internalError(typeError);
+    return patched;
   }
 
   /** kube's ApplyStructuredMergeDiff: the configuration typed, checked for atomics, merged. */
@@ -349,6 +363,13 @@ export class MutatingAdmissionPolicies {
     const typeErrors = typedConfigurationErrors(config, root);
     if (typeErrors) {
       throw new Error(`error applying patch: failed to convert patch object to typed object: ${typeErrors}`);
+    }
+    try {
+      // SMD's typed conversion refuses fields a struct does not declare, and duplicate list keys.
+      toFieldSet(config, root, true);
+    } catch (e) {
+      if (!(e instanceof ApplyTypeError)) throw e;
+      throw new Error(`error applying patch: failed to convert patch object to typed object: ${e.message}`);
     }
     const atomics = findAtomics(config, root);
     if (atomics.length > 0) {

@@ -13,6 +13,7 @@ import { celToJson, JSON_PATCH_TYPE, OBJECT_TYPE, typeNameMismatches, typeNameOf
 import { isCelList } from "@bufbuild/cel";
 
 export { compileMutationExpression };
+export { mutationExpressionIssue, policyVariableTypes } from "./policy-types.js";
 
 export interface MutatingPolicySpec {
   matchConditions: readonly { name: string; expression: string }[];

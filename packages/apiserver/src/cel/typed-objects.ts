@@ -17,6 +17,7 @@ import {
   mapType,
 } from "@bufbuild/cel";
 import { childrenOf, type Expr, type Parsed } from "./ast.js";
+import { OPTIONAL_MAP } from "./optional.js";
 import { located } from "./references.js";
 
 /** The function initialisers are rewritten into (a name no expression can spell). */
@@ -58,15 +59,15 @@ export function rewriteInitialisers(parsed: Parsed, source: string): Parsed {
     const name = k.value.messageName;
     const at = positions[String(e.id)] ?? 0;
     if (!isKnownType(name)) {
-      throw new Error(located(source, at, `undeclared reference to '${name}' (in container '')`));
+      // cel-go reports an initialiser at its brace.
+      const brace = source.indexOf("{", at);
+      throw new Error(
+        located(source, brace < 0 ? at : brace, `undeclared reference to '${name}' (in container '')`),
+      );
     }
     for (const entry of k.value.entries) {
-      if (entry.optionalEntry) throw new Error(located(source, at, "optional fields are not supported here"));
       if (entry.keyKind.case !== "fieldKey") continue;
       const field = entry.keyKind.value;
-      if (name === JSON_PATCH_TYPE && !JSON_PATCH_FIELDS.has(field)) {
-        throw new Error(located(source, at, `undefined field '${field}'`));
-      }
       entry.keyKind = {
         case: "mapKey",
         value: node(
@@ -78,7 +79,43 @@ export function rewriteInitialisers(parsed: Parsed, source: string): Parsed {
         ),
       } as unknown as typeof entry.keyKind;
     }
-    const fields = node({ case: "structExpr", value: { ...k.value, messageName: "" } }, at);
+    // `?field: optional` entries are kept only when the optional holds a value (optional.ts).
+    const optional = k.value.entries.some((en) => en.optionalEntry);
+    const list = (elements: Expr[]) =>
+      node(
+        { case: "listExpr", value: { $typeName: "cel.expr.Expr.CreateList", elements, optionalIndices: [] } },
+        at,
+      );
+    const fields = optional
+      ? node(
+          {
+            case: "callExpr",
+            value: {
+              $typeName: "cel.expr.Expr.Call",
+              function: OPTIONAL_MAP,
+              args: [
+                list(k.value.entries.map((en) => en.keyKind.value as Expr)),
+                list(k.value.entries.map((en) => en.value as Expr)),
+                list(
+                  k.value.entries.map((en) =>
+                    node(
+                      {
+                        case: "constExpr",
+                        value: {
+                          $typeName: "cel.expr.Constant",
+                          constantKind: { case: "boolValue", value: en.optionalEntry },
+                        },
+                      },
+                      at,
+                    ),
+                  ),
+                ),
+              ],
+            },
+          },
+          at,
+        )
+      : node({ case: "structExpr", value: { ...k.value, messageName: "" } }, at);
     const typeName = node(
       {
         case: "constExpr",
@@ -95,8 +132,11 @@ export function rewriteInitialisers(parsed: Parsed, source: string): Parsed {
   return parsed;
 }
 
-/** kube's JSONPatchType.Val: op, path and from must be strings. */
+/** kube's JSONPatchType.Val: its four fields only, op, path and from strings. */
 function checkJsonPatch(fields: CelMap): void {
+  for (const k of fields.keys()) {
+    if (!JSON_PATCH_FIELDS.has(String(k))) throw celError(`unexpected JSONPatchType field: ${String(k)}`);
+  }
   for (const f of ["op", "path", "from"]) {
     const v = fields.get(f);
     if (v !== undefined && typeof v !== "string") {
