@@ -2,8 +2,10 @@
 // default): what they do to requests. An ApplyConfiguration merged as server-side apply merges
 // (a label added, a field set, a container merged into by its name), a JSONPatch with
 // jsonpatch.escapeKey, a binding with a param, a matchCondition that is false skips the policy,
-// and failurePolicy on an expression error (Fail: kube's 403; Ignore: the object as sent). Runs
-// wherever the server serves the v1 kinds (the embedded server; kube-apiserver 1.36+).
+// failurePolicy on an expression error (Fail: kube's 403; Ignore: the object as sent), the types
+// kube checks when a policy is written, what it refuses at run time, optional fields, and
+// reinvocationPolicy IfNeeded. Runs wherever the server serves the v1 kinds (the embedded server;
+// kube-apiserver 1.36+).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
@@ -411,5 +413,52 @@ describe("MutatingAdmissionPolicy", () => {
     const r = await api.post(configMaps, configMap("optional", { case: "optional" }));
     assert.deepEqual((r.body as Obj).data, { k: "v", set: "yes" });
     assert.deepEqual((r.body as Obj).metadata.labels, { case: "optional" });
+  });
+
+  test("reinvocationPolicy IfNeeded: a policy runs again after a later one changed the object", async (t) => {
+    if (!served) return t.skip(NOT_SERVED);
+    // Both select the same objects. Whichever order the server runs them in (the embedded server
+    // runs them by name, so `first` before `second`), `first` sees the label `second` adds: at
+    // once, or when it is reinvoked.
+    const selecting = (name: string, spec: object) => {
+      const p = policy(name, spec);
+      p.spec.matchConstraints.objectSelector = { matchLabels: { case: "reinvoke" } };
+      return p;
+    };
+    await install(
+      selecting("first", {
+        reinvocationPolicy: "IfNeeded",
+        mutations: [
+          {
+            patchType: "ApplyConfiguration",
+            applyConfiguration: {
+              expression: `"added" in object.metadata.labels
+                ? Object{metadata: Object.metadata{labels: {"seen": object.metadata.labels["added"] + "-seen"}}}
+                : Object{}`,
+            },
+          },
+        ],
+      }),
+      binding("first"),
+    );
+    await install(
+      selecting("second", {
+        mutations: [
+          {
+            patchType: "ApplyConfiguration",
+            applyConfiguration: { expression: `Object{metadata: Object.metadata{labels: {"added": "1"}}}` },
+          },
+        ],
+      }),
+      binding("second"),
+    );
+    await effective(
+      "both policies",
+      configMaps,
+      configMap("probe", { case: "reinvoke" }),
+      (r) => r.body?.metadata?.labels?.seen === "1-seen",
+    );
+    const r = await api.post(configMaps, configMap("reinvoked", { case: "reinvoke" }));
+    assert.deepEqual((r.body as Obj).metadata.labels, { case: "reinvoke", added: "1", seen: "1-seen" });
   });
 });
