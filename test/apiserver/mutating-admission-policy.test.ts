@@ -344,6 +344,27 @@ describe("MutatingAdmissionPolicy", () => {
       await refused("unknown-type", "ApplyConfiguration", `Foo{a: 1}`),
       "compilation failed: ERROR: <input>:1:4: undeclared reference to 'Foo' (in container '')\n | Foo{a: 1}\n | ...^",
     );
+    // Variables and match conditions have no patch types: an initialiser there names nothing.
+    const variables = async (name: string, vars: object[]) => {
+      const r = await api.post(
+        policies,
+        policy(name, {
+          variables: vars,
+          mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{}" } }],
+        }),
+      );
+      assert.equal(r.status, 422, r.text);
+      const prefix = `MutatingAdmissionPolicy.admissionregistration.k8s.io "${name}-${run}" is invalid: `;
+      return String((r.body as Obj).message).replace(prefix, "");
+    };
+    assert.equal(
+      await variables("variable-name", [{ name: "1bad", expression: "1" }]),
+      `spec.variables[0].name: Invalid value: "1bad": must be a valid CEL identifier`,
+    );
+    assert.equal(
+      await variables("variable-type", [{ name: "v", expression: "Object{}" }]),
+      `spec.variables[0].expression: Invalid value: "Object{}": compilation failed: ERROR: <input>:1:7: undeclared reference to 'Object' (in container '')\n | Object{}\n | ......^`,
+    );
   });
 
   test("what kube refuses at run time: atomic fields, undeclared fields, a patch Go cannot decode", async (t) => {

@@ -12,9 +12,12 @@ import type { Obj } from "../storage/index.js";
 import {
   defaultMatchResources,
   defaultPolicy,
+  matchConditionErrors,
   matchResourcesErrors,
   objects,
+  paramKindErrors,
   storedSpec,
+  variableErrors,
 } from "./admission-policies.js";
 import type { KindBehaviour } from "./behaviour.js";
 
@@ -107,14 +110,29 @@ function operationErrors(m: unknown, path: string): StatusCause[] {
   return out;
 }
 
+/** The types of the variables declared before `name` (all of them for a name not declared). */
+function variablesBefore(spec: Obj): (name: unknown) => ReadonlyMap<string, unknown> {
+  return (name) => {
+    const declared = objects(spec.variables).map((v) => ({
+      name: typeof v.name === "string" ? v.name : "",
+      expression: typeof v.expression === "string" ? v.expression : "",
+    }));
+    const i = declared.findIndex((v) => v.name === name);
+    return celMutation.get().policyVariableTypes(i < 0 ? declared : declared.slice(0, i));
+  };
+}
+
 function validatePolicy(obj: Obj): StatusCause[] {
   const spec = storedSpec(obj) ?? {};
   const out: StatusCause[] = [];
   const fp = spec.failurePolicy;
   if (fp !== undefined && !FAILURE_POLICIES.includes(String(fp)))
     out.push(cause.notSupported("spec.failurePolicy", fp, FAILURE_POLICIES));
+  out.push(...paramKindErrors(spec));
   out.push(...matchResourcesErrors(spec.matchConstraints, "spec.matchConstraints", true));
   out.push(...operationErrors(spec.matchConstraints, "spec.matchConstraints"));
+  out.push(...matchConditionErrors(spec));
+  out.push(...variableErrors(spec, variablesBefore(spec)));
   const mutations = objects(spec.mutations);
   if (mutations.length === 0)
     out.push(cause.required("spec.mutations", "mutations must contain at least one item"));
