@@ -11,6 +11,7 @@ export const protobufCodec = slot("the protobuf codec", () => import("./protobuf
 export const celRules = slot("CEL", () => import("./cel/crd-rules.js"));
 export const celMatch = slot("CEL match conditions", () => import("./cel/match-conditions.js"));
 export const celPolicy = slot("CEL admission policies", () => import("./cel/admission-policy.js"));
+export const celMutation = slot("CEL mutating admission policies", () => import("./cel/mutation.js"));
 
 /** What a request may use of the libraries above. */
 export interface LazyNeeds {
@@ -36,6 +37,7 @@ export function loadFor(req: IncomingMessage, needs: LazyNeeds = {}): Promise<un
   if (needs.cel && !celRules.loaded) waits.push(celRules.load());
   if (needs.cel && !celMatch.loaded) waits.push(celMatch.load());
   if (needs.cel && !celPolicy.loaded) waits.push(celPolicy.load());
+  if (needs.cel && !celMutation.loaded) waits.push(celMutation.load());
   return waits.length > 0 ? Promise.all(waits) : undefined;
 }
 

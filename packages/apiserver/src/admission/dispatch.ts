@@ -1,5 +1,6 @@
-// The admission chain for webhooks: the mutating webhooks one after another (with one round of
-// reinvocation for `reinvocationPolicy: IfNeeded`), then the validating webhooks in parallel.
+// The admission chain: the MutatingAdmissionPolicies and the mutating webhooks one after another
+// (with one round of reinvocation for `reinvocationPolicy: IfNeeded`), then the
+// ValidatingAdmissionPolicies and the validating webhooks in parallel.
 // Each call honours sideEffects under dryRun, failurePolicy, timeoutSeconds, the
 // AdmissionReview version and, under matchPolicy Equivalent, the version the webhook asked for.
 import { applyJSONPatch, PatchError } from "controller-runtime/patch";
@@ -14,6 +15,7 @@ import { WebhookConfigurations } from "./configurations.js";
 import { CallingWebhookError, deniedError, dryRunUnsupported, failedClosed } from "./errors.js";
 import { type Invocation, isExempt, matchRules, shouldCall } from "./matching.js";
 import { AdmissionPolicies, requestResource } from "./policies.js";
+import { MutatingAdmissionPolicies, PolicyReinvocation } from "./mutating-policies.js";
 import {
   admissionRequest,
   admissionReview,
@@ -51,11 +53,24 @@ const rewriteApiVersion: VersionConverter = async (obj, _from, to) => ({
   apiVersion: to.group ? `${to.group}/${to.version}` : to.version,
 });
 
+/** What the mutating webhooks remember between rounds, as {@link PolicyReinvocation} for policies. */
+class WebhookReinvocation {
+  lastOutput: Obj | undefined;
+  readonly previously = new Set<ResolvedWebhook>();
+  readonly reinvoke = new Set<ResolvedWebhook>();
+
+  requireReinvoking(): void {
+    for (const h of this.previously) this.reinvoke.add(h);
+    this.previously.clear();
+  }
+}
+
 /** Calls the stored webhook configurations for the requests of one API server. */
 export class Admission {
   readonly #opts: AdmissionOptions;
   readonly #configs: WebhookConfigurations;
   readonly #policies: AdmissionPolicies;
+  readonly #mutatingPolicies: MutatingAdmissionPolicies;
   readonly #convert: VersionConverter;
 
   constructor(opts: AdmissionOptions) {
@@ -63,6 +78,12 @@ export class Admission {
     this.#configs = new WebhookConfigurations(opts.storage);
     this.#convert = opts.convert ?? rewriteApiVersion;
     this.#policies = new AdmissionPolicies(
+      opts.storage,
+      opts.registry,
+      opts.decide ?? allowAll,
+      this.#convert,
+    );
+    this.#mutatingPolicies = new MutatingAdmissionPolicies(
       opts.storage,
       opts.registry,
       opts.decide ?? allowAll,
@@ -76,7 +97,7 @@ export class Admission {
    */
   interested(attrs: AdmissionAttributes): boolean {
     if (isExempt(attrs.def)) return false;
-    if (this.#policies.interested(attrs)) return true;
+    if (this.#policies.interested(attrs) || this.#mutatingPolicies.interested(attrs)) return true;
     const registry = this.#opts.registry;
     for (const h of this.#configs.mutating()) if (matchRules(h, attrs, registry) !== undefined) return true;
     for (const h of this.#configs.validating()) if (matchRules(h, attrs, registry) !== undefined) return true;
@@ -89,45 +110,69 @@ export class Admission {
    */
   hasWebhooks(): boolean {
     return (
-      this.#configs.mutating().length > 0 || this.#configs.validating().length > 0 || this.#policies.any()
+      this.#configs.mutating().length > 0 ||
+      this.#configs.validating().length > 0 ||
+      this.#policies.any() ||
+      this.#mutatingPolicies.any()
     );
   }
 
-  /** Runs the mutating webhooks; answers the (possibly patched) object. Warnings are appended. */
+  /**
+   * Runs the MutatingAdmissionPolicies, then the mutating webhooks; answers the (possibly patched)
+   * object. Warnings are appended. As kube's admission chain: when either changed the object, a
+   * second round runs again the policies and webhooks with `reinvocationPolicy: IfNeeded` that
+   * ran before a later change (each plugin also counts what the other changed in between).
+   */
   async mutate(attrs: AdmissionAttributes, warnings: string[]): Promise<Obj | undefined> {
-    const hooks = this.#configs.mutating();
+    const policyState = new PolicyReinvocation();
+    const webhookState = new WebhookReinvocation();
     let object = attrs.object;
-    const reinvocable = new Set<ResolvedWebhook>();
-    const reinvoke = new Set<ResolvedWebhook>();
-    for (const round of [0, 1]) {
-      if (round === 1 && reinvoke.size === 0) break;
-      for (const hook of hooks) {
-        if (round === 1 && !reinvoke.has(hook)) continue;
-        const current = { ...attrs, object };
-        const invocation = await this.#matching(
-          shouldCall(hook, current, this.#opts.registry, this.#opts.storage),
-          current,
-        );
-        if (!invocation) continue;
-        let changed = false;
-        try {
-          const next = await this.#callMutating(invocation, current, warnings);
-          if (next !== undefined && !deepEqual(next, object)) {
-            object = next;
-            changed = true;
-          }
-        } catch (e) {
-          if (!(e instanceof CallingWebhookError)) throw e;
-          if (hook.failurePolicy !== "Ignore") throw failedClosed(e);
-        }
-        if (changed && round === 0) {
-          for (const h of reinvocable) reinvoke.add(h);
-          reinvocable.clear();
-        }
-        if (round === 0 && hook.reinvocationPolicy === "IfNeeded") reinvocable.add(hook);
-      }
+    for (const round of [0, 1] as const) {
+      const byPolicies = await this.#mutatingPolicies.mutate({ ...attrs, object }, round, policyState);
+      object = byPolicies.object;
+      const byWebhooks = await this.#mutateByWebhooks({ ...attrs, object }, warnings, round, webhookState);
+      object = byWebhooks.object;
+      if (!byPolicies.reinvoke && !byWebhooks.reinvoke) break;
     }
     return object;
+  }
+
+  /** One round of the mutating webhooks (kube's webhook/mutating/dispatcher.go). */
+  async #mutateByWebhooks(
+    attrs: AdmissionAttributes,
+    warnings: string[],
+    round: 0 | 1,
+    state: WebhookReinvocation,
+  ): Promise<{ object: Obj | undefined; reinvoke: boolean }> {
+    const hooks = this.#configs.mutating();
+    let object = attrs.object;
+    let reinvoke = false;
+    if (round === 1 && state.lastOutput !== undefined && !deepEqual(state.lastOutput, object)) {
+      state.requireReinvoking();
+    }
+    for (const hook of hooks) {
+      if (round === 1 && !state.reinvoke.has(hook)) continue;
+      const current = { ...attrs, object };
+      const invocation = await this.#matching(
+        shouldCall(hook, current, this.#opts.registry, this.#opts.storage),
+        current,
+      );
+      if (!invocation) continue;
+      try {
+        const next = await this.#callMutating(invocation, current, warnings);
+        if (next !== undefined && !deepEqual(next, object)) {
+          object = next;
+          state.requireReinvoking();
+          reinvoke = true;
+        }
+      } catch (e) {
+        if (!(e instanceof CallingWebhookError)) throw e;
+        if (hook.failurePolicy !== "Ignore") throw failedClosed(e);
+      }
+      if (hook.reinvocationPolicy === "IfNeeded") state.previously.add(hook);
+    }
+    state.lastOutput = object && cloneJson(object);
+    return { object, reinvoke };
   }
 
   /**

@@ -26,12 +26,12 @@ import type { AdmissionAttributes, Matchable, ResolvedRule } from "./types.js";
 export const policyStore = "admissionregistration.k8s.io/validatingadmissionpolicies";
 export const bindingStore = "admissionregistration.k8s.io/validatingadmissionpolicybindings";
 
-interface ResolvedMatch extends Matchable {
+export interface ResolvedMatch extends Matchable {
   excludeRules: ResolvedRule[];
   selectorError: string | undefined;
 }
 
-interface ResolvedBinding {
+export interface ResolvedBinding {
   name: string;
   /** Undefined: the binding narrows nothing. */
   match: ResolvedMatch | undefined;
@@ -55,19 +55,19 @@ interface ResolvedPolicy {
   bindings: ResolvedBinding[];
 }
 
-function strings(v: unknown): string[] {
+export function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 }
 
-function objects(v: unknown): Obj[] {
+export function objects(v: unknown): Obj[] {
   return Array.isArray(v) ? (v.filter((x) => x && typeof x === "object") as Obj[]) : [];
 }
 
-function str(v: unknown): string {
+export function str(v: unknown): string {
   return typeof v === "string" ? v : "";
 }
 
-function byName(a: StoredObject, b: StoredObject): number {
+export function byName(a: StoredObject, b: StoredObject): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
@@ -82,7 +82,7 @@ function resolveRules(v: unknown): ResolvedRule[] {
   }));
 }
 
-function resolveMatch(m: Obj): ResolvedMatch {
+export function resolveMatch(m: Obj): ResolvedMatch {
   const selectors = selectorReader();
   const selector = selectors.read;
   return {
@@ -97,7 +97,18 @@ function resolveMatch(m: Obj): ResolvedMatch {
 
 function resolveBinding(b: StoredObject): ResolvedBinding {
   const spec = (b.obj.spec as Obj | undefined) ?? {};
-  const ref = spec.paramRef as Obj | undefined;
+  const match = spec.matchResources as Obj | undefined;
+  return {
+    name: b.name,
+    match: match && typeof match === "object" ? resolveMatch(match) : undefined,
+    paramRef: resolveParamRef(spec.paramRef),
+    actions: strings(spec.validationActions),
+  };
+}
+
+/** A binding's paramRef, its selector parsed. */
+export function resolveParamRef(v: unknown): ResolvedBinding["paramRef"] {
+  const ref = v as Obj | undefined;
   let paramRef: ResolvedBinding["paramRef"];
   if (ref && typeof ref === "object") {
     let selector: LabelSelector | undefined;
@@ -115,13 +126,7 @@ function resolveBinding(b: StoredObject): ResolvedBinding {
       denyNotFound: ref.parameterNotFoundAction === "Deny",
     };
   }
-  const match = spec.matchResources as Obj | undefined;
-  return {
-    name: b.name,
-    match: match && typeof match === "object" ? resolveMatch(match) : undefined,
-    paramRef,
-    actions: strings(spec.validationActions),
-  };
+  return paramRef;
 }
 
 function resolvePolicy(p: StoredObject, bindings: ResolvedBinding[]): ResolvedPolicy {
@@ -216,7 +221,9 @@ export class AdmissionPolicies {
   /** Whether any bound policy's rules select this request. */
   interested(attrs: AdmissionAttributes): boolean {
     if (isExempt(attrs.def)) return false;
-    return this.#resolved().some((p) => this.#matches(p.match, attrs, false) !== undefined);
+    return this.#resolved().some(
+      (p) => matchesPolicy(this.#storage, this.#registry, p.match, attrs, false) !== undefined,
+    );
   }
 
   /** Evaluates every bound policy that selects the request; throws the first denial. */
@@ -224,14 +231,14 @@ export class AdmissionPolicies {
     if (isExempt(attrs.def)) return;
     const matched: { policy: ResolvedPolicy; def: ResourceDefinition }[] = [];
     for (const policy of this.#resolved()) {
-      const def = this.#matches(policy.match, attrs, false);
+      const def = matchesPolicy(this.#storage, this.#registry, policy.match, attrs, false);
       if (def) matched.push({ policy, def });
     }
     if (matched.length === 0) return;
     const { evaluatePolicy, policyObjects, withAuthorizer } = await celPolicy.load();
     // The request's objects as CEL sees them, in each version a policy matched: made once for
     // every policy, binding and param of that version.
-    const namespaceObject = this.#namespaceObject(attrs);
+    const nsObject = namespaceObject(this.#storage, attrs);
     const byVersion = new Map<ResourceDefinition, ReturnType<typeof policyObjects>>();
     const objectsIn = async (def: ResourceDefinition) => {
       let objects = byVersion.get(def);
@@ -239,7 +246,7 @@ export class AdmissionPolicies {
         const as = async (o: Readonly<Obj> | undefined) =>
           o === undefined ? null : def === attrs.def ? o : await this.#convert(o, attrs.def, def);
         objects = policyObjects(
-          { object: await as(attrs.object), oldObject: await as(attrs.oldObject), namespaceObject },
+          { object: await as(attrs.object), oldObject: await as(attrs.oldObject), namespaceObject: nsObject },
           attrs.user,
           requestResource(attrs),
         );
@@ -262,7 +269,7 @@ export class AdmissionPolicies {
     for (const { policy, def } of matched) {
       let paramDef: ResourceDefinition | undefined;
       if (policy.paramKind) {
-        paramDef = this.#paramDefinition(policy.paramKind);
+        paramDef = paramDefinition(this.#registry, policy.paramKind);
         if (!paramDef) {
           const { apiVersion, kind } = policy.paramKind;
           configError(
@@ -279,7 +286,7 @@ export class AdmissionPolicies {
         if (binding.match) {
           let matched: boolean;
           try {
-            matched = this.#matches(binding.match, attrs, true) !== undefined;
+            matched = matchesPolicy(this.#storage, this.#registry, binding.match, attrs, true) !== undefined;
           } catch (e) {
             configError(policy, binding.name, (e as Error).message);
             continue;
@@ -288,7 +295,7 @@ export class AdmissionPolicies {
         }
         let params: (Readonly<Obj> | null)[];
         try {
-          params = paramDef ? this.#params(paramDef, binding, attrs) : [null];
+          params = paramDef ? collectParams(this.#storage, paramDef, binding.paramRef, attrs) : [null];
         } catch (e) {
           configError(policy, binding.name, (e as Error).message);
           continue;
@@ -336,84 +343,91 @@ export class AdmissionPolicies {
       causes: [{ message }],
     });
   }
+}
 
-  /**
-   * The version the match selects, or undefined. With no resource rules, a binding's match
-   * selects everything its policy did (`emptyMatchesAll`); a policy's never does.
-   */
-  #matches(
-    m: ResolvedMatch,
-    attrs: AdmissionAttributes,
-    emptyMatchesAll: boolean,
-  ): ResourceDefinition | undefined {
-    if (m.selectorError !== undefined) {
-      throw new ApiError(500, "InternalError", `Internal error occurred: ${m.selectorError}`, {
-        causes: [{ message: m.selectorError }],
-      });
-    }
-    if (!matchNamespace(m, attrs, this.#storage)) return undefined;
-    if (!matchObject(m, attrs)) return undefined;
-    if (
-      m.excludeRules.length > 0 &&
-      matchRules({ rules: m.excludeRules, matchPolicy: m.matchPolicy }, attrs, this.#registry)
-    ) {
-      return undefined;
-    }
-    if (m.rules.length === 0) return emptyMatchesAll ? attrs.def : undefined;
-    return matchRules(m, attrs, this.#registry);
+/**
+ * The version the match selects, or undefined. With no resource rules, a binding's match
+ * selects everything its policy did (`emptyMatchesAll`); a policy's never does.
+ */
+export function matchesPolicy(
+  storage: Storage,
+  registry: Registry,
+  m: ResolvedMatch,
+  attrs: AdmissionAttributes,
+  emptyMatchesAll: boolean,
+): ResourceDefinition | undefined {
+  if (m.selectorError !== undefined) {
+    throw new ApiError(500, "InternalError", `Internal error occurred: ${m.selectorError}`, {
+      causes: [{ message: m.selectorError }],
+    });
   }
+  if (!matchNamespace(m, attrs, storage)) return undefined;
+  if (!matchObject(m, attrs)) return undefined;
+  if (
+    m.excludeRules.length > 0 &&
+    matchRules({ rules: m.excludeRules, matchPolicy: m.matchPolicy }, attrs, registry)
+  ) {
+    return undefined;
+  }
+  if (m.rules.length === 0) return emptyMatchesAll ? attrs.def : undefined;
+  return matchRules(m, attrs, registry);
+}
 
-  #paramDefinition(kind: { apiVersion: string; kind: string }): ResourceDefinition | undefined {
-    const slash = kind.apiVersion.indexOf("/");
-    const group = slash < 0 ? "" : kind.apiVersion.slice(0, slash);
-    const version = slash < 0 ? kind.apiVersion : kind.apiVersion.slice(slash + 1);
-    return this.#registry
-      .all()
-      .find((d) => d.group === group && d.version === version && d.kind === kind.kind);
-  }
+export function paramDefinition(
+  registry: Registry,
+  kind: { apiVersion: string; kind: string },
+): ResourceDefinition | undefined {
+  const slash = kind.apiVersion.indexOf("/");
+  const group = slash < 0 ? "" : kind.apiVersion.slice(0, slash);
+  const version = slash < 0 ? kind.apiVersion : kind.apiVersion.slice(slash + 1);
+  return registry.all().find((d) => d.group === group && d.version === version && d.kind === kind.kind);
+}
 
-  /** The params a binding's paramRef names or selects (kube's CollectParams). */
-  #params(def: ResourceDefinition, binding: ResolvedBinding, attrs: AdmissionAttributes): Readonly<Obj>[] {
-    const ref = binding.paramRef;
-    if (!ref) throw new Error("policy binding has no paramRef, and its policy has a paramKind");
-    let namespace = "";
-    if (def.namespaced) {
-      namespace = ref.namespace || attrs.namespace;
-      if (namespace === "") {
-        throw new Error(
-          "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources",
-        );
-      }
+/** The params a binding's paramRef names or selects (kube's CollectParams). */
+export function collectParams(
+  storage: Storage,
+  def: ResourceDefinition,
+  ref: ResolvedBinding["paramRef"],
+  attrs: AdmissionAttributes,
+): Readonly<Obj>[] {
+  if (!ref) throw new Error("policy binding has no paramRef, and its policy has a paramKind");
+  let namespace = "";
+  if (def.namespaced) {
+    namespace = ref.namespace || attrs.namespace;
+    if (namespace === "") {
+      throw new Error(
+        "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources",
+      );
     }
-    const store = storeNameOf(def);
-    let found: Readonly<Obj>[];
-    if (ref.name !== "") {
-      const s = this.#storage.get(store, namespace ? `${namespace}/${ref.name}` : ref.name);
-      found = s ? [s.obj] : [];
-    } else if (ref.selector) {
-      const selector = ref.selector;
-      found = this.#storage
-        .list(store, def.namespaced ? namespace : undefined)
-        .filter((s) =>
-          selector.matches(((s.obj.metadata as Obj | undefined)?.labels as Record<string, string>) ?? {}),
-        )
-        .map((s) => s.obj);
-    } else throw new Error("one of name or selector must be provided");
-    if (found.length === 0 && ref.denyNotFound) {
-      throw new Error("no params found for policy binding with `Deny` parameterNotFoundAction");
-    }
-    return found;
   }
+  const store = storeNameOf(def);
+  let found: Readonly<Obj>[];
+  if (ref.name !== "") {
+    const s = storage.get(store, namespace ? `${namespace}/${ref.name}` : ref.name);
+    found = s ? [s.obj] : [];
+  } else if (ref.selector) {
+    const selector = ref.selector;
+    found = storage
+      .list(store, def.namespaced ? namespace : undefined)
+      .filter((s) =>
+        selector.matches(((s.obj.metadata as Obj | undefined)?.labels as Record<string, string>) ?? {}),
+      )
+      .map((s) => s.obj);
+  } else throw new Error("one of name or selector must be provided");
+  if (found.length === 0 && ref.denyNotFound) {
+    throw new Error("no params found for policy binding with `Deny` parameterNotFoundAction");
+  }
+  return found;
+}
 
-  /** The request's namespace as `namespaceObject` (null for cluster-scoped requests and namespaces). */
-  #namespaceObject(attrs: AdmissionAttributes): Obj | null {
-    const isNamespace = attrs.def.group === "" && attrs.def.kind === "Namespace";
-    if (isNamespace || attrs.namespace === "") return null;
-    const ns = this.#storage.get("/namespaces", attrs.namespace);
-    if (!ns) return null;
-    const { managedFields: _, ...metadata } = (ns.obj.metadata as Obj | undefined) ?? {};
-    return { ...ns.obj, metadata };
-  }
+/** The request's namespace as `namespaceObject` (null for cluster-scoped requests and namespaces). */
+export function namespaceObject(storage: Storage, attrs: AdmissionAttributes): Obj | null {
+  const isNamespace = attrs.def.group === "" && attrs.def.kind === "Namespace";
+  if (isNamespace || attrs.namespace === "") return null;
+  const ns = storage.get("/namespaces", attrs.namespace);
+  if (!ns) return null;
+  const { managedFields: _, ...metadata } = (ns.obj.metadata as Obj | undefined) ?? {};
+  return { ...ns.obj, metadata };
 }
 
 /** The request's resource, as `authorizer.requestResource` checks it. */

@@ -51,7 +51,8 @@ export interface PolicyEvaluation {
   annotationErrors: string[];
 }
 
-function run(
+/** Runs one expression: its value, or kube's error text for a compile or evaluation error. */
+export function runExpression(
   expression: string,
   ctx: Record<string, unknown>,
   compile: (expression: string) => Compiled = compilePolicyExpression,
@@ -143,7 +144,7 @@ export function evaluatePolicy(
     return messageCtx;
   };
   spec.validations.forEach((v, index) => {
-    const r = run(v.expression, ctx);
+    const r = runExpression(v.expression, ctx);
     if ("error" in r) {
       out.decisions.push({ kind: "error", index, message: r.error });
       return;
@@ -153,7 +154,7 @@ export function evaluatePolicy(
     out.decisions.push({ kind: "deny", index, message, reason: v.reason || "Invalid" });
   });
   for (const a of spec.auditAnnotations) {
-    const r = run(a.valueExpression, ctx);
+    const r = runExpression(a.valueExpression, ctx);
     if ("error" in r) out.annotationErrors.push(r.error);
     else if (typeof r.value === "string") {
       const value = r.value.trim();
@@ -173,13 +174,13 @@ export function evaluatePolicy(
  * `ctx`. One that fails is left out: an expression that reads it then fails in its turn (kube
  * evaluates them lazily, on first use).
  */
-function evaluateVariables(
+export function evaluateVariables(
   variables: PolicySpec["variables"],
   ctx: Record<string, unknown>,
 ): Record<string, unknown> {
   const values = ctx.variables as Map<string, unknown>;
   for (const v of variables) {
-    const r = run(v.expression, ctx);
+    const r = runExpression(v.expression, ctx);
     if ("value" in r) values.set(v.name, r.value);
   }
   return ctx;
@@ -191,7 +192,7 @@ function messageOf(
   ctx: Record<string, unknown>,
 ): string {
   if (v.messageExpression) {
-    const r = run(v.messageExpression, ctx, compilePolicyMessageExpression);
+    const r = runExpression(v.messageExpression, ctx, compilePolicyMessageExpression);
     if ("value" in r && typeof r.value === "string") {
       const m = r.value.trim();
       if (m !== "" && Buffer.byteLength(m) <= MAX_MESSAGE_BYTES && !m.includes("\n")) return m;

@@ -225,3 +225,31 @@ export function schemaType(s: Schema, name: string, root: boolean): CelType | un
       return undefined;
   }
 }
+
+/** Fields of a type that takes any field, each dyn (kube's dynamic `Object` types). */
+class AnyField extends Map<string, CelType> {
+  override get(): CelType {
+    return DYN;
+  }
+}
+const ANY_FIELD: ReadonlyMap<string, CelType> = new AnyField();
+const JSON_PATCH_FIELDS: ReadonlyMap<string, CelType> = new Map([
+  ["op", STRING],
+  ["path", STRING],
+  ["from", STRING],
+  ["value", DYN],
+]);
+
+/** kube's `JSONPatch`, the element of a JSONPatch mutation's list. */
+export const JSON_PATCH: CelType = { kind: "object", name: "JSONPatch", fields: () => JSON_PATCH_FIELDS };
+
+/**
+ * The type a mutation's initialiser names (kube's DynamicTypeResolver): `JSONPatch`, or `Object`
+ * and `Object.<path>`, which take any field; undefined for any other name.
+ */
+export function mutationType(name: string): CelType | undefined {
+  if (name === "JSONPatch") return JSON_PATCH;
+  if (name === "Object" || name.startsWith("Object."))
+    return { kind: "object", name, fields: () => ANY_FIELD };
+  return undefined;
+}

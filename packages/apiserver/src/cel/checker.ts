@@ -29,6 +29,7 @@ import {
   sameType,
   typeOf,
   UINT,
+  mutationType,
   UNKNOWN,
 } from "./checker-types.js";
 import { type Overload, overloadsOf } from "./declarations.js";
@@ -185,8 +186,23 @@ export function checkExpression(
       }
       case "structExpr": {
         if (k.value.messageName !== "") {
-          for (const entry of k.value.entries) check(entry.value, scope);
-          return UNKNOWN;
+          // Only a mutation's types can be named (their environment alone declares them).
+          const t = mutationType(k.value.messageName);
+          for (const entry of k.value.entries) {
+            const given = check(entry.value, scope);
+            if (t?.kind !== "object" || entry.keyKind.case !== "fieldKey" || entry.optionalEntry) continue;
+            const field = entry.keyKind.value;
+            const want = t.fields().get(field);
+            if (want !== undefined && (want.kind !== "prim" || !definite(given) || sameType(want, given)))
+              continue;
+            // cel-go reports a field initialiser at its colon.
+            const at = positions[String(entry.id)];
+            report(
+              at === undefined ? undefined : source.indexOf(":", at),
+              `expected type of field '${field}' is '${want ? formatType(want) : ""}' but provided type is '${formatType(given)}'`,
+            );
+          }
+          return t ?? UNKNOWN;
         }
         const keys: CelType[] = [];
         const values: CelType[] = [];
@@ -421,4 +437,9 @@ function joined(types: readonly CelType[]): CelType {
 /** An accumulator's type once the loop step says more than its initial value (`[]` then `[x]`). */
 function refined(init: CelType, step: CelType): CelType {
   return hasFree(init) && !hasFree(step) && !isUncertain(step) && step.kind === init.kind ? step : init;
+}
+
+/** A type the checker is sure of: not unknown, dyn or a type variable, anywhere in it. */
+function definite(t: CelType): boolean {
+  return !isUncertain(t) && !hasFree(t) && t.kind !== "dyn" && t.kind !== "param";
 }

@@ -6,26 +6,38 @@ import { celEnv, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import { authzLibrary } from "./authz.js";
 import { kubernetesLibraries } from "./kubernetes-libs.js";
+import type { Parsed } from "./ast.js";
 import { parseCel } from "./optional-syntax.js";
 import { undeclaredReference } from "./references.js";
+import { rewriteInitialisers, typedObjectLibrary } from "./typed-objects.js";
 
 export type Program = (ctx: Record<string, unknown>) => unknown;
 /** A program, or its compile error in cel-go's words ("ERROR: <input>:1:2: ..."). */
 export type Compiled = Program | { error: string };
 
 const env = celEnv({ funcs: [...strings, ...kubernetesLibraries, ...authzLibrary] });
+/** A mutation's environment: kube's adds the patch types and `jsonpatch.escapeKey` (HasPatchTypes). */
+const mutationEnv = celEnv({
+  funcs: [...strings, ...kubernetesLibraries, ...authzLibrary, ...typedObjectLibrary],
+});
 
 /** A compiler of expressions that may name `variables`, its results cached by expression. */
-function expressionCompiler(variables: readonly string[]): (expression: string) => Compiled {
+function expressionCompiler(
+  variables: readonly string[],
+  {
+    environment = env,
+    parsing = parseCel,
+  }: { environment?: typeof env; parsing?: (source: string) => Parsed } = {},
+): (expression: string) => Compiled {
   const declared = new Set(variables);
   const programs = new Map<string, Compiled>();
   return (expression) => {
     let p = programs.get(expression);
     if (!p) {
       try {
-        const parsed = parseCel(expression);
-        const undeclared = undeclaredReference(parsed, expression, env, declared);
-        p = undeclared ? { error: `ERROR: ${undeclared}` } : (plan(env, parsed) as Program);
+        const parsed = parsing(expression);
+        const undeclared = undeclaredReference(parsed, expression, environment, declared);
+        p = undeclared ? { error: `ERROR: ${undeclared}` } : (plan(environment, parsed) as Program);
       } catch (e) {
         p = { error: `ERROR: ${(e as Error).message}` };
       }
@@ -51,3 +63,12 @@ export const compilePolicyExpression = expressionCompiler([...POLICY_VARIABLES, 
  * so a policy whose messageExpression names it is refused when written.
  */
 export const compilePolicyMessageExpression = expressionCompiler(POLICY_VARIABLES);
+
+/**
+ * A MutatingAdmissionPolicy's mutations (applyConfiguration and jsonPatch expressions): the
+ * policy's variables, with `Object{...}` and `JSONPatch{...}` initialisers and jsonpatch.escapeKey.
+ */
+export const compileMutationExpression = expressionCompiler([...POLICY_VARIABLES, "authorizer"], {
+  environment: mutationEnv,
+  parsing: (source) => rewriteInitialisers(parseCel(source), source),
+});

@@ -23,7 +23,7 @@ export function parseCel(source: string): Parsed {
   const { text, marks } = scan(source);
   const parsed = parse(text);
   const pending = new Map(marks.map((m) => [key(m.dot ? "." : "(", m.at, m.entry), m]));
-  new Rewriter(parsed, pending).rewrite(parsed.expr);
+  new Rewriter(parsed, pending, text).rewrite(parsed.expr);
   const left = [...pending.values()][0];
   if (left)
     throw new Error(located(source, questionAfter(source, left), "Syntax error: mismatched input '?'"));
@@ -109,6 +109,7 @@ class Rewriter {
   constructor(
     parsed: Parsed,
     readonly pending: Map<string, Mark>,
+    readonly text: string,
   ) {
     this.#positions = parsed.sourceInfo?.positions ?? {};
     let max = 0n;
@@ -152,8 +153,15 @@ class Rewriter {
           if (entry.keyKind.case === "mapKey") this.rewrite(entry.keyKind.value);
           this.rewrite(entry.value);
         }
-        const flags = k.value.entries.map((_, i) => this.#takeEntry(at, i));
-        if (k.value.messageName === "" && flags.some(Boolean)) {
+        // An initialiser (`Name{...}`) is placed at its name; its marks, at its brace.
+        const brace = k.value.messageName === "" ? at : this.text.indexOf("{", at);
+        const flags = k.value.entries.map((_, i) => this.#takeEntry(brace, i));
+        // An initialiser's optional fields stay marked, for its own rewrite (typed-objects.ts).
+        if (k.value.messageName !== "") {
+          k.value.entries.forEach((en, i) => {
+            if (flags[i]) en.optionalEntry = true;
+          });
+        } else if (flags.some(Boolean)) {
           const keys = k.value.entries.map((en) => en.keyKind.value as Expr);
           const values = k.value.entries.map((en) => en.value as Expr);
           this.#call(e, OPTIONAL_MAP, [this.#list(keys, at), this.#list(values, at), this.#flags(flags, at)]);

@@ -11,9 +11,12 @@ import {
   BOOL,
   type CelType,
   DYN,
+  hasFree,
   isUncertain,
+  JSON_PATCH,
   listOf,
   mapOf,
+  mutationType,
   sameType,
   STRING,
   typeString,
@@ -102,4 +105,23 @@ export function policyExpressionIssue(
   return returns.length === 1
     ? `must evaluate to ${typeString(returns[0]!)} but got ${typeString(type)}`
     : `must evaluate to one of [${returns.map(typeString).join(" ")}] but got ${typeString(type)}`;
+}
+
+/**
+ * What kube says of a mutation's expression that compiled: its checker's errors (a JSONPatch
+ * field of the wrong type), or an output that is not exactly `Object` (ApplyConfiguration) or
+ * `list(JSONPatch)` (JSONPatch); undefined when it is fine or this checker cannot tell.
+ */
+export function mutationExpressionIssue(
+  expression: string,
+  patchType: "ApplyConfiguration" | "JSONPatch",
+  variables: ReadonlyMap<string, CelType>,
+): string | undefined {
+  const checked = check(expression, variables);
+  if (!checked) return undefined;
+  const { type, errors } = checked;
+  if (errors.length > 0) return `compilation failed: ${errors.map((e) => `ERROR: ${e}`).join("\n")}`;
+  const want = patchType === "JSONPatch" ? listOf(JSON_PATCH) : mutationType("Object")!;
+  if (isUncertain(type) || hasFree(type) || sameType(want, type)) return undefined;
+  return `must evaluate to ${typeString(want)} but got ${typeString(type)}`;
 }

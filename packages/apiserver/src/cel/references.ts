@@ -95,6 +95,17 @@ export function undeclaredReference(
         for (const a of args) visit(a, scope);
         return;
       }
+      case "structExpr":
+        // No message type is declared here (a mutation's are rewritten before: typed-objects.ts);
+        // cel-go reports an initialiser at its brace.
+        if (k.value.messageName !== "") {
+          const at = celGoOffset(parsed, e);
+          const brace = at === undefined ? -1 : source.indexOf("{", at);
+          report(k.value.messageName, brace < 0 ? at : brace);
+          return;
+        }
+        for (const x of childrenOf(e)) visit(x, scope);
+        return;
       case "comprehensionExpr": {
         const c = k.value;
         visit(c.iterRange, scope);

@@ -140,17 +140,7 @@ function validatePolicy(obj: Obj): StatusCause[] {
       out.push(cause.notSupported(`${at}.reason`, v.reason, REASONS));
     }
   });
-  const names = new Set<string>();
-  objects(spec.variables).forEach((v, i) => {
-    const at = `spec.variables[${i}]`;
-    const name = typeof v.name === "string" ? v.name : "";
-    if (name === "") out.push(cause.required(`${at}.name`));
-    else if (!CEL_IDENTIFIER.test(name)) {
-      out.push(cause.invalid(`${at}.name`, name, "name is not a valid CEL identifier"));
-    } else if (names.has(name)) out.push(cause.duplicate(`${at}.name`, name));
-    names.add(name);
-    out.push(...expressionErrors(v.expression, `${at}.expression`, "any", before(v.name)));
-  });
+  out.push(...variableErrors(spec, before));
   audits.forEach((a, i) => {
     const at = `spec.auditAnnotations[${i}]`;
     const key = typeof a.key === "string" ? a.key : "";
@@ -164,15 +154,46 @@ function validatePolicy(obj: Obj): StatusCause[] {
       ...expressionErrors(a.valueExpression, `${at}.valueExpression`, "string or null", variableTypes),
     );
   });
-  out.push(
-    ...celMatch
-      .get()
-      .matchConditionErrors(
-        spec.matchConditions,
-        "spec.matchConditions",
-        celPolicy.get().compilePolicyExpression,
-      ),
-  );
+  out.push(...matchConditionErrors(spec));
+  out.push(...paramKindErrors(spec));
+  return out;
+}
+
+/** A policy's `variables` (either kind of policy): names, and expressions each seeing `before` it. */
+export function variableErrors(
+  spec: Obj,
+  before: (name: unknown) => ReadonlyMap<string, unknown> = () => new Map(),
+): StatusCause[] {
+  const out: StatusCause[] = [];
+  objects(spec.variables).forEach((v, i) => {
+    const at = `spec.variables[${i}]`;
+    const name = typeof v.name === "string" ? v.name : "";
+    // kube's validateVariable (which does not refuse a name given twice).
+    if (name.trim() === "") out.push(cause.required(`${at}.name`, "name is not specified"));
+    else if (!CEL_IDENTIFIER.test(name)) {
+      out.push(cause.invalid(`${at}.name`, name, "must be a valid CEL identifier"));
+    }
+    if (typeof v.expression !== "string" || v.expression.trim() === "") {
+      out.push(cause.required(`${at}.expression`, "expression is not specified"));
+    } else out.push(...expressionErrors(v.expression, `${at}.expression`, "any", before(v.name)));
+  });
+  return out;
+}
+
+/** A policy's `matchConditions` (either kind of policy). */
+export function matchConditionErrors(spec: Obj): StatusCause[] {
+  return celMatch
+    .get()
+    .matchConditionErrors(
+      spec.matchConditions,
+      "spec.matchConditions",
+      celPolicy.get().compilePolicyExpression,
+    );
+}
+
+/** A policy's `paramKind` (either kind of policy). */
+export function paramKindErrors(spec: Obj): StatusCause[] {
+  const out: StatusCause[] = [];
   const paramKind = spec.paramKind as Obj | undefined;
   if (paramKind && typeof paramKind === "object") {
     if (!paramKind.apiVersion) out.push(cause.required("spec.paramKind.apiVersion"));
