@@ -258,6 +258,11 @@ test("a value of the wrong JSON type is refused as Go's decoder refuses it", asy
       'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
     ],
     [
+      "/apis/apps/v1/namespaces/NS/deployments",
+      { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "typed" }, spec: { replicas: 2.5 } },
+      'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal number 2.5 into Go struct field DeploymentSpec.spec.replicas of type int32',
+    ],
+    [
       "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
       {
         apiVersion: "apiextensions.k8s.io/v1",

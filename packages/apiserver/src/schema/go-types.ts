@@ -110,21 +110,29 @@ function jsonKind(value: unknown): JsonKind | undefined {
  * decode themselves) and must be walked. A CRD's enum of 100 000 values would otherwise put an
  * entry on the walk's stack for each, a fifth of a second the server could not answer anyone.
  */
-function scalarListError(
-  list: readonly unknown[],
-  items: Schema,
-  r: SchemaResolver,
-): JsonKind | "" | undefined {
+function scalarListError(list: readonly unknown[], items: Schema, r: SchemaResolver): string | undefined {
   if (items.$ref?.endsWith(".Quantity")) return undefined;
   for (const v of list) if (typeof v === "object" && v !== null) return undefined;
   const s = r.resolve(items);
   const want = s === undefined ? undefined : accepted(s);
   if (want === undefined) return "";
   for (const v of list) {
-    const kind = jsonKind(v);
-    if (kind !== undefined && !want.includes(kind)) return kind;
+    const problem = valueError(v, s!, want);
+    if (problem !== undefined) return problem;
   }
   return "";
+}
+
+/**
+ * What Go's decoder names a scalar it refuses for a schema: its JSON kind ("string"), or "number
+ * 2.5" for a number an integer field cannot hold (ParseInt of its text fails); undefined if fine.
+ */
+function valueError(value: unknown, s: Schema, want: JsonKind[]): string | undefined {
+  const kind = jsonKind(value);
+  if (kind === undefined) return undefined;
+  if (!want.includes(kind)) return kind;
+  if (kind === "number" && s.type === "integer" && !Number.isInteger(value)) return `number ${value}`;
+  return undefined;
 }
 
 /** The JSON kinds a schema accepts; undefined for any. */
@@ -183,7 +191,7 @@ function typesFine(
   const s = r.resolve(raw);
   if (s === undefined || kind === undefined) return true;
   const want = accepted(s);
-  if (want !== undefined && !want.includes(kind)) return false;
+  if (want !== undefined && valueError(value, s, want) !== undefined) return false;
   if (kind === "array") {
     const items = s.items;
     if (items === undefined || Array.isArray(items)) return true;
@@ -284,9 +292,10 @@ export function goTypeError(
     const s = r.resolve(raw);
     if (s === undefined || kind === undefined) continue;
     const want = accepted(s);
-    if (want !== undefined && !want.includes(kind)) {
+    const problem = want === undefined ? undefined : valueError(value, s, want);
+    if (problem !== undefined) {
       const field = path ? `${struct}.${path}` : struct;
-      return `json: cannot unmarshal ${kind} into Go struct field ${field} of type ${goTypeName(raw)}`;
+      return `json: cannot unmarshal ${problem} into Go struct field ${field} of type ${goTypeName(raw)}`;
     }
     if (kind === "array") {
       const items = s.items;
