@@ -239,6 +239,41 @@ describe("create-on-apply and request checks", () => {
     assert.match(undeclared.body.message, /: \.spec\.topologyKeys: field not declared in schema$/);
   });
 
+  test("a custom resource's field its schema lacks is the typed conversion's 500, whatever fieldValidation says", async () => {
+    const ns = await api.namespace("apply");
+    const cases: [Record<string, unknown>, string][] = [
+      [{ unknownField: "u" }, ".unknownField"],
+      [{ spec: { color: "red", bar: "b" } }, ".spec.bar"],
+      [{ metadata: { unknownMeta: "u" } }, ".metadata.unknownMeta"],
+      [
+        { spec: { ports: [{ name: "p", protocol: "TCP", junk: 1 }] } },
+        '.spec.ports[name="p",protocol="TCP"].junk',
+      ],
+    ];
+    let n = 0;
+    for (const [extra, path] of cases) {
+      for (const mode of ["Strict", "Warn", "Ignore"]) {
+        const name = `undeclared-${++n}`;
+        const config = gizmo(name, {}) as Record<string, unknown>;
+        for (const [k, v] of Object.entries(extra)) {
+          config[k] = k === "metadata" ? { name, ...(v as object) } : v;
+        }
+        const r = await api.call(
+          "PATCH",
+          `/apis/${GROUP}/v1/namespaces/${ns}/gizmos/${name}?fieldManager=m&fieldValidation=${mode}`,
+          config,
+          { contentType: APPLY },
+        );
+        assert.equal(r.status, 500, `${mode} ${path}: ${r.text}`);
+        assert.equal(
+          r.body.message,
+          `failed to create typed patch object (/${name}; ${GROUP}/v1, Kind=Gizmo): ${path}: field not declared in schema`,
+        );
+        assert.equal((await api.get(`/apis/${GROUP}/v1/namespaces/${ns}/gizmos/${name}`)).status, 404);
+      }
+    }
+  });
+
   test("force is only for apply patches", async () => {
     const ns = await api.namespace("apply");
     await apply(`/api/v1/namespaces/${ns}/configmaps/c1`, cm("c1", { a: "1" }), "m");

@@ -215,6 +215,25 @@ describe("a CRD's definitions as kube's CRD OpenAPI builder publishes them", () 
     await api.delete(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/waldos.${group}`);
   });
 
+  test("ObjectMeta and its fields carry kube's descriptions, which kubectl explain <resource>.metadata shows", async () => {
+    const group = `meta${Date.now().toString(36)}.example.com`;
+    await publish(group, { type: "object" });
+    const v3 = (await api.get(`/openapi/v3/apis/${group}/v1`)).body.components.schemas[OBJECT_META];
+    assert.match(v3.description, /^ObjectMeta is metadata that all persisted resources must have/);
+    assert.deepEqual(v3.properties.creationTimestamp.allOf, [
+      { $ref: "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time" },
+    ]);
+    assert.match(v3.properties.creationTimestamp.description, /^CreationTimestamp is a timestamp/);
+    assert.match(v3.properties.name.description, /^Name must be unique within a namespace/);
+    const v2 = (await api.get("/openapi/v2")).body.definitions[OBJECT_META];
+    assert.equal(
+      v2.properties.creationTimestamp.$ref,
+      "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Time",
+    );
+    assert.equal(v2.properties.creationTimestamp.description, v3.properties.creationTimestamp.description);
+    await api.delete(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/waldos.${group}`);
+  });
+
   test("v2 is made structural: nullable, preserved and embedded fields as kube writes them", async () => {
     const group = `nested${Date.now().toString(36)}.example.com`;
     const { v2, v3 } = await publish(group, {

@@ -13,4 +13,5 @@ export type { AppliedObject, WriteContext } from "./field-manager.js";
 export { applyToObject, updatedManagedFields } from "./field-manager.js";
 export type { MapType, TypeNode } from "./type-model.js";
 export { TypeModels } from "./type-model.js";
+export { toFieldSet } from "./to-field-set.js";
 export { typedConfigurationErrors } from "./typed-check.js";

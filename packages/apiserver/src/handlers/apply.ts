@@ -37,6 +37,7 @@ import {
   ApplyConflictError,
   ApplyTypeError,
   applyToObject,
+  toFieldSet,
   typedConfigurationErrors,
 } from "../apply/index.js";
 import type { Json } from "../apply/path-element.js";
@@ -150,22 +151,33 @@ export async function handleApply(r: ResourceRequest, form: ResponseForm): Promi
     throw badRequest("metadata.managedFields must be nil");
   }
   if (!current && r.subresource !== "") throw notFound(refOf(r.def), r.name);
-  // A custom resource's configuration is pruned as kube's decoder prunes it (checked first); a
-  // built-in kind's meets its typed schema in the merge, which refuses a field it lacks (the 500
-  // below) before fieldValidation is looked at.
-  const custom = r.def.crdName !== undefined || !r.def.schema;
-  let warnings = custom ? checkFields(r, config, undefined) : [];
-  if (r.def.crdName && r.def.schema) pruneObject(r.def, config);
-  else if (custom) for (const f of unknownTopLevelFields(r.def, config)) delete config[f];
-
   const gvk = `${r.def.group}/${r.def.version}, Kind=${r.def.kind}`;
   // kube names the configuration's own namespace and name (objectGVKNN of the patch).
   const ns = typeof meta === "object" && meta !== null ? ((meta as Obj).namespace ?? "") : "";
   const name = typeof meta === "object" && meta !== null ? ((meta as Obj).name ?? "") : "";
   const untyped = (why: string) =>
     new UntypedError(`failed to create typed patch object (${ns}/${name}; ${gvk}): ${why}`);
-  const typeError = typedConfigurationErrors(config as Json, r.server.types.of(r.def));
+  // The configuration meets its typed schema first, a built-in kind's and a custom resource's
+  // alike: a field the schema lacks is the typed conversion's 500 whatever fieldValidation says
+  // (kube-apiserver 1.37.2 answers so for a CR's unknown field at the top, in its spec, in its
+  // metadata, in a list item); pruning and the strict check see only what the schema declares.
+  const type = r.server.types.of(r.def);
+  const typeError = typedConfigurationErrors(config as Json, type);
   if (typeError) throw untyped(typeError);
+  if (r.def.crdName && r.def.schema) {
+    try {
+      toFieldSet(config as Json, type, true);
+    } catch (e) {
+      if (e instanceof ApplyTypeError) throw untyped(e.message);
+      throw e;
+    }
+  }
+  // A custom resource's configuration is then pruned as kube's decoder prunes it (an embedded
+  // resource's metadata); a built-in kind's is checked after the merge.
+  const custom = r.def.crdName !== undefined || !r.def.schema;
+  let warnings = custom ? checkFields(r, config, undefined) : [];
+  if (r.def.crdName && r.def.schema) pruneObject(r.def, config);
+  else if (custom) for (const f of unknownTopLevelFields(r.def, config)) delete config[f];
   let applied: ReturnType<typeof applyToObject>;
   try {
     applied = applyToObject(current?.obj, config, fieldManager, force, {

@@ -4,6 +4,7 @@
 import { builtinPatchMeta, type PatchMeta } from "controller-runtime/patch";
 import type { ResourceDefinition } from "../registry/resource.js";
 import { builtinDefinitionName, builtinDefinitions, OBJECT_META, reachable } from "./builtin-schemas.js";
+import { META_DESCRIPTIONS } from "./meta-descriptions.generated.js";
 import type { Schema } from "./schema-types.js";
 import { SchemaResolver, schemaOf, withoutCombinators } from "./schema-types.js";
 
@@ -61,6 +62,9 @@ export function collectDefinitions(
   const lookup = (n: string) => own[n] ?? builtins[n];
   const definitions: Record<string, Schema> = {};
   for (const root of roots) Object.assign(definitions, reachable(root, lookup));
+  for (const name of Object.keys(META_DESCRIPTIONS)) {
+    if (definitions[name]) definitions[name] = described(name, definitions[name], flavour);
+  }
   const annotated = new Set<string>();
   for (const [def, name] of names) {
     const meta =
@@ -86,6 +90,23 @@ const EMBEDDED_API_VERSION_DOC =
   "apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
 const EMBEDDED_KIND_DOC =
   "kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+
+/**
+ * A meta/v1 definition (ObjectMeta, ...) with kube's descriptions of it and its fields, which
+ * `kubectl explain <resource>.metadata` shows; the other built-in schemas carry none.
+ */
+function described(name: string, s: Schema, flavour: Flavour): Schema {
+  const docs = META_DESCRIPTIONS[name]!;
+  const properties: Record<string, Schema> = {};
+  for (const [field, p] of Object.entries(s.properties ?? {})) {
+    const description = docs.properties[field];
+    if (description === undefined) properties[field] = p;
+    else if (typeof p.$ref === "string" && Object.keys(p).length === 1) {
+      properties[field] = describedRef(p.$ref.slice("#/definitions/".length), description, flavour);
+    } else properties[field] = { description, ...p };
+  }
+  return { description: docs.description, ...s, properties };
+}
 
 /** A `$ref` with a description: beside it in v2, wrapped in allOf in v3 (as kube-openapi writes it). */
 function describedRef(name: string, description: string, flavour: Flavour): Schema {

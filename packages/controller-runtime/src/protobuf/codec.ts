@@ -26,10 +26,12 @@ enum Kind {
   Bool,
   Int32,
   Int64,
+  /** JSONSchemaProps' maximum, minimum, multipleOf. */
+  Double,
   Message,
 }
 
-/** apimachinery's types whose JSON is not their message's shape. */
+/** apimachinery's and apiextensions' types whose JSON is not their message's shape. */
 enum Special {
   None,
   Time,
@@ -40,6 +42,14 @@ enum Special {
   RawExtension,
   FieldsV1,
   GoList,
+  /** apiextensions' JSON: raw JSON text (a schema's default, example, enum items); empty is null. */
+  Json,
+  /** JSONSchemaPropsOrArray: a schema, or an array of schemas (`items`). */
+  SchemaOrArray,
+  /** JSONSchemaPropsOrBool: a bool, or a schema (which allows) (`additionalProperties`). */
+  SchemaOrBool,
+  /** JSONSchemaPropsOrStringArray: a schema, or an array of property names (`dependencies`). */
+  SchemaOrStringArray,
 }
 
 interface FieldPlan {
@@ -67,6 +77,8 @@ interface Plan {
   /** Index into `fields` by field number. */
   byNumber: number[];
 }
+
+const EXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1";
 
 const plans = new Map<DescMessage, Plan>();
 /** Plans by `apiVersion kind`, null where kube has no message: messageOf's lookups are not free. */
@@ -97,6 +109,8 @@ function kindOf(scalar: ScalarType | undefined, isMessage: boolean): Kind {
       return Kind.Int32;
     case ScalarType.INT64:
       return Kind.Int64;
+    case ScalarType.DOUBLE:
+      return Kind.Double;
     default:
       throw new ProtobufError(`scalar type ${String(scalar)} is not one kube's messages use`);
   }
@@ -118,6 +132,14 @@ function specialOf(desc: DescMessage): Special {
       return Special.RawExtension;
     case "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1":
       return Special.FieldsV1;
+    case `${EXTENSIONS}.JSON`:
+      return Special.Json;
+    case `${EXTENSIONS}.JSONSchemaPropsOrArray`:
+      return Special.SchemaOrArray;
+    case `${EXTENSIONS}.JSONSchemaPropsOrBool`:
+      return Special.SchemaOrBool;
+    case `${EXTENSIONS}.JSONSchemaPropsOrStringArray`:
+      return Special.SchemaOrStringArray;
   }
   return isGoList(desc.typeName) ? Special.GoList : Special.None;
 }
@@ -224,6 +246,8 @@ function readScalar(r: Reader, kind: Kind): unknown {
       return r.uint32() !== 0;
     case Kind.Int32:
       return r.int32();
+    case Kind.Double:
+      return r.double();
     default:
       return r.int64();
   }
@@ -383,8 +407,49 @@ function readSpecial(plan: Plan, r: Reader, end: number, ctx: DecodeContext): un
       const [, items] = readFields(r, end, GO_LIST_FIELDS) as [unknown, string[]?];
       return items ?? [];
     }
+    case Special.Json: {
+      // Go writes the raw bytes as they are, and an empty JSON as null.
+      const [, raw] = readFields(r, end, ONE_BYTES) as [unknown, Buffer?];
+      if (!raw || raw.length === 0) return null;
+      try {
+        return ctx.parseJson(raw.toString("utf8"));
+      } catch (e) {
+        throw new ProtobufError(`a JSON value of a schema is not JSON: ${(e as Error).message}`);
+      }
+    }
+    case Special.SchemaOrArray:
+    case Special.SchemaOrBool:
+    case Special.SchemaOrStringArray:
+      return readSchemaUnion(plan, r, end, ctx);
   }
   return undefined;
+}
+
+/**
+ * A JSONSchemaPropsOr* message as its MarshalJSON writes it (apiextensions' marshal.go): the
+ * array when it has items, else the schema; for OrBool the schema, else the bool; else null.
+ */
+function readSchemaUnion(plan: Plan, r: Reader, end: number, ctx: DecodeContext): unknown {
+  let schema: unknown;
+  const list: unknown[] = [];
+  let allows = false;
+  while (r.pos < end) {
+    const tag = r.uint32();
+    const i = plan.byNumber[tag >>> 3];
+    const f = i === undefined ? undefined : plan.fields[i];
+    if (f === undefined) r.skip(tag & 7);
+    else if (f.kind === Kind.Message) {
+      const msgEnd = r.delimited();
+      const value = readMessage(planOf(f.message!), r, msgEnd, ctx);
+      r.pos = msgEnd;
+      if (f.repeated) list.push(value);
+      else schema = value;
+    } else if (f.kind === Kind.String) list.push(r.string());
+    else if (f.kind === Kind.Bool) allows = r.uint32() !== 0;
+    else r.skip(tag & 7);
+  }
+  if (plan.special === Special.SchemaOrBool) return schema ?? allows;
+  return list.length > 0 ? list : (schema ?? null);
 }
 
 function rawValue(raw: Buffer | undefined, ctx: DecodeContext): unknown {
@@ -547,6 +612,10 @@ function writeScalar(w: Writer, n: number, kind: Kind, v: unknown): void {
         w.varint(v ? 1 : 0);
       } else w.lossy = true;
       return;
+    case Kind.Double:
+      if (typeof v === "number" && Number.isFinite(v)) w.double(n, v);
+      else w.lossy = true;
+      return;
     default:
       if (typeof v === "number" && Number.isSafeInteger(v)) {
         w.tag(n, 0);
@@ -655,6 +724,11 @@ function hasSpecialValue(plan: Plan, v: unknown): boolean {
       return typeof v === "number" || typeof v === "string";
     case Special.GoList:
       return Array.isArray(v);
+    case Special.SchemaOrArray:
+    case Special.SchemaOrStringArray:
+      return Array.isArray(v) || isObject(v);
+    case Special.SchemaOrBool:
+      return typeof v === "boolean" || isObject(v);
     default:
       return true;
   }
@@ -704,7 +778,51 @@ function writeSpecial(w: Writer, plan: Plan, v: unknown): void {
     case Special.GoList:
       if (Array.isArray(v)) for (const item of v) if (typeof item === "string") w.string(1, item);
       return;
+    case Special.Json:
+      // null (an enum item, a dependency) is Go's empty JSON: an empty message.
+      if (v !== null) w.string(1, JSON.stringify(v));
+      return;
+    case Special.SchemaOrArray:
+    case Special.SchemaOrBool:
+    case Special.SchemaOrStringArray:
+      writeSchemaUnion(w, plan, v);
+      return;
   }
+}
+
+/** A JSONSchemaPropsOr* value, as its UnmarshalJSON reads it and Go's protobuf encoder writes it. */
+function writeSchemaUnion(w: Writer, plan: Plan, v: unknown): void {
+  // null is the union's zero value (Go's UnmarshalJSON reads it as such): an empty message.
+  if (v === null) return;
+  const schemaField = plan.fields[plan.byNumber[plan.special === Special.SchemaOrBool ? 2 : 1]!]!;
+  const schema = planOf(schemaField.message!);
+  if (plan.special === Special.SchemaOrBool) {
+    // Allows is a plain bool, which Go always writes; a schema allows.
+    if (typeof v !== "boolean" && !isObject(v)) {
+      w.lossy = true;
+      return;
+    }
+    w.tag(1, 0);
+    w.varint(v === false ? 0 : 1);
+    if (isObject(v)) {
+      const at = w.open(2);
+      writeFields(w, schema, v);
+      w.close(at);
+    }
+    return;
+  }
+  if (isObject(v)) {
+    const at = w.open(1);
+    writeFields(w, schema, v);
+    w.close(at);
+  } else if (!Array.isArray(v)) w.lossy = true;
+  else if (plan.special === Special.SchemaOrArray) {
+    for (const item of v) {
+      const at = w.open(2);
+      writeFields(w, schema, item);
+      w.close(at);
+    }
+  } else for (const item of v) writeScalar(w, 2, Kind.String, item);
 }
 
 /** Whether kube has a protobuf message for `kind` in `apiVersion` (built-in kinds, meta/v1's). */

@@ -6,7 +6,18 @@ import { PACKAGES } from "./groups.js";
 import { DESCRIPTORS, GO_LISTS, GO_SHAPES } from "./kube-protos.generated.js";
 
 const META = "k8s.io.apimachinery.pkg.apis.meta.v1";
-const META_ONLY_GROUPS = new Set(["apiextensions.k8s.io", "apiregistration.k8s.io"]);
+/**
+ * Built-in groups whose messages live outside k8s.io/api, by their proto package (without the
+ * version). Not in groups.ts PACKAGES: those are the groups the *client* sends and asks for in
+ * protobuf, which follows client-go's scheme (controller-runtime's protobuf scheme), and that
+ * scheme has no apiextensions.k8s.io. kube-apiserver does serve and read CRDs in protobuf
+ * (client-go's apiextensions clientset, Kubernetes' e2e tests use it), so the server needs them.
+ */
+const SERVER_PACKAGES: Readonly<Record<string, string>> = {
+  "apiextensions.k8s.io": "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions",
+};
+/** APIServices are served in protobuf by kube's aggregator; their messages are not in the descriptors. */
+const META_ONLY_GROUPS = new Set(["apiregistration.k8s.io"]);
 
 let registry: FileRegistry | undefined;
 
@@ -36,8 +47,11 @@ export function messageOf(apiVersion: string, kind: string): DescMessage | undef
   if (group === "meta.k8s.io") {
     return message(`k8s.io.apimachinery.pkg.apis.meta.${version}.${kind}`) ?? message(`${META}.${kind}`);
   }
+  if (Object.hasOwn(SERVER_PACKAGES, group)) {
+    return message(`${SERVER_PACKAGES[group]}.${version}.${kind}`) ?? message(`${META}.${kind}`);
+  }
   const pkg = Object.hasOwn(PACKAGES, group) ? PACKAGES[group] : undefined;
-  // kube's other built-in groups (CRDs, APIServices) have no messages here, but their options
+  // kube's other built-in groups (APIServices) have no messages here, but their options
   // (DeleteOptions, ...) are meta/v1's, as before the group table.
   if (pkg === undefined) return META_ONLY_GROUPS.has(group) ? message(`${META}.${kind}`) : undefined;
   return message(`k8s.io.api.${pkg}.${version}.${kind}`) ?? message(`${META}.${kind}`);

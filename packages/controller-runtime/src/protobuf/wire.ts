@@ -1,5 +1,5 @@
 // The protobuf wire format, only as much of it as kube's messages use (varints, length-delimited
-// fields; no fixed-width or zigzag scalars appear in k8s.io/api). Written by hand rather than
+// fields, and the doubles of apiextensions' JSONSchemaProps; no zigzag scalars appear). Written by hand rather than
 // through @bufbuild/protobuf's BinaryReader/BinaryWriter because the codec reads straight into
 // kube's JSON object shape: no intermediate message, short strings without a TextDecoder call,
 // and lengths patched in place instead of forked buffers.
@@ -72,6 +72,14 @@ export class Reader {
       throw new ProtobufError("an integer does not fit in a JSON number (past 2^53)");
     }
     return hi * TWO_32 + lo;
+  }
+
+  /** A double (wire type 1: 8 bytes, little-endian). */
+  double(): number {
+    const at = this.pos;
+    this.pos += 8;
+    if (this.pos > this.end) throw truncated();
+    return this.buf.readDoubleLE(at);
   }
 
   /** The end of a length-delimited field's bytes, after its length. */
@@ -229,6 +237,13 @@ export class Writer {
     this.ensure(b.length);
     this.buf.set(b, this.pos);
     this.pos += b.length;
+  }
+
+  /** A double field (wire type 1). */
+  double(field: number, v: number): void {
+    this.tag(field, 1);
+    this.ensure(8);
+    this.pos = this.buf.writeDoubleLE(v, this.pos);
   }
 
   /** Starts a length-delimited field; one byte is kept for its length, which `close` fixes. */
