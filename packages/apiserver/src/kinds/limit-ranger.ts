@@ -2,7 +2,7 @@
 // containers their default limits and requests (Container items' default and defaultRequest),
 // then bound them (min, max, maxLimitRequestRatio per Container, and per Pod the sums); a Pod out
 // of bounds is refused with every reason.
-import { parseQuantity } from "../cel/quantity.js";
+import { parseQuantity } from "../object/quantity.js";
 import type { ServerContext } from "../handlers/context.js";
 import { forbidden } from "../status.js";
 import { canonicalQuantity } from "./quantities.js";
