@@ -5,5 +5,5 @@ export { type Attributes, requestAttributes } from "./attributes.js";
 export { type AccessListener, Authorization, type AuthorizationMode } from "./authorization.js";
 export { seedBootstrapPolicy } from "./bootstrap.js";
 export { forbiddenError, forbiddenMessage } from "./forbidden.js";
-export { type Decision, type ResolvedRules, rbacGroup, serviceAccountUser } from "./rbac.js";
+export { type Decision, type ResolvedRules, rbacGroup, rbacStores, serviceAccountUser } from "./rbac.js";
 export { type PolicyRule, ruleAllows } from "./rules.js";
