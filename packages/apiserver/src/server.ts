@@ -24,8 +24,8 @@ import {
   Authorization,
   type AuthorizationMode,
   ClusterRoleAggregator,
+  deferBootstrapPolicy,
   forbiddenError,
-  rbacStores,
   requestAttributes,
   seedBootstrapPolicy,
 } from "./authz/index.js";
@@ -271,10 +271,10 @@ export function newServerCore(opts: APIServerOptions, dropConnections: () => voi
   const ctx = context;
   if (fresh) {
     // A new storage's system objects and bootstrap policy are written on its first use, not
-    // before /readyz (storage/deferred-fills.ts); the policy alone on a read of RBAC's stores,
-    // such as the one authorizing an anonymous /readyz.
+    // before /readyz (storage/deferred-fills.ts); the policy's objects alone when only they are
+    // read, as by the RBAC check of an anonymous /readyz.
     storage.fillOnFirstUse(() => seed(ctx));
-    storage.fillOnFirstUse(() => seedBootstrapPolicy(ctx), Object.values(rbacStores));
+    deferBootstrapPolicy(ctx);
   } else {
     seedBootstrapPolicy(context);
     // Seeded roles come aggregated; roles kept from a previous run may need it.

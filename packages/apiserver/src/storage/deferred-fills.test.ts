@@ -50,6 +50,29 @@ test("a write, or the storage's resourceVersion, runs every fill in the order ad
   );
 });
 
+test("a fill naming its object runs on a get of that object or a list of its store, not a get of another", () => {
+  const storage = new Storage();
+  const ran: string[] = [];
+  for (const name of ["a", "b"]) {
+    storage.fillOnFirstUse(
+      () => {
+        ran.push(name);
+        storage.put(RBAC, obj(name));
+      },
+      [RBAC],
+      name,
+    );
+  }
+  assert.equal(storage.get(RBAC, "b")?.name, "b");
+  assert.equal(storage.get(RBAC, "c"), undefined);
+  assert.deepEqual(ran, ["b"]);
+  assert.deepEqual(
+    storage.list(RBAC).map((o) => o.name),
+    ["a", "b"],
+  );
+  assert.deepEqual(ran, ["b", "a"]);
+});
+
 test("a fill touching a store it may not is an internal error", () => {
   const storage = new Storage();
   storage.fillOnFirstUse(() => storage.put("/namespaces", obj("default")), [RBAC]);

@@ -4,7 +4,8 @@
 //
 // A fill may name the stores it writes. A read of one of those runs the fills naming it, and no
 // other: an anonymous /readyz, which RBAC must authorize, reads the bootstrap policy's bindings,
-// not the system namespaces. Any other use (a read of another store, a write, the storage's
+// not the system namespaces. A fill naming one store may name the one object it writes there
+// too: a get of another key leaves it for later (the /readyz reads one ClusterRole of 62). Any other use (a read of another store, a write, the storage's
 // resourceVersion) runs every fill left, in the order they were added, so no one sees the
 // storage without them. A fill that names no stores may write any store no other fill names. A
 // fill touching a store it may not is an internal error, thrown at once, so that such a fill
@@ -14,6 +15,8 @@ interface Fill {
   readonly run: () => void;
   /** The stores it writes; undefined: any store no other fill names. */
   readonly stores: ReadonlySet<string> | undefined;
+  /** The key of the one object it writes, when it names one store. */
+  readonly key: string | undefined;
 }
 
 export class DeferredFills {
@@ -27,13 +30,16 @@ export class DeferredFills {
     return this.#pending.length > 0 || this.#running !== undefined;
   }
 
-  add(run: () => void, stores?: readonly string[]): void {
+  add(run: () => void, stores?: readonly string[], key?: string): void {
     for (const s of stores ?? []) this.#named.add(s);
-    this.#pending.push({ run, stores: stores && new Set(stores) });
+    this.#pending.push({ run, stores: stores && new Set(stores), key });
   }
 
-  /** Before a use of `store` (a read of it when `reading`), or of the whole storage (no store). */
-  before(store: string | undefined, reading: boolean): void {
+  /**
+   * Before a use of `store` (a read of it when `reading`, of its object `key` alone when given),
+   * or of the whole storage (no store).
+   */
+  before(store: string | undefined, reading: boolean, key?: string): void {
     const running = this.#running;
     if (running) {
       if (store !== undefined && !(running.stores?.has(store) ?? !this.#named.has(store))) {
@@ -43,7 +49,9 @@ export class DeferredFills {
     }
     const runs =
       reading && store !== undefined && this.#named.has(store)
-        ? this.#pending.filter((f) => f.stores?.has(store))
+        ? this.#pending.filter(
+            (f) => f.stores?.has(store) && (key === undefined || f.key === undefined || f.key === key),
+          )
         : this.#pending;
     if (runs.length === 0) return;
     this.#pending = this.#pending.filter((f) => !runs.includes(f));

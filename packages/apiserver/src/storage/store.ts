@@ -88,10 +88,11 @@ export class Storage {
   /**
    * Runs `fill`, which writes objects a new server starts with, on the storage's first use
    * instead of now; when it names the `stores` it writes, on the first read of one of those or
-   * any other use (deferred-fills.ts says why and how). Watchers added before see its events.
+   * any other use (and of one store, the `key` it writes: not on a get of another). See
+   * deferred-fills.ts for why and how. Watchers added before see its events.
    */
-  fillOnFirstUse(fill: () => void, stores?: readonly string[]): void {
-    this.#fills.add(fill, stores);
+  fillOnFirstUse(fill: () => void, stores?: readonly string[], key?: string): void {
+    this.#fills.add(fill, stores, key);
   }
 
   /** Bytes the current objects take (their JSON), as counted against `quotaBytes`. */
@@ -121,7 +122,7 @@ export class Storage {
   }
 
   get(store: string, key: string): StoredObject | undefined {
-    if (this.#fills.pending) this.#fills.before(store, true);
+    if (this.#fills.pending) this.#fills.before(store, true, key);
     return this.#stores.get(store)?.objects.get(key);
   }
 
