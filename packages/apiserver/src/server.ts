@@ -417,7 +417,10 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     storage,
     authorization,
     faults,
-    serviceAccountSigningKey: serviceAccounts.signingKeyPem,
+    // Made on first use (authn/service-account-tokens.ts): read, it is made now.
+    get serviceAccountSigningKey() {
+      return serviceAccounts.signingKeyPem;
+    },
     certificateAuthority: ca,
     restConfig: () => ({
       host: url,
