@@ -17,11 +17,16 @@ import { type BenchRow, printRows } from "./report.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const FLOOR = "floor: Node, an HTTP/2 TLS server, one /readyz";
-const SIDES = {
+// COLD_START_BEFORE=<an earlier build's bundle/index.js> adds that build as a side, to compare a
+// change before and after in one run (copy dist/bundle aside within packages/apiserver/dist/ so
+// that it resolves the same packages).
+const before = process.env.COLD_START_BEFORE;
+const SIDES: Record<string, string> = {
+  ...(before ? { [`before: ${before.replace(/.*packages\//, "")}`]: before } : {}),
   "bundle (the package's entry)": `${root}packages/apiserver/dist/bundle/index.js`,
   "unbundled tsc output": `${root}packages/apiserver/dist/index.js`,
   [FLOOR]: "",
-} as const;
+};
 const RUNS = 9;
 
 // What both kinds of child end with: one /readyz over HTTPS with the admin's client certificate.
@@ -117,7 +122,10 @@ export async function run(): Promise<BenchRow[]> {
     const boot = summarize(rs.map((r) => r.bootMs)).median;
     const imports = summarize(rs.map((r) => r.importMs)).median;
     const cpu = summarize(rs.map((r) => r.cpuMs)).median;
-    const above = side === FLOOR ? "" : `; ${(median - floor).toFixed(0)} ms above the floor`;
+    const above =
+      side === FLOOR
+        ? ""
+        : `; ${(median / floor).toFixed(2)}× the floor, ${(median - floor).toFixed(0)} ms above it`;
     return {
       name: `cold start to first /readyz, ${side}`,
       value: median,

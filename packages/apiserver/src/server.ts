@@ -24,6 +24,7 @@ import {
   Authorization,
   type AuthorizationMode,
   ClusterRoleAggregator,
+  deferBootstrapPolicy,
   forbiddenError,
   requestAttributes,
   seedBootstrapPolicy,
@@ -267,13 +268,21 @@ export function newServerCore(opts: APIServerOptions, dropConnections: () => voi
     faults,
     now,
   };
-  if (fresh) seed(context);
-  seedBootstrapPolicy(context);
-  // Seeded roles come aggregated; roles kept from a previous run may need it.
-  if (!fresh) aggregator.sync();
-  // CRDs kept from a previous run are served again.
-  const crdDef = registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
-  for (const crd of storage.list(crdStore)) hooks.afterWrite(crdDef, crd, undefined);
+  const ctx = context;
+  if (fresh) {
+    // A new storage's system objects and bootstrap policy are written on its first use, not
+    // before /readyz (storage/deferred-fills.ts); the policy's objects alone when only they are
+    // read, as by the RBAC check of an anonymous /readyz.
+    storage.fillOnFirstUse(() => seed(ctx));
+    deferBootstrapPolicy(ctx);
+  } else {
+    seedBootstrapPolicy(context);
+    // Seeded roles come aggregated; roles kept from a previous run may need it.
+    aggregator.sync();
+    // CRDs kept from a previous run are served again.
+    const crdDef = registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
+    for (const crd of storage.list(crdStore)) hooks.afterWrite(crdDef, crd, undefined);
+  }
 
   const impersonationModes = new ImpersonationModes();
   const serve = (
@@ -374,9 +383,14 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
   });
   const port = (server.address() as AddressInfo).port;
   serverAddress = `${host}:${port}`;
-  // The server's own controllers first: the default ServiceCIDR the kubernetes Service's address comes from.
-  core.context.hooks.serving?.();
-  seedServing(context, port, ca.certPem);
+  // The server's own controllers first: the default ServiceCIDR the kubernetes Service's address
+  // comes from. Both write, so they wait for the storage's first use, after its seeds; not at all
+  // when this server stopped unused (its storage passed on to another, which serves its own port).
+  storage.fillOnFirstUse(() => {
+    if (stopping.signal.aborted) return;
+    core.context.hooks.serving?.();
+    seedServing(context, port, ca.certPem);
+  });
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   const kubeconfig = kubeconfigYaml({
     url,
@@ -403,7 +417,10 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     storage,
     authorization,
     faults,
-    serviceAccountSigningKey: serviceAccounts.signingKeyPem,
+    // Made on first use (authn/service-account-tokens.ts): read, it is made now.
+    get serviceAccountSigningKey() {
+      return serviceAccounts.signingKeyPem;
+    },
     certificateAuthority: ca,
     restConfig: () => ({
       host: url,

@@ -4,7 +4,7 @@
 // visits only the fields an object has.
 import { builtinPatchMeta, type PatchMeta } from "controller-runtime/patch";
 import type { ResourceDefinition } from "../registry/index.js";
-import { GO_FIELDS } from "../schema/go-fields.generated.js";
+import { goFieldTable } from "../schema/go-fields.generated.js";
 import { builtinDefinition, builtinDefinitionName, type Schema } from "../schema/index.js";
 import {
   ATOMIC_FIELDS,
@@ -310,7 +310,7 @@ function buildObjectType(def: ResourceDefinition): MapType {
  */
 function goZeroKeys(ref: string | undefined): Set<string> {
   const m = ref ? /^#\/definitions\/io\.k8s\.api\.(.+)$/.exec(ref) : null;
-  const spec = m ? GO_FIELDS[m[1]] : undefined;
+  const spec = m ? goFieldTable()[m[1]] : undefined;
   if (!spec) return new Set();
   return new Set(spec.split(" ").flatMap((f) => (f.endsWith(":z") ? [f.slice(0, -2)] : [])));
 }

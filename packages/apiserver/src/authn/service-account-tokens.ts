@@ -62,28 +62,51 @@ export function splitServiceAccountUser(user: string): { namespace: string; name
   return { namespace: parts[2], name: parts[3] };
 }
 
+/** The key tokens are signed with, and what is derived from it. */
+interface SigningKeys {
+  readonly key: KeyObject;
+  readonly publicKey: KeyObject;
+  /** The key id: SHA-256 of the public key's DER, as kube's JWKS publishes it. */
+  readonly kid: string;
+  readonly pem: string;
+}
+
+function signingKeys(key: KeyObject): SigningKeys {
+  const publicKey = createPublicKey(key);
+  const der = publicKey.export({ type: "spki", format: "der" });
+  return {
+    key,
+    publicKey,
+    kid: createHash("sha256").update(der).digest("base64url"),
+    pem: key.export({ type: "pkcs8", format: "pem" }).toString(),
+  };
+}
+
 export class ServiceAccountTokens {
   readonly issuer: string;
   /** What a token must be for to authenticate at this server (`--api-audiences`). */
   readonly apiAudiences: readonly string[];
-  /** The signing key, PKCS#8 PEM: give it to a restarted server so its tokens stay valid. */
-  readonly signingKeyPem: string;
-  readonly #key: KeyObject;
-  readonly #publicKey: KeyObject;
-  readonly #kid: string;
+  #keys: SigningKeys | undefined;
   readonly #storage: Storage;
 
   constructor(storage: Storage, issuer: string, signingKeyPem?: string) {
     this.#storage = storage;
     this.issuer = issuer;
     this.apiAudiences = [issuer];
-    this.#key = signingKeyPem
-      ? createPrivateKey(signingKeyPem)
-      : generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
-    this.signingKeyPem = this.#key.export({ type: "pkcs8", format: "pem" }).toString();
-    this.#publicKey = createPublicKey(this.#key);
-    const der = this.#publicKey.export({ type: "spki", format: "der" });
-    this.#kid = createHash("sha256").update(der).digest("base64url");
+    // A given key is read now, so that a bad one fails the start. A new one is made on first use
+    // (a token issued, checked or published, or the key asked for), which many tests never need:
+    // ~1 ms of a cold start.
+    if (signingKeyPem) this.#keys = signingKeys(createPrivateKey(signingKeyPem));
+  }
+
+  /** The signing key, PKCS#8 PEM: give it to a restarted server so its tokens stay valid. */
+  get signingKeyPem(): string {
+    return this.#signing().pem;
+  }
+
+  #signing(): SigningKeys {
+    this.#keys ??= signingKeys(generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey);
+    return this.#keys;
   }
 
   /** The OpenID discovery document (`/.well-known/openid-configuration`), as kube serves it. */
@@ -99,9 +122,10 @@ export class ServiceAccountTokens {
 
   /** The verifying key as a JWK set (`/openid/v1/jwks`). */
   jwks(): object {
-    const jwk = this.#publicKey.export({ format: "jwk" });
+    const { publicKey, kid } = this.#signing();
+    const jwk = publicKey.export({ format: "jwk" });
     return {
-      keys: [{ use: "sig", kty: jwk.kty, kid: this.#kid, crv: jwk.crv, alg: "ES256", x: jwk.x, y: jwk.y }],
+      keys: [{ use: "sig", kty: jwk.kty, kid, crv: jwk.crv, alg: "ES256", x: jwk.x, y: jwk.y }],
     };
   }
 
@@ -128,9 +152,10 @@ export class ServiceAccountTokens {
       nbf: iat,
       sub: `system:serviceaccount:${sa.namespace}:${sa.name}`,
     };
-    const signingInput = `${b64({ alg: "ES256", kid: this.#kid })}.${b64(claims)}`;
+    const { key, kid } = this.#signing();
+    const signingInput = `${b64({ alg: "ES256", kid })}.${b64(claims)}`;
     const signature = sign("sha256", Buffer.from(signingInput), {
-      key: this.#key,
+      key,
       dsaEncoding: "ieee-p1363",
     });
     return {
@@ -167,7 +192,7 @@ export class ServiceAccountTokens {
     const ok = verify(
       "sha256",
       Buffer.from(`${header}.${payload}`),
-      { key: this.#publicKey, dsaEncoding: "ieee-p1363" },
+      { key: this.#signing().publicKey, dsaEncoding: "ieee-p1363" },
       Buffer.from(signature, "base64url"),
     );
     if (!ok) throw new TokenError("square/go-jose: error in cryptographic primitive");

@@ -8,16 +8,30 @@ import { randomUUID } from "node:crypto";
 import type { ServerContext } from "../handlers/context.js";
 import { kubeTime } from "../object/meta.js";
 import type { Obj } from "../storage/index.js";
-import { preparedPolicy } from "./bootstrap-prepared.generated.js";
+import { type PreparedObject, preparedPolicy } from "./bootstrap-prepared.generated.js";
 
 export function seedBootstrapPolicy(server: ServerContext): void {
   const created = kubeTime(server.now());
+  for (const p of preparedPolicy) seedPrepared(server, p, created);
+}
+
+/**
+ * The policy, written on the storage's first use (storage.fillOnFirstUse): each object when its
+ * store is listed or it is read. An anonymous /readyz reads the ClusterRoleBindings and the one
+ * ClusterRole granting it, not the other 60 ClusterRoles (~5 ms of a cold start).
+ */
+export function deferBootstrapPolicy(server: ServerContext): void {
+  const created = kubeTime(server.now());
   for (const p of preparedPolicy) {
-    if (server.storage.get(p.store, p.key)) continue;
-    const obj = JSON.parse(p.json) as Obj;
-    const meta = obj.metadata as Obj;
-    meta.uid = randomUUID();
-    meta.creationTimestamp = created;
-    server.storage.put(p.store, obj);
+    server.storage.fillOnFirstUse(() => seedPrepared(server, p, created), [p.store], p.key);
   }
+}
+
+function seedPrepared(server: ServerContext, p: PreparedObject, created: string): void {
+  if (server.storage.get(p.store, p.key)) return;
+  const obj = JSON.parse(p.json) as Obj;
+  const meta = obj.metadata as Obj;
+  meta.uid = randomUUID();
+  meta.creationTimestamp = created;
+  server.storage.put(p.store, obj);
 }

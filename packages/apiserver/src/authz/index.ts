@@ -3,7 +3,7 @@
 export { ClusterRoleAggregator } from "./aggregation.js";
 export { type Attributes, requestAttributes } from "./attributes.js";
 export { type AccessListener, Authorization, type AuthorizationMode } from "./authorization.js";
-export { seedBootstrapPolicy } from "./bootstrap.js";
+export { deferBootstrapPolicy, seedBootstrapPolicy } from "./bootstrap.js";
 export { forbiddenError, forbiddenMessage } from "./forbidden.js";
-export { type Decision, type ResolvedRules, rbacGroup, serviceAccountUser } from "./rbac.js";
+export { type Decision, type ResolvedRules, rbacGroup, rbacStores, serviceAccountUser } from "./rbac.js";
 export { type PolicyRule, ruleAllows } from "./rules.js";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { kubernetesLibraries } from "./kubernetes-libs.js";
-import { parseQuantity } from "./quantity.js";
+import { parseQuantity } from "../object/quantity.js";
 
 const env = celEnv({ funcs: kubernetesLibraries });
 const evaluate = (expr: string) => (plan(env, parse(expr)) as (ctx: object) => unknown)({});

@@ -2,7 +2,7 @@
 // containers their default limits and requests (Container items' default and defaultRequest),
 // then bound them (min, max, maxLimitRequestRatio per Container, and per Pod the sums); a Pod out
 // of bounds is refused with every reason.
-import { addAmounts, compareAmounts, parseQuantity } from "../cel/quantity.js";
+import { addAmounts, compareAmounts, parseQuantity } from "../object/quantity.js";
 import type { ServerContext } from "../handlers/context.js";
 import { forbidden } from "../status.js";
 import { canonicalQuantityText } from "./quantity-text.js";

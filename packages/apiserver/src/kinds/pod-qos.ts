@@ -1,6 +1,6 @@
 // A Pod's quality of service class (kube's qos.GetPodQOS), set in its status when it is created,
 // and the requests a container gets from its limits (SetDefaults_Pod), which the class reads.
-import { addAmounts, compareAmounts, parseQuantity } from "../cel/quantity.js";
+import { addAmounts, compareAmounts, parseQuantity } from "../object/quantity.js";
 import type { Obj } from "../storage/index.js";
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

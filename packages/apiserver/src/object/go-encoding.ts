@@ -3,8 +3,8 @@
 // Deployment always has `status: {}`; a field without omitempty is written as its zero value:
 // an Event's `reportingComponent: ""`, a Time's `null`). The facts come from k8s.io/api's
 // types.go (go-fields.generated.ts); the property types from the built-in schemas.
-import { BUILTIN_DEFINITIONS } from "../schema/builtin-schemas.generated.js";
-import { GO_FIELDS } from "../schema/go-fields.generated.js";
+import { builtinCompactDefinitions } from "../schema/builtin-schemas.generated.js";
+import { goFieldTable } from "../schema/go-fields.generated.js";
 import type { Obj } from "../storage/index.js";
 
 interface GoField {
@@ -21,8 +21,8 @@ const parsed = new Map<string, GoField[] | null>();
 function goFields(short: string): GoField[] | undefined {
   let fields = parsed.get(short);
   if (fields === undefined) {
-    const spec = GO_FIELDS[short];
-    const props = (BUILTIN_DEFINITIONS[short]?.properties ?? {}) as Record<string, string>;
+    const spec = goFieldTable()[short];
+    const props = (builtinCompactDefinitions()[short]?.properties ?? {}) as Record<string, string>;
     fields =
       spec === undefined
         ? null
@@ -111,13 +111,21 @@ export function encodeStruct(short: string, value: Obj): Obj {
   return out;
 }
 
-const shortByKind = new Map<string, string>();
-for (const [short, def] of Object.entries(BUILTIN_DEFINITIONS)) {
-  if (def.gvk) shortByKind.set(def.gvk.join("/"), short);
+/** Built-in definitions by kind (`apps/v1/Deployment`), built on first use: the table is parsed then. */
+let shortByKind: Map<string, string> | undefined;
+
+function shortOfKind(key: string): string | undefined {
+  if (shortByKind === undefined) {
+    shortByKind = new Map();
+    for (const [short, def] of Object.entries(builtinCompactDefinitions())) {
+      if (def.gvk) shortByKind.set(def.gvk.join("/"), short);
+    }
+  }
+  return shortByKind.get(key);
 }
 
 /** The definition of a built-in kind (`apps.v1.Deployment`), if the server describes it. */
 export function goDefinitionOf(group: string, version: string, kind: string): string | undefined {
-  const short = shortByKind.get(`${group}/${version}/${kind}`);
+  const short = shortOfKind(`${group}/${version}/${kind}`);
   return short !== undefined && goFields(short) ? short : undefined;
 }

@@ -3,7 +3,7 @@
 // their own definitions (Quantity, IntOrString, Time, RawExtension, ...) are definitions here
 // too, so the OpenAPI v2 renderer can swap in their v2 forms.
 import type { CompactDefinition } from "./compact-definition.js";
-import { BUILTIN_DEFINITIONS } from "./builtin-schemas.generated.js";
+import { builtinCompactDefinitions } from "./builtin-schemas.generated.js";
 import type { Schema } from "./schema-types.js";
 
 export type { CompactDefinition } from "./compact-definition.js";
@@ -92,7 +92,7 @@ function shortDefinitionName(full: string): string {
 export function builtinDefinition(name: string): Schema | undefined {
   const leaf = leafDefinitions()[name];
   if (leaf !== undefined) return leaf;
-  const def = BUILTIN_DEFINITIONS[shortDefinitionName(name)];
+  const def = builtinCompactDefinitions()[shortDefinitionName(name)];
   return def === undefined ? undefined : expandDefinition(def);
 }
 
@@ -102,7 +102,7 @@ export function builtinDefinition(name: string): Schema | undefined {
  */
 export function builtinDefinitions(): Record<string, Schema> {
   const out: Record<string, Schema> = leafDefinitions();
-  for (const [short, def] of Object.entries(BUILTIN_DEFINITIONS))
+  for (const [short, def] of Object.entries(builtinCompactDefinitions()))
     out[fullDefinitionName(short)] = expandDefinition(def);
   return out;
 }
@@ -112,7 +112,7 @@ export function builtinDefinitionName(group: string, version: string, kind: stri
   if (namesByKind === undefined) {
     // Built on first use: the OpenAPI documents ask for every resource's kind and list kind.
     namesByKind = new Map();
-    for (const [short, def] of Object.entries(BUILTIN_DEFINITIONS)) {
+    for (const [short, def] of Object.entries(builtinCompactDefinitions())) {
       const key = def.gvk && `${def.gvk[0]}/${def.gvk[1]}/${def.gvk[2]}`;
       // The first definition of a kind, as the scan this replaces found it.
       if (key && !namesByKind.has(key)) namesByKind.set(key, fullDefinitionName(short));

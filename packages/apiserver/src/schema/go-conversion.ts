@@ -4,7 +4,7 @@
 // differ: `cannot restore map from int64`, `unrecognized type: string`, `cannot convert int64
 // to string`. Fields are visited in Go's declaration order, as the converter walks a struct.
 import type { ResourceDefinition } from "../registry/resource.js";
-import { GO_FIELDS } from "./go-fields.generated.js";
+import { goFieldTable } from "./go-fields.generated.js";
 import { BYTE_FIELDS, base64Error, quantityError } from "./go-types.js";
 import type { Schema } from "./schema-types.js";
 import { isObject, SchemaResolver, schemaOf } from "./schema-types.js";
@@ -37,7 +37,7 @@ function shortName(ref: string | undefined): string | undefined {
 
 /** A struct's JSON field names in Go's declaration order (its schema's otherwise). */
 function fieldOrder(schema: Schema, short: string | undefined): string[] {
-  const declared = short !== undefined ? GO_FIELDS[short] : undefined;
+  const declared = short !== undefined ? goFieldTable()[short] : undefined;
   const props = Object.keys(schema.properties ?? {});
   if (declared === undefined) return props;
   const order = declared.split(" ").map((f) => f.split(":")[0]);

@@ -4,6 +4,7 @@
 // between cannot race another request.
 import { KUBE_MAX_DEPTH, jsonDepthCrossing } from "../nesting.js";
 import { jsonDepth, stringifyJson } from "../object/deep-json.js";
+import { DeferredFills } from "./deferred-fills.js";
 import { deepFreeze, shareCommonTrees } from "./frozen-trees.js";
 import { History } from "./history.js";
 import { SortedKeys, upperBound } from "./sorted-keys.js";
@@ -75,6 +76,8 @@ export class Storage {
   readonly #quotaBytes: number;
   /** Bytes of the current objects' JSON. */
   #bytes = 0;
+  /** What fillOnFirstUse deferred. */
+  readonly #fills = new DeferredFills();
 
   constructor(opts: StorageOptions = {}) {
     this.#history = new History(opts.historySize ?? 20_000, 0, opts.historyBytes ?? 128 * 1024 * 1024);
@@ -82,17 +85,30 @@ export class Storage {
     this.#rv = 1;
   }
 
+  /**
+   * Runs `fill`, which writes objects a new server starts with, on the storage's first use
+   * instead of now; when it names the `stores` it writes, on the first read of one of those or
+   * any other use (and of one store, the `key` it writes: not on a get of another). See
+   * deferred-fills.ts for why and how. Watchers added before see its events.
+   */
+  fillOnFirstUse(fill: () => void, stores?: readonly string[], key?: string): void {
+    this.#fills.add(fill, stores, key);
+  }
+
   /** Bytes the current objects take (their JSON), as counted against `quotaBytes`. */
   get bytes(): number {
+    if (this.#fills.pending) this.#fills.before(undefined, false);
     return this.#bytes;
   }
 
   /** The newest resourceVersion handed out. */
   get resourceVersion(): number {
+    if (this.#fills.pending) this.#fills.before(undefined, false);
     return this.#rv;
   }
 
   get history(): History {
+    if (this.#fills.pending) this.#fills.before(undefined, false);
     return this.#history;
   }
 
@@ -106,11 +122,13 @@ export class Storage {
   }
 
   get(store: string, key: string): StoredObject | undefined {
+    if (this.#fills.pending) this.#fills.before(store, true, key);
     return this.#stores.get(store)?.objects.get(key);
   }
 
   /** Current objects of a store, sorted by key, optionally only one namespace's. */
   list(store: string, namespace?: string): StoredObject[] {
+    if (this.#fills.pending) this.#fills.before(store, true);
     const s = this.#stores.get(store);
     if (!s) return [];
     const { from, to } = rangeOf(namespace);
@@ -124,9 +142,11 @@ export class Storage {
 
   /**
    * The objects of a store (of one namespace) in key order as they are now, or as they were at
-   * `rv`; undefined when the history no longer reaches back that far.
+   * `at`; undefined when the history no longer reaches back that far.
    */
-  view(store: string, namespace: string | undefined, rv = this.#rv): StoreView | undefined {
+  view(store: string, namespace: string | undefined, at?: number): StoreView | undefined {
+    if (this.#fills.pending) this.#fills.before(store, true);
+    const rv = at ?? this.#rv; // after the fills
     if (rv < this.#rv && !this.#history.covers(rv)) return undefined;
     const s = this.#stores.get(store) ?? { objects: new Map(), keys: new SortedKeys(), watchers: new Set() };
     const { from, to } = rangeOf(namespace);
@@ -198,16 +218,19 @@ export class Storage {
 
   /** Store names that hold at least one object. */
   storeNames(): string[] {
+    if (this.#fills.pending) this.#fills.before(undefined, false);
     return [...this.#stores.keys()];
   }
 
   count(store: string, namespace?: string): number {
+    if (this.#fills.pending) this.#fills.before(store, true);
     if (!namespace) return this.#stores.get(store)?.objects.size ?? 0;
     return this.view(store, namespace)!.countAfter("");
   }
 
   /** Creates or replaces an object, stamping a new resourceVersion into `obj` (which it then owns). */
   put(store: string, obj: Obj): StoredObject {
+    if (this.#fills.pending) this.#fills.before(store, false);
     const s = this.#store(store);
     const meta = obj.metadata as Obj;
     const namespace = (meta.namespace as string | undefined) ?? "";
@@ -228,6 +251,7 @@ export class Storage {
 
   /** Removes an object; watchers get its last state stamped with the deletion's resourceVersion. */
   remove(store: string, key: string): StoredObject | undefined {
+    if (this.#fills.pending) this.#fills.before(store, false);
     const s = this.#stores.get(store);
     const prev = s?.objects.get(key);
     if (!s || !prev) return undefined;
@@ -248,6 +272,7 @@ export class Storage {
    * to the schema later shows on objects stored before; this is that decoding, done once.
    */
   redecode(store: string, key: string, obj: Obj): StoredObject | undefined {
+    if (this.#fills.pending) this.#fills.before(store, false);
     const s = this.#stores.get(store);
     const prev = s?.objects.get(key);
     if (!s || !prev) return undefined;
@@ -260,6 +285,7 @@ export class Storage {
 
   /** Drops a whole store without events (its resource is gone, as when a CRD is deleted). */
   dropStore(store: string): void {
+    if (this.#fills.pending) this.#fills.before(store, false);
     for (const o of this.#stores.get(store)?.objects.values() ?? []) this.#bytes -= o.json.length;
     this.#stores.delete(store);
   }
