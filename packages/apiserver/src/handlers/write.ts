@@ -273,7 +273,7 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
       else causes.push(...celRules.get().ruleViolations(schema, obj, old));
     }
   }
-  causes.push(...(behaviour.validate?.(obj, old, r.server) ?? []));
+  causes.push(...(behaviour.validate?.(obj, old, r.server, r.subresource) ?? []));
   if (causes.length > 0) {
     const meta = obj.metadata as Obj;
     // kube names the kind of the object its storage holds: events.k8s.io's Events are core's.
