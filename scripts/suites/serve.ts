@@ -2,7 +2,8 @@
 // envtest, as a test of ours would get it, writes its admin kubeconfig to PATH once it is ready,
 // and serves until SIGTERM or SIGINT. The server is envtest's choice: the embedded one, or
 // kube-apiserver and etcd from KUBEBUILDER_ASSETS. Others' suites (scripts/suites/) run against it.
-// `--simulate` starts the cluster simulation (garbage collection, namespace lifecycle, workloads)
+// `--simulate` starts the cluster simulation (garbage collection, namespace lifecycle, workloads,
+// resource quotas)
 // as `npm start` and envtest run it.
 import { renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -20,7 +21,11 @@ if (!values.kubeconfig) {
 }
 
 const env = new Environment(
-  values.simulate ? { simulate: { garbageCollection: true, namespaceLifecycle: true, workloads: true } } : {},
+  values.simulate
+    ? {
+        simulate: { garbageCollection: true, namespaceLifecycle: true, workloads: true, resourceQuota: true },
+      }
+    : {},
 );
 await env.start();
 const started = env.started;

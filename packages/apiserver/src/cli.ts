@@ -2,7 +2,8 @@
 // `npx controller-runtime-apiserver --port N --kubeconfig PATH [--simulate]` (the package's bin;
 // in this repository `npm run apiserver -- ...` runs it from source): runs the embedded API server
 // until Ctrl-C. `--simulate` also runs what kube-controller-manager and the kubelet would (garbage
-// collection, namespace lifecycle, Deployments → ReplicaSets → Pods that become ready), as
+// collection, namespace lifecycle, Deployments → ReplicaSets → Pods that become ready, resource
+// quotas' status), as
 // envtest's `simulate` option does.
 import { parseArgs } from "node:util";
 import { type RunningSimulation, startSimulation } from "controller-runtime/envtest";
@@ -11,7 +12,7 @@ import { startAPIServer } from "./server.js";
 const USAGE = `usage: npx controller-runtime-apiserver [--port N] [--host ADDR] [--kubeconfig PATH] [--garbage-collection] [--simulate]
 
 Runs the embedded API server until Ctrl-C. --simulate also runs garbage collection, namespace
-lifecycle and Deployments -> ReplicaSets -> Pods that become ready. For an operator's manager
+lifecycle, Deployments -> ReplicaSets -> Pods that become ready and ResourceQuotas' status. For an operator's manager
 against it with its CRDs installed, run \`npx controller-runtime run\` in the operator's project.`;
 
 const options = {
@@ -55,8 +56,11 @@ if (values.simulate) {
     garbageCollection: true,
     namespaceLifecycle: true,
     workloads: true,
+    resourceQuota: true,
   });
-  console.log("cluster simulation running: garbage collection, namespace lifecycle, workloads");
+  console.log(
+    "cluster simulation running: garbage collection, namespace lifecycle, workloads, resource quotas",
+  );
 }
 console.log(`embedded API server listening on ${server.url}`);
 if (server.kubeconfigPath) console.log(`kubeconfig written to ${server.kubeconfigPath}`);

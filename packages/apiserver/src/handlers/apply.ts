@@ -11,6 +11,7 @@ import type { ResourceRequest } from "./context.js";
 import { refOf } from "./context.js";
 import { isTrue } from "./list-options.js";
 import { sendInForm } from "./negotiation.js";
+import { admitResourceQuota } from "../admission/resource-quota.js";
 import {
   admit,
   checkFields,
@@ -255,8 +256,22 @@ function createApplied(
     dryRun: isDryRun(r),
   });
   const ordered = normalizeOrder(r.def, obj);
-  if (isDryRun(r)) return stringifyJson(ordered);
-  const stored = storeWithEffects(effects, () => r.server.storage.put(store, ordered));
+  const dryRun = isDryRun(r);
+  const quota = {
+    operation: "CREATE",
+    subresource: r.subresource,
+    namespace: r.namespace,
+    object: ordered,
+    dryRun,
+  } as const;
+  if (dryRun) {
+    admitResourceQuota(r.server, r.def, quota);
+    return stringifyJson(ordered);
+  }
+  const stored = storeWithEffects(effects, () => {
+    admitResourceQuota(r.server, r.def, quota);
+    return r.server.storage.put(store, ordered);
+  });
   r.server.hooks.afterWrite(r.def, stored, undefined);
   return stored.json;
 }

@@ -42,6 +42,7 @@ import type { Obj, StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { finalizeIfDone } from "./finalize.js";
 import { stringifyJson } from "../object/deep-json.js";
+import { admitResourceQuota } from "../admission/resource-quota.js";
 
 export const bodyMediaTypes = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
 
@@ -272,7 +273,7 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
       else causes.push(...celRules.get().ruleViolations(schema, obj, old));
     }
   }
-  causes.push(...(behaviour.validate?.(obj, old, r.server) ?? []));
+  causes.push(...(behaviour.validate?.(obj, old, r.server, r.subresource) ?? []));
   if (causes.length > 0) {
     const meta = obj.metadata as Obj;
     // kube names the kind of the object its storage holds: events.k8s.io's Events are core's.
@@ -405,12 +406,24 @@ export function commitUpdate(
     dryRun: isDryRun(r),
   });
   const ordered = normalizeOrder(r.def, next);
+  const quota = {
+    operation: "UPDATE",
+    subresource: r.subresource,
+    namespace: r.namespace,
+    object: ordered,
+    oldObject: current.obj,
+    dryRun: isDryRun(r),
+  } as const;
   if (isDryRun(r)) {
+    admitResourceQuota(r.server, r.def, quota);
     (ordered.metadata as Obj).resourceVersion = String(current.rv);
     return { json: stringifyJson(ordered), stored: undefined };
   }
   void warnings;
-  const stored = storeWithEffects(effects, () => r.server.storage.put(storeNameOf(r.def), ordered));
+  const stored = storeWithEffects(effects, () => {
+    admitResourceQuota(r.server, r.def, quota);
+    return r.server.storage.put(storeNameOf(r.def), ordered);
+  });
   r.server.hooks.afterWrite(r.def, stored, current);
   finalizeIfDone(r.server, r.def, stored);
   return { json: stored.json, stored };

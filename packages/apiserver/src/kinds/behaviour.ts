@@ -35,8 +35,13 @@ export interface KindBehaviour {
   ): WriteEffects | undefined;
   /** After the object left storage for good: what it held is released (a Service's addresses). */
   removed?(obj: Readonly<Obj>, ctx: { server: ServerContext }): void;
-  /** Kind-specific validation: missing required fields, bad values. */
-  validate?(obj: Obj, old: Readonly<Obj> | undefined, server: ServerContext): StatusCause[];
+  /** Kind-specific validation: missing required fields, bad values; `subresource` on updates ("" for the object). */
+  validate?(
+    obj: Obj,
+    old: Readonly<Obj> | undefined,
+    server: ServerContext,
+    subresource: string,
+  ): StatusCause[];
   /** On a delete request, before the server decides whether the object can go now. */
   beginDelete?(obj: Obj, now: Date): void;
   /** Whether something besides metadata.finalizers keeps the object (a namespace's spec.finalizers). */

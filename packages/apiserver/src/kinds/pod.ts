@@ -1,6 +1,7 @@
 // Pods and pod templates: the defaults kube's API server fills that clients rely on, and the
 // required fields it checks.
 import { admitLimitRanges } from "./limit-ranger.js";
+import { validatePodSpecUpdate } from "./pod-update.js";
 import { defaultRequestsFromLimits, podQOS } from "./pod-qos.js";
 import { annotationCauses, labelCauses } from "../object/meta.js";
 import { dns1123LabelErrors } from "../object/names.js";
@@ -245,8 +246,11 @@ export const podBehaviour: KindBehaviour = {
     spec.tolerations = tolerations;
     admitRuntimeClass(server, spec, podName);
   },
-  validate(obj) {
-    return validatePodSpec(obj.spec, "spec");
+  validate(obj, old, _server, subresource) {
+    const causes = validatePodSpec(obj.spec, "spec");
+    // Resize and ephemeral containers have their own rules (ValidatePodResize, ...EphemeralContainersUpdate).
+    if (old && subresource === "") causes.push(...validatePodSpecUpdate(obj, old));
+    return causes;
   },
 };
 

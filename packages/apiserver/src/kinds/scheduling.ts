@@ -225,7 +225,14 @@ export const horizontalPodAutoscalerV1Behaviour: KindBehaviour = {
     horizontalPodAutoscalerBehaviour.defaults?.(v2, { ...ctx, old: ctx.old && hpaFromV1(ctx.old) });
     replaceContent(obj, hpaToV1(v2));
   },
-  validate(obj, old, server) {
-    return horizontalPodAutoscalerBehaviour.validate?.(hpaFromV1(obj), old && hpaFromV1(old), server) ?? [];
+  validate(obj, old, server, subresource) {
+    return (
+      horizontalPodAutoscalerBehaviour.validate?.(
+        hpaFromV1(obj),
+        old && hpaFromV1(old),
+        server,
+        subresource,
+      ) ?? []
+    );
   },
 };

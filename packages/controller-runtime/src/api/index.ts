@@ -33,6 +33,15 @@ export {
   unescapeFieldValue,
 } from "./fields.js";
 export { parseGoDuration } from "./duration.js";
+export type { Quantity, QuantityFormat } from "./quantity.js";
+export {
+  addQuantities,
+  compareQuantities,
+  formatQuantity,
+  parseQuantity,
+  subtractQuantities,
+} from "./quantity.js";
+export * as quota from "./quota.js";
 export type { Condition, NewCondition } from "./conditions.js";
 export {
   conditionSchema,

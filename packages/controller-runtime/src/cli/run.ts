@@ -91,7 +91,7 @@ async function runTrapped(
     crds,
     crdInstallTimeoutMs: 60_000,
     ...(serveWebhooks ? { webhookInstallOptions: { paths: [join(dir, "config/webhook")] } } : {}),
-    simulate: { garbageCollection: true, namespaceLifecycle: true, workloads: true },
+    simulate: { garbageCollection: true, namespaceLifecycle: true, workloads: true, resourceQuota: true },
   });
   try {
     await env.start();
@@ -105,7 +105,7 @@ async function runTrapped(
     writeFileSync(kubeconfig, env.started.kubeconfig, { mode: 0o600 });
     const shown = relative(process.cwd(), kubeconfig) || kubeconfig;
     io.log(
-      `embedded API server at ${env.config.host}, with the cluster simulation (garbage collection, namespace lifecycle, workloads)`,
+      `embedded API server at ${env.config.host}, with the cluster simulation (garbage collection, namespace lifecycle, workloads, resource quotas)`,
     );
     io.log(
       crds.length > 0

@@ -8,6 +8,7 @@ import { GarbageCollector } from "./garbage-collector.js";
 import { setupNamespaceDefaults } from "./namespace-defaults.js";
 import { setupStorageProtection } from "./storage-protection.js";
 import { setupNamespaceLifecycle } from "./namespace-lifecycle.js";
+import { setupResourceQuotaController } from "./resource-quota.js";
 import { setupWorkloadSimulation, type WorkloadSimulationOptions } from "./workloads.js";
 
 export interface SimulationOptions {
@@ -23,6 +24,11 @@ export interface SimulationOptions {
   namespaceLifecycle?: boolean;
   /** Deployments → ReplicaSets → Pods that become ready (`{ podStartupMs }`, default 1000). */
   workloads?: boolean | WorkloadSimulationOptions;
+  /**
+   * ResourceQuotas' status kept as kube-controller-manager's resource quota controller keeps it:
+   * status.hard from spec.hard, status.used recomputed from the namespace's objects.
+   */
+  resourceQuota?: boolean;
 }
 
 export interface RunningSimulation {
@@ -34,7 +40,9 @@ export async function startSimulation(
   config: RESTConfig,
   opts: SimulationOptions,
 ): Promise<RunningSimulation | undefined> {
-  if (!opts.garbageCollection && !opts.namespaceLifecycle && !opts.workloads) return undefined;
+  if (!opts.garbageCollection && !opts.namespaceLifecycle && !opts.workloads && !opts.resourceQuota) {
+    return undefined;
+  }
   const mgr = await Manager.create(config, {
     logger: nullLogger(),
     metrics: { bindAddress: "0" },
@@ -46,6 +54,7 @@ export async function startSimulation(
     setupNamespaceLifecycle(mgr, rest);
     setupNamespaceDefaults(mgr, config.tls.ca);
   }
+  if (opts.resourceQuota) setupResourceQuotaController(mgr, rest);
   if (opts.garbageCollection) {
     const gc = new GarbageCollector(config, rest, nullLogger());
     mgr.add({ start: (signal: AbortSignal) => gc.start(signal), needLeaderElection: () => false });

@@ -1,0 +1,47 @@
+// Quantities print as Go's resource.Quantity.String() prints them: quota messages and statuses
+// quote them, and a client compares them as text.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  addQuantities,
+  compareQuantities,
+  formatQuantity,
+  parseQuantity,
+  subtractQuantities,
+} from "./quantity.js";
+
+const canonical = (text: string) => formatQuantity(parseQuantity(text)!);
+
+test("canonical text: the largest SI suffix that keeps an integer, binary suffixes kept when exact", () => {
+  const cases: [string, string][] = [
+    ["0", "0"],
+    ["0.5", "500m"],
+    ["1000", "1k"],
+    ["1500", "1500"],
+    ["1.5k", "1500"],
+    ["1536Mi", "1536Mi"],
+    ["1.5Gi", "1536Mi"],
+    ["1024", "1024"],
+    ["1Ki", "1Ki"],
+    ["0.5Ki", "512"],
+    ["1e3", "1e3"],
+    ["10e3", "10e3"],
+    ["0.1n", "1n"],
+    ["-1500m", "-1500m"],
+    ["500Mi", "500Mi"],
+    ["2", "2"],
+  ];
+  for (const [input, want] of cases) assert.equal(canonical(input), want, input);
+  for (const bad of ["", "abc", "1.2.3", "5XYZ", "Mi"]) assert.equal(parseQuantity(bad), undefined, bad);
+});
+
+test("sums keep the first operand's format, or the second's when the first is zero", () => {
+  const sum = (a: string, b: string) => formatQuantity(addQuantities(parseQuantity(a)!, parseQuantity(b)!));
+  assert.equal(sum("0", "512Mi"), "512Mi");
+  assert.equal(sum("100m", "900m"), "1");
+  assert.equal(sum("1Gi", "512Mi"), "1536Mi");
+  assert.equal(sum("1Gi", "0.5"), "1073741824500m");
+  assert.equal(formatQuantity(subtractQuantities(parseQuantity("1")!, parseQuantity("250m")!)), "750m");
+  assert.equal(compareQuantities(parseQuantity("1Gi")!, parseQuantity("1073741824")!), 0);
+  assert.equal(compareQuantities(parseQuantity("1k")!, parseQuantity("1Ki")!), -1);
+});
