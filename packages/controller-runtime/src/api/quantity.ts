@@ -71,6 +71,11 @@ export function parseQuantity(text: unknown): Quantity | undefined {
     scale += Number(suffix.slice(1));
     format = "DecimalExponent";
   } else return undefined;
+  if (n !== 0n && scale < -9 && -9 - scale > n.toString().length) {
+    // Far below the nano (exponents reach -2^31) the value rounds up to one: no 10^huge is built.
+    n = 1n;
+    scale = -9;
+  }
   if (n !== 0n && scale < -9) {
     const d = 10n ** BigInt(-9 - scale);
     n = (n + d - 1n) / d;
@@ -79,27 +84,51 @@ export function parseQuantity(text: unknown): Quantity | undefined {
   return normalized(sign === "-" ? -n : n, scale, format);
 }
 
+/**
+ * Scales further apart than this are not aligned: exponents reach ±2^31, and building 10^(2·10^8)
+ * takes V8 most of a minute (a request an attacker could stall the server with). Below, instant.
+ */
+const MAX_EXACT_GAP = 4096;
+
 function aligned(a: Quantity, b: Quantity): [bigint, bigint, number] {
   const scale = Math.min(a.scale, b.scale);
   return [a.n * 10n ** BigInt(a.scale - scale), b.n * 10n ** BigInt(b.scale - scale), scale];
 }
 
+/** The place of the first digit: 1 for 1–9, 0 for 0.1–0.9. */
+const magnitude = (q: Quantity) => (q.n < 0n ? -q.n : q.n).toString().length + q.scale;
+
 /** -1, 0 or 1 as a is less than, equal to or more than b. */
 export function compareQuantities(a: Quantity, b: Quantity): number {
+  const sa = a.n > 0n ? 1 : a.n < 0n ? -1 : 0;
+  const sb = b.n > 0n ? 1 : b.n < 0n ? -1 : 0;
+  if (sa !== sb || sa === 0) return sa < sb ? -1 : sa > sb ? 1 : 0;
+  // Magnitudes decide far-apart scales; equal ones mean a gap no larger than the digits sent.
+  const ma = magnitude(a);
+  const mb = magnitude(b);
+  if (ma !== mb) return ma < mb ? -sa : sa;
   const [x, y] = aligned(a, b);
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** a + sign·b; past MAX_EXACT_GAP the smaller is below the larger's last digit and dropped. */
+function sum(a: Quantity, b: Quantity, sign: 1n | -1n): Quantity {
+  const format = a.n === 0n ? b.format : a.format;
+  if (b.n !== 0n && a.n !== 0n && Math.abs(a.scale - b.scale) > MAX_EXACT_GAP) {
+    return magnitude(a) > magnitude(b) ? { ...a, format } : normalized(sign * b.n, b.scale, format);
+  }
+  const [x, y, scale] = aligned(a, b);
+  return normalized(x + sign * y, scale, format);
+}
+
 /** a + b in a's format, or b's when a is zero (Quantity.Add). */
 export function addQuantities(a: Quantity, b: Quantity): Quantity {
-  const [x, y, scale] = aligned(a, b);
-  return normalized(x + y, scale, a.n === 0n ? b.format : a.format);
+  return sum(a, b, 1n);
 }
 
 /** a − b in a's format, or b's when a is zero (Quantity.Sub). */
 export function subtractQuantities(a: Quantity, b: Quantity): Quantity {
-  const [x, y, scale] = aligned(a, b);
-  return normalized(x - y, scale, a.n === 0n ? b.format : a.format);
+  return sum(a, b, -1n);
 }
 
 /** The quantity rounded up to a whole number (Quantity.RoundUp(0)). */
@@ -116,6 +145,8 @@ export function formatQuantity(q: Quantity): string {
   const sign = q.n < 0n ? "-" : "";
   const abs = q.n < 0n ? -q.n : q.n;
   let format = q.format;
+  // Hostile exponents (to ±2^31) print as an exponent rather than be built out.
+  if (Math.abs(q.scale) > MAX_EXACT_GAP) return `${sign}${abs}e${q.scale}`;
   if (format === "BinarySI") {
     // Small or fractional values print as DecimalSI (kube avoids rounding them).
     if (q.scale < 0 || abs * 10n ** BigInt(q.scale) < 1024n) format = "DecimalSI";
