@@ -1,8 +1,8 @@
 // Sharding across replicas (issue 16). Two experiments, each run 3 times:
 //
-// - ring: in a child process, envtest's embedded server (behind its fault proxy) with 10 000
-//   ConfigMaps and a ring of sharded managers, 3 to start, then 20 membership changes (a replica
-//   joins, the oldest stops gracefully, alternately), then one replica cut off by the proxy. A
+// - ring: in a child process, a ring of sharded managers, 3 to start, with 10 000 ConfigMaps on
+//   the embedded server in a process of its own; then 20 membership changes (a replica joins, the
+//   oldest stops gracefully, alternately), then one replica cut off by the server's faults. A
 //   ledger keeps every reconcile's [start, end]. Reported: overlapping reconciles of one object
 //   (must be 0), the fraction of objects each change moved against 1/(N+1) for a join and 1/N
 //   for a leave, max/mean objects per shard, hand-over (a moved object's new shard starting it
@@ -18,17 +18,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { kinds } from "controller-runtime/api";
 import { startAPIServer } from "controller-runtime-apiserver";
 import { controllerManagedBy } from "controller-runtime/builder";
-import {
-  Environment,
-  eventually,
-  expectNoOverlap,
-  type LedgerEntry,
-  partition,
-} from "controller-runtime/envtest";
+import { newInformer } from "controller-runtime/cache";
+import { eventually, expectNoOverlap, type LedgerEntry, partition } from "controller-runtime/envtest";
 import { newLogger, nullLogger } from "controller-runtime/log";
 import { Manager, type ManagerOptions } from "controller-runtime/manager";
 import { reconcilerFn } from "controller-runtime/reconcile";
@@ -37,6 +33,7 @@ import { hashKey } from "../packages/controller-runtime/src/sharding/coordinator
 import { HashRing } from "../packages/controller-runtime/src/sharding/hash-ring.js";
 import { drainLabel, shardLabel } from "../packages/controller-runtime/src/sharding/labels.js";
 import { runChildJSON } from "./internal/child-json.js";
+import { startServerProcess } from "./internal/server-process.js";
 import { rangeNote, summarize } from "./internal/stats.js";
 import { type BenchRow, printRows } from "./report.js";
 
@@ -44,6 +41,7 @@ const OBJECTS = Number(process.env.SHARDING_BENCH_OBJECTS ?? 10_000);
 const CHANGES = Number(process.env.SHARDING_BENCH_CHANGES ?? 20);
 const RUNS = Number(process.env.SHARDING_BENCH_RUNS ?? 3);
 const CHILD = "BENCH_SHARDING_CHILD";
+const VICTIM_COORDINATOR = process.env.SHARDING_BENCH_VICTIM === "coordinator";
 const CM = resourceOf(kinds.ConfigMap);
 const NS = "sharding-bench";
 const RING = "bench";
@@ -82,17 +80,34 @@ async function createObjects(rest: RESTClient): Promise<void> {
   );
 }
 
-/** Each object's shard, by name; one still draining to another counts as none. */
-async function shards(rest: RESTClient): Promise<Map<string, string | undefined>> {
-  const list = await rest.list<ConfigMap>(CM, { namespace: NS });
-  return new Map(
-    list.items.map((c) => [
-      c.metadata!.name!,
-      c.metadata?.labels?.[drainLabel(RING)] === undefined
-        ? c.metadata?.labels?.[shardLabel(RING)]
-        : undefined,
-    ]),
-  );
+/**
+ * Each object's shard, by name, as a metadata-only informer sees them; one still draining to
+ * another counts as none. A watch, not a list per poll: listing the 10 000 ConfigMaps every
+ * 250 ms took a third of the one process's CPU that the server and the replicas share, and the
+ * bench measured its own polling more than the ring.
+ */
+async function shardView(
+  rest: RESTClient,
+  signal: AbortSignal,
+): Promise<() => Map<string, string | undefined>> {
+  const informer = newInformer<ConfigMap>(rest, kinds.ConfigMap, {
+    namespaces: [NS],
+    metadataOnly: true,
+    logger: nullLogger(),
+  });
+  void informer.run(signal);
+  await informer.waitForSync(signal);
+  return () =>
+    new Map(
+      informer.store
+        .list()
+        .map((c) => [
+          c.metadata!.name!,
+          c.metadata?.labels?.[drainLabel(RING)] === undefined
+            ? c.metadata?.labels?.[shardLabel(RING)]
+            : undefined,
+        ]),
+    );
 }
 
 interface RingResult {
@@ -103,13 +118,25 @@ interface RingResult {
   maxOverMean: number;
   handOverP99: number;
   failOverMs: number;
+  /**
+   * CPU time (user + system) of the replicas' process and the server's per membership change,
+   * median: what a change costs whatever else the machine runs, where wall times stretch with
+   * the machine's load.
+   */
+  changeCpuMs: number;
+  failOverCpuMs: number;
 }
 
 async function ringChild(): Promise<RingResult> {
-  const env = new Environment({ faults: true });
-  const config = await env.start();
+  // The server in a process of its own, as kube-apiserver is: sharing one event loop with it, the
+  // replicas' renewals waited behind its work, and on a loaded machine all of them lost their
+  // places at once mid-change (every Lease unrenewed, the moves half done).
+  const server = await startServerProcess();
+  const config = server.restConfig;
   const rest = newRESTClient(config);
   await createObjects(rest);
+  const viewing = new AbortController();
+  const shards = await shardView(rest, viewing.signal);
   const ledger: (LedgerEntry & { end?: number })[] = [];
   // By object too: scanning the whole ledger per moved object blocked the event loop for seconds
   // (and the replicas' renewals with it).
@@ -190,7 +217,7 @@ async function ringChild(): Promise<RingResult> {
     return eventually(
       `settled on ${members.join(",")}`,
       async () => {
-        const now = await shards(rest);
+        const now = shards();
         // On the shard the ring names, not merely on a member: a move half done is that too.
         const ring = new HashRing(members);
         for (const [name, shard] of now) {
@@ -218,9 +245,15 @@ async function ringChild(): Promise<RingResult> {
   const maxOverMean = Math.max(...counts.values()) / (OBJECTS / members.length);
   const moves: { fraction: number; ideal: number }[] = [];
   const handOvers: number[] = [];
+  const changeCpu: number[] = [];
+  const cpuNow = async () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000 + (await server.cpuMs());
+  };
   for (let c = 0; c < CHANGES; c++) {
     const n = members.length;
     const changeAt = performance.now();
+    const cpuAt = await cpuNow();
     let ideal: number;
     if (c % 2 === 0) {
       const id = `r${++ids}`;
@@ -235,8 +268,12 @@ async function ringChild(): Promise<RingResult> {
       ideal = 1 / n;
     }
     const after = await settled(members);
+    const settledMs = performance.now() - changeAt;
+    const cpuMs = (await cpuNow()) - cpuAt;
+    changeCpu.push(cpuMs);
     const moved = [...after].filter(([name, s]) => before.get(name) !== s);
     moves.push({ fraction: moved.length / OBJECTS, ideal });
+    const mark = handOvers.length;
     for (const [name, to] of moved) {
       const from = before.get(name);
       const oldEnd = Math.max(
@@ -246,16 +283,29 @@ async function ringChild(): Promise<RingResult> {
       if (newStart !== undefined && oldEnd > 0)
         handOvers.push(Math.max(0, newStart - Math.max(oldEnd, changeAt)));
     }
+    if (process.env.BENCH_SHARDING_TRACE) {
+      const these = handOvers.slice(mark).sort((a, b) => a - b);
+      const q = (p: number) => Math.round(these[Math.floor(these.length * p)] ?? 0);
+      console.error(
+        `change ${c} (${c % 2 === 0 ? "join" : "leave"}, ${n}→${members.length}): moved ${moved.length}, hand-over min ${q(0)} p50 ${q(0.5)} p99 ${q(0.99)} max ${Math.round(these.at(-1) ?? 0)} ms; settled after ${Math.round(settledMs)} ms, ${Math.round(cpuMs)} ms CPU`,
+      );
+    }
     before = after;
   }
-  // Fail-over: the last member is cut off; the others take its objects once its Lease expires.
-  const victim = members.at(-1)!;
+  // Fail-over: the last member is cut off (or, with SHARDING_BENCH_VICTIM=coordinator, the one
+  // coordinating, whose place another must take first); the others take its objects once its
+  // Lease expires.
+  const victim = VICTIM_COORDINATOR
+    ? ((await rest.get<Lease>(resourceOf(kinds.Lease), `${RING}-coordinator`, { namespace: "default" })).spec
+        ?.holderIdentity ?? members.at(-1)!)
+    : members.at(-1)!;
   const lostBefore = lost; // the cut-off replica stops on its own, as it should
   const cutAt = performance.now();
-  const cut = env.faults.inject({ match: { userAgent: `bench-replica/${victim}` }, action: partition() });
+  const failCpuAt = await cpuNow();
+  await server.injectFault({ match: { userAgent: `bench-replica/${victim}` }, action: partition() });
   await settled(members.filter((m) => m !== victim));
   const failOverMs = performance.now() - cutAt;
-  cut.clear();
+  const failOverCpuMs = (await cpuNow()) - failCpuAt;
   let overlaps = 0;
   try {
     expectNoOverlap(ledger);
@@ -264,8 +314,9 @@ async function ringChild(): Promise<RingResult> {
   }
   for (const r of running.values()) r.stop.abort();
   await Promise.allSettled([...running.values()].map((r) => r.done));
+  viewing.abort();
   await rest.close();
-  await env.stop();
+  await server.stop();
   handOvers.sort((a, b) => a - b);
   return {
     lost: lostBefore,
@@ -274,6 +325,8 @@ async function ringChild(): Promise<RingResult> {
     maxOverMean,
     handOverP99: handOvers[Math.floor(handOvers.length * 0.99)] ?? 0,
     failOverMs,
+    changeCpuMs: summarize(changeCpu).median,
+    failOverCpuMs,
   };
 }
 
@@ -442,7 +495,19 @@ export async function run(): Promise<BenchRow[]> {
     "sharding: fail-over of a cut-off replica",
     rings.map((r) => r.failOverMs),
     "ms",
-    `to all its objects reconciled elsewhere; leaseDuration ${TIMING.leaseDurationMs} ms`,
+    `${VICTIM_COORDINATOR ? "the coordinating replica" : "the newest replica"} cut off, to all its objects reconciled elsewhere; leaseDuration ${TIMING.leaseDurationMs} ms`,
+  );
+  row(
+    "sharding: CPU per membership change, median",
+    rings.map((r) => r.changeCpuMs),
+    "ms",
+    "replicas' process and the server's together, from the change to settled",
+  );
+  row(
+    "sharding: CPU of the fail-over",
+    rings.map((r) => r.failOverCpuMs),
+    "ms",
+    "replicas' process and the server's together, from the cut to settled",
   );
   if (!PARTS.includes("memory")) return rows;
   const m = await memory();

@@ -33,6 +33,7 @@ import {
   withItemTypes,
   writeBody,
 } from "./content-type.js";
+import { requestSignal } from "./request-signal.js";
 
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   json: "application/json-patch+json",
@@ -127,7 +128,8 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
     const { opts } = call;
     const timeoutMs = opts.timeoutMs ?? defaultTimeout;
     const timeout = timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined;
-    const signal = timeout ? (opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout) : opts.signal;
+    const own = opts.signal ? requestSignal(opts.signal) : undefined;
+    const signal = timeout ? (own ? AbortSignal.any([own.signal, timeout]) : timeout) : own?.signal;
     const headers: Record<string, string> = { accept: acceptFor(call.group, opts.accept, protobuf) };
     let body: string | Uint8Array | undefined = call.body;
     let contentType = call.contentType;
@@ -176,6 +178,8 @@ export function newRESTClient(config: RESTConfig, options: RESTClientOptions = {
         );
       }
       throw toNetworkError(err, opts.signal, what);
+    } finally {
+      own?.release();
     }
   }
 

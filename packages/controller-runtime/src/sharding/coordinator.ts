@@ -20,7 +20,14 @@ import type { Counter } from "prom-client";
 import { type Kind, type KubeObject, kinds } from "../api/index.js";
 import { deletedObject, newInformer, type StoreReader } from "../cache/index.js";
 import type { Logger } from "../log/index.js";
-import { isConflict, isNotFound, type RESTClient, resourceOf } from "../rest/index.js";
+import {
+  ACCEPT_PARTIAL_METADATA,
+  ACCEPT_PARTIAL_METADATA_LIST,
+  isConflict,
+  isNotFound,
+  type RESTClient,
+  resourceOf,
+} from "../rest/index.js";
 import { HashRing } from "./hash-ring.js";
 import { drainLabel, labelsOf, RING_LABEL, shardLabel } from "./labels.js";
 import type { DeepReadonly } from "../api/index.js";
@@ -83,7 +90,14 @@ export class Coordinator {
   readonly #o: CoordinatorOptions;
   readonly #members = new Map<string, Member>();
   #ring = new HashRing([]);
+  /**
+   * The queue: the latest task per key, run in the order the keys came. Keys in `#order`, read
+   * from `#head`: taking the first entry of the Map after thousands were deleted from its front
+   * walked over their holes each time.
+   */
   readonly #pending = new Map<string, () => Promise<void>>();
+  #order: string[] = [];
+  #head = 0;
   /** Per sharded kind, the informer of its unassigned objects (this term's). */
   #unassigned: { k: ShardedKind; store: StoreReader }[] = [];
   #waiters: (() => void)[] = [];
@@ -102,15 +116,15 @@ export class Coordinator {
     return this.#ring.members;
   }
 
-  /** Coordinates until `leading` aborts (this replica stopped being the coordinator). */
-  async run(leading: AbortSignal): Promise<void> {
+  /**
+   * Watches the ring's Leases until `signal` aborts, on every replica and not only while it
+   * coordinates: a replica that becomes the coordinator because the last one was cut off knows
+   * already since when each Lease went unrenewed. Seeing them anew at the start of its term made
+   * it wait a second leaseDuration before it took the cut-off replica's objects over. Resolves
+   * when the watch ends.
+   */
+  async observe(signal: AbortSignal): Promise<void> {
     const o = this.#o;
-    // An informer per sharded kind and the Leases' each listen on `leading`: more than Node's
-    // default warning threshold (10) with a few kinds, though none leaks.
-    setMaxListeners(100, leading);
-    // A new term starts from what it observes: Leases seen in an earlier term are seen anew.
-    this.#members.clear();
-    this.#ring = new HashRing([]);
     const leases = newInformer<Lease>(o.rest, kinds.Lease, {
       namespaces: [o.leaseNamespace],
       labelSelector: `${RING_LABEL}=${o.ring}`,
@@ -124,7 +138,25 @@ export class Coordinator {
         this.#recompute();
       },
     });
-    const running: Promise<void>[] = [leases.run(leading)];
+    this.#leases = leases;
+    await leases.run(signal);
+  }
+
+  #leases: { waitForSync(signal?: AbortSignal): Promise<boolean> } | undefined;
+  /** Set while this replica coordinates: membership changes move objects only then. */
+  #leading: AbortSignal | undefined;
+
+  /** Coordinates until `leading` aborts (this replica stopped being the coordinator). */
+  async run(leading: AbortSignal): Promise<void> {
+    const o = this.#o;
+    const leases = this.#leases;
+    if (!leases) throw new Error("sharding: the coordinator runs only while it observes the ring's Leases");
+    // An informer per sharded kind listens on `leading`: more than Node's default warning
+    // threshold (10) with many kinds, though none leaks.
+    setMaxListeners(100, leading);
+    // A new term starts from the ring it computes: the last term's may be long out of date.
+    this.#ring = new HashRing([]);
+    const running: Promise<void>[] = [];
     this.#unassigned = [];
     for (const k of o.kinds()) {
       const unassigned = newInformer(o.rest, k.kind, {
@@ -141,12 +173,17 @@ export class Coordinator {
     const tick = setInterval(() => this.#recompute(), o.retryPeriodMs);
     try {
       await leases.waitForSync(leading);
+      this.#leading = leading;
       this.#recompute(true);
       await this.#work(leading);
     } finally {
+      this.#leading = undefined;
       clearInterval(tick);
       await Promise.allSettled(running);
       this.#unassigned = [];
+      this.#pending.clear();
+      this.#order = [];
+      this.#head = 0;
     }
   }
 
@@ -193,6 +230,8 @@ export class Coordinator {
 
   /** Rebuilds the ring from the live members; on a change (or `force`) moves what must move. */
   #recompute(force = false): void {
+    // Between terms only the Leases are observed.
+    if (!this.#leading || this.#leading.aborted) return;
     const now = performance.now();
     const alive = [...this.#members.entries()]
       .filter(([name, m]) => m.holder !== "" && name === `${this.#o.ring}-${m.holder}`)
@@ -227,7 +266,13 @@ export class Coordinator {
     for (const k of o.kinds()) {
       const scopes = k.kind.namespaced && o.namespaces.length > 0 ? o.namespaces : [undefined];
       for (const namespace of scopes) {
-        const list = await o.rest.list(resourceOf(k.kind), { namespace, labelSelector: label });
+        // Metadata only: labels, owners and versions are all a decision reads, and a move's
+        // round trips carry no spec or data either (their answers are metadata only too).
+        const list = await o.rest.list(resourceOf(k.kind), {
+          namespace,
+          labelSelector: label,
+          accept: ACCEPT_PARTIAL_METADATA_LIST,
+        });
         for (const obj of list.items) this.#enqueue(k, obj, () => this.#decide(k, obj));
       }
     }
@@ -286,6 +331,7 @@ export class Coordinator {
     try {
       return await this.#o.rest.get(resourceOf(k.kind), obj.metadata?.name ?? "", {
         namespace: obj.metadata?.namespace,
+        accept: ACCEPT_PARTIAL_METADATA,
       });
     } catch (err) {
       if (isNotFound(err)) return undefined;
@@ -308,7 +354,7 @@ export class Coordinator {
         resourceOf(k.kind),
         meta.name ?? "",
         { metadata: { resourceVersion: meta.resourceVersion, labels } },
-        { namespace: meta.namespace, patchType: "merge" },
+        { namespace: meta.namespace, patchType: "merge", accept: ACCEPT_PARTIAL_METADATA },
       );
       return true;
     } catch (err) {
@@ -326,8 +372,27 @@ export class Coordinator {
     const key = k
       ? `${k.kind.group}/${k.kind.kind}/${obj?.metadata?.namespace ?? ""}/${obj?.metadata?.name}`
       : "";
+    if (!this.#pending.has(key)) this.#order.push(key);
     this.#pending.set(key, task);
     for (const wake of this.#waiters.splice(0)) wake();
+  }
+
+  /** The next queued task, oldest key first, taken off the queue. */
+  #next(): [string, () => Promise<void>] | undefined {
+    while (this.#head < this.#order.length) {
+      const key = this.#order[this.#head++] as string;
+      const task = this.#pending.get(key);
+      if (task === undefined) continue;
+      this.#pending.delete(key);
+      if (this.#head > 1024 && this.#head * 2 > this.#order.length) {
+        this.#order = this.#order.slice(this.#head);
+        this.#head = 0;
+      }
+      return [key, task];
+    }
+    this.#order = [];
+    this.#head = 0;
+    return undefined;
   }
 
   /** Runs queued tasks, `concurrency` at a time, until `leading` aborts; a failed task is retried later. */
@@ -337,20 +402,22 @@ export class Coordinator {
     );
     const workers = Array.from({ length: this.#o.concurrency ?? 16 }, async () => {
       while (!leading.aborted) {
-        const next = this.#pending.entries().next();
-        if (next.done) {
+        const next = this.#next();
+        if (next === undefined) {
           await Promise.race([stopped, new Promise<void>((resolve) => this.#waiters.push(resolve))]);
           continue;
         }
-        const [key, task] = next.value;
-        this.#pending.delete(key);
+        const [key, task] = next;
         try {
           await task();
         } catch (err) {
           if (leading.aborted) return;
           this.#o.logger.error(err, "sharding: a coordinator write failed; retrying", { object: key });
           await Promise.race([stopped, new Promise((r) => setTimeout(r, this.#o.retryPeriodMs))]);
-          if (!this.#pending.has(key)) this.#pending.set(key, task);
+          if (!this.#pending.has(key)) {
+            this.#pending.set(key, task);
+            this.#order.push(key);
+          }
         }
       }
     });

@@ -7,7 +7,14 @@
 import type { DeepReadonly, Kind, KubeObject } from "../api/index.js";
 import type { Cache } from "../cache/index.js";
 import type { Reconciler, Request } from "../reconcile/index.js";
-import { isConflict, isInvalid, isNotFound, type RESTClient, resourceOf } from "../rest/index.js";
+import {
+  ACCEPT_PARTIAL_METADATA,
+  isConflict,
+  isInvalid,
+  isNotFound,
+  type RESTClient,
+  resourceOf,
+} from "../rest/index.js";
 import { drainLabel, labelsOf, pointer, shardLabel } from "./labels.js";
 
 /** A shard identity (labels.ts namingError). */
@@ -59,7 +66,13 @@ export function shardedReconciler(
             ...handOver,
             { op: "remove", path: pointer(drain) },
           ],
-          { namespace: req.namespace, patchType: "json", signal: ctx.signal },
+          // Its answer, metadata only: nothing here reads it, and a drain is one of thousands.
+          {
+            namespace: req.namespace,
+            patchType: "json",
+            signal: ctx.signal,
+            accept: ACCEPT_PARTIAL_METADATA,
+          },
         );
         o.onDrained();
       } catch (err) {

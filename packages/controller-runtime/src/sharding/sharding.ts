@@ -222,25 +222,37 @@ export class Sharding {
     this.#coordinator = coordinator;
     return {
       needLeaderElection: () => false,
-      start: (signal) =>
-        this.#lostPlace(
-          "the ring's coordinator Lease",
-          `${o.namespace}/${o.ring}-coordinator`,
-          newLeaderElector({
-            lock: newLeaseLock({
-              client: this.#rest,
-              namespace: o.namespace,
-              name: `${o.ring}-coordinator`,
-              identity: o.identity,
-            }),
-            leaseDurationMs: o.leaseDurationMs,
-            renewDeadlineMs: o.renewDeadlineMs,
-            retryPeriodMs: o.retryPeriodMs,
-            releaseOnCancel: true,
-            logger: this.#log.withName("coordinator-election"),
-            onStartedLeading: (leading) => coordinator.run(leading),
-          }).run(signal),
-        ),
+      start: async (signal) => {
+        // Until this runnable ends, also when it fails: the Manager learns of a failure only then.
+        const watching = new AbortController();
+        const stop = () => watching.abort();
+        signal.addEventListener("abort", stop, { once: true });
+        const observing = coordinator.observe(watching.signal);
+        try {
+          await this.#lostPlace(
+            "the ring's coordinator Lease",
+            `${o.namespace}/${o.ring}-coordinator`,
+            newLeaderElector({
+              lock: newLeaseLock({
+                client: this.#rest,
+                namespace: o.namespace,
+                name: `${o.ring}-coordinator`,
+                identity: o.identity,
+              }),
+              leaseDurationMs: o.leaseDurationMs,
+              renewDeadlineMs: o.renewDeadlineMs,
+              retryPeriodMs: o.retryPeriodMs,
+              releaseOnCancel: true,
+              logger: this.#log.withName("coordinator-election"),
+              onStartedLeading: (leading) => coordinator.run(leading),
+            }).run(signal),
+          );
+        } finally {
+          signal.removeEventListener("abort", stop);
+          watching.abort();
+          await observing;
+        }
+      },
     };
   }
 
