@@ -5,6 +5,7 @@ import type { ResourceDefinition } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import type { ResponseForm } from "../http-io.js";
 import { stringifyJson } from "../object/deep-json.js";
+import { storedMetadataJson } from "./metadata-json.js";
 
 /** The object as served in `def`'s version (custom resources may be stored in another one). */
 export function objectJson(def: ResourceDefinition, stored: StoredObject): string {
@@ -73,6 +74,10 @@ export function formJson(
   metaApiVersion = "meta.k8s.io/v1",
 ): string {
   if (form === "PartialObjectMetadata" || form === "PartialObjectMetadataList") {
+    const metadata = def.crdName ? undefined : storedMetadataJson(stored);
+    if (metadata !== undefined) {
+      return `{"kind":"PartialObjectMetadata","apiVersion":${JSON.stringify(metaApiVersion)},"metadata":${metadata}}`;
+    }
     return stringifyJson(metadataObject(def, stored, metaApiVersion));
   }
   return objectJson(def, stored);
