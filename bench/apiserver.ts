@@ -5,7 +5,10 @@
 // server's CPU beside the wall time (from /proc for the peer); the sides take turns, rotated, for
 // REPS repetitions (default 3, APISERVER_BENCH_REPS), each on a fresh server that is first warmed
 // up (JIT, connections, TLS sessions) by creates and gets that are not counted. Rows are medians
-// with min–max. Without KUBEBUILDER_ASSETS, the embedded server alone.
+// with min–max. Lists are timed as full objects and as metadata only (PartialObjectMetadataList,
+// what metadata informers ask for), in protobuf (the client's default) and in JSON, each the
+// median of LIST_REPEATS lists, with the server's CPU per list. Without KUBEBUILDER_ASSETS, the
+// embedded server alone.
 // `npx tsx bench/apiserver.ts`, or `npm run bench -- apiserver`.
 import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -14,7 +17,12 @@ import { kinds } from "controller-runtime/api";
 import { startAPIServer } from "controller-runtime-apiserver";
 import { Environment } from "controller-runtime/envtest";
 import type { RESTConfig } from "../packages/controller-runtime/src/rest/config.js";
-import { newRESTClient, type RESTClient, resourceOf } from "controller-runtime/rest";
+import {
+  ACCEPT_PARTIAL_METADATA_LIST,
+  newRESTClient,
+  type RESTClient,
+  resourceOf,
+} from "controller-runtime/rest";
 import { childrenCpuMs } from "./internal/proc-cpu.js";
 import { startServerProcess } from "./internal/server-process.js";
 import { rangeNote, summarize } from "./internal/stats.js";
@@ -29,6 +37,20 @@ const CREATES = 6_000;
 const GETS = 12_000;
 const WATCHERS = 10;
 const WATCH_CREATES = 3_000;
+const LIST_REPEATS = 5;
+/** The lists timed: full objects and metadata only, in protobuf and in JSON. */
+const LISTS = [
+  { key: "protobuf", what: "full objects, protobuf", json: false, accept: undefined },
+  {
+    key: "metadataProtobuf",
+    what: "metadata only, protobuf",
+    json: false,
+    accept: ACCEPT_PARTIAL_METADATA_LIST,
+  },
+  { key: "json", what: "full objects, JSON", json: true, accept: undefined },
+  { key: "metadataJson", what: "metadata only, JSON", json: true, accept: ACCEPT_PARTIAL_METADATA_LIST },
+] as const;
+type ListKey = (typeof LISTS)[number]["key"];
 
 function configMap(name: string) {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { payload } };
@@ -55,6 +77,8 @@ interface Figures {
   getsPerSec: number;
   listMs: number;
   listed: number;
+  /** Median wall time of each kind of list, and the server's CPU per list when known. */
+  lists: Record<ListKey, { ms: number; serverCpuMs?: number }>;
   watchEventsPerSec: number;
   /** The server's CPU (its processes': etcd's too for the peer) per create and per get, when known. */
   serverCpuUsPerCreate?: number;
@@ -93,6 +117,31 @@ async function measureServer(config: RESTConfig, startMs: number, serverCpu: Ser
     const t0 = performance.now();
     const list = await clients[0]!.list(configMaps, { namespace: ns });
     const listMs = performance.now() - t0;
+    const jsonClient = newRESTClient(config, { contentType: "application/json" });
+    const lists = {} as Figures["lists"];
+    try {
+      for (const l of LISTS) {
+        const c = l.json ? jsonClient : clients[0]!;
+        const opts = { namespace: ns, accept: l.accept };
+        await c.list(configMaps, opts); // not counted: the JIT of this form
+        const ms: number[] = [];
+        const cpu: number[] = [];
+        for (let i = 0; i < LIST_REPEATS; i++) {
+          const cpu0 = await serverCpu();
+          const t = performance.now();
+          await c.list(configMaps, opts);
+          ms.push(performance.now() - t);
+          const cpu1 = await serverCpu();
+          if (cpu0 !== undefined && cpu1 !== undefined) cpu.push(cpu1 - cpu0);
+        }
+        lists[l.key] = {
+          ms: summarize(ms).median,
+          serverCpuMs: cpu.length > 0 ? summarize(cpu).median : undefined,
+        };
+      }
+    } finally {
+      await jsonClient.close();
+    }
 
     // Watch fan-out: 10 watchers, N creates; count events delivered to all of them.
     const abort = new AbortController();
@@ -127,6 +176,7 @@ async function measureServer(config: RESTConfig, startMs: number, serverCpu: Ser
       getsPerSec: GETS / getSecs,
       listMs,
       listed: list.items.length,
+      lists,
       watchEventsPerSec: delivered / wSecs,
       serverCpuUsPerCreate: perRequest(serverCpu0, serverCpu1, CREATES),
       serverCpuUsPerGet: perRequest(serverCpu1, serverCpu2, GETS),
@@ -254,6 +304,33 @@ export async function run(): Promise<BenchRow[]> {
     (f) => f.serverCpuUsPerGet,
   );
   row(`list of ${ours[0]?.listed ?? 0} ConfigMaps`, (f) => f.listMs, "ms", "");
+  for (const l of LISTS) {
+    const cpu = (f: Figures) => f.lists[l.key].serverCpuMs;
+    const cpuNote = (fs: Figures[]) =>
+      fs.some((f) => cpu(f) !== undefined)
+        ? `server CPU ${median(fs, cpu).toFixed(1)} ms${fs.length > 1 ? ` (${range(fs, cpu)})` : ""}`
+        : "";
+    const pick = (f: Figures) => f.lists[l.key].ms;
+    rows.push({
+      name: `  list, ${l.what} (median of ${LIST_REPEATS})`,
+      value: median(ours, pick),
+      unit: "ms",
+      note: [range(ours, pick), cpuNote(ours)].filter((n) => n !== "").join("; "),
+    });
+    if (real.length > 0)
+      rows.push({
+        name: "    kube-apiserver + etcd",
+        value: median(real, pick),
+        unit: "ms",
+        note: [
+          range(real, pick),
+          `embedded is ${(median(ours, pick) / median(real, pick)).toFixed(2)}×`,
+          cpuNote(real),
+        ]
+          .filter((n) => n !== "")
+          .join("; "),
+      });
+  }
   row(`watch events/s delivered to ${WATCHERS} watchers`, (f) => f.watchEventsPerSec, "/s", "");
   rows.push({
     name: "client process CPU per create (8 clients)",
