@@ -219,6 +219,18 @@ describe("custom resources' numbers checked as kube-openapi checks them", () => 
       [[1e39, [unfit("<nil>", "Checked value must be of type number with format float in spec.f")]]],
     ],
     [
+      // Floats print as Go's %v prints them; a bound cast to int64 prints as an integer.
+      { type: "number", maximum: 1000000, minimum: 0.00001 },
+      [
+        [
+          2000000.5,
+          [invalid("spec.f", "2.0000005e+06: spec.f in body should be less than or equal to 1e+06")],
+        ],
+        [2000000, [invalid("spec.f", "2000000: spec.f in body should be less than or equal to 1000000")]],
+        [0.000001, [invalid("spec.f", "1e-06: spec.f in body should be greater than or equal to 1e-05")]],
+      ],
+    ],
+    [
       { type: "string", format: "date-time" },
       [
         [

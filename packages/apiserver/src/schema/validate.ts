@@ -3,7 +3,7 @@
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import type { ResourceDefinition } from "../registry/resource.js";
 import type { FieldError } from "./field-error.js";
-import { toStatusCause } from "./field-error.js";
+import { goFloat, toStatusCause } from "./field-error.js";
 import { checkFormat } from "./formats.js";
 import { PatternCache } from "./patterns.js";
 import type { Schema } from "./schema-types.js";
@@ -302,11 +302,13 @@ class Validator {
       const asInt = fits(multipleOf, "MultipleOf") && native;
       const factor = asInt ? goInt64(multipleOf) : multipleOf;
       if (factor <= 0) {
-        this.#invalid(path, factor, `factor MultipleOf declared for ${path} must be positive: ${factor}`);
+        const shown = asInt ? goIntText(factor) : goFloat(factor);
+        this.#invalid(path, factor, `factor MultipleOf declared for ${path} must be positive: ${shown}`);
       } else if (
         asInt ? value % factor !== 0 : !isJSONInteger(factor < 1 ? (1 / factor) * value : value / factor)
       ) {
-        this.#invalid(path, value, `${inBody(path)} should be a multiple of ${factor}`);
+        const shown = asInt ? goIntText(factor) : goFloat(factor);
+        this.#invalid(path, value, `${inBody(path)} should be a multiple of ${shown}`);
       }
     }
     if (minimum !== undefined) {
@@ -315,7 +317,11 @@ class Validator {
       const bound = asInt ? goInt64(minimum) : minimum;
       if (exclusive ? value <= bound : value < bound) {
         const words = exclusive ? "greater than" : "greater than or equal to";
-        this.#invalid(path, value, `${inBody(path)} should be ${words} ${asInt ? goIntText(bound) : bound}`);
+        this.#invalid(
+          path,
+          value,
+          `${inBody(path)} should be ${words} ${asInt ? goIntText(bound) : goFloat(bound)}`,
+        );
       }
     }
     if (maximum !== undefined) {
@@ -324,7 +330,11 @@ class Validator {
       const bound = asInt ? goInt64(maximum) : maximum;
       if (exclusive ? value >= bound : value > bound) {
         const words = exclusive ? "less than" : "less than or equal to";
-        this.#invalid(path, value, `${inBody(path)} should be ${words} ${asInt ? goIntText(bound) : bound}`);
+        this.#invalid(
+          path,
+          value,
+          `${inBody(path)} should be ${words} ${asInt ? goIntText(bound) : goFloat(bound)}`,
+        );
       }
     }
   }
