@@ -231,6 +231,72 @@ describe("custom resources' numbers checked as kube-openapi checks them", () => 
       ],
     ],
     [
+      // enum runs after a failed type check too, each value converted to the type of the
+      // allowed one as Go's reflect converts: a float to an int64 truncates, an int to a string
+      // is the character of that code point.
+      { type: "string", enum: ["a", "b"] },
+      [
+        [
+          5,
+          [
+            [
+              "FieldValueTypeInvalid",
+              "spec.f",
+              'Invalid value: "integer": spec.f in body must be of type string: "integer"',
+            ],
+            ["FieldValueNotSupported", "spec.f", 'Unsupported value: 5: supported values: "a", "b"'],
+          ],
+        ],
+        [
+          97,
+          [
+            [
+              "FieldValueTypeInvalid",
+              "spec.f",
+              'Invalid value: "integer": spec.f in body must be of type string: "integer"',
+            ],
+          ],
+        ],
+      ],
+    ],
+    [
+      { type: "integer", enum: [1, 2] },
+      [
+        [
+          1e20,
+          [
+            [
+              "FieldValueTypeInvalid",
+              "spec.f",
+              'Invalid value: "number": spec.f in body must be of type integer: "number"',
+            ],
+            unfit("<nil>", "Checked value must be of type integer (default format) in spec.f"),
+            ["FieldValueNotSupported", "spec.f", 'Unsupported value: 1e+20: supported values: "1", "2"'],
+          ],
+        ],
+        [
+          "x",
+          [
+            [
+              "FieldValueTypeInvalid",
+              "spec.f",
+              'Invalid value: "string": spec.f in body must be of type integer: "string"',
+            ],
+            ["FieldValueNotSupported", "spec.f", 'Unsupported value: "x": supported values: "1", "2"'],
+          ],
+        ],
+        [2, []],
+      ],
+    ],
+    [
+      { type: "number", enum: [1, 2.5] },
+      [
+        [1.5, []],
+        [2.5, []],
+        [2, [["FieldValueNotSupported", "spec.f", 'Unsupported value: 2: supported values: "1", "2.5"']]],
+      ],
+    ],
+    [
       { type: "string", format: "date-time" },
       [
         [

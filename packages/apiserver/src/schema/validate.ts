@@ -111,18 +111,22 @@ class Validator {
       return;
     }
     const actual = jsonType(value);
-    // kube-openapi's number validator runs even when the type validator failed.
+    // After a failed type check kube-openapi still runs the validators that apply to the value's
+    // kind; of those, the number validator and enum can speak.
+    let typeFailed =
+      typeof value === "number" && schema.type !== undefined && this.#numberFormatError(value, schema, path);
     if (
-      typeof value === "number" &&
-      schema.type !== undefined &&
-      this.#numberFormatError(value, schema, path)
+      !typeFailed &&
+      types.length > 0 &&
+      !types.includes(actual) &&
+      !(actual === "integer" && types.includes("number"))
     ) {
-      this.#number(value, schema, path);
-      return;
-    }
-    if (types.length > 0 && !types.includes(actual) && !(actual === "integer" && types.includes("number"))) {
       this.#typeError(path, types, actual);
+      typeFailed = true;
+    }
+    if (typeFailed) {
       if (typeof value === "number") this.#number(value, schema, path);
+      if (schema.enum !== undefined) this.#enum(value, schema.enum, path);
       return;
     }
     this.matches++;
@@ -380,6 +384,7 @@ class Validator {
   #enum(value: unknown, allowed: unknown[], path: string): void {
     const index = enumIndex(allowed);
     if (isComposite(value) ? index.composites.has(canonical(value)) : index.scalars.has(value)) return;
+    if (typeof value === "number" && allowed.some((a) => goConvertedEqual(value, a))) return;
     index.detail ??=
       allowed.length > 0
         ? `supported values: ${allowed.map((a) => JSON.stringify(typeof a === "string" ? a : JSON.stringify(a))).join(", ")}`
@@ -470,6 +475,24 @@ function enumIndex(allowed: readonly unknown[]): EnumIndex {
     enumIndexes.set(allowed, index);
   }
   return index;
+}
+
+/**
+ * kube-openapi compares a value with an allowed one after reflect's Convert to the allowed one's
+ * Go type: a float against an int64 is truncated (1.5 matches 1), an int64 against a float64 is
+ * widened, an int64 against a string becomes the character of that code point (97 matches "a").
+ */
+function goConvertedEqual(v: number, allowed: unknown): boolean {
+  if (typeof allowed === "number") {
+    if (!isGoInt(allowed)) return v === allowed;
+    return (isGoInt(v) ? v : goInt64(v)) === allowed;
+  }
+  if (typeof allowed === "string" && isGoInt(v)) {
+    const rune =
+      v >= 0 && v <= 0x10ffff && !(v >= 0xd800 && v <= 0xdfff) ? String.fromCodePoint(v) : "\ufffd";
+    return rune === allowed;
+  }
+  return false;
 }
 
 function canonical(value: unknown): string {
