@@ -297,6 +297,34 @@ describe("custom resources' numbers checked as kube-openapi checks them", () => 
       ],
     ],
     [
+      // A fractional factor multiplies by its inverse, and the quotient counts as whole within a
+      // relative 1e-9 of the nearest whole number: 100 * 0.29 is 28.999999999999996, accepted.
+      { type: "number", multipleOf: 0.01 },
+      [
+        [0.07, []],
+        [0.29, []],
+        [0.295, [invalid("spec.f", "0.295: spec.f in body should be a multiple of 0.01")]],
+      ],
+    ],
+    [
+      // So close to a whole number a float passes the type check for an integer, not the range check.
+      { type: "integer", format: "int32" },
+      [
+        [3.0000000001, [unfit("<nil>", "Checked value must be of type integer with format int32 in spec.f")]],
+        [
+          1e-10,
+          [
+            [
+              "FieldValueTypeInvalid",
+              "spec.f",
+              'Invalid value: "float64": spec.f in body must be of type int32: "float64"',
+            ],
+            unfit("<nil>", "Checked value must be of type integer with format int32 in spec.f"),
+          ],
+        ],
+      ],
+    ],
+    [
       { type: "string", format: "date-time" },
       [
         [

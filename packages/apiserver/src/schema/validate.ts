@@ -65,16 +65,18 @@ const goInt64 = (f: number) => (Math.abs(f) < 2 ** 63 ? Math.trunc(f) : -(2 ** 6
 const goIntText = (i: number) => BigInt(i).toString();
 
 /**
- * swag's IsFloat64AJSONInteger: within ±(2^53-1) and whole, up to a relative error of 1e-9 above a
- * whole number (Go's uint64 conversion makes every negative fraction fail).
+ * swag's IsFloat64AJSONInteger: within ±(2^53-1) and within a relative 1e-9 of the nearest whole
+ * number, itself not 0.
  */
 function isJSONInteger(f: number): boolean {
   if (!Number.isFinite(f) || Math.abs(f) > 2 ** 53 - 1) return false;
-  if (Number.isInteger(f)) return true;
-  if (f < 0) return false;
-  const g = Math.trunc(f);
-  return g !== 0 && (f - g) / (f + g) < 1e-9;
+  const rounded = goRound(f);
+  if (f === rounded) return true;
+  return rounded !== 0 && Math.abs(f - rounded) < 1e-9 * Math.abs(rounded);
 }
+
+/** Go's math.Round: half away from zero. */
+const goRound = (f: number) => Math.sign(f) * Math.round(Math.abs(f));
 
 const child = (path: string, key: string) => (path ? `${path}.${key}` : key);
 /** kube-openapi's "<path> in body" prefix of messages. */
@@ -119,7 +121,8 @@ class Validator {
       !typeFailed &&
       types.length > 0 &&
       !types.includes(actual) &&
-      !(actual === "integer" && types.includes("number"))
+      !(actual === "integer" && types.includes("number")) &&
+      !(actual === "number" && types.includes("integer") && isJSONInteger(value as number))
     ) {
       this.#typeError(path, types, actual);
       typeFailed = true;
@@ -259,7 +262,9 @@ class Validator {
     if (!format) return false;
     const [ownType, ownFormat] = isGoInt(value) ? ["integer", "int64"] : ["number", "float64"];
     const type = schema.type ?? "";
-    if (type === ownType || ownFormat === format || (ownType === "integer" && type === "number"))
+    // A float within 1e-9 of a whole number passes for an integer (swag's IsFloat64AJSONInteger).
+    const floatInt = ownType === "number" && type === "integer" && isJSONInteger(value);
+    if (type === ownType || ownFormat === format || floatInt || (ownType === "integer" && type === "number"))
       return false;
     this.errors.push({
       type: "FieldValueTypeInvalid",
