@@ -104,11 +104,27 @@ export function goValue(value: unknown): string {
     case "string":
       return JSON.stringify(value);
     case "number":
+      // Go decodes a whole JSON number within int64 as an int64, any other as a float64.
+      return Number.isInteger(value) && Math.abs(value) < 2 ** 63 ? String(value) : goFloat(value);
     case "boolean":
       return String(value);
     default:
       return goJSON(value);
   }
+}
+
+/**
+ * A float64 as Go's `%v` prints it: the shortest digits, in exponent form (two exponent digits at
+ * least) when the exponent is below -4 or 6 and above (`1e+06`, `2.5e-05`).
+ */
+export function goFloat(f: number): string {
+  if (Number.isNaN(f)) return "NaN";
+  if (!Number.isFinite(f)) return f > 0 ? "+Inf" : "-Inf";
+  if (f === 0) return Object.is(f, -0) ? "-0" : "0";
+  const [mantissa, exponent] = f.toExponential().split("e");
+  const exp = Number(exponent);
+  if (exp >= -4 && exp < 6) return String(f);
+  return `${mantissa}e${exponent[0]}${exponent.slice(1).padStart(2, "0")}`;
 }
 
 /** `json.Marshal` of a decoded value: map keys sorted, as Go's encoder writes a map. */

@@ -3,7 +3,7 @@
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import type { ResourceDefinition } from "../registry/resource.js";
 import type { FieldError } from "./field-error.js";
-import { toStatusCause } from "./field-error.js";
+import { goFloat, toStatusCause } from "./field-error.js";
 import { checkFormat } from "./formats.js";
 import { PatternCache } from "./patterns.js";
 import type { Schema } from "./schema-types.js";
@@ -46,15 +46,41 @@ export function jsonType(value: unknown): string {
     case "boolean":
       return "boolean";
     case "number":
-      return Number.isInteger(value) ? "integer" : "number";
+      return isGoInt(value) ? "integer" : "number";
     default:
       return "object";
   }
 }
 
+/**
+ * Whether Go decodes this JSON number as an int64 (apimachinery's json tries Int64, then Float64):
+ * a whole number within int64's range. (`3.0` is a float64 in Go, 3 here: JSON.parse can't tell.)
+ */
+const isGoInt = (v: number) => Number.isInteger(v) && v >= -(2 ** 63) && v < 2 ** 63;
+
+/** Go's `int64(f)` on amd64: truncation, and the "integer indefinite" minimum when out of range. */
+const goInt64 = (f: number) => (Math.abs(f) < 2 ** 63 ? Math.trunc(f) : -(2 ** 63));
+
+/** An int64 as Go prints it (exactly, past 2^53). */
+const goIntText = (i: number) => BigInt(i).toString();
+
+/**
+ * swag's IsFloat64AJSONInteger: within ±(2^53-1) and within a relative 1e-9 of the nearest whole
+ * number, itself not 0.
+ */
+function isJSONInteger(f: number): boolean {
+  if (!Number.isFinite(f) || Math.abs(f) > 2 ** 53 - 1) return false;
+  const rounded = goRound(f);
+  if (f === rounded) return true;
+  return rounded !== 0 && Math.abs(f - rounded) < 1e-9 * Math.abs(rounded);
+}
+
+/** Go's math.Round: half away from zero. */
+const goRound = (f: number) => Math.sign(f) * Math.round(Math.abs(f));
+
 const child = (path: string, key: string) => (path ? `${path}.${key}` : key);
 /** kube-openapi's "<path> in body" prefix of messages. */
-const inBody = (path: string) => (path ? `${path} in body` : "in body");
+const inBody = (path: string) => `${path} in body`;
 
 /** An alternative of a combinator tried alone: its errors and how many of its checks passed. */
 interface Trial {
@@ -87,8 +113,23 @@ class Validator {
       return;
     }
     const actual = jsonType(value);
-    if (types.length > 0 && !types.includes(actual) && !(actual === "integer" && types.includes("number"))) {
+    // After a failed type check kube-openapi still runs the validators that apply to the value's
+    // kind; of those, the number validator and enum can speak.
+    let typeFailed =
+      typeof value === "number" && schema.type !== undefined && this.#numberFormatError(value, schema, path);
+    if (
+      !typeFailed &&
+      types.length > 0 &&
+      !types.includes(actual) &&
+      !(actual === "integer" && types.includes("number")) &&
+      !(actual === "number" && types.includes("integer") && isJSONInteger(value as number))
+    ) {
       this.#typeError(path, types, actual);
+      typeFailed = true;
+    }
+    if (typeFailed) {
+      if (typeof value === "number") this.#number(value, schema, path);
+      if (schema.enum !== undefined) this.#enum(value, schema.enum, path);
       return;
     }
     this.matches++;
@@ -211,21 +252,99 @@ class Validator {
     }
   }
 
+  /**
+   * kube-openapi's typeValidator on a number under a schema with a format: a format that neither
+   * the type nor Go's own format of the value (int64, float64) accounts for refuses it, naming
+   * both formats (`must be of type int32: "float64"`). True when it did.
+   */
+  #numberFormatError(value: number, schema: Schema, path: string): boolean {
+    const format = schema.format;
+    if (!format) return false;
+    const [ownType, ownFormat] = isGoInt(value) ? ["integer", "int64"] : ["number", "float64"];
+    const type = schema.type ?? "";
+    // A float within 1e-9 of a whole number passes for an integer (swag's IsFloat64AJSONInteger).
+    const floatInt = ownType === "number" && type === "integer" && isJSONInteger(value);
+    if (type === ownType || ownFormat === format || floatInt || (ownType === "integer" && type === "number"))
+      return false;
+    this.errors.push({
+      type: "FieldValueTypeInvalid",
+      field: path,
+      value: ownFormat,
+      detail: `${inBody(path)} must be of type ${format}: ${JSON.stringify(ownFormat)}`,
+    });
+    return true;
+  }
+
+  /**
+   * kube-openapi's numberValidator. Each keyword (and the value itself) must first fit the type
+   * and format (integer: whole and within int32/int64; number with format float: within float32),
+   * else kube refuses with an error of no field and checks the keyword as a plain float. A keyword
+   * that fits is checked natively: against a Go int64 value the factor and bounds are cast to
+   * int64 (truncated), so `multipleOf: 0.5` on an int is "factor ... must be positive: 0".
+   * Errors come checked value first, then multipleOf, minimum, maximum.
+   */
   #number(value: number, schema: Schema, path: string): void {
-    if (schema.multipleOf !== undefined && schema.multipleOf > 0) {
-      const q = value / schema.multipleOf;
-      if (Math.abs(q - Math.round(q)) > 1e-9) {
-        this.#invalid(path, value, `${inBody(path)} should be a multiple of ${schema.multipleOf}`);
+    const kind = schema.type === "integer" ? "integer" : schema.type === "number" ? "number" : "";
+    const format =
+      (kind === "integer" && (schema.format === "int32" || schema.format === "int64")) ||
+      (kind === "number" && (schema.format === "float" || schema.format === "double"))
+        ? (schema.format as string)
+        : "";
+    const fits = (x: number, prefix: string): boolean => {
+      let ok = true;
+      if (kind === "integer") {
+        const bound = format === "int32" ? 2 ** 31 : 2 ** 63;
+        ok = Number.isInteger(x) && x >= -bound && x < bound;
+      } else if (format === "float") {
+        ok = Number.isFinite(Math.fround(x)) || !Number.isFinite(x);
+      }
+      if (!ok) {
+        const described = format ? `${kind} with format ${format}` : `${kind} (default format)`;
+        this.#composite(`${prefix} value must be of type ${described} in ${path}`);
+      }
+      return ok;
+    };
+    const native = isGoInt(value);
+    fits(value, "Checked");
+    const { multipleOf, maximum, minimum } = schema;
+    if (multipleOf !== undefined) {
+      const asInt = fits(multipleOf, "MultipleOf") && native;
+      const factor = asInt ? goInt64(multipleOf) : multipleOf;
+      if (factor <= 0) {
+        const shown = asInt ? goIntText(factor) : goFloat(factor);
+        this.#invalid(path, factor, `factor MultipleOf declared for ${path} must be positive: ${shown}`);
+      } else if (
+        asInt ? value % factor !== 0 : !isJSONInteger(factor < 1 ? (1 / factor) * value : value / factor)
+      ) {
+        const shown = asInt ? goIntText(factor) : goFloat(factor);
+        this.#invalid(path, value, `${inBody(path)} should be a multiple of ${shown}`);
       }
     }
-    const { maximum, minimum } = schema;
-    if (maximum !== undefined && (schema.exclusiveMaximum ? value >= maximum : value > maximum)) {
-      const words = schema.exclusiveMaximum ? "less than" : "less than or equal to";
-      this.#invalid(path, value, `${inBody(path)} should be ${words} ${maximum}`);
+    if (minimum !== undefined) {
+      const exclusive = schema.exclusiveMinimum === true;
+      const asInt = fits(minimum, "Minimum boundary") && native;
+      const bound = asInt ? goInt64(minimum) : minimum;
+      if (exclusive ? value <= bound : value < bound) {
+        const words = exclusive ? "greater than" : "greater than or equal to";
+        this.#invalid(
+          path,
+          value,
+          `${inBody(path)} should be ${words} ${asInt ? goIntText(bound) : goFloat(bound)}`,
+        );
+      }
     }
-    if (minimum !== undefined && (schema.exclusiveMinimum ? value <= minimum : value < minimum)) {
-      const words = schema.exclusiveMinimum ? "greater than" : "greater than or equal to";
-      this.#invalid(path, value, `${inBody(path)} should be ${words} ${minimum}`);
+    if (maximum !== undefined) {
+      const exclusive = schema.exclusiveMaximum === true;
+      const asInt = fits(maximum, "Maximum boundary") && native;
+      const bound = asInt ? goInt64(maximum) : maximum;
+      if (exclusive ? value >= bound : value > bound) {
+        const words = exclusive ? "less than" : "less than or equal to";
+        this.#invalid(
+          path,
+          value,
+          `${inBody(path)} should be ${words} ${asInt ? goIntText(bound) : goFloat(bound)}`,
+        );
+      }
     }
   }
 
@@ -270,6 +389,7 @@ class Validator {
   #enum(value: unknown, allowed: unknown[], path: string): void {
     const index = enumIndex(allowed);
     if (isComposite(value) ? index.composites.has(canonical(value)) : index.scalars.has(value)) return;
+    if (typeof value === "number" && allowed.some((a) => goConvertedEqual(value, a))) return;
     index.detail ??=
       allowed.length > 0
         ? `supported values: ${allowed.map((a) => JSON.stringify(typeof a === "string" ? a : JSON.stringify(a))).join(", ")}`
@@ -360,6 +480,24 @@ function enumIndex(allowed: readonly unknown[]): EnumIndex {
     enumIndexes.set(allowed, index);
   }
   return index;
+}
+
+/**
+ * kube-openapi compares a value with an allowed one after reflect's Convert to the allowed one's
+ * Go type: a float against an int64 is truncated (1.5 matches 1), an int64 against a float64 is
+ * widened, an int64 against a string becomes the character of that code point (97 matches "a").
+ */
+function goConvertedEqual(v: number, allowed: unknown): boolean {
+  if (typeof allowed === "number") {
+    if (!isGoInt(allowed)) return v === allowed;
+    return (isGoInt(v) ? v : goInt64(v)) === allowed;
+  }
+  if (typeof allowed === "string" && isGoInt(v)) {
+    const rune =
+      v >= 0 && v <= 0x10ffff && !(v >= 0xd800 && v <= 0xdfff) ? String.fromCodePoint(v) : "\ufffd";
+    return rune === allowed;
+  }
+  return false;
 }
 
 function canonical(value: unknown): string {
