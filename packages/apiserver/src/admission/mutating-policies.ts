@@ -35,6 +35,7 @@ import {
   requestResource,
   resolveMatch,
   resolveParamRef,
+  resolvePolicyBase,
   str,
 } from "./policies.js";
 import { isExempt } from "./matching.js";
@@ -65,20 +66,14 @@ function resolvePolicy(
   bindings: ResolvedMutatingPolicy["bindings"],
 ): ResolvedMutatingPolicy {
   const spec = (p.obj.spec as Obj | undefined) ?? {};
-  const paramKind = spec.paramKind as Obj | undefined;
-  const named = (v: unknown) => objects(v).map((x) => ({ name: str(x.name), expression: str(x.expression) }));
+  const { matchConditions, variables, ...base } = resolvePolicyBase(spec);
   return {
     name: p.name,
-    failurePolicy: spec.failurePolicy === "Ignore" ? "Ignore" : "Fail",
+    ...base,
     reinvocationPolicy: spec.reinvocationPolicy === "IfNeeded" ? "IfNeeded" : "Never",
-    match: resolveMatch((spec.matchConstraints as Obj | undefined) ?? {}),
-    paramKind:
-      paramKind && typeof paramKind === "object"
-        ? { apiVersion: str(paramKind.apiVersion), kind: str(paramKind.kind) }
-        : undefined,
     spec: {
-      matchConditions: named(spec.matchConditions),
-      variables: named(spec.variables),
+      matchConditions,
+      variables,
       // Validation lets through only these two types, each with its own expression.
       mutations: objects(spec.mutations).map((m) =>
         m.patchType === "JSONPatch"

@@ -129,21 +129,31 @@ export function resolveParamRef(v: unknown): ResolvedBinding["paramRef"] {
   return paramRef;
 }
 
-function resolvePolicy(p: StoredObject, bindings: ResolvedBinding[]): ResolvedPolicy {
-  const spec = (p.obj.spec as Obj | undefined) ?? {};
+/** What validating and mutating policies' specs share, resolved once per policy version. */
+export function resolvePolicyBase(spec: Obj) {
   const paramKind = spec.paramKind as Obj | undefined;
   const named = (v: unknown) => objects(v).map((x) => ({ name: str(x.name), expression: str(x.expression) }));
   return {
-    name: p.name,
-    failurePolicy: spec.failurePolicy === "Ignore" ? "Ignore" : "Fail",
+    failurePolicy: spec.failurePolicy === "Ignore" ? ("Ignore" as const) : ("Fail" as const),
     match: resolveMatch((spec.matchConstraints as Obj | undefined) ?? {}),
     paramKind:
       paramKind && typeof paramKind === "object"
         ? { apiVersion: str(paramKind.apiVersion), kind: str(paramKind.kind) }
         : undefined,
+    matchConditions: named(spec.matchConditions),
+    variables: named(spec.variables),
+  };
+}
+
+function resolvePolicy(p: StoredObject, bindings: ResolvedBinding[]): ResolvedPolicy {
+  const spec = (p.obj.spec as Obj | undefined) ?? {};
+  const { matchConditions, variables, ...base } = resolvePolicyBase(spec);
+  return {
+    name: p.name,
+    ...base,
     spec: {
-      matchConditions: named(spec.matchConditions),
-      variables: named(spec.variables),
+      matchConditions,
+      variables,
       validations: objects(spec.validations).map((v) => ({
         expression: str(v.expression),
         message: str(v.message) || undefined,
