@@ -11,7 +11,6 @@ import type { ResourceRequest } from "./context.js";
 import { refOf } from "./context.js";
 import { isTrue } from "./list-options.js";
 import { sendInForm } from "./negotiation.js";
-import { admitResourceQuota } from "../admission/resource-quota.js";
 import {
   admit,
   checkFields,
@@ -19,7 +18,7 @@ import {
   isDryRun,
   manager,
   setManagedFields,
-  storeWithEffects,
+  storeCreated,
   warningHeaders,
 } from "./write.js";
 import { kindBehaviour, unknownTopLevelFields } from "../kinds/index.js";
@@ -256,22 +255,5 @@ function createApplied(
     dryRun: isDryRun(r),
   });
   const ordered = normalizeOrder(r.def, obj);
-  const dryRun = isDryRun(r);
-  const quota = {
-    operation: "CREATE",
-    subresource: r.subresource,
-    namespace: r.namespace,
-    object: ordered,
-    dryRun,
-  } as const;
-  if (dryRun) {
-    admitResourceQuota(r.server, r.def, quota);
-    return stringifyJson(ordered);
-  }
-  const stored = storeWithEffects(effects, () => {
-    admitResourceQuota(r.server, r.def, quota);
-    return r.server.storage.put(store, ordered);
-  });
-  r.server.hooks.afterWrite(r.def, stored, undefined);
-  return stored.json;
+  return storeCreated(r, effects, ordered, isDryRun(r))?.json ?? stringifyJson(ordered);
 }

@@ -1,6 +1,5 @@
 // POST: create an object (generateName, namespace checks, admission, 409 AlreadyExists, dryRun).
 import { createWithAdmission } from "../admission/index.js";
-import { admitResourceQuota } from "../admission/resource-quota.js";
 import { readBody } from "../http-io.js";
 import { dropStatusOnCreate, normalizeOrder, prepareForCreate, randomSuffix } from "../object/meta.js";
 import { kindBehaviour } from "../kinds/index.js";
@@ -16,7 +15,7 @@ import {
   decodeObject,
   isDryRun,
   stampManagedFields,
-  storeWithEffects,
+  storeCreated,
   warningHeaders,
 } from "./write.js";
 import { stringifyJson } from "../object/deep-json.js";
@@ -75,22 +74,6 @@ export function createObject(
   stampManagedFields(r, undefined, obj);
   const effects = kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user, dryRun });
   const ordered = normalizeOrder(r.def, obj);
-  const quota = {
-    operation: "CREATE",
-    subresource: r.subresource,
-    namespace: r.namespace,
-    object: ordered,
-    dryRun,
-  } as const;
-  if (dryRun) {
-    admitResourceQuota(r.server, r.def, quota);
-    return { json: stringifyJson(ordered), headers: warningHeaders(warnings) };
-  }
-  // Quota admission is the last step before storage; a refusal undoes the create's allocations.
-  const stored = storeWithEffects(effects, () => {
-    admitResourceQuota(r.server, r.def, quota);
-    return storage.put(store, ordered);
-  });
-  r.server.hooks.afterWrite(r.def, stored, undefined);
-  return { json: stored.json, headers: warningHeaders(warnings) };
+  const stored = storeCreated(r, effects, ordered, dryRun);
+  return { json: stored?.json ?? stringifyJson(ordered), headers: warningHeaders(warnings) };
 }

@@ -446,6 +446,36 @@ export function storeWithEffects(
   return stored;
 }
 
+/**
+ * A created object's last step: quota admission, then the write with its side effects (a refusal
+ * undoes the create's allocations). A dry run is admitted and stores nothing: undefined.
+ */
+export function storeCreated(
+  r: ResourceRequest,
+  // biome-ignore lint/suspicious/noConfusingVoidType: what KindBehaviour.created returns
+  effects: WriteEffects | void,
+  ordered: Obj,
+  dryRun: boolean,
+): StoredObject | undefined {
+  const quota = {
+    operation: "CREATE",
+    subresource: r.subresource,
+    namespace: r.namespace,
+    object: ordered,
+    dryRun,
+  } as const;
+  if (dryRun) {
+    admitResourceQuota(r.server, r.def, quota);
+    return undefined;
+  }
+  const stored = storeWithEffects(effects, () => {
+    admitResourceQuota(r.server, r.def, quota);
+    return r.server.storage.put(storeNameOf(r.def), ordered);
+  });
+  r.server.hooks.afterWrite(r.def, stored, undefined);
+  return stored;
+}
+
 /** The Warning header values for field problems found under fieldValidation=Warn. */
 export function warningHeaders(warnings: string[]): Record<string, string[]> | undefined {
   if (warnings.length === 0) return undefined;
