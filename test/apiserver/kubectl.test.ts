@@ -196,7 +196,8 @@ for (const client of kubectlClients()) {
           await watch.until(/^(configmap\/late\n){3}/m);
           assert.equal(watch.out, "configmap/first\nconfigmap/late\nconfigmap/late\nconfigmap/late\n");
         } else {
-          await watch.until(/^DELETED\s+late\s/m);
+          // Wait for the whole line: kubectl may write it in more than one piece.
+          await watch.until(/^DELETED\s+late\s+1\s+\S+\n/m);
           assert.match(watch.out, /^EVENT\s+NAME\s+DATA\s+AGE$/m);
           assert.match(watch.out, /^ADDED\s+first\s+0\s+\S+$/m);
           assert.match(
