@@ -4,8 +4,9 @@
 // Arguments narrow the run to files whose path contains one of them: `npm run test:only -- rest/`.
 // Node 20 accepts no globs after --test, so the file list is built here.
 import { spawn } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
 
 const roots = ["packages/controller-runtime/src", "packages/apiserver/src", "test", "examples"];
 const filters = process.argv.slice(2);
@@ -37,12 +38,19 @@ if (files.length === 0) {
 
 // Tests are mostly waiting on loopback I/O, so run more files than there are cores.
 const concurrency = process.env.TEST_CONCURRENCY ?? "4";
+// Beside the spec reporter on stdout, each top-level test's file and time, for the slowest files
+// printed at the end (issue 43: the note names them).
+const timesDir = mkdtempSync(join(tmpdir(), "cr-test-times-"));
+const timesFile = join(timesDir, "times.jsonl");
 const args = [
   "--import",
   "tsx",
   "--test",
   `--test-concurrency=${concurrency}`,
   "--test-reporter=spec",
+  "--test-reporter-destination=stdout",
+  `--test-reporter=${new URL("./test-times-reporter.mjs", import.meta.url).href}`,
+  `--test-reporter-destination=${timesFile}`,
   ...files,
 ];
 // Which API server the tests that need one get (test/support/environment.ts reads the same
@@ -82,5 +90,27 @@ child.on("exit", (code, signal) => {
     for (const [name, why] of skippedForEmbedded) console.log(`  - ${name}: ${why}`);
   }
   for (const d of differences) console.log(`  unchecked here, ${d}`);
+  printSlowest();
   process.exit(signal ? 1 : (code ?? 1));
 });
+
+/** The files whose tests took longest (the sum of their top-level tests), slowest first. */
+function printSlowest(count = 10) {
+  const perFile = new Map();
+  try {
+    for (const line of readFileSync(timesFile, "utf8").split("\n")) {
+      if (!line) continue;
+      const { file, ms } = JSON.parse(line);
+      perFile.set(file, (perFile.get(file) ?? 0) + ms);
+    }
+  } catch {
+    return; // no test ended: nothing to rank
+  } finally {
+    rmSync(timesDir, { recursive: true, force: true });
+  }
+  if (perFile.size < 2) return;
+  console.log(`slowest test files (the sum of their top-level tests; ${concurrency} files at a time):`);
+  const ranked = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, count);
+  for (const [file, ms] of ranked)
+    console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${relative(process.cwd(), file)}`);
+}
