@@ -265,7 +265,7 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
   const causes: StatusCause[] = [...validateMeta(r.def, obj)];
   if (old) causes.push(...finalizerRules(old, obj));
   if (r.def.crdName && r.def.schema) {
-    causes.push(...validateObject(r.def, obj, r.server.patterns));
+    causes.push(...validateObject(r.def, obj, r.server.patterns, old));
     const schema = schemaOf(r.def)!;
     if (schemaHasRules(schema)) {
       // kube's strategy runs the CRD's rules only on an object of the shape they were written for.

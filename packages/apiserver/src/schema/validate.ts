@@ -4,20 +4,44 @@ import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import type { ResourceDefinition } from "../registry/resource.js";
 import type { FieldError } from "./field-error.js";
 import { goFloat, toStatusCause } from "./field-error.js";
+import { deepEqual } from "../object/meta.js";
 import { checkFormat } from "./formats.js";
 import { PatternCache } from "./patterns.js";
 import type { Schema } from "./schema-types.js";
 import { isObject, SchemaResolver, schemaOf } from "./schema-types.js";
 
-/** Validates a whole object against its resource's schema; [] when it has none or all is well. */
+/**
+ * Validates a whole object against its resource's schema; [] when it has none or all is well.
+ * On update (`old` given), as kube 1.33+ does (CRDValidationRatcheting, GA): an error in a value
+ * left as it was is let through, so that an object stored before its CRD tightened can still be
+ * changed elsewhere. "Left as it was" is judged at the erring node if kube can correlate it with
+ * its old value (by field; a map list's items by their keys), else at its nearest such ancestor;
+ * apiVersion and kind never ratchet. Duplicates in set and map lists are checked only if the old
+ * object had none (kube's older rule for them), and embedded objects' apiVersion and kind always.
+ */
 export function validateObject(
   def: Pick<ResourceDefinition, "schema">,
   obj: unknown,
   patterns: PatternCache = new PatternCache(),
+  old?: unknown,
 ): StatusCause[] {
   const root = schemaOf(def);
   if (root === undefined) return [];
-  return validateValue(root, obj, "", root, patterns).map(toStatusCause);
+  const v = new Validator(new SchemaResolver(root), patterns);
+  v.node(obj, root, "", old === undefined ? undefined : { value: old });
+  let errors = v.errors;
+  if (old !== undefined && v.listErrors.size > 0) {
+    // Looked at only when the new object has duplicates: most updates never validate the old one.
+    const before = new Validator(new SchemaResolver(root), patterns);
+    before.node(old, root, "");
+    if (before.listErrors.size > 0) errors = errors.filter((e) => !v.listErrors.has(e));
+  }
+  return errors.map(toStatusCause);
+}
+
+/** The old value a node is correlated with, on update (boxed: an old value may be null). */
+interface Old {
+  value: unknown;
 }
 
 /**
@@ -90,6 +114,10 @@ interface Trial {
 
 class Validator {
   readonly errors: FieldError[] = [];
+  /** Duplicates in set and map lists: kube checks them apart from the schema, never ratcheted. */
+  readonly listErrors = new Set<FieldError>();
+  /** Embedded objects' apiVersion and kind: kube checks them apart too (schemaobjectmeta). */
+  readonly #unratcheted = new Set<FieldError>();
   /** Nodes whose type matched: kube-openapi's MatchCount, which picks the closest alternative. */
   matches = 0;
   readonly #r: SchemaResolver;
@@ -100,7 +128,24 @@ class Validator {
     this.#patterns = patterns;
   }
 
-  node(value: unknown, schema0: Schema | undefined, path: string): void {
+  /** Validates `value`; with `old`, its errors are dropped if the value is as it was (ratcheting). */
+  node(value: unknown, schema0: Schema | undefined, path: string, old?: Old): void {
+    if (old === undefined) {
+      this.#node(value, schema0, path, undefined);
+      return;
+    }
+    const start = this.errors.length;
+    this.#node(value, schema0, path, old);
+    // kube compares only once a node has errors (deep equality is not free on large values).
+    if (this.errors.length > start && deepEqual(value, old.value)) {
+      const kept = this.errors
+        .splice(start)
+        .filter((e) => this.listErrors.has(e) || this.#unratcheted.has(e));
+      this.errors.push(...kept);
+    }
+  }
+
+  #node(value: unknown, schema0: Schema | undefined, path: string, old: Old | undefined): void {
     const schema = this.#r.resolve(schema0);
     if (schema === undefined) return;
     const types = schema["x-kubernetes-int-or-string"]
@@ -136,9 +181,9 @@ class Validator {
     this.#combinators(value, schema, path);
     if (typeof value === "string") this.#string(value, schema, path);
     if (typeof value === "number") this.#number(value, schema, path);
-    if (Array.isArray(value)) this.#array(value, schema, path);
+    if (Array.isArray(value)) this.#array(value, schema, path, old);
     if (schema.enum !== undefined) this.#enum(value, schema.enum, path);
-    if (isObject(value)) this.#object(value, schema, path);
+    if (isObject(value)) this.#object(value, schema, path, old);
   }
 
   #typeError(path: string, types: string[], actual: string): void {
@@ -348,10 +393,12 @@ class Validator {
     }
   }
 
-  #array(value: unknown[], schema: Schema, path: string): void {
+  #array(value: unknown[], schema: Schema, path: string, old: Old | undefined): void {
     const items = Array.isArray(schema.items) ? undefined : schema.items;
-    if (items !== undefined)
-      for (let i = 0; i < value.length; i++) this.node(value[i], items, `${path}[${i}]`);
+    if (items !== undefined) {
+      const oldItem = correlateItems(schema, old);
+      for (let i = 0; i < value.length; i++) this.node(value[i], items, `${path}[${i}]`, oldItem(value[i]));
+    }
     if (schema.minItems !== undefined && value.length < schema.minItems) {
       this.#invalid(path, value, `${inBody(path)} should have at least ${schema.minItems} items`);
     }
@@ -381,7 +428,11 @@ class Validator {
         id = Object.fromEntries(keys.filter((k) => item[k] !== undefined).map((k) => [k, item[k]]));
       }
       const key = canonical(id);
-      if (seen.has(key)) this.errors.push({ type: "FieldValueDuplicate", field: `${path}[${i}]`, value: id });
+      if (seen.has(key)) {
+        const error: FieldError = { type: "FieldValueDuplicate", field: `${path}[${i}]`, value: id };
+        this.errors.push(error);
+        this.listErrors.add(error);
+      }
       seen.add(key);
     });
   }
@@ -402,7 +453,7 @@ class Validator {
     });
   }
 
-  #object(value: Record<string, unknown>, schema: Schema, path: string): void {
+  #object(value: Record<string, unknown>, schema: Schema, path: string, old: Old | undefined): void {
     const count = Object.keys(value).length;
     if (schema.maxProperties !== undefined && count > schema.maxProperties) {
       this.errors.push({
@@ -418,15 +469,28 @@ class Validator {
     for (const key of schema.required ?? []) {
       if (!(key in value)) this.errors.push({ type: "FieldValueRequired", field: child(path, key) });
     }
-    if (schema["x-kubernetes-embedded-resource"]) this.#embedded(value, path);
+    if (schema["x-kubernetes-embedded-resource"]) {
+      const start = this.errors.length;
+      this.#embedded(value, path);
+      for (let i = start; i < this.errors.length; i++) this.#unratcheted.add(this.errors[i]!);
+    }
+    // A field correlates with its old value when both objects have it; at the root, apiVersion
+    // and kind never do (kube reads both objects as one version, so their change is invisible).
+    const oldMap = old !== undefined && isObject(old.value) ? old.value : undefined;
+    const oldOf = (key: string): Old | undefined =>
+      oldMap !== undefined &&
+      Object.hasOwn(oldMap, key) &&
+      !(path === "" && (key === "apiVersion" || key === "kind"))
+        ? { value: oldMap[key] }
+        : undefined;
     const props = schema.properties ?? {};
     for (const key of Object.keys(props).sort()) {
-      if (key in value) this.node(value[key], props[key], child(path, key));
+      if (key in value) this.node(value[key], props[key], child(path, key), oldOf(key));
     }
     const ap = schema.additionalProperties;
     if (typeof ap === "object") {
       for (const key of Object.keys(value).sort()) {
-        if (!(key in props)) this.node(value[key], ap, child(path, key));
+        if (!(key in props)) this.node(value[key], ap, child(path, key), oldOf(key));
       }
     }
   }
@@ -450,7 +514,26 @@ class Validator {
   }
 }
 
-/** A stable text for deep equality: keys sorted, so `{a,b}` equals `{b,a}`. */
+/**
+ * The old item each item of a list correlates with, for ratcheting: only a map list's items do,
+ * by their keys (kube's CorrelatedObject.Index; sets and atomic lists answer for the whole list).
+ */
+function correlateItems(list: Schema, old: Old | undefined): (item: unknown) => Old | undefined {
+  const keys = list["x-kubernetes-list-map-keys"];
+  if (old === undefined || !Array.isArray(old.value) || list["x-kubernetes-list-type"] !== "map" || !keys)
+    return () => undefined;
+  const keyOf = (o: unknown) => (isObject(o) ? canonical(keys.map((k) => o[k] ?? null)) : undefined);
+  const byKey = new Map<string, unknown>();
+  for (const o of old.value) {
+    const k = keyOf(o);
+    if (k !== undefined && !byKey.has(k)) byKey.set(k, o);
+  }
+  return (item) => {
+    const k = keyOf(item);
+    return k !== undefined && byKey.has(k) ? { value: byKey.get(k) } : undefined;
+  };
+}
+
 /**
  * An enum's values: scalars as they are (JSON's scalars compare as JavaScript's do), lists and
  * objects by canonical JSON; its "supported values" detail once one was refused.
@@ -500,6 +583,7 @@ function goConvertedEqual(v: number, allowed: unknown): boolean {
   return false;
 }
 
+/** A stable text for deep equality: keys sorted, so `{a,b}` equals `{b,a}`. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (isObject(value)) {
