@@ -4,7 +4,6 @@ import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import type { ResourceDefinition } from "../registry/resource.js";
 import type { FieldError } from "./field-error.js";
 import { goFloat, toStatusCause } from "./field-error.js";
-import { deepEqual } from "../object/meta.js";
 import { checkFormat } from "./formats.js";
 import { PatternCache } from "./patterns.js";
 import type { Schema } from "./schema-types.js";
@@ -137,7 +136,7 @@ class Validator {
     const start = this.errors.length;
     this.#node(value, schema0, path, old);
     // kube compares only once a node has errors (deep equality is not free on large values).
-    if (this.errors.length > start && deepEqual(value, old.value)) {
+    if (this.errors.length > start && canonical(value) === canonical(old.value)) {
       const kept = this.errors
         .splice(start)
         .filter((e) => this.listErrors.has(e) || this.#unratcheted.has(e));
