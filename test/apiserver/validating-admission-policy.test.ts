@@ -350,6 +350,34 @@ describe("ValidatingAdmissionPolicy", () => {
     assert.equal((await api.post(configMaps, configMap("f2", { a: "1" }, { Ignore: "y" }))).status, 201);
   });
 
+  test("an expression past kube's per-call cost limit is cancelled; failurePolicy decides", async (t) => {
+    if (!served) return t.skip(NOT_SERVED);
+    // 20^5 steps of a few cost units each: far past kube's 1 000 000 per expression, which cancels
+    // it (and keeps a policy from holding the server for as long as the loops would run).
+    const list = `[${Array.from({ length: 20 }, (_, i) => i).join(", ")}]`;
+    const costly = `${list}.all(a, ${list}.all(b, ${list}.all(c, ${list}.all(d, ${list}.all(e, a + b + c + d + e >= 0)))))`;
+    await install(
+      policy("costly", {
+        failurePolicy: "Fail",
+        matchConditions: [{ name: "flagged", expression: "'costly' in object.data" }],
+        validations: [{ expression: costly }],
+      }),
+      binding("costly", {}),
+    );
+    await enforced("costly", configMap("probe", { costly: "y" }));
+    const started = performance.now();
+    const refused = await api.post(configMaps, configMap("c1", { costly: "y" }));
+    const tookMs = performance.now() - started;
+    assert.equal(refused.status, 422, refused.text);
+    assert.match(
+      (refused.body as { message: string }).message,
+      new RegExp(
+        `ValidatingAdmissionPolicy 'costly-${run}' with binding 'costly-${run}' denied request: expression '.*' resulted in error: operation cancelled: actual cost limit exceeded$`,
+      ),
+    );
+    t.diagnostic(`refused in ${Math.round(tookMs)} ms`);
+  });
+
   test("policies and bindings a cluster refuses", async (t) => {
     if (!served) return t.skip(NOT_SERVED);
     const bad = await api.post(

@@ -5,13 +5,16 @@
 // with messageExpression's result, the message, or "failed expression: ..."), then
 // auditAnnotations (a string or null). Variables: object, oldObject, request, params,
 // namespaceObject and variables. Loaded with CEL on first use (lazy.ts).
-// The `authorizer` variable asks the server's authorizer (authz.ts). Not here: and kube's cost budget (an expression runs to its end).
+// The `authorizer` variable asks the server's authorizer (authz.ts). Each expression is cancelled
+// past kube's per-call cost limit, and a policy's expressions for one request share kube's runtime
+// budget: past it, the policy fails as a whole, with kube's words (failurePolicy decides).
 import { isCelError } from "@bufbuild/cel";
 import type { UserInfo } from "../handlers/context.js";
 import { authorizerValue, type RequestResource, withAuthorizer } from "./authz.js";
 import { type Compiled, compilePolicyExpression, compilePolicyMessageExpression } from "./expressions.js";
 import { celErrorText } from "./kubernetes-libs.js";
 import { celValue, matchConditionsIn } from "./match-conditions.js";
+import { PER_CALL_LIMIT, RUNTIME_BUDGET, runMetered } from "./runtime-cost.js";
 
 export { compilePolicyExpression, compilePolicyMessageExpression };
 export { typeCheckIssues } from "./type-check.js";
@@ -51,19 +54,44 @@ export interface PolicyEvaluation {
   annotationErrors: string[];
 }
 
-/** Runs one expression: its value, or kube's error text for a compile or evaluation error. */
+/** kube's error once a policy's expressions spent its runtime budget (plugin/cel/activation.go). */
+export const OUT_OF_BUDGET =
+  "validation failed due to running out of cost budget, no further validation rules will be run";
+
+/** What a policy's expressions may still spend on one request (kube's RuntimeCELCostBudget). */
+export class CostBudget {
+  remaining = RUNTIME_BUDGET;
+  /** Set once an expression cost more than what remained: nothing more is run. */
+  exhausted = false;
+}
+
+/**
+ * Runs one expression: its value, or kube's error text for a compile or evaluation error. It is
+ * cancelled past kube's per-call limit ("operation cancelled: actual cost limit exceeded"); with a
+ * `budget`, its cost is taken from it, and an expression that costs more than remains fails with
+ * {@link OUT_OF_BUDGET} and marks the budget exhausted.
+ */
 export function runExpression(
   expression: string,
   ctx: Record<string, unknown>,
   compile: (expression: string) => Compiled = compilePolicyExpression,
+  budget?: CostBudget,
 ): { value: unknown } | { error: string } {
   const p = compile(expression.trim());
   if ("error" in p) return { error: `compilation error: ${p.error}` };
   let value: unknown;
+  let cost = 0;
   try {
-    value = p(ctx);
+    ({ result: value, cost } = runMetered(p, ctx, PER_CALL_LIMIT));
   } catch (e) {
     value = e;
+  }
+  if (budget) {
+    if (budget.exhausted || cost > budget.remaining) {
+      budget.exhausted = true;
+      return { error: OUT_OF_BUDGET };
+    }
+    budget.remaining -= cost;
   }
   if (isCelError(value) || value instanceof Error) {
     return {
@@ -131,7 +159,8 @@ export function evaluatePolicy(
       return out;
     }
   }
-  evaluateVariables(spec.variables, ctx);
+  const budget = new CostBudget();
+  evaluateVariables(spec.variables, ctx, budget);
   // kube evaluates messageExpressions apart, with no `authorizer` in their activation: a variable
   // read there is evaluated again without it, and one that asks the authorizer fails, so the
   // message falls back (validator.go's expressionOptionalVars).
@@ -139,22 +168,51 @@ export function evaluatePolicy(
   const forMessages = () => {
     if (!messageCtx) {
       const { authorizer: _, ...rest } = ctx;
-      messageCtx = evaluateVariables(spec.variables, { ...rest, variables: new Map<string, unknown>() });
+      messageCtx = evaluateVariables(
+        spec.variables,
+        { ...rest, variables: new Map<string, unknown>() },
+        budget,
+      );
     }
     return messageCtx;
   };
-  spec.validations.forEach((v, index) => {
-    const r = runExpression(v.expression, ctx);
-    if ("error" in r) {
-      out.decisions.push({ kind: "error", index, message: r.error });
-      return;
+  const results: ({ value: unknown } | { error: string })[] = [];
+  for (const v of spec.validations) {
+    results.push(runExpression(v.expression, ctx, compilePolicyExpression, budget));
+    if (budget.exhausted) {
+      // Past the budget kube's validator returns one error for the policy, whatever came before.
+      out.decisions = [{ kind: "error", index: -1, message: OUT_OF_BUDGET }];
+      return out;
     }
-    if (r.value === true) return;
-    const message = messageOf(v, v.messageExpression ? forMessages() : ctx);
-    out.decisions.push({ kind: "deny", index, message, reason: v.reason || "Invalid" });
+  }
+  // Then every messageExpression, on what the budget has left, as kube's message filter runs
+  // them (also those of validations that passed). Past the budget, every validation that did not
+  // fail to evaluate is an error, as kube's validator words it.
+  const messages = new Map<number, { value: unknown } | { error: string }>();
+  spec.validations.forEach((v, index) => {
+    if (v.messageExpression && !budget.exhausted)
+      messages.set(
+        index,
+        runExpression(v.messageExpression, forMessages(), compilePolicyMessageExpression, budget),
+      );
   });
+  spec.validations.forEach((v, index) => {
+    const r = results[index]!;
+    if ("error" in r) out.decisions.push({ kind: "error", index, message: r.error });
+    else if (budget.exhausted)
+      out.decisions.push({ kind: "error", index, message: `failed messageExpression: ${OUT_OF_BUDGET}` });
+    else if (r.value !== true)
+      out.decisions.push({
+        kind: "deny",
+        index,
+        message: messageOf(v, messages.get(index)),
+        reason: v.reason || "Invalid",
+      });
+  });
+  // Audit annotations have a budget of their own (kube's auditAnnotationFilter is run apart).
+  const annotationBudget = new CostBudget();
   for (const a of spec.auditAnnotations) {
-    const r = runExpression(a.valueExpression, ctx);
+    const r = runExpression(a.valueExpression, ctx, compilePolicyExpression, annotationBudget);
     if ("error" in r) out.annotationErrors.push(r.error);
     else if (typeof r.value === "string") {
       const value = r.value.trim();
@@ -177,10 +235,11 @@ export function evaluatePolicy(
 export function evaluateVariables(
   variables: PolicySpec["variables"],
   ctx: Record<string, unknown>,
+  budget?: CostBudget,
 ): Record<string, unknown> {
   const values = ctx.variables as Map<string, unknown>;
   for (const v of variables) {
-    const r = runExpression(v.expression, ctx);
+    const r = runExpression(v.expression, ctx, compilePolicyExpression, budget);
     if ("value" in r) values.set(v.name, r.value);
   }
   return ctx;
@@ -189,14 +248,11 @@ export function evaluateVariables(
 /** messageExpression's result if it is a usable string, else the message, else the expression. */
 function messageOf(
   v: { expression: string; message?: string; messageExpression?: string },
-  ctx: Record<string, unknown>,
+  evaluated: { value: unknown } | { error: string } | undefined,
 ): string {
-  if (v.messageExpression) {
-    const r = runExpression(v.messageExpression, ctx, compilePolicyMessageExpression);
-    if ("value" in r && typeof r.value === "string") {
-      const m = r.value.trim();
-      if (m !== "" && Buffer.byteLength(m) <= MAX_MESSAGE_BYTES && !m.includes("\n")) return m;
-    }
+  if (evaluated && "value" in evaluated && typeof evaluated.value === "string") {
+    const m = evaluated.value.trim();
+    if (m !== "" && Buffer.byteLength(m) <= MAX_MESSAGE_BYTES && !m.includes("\n")) return m;
   }
   const message = v.message?.trim();
   if (message) return message;

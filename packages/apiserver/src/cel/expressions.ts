@@ -1,14 +1,16 @@
 // Compiling the CEL of admission configurations (webhook match conditions, admission policies):
 // one environment with the Kubernetes libraries, a cache of programs by expression, and the
-// variables each kind of expression may name, as kube declares them. A name nothing declares is
+// variables each kind of expression may name, as kube declares them. Every program counts its
+// runtime cost, as cel-go's does under kube's cost limits. A name nothing declares is
 // refused when the configuration is written (references.ts), not when a request meets it.
-import { celEnv, plan } from "@bufbuild/cel";
+import { celEnv } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import { authzLibrary } from "./authz.js";
 import { kubernetesLibraries } from "./kubernetes-libs.js";
 import type { Parsed } from "./ast.js";
 import { parseCel } from "./optional-syntax.js";
 import { undeclaredReference } from "./references.js";
+import { planMetered } from "./runtime-cost.js";
 import { rewriteInitialisers, typedObjectLibrary } from "./typed-objects.js";
 
 export type Program = (ctx: Record<string, unknown>) => unknown;
@@ -37,7 +39,9 @@ function expressionCompiler(
       try {
         const parsed = parsing(expression);
         const undeclared = undeclaredReference(parsed, expression, environment, declared);
-        p = undeclared ? { error: `ERROR: ${undeclared}` } : (plan(environment, parsed) as Program);
+        // Planned to count its cost as it runs: kube cancels an admission expression past its
+        // per-call limit and stops a policy past its budget (runtime-cost.ts, admission-policy.ts).
+        p = undeclared ? { error: `ERROR: ${undeclared}` } : planMetered(environment, parsed);
       } catch (e) {
         p = { error: `ERROR: ${(e as Error).message}` };
       }

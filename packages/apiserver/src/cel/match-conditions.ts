@@ -13,6 +13,7 @@ import type { UserInfo } from "../handlers/context.js";
 import { authorizerValue, type Decide, type RequestResource, withAuthorizer } from "./authz.js";
 import { type Compiled, compileWebhookExpression } from "./expressions.js";
 import { celErrorText } from "./kubernetes-libs.js";
+import { PER_CALL_LIMIT, runMetered } from "./runtime-cost.js";
 
 /** kube's limit on a webhook's match conditions. */
 const MAX_MATCH_CONDITIONS = 64;
@@ -109,7 +110,8 @@ export function matchConditionsIn(
     }
     let result: unknown;
     try {
-      result = p(ctx);
+      // Cancelled past kube's per-call cost limit, as every admission expression is.
+      result = runMetered(p, ctx, PER_CALL_LIMIT).result;
     } catch (e) {
       result = e;
     }

@@ -194,7 +194,9 @@ export function planMetered(env: CelEnv, parsed: Parsed): Program {
   }
   const copy = structuredClone(parsed.expr);
   const ids = { next: maxId(copy) + 1n };
-  return plan(m, instrument(copy, ids)) as Program;
+  const funcs = env.funcs as unknown as { find(name: string): unknown };
+  const isFunction = (name: string) => funcs.find(name) !== undefined;
+  return plan(m, instrument(copy, ids, isFunction)) as Program;
 }
 
 /** The result of running `program` on `ctx`, and what it cost; `exceeded` when cancelled past `limit`. */
@@ -237,7 +239,7 @@ function chainCost(e: Expr): number {
 }
 
 /** `e` with its priced shapes wrapped in `@cost` calls; ids for the new nodes come from `ids`. */
-function instrument(e: Expr, ids: { next: bigint }): Expr {
+function instrument(e: Expr, ids: { next: bigint }, isFunction: (name: string) => boolean): Expr {
   const wrap = (n: number, inner: Expr): Expr => {
     if (n === 0) return inner;
     const constant = {
@@ -261,28 +263,33 @@ function instrument(e: Expr, ids: { next: bigint }): Expr {
   switch (k.case) {
     case "identExpr":
     case "selectExpr":
-      return wrapChain(e, ids, wrap);
+      return wrapChain(e, ids, wrap, isFunction);
     case "callExpr": {
       const fn = k.value.function;
-      if (fn === "_[_]") return wrapChain(e, ids, wrap);
-      if (k.value.target) k.value.target = instrument(k.value.target, ids);
-      k.value.args = k.value.args.map((a) => instrument(a, ids));
+      if (fn === "_[_]") return wrapChain(e, ids, wrap, isFunction);
+      // `optional.of(x)`, `jsonpatch.escapeKey(k)`: a qualified function's name is not an attribute
+      // to price, and wrapping it would keep the planner from reading it as a name.
+      const target = k.value.target;
+      const qualified = target && qualifiedName(target);
+      if (target && !(qualified !== undefined && isFunction(`${qualified}.${fn}`)))
+        k.value.target = instrument(target, ids, isFunction);
+      k.value.args = k.value.args.map((a) => instrument(a, ids, isFunction));
       return fn === "@not_strictly_false" || fn === "__not_strictly_false__" ? wrap(1, e) : e;
     }
     case "listExpr":
-      k.value.elements = k.value.elements.map((x) => instrument(x, ids));
+      k.value.elements = k.value.elements.map((x) => instrument(x, ids, isFunction));
       return wrap(10, e);
     case "structExpr":
       for (const en of k.value.entries) {
-        if (en.keyKind.case === "mapKey") en.keyKind.value = instrument(en.keyKind.value, ids);
-        if (en.value) en.value = instrument(en.value, ids);
+        if (en.keyKind.case === "mapKey") en.keyKind.value = instrument(en.keyKind.value, ids, isFunction);
+        if (en.value) en.value = instrument(en.value, ids, isFunction);
       }
       return wrap(k.value.messageName === "" ? 30 : 40, e);
     case "comprehensionExpr": {
       const c = k.value;
       for (const f of ["iterRange", "accuInit", "loopCondition", "loopStep", "result"] as const) {
         const x = c[f];
-        if (x) c[f] = instrument(x, ids);
+        if (x) c[f] = instrument(x, ids, isFunction);
       }
       return e;
     }
@@ -292,22 +299,38 @@ function instrument(e: Expr, ids: { next: bigint }): Expr {
 }
 
 /** An attribute chain wrapped once for all its identifiers, selects and indexes. */
-function wrapChain(e: Expr, ids: { next: bigint }, wrap: (n: number, inner: Expr) => Expr): Expr {
+function wrapChain(
+  e: Expr,
+  ids: { next: bigint },
+  wrap: (n: number, inner: Expr) => Expr,
+  isFunction: (name: string) => boolean,
+): Expr {
   // Instrument what the chain does not own (index keys, a base that is no identifier) in place.
   const replaceInner = (x: Expr): void => {
     const k = x.exprKind;
     if (k.case === "selectExpr" && k.value.operand) {
       if (isChain(k.value.operand)) replaceInner(k.value.operand);
-      else k.value.operand = instrument(k.value.operand, ids);
+      else k.value.operand = instrument(k.value.operand, ids, isFunction);
     } else if (k.case === "callExpr" && k.value.function === "_[_]") {
       const [operand, key] = k.value.args as [Expr, Expr];
       if (isChain(operand)) replaceInner(operand);
-      else k.value.args[0] = instrument(operand, ids);
-      k.value.args[1] = instrument(key, ids);
+      else k.value.args[0] = instrument(operand, ids, isFunction);
+      k.value.args[1] = instrument(key, ids, isFunction);
     }
   };
   replaceInner(e);
   return wrap(chainCost(e), e);
+}
+
+/** `a.b.c` as the dotted name it spells, if `e` is only identifiers and selects. */
+function qualifiedName(e: Expr): string | undefined {
+  const k = e.exprKind;
+  if (k.case === "identExpr") return k.value.name;
+  if (k.case === "selectExpr" && k.value.operand && !k.value.testOnly) {
+    const operand = qualifiedName(k.value.operand);
+    return operand === undefined ? undefined : `${operand}.${k.value.field}`;
+  }
+  return undefined;
 }
 
 function isChain(e: Expr): boolean {
