@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Api, collect, configMap, startTarget, type Target } from "./harness.js";
 import { needs } from "../support/environment.js";
+import { eventually } from "controller-runtime/envtest";
 
 let target: Target;
 let api: Api;
@@ -214,6 +215,68 @@ describe("deletion", () => {
       assert.equal(seen[seen.length - 1].type, "DELETED");
       assert.equal((await api.get(`/api/v1/namespaces/${ns}`)).status, 404);
       assert.equal((await api.get(`/api/v1/namespaces/${ns}/configmaps/x`)).status, 404);
+    },
+  );
+  test(
+    "a namespace's Pods go first; its conditions say what remains and which finalizers hold it",
+    needs("garbage-collector"),
+    async () => {
+      const ns = await api.namespace();
+      await api.post(`/api/v1/namespaces/${ns}/pods`, {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "p", finalizers: ["example.com/hold"] },
+        spec: { containers: [{ name: "c", image: "pause" }] },
+      });
+      await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("c"));
+      assert.equal((await api.delete(`/api/v1/namespaces/${ns}`)).status, 200);
+      const conditions = async () =>
+        ((await api.get(`/api/v1/namespaces/${ns}`)).body.status?.conditions ?? []) as {
+          type: string;
+          status: string;
+          reason: string;
+          message: string;
+        }[];
+      // While the Pod is held, nothing else is deleted, and the conditions read "ok" (kube stops
+      // its pass at the Pods before counting).
+      await eventually("the Pod deleted first", async () => {
+        const pod = await api.get(`/api/v1/namespaces/${ns}/pods/p`);
+        return pod.body.metadata?.deletionTimestamp !== undefined && (await conditions()).length === 5;
+      });
+      assert.equal(
+        (await api.get(`/api/v1/namespaces/${ns}/configmaps/c`)).status,
+        200,
+        "the ConfigMap waits",
+      );
+      assert.deepEqual(
+        (await conditions()).map((c) => [c.type, c.status, c.reason]),
+        [
+          ["NamespaceDeletionDiscoveryFailure", "False", "ResourcesDiscovered"],
+          ["NamespaceDeletionGroupVersionParsingFailure", "False", "ParsedGroupVersions"],
+          ["NamespaceDeletionContentFailure", "False", "ContentDeleted"],
+          ["NamespaceContentRemaining", "False", "ContentRemoved"],
+          ["NamespaceFinalizersRemaining", "False", "ContentHasNoFinalizers"],
+        ],
+      );
+      // A ConfigMap held by a finalizer of its own is named once the Pods are gone.
+      await api.patch(`/api/v1/namespaces/${ns}/configmaps/c`, {
+        metadata: { finalizers: ["example.com/keep"] },
+      });
+      await api.patch(`/api/v1/namespaces/${ns}/pods/p`, { metadata: { finalizers: null } });
+      await eventually("the ConfigMap's finalizer named", async () => {
+        const byType = new Map((await conditions()).map((c) => [c.type, c]));
+        return (
+          byType.get("NamespaceContentRemaining")?.message ===
+            "Some resources are remaining: configmaps. has 1 resource instances" &&
+          byType.get("NamespaceFinalizersRemaining")?.message ===
+            "Some content in the namespace has finalizers remaining: example.com/keep in 1 resource instances"
+        );
+      });
+      await api.patch(`/api/v1/namespaces/${ns}/configmaps/c`, { metadata: { finalizers: null } });
+      await eventually(
+        "the namespace gone",
+        async () => (await api.get(`/api/v1/namespaces/${ns}`)).status === 404,
+      );
     },
   );
 });
