@@ -5,7 +5,7 @@
 import { addAmounts, compareAmounts, parseQuantity } from "../object/quantity.js";
 import type { ServerContext } from "../handlers/context.js";
 import { forbidden } from "../status.js";
-import { canonicalQuantityText } from "./quantity-text.js";
+import { canonicalQuantityText } from "controller-runtime/api";
 import type { Obj } from "../storage/index.js";
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

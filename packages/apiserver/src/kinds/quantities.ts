@@ -1,11 +1,11 @@
 // Quantities (`resources.limits.cpu`, `storage`, `sizeLimit`) as kube stores them: a Go
 // resource.Quantity always serializes as a string in canonical form, so a number in the request
 // (`cpu: 1`, `cpu: 0.5`) comes back as "1" or "500m", and a string as Go writes it back ("0.5" →
-// "500m", "1.5Gi" → "1536Mi", quantity-text.ts). Text that is no quantity is left for validation.
+// "500m", "1.5Gi" → "1536Mi", controller-runtime/api's canonicalQuantityText). Text that is no quantity is left for validation.
 import type { ResourceDefinition } from "../registry/index.js";
 import { isObject, type Schema, SchemaResolver } from "../schema/index.js";
 import type { Obj } from "../storage/index.js";
-import { canonicalQuantityText } from "./quantity-text.js";
+import { canonicalQuantityText } from "controller-runtime/api";
 
 const QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity";
 const QUANTITY_REF = `#/definitions/${QUANTITY}`;

@@ -33,12 +33,17 @@ export {
   unescapeFieldValue,
 } from "./fields.js";
 export { parseGoDuration } from "./duration.js";
-export type { Quantity, QuantityFormat } from "./quantity.js";
+export type { Quantity, QuantityFormat, QuantityValue } from "./quantity.js";
 export {
   addQuantities,
+  canonicalQuantityText,
   compareQuantities,
   formatQuantity,
   parseQuantity,
+  QUANTITY_FORMAT_WRONG,
+  QUANTITY_NUMERIC_WRONG,
+  QUANTITY_SUFFIX_WRONG,
+  readQuantity,
   subtractQuantities,
 } from "./quantity.js";
 export * as quota from "./quota.js";

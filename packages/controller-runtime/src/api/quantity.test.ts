@@ -32,7 +32,9 @@ test("canonical text: the largest SI suffix that keeps an integer, binary suffix
     ["2", "2"],
   ];
   for (const [input, want] of cases) assert.equal(canonical(input), want, input);
-  for (const bad of ["", "abc", "1.2.3", "5XYZ", "Mi"]) assert.equal(parseQuantity(bad), undefined, bad);
+  for (const bad of ["", "abc", "1.2.3", "5XYZ", "1Mii"]) assert.equal(parseQuantity(bad), undefined, bad);
+  // Go reads a bare suffix as zero.
+  assert.equal(canonical("Mi"), "0");
 });
 
 test("sums keep the first operand's format, or the second's when the first is zero", () => {
@@ -58,6 +60,7 @@ test("exponents to ±2^31 are parsed, compared, added and printed at once, never
   assert.equal(compareQuantities(parseQuantity("12e200000000")!, parseQuantity("1.2e200000001")!), 0);
   assert.equal(compareQuantities(addQuantities(one, huge), huge), 0); // 1 is below huge's last digit
   assert.equal(compareQuantities(subtractQuantities(one, huge), parseQuantity("-1e200000000")!), 0);
-  assert.equal(formatQuantity(huge), "1e200000000");
+  // Go's exponents are multiples of 3, whatever their size.
+  assert.equal(formatQuantity(huge), "100e199999998");
   assert.ok(performance.now() - t0 < 2000, `${performance.now() - t0} ms`);
 });

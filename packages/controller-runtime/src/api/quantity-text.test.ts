@@ -2,7 +2,7 @@
 // then Quantity.String() of k8s.io/apimachinery v0.37.2 (the referee's release).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { canonicalQuantityText } from "./quantity-text.js";
+import { canonicalQuantityText } from "./quantity.js";
 
 const RECORDED: [string, string][] = [
   ["0", "0"],
