@@ -1,8 +1,9 @@
 // Quantities' text as kube-apiserver writes them back, recorded from Go: resource.ParseQuantity
 // then Quantity.String() of k8s.io/apimachinery v0.37.2 (the referee's release).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { canonicalQuantityText } from "./quantity.js";
+import { canonicalQuantityText, readQuantity } from "./quantity.js";
 
 const RECORDED: [string, string][] = [
   ["0", "0"],
@@ -115,4 +116,48 @@ test("exponents far past int64 answer at once (Go's own inf.Dec path takes minut
   assert.equal(canonicalQuantityText("1.5e2147483647"), "1.5e2147483647"); // kept: canonical for Go
   assert.equal(canonicalQuantityText("1e-2147483647"), "1e-9");
   assert.ok(performance.now() - t0 < 1000);
+});
+
+test("every text of a recorded corpus parses and prints as Go's apimachinery v0.37.2 does: value, format, text, error", () => {
+  // Recorded by scripts/record-quantities (Go's ParseQuantity and String() on 745 texts).
+  const file = new URL("./quantity.recorded.jsonl", import.meta.url);
+  const norm = (n: bigint, scale: number) => {
+    if (n === 0n) return "0";
+    while (n % 10n === 0n) {
+      n /= 10n;
+      scale++;
+    }
+    return `${n}e${scale}`;
+  };
+  let checked = 0;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line) continue;
+    const go = JSON.parse(line) as {
+      in: string;
+      err?: string;
+      str?: string;
+      unscaled?: string;
+      scale?: string;
+      format?: string;
+    };
+    const ours = readQuantity(go.in);
+    const what = JSON.stringify(go.in);
+    if (go.err !== undefined) {
+      assert.deepEqual(ours, { error: go.err }, what);
+    } else {
+      assert.ok(
+        !("error" in ours),
+        `${what}: Go reads ${go.str}, ours: ${"error" in ours ? ours.error : ""}`,
+      );
+      assert.equal(ours.text, go.str, what);
+      assert.equal(ours.quantity.format, go.format, what);
+      assert.equal(
+        norm(ours.quantity.n, ours.quantity.scale),
+        norm(BigInt(go.unscaled!), -Number(go.scale)),
+        what,
+      );
+    }
+    checked++;
+  }
+  assert.ok(checked > 700, `${checked} texts checked`);
 });
