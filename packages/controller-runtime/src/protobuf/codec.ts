@@ -970,6 +970,25 @@ export function encodeWatchFrameOf(
   kind: string,
   obj: unknown,
 ): Buffer | undefined {
+  return writeWatchFrame(type, apiVersion, kind, obj)?.finish();
+}
+
+/**
+ * {@link encodeWatchFrameOf}'s bytes as latin1 text (one character a byte), for a server that
+ * keeps frames with text lines: copied once out of the encoder's buffer, not through a Buffer.
+ */
+export function encodeWatchFrameTextOf(
+  type: string,
+  apiVersion: string,
+  kind: string,
+  obj: unknown,
+): string | undefined {
+  const w = writeWatchFrame(type, apiVersion, kind, obj);
+  return w?.buf.latin1Slice(0, w.pos);
+}
+
+/** The frame in the module's writer; undefined when kube has no message for the kind. */
+function writeWatchFrame(type: string, apiVersion: string, kind: string, obj: unknown): Writer | undefined {
   const plan = planOfType(apiVersion, kind);
   if (!plan) return undefined;
   const w = scratch();
@@ -982,7 +1001,7 @@ export function encodeWatchFrameOf(
   w.close(raw);
   w.close(event);
   w.buf.writeUInt32BE(w.pos - 4, 0);
-  return w.finish();
+  return w;
 }
 
 const FRAME_HEAD = new Uint8Array(4);

@@ -149,6 +149,7 @@ export function utf8(buf: Buffer, start: number, end: number): string {
 declare global {
   interface Buffer {
     utf8Slice(start: number, end: number): string;
+    latin1Slice(start: number, end: number): string;
     utf8Write(text: string, offset: number): number;
   }
 }
