@@ -159,6 +159,8 @@ export class Writer {
   pos = 0;
   /** Something of the value could not be written (see codec.ts EncodeOptions.exact). */
   lossy = false;
+  /** Whether unknown keys make the encoding lossy too (counted only for an exact encoding). */
+  exact = true;
   constructor(size = 1024) {
     this.buf = Buffer.allocUnsafe(size);
   }
