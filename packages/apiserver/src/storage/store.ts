@@ -78,6 +78,9 @@ export class Storage {
   #bytes = 0;
   /** What fillOnFirstUse deferred. */
   readonly #fills = new DeferredFills();
+  /** Each store's number from `#changes` at its last change (see `revision`). */
+  readonly #revisions = new Map<string, number>();
+  #changes = 0;
 
   constructor(opts: StorageOptions = {}) {
     this.#history = new History(opts.historySize ?? 20_000, 0, opts.historyBytes ?? 128 * 1024 * 1024);
@@ -119,6 +122,16 @@ export class Storage {
       this.#stores.set(name, s);
     }
     return s;
+  }
+
+  /**
+   * A number that changes whenever the store's content does (a write, a delete, a redecode, a
+   * drop): what is resolved from a store's objects (webhooks, admission policies) is kept until
+   * it changes, rather than checked by listing the store on every request.
+   */
+  revision(store: string): number {
+    if (this.#fills.pending) this.#fills.before(store, true);
+    return this.#revisions.get(store) ?? 0;
   }
 
   get(store: string, key: string): StoredObject | undefined {
@@ -243,6 +256,7 @@ export class Storage {
     const rv = ++this.#rv;
     const stored = freezeStored(obj, rv, key, namespace, name, json);
     s.objects.set(key, stored);
+    this.#revisions.set(store, ++this.#changes);
     this.#bytes += json.length - (prev?.json.length ?? 0);
     if (!prev) s.keys.insert(key);
     this.#emit(s, store, prev ? "MODIFIED" : "ADDED", stored, prev);
@@ -257,6 +271,7 @@ export class Storage {
     if (!s || !prev) return undefined;
     s.objects.delete(key);
     s.keys.delete(key);
+    this.#revisions.set(store, ++this.#changes);
     this.#bytes -= prev.json.length;
     const rv = ++this.#rv;
     const last = JSON.parse(prev.json) as Obj;
@@ -279,6 +294,7 @@ export class Storage {
     const json = stringifyJson(obj);
     const stored = freezeStored(obj, prev.rv, key, prev.namespace, prev.name, json);
     s.objects.set(key, stored);
+    this.#revisions.set(store, ++this.#changes);
     this.#bytes += json.length - prev.json.length;
     return stored;
   }
@@ -288,6 +304,7 @@ export class Storage {
     if (this.#fills.pending) this.#fills.before(store, false);
     for (const o of this.#stores.get(store)?.objects.values() ?? []) this.#bytes -= o.json.length;
     this.#stores.delete(store);
+    this.#revisions.set(store, ++this.#changes);
   }
 
   /** What etcd (and the gRPC client before it) would refuse, with their words. */
