@@ -66,6 +66,13 @@ interface FieldPlan {
   inline: boolean;
   omitZero: boolean;
   isTime: boolean;
+  /**
+   * The bytes the field's last length took (its map entries' for a map, its items' for a list),
+   * reserved for the next one (wire.ts Writer.open): a field's values are most often of a size.
+   */
+  lengthBytes: number;
+  /** The same for a map's message values, inside their entries. */
+  valueLengthBytes: number;
 }
 
 interface Plan {
@@ -76,6 +83,13 @@ interface Plan {
   fields: FieldPlan[];
   /** Index into `fields` by field number. */
   byNumber: number[];
+  /**
+   * The bytes the last lengths of this type's object took, reserved for the next (FieldPlan's
+   * lengthBytes): in its envelope, and in a watch frame's event and RawExtension around that.
+   */
+  envelopeLengthBytes: number;
+  eventLengthBytes: number;
+  rawLengthBytes: number;
 }
 
 const EXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1";
@@ -184,6 +198,8 @@ function fieldPlan(field: DescField): FieldPlan {
       msg !== undefined &&
       (msg.typeName === "k8s.io.apimachinery.pkg.apis.meta.v1.Time" ||
         msg.typeName === "k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime"),
+    lengthBytes: 1,
+    valueLengthBytes: 1,
   };
 }
 
@@ -199,7 +215,16 @@ function planOf(desc: DescMessage): Plan {
     desc.typeName === "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       ? fields.findIndex((f) => f.key === "managedFields")
       : -1;
-  plan = { desc, special: specialOf(desc), fields, byNumber, managedFields };
+  plan = {
+    desc,
+    special: specialOf(desc),
+    fields,
+    byNumber,
+    managedFields,
+    envelopeLengthBytes: 1,
+    eventLengthBytes: 1,
+    rawLengthBytes: 1,
+  };
   plans.set(desc, plan);
   return plan;
 }
@@ -659,14 +684,16 @@ function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = tr
       for (const key in value) {
         if (!Object.hasOwn(value, key)) continue;
         const item = value[key];
-        const at = w.open(f.number);
+        const reserve = f.lengthBytes;
+        const at = w.open(f.number, reserve);
         w.string(1, key);
         if (f.valueKind === Kind.Message) {
-          const inner = w.open(2);
+          const valueReserve = f.valueLengthBytes;
+          const inner = w.open(2, valueReserve);
           writeFields(w, planOf(f.message!), item);
-          w.close(inner);
+          f.valueLengthBytes = w.close(inner, valueReserve);
         } else writeScalar(w, 2, f.valueKind, item);
-        w.close(at);
+        f.lengthBytes = w.close(at, reserve);
       }
       continue;
     }
@@ -677,9 +704,10 @@ function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = tr
       }
       for (const item of value) {
         if (f.kind === Kind.Message) {
-          const at = w.open(f.number);
+          const reserve = f.lengthBytes;
+          const at = w.open(f.number, reserve);
           writeFields(w, planOf(f.message!), item);
-          w.close(at);
+          f.lengthBytes = w.close(at, reserve);
         } else writeScalar(w, f.number, f.kind, item);
       }
       continue;
@@ -691,9 +719,10 @@ function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = tr
         w.lossy = true;
         continue;
       }
-      const at = w.open(f.number);
+      const reserve = f.lengthBytes;
+      const at = w.open(f.number, reserve);
       writeFields(w, sub, value);
-      w.close(at);
+      f.lengthBytes = w.close(at, reserve);
     } else writeScalar(w, f.number, f.kind, value);
   }
   if (checkKeys && w.exact && !w.lossy) {
@@ -706,10 +735,11 @@ function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = tr
 
 /** An inlined struct, written as a field of its own from the parent's keys. */
 function writeInline(w: Writer, f: FieldPlan, v: Obj): number {
-  const at = w.open(f.number);
+  const reserve = f.lengthBytes;
+  const at = w.open(f.number, reserve);
   // The parent's other keys are not this struct's: the parent checks them all.
   const used = writeFields(w, planOf(f.message!), v, 0, false);
-  w.close(at);
+  f.lengthBytes = w.close(at, reserve);
   return used;
 }
 
@@ -957,9 +987,10 @@ function writeEnvelope(
   options: EncodeOptions,
 ): void {
   envelopeHead(w, apiVersion, kind);
-  const at = w.open(2);
+  const reserve = plan.envelopeLengthBytes;
+  const at = w.open(2, reserve);
   writeObject(w, plan, obj, options);
-  w.close(at);
+  plan.envelopeLengthBytes = w.close(at, reserve);
   envelopeTail(w);
 }
 
@@ -997,12 +1028,14 @@ function writeWatchFrame(type: string, apiVersion: string, kind: string, obj: un
   const w = scratch();
   w.raw(FRAME_HEAD);
   w.string(1, type);
-  const event = w.open(2);
+  const eventReserve = plan.eventLengthBytes;
+  const event = w.open(2, eventReserve);
   // The object's RawExtension: its raw bytes are the object's envelope.
-  const raw = w.open(1);
+  const rawReserve = plan.rawLengthBytes;
+  const raw = w.open(1, rawReserve);
   writeEnvelope(w, apiVersion, kind, plan, obj, {});
-  w.close(raw);
-  w.close(event);
+  plan.rawLengthBytes = w.close(raw, rawReserve);
+  plan.eventLengthBytes = w.close(event, eventReserve);
   w.buf.writeUInt32BE(w.pos - 4, 0);
   return w;
 }
@@ -1028,12 +1061,13 @@ export function encodeList(
   for (const item of items) size += item.length + 6;
   const w = new Writer(size);
   envelopeHead(w, apiVersion, listKind);
-  const raw = w.open(2);
+  const rawReserve = plan.envelopeLengthBytes;
+  const raw = w.open(2, rawReserve);
   const at = w.open(metaField.number);
   writeFields(w, planOf(metaField.message!), metadata);
   w.close(at);
   for (const item of items) w.bytes(itemsField.number, item);
-  w.close(raw);
+  plan.envelopeLengthBytes = w.close(raw, rawReserve);
   envelopeTail(w);
   return w.buf.subarray(0, w.pos);
 }
@@ -1060,16 +1094,18 @@ export function encodeListOf(
   if (!metaField || !itemsField) return undefined;
   const w = new Writer(Math.max(1024, sizeHint));
   envelopeHead(w, apiVersion, listKind);
-  const raw = w.open(2);
+  const rawReserve = plan.envelopeLengthBytes;
+  const raw = w.open(2, rawReserve);
   const at = w.open(metaField.number);
   writeFields(w, planOf(metaField.message!), metadata);
   w.close(at);
   for (const item of items) {
-    const itemAt = w.open(itemsField.number);
+    const itemReserve = itemsField.lengthBytes;
+    const itemAt = w.open(itemsField.number, itemReserve);
     writeObject(w, itemPlan, item, {});
-    w.close(itemAt);
+    itemsField.lengthBytes = w.close(itemAt, itemReserve);
   }
-  w.close(raw);
+  plan.envelopeLengthBytes = w.close(raw, rawReserve);
   envelopeTail(w);
   return w.buf.subarray(0, w.pos);
 }
