@@ -1,7 +1,8 @@
 // The embedded API server's request path without TLS, sockets or HTTP parsing: the router and
 // handlers driven in-process with stand-in requests and responses, so their CPU per create and
 // per get can be told apart from the transport's (compare with profile-apiserver.ts --floor).
-// `npx tsx bench/internal/handler-micro.ts [--n N] [--rounds N]`
+// `npx tsx bench/internal/handler-micro.ts [--n N] [--rounds N] [--protobuf]`: --protobuf sends
+// and accepts protobuf, as the library's client does (bench/apiserver.ts), instead of JSON.
 import { Faults } from "../../packages/controller-runtime/src/envtest/faults/faults.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
@@ -19,11 +20,18 @@ import { TypeModels } from "../../packages/apiserver/src/apply/index.js";
 import { WatchWindows } from "../../packages/apiserver/src/handlers/watch-windows.js";
 import { seed } from "../../packages/apiserver/src/seed.js";
 import { Storage } from "../../packages/apiserver/src/storage/index.js";
+import { encodeProtobuf } from "controller-runtime/protobuf";
 
 const { values } = parseArgs({
-  options: { n: { type: "string", default: "20000" }, rounds: { type: "string", default: "3" } },
+  options: {
+    n: { type: "string", default: "20000" },
+    rounds: { type: "string", default: "3" },
+    protobuf: { type: "boolean", default: false },
+  },
 });
 const n = Number(values.n);
+const protobuf = values.protobuf;
+const PROTOBUF = "application/vnd.kubernetes.protobuf";
 
 function context(): ServerContext {
   const storage = new Storage({ historySize: 50_000 });
@@ -67,18 +75,22 @@ function context(): ServerContext {
 }
 
 /** Answers the status code once the handler has ended the response. */
-function call(ctx: ServerContext, method: string, url: string, body?: string): Promise<number> {
-  const req = Readable.from(body === undefined ? [] : [Buffer.from(body)]) as unknown as IncomingMessage;
+function call(ctx: ServerContext, method: string, url: string, body?: string | Buffer): Promise<number> {
+  const bytes = typeof body === "string" ? Buffer.from(body) : body;
+  const req = Readable.from(bytes === undefined ? [] : [bytes]) as unknown as IncomingMessage;
   Object.assign(req, {
     method,
     url,
     headers: {
       host: "127.0.0.1",
       "user-agent": "bench/v0.0.0 (linux/amd64) kubernetes/$Format",
-      accept: "application/json",
-      ...(body === undefined
+      accept: protobuf ? "application/vnd.kubernetes.protobuf, application/json" : "application/json",
+      ...(bytes === undefined
         ? {}
-        : { "content-type": "application/json", "content-length": String(body.length) }),
+        : {
+            "content-type": typeof body === "string" ? "application/json" : PROTOBUF,
+            "content-length": String(bytes.length),
+          }),
     },
   });
   return new Promise((resolve) => {
@@ -113,13 +125,15 @@ const ctx = context();
 await call(ctx, "POST", "/api/v1/namespaces", JSON.stringify({ metadata: { name: "bench" } }));
 const base = "/api/v1/namespaces/bench/configmaps";
 for (let round = 0; round < Number(values.rounds); round++) {
-  const body = (i: number) =>
-    JSON.stringify({
+  const body = (i: number) => {
+    const cm = {
       apiVersion: "v1",
       kind: "ConfigMap",
       metadata: { name: `cm-${round}-${i}` },
       data: { payload },
-    });
+    };
+    return protobuf ? encodeProtobuf(cm)! : JSON.stringify(cm);
+  };
   let cpu0 = process.cpuUsage();
   for (let i = 0; i < n; i++) {
     const code = await call(ctx, "POST", base, body(i));

@@ -135,15 +135,20 @@ export function sendProtobufBytes(res: ServerResponse, code: number, bytes: Uint
   res.end(bytes);
 }
 
+/**
+ * `body` in protobuf: encoded from `source`, the object `body` was written from, when the caller
+ * holds it (a stored object: reading the JSON back cost a get more than encoding it).
+ */
 export function sendProtobuf(
   res: ServerResponse,
   code: number,
   body: string,
   headers: Record<string, string | string[]>,
+  source?: Record<string, unknown>,
 ): boolean {
   let bytes: Buffer | undefined;
   try {
-    bytes = protobufCodec.get().encodeProtobuf(JSON.parse(body));
+    bytes = protobufCodec.get().encodeProtobuf(source ?? JSON.parse(body));
   } catch {
     return false;
   }
@@ -158,17 +163,22 @@ export function sendProtobuf(
   return true;
 }
 
+/**
+ * Answers `body`, or its protobuf form when negotiated; `source` is the object `body` is the JSON
+ * of (same apiVersion and kind), when the caller holds it.
+ */
 export function sendJson(
   res: ServerResponse,
   code: number,
   body: string,
   headers: Record<string, string | string[]> = {},
+  source?: Record<string, unknown>,
 ): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  if (protobufResponses.has(res) && sendProtobuf(res, code, body, headers)) return;
+  if (protobufResponses.has(res) && sendProtobuf(res, code, body, headers, source)) return;
   writeJson(res, code, body, headers);
 }
 

@@ -1,6 +1,6 @@
 // The webhooks of the stored Mutating/ValidatingWebhookConfigurations, in kube's order
-// (configurations sorted by name, webhooks in their order), with v1 defaults applied. Read from
-// storage on each request and re-resolved only when a configuration changed.
+// (configurations sorted by name, webhooks in their order), with v1 defaults applied. Resolved
+// again only when a configuration changed (the store's revision).
 import { labelSelectorFromObject, type LabelSelector } from "controller-runtime/api";
 import type { Obj, Storage, StoredObject } from "../storage/index.js";
 import type { ClientConfig, ResolvedRule, ResolvedWebhook } from "./types.js";
@@ -9,15 +9,16 @@ export const mutatingStore = "admissionregistration.k8s.io/mutatingwebhookconfig
 export const validatingStore = "admissionregistration.k8s.io/validatingwebhookconfigurations";
 
 interface Cached {
-  signature: string;
+  /** The store's revision the hooks were resolved at; -1 before the first time. */
+  revision: number;
   hooks: ResolvedWebhook[];
 }
 
 /** Per-server cache of the resolved webhooks of both kinds. */
 export class WebhookConfigurations {
   readonly #storage: Storage;
-  #mutating: Cached = { signature: "", hooks: [] };
-  #validating: Cached = { signature: "", hooks: [] };
+  #mutating: Cached = { revision: -1, hooks: [] };
+  #validating: Cached = { revision: -1, hooks: [] };
 
   constructor(storage: Storage) {
     this.#storage = storage;
@@ -34,10 +35,9 @@ export class WebhookConfigurations {
   }
 
   #refresh(store: string, mutating: boolean, cached: Cached): Cached {
-    const stored = this.#storage.list(store);
-    const signature = stored.map((s) => `${s.key}@${s.rv}`).join(",");
-    if (signature === cached.signature) return cached;
-    return { signature, hooks: resolveAll(stored, mutating) };
+    const revision = this.#storage.revision(store);
+    if (revision === cached.revision) return cached;
+    return { revision, hooks: resolveAll(this.#storage.list(store), mutating) };
   }
 }
 

@@ -131,10 +131,10 @@ export class MutatingAdmissionPolicies {
   }
 
   #resolved(): ResolvedMutatingPolicy[] {
+    const signature = `${this.#storage.revision(mutatingPolicyStore)}/${this.#storage.revision(mutatingBindingStore)}`;
+    if (signature === this.#signature) return this.#policies;
     const policies = this.#storage.list(mutatingPolicyStore);
     const bindings = this.#storage.list(mutatingBindingStore);
-    const signature = [...policies, ...bindings].map((s) => `${s.key}@${s.rv}`).join(",");
-    if (signature === this.#signature) return this.#policies;
     const byPolicy = new Map<string, ResolvedMutatingPolicy["bindings"]>();
     for (const b of [...bindings].sort(byName)) {
       const spec = (b.obj.spec as Obj | undefined) ?? {};

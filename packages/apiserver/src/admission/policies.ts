@@ -204,10 +204,10 @@ export class AdmissionPolicies {
   }
 
   #resolved(): ResolvedPolicy[] {
+    const signature = `${this.#storage.revision(policyStore)}/${this.#storage.revision(bindingStore)}`;
+    if (signature === this.#signature) return this.#policies;
     const policies = this.#storage.list(policyStore);
     const bindings = this.#storage.list(bindingStore);
-    const signature = [...policies, ...bindings].map((s) => `${s.key}@${s.rv}`).join(",");
-    if (signature === this.#signature) return this.#policies;
     const byPolicy = new Map<string, ResolvedBinding[]>();
     for (const b of [...bindings].sort(byName)) {
       const policyName = str((b.obj.spec as Obj | undefined)?.policyName);

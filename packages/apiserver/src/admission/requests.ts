@@ -23,7 +23,7 @@ export type CreateFn = (
   r: ResourceRequest,
   obj: Obj,
   text: string | undefined,
-) => { json: string; headers: Headers };
+) => { json: string; headers: Headers; source?: Obj };
 
 /** The same request, forced to dry run: the first pass of a write under admission. */
 function asDryRun(r: ResourceRequest): ResourceRequest {
@@ -101,7 +101,7 @@ export async function createWithAdmission(
   obj: Obj,
   text: string | undefined,
   create: CreateFn,
-): Promise<{ json: string; headers: Headers }> {
+): Promise<{ json: string; headers: Headers; source?: Obj }> {
   const admission = r.server.admission;
   if (!admission) return create(r, obj, text);
   // What kube rejects while decoding is rejected before any webhook is called.
@@ -123,12 +123,12 @@ export async function createWithAdmission(
     const plan = create(asDryRun(r), cloneJson(mutated), text);
     const planned = JSON.parse(plan.json) as Obj;
     await admission.validate({ ...attrs, object: planned }, warnings);
-    if (dryRun) return { json: plan.json, headers: mergeWarnings(plan.headers, warnings) };
+    if (dryRun) return { ...plan, headers: mergeWarnings(plan.headers, warnings) };
     // The name generated in the first pass is the one the validating webhooks saw.
     const mutatedMeta = mutated.metadata as Obj;
     if (!mutatedMeta.name) mutatedMeta.name = (planned.metadata as Obj).name;
     const done = create(r, mutated, text);
-    return { json: done.json, headers: mergeWarnings(done.headers, warnings) };
+    return { ...done, headers: mergeWarnings(done.headers, warnings) };
   } catch (e) {
     sendWarningsWithError(r, warnings);
     throw e;

@@ -210,7 +210,7 @@ export async function handleApply(r: ResourceRequest, form: ResponseForm): Promi
   // Applied writes pass the admission webhooks like any other create or update.
   if (current) {
     const result = await updateWithAdmission(r, current, obj, warnings, applied.managedFields);
-    sendInForm(r, 200, result.json, form, warningHeaders(warnings));
+    sendInForm(r, 200, result.json, form, warningHeaders(warnings), result.stored?.obj);
     return;
   }
   const created = await createWithAdmission(r, obj, undefined, (rr, o) => ({

@@ -24,8 +24,8 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   const form = formOf(r, "write");
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const { obj, text } = decodeObject(r, body);
-  const { json, headers } = await createWithAdmission(r, obj, text, createObject);
-  sendInForm(r, 201, json, form, headers);
+  const { json, headers, source } = await createWithAdmission(r, obj, text, createObject);
+  sendInForm(r, 201, json, form, headers, source);
 }
 
 /** The synchronous part of a create, shared with PATCH-apply of a missing object. */
@@ -33,7 +33,7 @@ export function createObject(
   r: ResourceRequest,
   obj: Obj,
   text: string | undefined,
-): { json: string; headers: Record<string, string | string[]> | undefined } {
+): { json: string; headers: Record<string, string | string[]> | undefined; source: Obj } {
   checkTypeMeta(r, obj, text);
   const meta = obj.metadata as Obj;
   if (r.def.namespaced) {
@@ -75,5 +75,9 @@ export function createObject(
   const effects = kindBehaviour(r.def).created?.(obj, { server: r.server, user: r.user, dryRun });
   const ordered = normalizeOrder(r.def, obj);
   const stored = storeCreated(r, effects, ordered, dryRun);
-  return { json: stored?.json ?? stringifyJson(ordered), headers: warningHeaders(warnings) };
+  return {
+    json: stored?.json ?? stringifyJson(ordered),
+    headers: warningHeaders(warnings),
+    source: stored?.obj ?? ordered,
+  };
 }

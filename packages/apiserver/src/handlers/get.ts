@@ -9,7 +9,7 @@ import { refOf, type ResourceRequest } from "./context.js";
 import { waitForResourceVersion } from "./fresh.js";
 import { parseRv, tooLargeRv } from "./list-options.js";
 import { staleVersion } from "./list.js";
-import { formJson } from "./serialize.js";
+import { answerSource, formJson } from "./serialize.js";
 import { checkFormFits, formOf } from "./negotiation.js";
 import { tableJson } from "./table.js";
 
@@ -42,5 +42,6 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
     sendJson(r.res, 200, tableJson(r, [stored], { resourceVersion: String(stored.rv) }));
     return;
   }
-  sendJson(r.res, 200, formJson(r.def, stored, form, metaApiVersionOf(r.res)));
+  const json = formJson(r.def, stored, form, metaApiVersionOf(r.res));
+  sendJson(r.res, 200, json, {}, form === "object" ? answerSource(r.def, stored.obj) : undefined);
 }

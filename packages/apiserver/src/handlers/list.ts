@@ -105,9 +105,12 @@ export async function handleList(r: ResourceRequest): Promise<void> {
     // Encoded from the stored objects, not from the list's JSON read back.
     const apiVersion = apiVersionOfDef(r.def);
     const objects = page.items.map((o) => o.obj);
+    // Protobuf takes fewer bytes than JSON but for rare objects: their JSON sizes the buffer.
+    let size = 256;
+    for (const o of page.items) size += o.json.length;
     const bytes = protobufCodec
       .get()
-      .encodeListOf(apiVersion, r.def.listKind, r.def.kind, { ...page.meta }, objects);
+      .encodeListOf(apiVersion, r.def.listKind, r.def.kind, { ...page.meta }, objects, size);
     if (bytes) {
       sendProtobufBytes(r.res, 200, bytes);
       return;

@@ -28,7 +28,7 @@ import type { ResourceDefinition } from "../registry/index.js";
 import { ApiError } from "../status.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
-import { metadataObject } from "./serialize.js";
+import { answerSource, metadataObject } from "./serialize.js";
 import { tableJson } from "./table.js";
 import { stringifyJson } from "../object/deep-json.js";
 
@@ -176,7 +176,8 @@ export function formOf(r: ResourceRequest, route: Route, tables = true): Respons
 
 /**
  * Answers one object (a write's result, a review) in the negotiated form, as kube's
- * transformResponseObject does after the request has done its work.
+ * transformResponseObject does after the request has done its work. `source` is the object
+ * `json` was written from, when the caller holds it (protobuf is encoded from it).
  */
 export function sendInForm(
   r: ResourceRequest,
@@ -184,9 +185,10 @@ export function sendInForm(
   json: string,
   form: ResponseForm,
   headers?: Record<string, string | string[]>,
+  source?: Readonly<Obj>,
 ): void {
   if (form === "object") {
-    sendJson(r.res, code, json, headers);
+    sendJson(r.res, code, json, headers, answerSource(r.def, source));
     return;
   }
   checkFormFits(r.def, form, false);

@@ -152,5 +152,5 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     }
   }
   const result = await updateWithAdmission(r, current, obj, warnings);
-  sendInForm(r, 200, result.json, form, warningHeaders(warnings));
+  sendInForm(r, 200, result.json, form, warningHeaders(warnings), result.stored?.obj);
 }

@@ -66,6 +66,15 @@ export function metadataObject(
   return partial(meta);
 }
 
+/**
+ * `obj` when an answer of `def` (in form "object") can be encoded from it rather than from its
+ * JSON read back: a built-in's object in the request's version and kind, as protobuf wants it.
+ */
+export function answerSource(def: ResourceDefinition, obj: Readonly<Obj> | undefined): Obj | undefined {
+  if (obj === undefined || def.crdName) return undefined;
+  return obj.apiVersion === apiVersionOfDef(def) && obj.kind === def.kind ? (obj as Obj) : undefined;
+}
+
 /** The serialized object in the form negotiated for single objects and watch events. */
 export function formJson(
   def: ResourceDefinition,

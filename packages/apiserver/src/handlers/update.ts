@@ -31,5 +31,5 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const warnings = checkFields(r, obj, text);
   const current = await inRequestVersion(r, mustGet(r));
   const result = await updateWithAdmission(r, current, obj, warnings);
-  sendInForm(r, 200, result.json, form, warningHeaders(warnings));
+  sendInForm(r, 200, result.json, form, warningHeaders(warnings), result.stored?.obj);
 }

@@ -1,7 +1,11 @@
 // The server's use of the library's protobuf codec (controller-runtime/protobuf, shared with the
 // client): request bodies read with the server's depth-bounded JSON parser for embedded objects,
 // and JSON watch lines turned into protobuf frames.
-import { decodeProtobuf as decode, encodeWatchFrame, encodeWatchFrameOf } from "controller-runtime/protobuf";
+import {
+  decodeProtobuf as decode,
+  encodeWatchFrame,
+  encodeWatchFrameTextOf,
+} from "controller-runtime/protobuf";
 import { parseJsonBounded } from "../nesting.js";
 import type { Obj } from "../storage/index.js";
 
@@ -49,7 +53,7 @@ export function storedFrameText(
   kind: string,
   obj: Obj,
 ): string | undefined {
-  const frame = encodeWatchFrameOf(type, apiVersion, kind, obj);
+  const frame = encodeWatchFrameTextOf(type, apiVersion, kind, obj);
   if (frame === undefined || frame.length - 4 > MAX_NATIVE_FRAME) return undefined;
-  return frame.toString("latin1");
+  return frame;
 }

@@ -78,6 +78,9 @@ export class Storage {
   #bytes = 0;
   /** What fillOnFirstUse deferred. */
   readonly #fills = new DeferredFills();
+  /** Each store's number from `#changes` at its last change (see `revision`). */
+  readonly #revisions = new Map<string, number>();
+  #changes = 0;
 
   constructor(opts: StorageOptions = {}) {
     this.#history = new History(opts.historySize ?? 20_000, 0, opts.historyBytes ?? 128 * 1024 * 1024);
@@ -119,6 +122,16 @@ export class Storage {
       this.#stores.set(name, s);
     }
     return s;
+  }
+
+  /**
+   * A number that changes whenever the store's content does (a write, a delete, a redecode, a
+   * drop): what is resolved from a store's objects (webhooks, admission policies) is kept until
+   * it changes, rather than checked by listing the store on every request.
+   */
+  revision(store: string): number {
+    if (this.#fills.pending) this.#fills.before(store, true);
+    return this.#revisions.get(store) ?? 0;
   }
 
   get(store: string, key: string): StoredObject | undefined {
@@ -243,6 +256,7 @@ export class Storage {
     const rv = ++this.#rv;
     const stored = freezeStored(obj, rv, key, namespace, name, json);
     s.objects.set(key, stored);
+    this.#revisions.set(store, ++this.#changes);
     this.#bytes += json.length - (prev?.json.length ?? 0);
     if (!prev) s.keys.insert(key);
     this.#emit(s, store, prev ? "MODIFIED" : "ADDED", stored, prev);
@@ -257,6 +271,7 @@ export class Storage {
     if (!s || !prev) return undefined;
     s.objects.delete(key);
     s.keys.delete(key);
+    this.#revisions.set(store, ++this.#changes);
     this.#bytes -= prev.json.length;
     const rv = ++this.#rv;
     const last = JSON.parse(prev.json) as Obj;
@@ -279,6 +294,7 @@ export class Storage {
     const json = stringifyJson(obj);
     const stored = freezeStored(obj, prev.rv, key, prev.namespace, prev.name, json);
     s.objects.set(key, stored);
+    this.#revisions.set(store, ++this.#changes);
     this.#bytes += json.length - prev.json.length;
     return stored;
   }
@@ -288,6 +304,7 @@ export class Storage {
     if (this.#fills.pending) this.#fills.before(store, false);
     for (const o of this.#stores.get(store)?.objects.values() ?? []) this.#bytes -= o.json.length;
     this.#stores.delete(store);
+    this.#revisions.set(store, ++this.#changes);
   }
 
   /** What etcd (and the gRPC client before it) would refuse, with their words. */
@@ -374,6 +391,54 @@ const SHARED_STRING_MIN = 64;
 /** Nesting walked by recursion before the walk starts over with an explicit stack. */
 const SHARED_WALK_DEPTH = 500;
 
+/** The JSON a walk of shareLongStrings shares strings with, and where it is in it. */
+interface Sharing {
+  readonly json: string;
+  cursor: number;
+}
+
+/**
+ * `v` (at least SHARED_STRING_MIN long) as a slice of the JSON after the cursor. Any place with
+ * the same characters will do (a value with escapes is written otherwise there, and is not
+ * found): the value is searched for as it is, without quoting it first, which cost a copy of
+ * every long value on every write.
+ */
+function sharedSlice(s: Sharing, v: string): string {
+  const at = s.json.indexOf(v, s.cursor);
+  if (at < 0) return v;
+  s.cursor = at + v.length;
+  return s.json.slice(at, at + v.length);
+}
+
+/**
+ * Ordinary objects by recursion (no stack entries, no key lists, no closures: this runs on every
+ * write); false for one nested past SHARED_WALK_DEPTH, which shareLongStrings walks again with an
+ * explicit stack, from the start (a value shared already is found again: sharing twice changes
+ * nothing). Short strings are not written back.
+ */
+function walkShared(s: Sharing, node: unknown, depth: number): boolean {
+  if (typeof node !== "object" || node === null || Object.isFrozen(node)) return true; // stored before: left as it is
+  if (depth > SHARED_WALK_DEPTH) return false;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const v: unknown = node[i];
+      if (typeof v === "string") {
+        if (v.length >= SHARED_STRING_MIN) node[i] = sharedSlice(s, v);
+      } else if (!walkShared(s, v, depth + 1)) return false;
+    }
+    return true;
+  }
+  const container = node as Record<string, unknown>;
+  // for...in is Object.keys' order here: JSON objects have no inherited enumerable keys.
+  for (const k in container) {
+    const v = container[k];
+    if (typeof v === "string") {
+      if (v.length >= SHARED_STRING_MIN) container[k] = sharedSlice(s, v);
+    } else if (!walkShared(s, v, depth + 1)) return false;
+  }
+  return true;
+}
+
 /**
  * Makes the object's long string values (ConfigMap data, last-applied annotations, ...) slices
  * of its JSON, which holds the same characters: V8 keeps a slice of a flat string as a pointer
@@ -381,42 +446,10 @@ const SHARED_WALK_DEPTH = 500;
  * with a cursor into the JSON; a value whose JSON form needs escapes is left as it is.
  */
 function shareLongStrings(obj: Obj, json: string): void {
-  let cursor = 0;
-  // Any place in the JSON with the same characters will do (a value with escapes is written
-  // otherwise there, and is not found): the value is searched for as it is, without quoting it
-  // first, which cost a copy of every long value on every write.
-  const shared = (v: string): string => {
-    if (v.length < SHARED_STRING_MIN) return v;
-    const at = json.indexOf(v, cursor);
-    if (at < 0) return v;
-    cursor = at + v.length;
-    return json.slice(at, at + v.length);
-  };
-  // Ordinary objects by recursion (no stack entries, no key lists: this runs on every write);
-  // one nested past SHARED_WALK_DEPTH is walked again with an explicit stack, from the start
-  // (a value shared already is found again: sharing twice changes nothing).
-  const walk = (node: unknown, depth: number): boolean => {
-    if (typeof node !== "object" || node === null || Object.isFrozen(node)) return true; // stored before: left as it is
-    if (depth > SHARED_WALK_DEPTH) return false;
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        const v: unknown = node[i];
-        if (typeof v === "string") node[i] = shared(v);
-        else if (!walk(v, depth + 1)) return false;
-      }
-      return true;
-    }
-    const container = node as Record<string, unknown>;
-    // for...in is Object.keys' order here: JSON objects have no inherited enumerable keys.
-    for (const k in container) {
-      const v = container[k];
-      if (typeof v === "string") container[k] = shared(v);
-      else if (!walk(v, depth + 1)) return false;
-    }
-    return true;
-  };
-  if (walk(obj, 0)) return;
-  cursor = 0;
+  const sharing: Sharing = { json, cursor: 0 };
+  if (walkShared(sharing, obj, 0)) return;
+  sharing.cursor = 0;
+  const shared = (v: string) => (v.length < SHARED_STRING_MIN ? v : sharedSlice(sharing, v));
   // An explicit stack of the containers being walked, each with its next member: the order is
   // JSON.stringify's, and objects may nest 10 000 levels deep.
   const stack: { node: Obj | unknown[]; keys: (string | number)[]; i: number }[] = [];

@@ -14,6 +14,7 @@ export {
   encodeProtobuf,
   encodeWatchFrame,
   encodeWatchFrameOf,
+  encodeWatchFrameTextOf,
   envelope,
   hasMessage,
   ProtobufError,

@@ -149,6 +149,7 @@ export function utf8(buf: Buffer, start: number, end: number): string {
 declare global {
   interface Buffer {
     utf8Slice(start: number, end: number): string;
+    latin1Slice(start: number, end: number): string;
     utf8Write(text: string, offset: number): number;
   }
 }
@@ -158,6 +159,8 @@ export class Writer {
   pos = 0;
   /** Something of the value could not be written (see codec.ts EncodeOptions.exact). */
   lossy = false;
+  /** Whether unknown keys make the encoding lossy too (counted only for an exact encoding). */
+  exact = true;
   constructor(size = 1024) {
     this.buf = Buffer.allocUnsafe(size);
   }
@@ -225,10 +228,16 @@ export class Writer {
       }
       this.pos = lenAt;
     }
-    const len = Buffer.byteLength(s);
-    this.varint(len);
-    this.ensure(len);
-    this.pos += this.buf.utf8Write(s, this.pos);
+    // Written straight after room for the length as if every character took one byte (it takes
+    // at most three), the length fixed after: measuring the text first (Buffer.byteLength) cost
+    // as much as writing it.
+    let reserve = 1;
+    for (let v = n >>> 7; v > 0; v >>>= 7) reserve++;
+    this.ensure(reserve + n * 3);
+    const start = this.pos + reserve;
+    const len = this.buf.utf8Write(s, start);
+    this.pos = start + len;
+    this.close(start - reserve, reserve);
   }
 
   bytes(field: number, b: Uint8Array): void {
@@ -246,24 +255,39 @@ export class Writer {
     this.pos = this.buf.writeDoubleLE(v, this.pos);
   }
 
-  /** Starts a length-delimited field; one byte is kept for its length, which `close` fixes. */
-  open(field: number): number {
+  /**
+   * Starts a length-delimited field; `reserve` bytes (default one) are kept for its length, which
+   * `close` fixes. A caller that knows how long such fields come reserves that many bytes: the
+   * field's bytes then stay where they are written instead of moving when the length is longer
+   * than reserved (every object of a list or watch, moved once per level it nests in).
+   */
+  open(field: number, reserve = 1): number {
     this.tag(field, 2);
-    this.ensure(1);
-    return this.pos++;
+    this.ensure(reserve);
+    const at = this.pos;
+    this.pos += reserve;
+    return at;
   }
 
-  close(at: number): void {
-    const len = this.pos - at - 1;
-    if (len < 0x80) {
+  /**
+   * Writes the length of the field opened at `at` with `reserve` bytes (as `open` was given),
+   * moving its bytes if the length takes another number of bytes; answers how many it takes.
+   * The output is the same whatever was reserved: lengths are always minimal varints.
+   */
+  close(at: number, reserve = 1): number {
+    const start = at + reserve;
+    const len = this.pos - start;
+    if (len < 0x80 && reserve === 1) {
       this.buf[at] = len;
-      return;
+      return 1;
     }
-    let extra = 0;
-    for (let v = len >> 7; v > 0; v >>= 7) extra++;
-    this.ensure(extra);
-    this.buf.copyWithin(at + 1 + extra, at + 1, this.pos);
-    this.pos += extra;
+    let size = 1;
+    for (let v = len >>> 7; v > 0; v >>>= 7) size++;
+    if (size !== reserve) {
+      if (size > reserve) this.ensure(size - reserve);
+      this.buf.copyWithin(at + size, start, this.pos);
+      this.pos += size - reserve;
+    }
     let v = len;
     let i = at;
     while (v >= 0x80) {
@@ -271,6 +295,7 @@ export class Writer {
       v >>>= 7;
     }
     this.buf[i] = v;
+    return size;
   }
 
   raw(b: Uint8Array): void {
