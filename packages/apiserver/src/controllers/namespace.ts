@@ -4,7 +4,7 @@
 // (OrderedNamespaceDeletion, GA in 1.34): Pods go first, and nothing else is deleted while one
 // remains, so a workload never runs without the Secrets, ConfigMaps and policies it was given.
 // Each pass writes kube's five deletion conditions into the namespace's status
-// (namespace-conditions.ts).
+// (controller-runtime/api's namespaceDeletion, shared with envtest's simulated controller).
 import { namespacedStores } from "../discovery.js";
 import type { ServerContext } from "../handlers/context.js";
 import { deleteStored, finalizeIfDone } from "../handlers/finalize.js";
@@ -12,7 +12,7 @@ import type { ResourceDefinition } from "../registry/resource.js";
 import { storeNameOf } from "../registry/index.js";
 import type { Obj } from "../storage/index.js";
 import { Debouncer } from "./debouncer.js";
-import { type ContentTotals, namespaceConditions, sameConditions } from "./namespace-conditions.js";
+import { namespaceDeletion } from "controller-runtime/api";
 
 export class NamespaceController {
   readonly #server: () => ServerContext;
@@ -49,7 +49,7 @@ export class NamespaceController {
         return;
       }
     }
-    const totals: ContentTotals = { remaining: new Map(), finalizers: new Map() };
+    const totals: namespaceDeletion.ContentTotals = { remaining: new Map(), finalizers: new Map() };
     for (const [store, def] of stores) {
       if (store === podStore) continue;
       const left = this.#deleteContent(server, name, store, def);
@@ -78,8 +78,8 @@ export class NamespaceController {
     namespace: string,
     store: string,
     def: ResourceDefinition,
-  ): ContentTotals {
-    const left: ContentTotals = { remaining: new Map(), finalizers: new Map() };
+  ): namespaceDeletion.ContentTotals {
+    const left: namespaceDeletion.ContentTotals = { remaining: new Map(), finalizers: new Map() };
     let remaining = 0;
     for (const o of server.storage.list(store, namespace)) {
       const meta = o.obj.metadata as Obj;
@@ -97,15 +97,15 @@ export class NamespaceController {
     server: ServerContext,
     nsDef: ResourceDefinition,
     name: string,
-    totals: ContentTotals | undefined,
+    totals: namespaceDeletion.ContentTotals | undefined,
   ): void {
     const current = server.storage.get(storeNameOf(nsDef), name);
     if (!current) return;
     const next = JSON.parse(current.json) as Obj;
     const status = (next.status ?? {}) as Obj;
     const before = (status.conditions as Obj[] | undefined) ?? [];
-    const after = namespaceConditions(before, totals, new Date());
-    if (sameConditions(before, after)) return;
+    const after = namespaceDeletion.namespaceConditions(before, totals, new Date());
+    if (namespaceDeletion.sameConditions(before, after)) return;
     status.conditions = after;
     next.status = status;
     server.storage.put(storeNameOf(nsDef), next);

@@ -47,6 +47,7 @@ export {
   subtractQuantities,
 } from "./quantity.js";
 export * as quota from "./quota.js";
+export * as namespaceDeletion from "./namespace-deletion.js";
 export type { Condition, NewCondition } from "./conditions.js";
 export {
   conditionSchema,

@@ -237,6 +237,64 @@ test("namespace lifecycle: a deleted namespace is emptied and goes", async () =>
   });
 });
 
+test("namespace lifecycle: Pods go first; the namespace's conditions say what remains and which finalizers hold it", async () => {
+  const ns = await newNamespace(rest, "sim-order");
+  await client.create<Pod>({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { namespace: ns, name: "held", finalizers: ["example.com/hold"] },
+    spec: { containers: [{ name: "c", image: "pause" }] },
+  });
+  await client.create<ConfigMap>({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { namespace: ns, name: "c" },
+  });
+  await client.delete({ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+  const conditions = async () =>
+    new Map(
+      ((await client.get(kinds.Namespace, { name: ns })).status?.conditions ?? []).map((c) => [c.type, c]),
+    );
+  // While the Pod is held, nothing else is deleted, and the five conditions read "ok" (kube ends
+  // the pass at the Pods before counting).
+  await eventually(
+    "the Pod deleted first",
+    async () =>
+      (await client.get(kinds.Pod, { namespace: ns, name: "held" })).metadata?.deletionTimestamp !==
+        undefined && (await conditions()).get("NamespaceDeletionContentFailure")?.reason === "ContentDeleted",
+    { timeoutMs: 30_000 },
+  );
+  assert.equal((await conditions()).size, 5);
+  assert.equal((await conditions()).get("NamespaceContentRemaining")?.status, "False");
+  const cm = await client.get(kinds.ConfigMap, { namespace: ns, name: "c" });
+  assert.equal(cm.metadata?.deletionTimestamp, undefined, "the ConfigMap waits for the Pods");
+  // Held by a finalizer of its own, the ConfigMap is named once the Pod is gone.
+  await client.patch(
+    { ...cm, metadata: { ...cm.metadata, finalizers: ["example.com/keep"] } },
+    mergeFrom(cm),
+  );
+  const pod = await client.get(kinds.Pod, { namespace: ns, name: "held" });
+  await client.patch({ ...pod, metadata: { ...pod.metadata, finalizers: [] } }, mergeFrom(pod));
+  await eventually(
+    "the ConfigMap's finalizer named",
+    async () => {
+      const c = await conditions();
+      return (
+        c.get("NamespaceContentRemaining")?.message ===
+          "Some resources are remaining: configmaps. has 1 resource instances" &&
+        c.get("NamespaceFinalizersRemaining")?.message ===
+          "Some content in the namespace has finalizers remaining: example.com/keep in 1 resource instances"
+      );
+    },
+    { timeoutMs: 30_000 },
+  );
+  const held = await client.get(kinds.ConfigMap, { namespace: ns, name: "c" });
+  await client.patch({ ...held, metadata: { ...held.metadata, finalizers: [] } }, mergeFrom(held));
+  await eventually("the namespace is gone", () => gone(client.get(kinds.Namespace, { name: ns })), {
+    timeoutMs: 30_000,
+  });
+});
+
 test("namespace defaults: every namespace gets its default ServiceAccount and kube-root-ca.crt, made again when deleted, set back when changed", async () => {
   const ns = await newNamespace(rest, "sim-defaults");
   const rootCA = () => client.get(kinds.ConfigMap, { namespace: ns, name: "kube-root-ca.crt" });

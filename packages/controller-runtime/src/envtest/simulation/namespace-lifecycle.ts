@@ -1,10 +1,14 @@
 // Namespace deletion, simulated: kube-controller-manager's namespace controller for a test API
 // server that has none (kube-apiserver alone leaves a deleted namespace Terminating for ever).
-// For a namespace being deleted with the `kubernetes` finalizer in spec.finalizers, every
-// namespaced object in it is deleted, and once none is left the finalizer is removed through the
-// namespace's finalize subresource, so that the API server removes the namespace.
+// For a namespace being deleted with the `kubernetes` finalizer in spec.finalizers, its Pods are
+// deleted first and nothing else while one remains (kube 1.34, OrderedNamespaceDeletion), then
+// every other namespaced object; once none is left the finalizer is removed through the
+// namespace's finalize subresource, so that the API server removes the namespace. Each pass
+// writes kube's five deletion conditions into the namespace's status, as the embedded server's
+// own controller does (api's namespaceDeletion).
 import type { Namespace } from "kubernetes-types/core/v1.js";
-import { kinds, type DeepReadonly } from "../../api/index.js";
+import type { PartialObjectMetadata } from "../../cache/index.js";
+import { kinds, type DeepReadonly, type Kind, namespaceDeletion } from "../../api/index.js";
 import { controllerManagedBy } from "../../builder/index.js";
 import type { ClientReader } from "../../client/index.js";
 import type { Client } from "../../client/index.js";
@@ -40,19 +44,26 @@ export class NamespaceLifecycle implements Reconciler {
       throw err;
     });
     const namespaced = (await this.#kinds).filter((k) => k.namespaced);
-    let remaining = 0;
-    for (const { kind } of namespaced) {
-      const list = await this.reader.list(kind, { inNamespace: name, signal });
-      if (list.items.length === 0) continue;
-      remaining += list.items.length;
-      await this.client
-        .deleteAllOf(kind, { inNamespace: name, propagationPolicy: "Background", signal })
-        .catch((err) => {
-          if (!isNotFound(err)) throw err;
-        });
+    const isPods = (k: Kind) => k.group === "" && k.plural === "pods";
+    const pods = namespaced.find((k) => isPods(k.kind));
+    if (pods) {
+      const left = await this.#deleteContent(pods.kind, name, signal);
+      if (left.remaining.size > 0) {
+        // kube ends the pass here, before counting the rest: its conditions then say all is well.
+        await this.#writeConditions(ns, undefined, signal);
+        return { requeueAfter: 200 };
+      }
     }
+    const totals: namespaceDeletion.ContentTotals = { remaining: new Map(), finalizers: new Map() };
+    for (const { kind } of namespaced) {
+      if (isPods(kind)) continue;
+      const left = await this.#deleteContent(kind, name, signal);
+      for (const [k, n] of left.remaining) totals.remaining.set(k, n);
+      for (const [f, n] of left.finalizers) totals.finalizers.set(f, (totals.finalizers.get(f) ?? 0) + n);
+    }
+    await this.#writeConditions(ns, totals, signal);
     // Objects with finalizers of their own go when their controllers let them.
-    if (remaining > 0) return { requeueAfter: 200 };
+    if (totals.remaining.size > 0) return { requeueAfter: 200 };
     try {
       await this.rest.request({
         method: "PUT",
@@ -66,6 +77,51 @@ export class NamespaceLifecycle implements Reconciler {
       throw err;
     }
     return {};
+  }
+
+  /** Deletes the namespace's objects of `kind`; what is left, as kube's deleter counts it. */
+  async #deleteContent(
+    kind: Kind<PartialObjectMetadata>,
+    namespace: string,
+    signal: AbortSignal,
+  ): Promise<namespaceDeletion.ContentTotals> {
+    const left: namespaceDeletion.ContentTotals = { remaining: new Map(), finalizers: new Map() };
+    const before = await this.reader.list(kind, { inNamespace: namespace, signal });
+    if (before.items.length === 0) return left;
+    await this.client
+      .deleteAllOf(kind, { inNamespace: namespace, propagationPolicy: "Background", signal })
+      .catch((err) => {
+        if (!isNotFound(err)) throw err;
+      });
+    const after = await this.reader.list(kind, { inNamespace: namespace, signal });
+    if (after.items.length === 0) return left;
+    left.remaining.set(`${kind.plural}.${kind.group}`, after.items.length);
+    for (const o of after.items) {
+      for (const f of o.metadata?.finalizers ?? []) left.finalizers.set(f, (left.finalizers.get(f) ?? 0) + 1);
+    }
+    return left;
+  }
+
+  /** The namespace's deletion conditions for this pass, written (status subresource) when changed. */
+  async #writeConditions(
+    ns: DeepReadonly<Namespace>,
+    totals: namespaceDeletion.ContentTotals | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const before = (ns.status?.conditions ?? []) as unknown as Record<string, unknown>[];
+    const after = namespaceDeletion.namespaceConditions(before, totals, new Date());
+    if (namespaceDeletion.sameConditions(before, after)) return;
+    await this.rest
+      .request({
+        method: "PUT",
+        path: `/api/v1/namespaces/${encodeURIComponent(ns.metadata?.name ?? "")}/status`,
+        body: { ...ns, status: { ...ns.status, conditions: after } },
+        signal,
+      })
+      .catch((err) => {
+        // A newer namespace (or none) is the next pass's: it writes from what it reads.
+        if (!isConflict(err) && !isNotFound(err)) throw err;
+      });
   }
 }
 

@@ -1,9 +1,12 @@
 // The conditions kube's namespace controller keeps on a terminating namespace
 // (pkg/controller/namespace/deletion/status_condition_utils.go): all five types every pass, each
 // "ok" (False) unless the pass found otherwise; a condition's lastTransitionTime moves only when
-// its status does. The embedded server meets no discovery or parsing failures, and deletes
-// nothing with an error, so only what remains and the finalizers holding it can be True.
-import type { Obj } from "../storage/index.js";
+// its status does. Shared by the embedded API server's namespace controller and envtest's
+// simulated one, which meet no discovery or parsing failures: only what remains and the
+// finalizers holding it can be True.
+
+/** A condition as the namespace's status holds it. */
+type Obj = Record<string, unknown>;
 
 /** What a pass left: per `resource.group`, how many objects; per finalizer, how many hold it. */
 export interface ContentTotals {
