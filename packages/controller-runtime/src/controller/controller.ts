@@ -423,7 +423,8 @@ class ControllerImpl<Req> implements Controller<Req> {
       } else {
         if (this.#debug.enabled()) log.v(5).info("Reconcile successful");
         queue.forget(key);
-        this.#retrying.delete(key);
+        // Mostly empty: then the key need not be hashed.
+        if (this.#retrying.size > 0) this.#retrying.delete(key);
         results?.success.inc();
       }
       return undefined;
