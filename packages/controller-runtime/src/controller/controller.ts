@@ -276,11 +276,13 @@ class ControllerImpl<Req> implements Controller<Req> {
 
   async #worker(queue: PriorityQueue<string>, signal: AbortSignal): Promise<void> {
     const active = this.#counts?.activeWorkers;
+    // One options object for every wait, not one per wait.
+    const getOptions = { signal };
     while (!signal.aborted) {
       let item: GetResult<string>;
       try {
         // A key ready now is taken without waiting on a promise of its own.
-        item = queue.tryGet() ?? (await queue.get({ signal }));
+        item = queue.tryGet() ?? (await queue.get(getOptions));
       } catch {
         return; // aborted: hand out no more work
       }
