@@ -2,19 +2,24 @@
 // records the time, ours (Manager + builder, 4 workers, every default on: the JSON logger at info,
 // metrics, frozen objects, the slow-reconcile watch; run from the TypeScript sources through tsx, as the tests
 // run it) against a minimal controller on @kubernetes/client-node 1.x's makeInformer with a plain
-// de-duplicating queue and 4 async workers. Each side runs in a child process of its own, against
-// a fresh server in another, with the same 2 000-object warm-up; 3 rounds, order alternating;
-// medians with min–max.
+// de-duplicating queue and 4 async workers; and ours again with ConfigMaps in JSON (what
+// client-node reads) rather than protobuf, to compare the decoders. Each side runs in a child
+// process of its own, against a fresh server in another, with the same 2 000-object warm-up; 3
+// rounds, order rotated; medians with min–max.
 // - burst: 10 000 creates of 1 KiB ConfigMaps from 8 keep-alive REST clients in a load-generator
 //   child process, as fast as the server takes them; the time from the first create until every
 //   object has been reconciled once, reconciles/s, and this process's CPU (the controller's alone);
+// - the burst again, in another namespace: this process's CPU with the JIT settled by the first;
 // - steady: 1 000 creates/s for 5 s (open loop, from the controller's process, so both ends of
 //   the latency are read on one clock); p50/p99 from the moment each create is sent to the start
 //   of its first reconcile, matched by name: the server's create path, its watch and the
 //   controller's informer and queue;
 // - allocation: a burst of 3 000 more under V8's sampling heap profiler, the bytes the controller
 //   process allocated per object (what its GC works through; objects already collected count).
-// `npx tsx bench/controller.ts`, or `npm run bench -- controller`.
+// `npx tsx bench/controller.ts`, or `npm run bench -- controller`. CONTROLLER_BENCH_BURST sets the
+// burst; CONTROLLER_BENCH_PREBURST reconciles that many objects more before it (the JIT settled);
+// BENCH_PROFILE_DIR, BENCH_ALLOC_PROFILE_DIR and BENCH_PERF_FILE profile the burst.
+import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -34,6 +39,8 @@ import { rangeNote, summarize } from "./internal/stats.js";
 import { type BenchRow, printRows } from "./report.js";
 
 const BURST = Number(process.env.CONTROLLER_BENCH_BURST ?? 10_000);
+/** Objects reconciled after the warm-up and before the timed burst: 0 unless set. */
+const PREBURST = Number(process.env.CONTROLLER_BENCH_PREBURST ?? 0);
 const RATE = 1_000; // creates/s in the steady phase
 const STEADY_SECONDS = 5;
 const WARMUP = 2_000;
@@ -105,31 +112,38 @@ interface RunningController {
 }
 type ControllerFactory = (server: ServerProcess, tracker: Tracker) => Promise<RunningController>;
 
-/** Ours: Manager + builder, 4 workers, a reconcile that records the time. */
-const ours: ControllerFactory = async (server, tracker) => {
-  const mgr = await Manager.create(server.restConfig, {
-    // The default logger (JSON at info), writing nowhere: stdout carries the child's result.
-    logger: newLogger({ destination: new Writable({ write: (_chunk, _enc, done) => done() }) }),
-    metrics: { bindAddress: "0" },
-  });
-  controllerManagedBy(mgr)
-    .for(kinds.ConfigMap)
-    .withOptions({ maxConcurrentReconciles: WORKERS })
-    .complete({
-      async reconcile(req) {
-        tracker.record(req.namespace, req.name);
-      },
+/**
+ * Ours: Manager + builder, 4 workers, a reconcile that records the time. ConfigMaps travel in
+ * protobuf (the default for built-in kinds, as controller-runtime's), or in JSON when
+ * `contentType` says so (client-node's encoding, for comparison).
+ */
+const oursWith =
+  (contentType?: RESTConfig["contentType"]): ControllerFactory =>
+  async (server, tracker) => {
+    const config = contentType ? { ...server.restConfig, contentType } : server.restConfig;
+    const mgr = await Manager.create(config, {
+      // The default logger (JSON at info), writing nowhere: stdout carries the child's result.
+      logger: newLogger({ destination: new Writable({ write: (_chunk, _enc, done) => done() }) }),
+      metrics: { bindAddress: "0" },
     });
-  const ctl = new AbortController();
-  const done = mgr.start(ctl.signal);
-  await mgr.elected();
-  return {
-    async stop() {
-      ctl.abort();
-      await done;
-    },
+    controllerManagedBy(mgr)
+      .for(kinds.ConfigMap)
+      .withOptions({ maxConcurrentReconciles: WORKERS })
+      .complete({
+        async reconcile(req) {
+          tracker.record(req.namespace, req.name);
+        },
+      });
+    const ctl = new AbortController();
+    const done = mgr.start(ctl.signal);
+    await mgr.elected();
+    return {
+      async stop() {
+        ctl.abort();
+        await done;
+      },
+    };
   };
-};
 
 /** The peer: client-node's makeInformer on all ConfigMaps, add/update → PlainQueue, 4 workers. */
 const clientNode: ControllerFactory = async (server, tracker) => {
@@ -213,6 +227,8 @@ interface SideResult {
   tailMs: number;
   reconcilesPerSec: number;
   burstCpuMs: number;
+  /** This process's CPU in a second burst of the same size, the JIT settled by the first. */
+  againCpuMs: number;
   /** Time the event loop was busy (not waiting for I/O) during the burst. */
   burstBusyMs: number;
   loadCpuMs: number;
@@ -235,7 +251,7 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
   const load = await startLoadProcess({ restConfig: config, clients: CLIENTS, payloadBytes: payload.length });
   let controller: RunningController | undefined;
   try {
-    for (const name of ["warmup", "burst", "steady", "alloc"])
+    for (const name of ["warmup", "burst", "again", "steady", "alloc"])
       await clients[0]!.create(namespaces, { metadata: { name } });
     controller = await factory(server, tracker);
     // The controller is running once it reconciles a first object; then warm the JIT of every
@@ -244,6 +260,13 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
     await tracker.until("warmup", 1);
     await load.burst("warmup", "w", WARMUP);
     await tracker.until("warmup", WARMUP + 1);
+    if (PREBURST > 0) {
+      // Optional: the JIT settled (V8 optimizes a function only after many calls; 2 000 objects
+      // leave much of either side's path to be compiled during the timed burst).
+      await clients[0]!.create(namespaces, { metadata: { name: "preburst" } });
+      await load.burst("preburst", "p", PREBURST);
+      await tracker.until("preburst", PREBURST);
+    }
 
     // Burst, from the load process: this process's CPU is the controller's.
     const profileDir = process.env.BENCH_PROFILE_DIR;
@@ -253,6 +276,30 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
       : allocDir
         ? await profileAllocations(allocDir, `burst-${process.env[SIDE_ENV]}`)
         : undefined;
+    // BENCH_PERF_FILE: Linux perf records the burst, every thread of this process (V8's compiler
+    // and GC helpers too, which the inspector's profile leaves out); run with
+    // NODE_OPTIONS="--conditions=cr-source --perf-basic-prof" for JavaScript names.
+    const perfFile = process.env.BENCH_PERF_FILE;
+    const perf = perfFile
+      ? spawn(
+          "perf",
+          [
+            "record",
+            "-F",
+            "1999",
+            "-g",
+            "-p",
+            String(process.pid),
+            "-o",
+            `${perfFile}.${process.env[SIDE_ENV]}`,
+          ],
+          {
+            stdio: "ignore",
+          },
+        )
+      : undefined;
+    // perf needs a moment to attach; a diagnostic run only.
+    if (perf) await new Promise((r) => setTimeout(r, 500));
     const cpu0 = process.cpuUsage();
     const elu0 = performance.eventLoopUtilization();
     const server0 = await server.cpuMs();
@@ -264,9 +311,20 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
     const burstBusyMs = performance.eventLoopUtilization(elu0).active;
     const serverCpuMs = (await server.cpuMs()) - server0;
     await stopProfile?.();
+    if (perf) {
+      perf.kill("SIGINT");
+      await new Promise((r) => perf.on("exit", r));
+    }
     let last = 0;
     for (let i = 0; i < BURST; i++) last = Math.max(last, tracker.first.get(`burst/b-${i}`)!);
     const allReconciledMs = last - t0;
+
+    // The same burst again: the JIT settled by the first (2 000 objects of warm-up leave much of
+    // either side's path to be compiled during the first burst), what a controller costs once up.
+    const cpuAgain = process.cpuUsage();
+    await load.burst("again", "g", BURST);
+    await tracker.until("again", BURST);
+    const againCpuMs = cpuMs(cpuAgain);
 
     // Steady rate.
     const { sentAt, sendMs } = await steady(clients, "steady");
@@ -290,6 +348,7 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
       tailMs: last - createdAt,
       reconcilesPerSec: (BURST / allReconciledMs) * 1000,
       burstCpuMs,
+      againCpuMs,
       burstBusyMs,
       loadCpuMs: sent.cpuMs,
       serverCpuMs,
@@ -308,8 +367,12 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
   }
 }
 
-type Side = "ours" | "client-node";
-const SIDES: Record<Side, ControllerFactory> = { ours, "client-node": clientNode };
+type Side = "ours" | "ours-json" | "client-node";
+const SIDES: Record<Side, ControllerFactory> = {
+  ours: oursWith(),
+  "ours-json": oursWith("application/json"),
+  "client-node": clientNode,
+};
 
 /** One side in a child process of its own. */
 function measureInChild(side: Side): Promise<SideResult> {
@@ -331,16 +394,20 @@ function medianOf(results: SideResult[]): SideResult {
 }
 
 export async function run(): Promise<BenchRow[]> {
-  const rounds: Record<Side, SideResult[]> = { ours: [], "client-node": [] };
+  const rounds: Record<Side, SideResult[]> = { ours: [], "ours-json": [], "client-node": [] };
+  const sides: Side[] = ["ours", "ours-json", "client-node"];
   for (let i = 0; i < ROUNDS; i++) {
-    const order: Side[] = i % 2 ? ["client-node", "ours"] : ["ours", "client-node"];
+    // Rotated: each side goes first once.
+    const order = sides.map((_, j) => sides[(i + j) % sides.length]!);
     for (const side of order) rounds[side].push(await measureInChild(side));
   }
   const us = medianOf(rounds.ours);
+  const usJSON = medianOf(rounds["ours-json"]);
   const peer = medianOf(rounds["client-node"]);
   const vs = (a: number, b: number, better: string) =>
     `${(a / b).toFixed(2)}× client-node (${better} is better)`;
   const rows: BenchRow[] = [];
+  // `json`: a row for ours with JSON too (the encoding client-node reads), to compare decoders.
   const pair = (
     name: string,
     unit: string,
@@ -348,20 +415,29 @@ export async function run(): Promise<BenchRow[]> {
     better: "lower" | "higher",
     note: (r: SideResult) => string = () => "",
     range?: (r: SideResult) => number,
+    json = false,
   ) => {
     const join = (...parts: string[]) => parts.filter(Boolean).join("; ");
+    const per = (side: Side) => (range ? rangeNote(rounds[side].map(range)) : "");
     rows.push({
       name: `${name}: ours`,
       value: pick(us),
       unit,
-      note: join(vs(pick(us), pick(peer), better), note(us)),
+      note: join(per("ours"), vs(pick(us), pick(peer), better), note(us)),
     });
-    rows.push({ name: `${name}: client-node`, value: pick(peer), unit, note: note(peer) });
-    if (range) {
-      const per = (side: Side) => rangeNote(rounds[side].map(range));
-      rows[rows.length - 2]!.note = join(per("ours"), rows[rows.length - 2]!.note ?? "");
-      rows[rows.length - 1]!.note = join(per("client-node"), rows[rows.length - 1]!.note ?? "");
-    }
+    if (json)
+      rows.push({
+        name: `${name}: ours, JSON`,
+        value: pick(usJSON),
+        unit,
+        note: join(per("ours-json"), vs(pick(usJSON), pick(peer), better), note(usJSON)),
+      });
+    rows.push({
+      name: `${name}: client-node`,
+      value: pick(peer),
+      unit,
+      note: join(per("client-node"), note(peer)),
+    });
   };
   const n = BURST.toLocaleString("en-US");
   pair(
@@ -389,6 +465,16 @@ export async function run(): Promise<BenchRow[]> {
     (r) =>
       `server ${((r.serverCpuMs / BURST) * 1000).toFixed(0)} µs, load generator ${((r.loadCpuMs / BURST) * 1000).toFixed(0)} µs per create`,
     (r) => (r.burstCpuMs / BURST) * 1000,
+    true,
+  );
+  pair(
+    `burst ${n} again (JIT settled): controller process CPU per object`,
+    "µs",
+    (r) => (r.againCpuMs / BURST) * 1000,
+    "lower",
+    () => "a second burst of the same size, after the first",
+    (r) => (r.againCpuMs / BURST) * 1000,
+    true,
   );
   pair(
     `burst ${n}: controller event loop busy per object`,
@@ -405,6 +491,7 @@ export async function run(): Promise<BenchRow[]> {
     "lower",
     () => "V8's sampling heap profiler (every ~256 B), a burst apart from the timed one",
     (r) => r.allocatedPerObject,
+    true,
   );
   const steadyNote = (r: SideResult) =>
     `${Math.round(r.steadyRate)} creates/s sent for ${STEADY_SECONDS} s; min ${r.min.toFixed(2)}, max ${r.max.toFixed(1)} ms`;

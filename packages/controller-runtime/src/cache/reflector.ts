@@ -76,7 +76,11 @@ export class Reflector<T extends KubeObject> {
   readonly #onError: ((err: WatcherError) => void) | undefined;
   #synced = false;
   #rv = "";
-  #lastSyncMs = 0;
+  /**
+   * performance.now() of the last success (0: none): recorded after every watch chunk, where
+   * Date.now() is a runtime call and performance.now() a fast one; health() turns it into a date.
+   */
+  #lastSyncAt = 0;
   #lastError: unknown;
   #lastErrorMs = 0;
   #errors = 0;
@@ -99,7 +103,9 @@ export class Reflector<T extends KubeObject> {
     return {
       hasSynced: this.#synced,
       resourceVersion: this.#rv,
-      lastSyncTime: this.#lastSyncMs ? new Date(this.#lastSyncMs) : undefined,
+      lastSyncTime: this.#lastSyncAt
+        ? new Date(Date.now() - (performance.now() - this.#lastSyncAt))
+        : undefined,
       lastError: this.#lastError,
       lastErrorTime: this.#lastErrorMs ? new Date(this.#lastErrorMs) : undefined,
       consecutiveErrors: this.#errors,
@@ -231,7 +237,7 @@ export class Reflector<T extends KubeObject> {
   #ok(rv: string): void {
     this.#rv = rv;
     this.#sink.progress?.(rv);
-    this.#lastSyncMs = Date.now();
+    this.#lastSyncAt = performance.now();
     if (this.#errors !== 0) {
       this.#errors = 0;
       this.#lastError = undefined;

@@ -276,11 +276,13 @@ class ControllerImpl<Req> implements Controller<Req> {
 
   async #worker(queue: PriorityQueue<string>, signal: AbortSignal): Promise<void> {
     const active = this.#counts?.activeWorkers;
+    // One options object for every wait, not one per wait.
+    const getOptions = { signal };
     while (!signal.aborted) {
       let item: GetResult<string>;
       try {
         // A key ready now is taken without waiting on a promise of its own.
-        item = queue.tryGet() ?? (await queue.get({ signal }));
+        item = queue.tryGet() ?? (await queue.get(getOptions));
       } catch {
         return; // aborted: hand out no more work
       }
@@ -423,7 +425,8 @@ class ControllerImpl<Req> implements Controller<Req> {
       } else {
         if (this.#debug.enabled()) log.v(5).info("Reconcile successful");
         queue.forget(key);
-        this.#retrying.delete(key);
+        // Mostly empty: then the key need not be hashed.
+        if (this.#retrying.size > 0) this.#retrying.delete(key);
         results?.success.inc();
       }
       return undefined;

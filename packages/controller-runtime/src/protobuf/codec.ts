@@ -90,7 +90,11 @@ interface Plan {
   envelopeLengthBytes: number;
   eventLengthBytes: number;
   rawLengthBytes: number;
+  /** Writes decoded values to the JSON object (see `builderOf`); null where it cannot be made. */
+  build: Builder | null | undefined;
 }
+
+type Builder = (values: unknown[], out: Obj) => void;
 
 const EXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1";
 
@@ -98,7 +102,22 @@ const plans = new Map<DescMessage, Plan>();
 /** Plans by `apiVersion kind`, null where kube has no message: messageOf's lookups are not free. */
 const typePlans = new Map<string, Plan | null>();
 
+/** The last type asked for: a watch's events are all of one, and the key costs a string and a lookup. */
+let lastType: { apiVersion: string; kind: string; plan: Plan | undefined } = {
+  apiVersion: "",
+  kind: "",
+  plan: undefined,
+};
+
 function planOfType(apiVersion: string, kind: string): Plan | undefined {
+  const last = lastType;
+  if (last.kind === kind && last.apiVersion === apiVersion && last.plan !== undefined) return last.plan;
+  const plan = planOfTypeUncached(apiVersion, kind);
+  if (plan !== undefined) lastType = { apiVersion, kind, plan };
+  return plan;
+}
+
+function planOfTypeUncached(apiVersion: string, kind: string): Plan | undefined {
   const key = `${apiVersion} ${kind}`;
   let plan = typePlans.get(key);
   if (plan === undefined) {
@@ -224,6 +243,7 @@ function planOf(desc: DescMessage): Plan {
     envelopeLengthBytes: 1,
     eventLengthBytes: 1,
     rawLengthBytes: 1,
+    build: undefined,
   };
   plans.set(desc, plan);
   return plan;
@@ -342,6 +362,12 @@ function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, int
   }
   const out: Obj = into ?? {};
   if (!any) return out;
+  let build = plan.build;
+  if (build === undefined) build = plan.build = builderOf(fields);
+  if (build !== null) {
+    build(values, out);
+    return out;
+  }
   for (let i = 0; i < fields.length; i++) {
     const value = values[i];
     if (value === undefined) continue;
@@ -352,9 +378,43 @@ function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, int
       Object.assign(out, value);
       continue;
     }
-    out[f.key] = value;
+    setOwn(out, f.key, value);
   }
   return out;
+}
+
+/**
+ * The loop at the end of readMessage, unrolled for one message type: each key is a constant in
+ * its own store, which V8 caches by the object's shape, where the loop's `out[f.key] = value` was
+ * one megamorphic store for every key of every type (the costliest step of decoding a watch
+ * event). Null when code cannot be generated (node --disallow-code-generation-from-strings):
+ * readMessage then runs the loop.
+ */
+function builderOf(fields: readonly FieldPlan[]): Builder | null {
+  const lines: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    const conds = ["v !== undefined"];
+    if (f.kind !== Kind.Message && !f.repeated && !f.map && !f.keepZero) conds.push("!isZeroScalar(v)");
+    if (f.omitZero) conds.push("v !== null");
+    const key = JSON.stringify(f.key);
+    let store: string;
+    if (f.inline) {
+      store = `if (v !== null && typeof v === "object") Object.assign(out, v); else setOwn(out, ${key}, v);`;
+    } else if (f.key === "__proto__" || /^\d/.test(f.key)) store = `setOwn(out, ${key}, v);`;
+    else store = `out[${key}] = v;`;
+    lines.push(`v = values[${i}];`, `if (${conds.join(" && ")}) { ${store} }`);
+  }
+  try {
+    const make = new Function(
+      "isZeroScalar",
+      "setOwn",
+      `"use strict"; return function build(values, out) { let v; ${lines.join(" ")} };`,
+    ) as (isZero: typeof isZeroScalar, set: typeof setOwn) => Builder;
+    return make(isZeroScalar, setOwn);
+  } catch {
+    return null;
+  }
 }
 
 function zeroOf(kind: Kind): unknown {

@@ -8,7 +8,19 @@ import type { WatchEvent } from "../rest/watch.js";
 import { WatchDecodeError } from "../rest/errors.js";
 import { type DecodeOptions, decodeWatchEvent, ProtobufError } from "./codec.js";
 
-const EVENT_TYPES = new Set<string>(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
+/** A switch, not a Set: the type is a fresh string each event, and a lookup would hash it. */
+function isEventType(type: string): boolean {
+  switch (type) {
+    case "ADDED":
+    case "MODIFIED":
+    case "DELETED":
+    case "BOOKMARK":
+    case "ERROR":
+      return true;
+    default:
+      return false;
+  }
+}
 /** client-go's streaming decoder limit. */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
@@ -151,7 +163,7 @@ function toEvent(frame: Buffer, options: DecodeOptions): WatchEvent {
       { cause },
     );
   }
-  if (!EVENT_TYPES.has(event.type)) {
+  if (!isEventType(event.type)) {
     throw new WatchDecodeError(
       `the protobuf watch stream carried an event of unknown type ${JSON.stringify(event.type)}; watch again or relist`,
       event.type,

@@ -30,12 +30,21 @@ export const exceededCardinalityLabel = "exceeded_cardinality_limit";
 class DepthByPriority implements DepthMetric {
   readonly values = new Map<number | typeof exceededCardinalityLabel, number>();
   #exceeded = false;
+  /**
+   * The depth of the priority updated last, not yet in `values`: a queue's keys mostly share one
+   * priority, and three map operations per update cost more than the queue's own work.
+   */
+  #lastKey: number | typeof exceededCardinalityLabel | undefined = undefined;
+  #lastValue = 0;
   constructor(readonly name: string) {}
+  /** Writes the cached depth back to `values` (before `collect` reads them). */
+  flush(): void {
+    if (this.#lastKey !== undefined) this.values.set(this.#lastKey, this.#lastValue);
+  }
   #key(priority: number): number | typeof exceededCardinalityLabel {
     if (this.#exceeded) return exceededCardinalityLabel;
     if (this.values.has(priority) || this.values.size < maxDepthPriorities) return priority;
     this.#exceeded = true;
-    // The series so far stay, at 0: a scraped series would otherwise keep its last value.
     let sum = 0;
     for (const [k, v] of this.values) {
       sum += v;
@@ -44,13 +53,27 @@ class DepthByPriority implements DepthMetric {
     this.values.set(exceededCardinalityLabel, sum);
     return exceededCardinalityLabel;
   }
-  inc(priority: number): void {
+  #add(priority: number, delta: number): void {
+    if (priority === this.#lastKey) {
+      this.#lastValue += delta;
+      return;
+    }
+    if (this.#exceeded && this.#lastKey === exceededCardinalityLabel) {
+      this.#lastValue += delta;
+      return;
+    }
+    this.flush();
     const key = this.#key(priority);
-    this.values.set(key, (this.values.get(key) ?? 0) + 1);
+    // #key may have moved every depth under the exceeded label: read back what it holds now.
+    this.#lastKey = key;
+    this.#lastValue = (this.values.get(key) ?? 0) + delta;
+    this.values.set(key, this.#lastValue);
+  }
+  inc(priority: number): void {
+    this.#add(priority, 1);
   }
   dec(priority: number): void {
-    const key = this.#key(priority);
-    this.values.set(key, (this.values.get(key) ?? 0) - 1);
+    this.#add(priority, -1);
   }
 }
 
@@ -97,6 +120,7 @@ export function prometheusWorkqueueMetrics(registry: Registry): WorkqueueMetrics
       collect() {
         const parts: [string, number][] = [];
         for (const d of depths.values()) {
+          d.flush();
           for (const [priority, value] of d.values) parts.push([`${d.name}\u0000${priority}`, value]);
         }
         for (const [key, value] of combine(parts, (a, b) => a + b)) {

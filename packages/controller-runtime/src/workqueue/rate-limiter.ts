@@ -41,7 +41,11 @@ export function itemExponentialFailureRateLimiter<K extends string = string>(
       // that overflows to Infinity is capped like any other, as in client-go.
       return Math.min(base * 2 ** Math.min(exp, 1023), max);
     },
-    forget: (key) => void failures.delete(key),
+    // Every successful reconcile forgets its key; most never failed, and an empty map is not
+    // worth hashing the key for.
+    forget: (key) => {
+      if (failures.size > 0) failures.delete(key);
+    },
     numRequeues: (key) => failures.get(key) ?? 0,
   };
 }
