@@ -255,3 +255,27 @@ test("$refs resolve against the root's definitions", () => {
     ["x.y"],
   );
 });
+
+test("ratcheting: a deep object left as it was passes with an error at every level, compared once", () => {
+  // Each level allows no property but `a` and has one more: an error per level, none changed.
+  const depth = 400;
+  let schema: Schema = { type: "object", maxProperties: 0 };
+  let value: unknown = {};
+  for (let i = 0; i < depth; i++) {
+    schema = { type: "object", maxProperties: 1, properties: { a: schema, b: { type: "string" } } };
+    value = { a: value, b: "x" };
+  }
+  const def = { schema: schema as object };
+  const copy = JSON.parse(JSON.stringify(value));
+  assert.equal(validateObject(def as never, value).length, depth, "every level errs on create");
+  const t0 = performance.now();
+  assert.deepEqual(validateObject(def as never, value, undefined, copy), [], "nothing changed: all ratcheted");
+  const tookMs = performance.now() - t0;
+  // Changing the innermost level keeps every error on the path to it (each ancestor changed too),
+  // its own included.
+  let inner = copy as { a: unknown };
+  for (let i = 0; i < depth - 1; i++) inner = inner.a as { a: unknown };
+  (inner as { a: unknown }).a = { z: 1 };
+  assert.equal(validateObject(def as never, copy, undefined, value).length, depth + 1);
+  assert.ok(tookMs < 5_000, `${Math.round(tookMs)} ms`);
+});

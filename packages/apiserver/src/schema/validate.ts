@@ -38,6 +38,8 @@ export function validateObject(
   return errors.map(toStatusCause);
 }
 
+type Obj = Record<string, unknown>;
+
 /** The old value a node is correlated with, on update (boxed: an old value may be null). */
 interface Old {
   value: unknown;
@@ -117,6 +119,10 @@ class Validator {
   readonly listErrors = new Set<FieldError>();
   /** Embedded objects' apiVersion and kind: kube checks them apart too (schemaobjectmeta). */
   readonly #unratcheted = new Set<FieldError>();
+  /** New values found equal to the old value they correlate with (ratcheting's comparisons). */
+  readonly #equal = new WeakMap<object, unknown>();
+  /** Whether a node visited since the current one began was found changed. */
+  #changedBelow = false;
   /** Nodes whose type matched: kube-openapi's MatchCount, which picks the closest alternative. */
   matches = 0;
   readonly #r: SchemaResolver;
@@ -134,14 +140,45 @@ class Validator {
       return;
     }
     const start = this.errors.length;
+    const outer = this.#changedBelow;
+    this.#changedBelow = false;
     this.#node(value, schema0, path, old);
-    // kube compares only once a node has errors (deep equality is not free on large values).
-    if (this.errors.length > start && canonical(value) === canonical(old.value)) {
-      const kept = this.errors
-        .splice(start)
-        .filter((e) => this.listErrors.has(e) || this.#unratcheted.has(e));
-      this.errors.push(...kept);
+    // kube compares only once a node has errors; a node with a changed child has changed.
+    let changed = this.#changedBelow;
+    if (this.errors.length > start && !changed) {
+      changed = !this.#same(value, old.value);
+      if (!changed) {
+        const kept = this.errors
+          .splice(start)
+          .filter((e) => this.listErrors.has(e) || this.#unratcheted.has(e));
+        this.errors.push(...kept);
+      }
     }
+    this.#changedBelow = outer || changed;
+  }
+
+  /**
+   * Deep equality of a new value and its correlated old one, remembering what it found equal:
+   * an ancestor compared next skips those subtrees, so that a deep object with errors at every
+   * level is compared once in all, not once per level (kube's CachedDeepEqual).
+   */
+  #same(a: unknown, b: unknown): boolean {
+    if (a === b) return true;
+    if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return false;
+    if (this.#equal.get(a) === b) return true;
+    if (Array.isArray(a)) {
+      if (!Array.isArray(b) || a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) if (!this.#same(a[i], b[i])) return false;
+    } else {
+      if (Array.isArray(b)) return false;
+      const ka = Object.keys(a);
+      if (ka.length !== Object.keys(b).length) return false;
+      for (const k of ka) {
+        if (!Object.hasOwn(b, k) || !this.#same((a as Obj)[k], (b as Obj)[k])) return false;
+      }
+    }
+    this.#equal.set(a, b);
+    return true;
   }
 
   #node(value: unknown, schema0: Schema | undefined, path: string, old: Old | undefined): void {
