@@ -269,7 +269,11 @@ test("ratcheting: a deep object left as it was passes with an error at every lev
   const copy = JSON.parse(JSON.stringify(value));
   assert.equal(validateObject(def as never, value).length, depth, "every level errs on create");
   const t0 = performance.now();
-  assert.deepEqual(validateObject(def as never, value, undefined, copy), [], "nothing changed: all ratcheted");
+  assert.deepEqual(
+    validateObject(def as never, value, undefined, copy),
+    [],
+    "nothing changed: all ratcheted",
+  );
   const tookMs = performance.now() - t0;
   // Changing the innermost level keeps every error on the path to it (each ancestor changed too),
   // its own included.
