@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
-import { Api, CRDS, startTarget, type Target } from "./harness.js";
+import { Api, CRDS, type Reply, startTarget, type Target } from "./harness.js";
 
 let target: Target;
 let api: Api;
@@ -97,9 +97,18 @@ after(async () => {
   await target.close();
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: the test edits arbitrary JSON
-type Json = any;
-const fields = (r: { body: Json }) =>
+/** A Gadget's spec as the test edits it (every field the schema names). */
+interface GadgetSpec {
+  size: number;
+  label: string;
+  ports: { name: string; port: number }[];
+  tags: string[];
+  box: { a?: string; b?: string };
+  mode: string;
+  names: string[];
+}
+
+const fields = (r: Reply) =>
   ((r.body.details?.causes ?? []) as { field: string }[]).map((c) => c.field).sort();
 
 test("after a CRD tightens, values left as they were pass; changed ones, and atomic lists changed, are checked", async () => {
@@ -111,7 +120,7 @@ test("after a CRD tightens, values left as they were pass; changed ones, and ato
   const tightened = await api.put(`${CRDS}/${crdName}`, crd);
   assert.equal(tightened.status, 200, tightened.text);
   // A new object of the old shape fails every tightened check once the new schema is in force.
-  let refused: Json;
+  let refused: Reply | undefined;
   await eventually(
     "the tightened schema in force",
     async () => {
@@ -120,7 +129,7 @@ test("after a CRD tightens, values left as they were pass; changed ones, and ato
     },
     { timeoutMs: 30_000 },
   );
-  assert.deepEqual(fields(refused), [
+  assert.deepEqual(fields(refused!), [
     "spec.box.b",
     "spec.mode",
     "spec.names[1]",
@@ -129,7 +138,7 @@ test("after a CRD tightens, values left as they were pass; changed ones, and ato
     "spec.tags[0]",
   ]);
 
-  const update = async (edit: (spec: Json) => void) => {
+  const update = async (edit: (spec: GadgetSpec) => void) => {
     const current = (await api.get(`${collection}/old`)).body;
     edit(current.spec);
     return api.put(`${collection}/old`, current);
