@@ -9,9 +9,9 @@
 # Environment: SUITES_SERVERS ("embedded real" by default; real is skipped when the referee is not
 # built), REFEREE (the folder with kube-apiserver, etcd and kubectl; default: the one
 # scripts/referee/build.sh fills for the release the embedded server follows), SUITES_OUT (where
-# logs and results go; default .tmp/suites/<time>). Exits 1 iff the embedded server does worse than
-# the real one for some package; a suite that cannot run at all is reported but judged by its
-# missing packages.
+# logs and results go; default .tmp/suites/<time>), SUITES_JOBS (suites at a time, 2). Exits 1
+# iff the embedded server does worse than the real one for some package; a suite that cannot run
+# at all is reported but judged by its missing packages.
 set -uo pipefail
 # The workspace's packages resolve to their sources (as under npm scripts, .npmrc): a dist/ left
 # by an earlier build must never stand in for them.
