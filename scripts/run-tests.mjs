@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { dependsOnServer } from "./server-dependence.mjs";
 
 const roots = ["packages/controller-runtime/src", "packages/apiserver/src", "test", "examples"];
 const filters = process.argv.slice(2);
@@ -27,13 +28,40 @@ function walk(dir, out) {
   return out;
 }
 
-const files = roots
+const matched = roots
   .flatMap((r) => walk(r, []))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort();
-if (files.length === 0) {
+if (matched.length === 0) {
   console.error("no test files matched", filters);
   process.exit(1);
+}
+
+// Which API server the tests that need one get (test/support/environment.ts reads the same
+// variables as envtest), and what was left unchecked on it, summed up after node's own summary.
+const existing = /^(1|t|true|y|yes)$/i.test(process.env.USE_EXISTING_CLUSTER ?? "");
+const binaries = !!(
+  process.env.KUBEBUILDER_ASSETS ||
+  (process.env.TEST_ASSET_ETCD && process.env.TEST_ASSET_KUBE_APISERVER)
+);
+const server = existing
+  ? "the current kubeconfig's cluster (USE_EXISTING_CLUSTER)"
+  : binaries
+    ? `real etcd + kube-apiserver (${process.env.KUBEBUILDER_ASSETS ?? process.env.TEST_ASSET_KUBE_APISERVER})`
+    : "the embedded API server";
+
+// Against a real server, only the files that can act differently on it (scripts/server-dependence.mjs):
+// the others do the same in every mode and ran in `npm test`, on the embedded server. Their own
+// server-independent tests skip themselves there too (independentOfServer() in
+// test/support/environment.ts). TEST_EVERY_FILE=1 runs them all anyway.
+const everyFile = existing || binaries ? /^(1|t|true|y|yes)$/i.test(process.env.TEST_EVERY_FILE ?? "") : true;
+const files = everyFile ? matched : matched.filter((f) => dependsOnServer(f));
+const leftOut = matched.length - files.length;
+if (files.length === 0) {
+  console.log(
+    `none of the ${matched.length} matching files talks to an API server: they run on the embedded server alone (TEST_EVERY_FILE=1 runs them here)`,
+  );
+  process.exit(0);
 }
 
 // Tests are mostly waiting on loopback I/O, so run more files than there are cores.
@@ -53,19 +81,14 @@ const args = [
   `--test-reporter-destination=${timesFile}`,
   ...files,
 ];
-// Which API server the tests that need one get (test/support/environment.ts reads the same
-// variables as envtest), and what was left unchecked on it, summed up after node's own summary.
-const server = /^(1|t|true|y|yes)$/i.test(process.env.USE_EXISTING_CLUSTER ?? "")
-  ? "the current kubeconfig's cluster (USE_EXISTING_CLUSTER)"
-  : process.env.KUBEBUILDER_ASSETS || (process.env.TEST_ASSET_ETCD && process.env.TEST_ASSET_KUBE_APISERVER)
-    ? `real etcd + kube-apiserver (${process.env.KUBEBUILDER_ASSETS ?? process.env.TEST_ASSET_KUBE_APISERVER})`
-    : "the embedded API server";
 const skippedForEmbedded = new Map();
+let ranBefore = 0;
 const differences = new Set();
 let pending = "";
 function scan(line) {
   const skip = /^\s*﹣ (.*) \([\d.]+ms\) # needs the embedded API server: (.*)$/.exec(line);
   if (skip) skippedForEmbedded.set(skip[1], skip[2]);
+  if (/^\s*﹣ .* # does not depend on the API server: /.test(line)) ranBefore++;
   const diff = /^# (version difference|known difference)[^:]*: (.*)$/.exec(line.trim());
   if (diff) differences.add(`${diff[1]}: ${diff[2]}`);
 }
@@ -85,6 +108,10 @@ child.stdout.on("data", (chunk) => {
 child.on("exit", (code, signal) => {
   scan(pending);
   console.log(`\nAPI server for these tests: ${server}`);
+  if (leftOut > 0 || ranBefore > 0)
+    console.log(
+      `${leftOut} files and ${ranBefore} tests do not depend on the API server and were left to the embedded run (npm test)`,
+    );
   if (skippedForEmbedded.size > 0) {
     console.log(`${skippedForEmbedded.size} tests need the embedded API server and were skipped:`);
     for (const [name, why] of skippedForEmbedded) console.log(`  - ${name}: ${why}`);

@@ -9,9 +9,9 @@
 # Environment: SUITES_SERVERS ("embedded real" by default; real is skipped when the referee is not
 # built), REFEREE (the folder with kube-apiserver, etcd and kubectl; default: the one
 # scripts/referee/build.sh fills for the release the embedded server follows), SUITES_OUT (where
-# logs and results go; default .tmp/suites/<time>). Exits 1 iff the embedded server does worse than
-# the real one for some package; a suite that cannot run at all is reported but judged by its
-# missing packages.
+# logs and results go; default .tmp/suites/<time>), SUITES_JOBS (suites at a time, 2). Exits 1
+# iff the embedded server does worse than the real one for some package; a suite that cannot run
+# at all is reported but judged by its missing packages.
 set -uo pipefail
 # The workspace's packages resolve to their sources (as under npm scripts, .npmrc): a dist/ left
 # by an earlier build must never stand in for them.
@@ -58,18 +58,21 @@ suite_key() {
   (cd "$here" && find "$1" serve.ts -type f ! -name '*.pyc' -print0 | sort -z | xargs -0 sha256sum;
     basename "$REFEREE") | sha256sum | cut -c1-16
 }
-for s in "${suites[@]}"; do
+# One suite on each server in turn, its results in its own file (suites run side by side, and each
+# reads back the last line it wrote), appended to $results once all have ended.
+run_suite() {
+  local s="$1" server cached t0 rc
   for server in $servers; do
     cached="$real_cache/$s-$(suite_key "$s").jsonl"
     if [ "$server" = real ] && [ "${SUITES_REAL_CACHE:-1}" != 0 ] && [ -s "$cached" ]; then
       echo "suites: $s on real: the results of an earlier run of this suite and referee ($cached)" >&2
-      cat "$cached" >>"$results"
+      cat "$cached" >>"$out/$s/results.jsonl"
       continue
     fi
     echo "suites: $s on $server (logs in $out/$s/$server)" >&2
     t0=$SECONDS
     mkdir -p "$out/$s/$server"
-    SUITE_WORK="$out/$s/$server" SUITE_RESULTS="$results" bash "$here/$s/run.sh" "$server" 2>&1 |
+    SUITE_WORK="$out/$s/$server" SUITE_RESULTS="$out/$s/results.jsonl" bash "$here/$s/run.sh" "$server" 2>&1 |
       tee "$out/$s/$server.log" >&2
     rc=${PIPESTATUS[0]}
     [ "$rc" = 0 ] || echo "suites: $s could not run on $server (exit $rc); see $out/$s/$server.log" >&2
@@ -80,11 +83,29 @@ for s in "${suites[@]}"; do
           if (!l.trim()) continue;
           const r = JSON.parse(l);
           if (r.suite === suite && r.server === "real") console.log(l);
-        }' "$results" "$s" >"$cached.tmp" && mv "$cached.tmp" "$cached"
+        }' "$out/$s/results.jsonl" "$s" >"$cached.tmp" && mv "$cached.tmp" "$cached"
     fi
     echo "suites: $s on $server took $((SECONDS - t0))s" >&2
   done
+}
+# Suites side by side, SUITES_JOBS at a time (2 by default), in the order given: most of their time
+# is spent waiting (on watch timeouts, on servers starting), so two share 2 cores (issue #43: one
+# after the other, the four took 9 minutes of CI). Their lines are interleaved, each prefixed with
+# its suite's name; each suite's own log is in $out/<suite>/<server>.log.
+jobs="${SUITES_JOBS:-2}"
+running=0
+for s in "${suites[@]}"; do
+  mkdir -p "$out/$s"
+  : >"$out/$s/results.jsonl"
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  run_suite "$s" &
+  running=$((running + 1))
 done
+wait
+for s in "${suites[@]}"; do cat "$out/$s/results.jsonl" >>"$results"; done
 tsx="$REPO/node_modules/.bin/tsx"
 # A package judged worse is run once more on embedded before the verdict: others' specs bound by
 # time fail now and then on a busy machine, on either server, and one run cannot tell that from a

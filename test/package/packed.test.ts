@@ -2,6 +2,10 @@
 // its src/ and packed by npm, and compiled against by a consumer project with the strictest compiler options (exactOptionalPropertyTypes, no
 // skipLibCheck), which is where shipped declarations break first. The README's examples are that
 // consumer's code, imported from "controller-runtime" as a user writes them.
+//
+// No test here asks this run's API server (the one without the server package starts envtest with
+// an empty environment, so the embedded mode):
+// run-tests: independent of the API server (it builds, packs and type-checks the packages)
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import {

@@ -4,17 +4,32 @@
 // against that library's declarations into `<dir>/node_modules/controller-runtime-apiserver`;
 // their dependencies and the given extra packages linked from this checkout's node_modules, and
 // their bins.
+//
+// The build (tsc twice and the server's bundle, a minute or more of CPU) is made once per content
+// of what it reads and kept in the machine's cache: the test files that install the packages, and
+// the runs against each server, copy the same build (issue #43). Any change to the sources, the
+// manifests, the build configuration or the locked dependencies is another key, so another build.
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   chmodSync,
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
-import { join, resolve } from "node:path";
+import { homedir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -41,7 +56,7 @@ export interface InstallOptions {
   server?: boolean;
 }
 
-/** Builds the library (and the server) into `dir`/node_modules; returns the library's folder. */
+/** Installs the built library (and the server) into `dir`/node_modules; returns the library's folder. */
 export async function installBuiltPackage(
   dir: string,
   extra: readonly string[] = [],
@@ -49,17 +64,10 @@ export async function installBuiltPackage(
 ): Promise<string> {
   const modules = join(dir, "node_modules");
   const pkg = join(modules, "controller-runtime");
-  mkdirSync(pkg, { recursive: true });
-  copyFileSync(join(libraryDir, "package.json"), join(pkg, "package.json"));
-  for (const f of ["README.md", "LICENSE"]) copyFileSync(join(repo, f), join(pkg, f));
-  await run(
-    process.execPath,
-    [tsc, "-p", join(libraryDir, "tsconfig.build.json"), "--outDir", join(pkg, "dist")],
-    {
-      cwd: repo,
-      maxBuffer: 1 << 24,
-    },
-  );
+  const built = await builtPackages();
+  mkdirSync(modules, { recursive: true });
+  // A copy, as npm's install is: tests pack, chmod and write beside it.
+  cpSync(join(built, "controller-runtime"), pkg, { recursive: true });
   const linked = [
     ...Object.keys(packageJSON.dependencies),
     ...Object.keys(packageJSON.peerDependencies).filter(
@@ -68,7 +76,9 @@ export async function installBuiltPackage(
     ...extra,
   ];
   if (opts.server) {
-    await buildServer(join(modules, "controller-runtime-apiserver"), join(pkg, "dist"), dir);
+    cpSync(join(built, "controller-runtime-apiserver"), join(modules, "controller-runtime-apiserver"), {
+      recursive: true,
+    });
     linked.push(...Object.keys(serverPackageJSON.dependencies));
   }
   for (const name of linked) {
@@ -97,6 +107,141 @@ export async function installBuiltPackage(
     }
   }
   return pkg;
+}
+
+/** Where builds are kept, one folder per key: the machine's cache, shared with CI. */
+const cacheRoot =
+  process.env.CR_BUILT_PACKAGES_CACHE ??
+  join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "controller-runtime-ts", "built-packages");
+/** Builds kept besides this checkout's (other branches, the last landing). */
+const kept = 4;
+
+/**
+ * The folder holding `controller-runtime/` and `controller-runtime-apiserver/` as built from this
+ * checkout, building them first when no earlier run built the same content. One process builds;
+ * others wanting the same key wait for it (a lock folder naming its pid).
+ */
+export async function builtPackages(): Promise<string> {
+  const key = contentKey();
+  const done = join(cacheRoot, key);
+  const lock = `${done}.lock`;
+  mkdirSync(cacheRoot, { recursive: true });
+  const deadline = Date.now() + 20 * 60_000;
+  while (!existsSync(done)) {
+    try {
+      mkdirSync(lock);
+    } catch {
+      // Someone builds it: wait, unless it died without finishing.
+      if (!holderAlive(lock)) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline)
+        throw new Error(
+          `built-package: waited 20 minutes for the build in ${lock}; remove that folder if no test runs`,
+        );
+      else await sleep(500);
+      continue;
+    }
+    try {
+      writeFileSync(join(lock, "pid"), String(process.pid));
+      if (!existsSync(done)) await build(done);
+      prune(key);
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+  // Marks it used, so that pruning (by other checkouts too) keeps it while tests copy it.
+  utimesSync(done, new Date(), new Date());
+  return done;
+}
+
+function holderAlive(lock: string): boolean {
+  let pid = Number.NaN;
+  try {
+    pid = Number(readFileSync(join(lock, "pid"), "utf8"));
+  } catch {
+    // Created a moment ago, its pid not yet written; or left by a process that died right then.
+    const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+    return since !== undefined && Date.now() - since < 10_000;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Builds both packages into a scratch folder beside `done`, then renames it into place. */
+async function build(done: string): Promise<void> {
+  const scratch = `${done}.${process.pid}.tmp`;
+  rmSync(scratch, { recursive: true, force: true });
+  try {
+    const lib = join(scratch, "controller-runtime");
+    mkdirSync(lib, { recursive: true });
+    copyFileSync(join(libraryDir, "package.json"), join(lib, "package.json"));
+    for (const f of ["README.md", "LICENSE"]) copyFileSync(join(repo, f), join(lib, f));
+    await run(
+      process.execPath,
+      [tsc, "-p", join(libraryDir, "tsconfig.build.json"), "--outDir", join(lib, "dist")],
+      { cwd: repo, maxBuffer: 1 << 24 },
+    );
+    await buildServer(join(scratch, "controller-runtime-apiserver"), join(lib, "dist"), scratch);
+    rmSync(join(scratch, "tsconfig.apiserver.json"));
+    try {
+      renameSync(scratch, done);
+    } catch (err) {
+      // Built meanwhile by a process whose lock looked stale (another machine's pid): the same content.
+      if (!existsSync(done)) throw err;
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Drops the builds beyond the few used last, once unused for an hour (other checkouts on this
+ * machine may be copying theirs); their folders' times are when they were last used.
+ */
+function prune(current: string): void {
+  const builds = readdirSync(cacheRoot)
+    .filter((n) => /^[0-9a-f]{24}$/.test(n) && n !== current)
+    .map((n) => ({ n, t: statSync(join(cacheRoot, n)).mtimeMs }))
+    .sort((a, b) => b.t - a.t);
+  for (const { n, t } of builds.slice(kept)) {
+    if (Date.now() - t > 3_600_000) rmSync(join(cacheRoot, n), { recursive: true, force: true });
+  }
+}
+
+/**
+ * A hash of everything the build reads: both packages' sources (not their tests, which the build
+ * excludes) and manifests, the build configurations, README and LICENSE, the bundle script, the
+ * locked dependency versions (tsc's, esbuild's, the types'), and this file, the recipe.
+ */
+function contentKey(): string {
+  const files = [
+    ...sourcesUnder(join(libraryDir, "src")),
+    ...sourcesUnder(join(serverDir, "src")),
+    ...["package.json", "tsconfig.build.json"].flatMap((f) => [join(libraryDir, f), join(serverDir, f)]),
+    join(serverDir, "README.md"),
+    ...["tsconfig.json", "README.md", "LICENSE", "package-lock.json"].map((f) => join(repo, f)),
+    join(repo, "scripts", "bundle-apiserver.mjs"),
+    fileURLToPath(import.meta.url),
+  ];
+  const hash = createHash("sha256");
+  for (const f of files) {
+    hash.update(`${relative(repo, f)}\0`);
+    hash.update(readFileSync(f));
+    hash.update("\0");
+  }
+  return hash.digest("hex").slice(0, 24);
+}
+
+function sourcesUnder(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) sourcesUnder(path, out);
+    else if (!name.endsWith(".test.ts")) out.push(path);
+  }
+  return out;
 }
 
 /**
