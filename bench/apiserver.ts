@@ -10,8 +10,10 @@
 // request in flight on each, protobuf bodies (as controller-runtime sends built-in kinds) encoded
 // before the clock starts, answers asked for in protobuf, checked by status and drained undecoded.
 // Why: the library's RESTClient spent as much CPU per create as the embedded server, and on 2
-// shared cores the load generator's CPU capped what either side could show. APISERVER_BENCH_CLIENT=rest
-// sends them with 8 RESTClients instead (the bench before the lean client), for comparison.
+// shared cores the load generator's CPU capped what either side could show. 8 connections as
+// before; 32 measured the same ratio within the noise (kube-apiserver + etcd gained nothing from
+// them). APISERVER_BENCH_CLIENT=rest sends them with 8 RESTClients instead (the bench before the
+// lean client), for comparison.
 // Lists are timed as full objects and as metadata only (PartialObjectMetadataList, what metadata
 // informers ask for), in protobuf (the client's default) and in JSON, each the median of
 // LIST_REPEATS lists, with the server's CPU per list. Without KUBEBUILDER_ASSETS, the embedded
