@@ -1,6 +1,7 @@
 // Profiles the embedded API server under the create and get phases of bench/apiserver.ts: the
-// server in its own process, 8 keep-alive clients here, V8's sampling profiler on in the server
-// only while a phase runs. Prints the server CPU per request and the top functions by self time
+// server in its own process, the bench's lean client here (8 keep-alive connections, bodies
+// encoded before the phase starts), V8's sampling profiler on in the server only while a phase
+// runs. Prints the server CPU per request and the top functions by self time
 // for each phase, and writes the `.cpuprofile` files (open them in Chrome DevTools).
 // `npx tsx bench/internal/profile-apiserver.ts [--out DIR] [--creates N] [--gets N] [--top N]
 //  [--interval µs] [--no-profile] [--rounds N] [--floor] [--warmup N] [--server-flags "--max-semi-space-size=64"]`: --no-profile measures the CPU alone, --rounds
@@ -12,7 +13,9 @@ import { join, relative } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { kinds } from "controller-runtime/api";
-import { newRESTClient, type RESTClient, resourceOf } from "controller-runtime/rest";
+import { encodeProtobuf } from "controller-runtime/protobuf";
+import { newRESTClient, resourceOf } from "controller-runtime/rest";
+import { type LeanClient, newLeanClient } from "./lean-client.js";
 import { startServerProcess } from "./server-process.js";
 
 interface ProfileNode {
@@ -49,20 +52,11 @@ const top = Number(values.top);
 const profiling = !values["no-profile"];
 const rounds = Number(values.rounds);
 const payload = "x".repeat(900);
-const configMaps = resourceOf(kinds.ConfigMap);
 
-async function inParallel(
-  clients: RESTClient[],
-  total: number,
-  op: (c: RESTClient, i: number) => Promise<unknown>,
-): Promise<number> {
-  let next = 0;
+/** Sends the encoded requests over the lean client's connections: the seconds it took. */
+async function timed(lean: LeanClient, requests: Buffer[]): Promise<number> {
   const start = performance.now();
-  await Promise.all(
-    clients.map(async (c) => {
-      for (let i = next++; i < total; i = next++) await op(c, i);
-    }),
-  );
+  await lean.run((i) => requests[i]!, requests.length);
   return (performance.now() - start) / 1000;
 }
 
@@ -113,44 +107,59 @@ const server = await startServerProcess(
   { historySize: 50_000 },
   { execArgv: values["server-flags"].split(" ").filter((f) => f !== "") },
 );
-const clients = Array.from({ length: 8 }, () => newRESTClient(server.restConfig));
+const admin = newRESTClient(server.restConfig);
+const lean = await newLeanClient(server.restConfig, 8);
 try {
   const ns = `prof-${Date.now().toString(36)}`;
-  await clients[0]!.create(resourceOf(kinds.Namespace), { metadata: { name: ns } });
-  const cm = (name: string) => ({
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name },
-    data: { payload },
-  });
+  await admin.create(resourceOf(kinds.Namespace), { metadata: { name: ns } });
+  const path = `/api/v1/namespaces/${ns}/configmaps`;
+  const createsOf = (name: (i: number) => string, n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      lean.encode({
+        method: "POST",
+        path,
+        body: encodeProtobuf(
+          { apiVersion: "v1", kind: "ConfigMap", metadata: { name: name(i) }, data: { payload } },
+          { exact: true },
+        )!,
+      }),
+    );
+  const getsOf = (name: (i: number) => string, n: number) =>
+    Array.from({ length: n }, (_, i) => lean.encode({ method: "GET", path: `${path}/${name(i)}` }));
   // Warm-up: JIT, connections, TLS sessions.
   const warmup = Number(values.warmup);
-  await inParallel(clients, warmup, (c, i) => c.create(configMaps, cm(`warm-${i}`), { namespace: ns }));
-  await inParallel(clients, warmup, (c, i) => c.get(configMaps, `warm-${i}`, { namespace: ns }));
+  await timed(
+    lean,
+    createsOf((i) => `warm-${i}`, warmup),
+  );
+  await timed(
+    lean,
+    getsOf((i) => `warm-${i}`, warmup),
+  );
 
   if (values.floor) {
     // The floor under any resource request: TLS, HTTP, authn and routing of GET /version.
+    const version = lean.encode({ method: "GET", path: "/version" });
     const cpu0 = await server.cpuUsage();
-    const secs = await inParallel(clients, gets, (c) =>
-      c.request({ path: "/version", responseType: "text" }),
+    const secs = await timed(
+      lean,
+      Array.from({ length: gets }, () => version),
     );
     report("GET /version", gets, secs, since(cpu0, await server.cpuUsage()), undefined);
   }
   for (let round = 0; round < rounds; round++) {
+    const createRequests = createsOf((i) => `cm-${round}-${i}`, creates);
     let cpu0 = await server.cpuUsage();
     if (profiling) await server.startProfile(Number(values.interval));
-    const createSecs = await inParallel(clients, creates, (c, i) =>
-      c.create(configMaps, cm(`cm-${round}-${i}`), { namespace: ns }),
-    );
+    const createSecs = await timed(lean, createRequests);
     const createProfile = join(values.out, "creates.cpuprofile");
     if (profiling) await server.stopProfile(createProfile);
     const createCpu = since(cpu0, await server.cpuUsage());
 
+    const getRequests = getsOf((i) => `cm-${round}-${i % creates}`, gets);
     cpu0 = await server.cpuUsage();
     if (profiling) await server.startProfile(Number(values.interval));
-    const getSecs = await inParallel(clients, gets, (c, i) =>
-      c.get(configMaps, `cm-${round}-${i % creates}`, { namespace: ns }),
-    );
+    const getSecs = await timed(lean, getRequests);
     const getProfile = join(values.out, "gets.cpuprofile");
     if (profiling) await server.stopProfile(getProfile);
     const getCpu = since(cpu0, await server.cpuUsage());
@@ -159,6 +168,7 @@ try {
     report("gets", gets, getSecs, getCpu, profiling ? getProfile : undefined);
   }
 } finally {
-  await Promise.all(clients.map((c) => c.close()));
+  await lean.close();
+  await admin.close();
   await server.stop();
 }
