@@ -54,7 +54,8 @@ export function runCachedScript(opts: CachedScript): {
   cache: CacheOutcome;
 } {
   const filename = fileURLToPath(opts.file);
-  const source = readFileSync(filename, "utf8");
+  // ASCII (the build escapes the rest): Latin-1 is read without decoding UTF-8.
+  const source = readFileSync(filename, "latin1");
   const off = process.env.CONTROLLER_RUNTIME_APISERVER_CODE_CACHE === "off";
   const dir = off ? undefined : (opts.dirs ?? defaultDirs()).find(ownDirectory);
   const path = dir && join(dir, `${opts.key}-node${process.version}-${process.arch}.v8cache`);
