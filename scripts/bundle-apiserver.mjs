@@ -1,13 +1,14 @@
 // After tsc, in packages/apiserver: the embedded API server's package entries, under dist/bundle/.
 // - server.cjs: the server's code (the library entry's graph) as one CommonJS-style script, and
 //   index.js, which runs it with a V8 code cache (src/code-cache.ts): a cold start compiled ~1.3 MB
-//   of ES modules each time, and Node 20 caches none (issue #43). The pure parts of the library it
-//   uses (controller-runtime/api, /patch, /certs: functions and the errors they throw, caught by
-//   the server itself) are inside it: loading their ~30 modules one by one cost a start ~25 ms of
-//   CPU, and inside they are cached too. Every other package stays the installed one, shared with
-//   the rest of the process (controller-runtime/envtest/faults, whose Faults and errors envtest
-//   and tests hand to the server, among them); those a start needs are imported by index.js, the
-//   libraries kept for first use (CEL, protobuf, YAML) when lazy.ts imports them.
+//   of ES modules each time, and Node 20 caches none (issue #43). The parts of the library it
+//   uses at start are inside it (INSIDE): loading their ~35 modules one by one cost a start ~25 ms
+//   of CPU, and inside they are cached too. They hold no state shared with the caller's copy:
+//   functions, and errors that the server's own code throws and catches (PatchError,
+//   SelectorParseError, FaultStatusError); what crosses (a CertificateAuthority, fault rules,
+//   the Faults a server hands envtest) is plain data or used through its methods. Every other
+//   package stays the installed one, shared with the rest of the process: the libraries kept for
+//   first use (CEL, protobuf, YAML), imported when lazy.ts loads them.
 // - cli.js: the bin, on index.js.
 // - fake.js and its chunks: the fake client, ES modules as before (~185 small modules cost ~60 ms
 //   to load; bundled ~40), every package external: it works with the caller's controller-runtime
@@ -19,7 +20,12 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 /** The library's folders compiled into server.cjs (see above). */
-const INSIDE = new Set(["controller-runtime/api", "controller-runtime/patch", "controller-runtime/certs"]);
+const INSIDE = new Set([
+  "controller-runtime/api",
+  "controller-runtime/patch",
+  "controller-runtime/certs",
+  "controller-runtime/envtest/faults",
+]);
 const isBuiltin = (p) => p.startsWith("node:") || builtinModules.includes(p);
 
 // Chunks are content-named: without a clean directory, every build would leave the last one's behind.
