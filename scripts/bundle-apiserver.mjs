@@ -142,7 +142,7 @@ await build({
     contents: [
       ...imported.map((p, n) => `import * as p${n} from ${JSON.stringify(p)};`),
       `import { runCachedScript } from "./code-cache.js";`,
-      `const { exports } = runCachedScript({`,
+      `const exports = runCachedScript({`,
       `  file: new URL("./server.cjs", import.meta.url),`,
       `  key: ${JSON.stringify(key)},`,
       `  imported: { ${imported.map((p, n) => `${JSON.stringify(p)}: p${n}`).join(", ")} },`,

@@ -12,6 +12,7 @@
 // ours), one file per bundle (the build's hash of it: V8 itself checks only the source's length)
 // and Node version. CONTROLLER_RUNTIME_APISERVER_CODE_CACHE=off reads and writes none.
 import {
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -40,19 +41,8 @@ export interface CachedScript {
   dirs?: string[];
 }
 
-/** What loading the script did with its cache (for tests and the cold-start bench). */
-export interface CacheOutcome {
-  /** The cache file read or to be written; undefined when no directory was usable or caching is off. */
-  path?: string;
-  /** Whether V8 used a cache read from `path`. */
-  used: boolean;
-}
-
-/** The script's exports, and what it did with the cache. */
-export function runCachedScript(opts: CachedScript): {
-  exports: Record<string, unknown>;
-  cache: CacheOutcome;
-} {
+/** Runs the script; returns its exports. */
+export function runCachedScript(opts: CachedScript): Record<string, unknown> {
   const filename = fileURLToPath(opts.file);
   // ASCII (the build escapes the rest): Latin-1 is read without decoding UTF-8.
   const source = readFileSync(filename, "latin1");
@@ -93,7 +83,7 @@ export function runCachedScript(opts: CachedScript): {
   const used = cachedData !== undefined && !script.cachedDataRejected;
   // Written when the process exits, with what it compiled by then: the next start needs it all.
   if (path && !used) process.once("exit", () => writeCache(path, script, opts.key));
-  return { exports: module.exports, cache: { path, used } };
+  return module.exports;
 }
 
 function defaultDirs(): string[] {
@@ -103,7 +93,8 @@ function defaultDirs(): string[] {
   const uid = process.getuid?.() ?? "user";
   return [
     join(user, "controller-runtime-ts", "apiserver-code"),
-    join(tmpdir(), `controller-runtime-ts-${uid}`, "apiserver-code"),
+    // Straight under the temporary directory, whose sticky bit keeps others from moving it.
+    join(tmpdir(), `controller-runtime-ts-${uid}-apiserver-code`),
   ];
 }
 
@@ -111,7 +102,7 @@ function defaultDirs(): string[] {
 function ownDirectory(dir: string): boolean {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = statSync(dir);
+    const st = lstatSync(dir); // not a link: one could be moved meanwhile
     const uid = process.getuid?.();
     return st.isDirectory() && (uid === undefined || (st.uid === uid && (st.mode & 0o022) === 0));
   } catch {
