@@ -11,21 +11,16 @@
 // this user's (bytecode read from a folder someone else can write would be their code run as
 // ours), one file per bundle (the build's hash of it: V8 itself checks only the source's length)
 // and Node version. CONTROLLER_RUNTIME_APISERVER_CODE_CACHE=off reads and writes none.
-import {
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { builtinModules, createRequire } from "node:module";
-import { homedir, tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import vm from "node:vm";
+import type { Script } from "node:vm";
+
+// Node's modules from process.getBuiltinModule: imported as ES modules, each cost a start more.
+const { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } =
+  process.getBuiltinModule("node:fs");
+const { builtinModules, createRequire } = process.getBuiltinModule("node:module");
+const { homedir, tmpdir } = process.getBuiltinModule("node:os");
+const { isAbsolute, join } = process.getBuiltinModule("node:path");
+const { fileURLToPath } = process.getBuiltinModule("node:url");
+const vm = process.getBuiltinModule("node:vm");
 
 /** Caches kept per directory: one per bundle and Node version in use, the oldest dropped. */
 const KEEP = 4;
@@ -101,8 +96,9 @@ function defaultDirs(): string[] {
 /** Whether `dir` exists or could be made, and is this user's and writable by no one else. */
 function ownDirectory(dir: string): boolean {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = lstatSync(dir); // not a link: one could be moved meanwhile
+    // Made when missing; not a link, which could be moved meanwhile.
+    if (!lstatSync(dir, { throwIfNoEntry: false })) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
     const uid = process.getuid?.();
     return st.isDirectory() && (uid === undefined || (st.uid === uid && (st.mode & 0o022) === 0));
   } catch {
@@ -118,7 +114,7 @@ function readIfAny(path: string): Buffer | undefined {
   }
 }
 
-function writeCache(path: string, script: vm.Script, key: string): void {
+function writeCache(path: string, script: Script, key: string): void {
   try {
     // Written aside and renamed: a process starting meanwhile reads the old file or the new one.
     const partial = `${path}.${process.pid}.partial`;
