@@ -6,7 +6,10 @@
 // adds can be read apart from how fast this machine starts Node. Reported per side: the
 // process's time from its start (performance.timeOrigin) to that answer, Node's own start (to
 // the first line of the script), the import alone, and the process's CPU; median and min–max
-// of 9 runs, sides rotated. Builds first when dist/ is missing.
+// of 9 runs, sides rotated. Builds first when dist/ is missing. The bundle runs its code with a
+// V8 code cache (packages/apiserver/src/code-cache.ts), written by a first run (each side's first,
+// unmeasured run warms caches); its side without one (CONTROLLER_RUNTIME_APISERVER_CODE_CACHE=off)
+// is what a first start after an install or upgrade costs.
 // `npx tsx bench/cold-start.ts`, or `npm run bench -- cold-start`.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -21,9 +24,12 @@ const FLOOR = "floor: Node, an HTTP/2 TLS server, one /readyz";
 // change before and after in one run (copy dist/bundle aside within packages/apiserver/dist/ so
 // that it resolves the same packages).
 const before = process.env.COLD_START_BEFORE;
+const BUNDLE = `${root}packages/apiserver/dist/bundle/index.js`;
+const NO_CODE_CACHE = "bundle without its code cache (a first start)";
 const SIDES: Record<string, string> = {
   ...(before ? { [`before: ${before.replace(/.*packages\//, "")}`]: before } : {}),
-  "bundle (the package's entry)": `${root}packages/apiserver/dist/bundle/index.js`,
+  "bundle (the package's entry)": BUNDLE,
+  [NO_CODE_CACHE]: BUNDLE,
   "unbundled tsc output": `${root}packages/apiserver/dist/index.js`,
   [FLOOR]: "",
 };
@@ -80,7 +86,7 @@ interface Run {
   cpuMs: number;
 }
 
-function once(entry: string, floorPem: string): Run {
+function once(side: string, entry: string, floorPem: string): Run {
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", entry ? serverChild : floorChild], {
     encoding: "utf8",
     // The built packages, as a user's install resolves them: not this checkout's sources.
@@ -89,6 +95,7 @@ function once(entry: string, floorPem: string): Run {
       NODE_OPTIONS: "",
       ENTRY: entry ? pathToFileURL(entry).href : "",
       FLOOR_PEM: floorPem,
+      ...(side === NO_CODE_CACHE ? { CONTROLLER_RUNTIME_APISERVER_CODE_CACHE: "off" } : {}),
     },
   });
   if (r.status !== 0) throw new Error(`cold start of ${entry || "the floor"} failed: ${r.stderr}`);
@@ -110,10 +117,10 @@ export async function run(): Promise<BenchRow[]> {
   });
   const sides = Object.entries(SIDES);
   const runs = new Map<string, Run[]>(sides.map(([s]) => [s, []]));
-  for (const [, entry] of sides) once(entry, floorPem); // warm the file cache for every side
+  for (const [side, entry] of sides) once(side, entry, floorPem); // warm the file and code caches
   for (let i = 0; i < RUNS; i++) {
     const order = [...sides.slice(i % sides.length), ...sides.slice(0, i % sides.length)];
-    for (const [side, entry] of order) runs.get(side)!.push(once(entry, floorPem));
+    for (const [side, entry] of order) runs.get(side)!.push(once(side, entry, floorPem));
   }
   const floor = summarize(runs.get(FLOOR)!.map((r) => r.ready)).median;
   return [...runs].map(([side, rs]) => {

@@ -51,6 +51,17 @@ const server = await startAPIServer({
   garbageCollection: values["garbage-collection"] && !values.simulate,
 });
 let simulation: RunningSimulation | undefined;
+// Handled before anything is printed: whoever reads "listening" may stop it at once.
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) process.exit(1);
+  stopping = true;
+  await simulation?.stop();
+  await server.stop();
+  process.exit(0);
+};
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);
 if (values.simulate) {
   simulation = await startSimulation(server.restConfig(), {
     garbageCollection: true,
@@ -65,14 +76,3 @@ if (values.simulate) {
 console.log(`embedded API server listening on ${server.url}`);
 if (server.kubeconfigPath) console.log(`kubeconfig written to ${server.kubeconfigPath}`);
 else console.log("no --kubeconfig given; admin token:", server.adminToken);
-
-let stopping = false;
-const shutdown = async () => {
-  if (stopping) process.exit(1);
-  stopping = true;
-  await simulation?.stop();
-  await server.stop();
-  process.exit(0);
-};
-process.on("SIGINT", shutdown);
-process.on("SIGTERM", shutdown);

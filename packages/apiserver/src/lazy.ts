@@ -4,14 +4,35 @@
 // `loadFor(...)` before handing a request on; the handlers, synchronous past that point, then
 // take the module with `get()`, which throws an internal error if a path was not covered.
 import type { IncomingMessage } from "node:http";
+import { packagesOf } from "./lazy-packages.js";
 import { slot } from "./lazy-slot.js";
 import { yamlLib } from "./nesting.js";
 
-export const protobufCodec = slot("the protobuf codec", () => import("./protobuf/codec.js"));
-export const celRules = slot("CEL", () => import("./cel/crd-rules.js"));
-export const celMatch = slot("CEL match conditions", () => import("./cel/match-conditions.js"));
-export const celPolicy = slot("CEL admission policies", () => import("./cel/admission-policy.js"));
-export const celMutation = slot("CEL mutating admission policies", () => import("./cel/mutation.js"));
+// Each module after its packages (lazy-packages.ts: the bundle needs them imported first).
+const after =
+  <T>(module: string, load: () => Promise<T>) =>
+  () =>
+    packagesOf(module).then(load);
+export const protobufCodec = slot(
+  "the protobuf codec",
+  after("./protobuf/codec.js", () => import("./protobuf/codec.js")),
+);
+export const celRules = slot(
+  "CEL",
+  after("./cel/crd-rules.js", () => import("./cel/crd-rules.js")),
+);
+export const celMatch = slot(
+  "CEL match conditions",
+  after("./cel/match-conditions.js", () => import("./cel/match-conditions.js")),
+);
+export const celPolicy = slot(
+  "CEL admission policies",
+  after("./cel/admission-policy.js", () => import("./cel/admission-policy.js")),
+);
+export const celMutation = slot(
+  "CEL mutating admission policies",
+  after("./cel/mutation.js", () => import("./cel/mutation.js")),
+);
 
 /** What a request may use of the libraries above. */
 export interface LazyNeeds {

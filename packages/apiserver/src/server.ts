@@ -218,7 +218,7 @@ export function newServerCore(opts: APIServerOptions, dropConnections: () => voi
   setMaxListeners(0, stopping.signal);
   const registry = new Registry(builtinResources());
   const authorization = new Authorization(storage, opts.authorization ?? "RBAC");
-  const aggregator = new ClusterRoleAggregator(storage, stopping.signal, onError);
+  const newAggregator = () => new ClusterRoleAggregator(storage, stopping.signal, onError);
   let context: ServerContext | undefined;
   let objectMeta: Schema | undefined;
   const getContext = () => context!;
@@ -275,10 +275,14 @@ export function newServerCore(opts: APIServerOptions, dropConnections: () => voi
     // read, as by the RBAC check of an anonymous /readyz.
     storage.fillOnFirstUse(() => seed(ctx));
     deferBootstrapPolicy(ctx);
+    // The seeded roles come aggregated: the aggregation controller watches from the storage's
+    // first full use on, after the policy is written. Watching from the start, it re-aggregated
+    // every role once /readyz's check wrote its one, writing the whole policy during that /readyz.
+    storage.fillOnFirstUse(() => void newAggregator());
   } else {
     seedBootstrapPolicy(context);
     // Seeded roles come aggregated; roles kept from a previous run may need it.
-    aggregator.sync();
+    newAggregator().sync();
     // CRDs kept from a previous run are served again.
     const crdDef = registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
     for (const crd of storage.list(crdStore)) hooks.afterWrite(crdDef, crd, undefined);
