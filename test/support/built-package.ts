@@ -269,5 +269,14 @@ async function buildServer(pkg: string, libraryDist: string, scratch: string): P
     }),
   );
   await run(process.execPath, [tsc, "-p", config], { cwd: repo, maxBuffer: 1 << 24 });
-  await run(process.execPath, [join(repo, "scripts", "bundle-apiserver.mjs")], { cwd: pkg });
+  // The bundle compiles parts of the library into the server's script (scripts/bundle-apiserver.mjs):
+  // esbuild finds the built library as an install would place it, beside the server in node_modules.
+  const modules = join(scratch, "node_modules");
+  mkdirSync(modules, { recursive: true });
+  symlinkSync(join(scratch, "controller-runtime"), join(modules, "controller-runtime"), "dir");
+  try {
+    await run(process.execPath, [join(repo, "scripts", "bundle-apiserver.mjs")], { cwd: pkg });
+  } finally {
+    rmSync(modules, { recursive: true, force: true });
+  }
 }
