@@ -52,7 +52,11 @@ const TIMING = { leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 
 /** The options of a replica `id` of the bench's ring (no ring for undefined). */
 function replicaOptions(id: string | undefined): ManagerOptions {
   return {
-    logger: process.env.BENCH_DEBUG ? newLogger({ level: "debug" }) : nullLogger(),
+    logger: process.env.BENCH_DEBUG
+      ? newLogger({ level: process.env.BENCH_DEBUG === "info" ? "info" : "debug" }).withValues({
+          replica: id,
+        })
+      : nullLogger(),
     metrics: { bindAddress: "0" },
     cache: { defaultNamespaces: [NS] },
     ...(id ? { sharding: { ring: RING, identity: id, ...TIMING } } : {}),
@@ -196,7 +200,10 @@ async function ringChild(): Promise<RingResult> {
               : "settled";
       states.set(what, (states.get(what) ?? 0) + 1);
     }
-    console.error("sharding bench: not settled on", members, Object.fromEntries(states));
+    console.error("sharding bench: not settled on", members, Object.fromEntries(states), {
+      lost,
+      exited: [...running].filter(([, r]) => r.exited).map(([id]) => id),
+    });
     const leases = await rest.list(resourceOf(kinds.Lease), { namespace: "default" });
     for (const l of leases.items as {
       metadata?: { name?: string };
@@ -211,12 +218,14 @@ async function ringChild(): Promise<RingResult> {
       );
     }
   };
-  // A replica that stopped on its own is counted (lost) and left out, as its Pod would restart.
+  // A replica that stopped on its own is counted (lost) and left out, as its Pod would restart;
+  // also one that stops while this waits.
+  const alive = (all: string[]) => all.filter((m) => !running.get(m)?.exited);
   const settled = (all: string[]) => {
-    const members = all.filter((m) => !running.get(m)?.exited);
     return eventually(
-      `settled on ${members.join(",")}`,
+      `settled on ${alive(all).join(",")}`,
       async () => {
+        const members = alive(all);
         const now = shards();
         // On the shard the ring names, not merely on a member: a move half done is that too.
         const ring = new HashRing(members);
@@ -228,7 +237,7 @@ async function ringChild(): Promise<RingResult> {
       },
       { timeoutMs: Number(process.env.SHARDING_BENCH_SETTLE_MS ?? 300_000), intervalMs: 250 },
     ).catch(async (err: unknown) => {
-      await diagnose(members);
+      await diagnose(alive(all));
       throw err;
     });
   };

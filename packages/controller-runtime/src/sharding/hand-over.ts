@@ -33,7 +33,11 @@ export interface HandOverOptions {
   kinds: () => readonly ShardedKind[];
   logger: Logger;
   onHandedOver: () => void;
-  /** Hand-overs in flight at once. Default: 16. */
+  /**
+   * Hand-overs in flight at once. Default: 4, per replica: every old shard hands over at once on a
+   * join, and with 16 each a joining replica's Lease renewals waited behind the server's queue of
+   * patches long enough, on a loaded machine, to lose its place.
+   */
   concurrency?: number;
 }
 
@@ -165,7 +169,7 @@ export class HandOver {
   }
 
   #pump(): void {
-    const limit = this.#o.concurrency ?? 16;
+    const limit = this.#o.concurrency ?? 4;
     while (this.#running < limit && this.#queue.length > 0) {
       const task = this.#queue.shift() as () => Promise<void>;
       this.#running++;
