@@ -54,9 +54,9 @@ export interface CoordinatorOptions {
   logger: Logger;
   metrics: { assignments: Counter<"ring" | "shard">; moves: Counter<"ring" | "reason"> };
   /**
-   * Writes in flight at once. A membership change moves about 1/N of every sharded object, each
-   * by a conditional patch or two: at 10 000 objects, 4 at a time took seconds of round trips
-   * more than the server needed. Default: 16.
+   * Writes in flight at once. A replica that leaves or is cut off leaves about 1/N of every
+   * sharded object to reassign, each by a conditional patch: at 10 000 objects, 4 at a time took
+   * seconds of round trips more than the server needed. Default: 16.
    */
   concurrency?: number;
 }

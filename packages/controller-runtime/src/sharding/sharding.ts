@@ -90,7 +90,7 @@ export interface ShardedControllers {
   readonly identity: string;
   /** Shards `kind` and the kinds it owns (which follow their controller owner's shard). */
   register(kind: Kind, owned: readonly Kind[]): void;
-  /** `inner`, called only for objects this replica holds; an object to drain is let go instead. */
+  /** `inner`, called only for objects this replica holds; one the ring puts elsewhere is handed over instead. */
   reconciler(kind: Kind, inner: Reconciler<Request>): Reconciler<Request>;
   /** Runs `runnable` while this replica holds its Lease in the ring. */
   add(runnable: { start(signal: AbortSignal): Promise<void> }): void;
@@ -321,13 +321,13 @@ function shardingMetrics(
     }),
     moves: new Counter({
       name: "controller_runtime_shard_moves_total",
-      help: "Objects the coordinator moved: drained from a live shard, or taken over from a gone one",
+      help: "Objects the coordinator took over from a gone shard (reason takeover); live shards hand theirs over themselves",
       labelNames: ["ring", "reason"] as const,
       registers: [registry],
     }),
     drains: new Counter({
       name: "controller_runtime_shard_drains_total",
-      help: "Objects this replica let go when the coordinator moved them",
+      help: "Objects this replica handed over to another shard when the ring changed",
       labelNames: ["ring", "shard"] as const,
       registers: [registry],
     }),
