@@ -174,7 +174,11 @@ export class HandOver {
       const task = this.#queue.shift() as () => Promise<void>;
       this.#running++;
       void task()
-        .catch((err: unknown) => this.#o.logger.error(err, "sharding: handing an object over failed"))
+        .catch((err: unknown) => {
+          this.#o.logger.error(err, "sharding: handing an object over failed; trying again");
+          // No event of its own need come: look over this replica's objects again in a while.
+          setTimeout(() => void this.sweep(), 1_000).unref();
+        })
         .finally(() => {
           this.#running--;
           this.#pump();
