@@ -124,6 +124,7 @@ export class Coordinator {
   }
 
   #synced = false;
+  #expiryTimer: NodeJS.Timeout | undefined;
   readonly #listeners: ((ring: HashRing) => void)[] = [];
 
   /** Calls `listener` with the new ring whenever the live members change. */
@@ -166,6 +167,7 @@ export class Coordinator {
       await running;
     } finally {
       clearInterval(tick);
+      clearTimeout(this.#expiryTimer);
       this.#synced = false;
     }
   }
@@ -264,10 +266,14 @@ export class Coordinator {
   #recompute(force = false): void {
     if (!this.#synced) return;
     const now = performance.now();
+    let nextExpiry = Number.POSITIVE_INFINITY;
     const alive = [...this.#members.entries()]
       .filter(([name, m]) => m.holder !== "" && name === `${this.#o.ring}-${m.holder}`)
       .filter(([name, m]) => {
-        if (now - m.seenAt < this.#o.leaseDurationMs) return true;
+        if (now - m.seenAt < this.#o.leaseDurationMs) {
+          nextExpiry = Math.min(nextExpiry, m.seenAt + this.#o.leaseDurationMs);
+          return true;
+        }
         // Seemingly expired: a watch that lags would make a live member look so. Read the Lease
         // before giving its objects away; alive until the read says otherwise.
         if (!m.expired) void this.#confirmExpiry(name, m);
@@ -275,6 +281,10 @@ export class Coordinator {
       })
       .map(([, m]) => m.holder)
       .sort();
+    // Looked at again the moment the first Lease would expire, not up to a retry period later.
+    clearTimeout(this.#expiryTimer);
+    if (nextExpiry < Number.POSITIVE_INFINITY)
+      this.#expiryTimer = setTimeout(() => this.#recompute(), nextExpiry - now + 1).unref();
     const same =
       alive.length === this.#ring.members.length && alive.every((m, i) => m === this.#ring.members[i]);
     if (!same) {

@@ -34,9 +34,9 @@ export interface HandOverOptions {
   logger: Logger;
   onHandedOver: () => void;
   /**
-   * Hand-overs in flight at once. Default: 4, per replica: every old shard hands over at once on a
-   * join, and with 16 each a joining replica's Lease renewals waited behind the server's queue of
-   * patches long enough, on a loaded machine, to lose its place.
+   * Hand-overs in flight at once, per replica. Default: 16. At 10 000 objects on a loaded
+   * machine 4 took 2 to 3 times as long as 16 (each holder's round trips, not the server's work,
+   * set the pace).
    */
   concurrency?: number;
 }
@@ -169,7 +169,7 @@ export class HandOver {
   }
 
   #pump(): void {
-    const limit = this.#o.concurrency ?? 4;
+    const limit = this.#o.concurrency ?? 16;
     while (this.#running < limit && this.#queue.length > 0) {
       const task = this.#queue.shift() as () => Promise<void>;
       this.#running++;
