@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
-import { kinds } from "controller-runtime/api";
+import { type DeepReadonly, kinds } from "controller-runtime/api";
 import { startAPIServer } from "controller-runtime-apiserver";
 import { controllerManagedBy } from "controller-runtime/builder";
 import { newInformer } from "controller-runtime/cache";
@@ -52,7 +52,11 @@ const TIMING = { leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 
 /** The options of a replica `id` of the bench's ring (no ring for undefined). */
 function replicaOptions(id: string | undefined): ManagerOptions {
   return {
-    logger: process.env.BENCH_DEBUG ? newLogger({ level: "debug" }) : nullLogger(),
+    logger: process.env.BENCH_DEBUG
+      ? newLogger({ level: process.env.BENCH_DEBUG === "info" ? "info" : "debug" }).withValues({
+          replica: id,
+        })
+      : nullLogger(),
     metrics: { bindAddress: "0" },
     cache: { defaultNamespaces: [NS] },
     ...(id ? { sharding: { ring: RING, identity: id, ...TIMING } } : {}),
@@ -84,12 +88,16 @@ async function createObjects(rest: RESTClient): Promise<void> {
  * Each object's shard, by name, as a metadata-only informer sees them; one still draining to
  * another counts as none. A watch, not a list per poll: listing the 10 000 ConfigMaps every
  * 250 ms took a third of the one process's CPU that the server and the replicas share, and the
- * bench measured its own polling more than the ring.
+ * bench measured its own polling more than the ring. For the same reason a poll stops at the
+ * first object not settled yet (`settledOn`), and the whole map is built only once all are.
  */
 async function shardView(
   rest: RESTClient,
   signal: AbortSignal,
-): Promise<() => Map<string, string | undefined>> {
+): Promise<{
+  all: () => Map<string, string | undefined>;
+  settledOn: (ok: (name: string, shard: string | undefined) => boolean) => boolean;
+}> {
   const informer = newInformer<ConfigMap>(rest, kinds.ConfigMap, {
     namespaces: [NS],
     metadataOnly: true,
@@ -97,17 +105,12 @@ async function shardView(
   });
   void informer.run(signal);
   await informer.waitForSync(signal);
-  return () =>
-    new Map(
-      informer.store
-        .list()
-        .map((c) => [
-          c.metadata!.name!,
-          c.metadata?.labels?.[drainLabel(RING)] === undefined
-            ? c.metadata?.labels?.[shardLabel(RING)]
-            : undefined,
-        ]),
-    );
+  const shardOf = (c: DeepReadonly<ConfigMap>) =>
+    c.metadata?.labels?.[drainLabel(RING)] === undefined ? c.metadata?.labels?.[shardLabel(RING)] : undefined;
+  return {
+    all: () => new Map(informer.store.list().map((c) => [c.metadata!.name!, shardOf(c)])),
+    settledOn: (ok) => informer.store.list().every((c) => ok(c.metadata!.name!, shardOf(c))),
+  };
 }
 
 interface RingResult {
@@ -196,7 +199,10 @@ async function ringChild(): Promise<RingResult> {
               : "settled";
       states.set(what, (states.get(what) ?? 0) + 1);
     }
-    console.error("sharding bench: not settled on", members, Object.fromEntries(states));
+    console.error("sharding bench: not settled on", members, Object.fromEntries(states), {
+      lost,
+      exited: [...running].filter(([, r]) => r.exited).map(([id]) => id),
+    });
     const leases = await rest.list(resourceOf(kinds.Lease), { namespace: "default" });
     for (const l of leases.items as {
       metadata?: { name?: string };
@@ -211,24 +217,27 @@ async function ringChild(): Promise<RingResult> {
       );
     }
   };
-  // A replica that stopped on its own is counted (lost) and left out, as its Pod would restart.
+  // A replica that stopped on its own is counted (lost) and left out, as its Pod would restart;
+  // also one that stops while this waits.
+  const alive = (all: string[]) => all.filter((m) => !running.get(m)?.exited);
   const settled = (all: string[]) => {
-    const members = all.filter((m) => !running.get(m)?.exited);
     return eventually(
-      `settled on ${members.join(",")}`,
+      `settled on ${alive(all).join(",")}`,
       async () => {
-        const now = shards();
+        const members = alive(all);
         // On the shard the ring names, not merely on a member: a move half done is that too.
         const ring = new HashRing(members);
-        for (const [name, shard] of now) {
-          const want = ring.owner(hashKey({ kind: kinds.ConfigMap }, { metadata: { namespace: NS, name } }));
-          if (!shard || shard !== want || last.get(name) !== shard) return undefined;
-        }
-        return now;
+        const settledHere = shards.settledOn((name, shard) => {
+          if (!shard || last.get(name) !== shard) return false;
+          return (
+            shard === ring.owner(hashKey({ kind: kinds.ConfigMap }, { metadata: { namespace: NS, name } }))
+          );
+        });
+        return settledHere ? shards.all() : undefined;
       },
       { timeoutMs: Number(process.env.SHARDING_BENCH_SETTLE_MS ?? 300_000), intervalMs: 250 },
     ).catch(async (err: unknown) => {
-      await diagnose(members);
+      await diagnose(alive(all));
       throw err;
     });
   };

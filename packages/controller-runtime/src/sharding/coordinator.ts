@@ -1,16 +1,18 @@
-// The coordinator of a ring: one replica at a time (its own Lease election) assigns the objects
-// of the sharded kinds to the live members by consistent hashing, writing the assignment as a
-// label. It watches the members' Leases and only the objects that have no shard yet, so its
-// work follows churn, not the number of objects; when the membership changes it lists the
-// assigned objects once and moves those whose shard changed:
+// The ring's membership and its coordinator. Every replica watches the members' Leases and
+// computes the ring from them (`ring`, `onChange`): a replica whose object the ring now puts on
+// another live member hands it over itself, after any reconcile of it (hand-over.ts) — one
+// write per moved object, started as soon as its holder sees the new Lease, with no trip through
+// a coordinator and no mark for the holder to acknowledge first.
 //
-// - an object whose shard is alive is marked to drain to its new shard; its shard finishes any
-//   reconcile of it and writes the new shard in place of its own (shard-reconciler.ts) — so two
-//   shards never reconcile one object at once, and a move is two writes, not three with a trip
-//   through this coordinator's queue between them;
-// - an object whose shard is gone (its Lease released, or not renewed for leaseDuration as this
-//   coordinator observed it: clock skew between replicas does not matter) is reassigned at once.
-//   The gone shard stopped its reconciles when it missed its renew deadline, before that.
+// One replica at a time (its own Lease election) also coordinates: it assigns the objects of the
+// sharded kinds that have no shard yet to the live members by consistent hashing, writing the
+// assignment as a label, and takes over the objects whose shard is gone — its Lease released, or
+// not renewed for leaseDuration as this coordinator observed it (clock skew between replicas does
+// not matter). The gone shard stopped its reconciles when it missed its renew deadline, before
+// that. It watches only the Leases and the objects with no shard, and lists only the objects
+// whose shard is not a live member, so its work follows churn, not the number of objects. That
+// list runs on every membership change and every leaseDuration: an object its holder handed to a
+// member that died meanwhile (or that the coordinator never saw alive) is not left behind.
 //
 // Every write is conditional on the resourceVersion the decision was made from: a decision made
 // on a stale view fails with a conflict and is made again from a newer one.
@@ -52,9 +54,9 @@ export interface CoordinatorOptions {
   logger: Logger;
   metrics: { assignments: Counter<"ring" | "shard">; moves: Counter<"ring" | "reason"> };
   /**
-   * Writes in flight at once. A membership change moves about 1/N of every sharded object, each
-   * by a conditional patch or two: at 10 000 objects, 4 at a time took seconds of round trips
-   * more than the server needed. Default: 16.
+   * Writes in flight at once. A replica that leaves or is cut off leaves about 1/N of every
+   * sharded object to reassign, each by a conditional patch: at 10 000 objects, 4 at a time took
+   * seconds of round trips more than the server needed. Default: 16.
    */
   concurrency?: number;
 }
@@ -111,9 +113,23 @@ export class Coordinator {
     return this.#unassigned.reduce((n, u) => n + u.store.size, 0);
   }
 
-  /** The members the coordinator counts as alive now. */
+  /** The members this replica counts as alive now. */
   get members(): readonly string[] {
     return this.#ring.members;
+  }
+
+  /** The ring of the live members, once the Leases were listed (undefined before). */
+  get ring(): HashRing | undefined {
+    return this.#synced ? this.#ring : undefined;
+  }
+
+  #synced = false;
+  #expiryTimer: NodeJS.Timeout | undefined;
+  readonly #listeners: ((ring: HashRing) => void)[] = [];
+
+  /** Calls `listener` with the new ring whenever the live members change. */
+  onChange(listener: (ring: HashRing) => void): void {
+    this.#listeners.push(listener);
   }
 
   /**
@@ -139,7 +155,21 @@ export class Coordinator {
       },
     });
     this.#leases = leases;
-    await leases.run(signal);
+    const running = leases.run(signal);
+    void leases.waitForSync(signal).then((synced) => {
+      if (!synced) return;
+      this.#synced = true;
+      this.#recompute(true);
+    });
+    // Members whose Lease went unrenewed show only when someone looks: their Leases stay as they are.
+    const tick = setInterval(() => this.#recompute(), o.retryPeriodMs);
+    try {
+      await running;
+    } finally {
+      clearInterval(tick);
+      clearTimeout(this.#expiryTimer);
+      this.#synced = false;
+    }
   }
 
   #leases: { waitForSync(signal?: AbortSignal): Promise<boolean> } | undefined;
@@ -154,8 +184,6 @@ export class Coordinator {
     // An informer per sharded kind listens on `leading`: more than Node's default warning
     // threshold (10) with many kinds, though none leaks.
     setMaxListeners(100, leading);
-    // A new term starts from the ring it computes: the last term's may be long out of date.
-    this.#ring = new HashRing([]);
     const running: Promise<void>[] = [];
     this.#unassigned = [];
     for (const k of o.kinds()) {
@@ -170,7 +198,10 @@ export class Coordinator {
       this.#unassigned.push({ k, store: unassigned.store });
       running.push(unassigned.run(leading));
     }
-    const tick = setInterval(() => this.#recompute(), o.retryPeriodMs);
+    // The orphans' list again every leaseDuration: see the top of this file.
+    const sweep = setInterval(() => {
+      if (this.#ring.members.length > 0) this.#enqueue(undefined, undefined, () => this.#rebalance());
+    }, o.leaseDurationMs);
     try {
       await leases.waitForSync(leading);
       this.#leading = leading;
@@ -178,7 +209,7 @@ export class Coordinator {
       await this.#work(leading);
     } finally {
       this.#leading = undefined;
-      clearInterval(tick);
+      clearInterval(sweep);
       await Promise.allSettled(running);
       this.#unassigned = [];
       this.#pending.clear();
@@ -228,15 +259,21 @@ export class Coordinator {
     }
   }
 
-  /** Rebuilds the ring from the live members; on a change (or `force`) moves what must move. */
+  /**
+   * Rebuilds the ring from the live members; on a change tells the listeners, and (or on `force`)
+   * the coordinating replica moves what must move.
+   */
   #recompute(force = false): void {
-    // Between terms only the Leases are observed.
-    if (!this.#leading || this.#leading.aborted) return;
+    if (!this.#synced) return;
     const now = performance.now();
+    let nextExpiry = Number.POSITIVE_INFINITY;
     const alive = [...this.#members.entries()]
       .filter(([name, m]) => m.holder !== "" && name === `${this.#o.ring}-${m.holder}`)
       .filter(([name, m]) => {
-        if (now - m.seenAt < this.#o.leaseDurationMs) return true;
+        if (now - m.seenAt < this.#o.leaseDurationMs) {
+          nextExpiry = Math.min(nextExpiry, m.seenAt + this.#o.leaseDurationMs);
+          return true;
+        }
         // Seemingly expired: a watch that lags would make a live member look so. Read the Lease
         // before giving its objects away; alive until the read says otherwise.
         if (!m.expired) void this.#confirmExpiry(name, m);
@@ -244,18 +281,27 @@ export class Coordinator {
       })
       .map(([, m]) => m.holder)
       .sort();
+    // Looked at again the moment the first Lease would expire, not up to a retry period later.
+    clearTimeout(this.#expiryTimer);
+    if (nextExpiry < Number.POSITIVE_INFINITY)
+      this.#expiryTimer = setTimeout(() => this.#recompute(), nextExpiry - now + 1).unref();
     const same =
       alive.length === this.#ring.members.length && alive.every((m, i) => m === this.#ring.members[i]);
-    if (same && !force) return;
-    this.#o.logger.info("ring membership", { ring: this.#o.ring, members: alive });
-    this.#ring = new HashRing(alive);
+    if (!same) {
+      this.#o.logger.info("ring membership", { ring: this.#o.ring, members: alive });
+      this.#ring = new HashRing(alive);
+      for (const listener of this.#listeners) listener(this.#ring);
+    } else if (!force) return;
+    // Between terms only the ring is kept.
+    if (!this.#leading || this.#leading.aborted) return;
     this.#enqueue(undefined, undefined, () => this.#rebalance());
   }
 
   /**
-   * Lists the assigned objects of every kind and moves those whose shard changed or is gone; and
+   * Lists the objects of every kind whose shard is not a live member and reassigns them; and
    * assigns the unassigned ones again: one seen while the ring had no members was left as it was,
-   * and no event of its own would bring it back.
+   * and no event of its own would bring it back. Objects on live members are their holders' to
+   * move (hand-over.ts).
    */
   async #rebalance(): Promise<void> {
     const o = this.#o;
@@ -263,6 +309,10 @@ export class Coordinator {
     for (const { k, store } of this.#unassigned) {
       for (const obj of store.list()) this.#enqueue(k, obj, () => this.#decide(k, obj));
     }
+    const members = this.#ring.members;
+    // No one to give them to: they stay until someone joins.
+    if (members.length === 0) return;
+    const orphans = `${label},${label} notin (${members.join(",")})`;
     for (const k of o.kinds()) {
       const scopes = k.kind.namespaced && o.namespaces.length > 0 ? o.namespaces : [undefined];
       for (const namespace of scopes) {
@@ -270,7 +320,7 @@ export class Coordinator {
         // round trips carry no spec or data either (their answers are metadata only too).
         const list = await o.rest.list(resourceOf(k.kind), {
           namespace,
-          labelSelector: label,
+          labelSelector: orphans,
           accept: ACCEPT_PARTIAL_METADATA_LIST,
         });
         for (const obj of list.items) this.#enqueue(k, obj, () => this.#decide(k, obj));
@@ -279,10 +329,10 @@ export class Coordinator {
   }
 
   /**
-   * Puts `obj` where the ring says: assigns it when it has no shard, marks it to drain when its
-   * shard is alive but another's, reassigns it when its shard is gone. A decision made on a
-   * version that changed since is made again on the current one: this coordinator watches only
-   * unassigned objects, so no event would bring an assigned one back.
+   * Puts `obj` where the ring says: assigns it when it has no shard, reassigns it when its shard
+   * is gone; one whose shard is alive is left to it (it hands the object over itself). A decision
+   * made on a version that changed since is made again on the current one: this coordinator
+   * watches only unassigned objects, so no event would bring an assigned one back.
    */
   async #decide(k: ShardedKind, first: DeepReadonly<KubeObject>): Promise<void> {
     const ring = this.#o.ring;
@@ -304,13 +354,9 @@ export class Coordinator {
         written = await this.#label(k, obj, { [shardLabel(ring)]: to, [drainLabel(ring)]: null });
         if (written) m.assignments.inc({ ring, shard: to });
       } else if (this.#ring.members.includes(from)) {
-        // Its shard is alive: it hands the object to `to` after any reconcile of it.
-        if (drain === to) return;
-        written = await this.#label(k, obj, { [drainLabel(ring)]: to });
-        if (written) {
-          m.moves.inc({ ring, reason: "drain" });
-          m.assignments.inc({ ring, shard: to });
-        }
+        // Its shard is alive: it hands the object to `to` after any reconcile of it (a drain mark
+        // of earlier versions, too).
+        return;
       } else {
         written = await this.#label(k, obj, { [shardLabel(ring)]: to, [drainLabel(ring)]: null });
         if (written) {

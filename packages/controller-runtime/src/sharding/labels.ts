@@ -5,9 +5,10 @@ import type { DeepReadonly, KubeObject } from "../api/index.js";
 /** On each object of a sharded kind: the identity of the replica that reconciles it. */
 export const shardLabel = (ring: string) => `shard.controller-runtime.io/${ring}`;
 /**
- * On an object being moved: the shard it goes to. Its shard finishes with it, then writes that
- * shard in its own place. (`"true"`, from earlier versions: it removes both labels, and the
- * coordinator assigns the object again.)
+ * Written by earlier versions' coordinators on an object being moved: the shard it goes to. Its
+ * shard finishes with it, then writes that shard in its own place (`"true"`: it removes both
+ * labels, and the coordinator assigns the object again). Shards now hand objects over without it
+ * (hand-over.ts) but still answer it, so that a ring can be upgraded one replica at a time.
  */
 export const drainLabel = (ring: string) => `drain.shard.controller-runtime.io/${ring}`;
 /** On each replica's Lease: the ring it belongs to. */

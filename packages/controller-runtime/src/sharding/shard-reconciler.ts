@@ -1,9 +1,12 @@
 // A sharded controller's reconciler: the user's reconciler runs only for objects this replica
-// holds. The work queue never hands out one key twice at once, so when the coordinator marks an
-// object to drain to another shard, the request that sees the mark comes after any reconcile of
-// it here ended; answering it by writing that shard in place of this one (and removing the mark)
-// lets the object go to its next shard with no overlap. A request for an object this replica does not hold (moved on, or deleted) is
+// holds and the ring still puts here; one the ring puts on another member is handed over instead
+// (hand-over.ts). A request for an object this replica does not hold (moved on, or deleted) is
 // dropped: another replica reconciles it, or nothing is left to do.
+//
+// An object marked to drain by an earlier version's coordinator is answered as it expects: the
+// work queue never hands out one key twice at once, so the request that sees the mark comes after
+// any reconcile of it here ended, and writing the marked shard in place of this one (removing the
+// mark) lets the object go with no overlap.
 import type { DeepReadonly, Kind, KubeObject } from "../api/index.js";
 import type { Cache } from "../cache/index.js";
 import type { Reconciler, Request } from "../reconcile/index.js";
@@ -15,6 +18,7 @@ import {
   type RESTClient,
   resourceOf,
 } from "../rest/index.js";
+import type { HandOver } from "./hand-over.js";
 import { drainLabel, labelsOf, pointer, shardLabel } from "./labels.js";
 
 /** A shard identity (labels.ts namingError). */
@@ -26,6 +30,7 @@ export interface ShardedReconcilerOptions {
   kind: Kind;
   cache: Cache;
   rest: RESTClient;
+  handOver: HandOver;
   onDrained: () => void;
 }
 
@@ -41,13 +46,22 @@ export function shardedReconciler(
       try {
         obj = await o.cache.get(o.kind, req);
       } catch (err) {
-        if (isNotFound(err)) return;
+        if (isNotFound(err)) {
+          o.handOver.gone(o.kind, req.namespace, req.name);
+          return;
+        }
         throw err;
       }
       const labels = labelsOf(obj);
       if (labels[shard] !== o.identity) return;
       const to = labels[drain];
-      if (to === undefined) return inner.reconcile(req, ctx);
+      if (to === undefined) {
+        let result: Awaited<ReturnType<typeof inner.reconcile>> | undefined;
+        await o.handOver.reconcile({ kind: o.kind }, obj, async () => {
+          result = await inner.reconcile(req, ctx);
+        });
+        return result;
+      }
       // Only if it is still ours and still bound there: a stale view must neither take it from
       // its next shard nor send it where the coordinator no longer wants it. A failed test is
       // a newer version, whose own event brings the object back here.

@@ -445,3 +445,105 @@ test("replicas share a kind's objects; no object is reconciled by two at once th
     await rest.close();
   }
 });
+
+test("a holder hands an object over only after its running reconcile ended, and never reconciles the version it gave away", async () => {
+  const ns = `handover-${Date.now().toString(36)}`;
+  const rest = newRESTClient(env.config);
+  await rest.create(resourceOf(kinds.Namespace), {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: ns },
+  });
+  const ring = `handover-${Date.now().toString(36)}`;
+  const label = shardLabel(ring);
+  // Two objects the ring of r1 and r2 gives to r2: `name`, whose reconcile on r1 lasts until the
+  // test lets it go, and `other`, whose arrival on r2 shows r1 saw r2 join.
+  const both = new HashRing(["r1", "r2"]);
+  const [name, other] = Array.from({ length: 200 }, (_, i) => `cm-${i}`).filter(
+    (n) => both.owner(hashKey({ kind: kinds.ConfigMap }, { metadata: { namespace: ns, name: n } })) === "r2",
+  ) as [string, string];
+  const ledger: (LedgerEntry & { end?: number })[] = [];
+  let release: () => void = () => {};
+  const blocked = new Promise<void>((r) => {
+    release = r;
+  });
+  let r1Started = false;
+  const stops: AbortController[] = [];
+  const done: Promise<unknown>[] = [];
+  const start = async (id: string) => {
+    const mgr = await Manager.create(env.config, {
+      logger: nullLogger(),
+      metrics: { bindAddress: "0" },
+      cache: { defaultNamespaces: [ns] },
+      sharding: { ring, identity: id, ...TIMING },
+    });
+    controllerManagedBy(mgr)
+      .for(kinds.ConfigMap, { sharded: true })
+      .complete(
+        reconcilerFn(async (req) => {
+          const entry: LedgerEntry & { end?: number } = {
+            key: req.name,
+            holder: id,
+            start: performance.now(),
+          };
+          ledger.push(entry);
+          if (id === "r1" && req.name === name && !r1Started) {
+            r1Started = true;
+            await blocked;
+          }
+          entry.end = performance.now();
+        }),
+      );
+    const stop = new AbortController();
+    stops.push(stop);
+    done.push(mgr.start(stop.signal).catch((err: unknown) => err));
+  };
+  const shardOf = async (n: string) =>
+    (await rest.get<ConfigMap>(CM, n, { namespace: ns })).metadata?.labels?.[label];
+  try {
+    await start("r1");
+    for (const n of [name, other])
+      await rest.create(
+        CM,
+        { apiVersion: "v1", kind: "ConfigMap", metadata: { name: n } },
+        { namespace: ns },
+      );
+    await eventually(
+      "r1 holds both and reconciles the first",
+      async () => (r1Started && (await shardOf(other)) === "r1" ? true : undefined),
+      { timeoutMs: 60_000 },
+    );
+    await start("r2");
+    await eventually(
+      "r1 handed the other object over to r2, which reconciled it",
+      async () =>
+        (await shardOf(other)) === "r2" && ledger.some((e) => e.holder === "r2" && e.key === other)
+          ? true
+          : undefined,
+      { timeoutMs: 60_000 },
+    );
+    assert.equal(await shardOf(name), "r1", "not handed over while its reconcile runs");
+    assert.ok(!ledger.some((e) => e.holder === "r2" && e.key === name), "r2 did not reconcile it meanwhile");
+    release();
+    await eventually(
+      "r2 reconciles the object once r1 let it go",
+      async () =>
+        (await shardOf(name)) === "r2" && ledger.some((e) => e.holder === "r2" && e.key === name)
+          ? true
+          : undefined,
+      { timeoutMs: 60_000 },
+    );
+    assert.equal(
+      ledger.filter((e) => e.holder === "r1" && e.key === name).length,
+      1,
+      "r1 reconciled it once, before it let it go",
+    );
+    expectNoOverlap(ledger);
+  } finally {
+    release();
+    for (const s of stops) s.abort();
+    await Promise.allSettled(done);
+    await rest.delete(resourceOf(kinds.Namespace), ns).catch(() => {});
+    await rest.close();
+  }
+});

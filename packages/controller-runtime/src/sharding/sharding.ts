@@ -18,6 +18,7 @@ import type { Logger } from "../log/index.js";
 import type { Reconciler, Request } from "../reconcile/index.js";
 import type { RESTClient } from "../rest/index.js";
 import { Coordinator, type ShardedKind } from "./coordinator.js";
+import { HandOver } from "./hand-over.js";
 import { namingError, RING_LABEL, shardLabel } from "./labels.js";
 import { shardedReconciler } from "./shard-reconciler.js";
 
@@ -89,7 +90,7 @@ export interface ShardedControllers {
   readonly identity: string;
   /** Shards `kind` and the kinds it owns (which follow their controller owner's shard). */
   register(kind: Kind, owned: readonly Kind[]): void;
-  /** `inner`, called only for objects this replica holds; an object to drain is let go instead. */
+  /** `inner`, called only for objects this replica holds; one the ring puts elsewhere is handed over instead. */
   reconciler(kind: Kind, inner: Reconciler<Request>): Reconciler<Request>;
   /** Runs `runnable` while this replica holds its Lease in the ring. */
   add(runnable: { start(signal: AbortSignal): Promise<void> }): void;
@@ -106,6 +107,7 @@ export class Sharding {
   readonly #metrics: ReturnType<typeof shardingMetrics>;
   #cache: Cache | undefined;
   #coordinator: Coordinator | undefined;
+  readonly #handOver: HandOver;
 
   constructor(
     o: ResolvedShardingOptions,
@@ -121,6 +123,16 @@ export class Sharding {
       () => this.#countObjects(),
       () => this.#coordinator?.unassigned ?? 0,
     );
+    this.#handOver = new HandOver({
+      ring: o.ring,
+      identity: o.identity,
+      cache: () => this.#cache,
+      rest: this.#rest,
+      members: () => this.#coordinator?.ring,
+      kinds: () => [...this.#kinds.values()],
+      logger: this.#log.withName("hand-over"),
+      onHandedOver: () => this.#metrics.drains.inc({ ring: o.ring, shard: o.identity }),
+    });
   }
 
   /** The cache this replica's objects are read from (the Manager's), for the reconciler and metrics. */
@@ -148,6 +160,7 @@ export class Sharding {
         kind,
         cache,
         rest: this.#rest,
+        handOver: this.#handOver,
         onDrained: () => this.#metrics.drains.inc({ ring: this.o.ring, shard: this.o.identity }),
       },
       inner,
@@ -163,7 +176,10 @@ export class Sharding {
     await this.#lostPlace(
       "its place",
       `${o.namespace}/${o.ring}-${o.identity}`,
-      this.membership(hold).run(signal),
+      this.membership((held) => {
+        this.#handOver.start(held);
+        return hold(held);
+      }).run(signal),
     );
   }
 
@@ -220,6 +236,7 @@ export class Sharding {
       metrics: this.#metrics,
     });
     this.#coordinator = coordinator;
+    coordinator.onChange(() => void this.#handOver.sweep());
     return {
       needLeaderElection: () => false,
       start: async (signal) => {
@@ -304,13 +321,13 @@ function shardingMetrics(
     }),
     moves: new Counter({
       name: "controller_runtime_shard_moves_total",
-      help: "Objects the coordinator moved: drained from a live shard, or taken over from a gone one",
+      help: "Objects the coordinator took over from a gone shard (reason takeover); live shards hand theirs over themselves",
       labelNames: ["ring", "reason"] as const,
       registers: [registry],
     }),
     drains: new Counter({
       name: "controller_runtime_shard_drains_total",
-      help: "Objects this replica let go when the coordinator moved them",
+      help: "Objects this replica handed over to another shard when the ring changed",
       labelNames: ["ring", "shard"] as const,
       registers: [registry],
     }),
