@@ -90,6 +90,8 @@ interface Plan {
   envelopeLengthBytes: number;
   eventLengthBytes: number;
   rawLengthBytes: number;
+  /** Message bytes of frozen objects of this type (see {@link frozenMessageText}); made on first use. */
+  frozen?: WeakMap<object, string>;
   /** Writes decoded values to the JSON object (see `builderOf`); null where it cannot be made. */
   build: Builder | null | undefined;
 }
@@ -1103,14 +1105,15 @@ function writeWatchFrame(type: string, apiVersion: string, kind: string, obj: un
 const FRAME_HEAD = new Uint8Array(4);
 
 /**
- * A list in protobuf from its items' message bytes (from {@link encodeMessage}), so that a server
- * that keeps each object's bytes writes a list without encoding its items again.
+ * A list in protobuf from its items' message bytes (from {@link encodeMessage}, or as latin1 text
+ * from {@link frozenMessageText}), so that a server that keeps each object's bytes writes a list
+ * without encoding its items again.
  */
 export function encodeList(
   apiVersion: string,
   listKind: string,
   metadata: Obj,
-  items: readonly Uint8Array[],
+  items: readonly (Uint8Array | string)[],
 ): Buffer | undefined {
   const plan = planOfType(apiVersion, listKind);
   if (!plan) return undefined;
@@ -1126,7 +1129,10 @@ export function encodeList(
   const at = w.open(metaField.number);
   writeFields(w, planOf(metaField.message!), metadata);
   w.close(at);
-  for (const item of items) w.bytes(itemsField.number, item);
+  for (const item of items) {
+    if (typeof item === "string") w.latin1(itemsField.number, item);
+    else w.bytes(itemsField.number, item);
+  }
   plan.envelopeLengthBytes = w.close(raw, rawReserve);
   envelopeTail(w);
   return w.buf.subarray(0, w.pos);
@@ -1168,6 +1174,95 @@ export function encodeListOf(
   plan.envelopeLengthBytes = w.close(raw, rawReserve);
   envelopeTail(w);
   return w.buf.subarray(0, w.pos);
+}
+
+// ---- frozen objects: encoded once ---------------------------------------------------------------
+// A server's stored objects are deep-frozen and never change (a write stores a new object), so
+// their message bytes are kept, by object, from the first protobuf answer that encodes one:
+// lists, watch events and gets of it then copy bytes instead of encoding it again (issue 43).
+// The bytes are latin1 text (one character a byte): a server's watch keeps frames with its JSON
+// lines as text, and text joins without copying. Held weakly: bytes go with their object.
+
+/**
+ * The message bytes of `obj` as `kind` in `apiVersion` (as {@link encodeMessage}), as latin1 text;
+ * undefined when kube has no message for it. An object frozen with its metadata is taken for
+ * one frozen all the way down (a server's stored object: checking every level would cost what
+ * the encoding costs) and encoded once, its bytes kept for its next reads; any other object is
+ * encoded each time. Give it none frozen only part of the way below its metadata.
+ */
+export function frozenMessageText(apiVersion: string, kind: string, obj: object): string | undefined {
+  const plan = planOfType(apiVersion, kind);
+  if (!plan) return undefined;
+  const cacheable = Object.isFrozen(obj) && Object.isFrozen((obj as Obj).metadata ?? obj);
+  if (cacheable) {
+    const kept = plan.frozen?.get(obj);
+    if (kept !== undefined) return kept;
+  }
+  const w = scratch();
+  writeObject(w, plan, obj, {});
+  const text = w.buf.latin1Slice(0, w.pos);
+  if (cacheable) {
+    plan.frozen ??= new WeakMap();
+    plan.frozen.set(obj, text);
+  }
+  return text;
+}
+
+/** The bytes a varint of `n` takes. */
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+/** The envelope's contentEncoding and contentType, empty (envelopeTail's bytes). */
+const ENVELOPE_TAIL_TEXT = "\x1a\x00\x22\x00";
+
+/**
+ * The envelope ("k8s\0", a runtime.Unknown) of message bytes `message` (latin1 text, from
+ * {@link frozenMessageText}), as a get answers it.
+ */
+export function envelopeOfMessageText(apiVersion: string, kind: string, message: string): Buffer {
+  const w = new Writer(message.length + apiVersion.length * 3 + kind.length * 3 + 32);
+  envelopeHead(w, apiVersion, kind);
+  w.latin1(2, message);
+  envelopeTail(w);
+  return w.buf.subarray(0, w.pos);
+}
+
+/**
+ * One frame of a protobuf watch (as {@link encodeWatchFrameTextOf}) around message bytes
+ * `message` (latin1 text, from {@link frozenMessageText}): the frame's head, the message and
+ * the envelope's tail, joined as text.
+ */
+export function watchFrameTextOfMessage(
+  type: string,
+  apiVersion: string,
+  kind: string,
+  message: string,
+): string | undefined {
+  const plan = planOfType(apiVersion, kind);
+  if (!plan) return undefined;
+  const w = scratch();
+  envelopeHead(w, apiVersion, kind);
+  const envHead = w.pos;
+  const envelopeLength = envHead + 1 + varintSize(message.length) + message.length + 4;
+  const rawLength = 1 + varintSize(envelopeLength) + envelopeLength;
+  w.pos = 0;
+  w.raw(FRAME_HEAD);
+  w.string(1, type);
+  w.tag(2, 2);
+  w.varint(rawLength);
+  w.buf.writeUInt32BE(w.pos - 4 + rawLength, 0);
+  w.tag(1, 2);
+  w.varint(envelopeLength);
+  envelopeHead(w, apiVersion, kind);
+  w.tag(2, 2);
+  w.varint(message.length);
+  return w.buf.latin1Slice(0, w.pos) + message + ENVELOPE_TAIL_TEXT;
 }
 
 /**

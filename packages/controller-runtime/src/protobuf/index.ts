@@ -16,8 +16,11 @@ export {
   encodeWatchFrameOf,
   encodeWatchFrameTextOf,
   envelope,
+  envelopeOfMessageText,
+  frozenMessageText,
   hasMessage,
   ProtobufError,
+  watchFrameTextOfMessage,
 } from "./codec.js";
 export {
   decodeProtobufWatchBatches,
