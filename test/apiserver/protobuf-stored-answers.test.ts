@@ -1,9 +1,10 @@
 // Answers in protobuf of objects the server keeps: the embedded server encodes a stored object's
 // message once, on its first protobuf read, and copies those bytes into later lists, watch
 // events and gets (issue 43). An object changed is a new revision: its answers must be the new
-// content, never bytes kept for the old one. Each protobuf answer must be, byte for byte, the
-// fresh encoding of the JSON answer for the same request, and the metadata-only and Table forms
-// of a changed object must show the change too.
+// content, never bytes kept for the old one. Each protobuf answer must read as the JSON answer
+// to the same request (and on the embedded server be, byte for byte, its fresh encoding: kube's
+// Go encoder writes zero fields ours leaves out), and the metadata-only and Table forms of a
+// changed object must show the change too.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { decodeProtobuf, decodeWatchEvent, encodeProtobuf } from "controller-runtime/protobuf";
@@ -14,6 +15,11 @@ const META = ";g=meta.k8s.io;v=v1";
 let target: Target;
 let api: Api;
 let ns: string;
+
+/** On the embedded server: `bytes` are the fresh encoding of `json`, the same request's JSON answer. */
+function freshlyEncoded(bytes: Buffer, json: Record<string, unknown>): void {
+  if (target.embedded) assert.deepEqual(bytes, encodeProtobuf(json));
+}
 
 before(async () => {
   target = await startTarget();
@@ -102,12 +108,12 @@ test("a changed object's protobuf GET, LIST and watch are its new revision, as f
     const get = await protobuf(`${path}/kept`);
     assert.deepEqual(get.body, json.body);
     assert.equal(get.body.data.value, "three");
-    assert.deepEqual(get.bytes, encodeProtobuf(json.body));
+    freshlyEncoded(get.bytes, json.body);
 
     const jsonList = await api.get(path);
     const list = await protobuf(path);
     assert.deepEqual(list.body, jsonList.body);
-    assert.deepEqual(list.bytes, encodeProtobuf(jsonList.body));
+    freshlyEncoded(list.bytes, jsonList.body);
     const item = list.body.items.find((i: { metadata: { name: string } }) => i.metadata.name === "kept");
     assert.equal(item.metadata.resourceVersion, rv);
     assert.equal(item.data.value, "three");
@@ -134,7 +140,7 @@ test("a changed object's protobuf GET, LIST and watch are its new revision, as f
   const list = await protobuf(path);
   const item = list.body.items.find((i: { metadata: { name: string } }) => i.metadata.name === "kept");
   assert.equal(item.data.value, "four");
-  assert.deepEqual(list.bytes, encodeProtobuf((await api.get(path)).body));
+  freshlyEncoded(list.bytes, (await api.get(path)).body);
 });
 
 test("a changed object's metadata-only and Table answers show the change", async () => {
