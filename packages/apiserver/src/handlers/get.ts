@@ -45,13 +45,19 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
     return;
   }
   const source = form === "object" ? answerSource(r.def, stored.obj) : undefined;
-  if (source && isProtobufResponse(r.res)) {
-    // The object's message as kept from its first protobuf read, in its envelope.
-    const bytes = protobufCodec.get().storedObjectBytes(apiVersionOfDef(r.def), r.def.kind, source);
+  const metaApiVersion = metaApiVersionOf(r.res);
+  if (isProtobufResponse(r.res)) {
+    // The object's message (or its metadata's) as kept from its first protobuf read.
+    const codec = protobufCodec.get();
+    const bytes = source
+      ? codec.storedObjectBytes(apiVersionOfDef(r.def), r.def.kind, source)
+      : form === "PartialObjectMetadata"
+        ? codec.storedMetadataBytes(metaApiVersion, stored.obj)
+        : undefined;
     if (bytes) {
       sendProtobufBytes(r.res, 200, bytes);
       return;
     }
   }
-  sendJson(r.res, 200, formJson(r.def, stored, form, metaApiVersionOf(r.res)), {}, source);
+  sendJson(r.res, 200, formJson(r.def, stored, form, metaApiVersion), {}, source);
 }

@@ -116,18 +116,11 @@ export async function handleList(r: ResourceRequest): Promise<void> {
   const metaApiVersion = metaApiVersionOf(r.res);
   if (form !== "object" && isProtobufResponse(r.res)) {
     // Encoded from the stored metadata, not from the list's JSON read back (which cost more than
-    // the full list's protobuf: issue 43). An item's message holds its metadata only, its fields
-    // in their numbers' order: the stored metadata serves as is.
-    const objects = page.items.map((o) => ({ metadata: o.obj.metadata }));
-    const bytes = protobufCodec
-      .get()
-      .encodeListOf(
-        metaApiVersion,
-        "PartialObjectMetadataList",
-        "PartialObjectMetadata",
-        { ...page.meta },
-        objects,
-      );
+    // the full list's protobuf: issue 43), each item's message kept from its first read. An
+    // item's message holds its metadata only, its fields in their numbers' order: the stored
+    // metadata serves as is.
+    const objects = page.items.map((o) => o.obj);
+    const bytes = protobufCodec.get().storedMetadataListBytes(metaApiVersion, { ...page.meta }, objects);
     if (bytes) {
       sendProtobufBytes(r.res, 200, bytes);
       return;

@@ -66,6 +66,48 @@ export function storedFrameText(
   return frame;
 }
 
+/**
+ * The PartialObjectMetadata message of a stored object's metadata (kept by the metadata, which
+ * is frozen with its object). Fields go by number: a custom resource's metadata, stored in
+ * sorted key order, encodes as a built-in's.
+ */
+function metadataMessage(metaApiVersion: string, metadata: unknown): string | undefined {
+  if (metadata === null || typeof metadata !== "object") return undefined;
+  return frozenMessageText(metaApiVersion, "PartialObjectMetadata", { metadata }, metadata);
+}
+
+/** A metadata-only watch event's frame of a stored object (as {@link storedFrameText}). */
+export function storedMetadataFrameText(type: string, metaApiVersion: string, obj: Obj): string | undefined {
+  const message = metadataMessage(metaApiVersion, obj.metadata);
+  if (message === undefined) return undefined;
+  const frame = watchFrameTextOfMessage(type, metaApiVersion, "PartialObjectMetadata", message);
+  if (frame === undefined || frame.length - 4 > MAX_NATIVE_FRAME) return undefined;
+  return frame;
+}
+
+/** A stored object's PartialObjectMetadata in protobuf; undefined when there is no message for it. */
+export function storedMetadataBytes(metaApiVersion: string, obj: Obj): Buffer | undefined {
+  const message = metadataMessage(metaApiVersion, obj.metadata);
+  return message === undefined
+    ? undefined
+    : envelopeOfMessageText(metaApiVersion, "PartialObjectMetadata", message);
+}
+
+/** A PartialObjectMetadataList of stored objects in protobuf, their kept metadata messages copied. */
+export function storedMetadataListBytes(
+  metaApiVersion: string,
+  metadata: Obj,
+  objects: readonly Obj[],
+): Buffer | undefined {
+  const messages: string[] = new Array(objects.length);
+  for (let i = 0; i < objects.length; i++) {
+    const message = metadataMessage(metaApiVersion, objects[i]!.metadata);
+    if (message === undefined) return undefined;
+    messages[i] = message;
+  }
+  return encodeList(metaApiVersion, "PartialObjectMetadataList", metadata, messages);
+}
+
 /** A stored object's answer in protobuf (its envelope); undefined when kube has no message for it. */
 export function storedObjectBytes(apiVersion: string, kind: string, obj: Obj): Buffer | undefined {
   const message = frozenMessageText(apiVersion, kind, obj);

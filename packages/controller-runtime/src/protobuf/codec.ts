@@ -1188,14 +1188,21 @@ export function encodeListOf(
  * undefined when kube has no message for it. An object frozen with its metadata is taken for
  * one frozen all the way down (a server's stored object: checking every level would cost what
  * the encoding costs) and encoded once, its bytes kept for its next reads; any other object is
- * encoded each time. Give it none frozen only part of the way below its metadata.
+ * encoded each time. Give it none frozen only part of the way below its metadata. `key`, when
+ * `obj` is made for the call around a frozen object (a PartialObjectMetadata around a stored
+ * object's metadata), is that object: the bytes are kept by it.
  */
-export function frozenMessageText(apiVersion: string, kind: string, obj: object): string | undefined {
+export function frozenMessageText(
+  apiVersion: string,
+  kind: string,
+  obj: object,
+  key: object = obj,
+): string | undefined {
   const plan = planOfType(apiVersion, kind);
   if (!plan) return undefined;
-  const cacheable = Object.isFrozen(obj) && Object.isFrozen((obj as Obj).metadata ?? obj);
+  const cacheable = Object.isFrozen(key) && Object.isFrozen((key as Obj).metadata ?? key);
   if (cacheable) {
-    const kept = plan.frozen?.get(obj);
+    const kept = plan.frozen?.get(key);
     if (kept !== undefined) return kept;
   }
   const w = scratch();
@@ -1203,7 +1210,7 @@ export function frozenMessageText(apiVersion: string, kind: string, obj: object)
   const text = w.buf.latin1Slice(0, w.pos);
   if (cacheable) {
     plan.frozen ??= new WeakMap();
-    plan.frozen.set(obj, text);
+    plan.frozen.set(key, text);
   }
   return text;
 }
