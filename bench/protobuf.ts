@@ -269,6 +269,8 @@ interface Server {
   restConfig: RESTConfig;
   kubeconfig: string;
   cpuMs?: () => Promise<number>;
+  /** The same, split into user and system (kernel: socket writes) time. */
+  cpuUsage?: () => Promise<{ userMs: number; systemMs: number }>;
   /** The server's CPU profile around each scenario (PB_BENCH_SERVER_PROFILE, embedded only). */
   profile?: { start(): Promise<void>; stop(path: string): Promise<void> };
   stop(): Promise<void>;
@@ -284,6 +286,7 @@ async function embeddedServer(): Promise<Server> {
     restConfig: server.restConfig,
     kubeconfig,
     cpuMs: () => server.cpuMs(),
+    cpuUsage: () => server.cpuUsage(),
     profile: { start: () => server.startProfile(), stop: (path) => server.stopProfile(path) },
     stop: () => server.stop(),
   };
@@ -314,7 +317,7 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
       for (const scenario of order) {
         const serverProfile = process.env.PB_BENCH_SERVER_PROFILE;
         if (serverProfile && server.profile) await server.profile.start();
-        const c0 = (await server.cpuMs?.()) ?? 0;
+        const u0 = await server.cpuUsage?.();
         const contentType = scenario.includes("protobuf") ? PB : "application/json";
         const isGet = scenario.startsWith("GET");
         const expected = isGet ? Math.min(n, GETS) : n;
@@ -340,14 +343,21 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
             });
         if (r.count !== expected) throw new Error(`${scenario} synced ${r.count} of ${expected}`);
         results.get(scenario)!.push(r);
-        if (server.cpuMs) serverCpu.get(scenario)!.push((await server.cpuMs()) - c0);
+        let serverNote = "";
+        if (server.cpuUsage && u0) {
+          const u1 = await server.cpuUsage();
+          const user = u1.userMs - u0.userMs;
+          const system = u1.systemMs - u0.systemMs;
+          serverCpu.get(scenario)!.push(user + system);
+          serverNote = `, server CPU ${(user + system).toFixed(0)} ms (user ${user.toFixed(0)}, system ${system.toFixed(0)})`;
+        }
         if (serverProfile && server.profile) {
           await server.profile.stop(
             `${serverProfile}-${n}-${scenario.replace(/[^a-z]+/gi, "-")}-${round}.cpuprofile`,
           );
         }
         process.stderr.write(
-          `  ${server.name} ${n} ${scenario}: ${r.ms.toFixed(0)} ms, CPU ${r.cpuMs.toFixed(0)} ms\n`,
+          `  ${server.name} ${n} ${scenario}: ${r.ms.toFixed(0)} ms, CPU ${r.cpuMs.toFixed(0)} ms${serverNote}\n`,
         );
       }
     }
