@@ -50,9 +50,9 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
     // The object's message (or its metadata's) as kept from its first protobuf read.
     const codec = protobufCodec.get();
     const bytes = source
-      ? codec.storedObjectBytes(apiVersionOfDef(r.def), r.def.kind, source)
+      ? codec.storedObjectText(apiVersionOfDef(r.def), r.def.kind, source)
       : form === "PartialObjectMetadata"
-        ? codec.storedMetadataBytes(metaApiVersion, stored.obj)
+        ? codec.storedMetadataText(metaApiVersion, stored.obj)
         : undefined;
     if (bytes) {
       sendProtobufBytes(r.res, 200, bytes);

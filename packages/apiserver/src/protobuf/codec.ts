@@ -8,7 +8,7 @@ import {
   decodeProtobuf as decode,
   encodeList,
   encodeWatchFrame,
-  envelopeOfMessageText,
+  envelopeTextOfMessage,
   frozenMessageText,
   watchFrameTextOfMessage,
 } from "controller-runtime/protobuf";
@@ -85,12 +85,15 @@ export function storedMetadataFrameText(type: string, metaApiVersion: string, ob
   return frame;
 }
 
-/** A stored object's PartialObjectMetadata in protobuf; undefined when there is no message for it. */
-export function storedMetadataBytes(metaApiVersion: string, obj: Obj): Buffer | undefined {
+/**
+ * A stored object's PartialObjectMetadata in protobuf, as latin1 text; undefined when there is no
+ * message for it.
+ */
+export function storedMetadataText(metaApiVersion: string, obj: Obj): string | undefined {
   const message = metadataMessage(metaApiVersion, obj.metadata);
   return message === undefined
     ? undefined
-    : envelopeOfMessageText(metaApiVersion, "PartialObjectMetadata", message);
+    : envelopeTextOfMessage(metaApiVersion, "PartialObjectMetadata", message);
 }
 
 /** A PartialObjectMetadataList of stored objects in protobuf, their kept metadata messages copied. */
@@ -108,10 +111,13 @@ export function storedMetadataListBytes(
   return encodeList(metaApiVersion, "PartialObjectMetadataList", metadata, messages);
 }
 
-/** A stored object's answer in protobuf (its envelope); undefined when kube has no message for it. */
-export function storedObjectBytes(apiVersion: string, kind: string, obj: Obj): Buffer | undefined {
+/**
+ * A stored object's answer in protobuf (its envelope), as latin1 text; undefined when kube has no
+ * message for it.
+ */
+export function storedObjectText(apiVersion: string, kind: string, obj: Obj): string | undefined {
   const message = frozenMessageText(apiVersion, kind, obj);
-  return message === undefined ? undefined : envelopeOfMessageText(apiVersion, kind, message);
+  return message === undefined ? undefined : envelopeTextOfMessage(apiVersion, kind, message);
 }
 
 /**

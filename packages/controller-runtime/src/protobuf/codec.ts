@@ -1230,14 +1230,16 @@ const ENVELOPE_TAIL_TEXT = "\x1a\x00\x22\x00";
 
 /**
  * The envelope ("k8s\0", a runtime.Unknown) of message bytes `message` (latin1 text, from
- * {@link frozenMessageText}), as a get answers it.
+ * {@link frozenMessageText}), as a get answers it, as latin1 text: its head, the message and its
+ * tail joined (a text answer goes out in one write with the response's head, where Node writes
+ * a Buffer's separately).
  */
-export function envelopeOfMessageText(apiVersion: string, kind: string, message: string): Buffer {
-  const w = new Writer(message.length + apiVersion.length * 3 + kind.length * 3 + 32);
+export function envelopeTextOfMessage(apiVersion: string, kind: string, message: string): string {
+  const w = scratch();
   envelopeHead(w, apiVersion, kind);
-  w.latin1(2, message);
-  envelopeTail(w);
-  return w.buf.subarray(0, w.pos);
+  w.tag(2, 2);
+  w.varint(message.length);
+  return w.buf.latin1Slice(0, w.pos) + message + ENVELOPE_TAIL_TEXT;
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   encodeMessage,
   encodeProtobuf,
   encodeWatchFrameTextOf,
-  envelopeOfMessageText,
+  envelopeTextOfMessage,
   frozenMessageText,
   watchFrameTextOfMessage,
 } from "./codec.js";
@@ -58,7 +58,10 @@ test("a frozen object's kept message is its fresh encoding, in a list, a watch f
         encodeWatchFrameTextOf(type, "v1", "ConfigMap", objs[1]),
       );
     }
-    assert.deepEqual(envelopeOfMessageText("v1", "ConfigMap", messages[0]!), encodeProtobuf(objs[0]!));
+    assert.deepEqual(
+      latin1(envelopeTextOfMessage("v1", "ConfigMap", messages[0]!)),
+      encodeProtobuf(objs[0]!),
+    );
   }
   assert.equal(
     frozenMessageText("v1", "ConfigMap", objs[0]!),
@@ -81,7 +84,10 @@ test("an object not frozen all the way is encoded as it is now, not from kept by
   assert.ok(frozenMessageText("v1", "ConfigMap", open));
   open.data.k = "2";
   const decoded = (text: string) =>
-    decodeProtobuf(envelopeOfMessageText("v1", "ConfigMap", text), { apiVersion: "v1", kind: "ConfigMap" });
+    decodeProtobuf(latin1(envelopeTextOfMessage("v1", "ConfigMap", text)), {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+    });
   assert.deepEqual(decoded(frozenMessageText("v1", "ConfigMap", open)!), open);
 
   // Frozen on top, its metadata still open: not taken for a stored object.

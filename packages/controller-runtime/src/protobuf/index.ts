@@ -16,7 +16,7 @@ export {
   encodeWatchFrameOf,
   encodeWatchFrameTextOf,
   envelope,
-  envelopeOfMessageText,
+  envelopeTextOfMessage,
   frozenMessageText,
   hasMessage,
   ProtobufError,
