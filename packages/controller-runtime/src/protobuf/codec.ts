@@ -1200,11 +1200,11 @@ export function frozenMessageText(
 ): string | undefined {
   const plan = planOfType(apiVersion, kind);
   if (!plan) return undefined;
+  // Only frozen objects are ever kept, and stay frozen: a kept one needs no check (isFrozen
+  // walks an object's properties, which cost a list of stored objects more than the lookup).
+  const kept = plan.frozen?.get(key);
+  if (kept !== undefined) return kept;
   const cacheable = Object.isFrozen(key) && Object.isFrozen((key as Obj).metadata ?? key);
-  if (cacheable) {
-    const kept = plan.frozen?.get(key);
-    if (kept !== undefined) return kept;
-  }
   const w = scratch();
   writeObject(w, plan, obj, {});
   const text = w.buf.latin1Slice(0, w.pos);
@@ -1242,10 +1242,36 @@ export function envelopeTextOfMessage(apiVersion: string, kind: string, message:
   return w.buf.latin1Slice(0, w.pos) + message + ENVELOPE_TAIL_TEXT;
 }
 
+/** The parts of a watch frame that depend on its event's type and object's type only. */
+interface FrameParts {
+  type: string;
+  apiVersion: string;
+  kind: string;
+  /** WatchEvent's type field. */
+  typeField: Uint8Array;
+  /** The envelope's "k8s\0" and TypeMeta field. */
+  envelopeHead: Uint8Array;
+}
+
+/** The last frame's parts: a watch's frames are mostly of one event type and one kind. */
+let lastFrame: FrameParts | undefined;
+
+function framePartsOf(type: string, apiVersion: string, kind: string): FrameParts {
+  const last = lastFrame;
+  if (last && last.type === type && last.kind === kind && last.apiVersion === apiVersion) return last;
+  const w = new Writer(64);
+  w.string(1, type);
+  const typeField = w.finish();
+  w.pos = 0;
+  envelopeHead(w, apiVersion, kind);
+  lastFrame = { type, apiVersion, kind, typeField, envelopeHead: w.finish() };
+  return lastFrame;
+}
+
 /**
  * One frame of a protobuf watch (as {@link encodeWatchFrameTextOf}) around message bytes
  * `message` (latin1 text, from {@link frozenMessageText}): the frame's head, the message and
- * the envelope's tail, joined as text.
+ * the envelope's tail, joined as text. The head's lengths follow from the message's.
  */
 export function watchFrameTextOfMessage(
   type: string,
@@ -1253,22 +1279,20 @@ export function watchFrameTextOfMessage(
   kind: string,
   message: string,
 ): string | undefined {
-  const plan = planOfType(apiVersion, kind);
-  if (!plan) return undefined;
-  const w = scratch();
-  envelopeHead(w, apiVersion, kind);
-  const envHead = w.pos;
-  const envelopeLength = envHead + 1 + varintSize(message.length) + message.length + 4;
+  if (!planOfType(apiVersion, kind)) return undefined;
+  const parts = framePartsOf(type, apiVersion, kind);
+  const envelopeLength =
+    parts.envelopeHead.length + 1 + varintSize(message.length) + message.length + ENVELOPE_TAIL_TEXT.length;
   const rawLength = 1 + varintSize(envelopeLength) + envelopeLength;
-  w.pos = 0;
+  const w = scratch();
   w.raw(FRAME_HEAD);
-  w.string(1, type);
+  w.raw(parts.typeField);
   w.tag(2, 2);
   w.varint(rawLength);
   w.buf.writeUInt32BE(w.pos - 4 + rawLength, 0);
   w.tag(1, 2);
   w.varint(envelopeLength);
-  envelopeHead(w, apiVersion, kind);
+  w.raw(parts.envelopeHead);
   w.tag(2, 2);
   w.varint(message.length);
   return w.buf.latin1Slice(0, w.pos) + message + ENVELOPE_TAIL_TEXT;
