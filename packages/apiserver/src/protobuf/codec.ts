@@ -9,8 +9,8 @@ import {
   encodeList,
   encodeWatchFrame,
   envelopeTextOfMessage,
+  frozenFrameText,
   frozenMessageText,
-  watchFrameTextOfMessage,
 } from "controller-runtime/protobuf";
 import { parseJsonBounded } from "../nesting.js";
 import type { Obj } from "../storage/index.js";
@@ -59,9 +59,7 @@ export function storedFrameText(
   kind: string,
   obj: Obj,
 ): string | undefined {
-  const message = frozenMessageText(apiVersion, kind, obj);
-  if (message === undefined) return undefined;
-  const frame = watchFrameTextOfMessage(type, apiVersion, kind, message);
+  const frame = frozenFrameText(type, apiVersion, kind, obj);
   if (frame === undefined || frame.length - 4 > MAX_NATIVE_FRAME) return undefined;
   return frame;
 }
@@ -78,9 +76,9 @@ function metadataMessage(metaApiVersion: string, metadata: unknown): string | un
 
 /** A metadata-only watch event's frame of a stored object (as {@link storedFrameText}). */
 export function storedMetadataFrameText(type: string, metaApiVersion: string, obj: Obj): string | undefined {
-  const message = metadataMessage(metaApiVersion, obj.metadata);
-  if (message === undefined) return undefined;
-  const frame = watchFrameTextOfMessage(type, metaApiVersion, "PartialObjectMetadata", message);
+  const metadata = obj.metadata;
+  if (metadata === null || typeof metadata !== "object") return undefined;
+  const frame = frozenFrameText(type, metaApiVersion, "PartialObjectMetadata", { metadata }, metadata);
   if (frame === undefined || frame.length - 4 > MAX_NATIVE_FRAME) return undefined;
   return frame;
 }

@@ -90,8 +90,6 @@ interface Plan {
   envelopeLengthBytes: number;
   eventLengthBytes: number;
   rawLengthBytes: number;
-  /** Message bytes of frozen objects of this type (see {@link frozenMessageText}); made on first use. */
-  frozen?: WeakMap<object, string>;
   /** Writes decoded values to the JSON object (see `builderOf`); null where it cannot be made. */
   build: Builder | null | undefined;
 }
@@ -1183,14 +1181,86 @@ export function encodeListOf(
 // The bytes are latin1 text (one character a byte): a server's watch keeps frames with its JSON
 // lines as text, and text joins without copying. Held weakly: bytes go with their object.
 
+/** Kept frames of one type's frozen objects. */
+interface FrozenOfType {
+  apiVersion: string;
+  kind: string;
+  /** Each object's ADDED frame: what a watch's initial events send, and its message inside. */
+  frames: WeakMap<object, string>;
+}
+
+const frozenTypes = new Map<string, FrozenOfType>();
+let lastFrozen: FrozenOfType | undefined;
+
+function frozenOfType(apiVersion: string, kind: string): FrozenOfType {
+  const last = lastFrozen;
+  if (last && last.kind === kind && last.apiVersion === apiVersion) return last;
+  const key = `${apiVersion} ${kind}`;
+  let found = frozenTypes.get(key);
+  if (found === undefined) {
+    found = { apiVersion, kind, frames: new WeakMap() };
+    frozenTypes.set(key, found);
+  }
+  lastFrozen = found;
+  return found;
+}
+
+/**
+ * The ADDED watch frame of `obj` as `kind` in `apiVersion`, as latin1 text, kept for a frozen
+ * object (see {@link frozenMessageText}); undefined when kube has no message for it.
+ */
+function frozenAddedFrame(apiVersion: string, kind: string, obj: object, key: object): string | undefined {
+  if (!planOfType(apiVersion, kind)) return undefined;
+  const ofType = frozenOfType(apiVersion, kind);
+  // Only frozen objects are ever kept, and stay frozen: a kept one needs no check (isFrozen
+  // walks an object's properties, which cost a list of stored objects more than the lookup).
+  const kept = ofType.frames.get(key);
+  if (kept !== undefined) return kept;
+  const frame = encodeWatchFrameTextOf("ADDED", apiVersion, kind, obj);
+  if (frame !== undefined && Object.isFrozen(key) && Object.isFrozen((key as Obj).metadata ?? key)) {
+    ofType.frames.set(key, frame);
+  }
+  return frame;
+}
+
+/** Reads the varint at `at` in latin1 text: its value and the index after it. */
+function textVarint(text: string, at: number): [number, number] {
+  let v = 0;
+  let scale = 1;
+  for (;;) {
+    const b = text.charCodeAt(at++);
+    v += (b & 0x7f) * scale;
+    if (b < 0x80) return [v, at];
+    scale *= 128;
+  }
+}
+
+/** Skips a length-delimited field's tag and length at `at`: the index of its content. */
+function textContent(text: string, at: number): number {
+  return textVarint(text, at + 1)[1];
+}
+
+/** The message inside an ADDED frame (a slice of it: no copy). */
+function messageOfFrame(frame: string): string {
+  // The frame's length, WatchEvent's type field, its object, the RawExtension's raw bytes.
+  let at = 4;
+  const [typeLength, typeAt] = textVarint(frame, at + 1);
+  at = textContent(frame, textContent(frame, typeAt + typeLength));
+  // The envelope: "k8s\0", TypeMeta, then the raw message, then its tail.
+  const [metaLength, metaAt] = textVarint(frame, at + 4 + 1);
+  const start = textContent(frame, metaAt + metaLength);
+  return frame.slice(start, frame.length - ENVELOPE_TAIL_TEXT.length);
+}
+
 /**
  * The message bytes of `obj` as `kind` in `apiVersion` (as {@link encodeMessage}), as latin1 text;
  * undefined when kube has no message for it. An object frozen with its metadata is taken for
  * one frozen all the way down (a server's stored object: checking every level would cost what
- * the encoding costs) and encoded once, its bytes kept for its next reads; any other object is
- * encoded each time. Give it none frozen only part of the way below its metadata. `key`, when
- * `obj` is made for the call around a frozen object (a PartialObjectMetadata around a stored
- * object's metadata), is that object: the bytes are kept by it.
+ * the encoding costs) and encoded once, its bytes kept for its next reads (in its ADDED watch
+ * frame, which a watch's initial events send as is); any other object is encoded each time.
+ * Give it none frozen only part of the way below its metadata. `key`, when `obj` is made for the
+ * call around a frozen object (a PartialObjectMetadata around a stored object's metadata), is
+ * that object: the bytes are kept by it.
  */
 export function frozenMessageText(
   apiVersion: string,
@@ -1198,21 +1268,24 @@ export function frozenMessageText(
   obj: object,
   key: object = obj,
 ): string | undefined {
-  const plan = planOfType(apiVersion, kind);
-  if (!plan) return undefined;
-  // Only frozen objects are ever kept, and stay frozen: a kept one needs no check (isFrozen
-  // walks an object's properties, which cost a list of stored objects more than the lookup).
-  const kept = plan.frozen?.get(key);
-  if (kept !== undefined) return kept;
-  const cacheable = Object.isFrozen(key) && Object.isFrozen((key as Obj).metadata ?? key);
-  const w = scratch();
-  writeObject(w, plan, obj, {});
-  const text = w.buf.latin1Slice(0, w.pos);
-  if (cacheable) {
-    plan.frozen ??= new WeakMap();
-    plan.frozen.set(key, text);
-  }
-  return text;
+  const frame = frozenAddedFrame(apiVersion, kind, obj, key);
+  return frame === undefined ? undefined : messageOfFrame(frame);
+}
+
+/**
+ * The watch frame of `obj` (as {@link encodeWatchFrameTextOf}), from its kept bytes (see
+ * {@link frozenMessageText}): an ADDED frame is kept whole.
+ */
+export function frozenFrameText(
+  type: string,
+  apiVersion: string,
+  kind: string,
+  obj: object,
+  key: object = obj,
+): string | undefined {
+  const frame = frozenAddedFrame(apiVersion, kind, obj, key);
+  if (frame === undefined || type === "ADDED") return frame;
+  return watchFrameTextOfMessage(type, apiVersion, kind, messageOfFrame(frame));
 }
 
 /** The bytes a varint of `n` takes. */

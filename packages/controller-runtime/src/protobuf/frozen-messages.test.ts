@@ -12,6 +12,7 @@ import {
   encodeProtobuf,
   encodeWatchFrameTextOf,
   envelopeTextOfMessage,
+  frozenFrameText,
   frozenMessageText,
   watchFrameTextOfMessage,
 } from "./codec.js";
@@ -53,10 +54,9 @@ test("a frozen object's kept message is its fresh encoding, in a list, a watch f
       encodeListOf("v1", "ConfigMapList", "ConfigMap", meta, objs),
     );
     for (const type of ["ADDED", "MODIFIED", "DELETED"]) {
-      assert.equal(
-        watchFrameTextOfMessage(type, "v1", "ConfigMap", messages[1]!),
-        encodeWatchFrameTextOf(type, "v1", "ConfigMap", objs[1]),
-      );
+      const fresh = encodeWatchFrameTextOf(type, "v1", "ConfigMap", objs[1]);
+      assert.equal(watchFrameTextOfMessage(type, "v1", "ConfigMap", messages[1]!), fresh);
+      assert.equal(frozenFrameText(type, "v1", "ConfigMap", objs[1]!), fresh);
     }
     assert.deepEqual(
       latin1(envelopeTextOfMessage("v1", "ConfigMap", messages[0]!)),
@@ -70,13 +70,17 @@ test("a frozen object's kept message is its fresh encoding, in a list, a watch f
   assert.equal(frozenMessageText("v1", "NoSuchKind", objs[0]!), undefined);
 });
 
-test("a frame of a large object (lengths of three varint bytes) is its fresh encoding", () => {
+test("a large object's (lengths of three varint bytes) kept message and frames are its fresh encodings", () => {
   const big = deepFreeze({ ...cm("big", "v"), data: { big: "y".repeat(70_000) } });
-  const message = frozenMessageText("v1", "ConfigMap", big)!;
-  assert.equal(
-    watchFrameTextOfMessage("ADDED", "v1", "ConfigMap", message),
-    encodeWatchFrameTextOf("ADDED", "v1", "ConfigMap", big),
-  );
+  for (let round = 0; round < 2; round++) {
+    const message = frozenMessageText("v1", "ConfigMap", big)!;
+    assert.deepEqual(latin1(message), encodeMessage("v1", "ConfigMap", big));
+    for (const type of ["ADDED", "MODIFIED"]) {
+      const fresh = encodeWatchFrameTextOf(type, "v1", "ConfigMap", big);
+      assert.equal(watchFrameTextOfMessage(type, "v1", "ConfigMap", message), fresh);
+      assert.equal(frozenFrameText(type, "v1", "ConfigMap", big), fresh);
+    }
+  }
 });
 
 test("an object not frozen all the way is encoded as it is now, not from kept bytes", () => {

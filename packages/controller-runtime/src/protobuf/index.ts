@@ -17,6 +17,7 @@ export {
   encodeWatchFrameTextOf,
   envelope,
   envelopeTextOfMessage,
+  frozenFrameText,
   frozenMessageText,
   hasMessage,
   ProtobufError,
