@@ -1181,28 +1181,56 @@ export function encodeListOf(
 // The bytes are latin1 text (one character a byte): a server's watch keeps frames with its JSON
 // lines as text, and text joins without copying. Held weakly: bytes go with their object.
 
+/**
+ * Bytes of frames kept in a generation before it becomes the old one and the old one is dropped:
+ * the kept frames (some 0.9× an object's JSON, in the heap) stay under twice this. A frame read
+ * from the old generation moves to the young one: what is read keeps being kept.
+ */
+const GENERATION_BYTES = 64 * 1024 * 1024;
+let generation = 0;
+let youngBytes = 0;
+
 /** Kept frames of one type's frozen objects. */
 interface FrozenOfType {
   apiVersion: string;
   kind: string;
   /** Each object's ADDED frame: what a watch's initial events send, and its message inside. */
-  frames: WeakMap<object, string>;
+  young: WeakMap<object, string>;
+  old: WeakMap<object, string> | undefined;
+  /** The generation `young` belongs to. */
+  generation: number;
 }
 
 const frozenTypes = new Map<string, FrozenOfType>();
 let lastFrozen: FrozenOfType | undefined;
 
 function frozenOfType(apiVersion: string, kind: string): FrozenOfType {
-  const last = lastFrozen;
-  if (last && last.kind === kind && last.apiVersion === apiVersion) return last;
-  const key = `${apiVersion} ${kind}`;
-  let found = frozenTypes.get(key);
-  if (found === undefined) {
-    found = { apiVersion, kind, frames: new WeakMap() };
-    frozenTypes.set(key, found);
+  let found = lastFrozen;
+  if (!found || found.kind !== kind || found.apiVersion !== apiVersion) {
+    const key = `${apiVersion} ${kind}`;
+    found = frozenTypes.get(key);
+    if (found === undefined) {
+      found = { apiVersion, kind, young: new WeakMap(), old: undefined, generation };
+      frozenTypes.set(key, found);
+    }
+    lastFrozen = found;
   }
-  lastFrozen = found;
+  if (found.generation !== generation) {
+    // Generations went by since this type kept a frame: its young one is old now, or gone.
+    found.old = found.generation === generation - 1 ? found.young : undefined;
+    found.young = new WeakMap();
+    found.generation = generation;
+  }
   return found;
+}
+
+function keep(ofType: FrozenOfType, key: object, frame: string): void {
+  ofType.young.set(key, frame);
+  youngBytes += frame.length;
+  if (youngBytes > GENERATION_BYTES) {
+    generation++;
+    youngBytes = 0;
+  }
 }
 
 /**
@@ -1214,11 +1242,16 @@ function frozenAddedFrame(apiVersion: string, kind: string, obj: object, key: ob
   const ofType = frozenOfType(apiVersion, kind);
   // Only frozen objects are ever kept, and stay frozen: a kept one needs no check (isFrozen
   // walks an object's properties, which cost a list of stored objects more than the lookup).
-  const kept = ofType.frames.get(key);
+  const kept = ofType.young.get(key);
   if (kept !== undefined) return kept;
+  const older = ofType.old?.get(key);
+  if (older !== undefined) {
+    keep(ofType, key, older);
+    return older;
+  }
   const frame = encodeWatchFrameTextOf("ADDED", apiVersion, kind, obj);
   if (frame !== undefined && Object.isFrozen(key) && Object.isFrozen((key as Obj).metadata ?? key)) {
-    ofType.frames.set(key, frame);
+    keep(ofType, key, frame);
   }
   return frame;
 }
