@@ -2,7 +2,9 @@
 // size (1k / 10k / 50k / 100k ConfigMaps of ~1.4 kB JSON, created over HTTP by 8 clients, with
 // kube's managedFields) in a fresh child process holding the server, 3 runs; heap after full
 // GCs, minus the heap after a 500-object warm-up, over the count. Reported: median bytes per
-// object with min–max, and its ratio to the JSON's length (target: at most 2).
+// object with min–max, and its ratio to the JSON's length (target: at most 2). Then the same
+// after one protobuf list of them all: the server keeps each object's protobuf message from its
+// first protobuf read (issue 43), which costs heap for objects ever read in protobuf.
 // `npx tsx bench/apiserver-memory.ts`, or `npm run bench -- apiserver-memory`.
 import { pathToFileURL } from "node:url";
 import { kinds } from "controller-runtime/api";
@@ -18,6 +20,8 @@ const CHILD = "BENCH_APISERVER_MEMORY_COUNT";
 
 interface Measured {
   bytesPerObject: number;
+  /** The same once every object was read in protobuf (its message kept). */
+  bytesPerObjectRead: number;
   jsonBytes: number;
 }
 
@@ -52,9 +56,26 @@ async function child(count: number): Promise<Measured> {
   gc();
   const after = process.memoryUsage().heapUsed;
   const one = await clients[0]!.get(CM, "cm-0", { namespace: "default" });
+  const listed = await clients[0]!.transport.send({
+    method: "GET",
+    path: "/api/v1/namespaces/default/configmaps",
+    headers: { accept: "application/vnd.kubernetes.protobuf" },
+  });
+  let listedBytes = 0;
+  for await (const chunk of listed.body) listedBytes += (chunk as Buffer).length;
+  if (listed.statusCode !== 200 || listedBytes < count * 100) {
+    throw new Error(`protobuf list answered ${listed.statusCode} with ${listedBytes} bytes`);
+  }
+  gc();
+  gc();
+  const read = process.memoryUsage().heapUsed;
   await Promise.all(clients.map((c) => c.close()));
   await server.stop();
-  return { bytesPerObject: (after - before) / count, jsonBytes: JSON.stringify(one).length };
+  return {
+    bytesPerObject: (after - before) / count,
+    bytesPerObjectRead: (read - before) / count,
+    jsonBytes: JSON.stringify(one).length,
+  };
 }
 
 export async function run(): Promise<BenchRow[]> {
@@ -79,6 +100,14 @@ export async function run(): Promise<BenchRow[]> {
       unit: "B",
       note: `${rangeNote(per)}; ${(summarize(per).median / json).toFixed(2)}× its JSON (${json} B)`,
       curve: { series: "heap per stored object", x: count },
+    });
+    const read = runs.map((r) => r.bytesPerObjectRead);
+    rows.push({
+      name: `embedded server heap per stored object, ${count.toLocaleString("en-US")} ConfigMaps, all read in protobuf`,
+      value: summarize(read).median,
+      unit: "B",
+      note: `${rangeNote(read)}; ${(summarize(read).median / json).toFixed(2)}× its JSON (${json} B)`,
+      curve: { series: "heap per stored object, read in protobuf", x: count },
     });
   }
   return rows;

@@ -7,7 +7,10 @@
 // against the embedded API server (in a process of its own) and, with KUBEBUILDER_ASSETS set,
 // real etcd + kube-apiserver. Each run is a child process that first syncs a small warm-up
 // namespace, then the measured one; 3 rounds, scenario order rotated; medians with min–max,
-// CPU (user + system of the client process) beside wall, and the embedded server's CPU.
+// CPU (user + system of the client process) beside wall, and the embedded server's CPU. The
+// server's side alone: ours listing and watching in JSON too, and GETs of single objects (GET
+// protobuf / GET JSON: PB_BENCH_GETS objects, default 2000, one request each, 4 at a time).
+// PB_BENCH_SERVER_PROFILE=<prefix>: the embedded server's CPU profile of each scenario's run.
 // `npm run bench -- protobuf`; PB_BENCH_SIZES=10000,50000,100000 (default 10000,100000),
 // PB_BENCH_SERVERS=embedded,kube (default both where available), PB_BENCH_ROUNDS (default 3).
 import { execFileSync, spawn } from "node:child_process";
@@ -38,7 +41,10 @@ const ALL_SCENARIOS = [
   "ours JSON",
   "client-go protobuf, list + watch",
   "ours protobuf, list + watch",
+  "ours JSON, list + watch",
   "floor: protobuf watch-list, frames split",
+  "GET protobuf",
+  "GET JSON",
 ] as const;
 type Scenario = (typeof ALL_SCENARIOS)[number];
 /** PB_BENCH_SCENARIOS="ours protobuf;client-go protobuf": a subset (names hold commas: `;` separates). */
@@ -46,6 +52,8 @@ const SCENARIOS: readonly Scenario[] = process.env.PB_BENCH_SCENARIOS
   ? ALL_SCENARIOS.filter((s) => process.env.PB_BENCH_SCENARIOS!.split(";").includes(s))
   : ALL_SCENARIOS;
 const PB = "application/vnd.kubernetes.protobuf";
+/** Objects the GET scenarios read, one request each (all of them below that many). */
+const GETS = Number(process.env.PB_BENCH_GETS ?? 2000);
 
 interface Result {
   ms: number;
@@ -61,6 +69,8 @@ interface ChildTask {
   list?: boolean;
   /** The floor: the streaming list's bytes, split into frames, nothing decoded but each event's type. */
   floor?: boolean;
+  /** GETs of that many objects, one at a time, bodies read and not decoded (the server's side). */
+  gets?: number;
   profile?: string;
 }
 
@@ -124,10 +134,38 @@ async function floor(
   return { count, stop: () => rest.close() };
 }
 
+/** GETs of `cm-0` … `cm-<n-1>` in the negotiated encoding, 4 at a time, bodies read raw. */
+async function gets(
+  config: RESTConfig,
+  namespace: string,
+  n: number,
+): Promise<{ count: number; stop: () => Promise<void> }> {
+  const rest = newRESTClient(config);
+  let next = 0;
+  let count = 0;
+  const worker = async () => {
+    for (let i = next++; i < n; i = next++) {
+      const res = await rest.transport.send({
+        method: "GET",
+        path: `/api/v1/namespaces/${namespace}/configmaps/cm-${i}`,
+        headers: { accept: config.contentType ?? "application/json" },
+      });
+      for await (const _ of res.body);
+      if (res.statusCode === 200) count++;
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+  return { count, stop: () => rest.close() };
+}
+
 async function child(task: ChildTask): Promise<Result> {
   const config = { ...task.restConfig, contentType: task.contentType };
   const syncOurs_ = (ns: string) =>
-    task.floor ? floor(config, ns) : syncOurs(config, ns, task.list === true);
+    task.gets !== undefined
+      ? gets(config, ns, ns === WARM ? WARM_OBJECTS : task.gets)
+      : task.floor
+        ? floor(config, ns)
+        : syncOurs(config, ns, task.list === true);
   const warm = await syncOurs_(WARM);
   if (warm.count !== WARM_OBJECTS) throw new Error(`warm-up saw ${warm.count} objects`);
   await warm.stop();
@@ -231,6 +269,10 @@ interface Server {
   restConfig: RESTConfig;
   kubeconfig: string;
   cpuMs?: () => Promise<number>;
+  /** The same, split into user and system (kernel: socket writes) time. */
+  cpuUsage?: () => Promise<{ userMs: number; systemMs: number }>;
+  /** The server's CPU profile around each scenario (PB_BENCH_SERVER_PROFILE, embedded only). */
+  profile?: { start(): Promise<void>; stop(path: string): Promise<void> };
   stop(): Promise<void>;
 }
 
@@ -244,6 +286,8 @@ async function embeddedServer(): Promise<Server> {
     restConfig: server.restConfig,
     kubeconfig,
     cpuMs: () => server.cpuMs(),
+    cpuUsage: () => server.cpuUsage(),
+    profile: { start: () => server.startProfile(), stop: (path) => server.stopProfile(path) },
     stop: () => server.stop(),
   };
 }
@@ -271,8 +315,12 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       const order = SCENARIOS.map((_, i) => SCENARIOS[(i + round) % SCENARIOS.length]!);
       for (const scenario of order) {
-        const c0 = (await server.cpuMs?.()) ?? 0;
+        const serverProfile = process.env.PB_BENCH_SERVER_PROFILE;
+        if (serverProfile && server.profile) await server.profile.start();
+        const u0 = await server.cpuUsage?.();
         const contentType = scenario.includes("protobuf") ? PB : "application/json";
+        const isGet = scenario.startsWith("GET");
+        const expected = isGet ? Math.min(n, GETS) : n;
         const list = scenario.endsWith("list + watch");
         const r = scenario.startsWith("client-go")
           ? await runGo(server.kubeconfig, ns, contentType, list)
@@ -285,6 +333,7 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
                   contentType,
                   list,
                   floor: scenario.startsWith("floor"),
+                  ...(isGet ? { gets: expected } : {}),
                   profile: process.env.PB_BENCH_PROFILE
                     ? `${process.env.PB_BENCH_PROFILE}-${server.name}-${n}-${scenario.replace(/[^a-z]+/gi, "-")}.cpuprofile`
                     : undefined,
@@ -292,11 +341,23 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
               },
               what: `${scenario} (${n})`,
             });
-        if (r.count !== n) throw new Error(`${scenario} synced ${r.count} of ${n}`);
+        if (r.count !== expected) throw new Error(`${scenario} synced ${r.count} of ${expected}`);
         results.get(scenario)!.push(r);
-        if (server.cpuMs) serverCpu.get(scenario)!.push((await server.cpuMs()) - c0);
+        let serverNote = "";
+        if (server.cpuUsage && u0) {
+          const u1 = await server.cpuUsage();
+          const user = u1.userMs - u0.userMs;
+          const system = u1.systemMs - u0.systemMs;
+          serverCpu.get(scenario)!.push(user + system);
+          serverNote = `, server CPU ${(user + system).toFixed(0)} ms (user ${user.toFixed(0)}, system ${system.toFixed(0)})`;
+        }
+        if (serverProfile && server.profile) {
+          await server.profile.stop(
+            `${serverProfile}-${n}-${scenario.replace(/[^a-z]+/gi, "-")}-${round}.cpuprofile`,
+          );
+        }
         process.stderr.write(
-          `  ${server.name} ${n} ${scenario}: ${r.ms.toFixed(0)} ms, CPU ${r.cpuMs.toFixed(0)} ms\n`,
+          `  ${server.name} ${n} ${scenario}: ${r.ms.toFixed(0)} ms, CPU ${r.cpuMs.toFixed(0)} ms${serverNote}\n`,
         );
       }
     }
@@ -309,7 +370,8 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
       const wall = summarize(walls);
       const cpu = summarize(cpus);
       const sc = serverCpu.get(scenario)!;
-      const serverNote = sc.length > 0 ? `, server CPU ${summarize(sc).median.toFixed(0)} ms` : "";
+      const serverNote =
+        sc.length > 0 ? `, server CPU ${summarize(sc).median.toFixed(0)} ms ${rangeNote(sc)}` : "";
       rows.push({
         name: `${server.name}, ${n}: ${scenario}`,
         value: wall.median,

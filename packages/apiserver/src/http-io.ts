@@ -125,14 +125,18 @@ export function metaApiVersionOf(res: ServerResponse): string {
   return metaVersions.get(res) ?? "meta.k8s.io/v1";
 }
 
-/** An answer already in protobuf (a list encoded from the stored objects). */
-export function sendProtobufBytes(res: ServerResponse, code: number, bytes: Uint8Array): void {
+/**
+ * An answer already in protobuf (a list encoded from the stored objects), or its bytes as latin1
+ * text (one character a byte: Node writes text in one go with the response's head).
+ */
+export function sendProtobufBytes(res: ServerResponse, code: number, bytes: Uint8Array | string): void {
   res.writeHead(code, {
     "Content-Type": PROTOBUF_MEDIA_TYPE,
     "Cache-Control": "no-cache, private",
     "Content-Length": bytes.length,
   });
-  res.end(bytes);
+  if (typeof bytes === "string") res.end(bytes, "latin1");
+  else res.end(bytes);
 }
 
 /**

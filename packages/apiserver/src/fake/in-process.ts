@@ -141,7 +141,12 @@ export class InProcessResponse extends EventEmitter {
     this.#sink.head(this.statusCode, out);
   }
 
-  write(data: string | Uint8Array, cb?: () => void): boolean {
+  /** As Node's: `encoding` says how text is written (the protobuf answers' bytes are latin1 text). */
+  write(data: string | Uint8Array, encodingOrCb?: BufferEncoding | (() => void), cb?: () => void): boolean {
+    if (typeof encodingOrCb === "function") return this.write(data, undefined, encodingOrCb);
+    if (typeof data === "string" && encodingOrCb && encodingOrCb !== "utf8" && encodingOrCb !== "utf-8") {
+      data = Buffer.from(data, encodingOrCb);
+    }
     if (!this.writable) return false;
     if (!this.headersSent) this.#sendHead();
     if (data.length > 0) {
@@ -153,10 +158,15 @@ export class InProcessResponse extends EventEmitter {
     return !this.#needDrain;
   }
 
-  end(data?: string | Uint8Array | (() => void), cb?: () => void): this {
-    if (typeof data === "function") return this.end(undefined, data);
+  end(
+    data?: string | Uint8Array | (() => void),
+    encodingOrCb?: BufferEncoding | (() => void),
+    cb?: () => void,
+  ): this {
+    if (typeof data === "function") return this.end(undefined, undefined, data);
+    if (typeof encodingOrCb === "function") return this.end(data, undefined, encodingOrCb);
     if (this.writableEnded || this.destroyed) return this;
-    if (data !== undefined) this.write(data);
+    if (data !== undefined) this.write(data, encodingOrCb);
     else if (!this.headersSent) this.#sendHead();
     this.writableEnded = true;
     this.#sink.end();

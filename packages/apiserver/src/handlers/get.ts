@@ -1,6 +1,8 @@
 // GET of one object (and of its /status, which answers the whole object).
 import { inRequestVersion } from "../conversion/index.js";
-import { metaApiVersionOf, sendJson } from "../http-io.js";
+import { isProtobufResponse, metaApiVersionOf, sendJson, sendProtobufBytes } from "../http-io.js";
+import { protobufCodec } from "../lazy.js";
+import { apiVersionOfDef } from "../object/meta.js";
 import { objectKey } from "../storage/index.js";
 import { storeNameOf } from "../registry/index.js";
 import { notFound, type ApiError } from "../status.js";
@@ -42,6 +44,20 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
     sendJson(r.res, 200, tableJson(r, [stored], { resourceVersion: String(stored.rv) }));
     return;
   }
-  const json = formJson(r.def, stored, form, metaApiVersionOf(r.res));
-  sendJson(r.res, 200, json, {}, form === "object" ? answerSource(r.def, stored.obj) : undefined);
+  const source = form === "object" ? answerSource(r.def, stored.obj) : undefined;
+  const metaApiVersion = metaApiVersionOf(r.res);
+  if (isProtobufResponse(r.res)) {
+    // The object's message (or its metadata's) as kept from its first protobuf read.
+    const codec = protobufCodec.get();
+    const bytes = source
+      ? codec.storedObjectText(apiVersionOfDef(r.def), r.def.kind, source)
+      : form === "PartialObjectMetadata"
+        ? codec.storedMetadataText(metaApiVersion, stored.obj)
+        : undefined;
+    if (bytes) {
+      sendProtobufBytes(r.res, 200, bytes);
+      return;
+    }
+  }
+  sendJson(r.res, 200, formJson(r.def, stored, form, metaApiVersion), {}, source);
 }

@@ -102,15 +102,12 @@ export async function handleList(r: ResourceRequest): Promise<void> {
     return;
   }
   if (form === "object" && !r.def.crdName && isProtobufResponse(r.res)) {
-    // Encoded from the stored objects, not from the list's JSON read back.
-    const apiVersion = apiVersionOfDef(r.def);
+    // Each item's message as kept from its first protobuf read (encoded then, from the stored
+    // object): the list copies them, as the JSON list joins the kept JSON.
     const objects = page.items.map((o) => o.obj);
-    // Protobuf takes fewer bytes than JSON but for rare objects: their JSON sizes the buffer.
-    let size = 256;
-    for (const o of page.items) size += o.json.length;
     const bytes = protobufCodec
       .get()
-      .encodeListOf(apiVersion, r.def.listKind, r.def.kind, { ...page.meta }, objects, size);
+      .storedListBytes(apiVersionOfDef(r.def), r.def.listKind, r.def.kind, { ...page.meta }, objects);
     if (bytes) {
       sendProtobufBytes(r.res, 200, bytes);
       return;
@@ -119,18 +116,11 @@ export async function handleList(r: ResourceRequest): Promise<void> {
   const metaApiVersion = metaApiVersionOf(r.res);
   if (form !== "object" && isProtobufResponse(r.res)) {
     // Encoded from the stored metadata, not from the list's JSON read back (which cost more than
-    // the full list's protobuf: issue 43). An item's message holds its metadata only, its fields
-    // in their numbers' order: the stored metadata serves as is.
-    const objects = page.items.map((o) => ({ metadata: o.obj.metadata }));
-    const bytes = protobufCodec
-      .get()
-      .encodeListOf(
-        metaApiVersion,
-        "PartialObjectMetadataList",
-        "PartialObjectMetadata",
-        { ...page.meta },
-        objects,
-      );
+    // the full list's protobuf: issue 43), each item's message kept from its first read. An
+    // item's message holds its metadata only, its fields in their numbers' order: the stored
+    // metadata serves as is.
+    const objects = page.items.map((o) => o.obj);
+    const bytes = protobufCodec.get().storedMetadataListBytes(metaApiVersion, { ...page.meta }, objects);
     if (bytes) {
       sendProtobufBytes(r.res, 200, bytes);
       return;

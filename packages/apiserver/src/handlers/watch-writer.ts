@@ -79,32 +79,38 @@ export class WatchWriter {
   }
 
   /**
-   * The bytes of `text` in a protobuf watch: frames the watcher encoded from stored objects (as
-   * latin1 text, each starting with its 4-byte length, whose first byte is 0) go as they are;
-   * JSON lines (from `{` to a newline: bookmarks, errors, other forms) are turned into frames.
+   * The bytes of `text` in a protobuf watch, as latin1 text (one character a byte): frames the
+   * watcher made from stored objects (each starting with its 4-byte length, whose first byte is
+   * 0) go as they are; JSON lines (from `{` to a newline: bookmarks, errors, other forms) are
+   * turned into frames. Written as text, not a Buffer: a chunk's length is then its text's, and
+   * no copy is made here.
    */
-  #encoded(text: string): string | Buffer {
-    if (!this.#frame || text === "") return text;
-    if (onlyFrames(text)) return Buffer.from(text, "latin1");
-    const parts: Buffer[] = [];
+  #encoded(text: string): string {
+    if (!this.#frame || text === "" || onlyFrames(text)) return text;
+    const parts: string[] = [];
     let at = 0;
     while (at < text.length) {
       if (text.charCodeAt(at) === 0) {
         const end = at + 4 + frameLength(text, at);
-        parts.push(Buffer.from(text.slice(at, end), "latin1"));
+        parts.push(text.slice(at, end));
         at = end;
         continue;
       }
       const nl = text.indexOf("\n", at);
       const line = nl < 0 ? text.slice(at) : text.slice(at, nl);
-      if (line.trim() !== "") parts.push(this.#frame(line));
+      if (line.trim() !== "") parts.push(this.#frame(line).toString("latin1"));
       at = nl < 0 ? text.length : nl + 1;
     }
-    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    return parts.join("");
+  }
+
+  /** JSON lines go as UTF-8; a protobuf watch's frames are latin1 text. */
+  get #encoding(): BufferEncoding {
+    return this.#frame ? "latin1" : "utf8";
   }
 
   #write(text: string): boolean {
-    return this.#res.write(this.#encoded(text));
+    return this.#res.write(this.#encoded(text), this.#encoding);
   }
 
   /**
@@ -163,7 +169,10 @@ export class WatchWriter {
     const rest = this.#pending.slice(this.#pendingAt).join("") + last;
     this.#pending = [];
     this.#pendingBytes = 0;
-    if (!this.#res.writableEnded) this.#res.end(rest ? this.#encoded(rest) : undefined);
+    if (!this.#res.writableEnded) {
+      if (rest) this.#res.end(this.#encoded(rest), this.#encoding);
+      else this.#res.end();
+    }
     this.#wake();
   }
 
@@ -174,7 +183,7 @@ export class WatchWriter {
     this.#clearGrace();
     this.#pending = [];
     this.#pendingBytes = 0;
-    if (!this.#res.writableEnded) this.#res.end(this.#encoded(last));
+    if (!this.#res.writableEnded) this.#res.end(this.#encoded(last), this.#encoding);
     this.#res.destroy();
     this.#wake();
   }

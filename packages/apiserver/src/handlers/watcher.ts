@@ -45,7 +45,7 @@ export class Watcher implements WatchSink {
   readonly #converter: WatchLineConverter | undefined;
   /** Set when objects may be in another built-in form (an Event written through events.k8s.io). */
   readonly #builtinForms: boolean;
-  /** Objects go out as protobuf frames encoded from the stored object, not from its JSON. */
+  /** Objects (or their metadata) go out as protobuf frames of the stored object's kept message, not from its JSON. */
   readonly #nativeProtobuf: boolean;
 
   constructor(
@@ -61,7 +61,10 @@ export class Watcher implements WatchSink {
     this.#apiVersion = apiVersionOfDef(r.def);
     this.#metaApiVersion = metaApiVersionOf(r.res);
     this.#converter = form === "object" ? watchLineConverter(r) : undefined;
-    this.#nativeProtobuf = isProtobufResponse(r.res) && form === "object" && !this.#converter;
+    this.#nativeProtobuf =
+      isProtobufResponse(r.res) &&
+      (form === "object" || form === "PartialObjectMetadata") &&
+      !this.#converter;
     // Lines are shared between watchers of the same key: protobuf frames are not JSON lines.
     this.#key = `${form}|${this.#apiVersion}|${this.#metaApiVersion}${this.#nativeProtobuf ? "|pb" : ""}`;
     this.#minRv = minRv;
@@ -87,8 +90,17 @@ export class Watcher implements WatchSink {
 
   #line(type: string, stored: StoredObject): string {
     if (this.#nativeProtobuf) {
-      const view = this.#builtinForms ? builtinView(this.#r.def, stored) : stored;
-      const frame = protobufCodec.get().storedFrameText(type, this.#apiVersion, this.#r.def.kind, view.obj);
+      const codec = protobufCodec.get();
+      // Metadata is the same in every version: no conversion for it.
+      const frame =
+        this.#form === "PartialObjectMetadata"
+          ? codec.storedMetadataFrameText(type, this.#metaApiVersion, stored.obj)
+          : codec.storedFrameText(
+              type,
+              this.#apiVersion,
+              this.#r.def.kind,
+              (this.#builtinForms ? builtinView(this.#r.def, stored) : stored).obj,
+            );
       if (frame !== undefined) return frame;
     }
     return `{"type":"${type}","object":${this.#objectJson(stored)}}\n`;

@@ -1,10 +1,16 @@
 // The server's use of the library's protobuf codec (controller-runtime/protobuf, shared with the
 // client): request bodies read with the server's depth-bounded JSON parser for embedded objects,
-// and JSON watch lines turned into protobuf frames.
+// JSON watch lines turned into protobuf frames, and answers of stored objects: each stored
+// object's message is encoded once, on its first protobuf read, and kept with it (the library's
+// frozenMessageText), so that lists, watches and gets of it copy bytes, as JSON answers copy the
+// JSON text kept at write (issue 43).
 import {
   decodeProtobuf as decode,
+  encodeList,
   encodeWatchFrame,
-  encodeWatchFrameTextOf,
+  envelopeTextOfMessage,
+  frozenFrameText,
+  frozenMessageText,
 } from "controller-runtime/protobuf";
 import { parseJsonBounded } from "../nesting.js";
 import type { Obj } from "../storage/index.js";
@@ -41,11 +47,11 @@ export function protobufWatchFrame(): (line: string) => Buffer {
 const MAX_NATIVE_FRAME = 0xffffff;
 
 /**
- * A watch event's protobuf frame encoded straight from the stored object (no JSON in between),
- * as latin1 text so that it travels with the watch's JSON lines through the same writer: a frame
- * starts with its length's high byte, 0, where a JSON line starts with `{` (watch-writer.ts
- * tells them apart). Undefined when kube has no message for the kind, or the frame is too large
- * to be told apart.
+ * A watch event's protobuf frame of a stored object (its message encoded once: no JSON in
+ * between), as latin1 text so that it travels with the watch's JSON lines through the same
+ * writer: a frame starts with its length's high byte, 0, where a JSON line starts with `{`
+ * (watch-writer.ts tells them apart). Undefined when kube has no message for the kind, or the
+ * frame is too large to be told apart.
  */
 export function storedFrameText(
   type: string,
@@ -53,7 +59,81 @@ export function storedFrameText(
   kind: string,
   obj: Obj,
 ): string | undefined {
-  const frame = encodeWatchFrameTextOf(type, apiVersion, kind, obj);
+  const frame = frozenFrameText(type, apiVersion, kind, obj);
   if (frame === undefined || frame.length - 4 > MAX_NATIVE_FRAME) return undefined;
   return frame;
+}
+
+/**
+ * The PartialObjectMetadata message of a stored object's metadata (kept by the metadata, which
+ * is frozen with its object). Fields go by number: a custom resource's metadata, stored in
+ * sorted key order, encodes as a built-in's.
+ */
+function metadataMessage(metaApiVersion: string, metadata: unknown): string | undefined {
+  if (metadata === null || typeof metadata !== "object") return undefined;
+  return frozenMessageText(metaApiVersion, "PartialObjectMetadata", { metadata }, metadata);
+}
+
+/** A metadata-only watch event's frame of a stored object (as {@link storedFrameText}). */
+export function storedMetadataFrameText(type: string, metaApiVersion: string, obj: Obj): string | undefined {
+  const metadata = obj.metadata;
+  if (metadata === null || typeof metadata !== "object") return undefined;
+  const frame = frozenFrameText(type, metaApiVersion, "PartialObjectMetadata", { metadata }, metadata);
+  if (frame === undefined || frame.length - 4 > MAX_NATIVE_FRAME) return undefined;
+  return frame;
+}
+
+/**
+ * A stored object's PartialObjectMetadata in protobuf, as latin1 text; undefined when there is no
+ * message for it.
+ */
+export function storedMetadataText(metaApiVersion: string, obj: Obj): string | undefined {
+  const message = metadataMessage(metaApiVersion, obj.metadata);
+  return message === undefined
+    ? undefined
+    : envelopeTextOfMessage(metaApiVersion, "PartialObjectMetadata", message);
+}
+
+/** A PartialObjectMetadataList of stored objects in protobuf, their kept metadata messages copied. */
+export function storedMetadataListBytes(
+  metaApiVersion: string,
+  metadata: Obj,
+  objects: readonly Obj[],
+): Buffer | undefined {
+  const messages: string[] = new Array(objects.length);
+  for (let i = 0; i < objects.length; i++) {
+    const message = metadataMessage(metaApiVersion, objects[i]!.metadata);
+    if (message === undefined) return undefined;
+    messages[i] = message;
+  }
+  return encodeList(metaApiVersion, "PartialObjectMetadataList", metadata, messages);
+}
+
+/**
+ * A stored object's answer in protobuf (its envelope), as latin1 text; undefined when kube has no
+ * message for it.
+ */
+export function storedObjectText(apiVersion: string, kind: string, obj: Obj): string | undefined {
+  const message = frozenMessageText(apiVersion, kind, obj);
+  return message === undefined ? undefined : envelopeTextOfMessage(apiVersion, kind, message);
+}
+
+/**
+ * A list of stored objects of `kind` in protobuf, its items' kept messages copied one after the
+ * other; undefined when kube has no message for the list or its items.
+ */
+export function storedListBytes(
+  apiVersion: string,
+  listKind: string,
+  kind: string,
+  metadata: Obj,
+  objects: readonly Obj[],
+): Buffer | undefined {
+  const messages: string[] = new Array(objects.length);
+  for (let i = 0; i < objects.length; i++) {
+    const message = frozenMessageText(apiVersion, kind, objects[i]!);
+    if (message === undefined) return undefined;
+    messages[i] = message;
+  }
+  return encodeList(apiVersion, listKind, metadata, messages);
 }

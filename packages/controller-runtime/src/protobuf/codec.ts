@@ -1103,14 +1103,15 @@ function writeWatchFrame(type: string, apiVersion: string, kind: string, obj: un
 const FRAME_HEAD = new Uint8Array(4);
 
 /**
- * A list in protobuf from its items' message bytes (from {@link encodeMessage}), so that a server
- * that keeps each object's bytes writes a list without encoding its items again.
+ * A list in protobuf from its items' message bytes (from {@link encodeMessage}, or as latin1 text
+ * from {@link frozenMessageText}), so that a server that keeps each object's bytes writes a list
+ * without encoding its items again.
  */
 export function encodeList(
   apiVersion: string,
   listKind: string,
   metadata: Obj,
-  items: readonly Uint8Array[],
+  items: readonly (Uint8Array | string)[],
 ): Buffer | undefined {
   const plan = planOfType(apiVersion, listKind);
   if (!plan) return undefined;
@@ -1126,7 +1127,10 @@ export function encodeList(
   const at = w.open(metaField.number);
   writeFields(w, planOf(metaField.message!), metadata);
   w.close(at);
-  for (const item of items) w.bytes(itemsField.number, item);
+  for (const item of items) {
+    if (typeof item === "string") w.latin1(itemsField.number, item);
+    else w.bytes(itemsField.number, item);
+  }
   plan.envelopeLengthBytes = w.close(raw, rawReserve);
   envelopeTail(w);
   return w.buf.subarray(0, w.pos);
@@ -1168,6 +1172,236 @@ export function encodeListOf(
   plan.envelopeLengthBytes = w.close(raw, rawReserve);
   envelopeTail(w);
   return w.buf.subarray(0, w.pos);
+}
+
+// ---- frozen objects: encoded once ---------------------------------------------------------------
+// A server's stored objects are deep-frozen and never change (a write stores a new object), so
+// their message bytes are kept, by object, from the first protobuf answer that encodes one:
+// lists, watch events and gets of it then copy bytes instead of encoding it again (issue 43).
+// The bytes are latin1 text (one character a byte): a server's watch keeps frames with its JSON
+// lines as text, and text joins without copying. Held weakly: bytes go with their object.
+
+/**
+ * Bytes of frames kept in a generation before it becomes the old one and the old one is dropped:
+ * the kept frames (some 0.9× an object's JSON, in the heap) stay under twice this. A frame read
+ * from the old generation moves to the young one: what is read keeps being kept.
+ */
+const GENERATION_BYTES = 64 * 1024 * 1024;
+let generation = 0;
+let youngBytes = 0;
+
+/** Kept frames of one type's frozen objects. */
+interface FrozenOfType {
+  apiVersion: string;
+  kind: string;
+  /** Each object's ADDED frame: what a watch's initial events send, and its message inside. */
+  young: WeakMap<object, string>;
+  old: WeakMap<object, string> | undefined;
+  /** The generation `young` belongs to. */
+  generation: number;
+}
+
+const frozenTypes = new Map<string, FrozenOfType>();
+let lastFrozen: FrozenOfType | undefined;
+
+function frozenOfType(apiVersion: string, kind: string): FrozenOfType {
+  let found = lastFrozen;
+  if (!found || found.kind !== kind || found.apiVersion !== apiVersion) {
+    const key = `${apiVersion} ${kind}`;
+    found = frozenTypes.get(key);
+    if (found === undefined) {
+      found = { apiVersion, kind, young: new WeakMap(), old: undefined, generation };
+      frozenTypes.set(key, found);
+    }
+    lastFrozen = found;
+  }
+  if (found.generation !== generation) {
+    // Generations went by since this type kept a frame: its young one is old now, or gone.
+    found.old = found.generation === generation - 1 ? found.young : undefined;
+    found.young = new WeakMap();
+    found.generation = generation;
+  }
+  return found;
+}
+
+function keep(ofType: FrozenOfType, key: object, frame: string): void {
+  ofType.young.set(key, frame);
+  youngBytes += frame.length;
+  if (youngBytes > GENERATION_BYTES) {
+    generation++;
+    youngBytes = 0;
+  }
+}
+
+/**
+ * The ADDED watch frame of `obj` as `kind` in `apiVersion`, as latin1 text, kept for a frozen
+ * object (see {@link frozenMessageText}); undefined when kube has no message for it.
+ */
+function frozenAddedFrame(apiVersion: string, kind: string, obj: object, key: object): string | undefined {
+  if (!planOfType(apiVersion, kind)) return undefined;
+  const ofType = frozenOfType(apiVersion, kind);
+  // Only frozen objects are ever kept, and stay frozen: a kept one needs no check (isFrozen
+  // walks an object's properties, which cost a list of stored objects more than the lookup).
+  const kept = ofType.young.get(key);
+  if (kept !== undefined) return kept;
+  const older = ofType.old?.get(key);
+  if (older !== undefined) {
+    keep(ofType, key, older);
+    return older;
+  }
+  const frame = encodeWatchFrameTextOf("ADDED", apiVersion, kind, obj);
+  if (frame !== undefined && Object.isFrozen(key) && Object.isFrozen((key as Obj).metadata ?? key)) {
+    keep(ofType, key, frame);
+  }
+  return frame;
+}
+
+/** Reads the varint at `at` in latin1 text: its value and the index after it. */
+function textVarint(text: string, at: number): [number, number] {
+  let v = 0;
+  let scale = 1;
+  for (;;) {
+    const b = text.charCodeAt(at++);
+    v += (b & 0x7f) * scale;
+    if (b < 0x80) return [v, at];
+    scale *= 128;
+  }
+}
+
+/** Skips a length-delimited field's tag and length at `at`: the index of its content. */
+function textContent(text: string, at: number): number {
+  return textVarint(text, at + 1)[1];
+}
+
+/** The message inside an ADDED frame (a slice of it: no copy). */
+function messageOfFrame(frame: string): string {
+  // The frame's length, WatchEvent's type field, its object, the RawExtension's raw bytes.
+  let at = 4;
+  const [typeLength, typeAt] = textVarint(frame, at + 1);
+  at = textContent(frame, textContent(frame, typeAt + typeLength));
+  // The envelope: "k8s\0", TypeMeta, then the raw message, then its tail.
+  const [metaLength, metaAt] = textVarint(frame, at + 4 + 1);
+  const start = textContent(frame, metaAt + metaLength);
+  return frame.slice(start, frame.length - ENVELOPE_TAIL_TEXT.length);
+}
+
+/**
+ * The message bytes of `obj` as `kind` in `apiVersion` (as {@link encodeMessage}), as latin1 text;
+ * undefined when kube has no message for it. An object frozen with its metadata is taken for
+ * one frozen all the way down (a server's stored object: checking every level would cost what
+ * the encoding costs) and encoded once, its bytes kept for its next reads (in its ADDED watch
+ * frame, which a watch's initial events send as is); any other object is encoded each time.
+ * Give it none frozen only part of the way below its metadata. `key`, when `obj` is made for the
+ * call around a frozen object (a PartialObjectMetadata around a stored object's metadata), is
+ * that object: the bytes are kept by it.
+ */
+export function frozenMessageText(
+  apiVersion: string,
+  kind: string,
+  obj: object,
+  key: object = obj,
+): string | undefined {
+  const frame = frozenAddedFrame(apiVersion, kind, obj, key);
+  return frame === undefined ? undefined : messageOfFrame(frame);
+}
+
+/**
+ * The watch frame of `obj` (as {@link encodeWatchFrameTextOf}), from its kept bytes (see
+ * {@link frozenMessageText}): an ADDED frame is kept whole.
+ */
+export function frozenFrameText(
+  type: string,
+  apiVersion: string,
+  kind: string,
+  obj: object,
+  key: object = obj,
+): string | undefined {
+  const frame = frozenAddedFrame(apiVersion, kind, obj, key);
+  if (frame === undefined || type === "ADDED") return frame;
+  return watchFrameTextOfMessage(type, apiVersion, kind, messageOfFrame(frame));
+}
+
+/** The bytes a varint of `n` takes. */
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+/** The envelope's contentEncoding and contentType, empty (envelopeTail's bytes). */
+const ENVELOPE_TAIL_TEXT = "\x1a\x00\x22\x00";
+
+/**
+ * The envelope ("k8s\0", a runtime.Unknown) of message bytes `message` (latin1 text, from
+ * {@link frozenMessageText}), as a get answers it, as latin1 text: its head, the message and its
+ * tail joined (a text answer goes out in one write with the response's head, where Node writes
+ * a Buffer's separately).
+ */
+export function envelopeTextOfMessage(apiVersion: string, kind: string, message: string): string {
+  const w = scratch();
+  envelopeHead(w, apiVersion, kind);
+  w.tag(2, 2);
+  w.varint(message.length);
+  return w.buf.latin1Slice(0, w.pos) + message + ENVELOPE_TAIL_TEXT;
+}
+
+/** The parts of a watch frame that depend on its event's type and object's type only. */
+interface FrameParts {
+  type: string;
+  apiVersion: string;
+  kind: string;
+  /** WatchEvent's type field. */
+  typeField: Uint8Array;
+  /** The envelope's "k8s\0" and TypeMeta field. */
+  envelopeHead: Uint8Array;
+}
+
+/** The last frame's parts: a watch's frames are mostly of one event type and one kind. */
+let lastFrame: FrameParts | undefined;
+
+function framePartsOf(type: string, apiVersion: string, kind: string): FrameParts {
+  const last = lastFrame;
+  if (last && last.type === type && last.kind === kind && last.apiVersion === apiVersion) return last;
+  const w = new Writer(64);
+  w.string(1, type);
+  const typeField = w.finish();
+  w.pos = 0;
+  envelopeHead(w, apiVersion, kind);
+  lastFrame = { type, apiVersion, kind, typeField, envelopeHead: w.finish() };
+  return lastFrame;
+}
+
+/**
+ * One frame of a protobuf watch (as {@link encodeWatchFrameTextOf}) around message bytes
+ * `message` (latin1 text, from {@link frozenMessageText}): the frame's head, the message and
+ * the envelope's tail, joined as text. The head's lengths follow from the message's.
+ */
+export function watchFrameTextOfMessage(
+  type: string,
+  apiVersion: string,
+  kind: string,
+  message: string,
+): string | undefined {
+  if (!planOfType(apiVersion, kind)) return undefined;
+  const parts = framePartsOf(type, apiVersion, kind);
+  const envelopeLength =
+    parts.envelopeHead.length + 1 + varintSize(message.length) + message.length + ENVELOPE_TAIL_TEXT.length;
+  const rawLength = 1 + varintSize(envelopeLength) + envelopeLength;
+  const w = scratch();
+  w.raw(FRAME_HEAD);
+  w.raw(parts.typeField);
+  w.tag(2, 2);
+  w.varint(rawLength);
+  w.buf.writeUInt32BE(w.pos - 4 + rawLength, 0);
+  w.tag(1, 2);
+  w.varint(envelopeLength);
+  w.raw(parts.envelopeHead);
+  w.tag(2, 2);
+  w.varint(message.length);
+  return w.buf.latin1Slice(0, w.pos) + message + ENVELOPE_TAIL_TEXT;
 }
 
 /**

@@ -16,8 +16,12 @@ export {
   encodeWatchFrameOf,
   encodeWatchFrameTextOf,
   envelope,
+  envelopeTextOfMessage,
+  frozenFrameText,
+  frozenMessageText,
   hasMessage,
   ProtobufError,
+  watchFrameTextOfMessage,
 } from "./codec.js";
 export {
   decodeProtobufWatchBatches,

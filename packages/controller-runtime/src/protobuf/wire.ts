@@ -237,6 +237,7 @@ declare global {
     utf8Slice(start: number, end: number): string;
     latin1Slice(start: number, end: number): string;
     utf8Write(text: string, offset: number): number;
+    latin1Write(text: string, offset: number): number;
   }
 }
 
@@ -332,6 +333,14 @@ export class Writer {
     this.ensure(b.length);
     this.buf.set(b, this.pos);
     this.pos += b.length;
+  }
+
+  /** A bytes field whose bytes are `text`'s characters (latin1: one byte each, all below 256). */
+  latin1(field: number, text: string): void {
+    this.tag(field, 2);
+    this.varint(text.length);
+    this.ensure(text.length);
+    this.pos += this.buf.latin1Write(text, this.pos);
   }
 
   /** A double field (wire type 1). */
