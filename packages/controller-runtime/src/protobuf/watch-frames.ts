@@ -6,7 +6,7 @@
 // that completed any (the contract of rest/watch.ts decodeWatchBatches, for NDJSON).
 import type { WatchEvent } from "../rest/watch.js";
 import { WatchDecodeError } from "../rest/errors.js";
-import { type DecodeOptions, decodeWatchEvent, ProtobufError } from "./codec.js";
+import { ProtobufError, watchEventDecoder } from "./codec.js";
 
 /** A switch, not a Set: the type is a fresh string each event, and a lookup would hash it. */
 function isEventType(type: string): boolean {
@@ -38,7 +38,7 @@ export interface ProtobufWatchOptions {
  */
 export class ProtobufWatchDecoder {
   readonly #max: number;
-  readonly #options: DecodeOptions;
+  readonly #decode: ReturnType<typeof watchEventDecoder>;
   /** Copies of an unfinished frame's bytes, from earlier chunks. */
   #parts: Buffer[] = [];
   #partBytes = 0;
@@ -46,7 +46,7 @@ export class ProtobufWatchDecoder {
 
   constructor(options: ProtobufWatchOptions = {}) {
     this.#max = options.maxEventBytes ?? MAX_EVENT_BYTES;
-    this.#options = { omitManagedFields: options.omitManagedFields };
+    this.#decode = watchEventDecoder({ omitManagedFields: options.omitManagedFields });
   }
 
   /** Decodes the frames `chunk` completes, appended to `events` (a new array by default). */
@@ -68,9 +68,9 @@ export class ProtobufWatchDecoder {
       const len = buf.readUInt32BE(at);
       if (len > this.#max) throw tooLarge(len);
       if (buf.length - at - 4 < len) break;
-      const frame = buf.subarray(at + 4, at + 4 + len);
-      at += 4 + len;
-      events.push(toEvent(frame, this.#options));
+      const start = at + 4;
+      at = start + len;
+      events.push(toEvent(this.#decode, buf, start, at));
     }
     // The unfinished frame is copied: the chunk's memory may be reused by the transport.
     if (at < buf.length) this.#keep(Buffer.from(buf.subarray(at)));
@@ -103,7 +103,7 @@ export class ProtobufWatchDecoder {
     const frame = Buffer.concat(this.#parts, total);
     this.#parts = [];
     this.#partBytes = 0;
-    events.push(toEvent(frame.subarray(4), this.#options));
+    events.push(toEvent(this.#decode, frame, 4, total));
     return at;
   }
 
@@ -151,15 +151,20 @@ function tooLarge(len: number): WatchDecodeError {
   );
 }
 
-function toEvent(frame: Buffer, options: DecodeOptions): WatchEvent {
+function toEvent(
+  decode: ReturnType<typeof watchEventDecoder>,
+  buf: Buffer,
+  start: number,
+  end: number,
+): WatchEvent {
   let event: { type: string; object: Record<string, unknown> };
   try {
-    event = decodeWatchEvent(frame, options);
+    event = decode(buf, start, end);
   } catch (cause) {
     const why = cause instanceof ProtobufError ? cause.message : String(cause);
     throw new WatchDecodeError(
       `the protobuf watch stream carried a frame that is not a watch event (${why}); watch again or relist`,
-      frame.subarray(0, 200).toString("hex"),
+      buf.subarray(start, Math.min(end, start + 200)).toString("hex"),
       { cause },
     );
   }
