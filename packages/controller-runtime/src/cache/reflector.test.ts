@@ -334,3 +334,29 @@ test("a server that ignores sendInitialEvents (never ends the initial events) ge
     await running;
   });
 });
+
+test("an object its ingest refuses in a streaming list ends the run with that error, as in a watch", async () => {
+  await withServer({}, async (_server, rest) => {
+    const ns = await newNamespace(rest, "refl");
+    for (const name of ["a", "bad", "c"]) await rest.create(CM, configMap(ns, name), { namespace: ns });
+    const sink = mapSink();
+    const refused = new Error("ingest refused bad");
+    const reflector = new Reflector(listWatcherFor(rest, kinds.ConfigMap, { namespace: ns }), sink, {
+      backoff: fastBackoff(),
+      watcher: { streamingList: true },
+      ingest: (o) => {
+        if (o.metadata?.name === "bad") throw refused;
+        return o as DeepReadonly<ConfigMap>;
+      },
+    });
+    const stop = new AbortController();
+    try {
+      await assert.rejects(reflector.run(stop.signal), (err) => err === refused);
+      // The list is applied whole or not at all.
+      assert.equal(sink.items.size, 0);
+      assert.equal(reflector.hasSynced(), false);
+    } finally {
+      stop.abort();
+    }
+  });
+});

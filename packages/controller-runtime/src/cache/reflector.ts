@@ -121,8 +121,16 @@ export class Reflector<T extends KubeObject> {
       backoff.reset();
       this.#applyWatch(events, count);
     };
+    // A streaming list's objects likewise, into the list being gathered (after `init`).
+    const deliverInitial = (events: readonly WatchEvent<T>[], count: number) => {
+      const ingest = this.#ingest;
+      const buffer = this.#buffer ?? [];
+      this.#buffer = buffer;
+      // Only ADDED events come here: their objects are T.
+      for (let i = 0; i < count; i++) buffer.push(ingest(events[i]!.object as T));
+    };
     const batches = withBatchBackoff(
-      watcherBatches(this.#lw, signal, this.#watcherOptions, deliver),
+      watcherBatches(this.#lw, signal, this.#watcherOptions, deliver, deliverInitial),
       backoff,
       signal,
     );

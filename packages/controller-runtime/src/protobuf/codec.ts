@@ -8,7 +8,7 @@ import { type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf
 import { parseGoDuration } from "../api/duration.js";
 import { goDuration, microTime, rfc3339 } from "./go-values.js";
 import { goFields, isGoList, message, messageOf } from "./schema.js";
-import { ProtobufError, Reader, Writer } from "./wire.js";
+import { ProtobufError, Reader, utf8, Writer } from "./wire.js";
 
 export { ProtobufError } from "./wire.js";
 
@@ -94,7 +94,10 @@ interface Plan {
   build: Builder | null | undefined;
 }
 
-type Builder = (values: unknown[], out: Obj) => void;
+type Builder = ((values: unknown[], out: Obj) => void) & {
+  /** A new empty plain object for this type, sized for its fields (see `builderOf`). */
+  make: () => Obj;
+};
 
 const EXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1";
 
@@ -360,14 +363,15 @@ function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, int
       else list.push(value);
     } else values[i] = value;
   }
-  const out: Obj = into ?? {};
-  if (!any) return out;
+  if (!any) return into ?? {};
   let build = plan.build;
   if (build === undefined) build = plan.build = builderOf(fields);
   if (build !== null) {
-    build(values, out);
-    return out;
+    const built = into ?? build.make();
+    build(values, built);
+    return built;
   }
+  const out: Obj = into ?? {};
   for (let i = 0; i < fields.length; i++) {
     const value = values[i];
     if (value === undefined) continue;
@@ -406,12 +410,20 @@ function builderOf(fields: readonly FieldPlan[]): Builder | null {
     lines.push(`v = values[${i}];`, `if (${conds.join(" && ")}) { ${store} }`);
   }
   try {
+    // `new Plain()`, a constructor of the type's own with Object's prototype (a plain object to
+    // every reader: prototype, constructor, inspection), rather than `{}`: V8 sizes a constructor's objects by the
+    // properties its first ones got, so they hold their fields in the object itself, where a
+    // literal's hold four and put the rest in a property array of their own, one more object to
+    // allocate and for the collector to copy (ObjectMeta's six or so fields, most of a Pod's).
     const make = new Function(
       "isZeroScalar",
       "setOwn",
-      `"use strict"; return function build(values, out) { let v; ${lines.join(" ")} };`,
-    ) as (isZero: typeof isZeroScalar, set: typeof setOwn) => Builder;
-    return make(isZeroScalar, setOwn);
+      "proto",
+      `"use strict"; function Plain() {} Plain.prototype = proto; ` +
+        `const build = function build(values, out) { let v; ${lines.join(" ")} }; ` +
+        `build.make = function make() { return new Plain(); }; return build;`,
+    ) as (isZero: typeof isZeroScalar, set: typeof setOwn, proto: object) => Builder;
+    return make(isZeroScalar, setOwn, Object.prototype);
   } catch {
     return null;
   }
@@ -449,6 +461,13 @@ function readFields(r: Reader, end: number, kinds: readonly Kind[]): unknown[] {
 }
 
 const TIME_FIELDS = [undefined, Kind.Int64, Kind.Int32] as Kind[];
+
+/**
+ * The last Time decoded and its text: objects listed or watched together were mostly written in
+ * the same second, and share one flat string instead of each keeping a concatenation of its own
+ * (two more objects for the young generation's collector to copy, per object stored).
+ */
+const lastTime = { seconds: Number.NaN, text: "" };
 const ONE_INT64 = [undefined, Kind.Int64] as Kind[];
 const ONE_STRING = [undefined, Kind.String] as Kind[];
 const INT_OR_STRING_FIELDS = [undefined, Kind.Int64, Kind.Int32, Kind.String] as Kind[];
@@ -462,7 +481,12 @@ function readSpecial(plan: Plan, r: Reader, end: number, ctx: DecodeContext): un
       // A zero time is an empty message, which Go writes as null.
       const [, seconds, nanos] = readFields(r, end, TIME_FIELDS) as [unknown, number?, number?];
       if (seconds === undefined) return null;
+      if (plan.special === Special.Time && seconds === lastTime.seconds) return lastTime.text;
       const text = plan.special === Special.Time ? rfc3339(seconds) : microTime(seconds, nanos ?? 0);
+      if (plan.special === Special.Time && text !== undefined) {
+        lastTime.seconds = seconds;
+        lastTime.text = text;
+      }
       if (text === undefined) throw new ProtobufError(`time out of range: ${seconds}s`);
       return text;
     }
@@ -540,7 +564,7 @@ function readSchemaUnion(plan: Plan, r: Reader, end: number, ctx: DecodeContext)
 function rawValue(raw: Buffer | undefined, ctx: DecodeContext): unknown {
   if (!raw || raw.length === 0) return undefined;
   if (raw.length >= 4 && raw[0] === 0x6b && raw[1] === 0x38 && raw[2] === 0x73 && raw[3] === 0) {
-    return decodeEnvelope(raw, "", "", { ...ctx, depth: ctx.depth + 1 });
+    return decodeEnvelope(raw, 0, raw.length, "", "", { ...ctx, depth: ctx.depth + 1 });
   }
   try {
     return ctx.parseJson(raw.toString("utf8"));
@@ -560,15 +584,51 @@ function contextOf(options: DecodeOptions): DecodeContext {
 const asBuffer = (b: Uint8Array): Buffer =>
   Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
+/** The last apiVersion and kind an envelope named. */
+const lastApiVersion = { text: "" };
+const lastKind = { text: "" };
+
+/**
+ * The string field at `r`, as `last.text` when it has the same characters (then nothing is
+ * allocated), else as a new string that becomes `last.text`. Every object of a list or watch
+ * names the same apiVersion and kind: stored objects share those strings rather than each keep
+ * copies for the young generation's collector to copy.
+ */
+function sharedString(r: Reader, last: { text: string }): string {
+  const end = r.delimited();
+  const start = r.pos;
+  r.pos = end;
+  const text = last.text;
+  const n = end - start;
+  if (n === text.length) {
+    const buf = r.buf;
+    let i = 0;
+    // ASCII only: a byte of a multi-byte character is no character of its own.
+    while (i < n && buf[start + i]! < 0x80 && buf[start + i] === text.charCodeAt(i)) i++;
+    if (i === n) return text;
+  }
+  const fresh = utf8(r.buf, start, end);
+  last.text = fresh;
+  return fresh;
+}
+
 /** `buf` is a Buffer already: converting every nested envelope cost 8% of a watch's decoding. */
-function decodeEnvelope(buf: Buffer, apiVersion: string, kind: string, ctx: DecodeContext): Obj {
+function decodeEnvelope(
+  buf: Buffer,
+  start: number,
+  end: number,
+  apiVersion: string,
+  kind: string,
+  ctx: DecodeContext,
+): Obj {
   if (ctx.depth > MAX_ENVELOPE_DEPTH) throw new ProtobufError("protobuf envelopes nested too deeply");
-  if (buf.length < 4 || buf[0] !== 0x6b || buf[1] !== 0x38 || buf[2] !== 0x73 || buf[3] !== 0) {
+  const s = start;
+  if (end - s < 4 || buf[s] !== 0x6b || buf[s + 1] !== 0x38 || buf[s + 2] !== 0x73 || buf[s + 3] !== 0) {
     throw new ProtobufError(
       "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]",
     );
   }
-  const r = new Reader(buf, 4, buf.length);
+  const r = new Reader(buf, s + 4, end);
   let rawStart = 0;
   let rawEnd = 0;
   let encoding = "";
@@ -580,8 +640,8 @@ function decodeEnvelope(buf: Buffer, apiVersion: string, kind: string, ctx: Deco
         const end = r.delimited();
         while (r.pos < end) {
           const t = r.uint32();
-          if (t === 0x0a) apiVersion = r.string() || apiVersion;
-          else if (t === 0x12) kind = r.string() || kind;
+          if (t === 0x0a) apiVersion = sharedString(r, lastApiVersion) || apiVersion;
+          else if (t === 0x12) kind = sharedString(r, lastKind) || kind;
           else r.skip(t & 7);
         }
         break;
@@ -601,9 +661,13 @@ function decodeEnvelope(buf: Buffer, apiVersion: string, kind: string, ctx: Deco
   if (encoding) throw new ProtobufError(`unsupported content encoding ${JSON.stringify(encoding)}`);
   const plan = planOfType(apiVersion, kind);
   if (!plan) throw new ProtobufError(`no kind "${kind}" is registered for version "${apiVersion}"`);
-  // kube's JSON has `apiVersion` and `kind` first; readers see the same order.
-  const out: Obj = { apiVersion, kind };
   if (plan.special !== Special.None) throw new ProtobufError(`${kind} is not an object kind`);
+  // kube's JSON has `apiVersion` and `kind` first; readers see the same order.
+  let build = plan.build;
+  if (build === undefined) build = plan.build = builderOf(plan.fields);
+  const out: Obj = build === null ? {} : build.make();
+  out.apiVersion = apiVersion;
+  out.kind = kind;
   return readMessage(plan, new Reader(buf, rawStart, rawEnd), rawEnd, ctx, out) as Obj;
 }
 
@@ -617,7 +681,8 @@ export function decodeProtobuf(
   expected: { apiVersion: string; kind: string } = { apiVersion: "", kind: "" },
   options: DecodeOptions = {},
 ): Obj {
-  return decodeEnvelope(asBuffer(body), expected.apiVersion, expected.kind, contextOf(options));
+  const buf = asBuffer(body);
+  return decodeEnvelope(buf, 0, buf.length, expected.apiVersion, expected.kind, contextOf(options));
 }
 
 /** A protobuf watch frame's payload (a raw WatchEvent): its type and decoded object. */
@@ -626,21 +691,41 @@ export function decodeWatchEvent(
   options: DecodeOptions = {},
 ): { type: string; object: Obj } {
   const buf = asBuffer(frame);
-  const r = new Reader(buf, 0, buf.length);
+  return readWatchEvent(buf, 0, buf.length, contextOf(options));
+}
+
+/**
+ * A decoder of the WatchEvents between `start` and `end` of a buffer, for a watch stream: one
+ * decoding context for all its frames, and no Buffer view made per frame or per object (each
+ * view a typed array for the young generation, two per event).
+ */
+export function watchEventDecoder(
+  options: DecodeOptions = {},
+): (buf: Buffer, start: number, end: number) => { type: string; object: Obj } {
+  const ctx = contextOf(options);
+  return (buf, start, end) => readWatchEvent(buf, start, end, ctx);
+}
+
+function readWatchEvent(
+  buf: Buffer,
+  start: number,
+  end: number,
+  ctx: DecodeContext,
+): { type: string; object: Obj } {
+  const r = new Reader(buf, start, end);
   let type = "";
   let object: Obj | undefined;
-  const ctx = contextOf(options);
   while (r.pos < r.end) {
     const tag = r.uint32();
     if (tag === 0x0a) type = r.string();
     else if (tag === 0x12) {
       // object: a RawExtension whose raw (1) is the object's envelope.
-      const end = r.delimited();
-      while (r.pos < end) {
+      const objEnd = r.delimited();
+      while (r.pos < objEnd) {
         const t = r.uint32();
         if (t === 0x0a) {
           const rawEnd = r.delimited();
-          object = decodeEnvelope(buf.subarray(r.pos, rawEnd), "", "", ctx);
+          object = decodeEnvelope(buf, r.pos, rawEnd, "", "", ctx);
           r.pos = rawEnd;
         } else r.skip(t & 7);
       }

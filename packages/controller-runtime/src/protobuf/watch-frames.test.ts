@@ -46,6 +46,23 @@ test("frames cut at every byte boundary decode to the same events", () => {
   }
 });
 
+test("frames fed in small chunks of a buffer the transport reuses decode to the same events", () => {
+  const whole = new ProtobufWatchDecoder().push(body);
+  for (const size of [1, 3, 7, 64]) {
+    const d = new ProtobufWatchDecoder();
+    const events = [];
+    // One chunk buffer, overwritten after each push as a socket's may be: the decoder copies.
+    const chunk = Buffer.alloc(size);
+    for (let at = 0; at < body.length; at += size) {
+      const n = body.copy(chunk, 0, at, Math.min(body.length, at + size));
+      events.push(...d.push(chunk.subarray(0, n)));
+      chunk.fill(0xff);
+    }
+    assert.deepEqual(events, whole, `chunks of ${size}`);
+    assert.equal(d.pendingBytes, 0);
+  }
+});
+
 test("the async form yields a batch per chunk that completed events; omitManagedFields skips them", async () => {
   async function* chunks() {
     yield body.subarray(0, 10);

@@ -6,7 +6,7 @@
 // that completed any (the contract of rest/watch.ts decodeWatchBatches, for NDJSON).
 import type { WatchEvent } from "../rest/watch.js";
 import { WatchDecodeError } from "../rest/errors.js";
-import { type DecodeOptions, decodeWatchEvent, ProtobufError } from "./codec.js";
+import { ProtobufError, watchEventDecoder } from "./codec.js";
 
 /** A switch, not a Set: the type is a fresh string each event, and a lookup would hash it. */
 function isEventType(type: string): boolean {
@@ -38,15 +38,20 @@ export interface ProtobufWatchOptions {
  */
 export class ProtobufWatchDecoder {
   readonly #max: number;
-  readonly #options: DecodeOptions;
-  /** Copies of an unfinished frame's bytes, from earlier chunks. */
-  #parts: Buffer[] = [];
-  #partBytes = 0;
+  readonly #decode: ReturnType<typeof watchEventDecoder>;
+  /**
+   * The bytes of an unfinished frame (its length first), copied from earlier chunks into one
+   * buffer kept for the next: kube-apiserver writes a watch in chunks of about 4 KiB, so one frame
+   * in four or so spans two, and copying each part, then joining them, cost three new Buffers each.
+   * Nothing decoded keeps a reference into it.
+   */
+  #pending: Buffer = Buffer.allocUnsafe(0);
+  #pendingBytes = 0;
   #decoded: WatchEvent[] = [];
 
   constructor(options: ProtobufWatchOptions = {}) {
     this.#max = options.maxEventBytes ?? MAX_EVENT_BYTES;
-    this.#options = { omitManagedFields: options.omitManagedFields };
+    this.#decode = watchEventDecoder({ omitManagedFields: options.omitManagedFields });
   }
 
   /** Decodes the frames `chunk` completes, appended to `events` (a new array by default). */
@@ -56,7 +61,7 @@ export class ProtobufWatchDecoder {
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     this.#decoded = events;
     let at = 0;
-    if (this.#parts.length > 0) {
+    if (this.#pendingBytes > 0) {
       // Complete the frame that earlier chunks began, copying only its own bytes.
       at = this.#completePending(buf, events);
       if (at < 0) {
@@ -68,42 +73,48 @@ export class ProtobufWatchDecoder {
       const len = buf.readUInt32BE(at);
       if (len > this.#max) throw tooLarge(len);
       if (buf.length - at - 4 < len) break;
-      const frame = buf.subarray(at + 4, at + 4 + len);
-      at += 4 + len;
-      events.push(toEvent(frame, this.#options));
+      const start = at + 4;
+      at = start + len;
+      events.push(toEvent(this.#decode, buf, start, at));
     }
     // The unfinished frame is copied: the chunk's memory may be reused by the transport.
-    if (at < buf.length) this.#keep(Buffer.from(buf.subarray(at)));
+    if (at < buf.length) this.#keep(buf, at, buf.length);
     this.#decoded = [];
     return events;
   }
 
-  #keep(part: Buffer): void {
-    this.#parts.push(part);
-    this.#partBytes += part.length;
+  #keep(buf: Buffer, from: number, to: number): void {
+    const have = this.#pendingBytes;
+    const need = have + (to - from);
+    if (need > this.#pending.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, 2 * this.#pending.length, 8192));
+      this.#pending.copy(grown, 0, 0, have);
+      this.#pending = grown;
+    }
+    buf.copy(this.#pending, have, from, to);
+    this.#pendingBytes = need;
   }
 
   /** Feeds the pending frame from `buf`; where `buf`'s own frames start, or -1 if it took all of it. */
   #completePending(buf: Buffer, events: WatchEvent[]): number {
     let at = 0;
-    if (this.#partBytes < 4) {
-      const take = Math.min(4 - this.#partBytes, buf.length);
-      this.#keep(Buffer.from(buf.subarray(0, take)));
+    if (this.#pendingBytes < 4) {
+      const take = Math.min(4 - this.#pendingBytes, buf.length);
+      this.#keep(buf, 0, take);
       at = take;
-      if (this.#partBytes < 4) return -1;
+      if (this.#pendingBytes < 4) return -1;
     }
-    const head = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
-    this.#parts = [head];
-    const total = 4 + head.readUInt32BE(0);
+    const total = 4 + this.#pending.readUInt32BE(0);
     if (total - 4 > this.#max) throw tooLarge(total - 4);
-    const take = Math.min(total - this.#partBytes, buf.length - at);
-    if (take > 0) this.#keep(Buffer.from(buf.subarray(at, at + take)));
+    const take = Math.min(total - this.#pendingBytes, buf.length - at);
+    if (take > 0) this.#keep(buf, at, at + take);
     at += take;
-    if (this.#partBytes < total) return -1;
-    const frame = Buffer.concat(this.#parts, total);
-    this.#parts = [];
-    this.#partBytes = 0;
-    events.push(toEvent(frame.subarray(4), this.#options));
+    if (this.#pendingBytes < total) return -1;
+    const frame = this.#pending;
+    this.#pendingBytes = 0;
+    // A large object's frame is not kept for the rest of the watch.
+    if (frame.length > 1 << 20) this.#pending = Buffer.allocUnsafe(0);
+    events.push(toEvent(this.#decode, frame, 4, total));
     return at;
   }
 
@@ -116,7 +127,7 @@ export class ProtobufWatchDecoder {
 
   /** Bytes of a frame cut off so far (dropped at the end, as client-go treats an unexpected EOF). */
   get pendingBytes(): number {
-    return this.#partBytes;
+    return this.#pendingBytes;
   }
 }
 
@@ -151,15 +162,20 @@ function tooLarge(len: number): WatchDecodeError {
   );
 }
 
-function toEvent(frame: Buffer, options: DecodeOptions): WatchEvent {
+function toEvent(
+  decode: ReturnType<typeof watchEventDecoder>,
+  buf: Buffer,
+  start: number,
+  end: number,
+): WatchEvent {
   let event: { type: string; object: Record<string, unknown> };
   try {
-    event = decodeWatchEvent(frame, options);
+    event = decode(buf, start, end);
   } catch (cause) {
     const why = cause instanceof ProtobufError ? cause.message : String(cause);
     throw new WatchDecodeError(
       `the protobuf watch stream carried a frame that is not a watch event (${why}); watch again or relist`,
-      frame.subarray(0, 200).toString("hex"),
+      buf.subarray(start, Math.min(end, start + 200)).toString("hex"),
       { cause },
     );
   }
