@@ -3,7 +3,7 @@
 // serve a watcher given to it; reads are counted in certwatcher_read_certificate_total.
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
-import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +30,28 @@ async function issue(into: string): Promise<string> {
   await writeFile(join(into, "tls.key.tmp"), pair.keyPem);
   await rename(join(into, "tls.key.tmp"), join(into, "tls.key"));
   await rename(join(into, "tls.crt.tmp"), join(into, "tls.crt"));
+  return pair.certPem;
+}
+
+let generation = 0;
+/**
+ * Writes a new serving pair into `into` as the kubelet updates a mounted Secret: both files in a
+ * new folder, `..data` pointed at it by one rename, `tls.crt` and `tls.key` links through `..data`.
+ * The pair changes at once, so no read can see a new key beside an old certificate (the renames
+ * of {@link issue} leave a moment between the two, and a read then is rightly an error).
+ */
+async function issueAtOnce(into: string): Promise<string> {
+  const pair = await ca.issueServing({ dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"] });
+  const folder = `..${++generation}`;
+  await mkdir(join(into, folder));
+  await writeFile(join(into, folder, "tls.crt"), pair.certPem);
+  await writeFile(join(into, folder, "tls.key"), pair.keyPem);
+  await symlink(folder, join(into, "..data_tmp"));
+  await rename(join(into, "..data_tmp"), join(into, "..data"));
+  for (const f of ["tls.crt", "tls.key"])
+    await symlink(join("..data", f), join(into, f)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== "EEXIST") throw err;
+    });
   return pair.certPem;
 }
 
@@ -63,7 +85,7 @@ function serialOf(pem: string): string {
 
 test("the metrics server follows its certDir: a rotated certificate is served without a restart", async () => {
   const certDir = await mkdtemp(join(dir, "metrics-"));
-  const first = await issue(certDir);
+  const first = await issueAtOnce(certDir);
   const registry = newMetricsRegistry();
   const server = newMetricsServer({
     bindAddress: "127.0.0.1:0",
@@ -78,7 +100,7 @@ test("the metrics server follows its certDir: a rotated certificate is served wi
     const { port } = (await server.listening())!;
     assert.equal((await servedSerial(port)).toUpperCase(), serialOf(first).toUpperCase());
     await assert.rejects(servedSerial(port, "TLSv1.2"), "tlsOpts.minVersion holds");
-    const second = await issue(certDir);
+    const second = await issueAtOnce(certDir);
     await eventually(
       "the rotated certificate served",
       async () => (await servedSerial(port)).toUpperCase() === serialOf(second).toUpperCase(),
