@@ -66,6 +66,11 @@ function normalizer() {
     return versions.get(v);
   };
   const walk = (v: unknown, key = ""): unknown => {
+    // kube orders managedFields by operation, then the second of each entry's time, then manager,
+    // apiVersion and subresource: with times replaced, entries written in different seconds on
+    // one server and in the same second on the other must not compare by order.
+    if (key === "managedFields" && Array.isArray(v))
+      return v.map((x) => walk(x)).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
     if (Array.isArray(v)) return v.map((x) => walk(x));
     if (v && typeof v === "object") {
       const out: Record<string, unknown> = {};
