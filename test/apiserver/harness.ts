@@ -139,6 +139,21 @@ export class Api {
   get(path: string, opts?: CallOptions) {
     return this.call("GET", path, undefined, opts);
   }
+
+  /** A GET's status, media type and raw bytes (protobuf answers are not text). */
+  async getBytes(path: string, accept: string): Promise<{ status: number; type: string; bytes: Buffer }> {
+    const headers: Record<string, string> = { accept };
+    if (this.target.token) headers.authorization = `Bearer ${this.target.token}`;
+    const res = await fetch(`${this.target.url}${path}`, {
+      headers,
+      dispatcher: this.target.agent,
+    } as unknown as RequestInit);
+    return {
+      status: res.status,
+      type: res.headers.get("content-type") ?? "",
+      bytes: Buffer.from(await res.arrayBuffer()),
+    };
+  }
   post(path: string, body: unknown, opts?: CallOptions) {
     return this.call("POST", path, body, opts);
   }

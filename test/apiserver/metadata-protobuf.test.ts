@@ -26,24 +26,9 @@ before(async () => {
 });
 after(() => target.close());
 
-/** A GET's status, media type and raw bytes. */
-async function getBytes(path: string, accept: string) {
-  const headers: Record<string, string> = { accept };
-  if (target.token) headers.authorization = `Bearer ${target.token}`;
-  const res = await fetch(`${target.url}${path}`, {
-    headers,
-    dispatcher: target.agent,
-  } as unknown as RequestInit);
-  return {
-    status: res.status,
-    type: res.headers.get("content-type") ?? "",
-    bytes: Buffer.from(await res.arrayBuffer()),
-  };
-}
-
 /** The decoded protobuf answer to `path`, after checking it is protobuf. */
 async function protobuf(path: string, accept: string) {
-  const r = await getBytes(path, accept);
+  const r = await api.getBytes(path, accept);
   assert.equal(r.type, PROTOBUF, `${path} ${accept}: ${r.bytes.toString().slice(0, 200)}`);
   // biome-ignore lint/suspicious/noExplicitAny: test assertions walk arbitrary JSON
   const body: any = decodeProtobuf(r.bytes, { apiVersion: "", kind: "" });
@@ -186,7 +171,7 @@ describe("PartialObjectMetadata in protobuf", () => {
       );
       // A client preferring protobuf gets JSON objects; asking only for protobuf is a 406, whose
       // Status is itself written in protobuf.
-      const preferred = await getBytes(`${path}/g1`, `${PROTOBUF}, application/json`);
+      const preferred = await api.getBytes(`${path}/g1`, `${PROTOBUF}, application/json`);
       assert.equal(preferred.type, "application/json");
       const refused = await protobuf(`${path}/g1`, PROTOBUF);
       assert.equal(refused.status, 406);
@@ -205,11 +190,11 @@ describe("kube's negotiation, clause by clause", () => {
     const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
     await api.post(path, deployment("meta-order"));
     // A Table has no protobuf form: the next clause is taken.
-    const table = await getBytes(`${path}/meta-order`, `${PROTOBUF}${meta("Table")}, application/json`);
+    const table = await api.getBytes(`${path}/meta-order`, `${PROTOBUF}${meta("Table")}, application/json`);
     assert.equal(table.type, "application/json");
     assert.equal(JSON.parse(table.bytes.toString()).kind, "Deployment");
     // A higher q comes first, whatever the order.
-    const q = await getBytes(
+    const q = await api.getBytes(
       `${path}/meta-order`,
       `application/json;q=0.5, ${PROTOBUF}${meta("PartialObjectMetadata")}`,
     );
@@ -266,11 +251,11 @@ describe("kube's negotiation, clause by clause", () => {
       assert.equal(r.body.reason, "NotFound");
     }
     // A Status is no PartialObjectMetadata: the plain JSON clause serves it.
-    const json = await getBytes(missing, METADATA_CLIENT);
+    const json = await api.getBytes(missing, METADATA_CLIENT);
     assert.equal(json.type, "application/json");
     assert.ok(json.bytes.toString().startsWith('{"kind":"Status"'));
     // Nothing serves it: json.MarshalIndent's output.
-    const raw = await getBytes(missing, `${PROTOBUF}${meta("PartialObjectMetadata")}`);
+    const raw = await api.getBytes(missing, `${PROTOBUF}${meta("PartialObjectMetadata")}`);
     assert.equal(raw.status, 404);
     assert.ok(raw.bytes.toString().startsWith('{\n  "kind": "Status",'));
     // Refused before any resource is found: an unknown resource's 404 too.

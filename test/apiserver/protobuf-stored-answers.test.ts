@@ -28,17 +28,11 @@ before(async () => {
 });
 after(() => target.close());
 
-/** A GET's media type and raw bytes. */
+/** A GET's media type and raw bytes, checked to be an answer. */
 async function getBytes(path: string, accept: string) {
-  const headers: Record<string, string> = { accept };
-  if (target.token) headers.authorization = `Bearer ${target.token}`;
-  const res = await fetch(`${target.url}${path}`, {
-    headers,
-    dispatcher: target.agent,
-  } as unknown as RequestInit);
-  const bytes = Buffer.from(await res.arrayBuffer());
-  assert.equal(res.status, 200, `${path}: ${bytes.toString().slice(0, 300)}`);
-  return { type: res.headers.get("content-type") ?? "", bytes };
+  const r = await api.getBytes(path, accept);
+  assert.equal(r.status, 200, `${path}: ${r.bytes.toString().slice(0, 300)}`);
+  return r;
 }
 
 /** The protobuf answer to `path`, checked to be protobuf; decoded, with its bytes. */

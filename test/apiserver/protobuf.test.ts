@@ -249,21 +249,6 @@ test("protobuf that is not a kube object is a 400 Status, never a crash", async 
   assert.equal((await api.get("/readyz")).status, 200);
 });
 
-/** A GET's status, media type and raw bytes. */
-async function getBytes(path: string, accept: string) {
-  const headers: Record<string, string> = { accept };
-  if (target.token) headers.authorization = `Bearer ${target.token}`;
-  const res = await fetch(`${target.url}${path}`, {
-    headers,
-    dispatcher: target.agent,
-  } as unknown as RequestInit);
-  return {
-    status: res.status,
-    type: res.headers.get("content-type") ?? "",
-    bytes: Buffer.from(await res.arrayBuffer()),
-  };
-}
-
 const PREFERS_PROTOBUF = "application/vnd.kubernetes.protobuf, */*";
 
 test("a client that prefers protobuf is answered in protobuf, which reads as the JSON answer", async () => {
@@ -285,7 +270,7 @@ test("a client that prefers protobuf is answered in protobuf, which reads as the
     "/api/v1/namespaces/default/services/kubernetes",
     `${secrets}/no-such-secret`,
   ]) {
-    const pb = await getBytes(path, PREFERS_PROTOBUF);
+    const pb = await api.getBytes(path, PREFERS_PROTOBUF);
     const json = await api.get(path);
     assert.equal(pb.status, json.status, path);
     assert.equal(pb.type, PROTOBUF, path);
@@ -293,7 +278,7 @@ test("a client that prefers protobuf is answered in protobuf, which reads as the
     assert.deepEqual(decoded, json.body, path);
   }
   // JSON first, or a custom resource: JSON.
-  const jsonFirst = await getBytes(deployments, "application/json, application/vnd.kubernetes.protobuf");
+  const jsonFirst = await api.getBytes(deployments, "application/json, application/vnd.kubernetes.protobuf");
   assert.equal(jsonFirst.type, "application/json");
 });
 
