@@ -18,9 +18,12 @@
 //   process allocated per object (what its GC works through; objects already collected count).
 // `npx tsx bench/controller.ts`, or `npm run bench -- controller`. CONTROLLER_BENCH_BURST sets the
 // burst; CONTROLLER_BENCH_PREBURST reconciles that many objects more before it (the JIT settled);
-// BENCH_PROFILE_DIR, BENCH_ALLOC_PROFILE_DIR and BENCH_PERF_FILE profile the burst.
+// BENCH_PROFILE_DIR, BENCH_ALLOC_PROFILE_DIR and BENCH_PERF_FILE profile the burst;
+// BENCH_MARKS=1 prints a line on stdout where the burst starts and ends, to cut the output of
+// `--trace-opt --trace-deopt --trace-gc` (run one side: BENCH_CONTROLLER_SIDE=ours);
+// BENCH_PERF_FREQ sets perf's sampling rate (1999 Hz).
 import { spawn } from "node:child_process";
-import { performance } from "node:perf_hooks";
+import { constants as perfConstants, PerformanceObserver, performance } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import type { V1ConfigMap } from "@kubernetes/client-node";
@@ -214,6 +217,27 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/**
+ * Counts this process's garbage collections from now; the returned function stops and resolves to
+ * the counts (entries arrive after the GC, so it lets the observer catch up first).
+ */
+function countGCs(): () => Promise<{ scavenges: number; markCompacts: number }> {
+  const counts = { scavenges: 0, markCompacts: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = ((e as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) counts.scavenges++;
+      else if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) counts.markCompacts++;
+    }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  return async () => {
+    await new Promise((r) => setImmediate(r));
+    observer.disconnect();
+    return counts;
+  };
+}
+
 function cpuMs(since: NodeJS.CpuUsage): number {
   const u = process.cpuUsage(since);
   return (u.user + u.system) / 1000;
@@ -229,6 +253,9 @@ interface SideResult {
   burstCpuMs: number;
   /** This process's CPU in a second burst of the same size, the JIT settled by the first. */
   againCpuMs: number;
+  /** Garbage collections during the first burst: young generation (scavenges), full (mark-compacts). */
+  burstScavenges: number;
+  burstMarkCompacts: number;
   /** Time the event loop was busy (not waiting for I/O) during the burst. */
   burstBusyMs: number;
   loadCpuMs: number;
@@ -286,7 +313,7 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
           [
             "record",
             "-F",
-            "1999",
+            process.env.BENCH_PERF_FREQ ?? "1999",
             "-g",
             "-p",
             String(process.pid),
@@ -300,6 +327,8 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
       : undefined;
     // perf needs a moment to attach; a diagnostic run only.
     if (perf) await new Promise((r) => setTimeout(r, 500));
+    const gcs = countGCs();
+    if (process.env.BENCH_MARKS) process.stdout.write("=== burst start\n");
     const cpu0 = process.cpuUsage();
     const elu0 = performance.eventLoopUtilization();
     const server0 = await server.cpuMs();
@@ -309,6 +338,8 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
     await tracker.until("burst", BURST);
     const burstCpuMs = cpuMs(cpu0);
     const burstBusyMs = performance.eventLoopUtilization(elu0).active;
+    if (process.env.BENCH_MARKS) process.stdout.write("=== burst end\n");
+    const { scavenges: burstScavenges, markCompacts: burstMarkCompacts } = await gcs();
     const serverCpuMs = (await server.cpuMs()) - server0;
     await stopProfile?.();
     if (perf) {
@@ -349,6 +380,8 @@ async function measure(factory: ControllerFactory): Promise<SideResult> {
       reconcilesPerSec: (BURST / allReconciledMs) * 1000,
       burstCpuMs,
       againCpuMs,
+      burstScavenges,
+      burstMarkCompacts,
       burstBusyMs,
       loadCpuMs: sent.cpuMs,
       serverCpuMs,
@@ -475,6 +508,15 @@ export async function run(): Promise<BenchRow[]> {
     () => "a second burst of the same size, after the first",
     (r) => (r.againCpuMs / BURST) * 1000,
     true,
+  );
+  pair(
+    `burst ${n}: garbage collections per 1 000 objects`,
+    "",
+    (r) => ((r.burstScavenges + r.burstMarkCompacts) / BURST) * 1000,
+    "lower",
+    (r) =>
+      `scavenges ${((r.burstScavenges / BURST) * 1000).toFixed(1)}, mark-compacts ${((r.burstMarkCompacts / BURST) * 1000).toFixed(2)}`,
+    (r) => ((r.burstScavenges + r.burstMarkCompacts) / BURST) * 1000,
   );
   pair(
     `burst ${n}: controller event loop busy per object`,

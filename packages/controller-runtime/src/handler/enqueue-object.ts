@@ -10,11 +10,17 @@ import { createPriority, type EventHandler, updatePriority } from "./event-handl
  */
 export function enqueueRequestForObject<T extends KubeObject = KubeObject>(): EventHandler<T, Request> {
   return {
+    // Options only when there is a priority to give: every event comes here, and an options
+    // object each is one more allocation and the queue's slower path.
     create(e, q) {
-      q.add(requestOf(e.object), { priority: createPriority(e) });
+      const priority = createPriority(e);
+      if (priority === undefined) q.add(requestOf(e.object));
+      else q.add(requestOf(e.object), { priority });
     },
     update(e, q) {
-      q.add(requestOf(e.objectNew), { priority: updatePriority(e) });
+      const priority = updatePriority(e);
+      if (priority === undefined) q.add(requestOf(e.objectNew));
+      else q.add(requestOf(e.objectNew), { priority });
     },
     delete(e, q) {
       q.add(requestOf(e.object));
