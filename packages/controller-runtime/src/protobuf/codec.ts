@@ -73,6 +73,8 @@ interface FieldPlan {
   lengthBytes: number;
   /** The same for a map's message values, inside their entries. */
   valueLengthBytes: number;
+  /** The plan of `message`, once decoding needed it (a field read, where planOf is a lookup). */
+  messagePlan: Plan | undefined;
 }
 
 interface Plan {
@@ -222,6 +224,7 @@ function fieldPlan(field: DescField): FieldPlan {
         msg.typeName === "k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime"),
     lengthBytes: 1,
     valueLengthBytes: 1,
+    messagePlan: undefined,
   };
 }
 
@@ -249,6 +252,13 @@ function planOf(desc: DescMessage): Plan {
     build: undefined,
   };
   plans.set(desc, plan);
+  return plan;
+}
+
+/** The plan of a message field's type, kept on the field. */
+function messagePlanOf(f: FieldPlan): Plan {
+  let plan = f.messagePlan;
+  if (plan === undefined) plan = f.messagePlan = planOf(f.message!);
   return plan;
 }
 
@@ -335,7 +345,7 @@ function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, int
         else if (t >>> 3 === 2) {
           value =
             f.valueKind === Kind.Message
-              ? readMessage(planOf(f.message!), r, r.delimited(), ctx)
+              ? readMessage(messagePlanOf(f), r, r.delimited(), ctx)
               : readScalar(r, f.valueKind);
         } else r.skip(t & 7);
       }
@@ -347,7 +357,7 @@ function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, int
     let value: unknown;
     if (f.kind === Kind.Message) {
       const msgEnd = r.delimited();
-      value = readMessage(planOf(f.message!), r, msgEnd, ctx);
+      value = readMessage(messagePlanOf(f), r, msgEnd, ctx);
       r.pos = msgEnd;
     } else if (f.repeated && (tag & 7) === 2 && f.kind !== Kind.String && f.kind !== Kind.Bytes) {
       // A packed run of varints (proto3 writers; kube's own proto2 writes them one by one).
