@@ -77,18 +77,11 @@ export class Queue<K extends string> implements PriorityQueue<K> {
     // The plain add (every event handler's) in a few bytes of its own, the options apart: V8
     // optimizes a function after a number of calls that grows with its size, and this one runs
     // for every event from the first.
-    if (options !== undefined) {
-      this.#addWith(key, options);
-      return;
-    }
+    if (options !== undefined) return this.#addWith(key, options);
     if (this.#shuttingDown) return;
     const e = this.#entryOf(key);
-    if (e.state === EntryState.None) {
-      e.priority = 0;
-      e.seq = this.#seq++;
-      this.#makeReady(e);
-      this.#dispatch();
-    } else this.#queueAgain(e, 0, 0);
+    if (e.state === EntryState.None) this.#queueNew(e, 0);
+    else this.#queueAgain(e, 0, 0);
   }
 
   #addWith(key: K, options: AddOptions): void {
@@ -114,14 +107,11 @@ export class Queue<K extends string> implements PriorityQueue<K> {
     const e = this.#entryOf(key);
     if (e.state === EntryState.None) {
       // Not queued (new, or only processing): queue it as given.
-      e.priority = priority;
-      e.seq = this.#seq++;
       if (after > 0) {
+        e.priority = priority;
+        e.seq = this.#seq++;
         this.#delay(e, this.#clock.now() + after);
-      } else {
-        this.#makeReady(e);
-        this.#dispatch();
-      }
+      } else this.#queueNew(e, priority);
       return;
     }
     this.#queueAgain(e, priority, after);
@@ -131,13 +121,22 @@ export class Queue<K extends string> implements PriorityQueue<K> {
   #entryOf(key: K): Entry<K> {
     const entries = this.#entries;
     const h = entries.hash(key);
-    let e = entries.get(key, h);
-    if (e === undefined) {
-      e = this.#pool.pop() ?? new Entry<K>(key);
-      e.key = key;
-      entries.insert(e, h);
-    }
+    return entries.get(key, h) ?? this.#newEntry(key, h);
+  }
+
+  #newEntry(key: K, h: number): Entry<K> {
+    const e = this.#pool.pop() ?? new Entry<K>(key);
+    e.key = key;
+    this.#entries.insert(e, h);
     return e;
+  }
+
+  /** Queues a key not queued (new, or only processing) at `priority`, ready now. */
+  #queueNew(e: Entry<K>, priority: number): void {
+    e.priority = priority;
+    e.seq = this.#seq++;
+    this.#makeReady(e);
+    this.#dispatch();
   }
 
   /** An add of a key already queued (ready, delayed or parked): a higher priority, an earlier time. */
@@ -176,23 +175,27 @@ export class Queue<K extends string> implements PriorityQueue<K> {
   }
 
   get(options?: { signal?: AbortSignal }): Promise<GetResult<K>> {
-    const signal = options?.signal;
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    const now = this.tryGet();
-    if (now !== undefined) return Promise.resolve(now);
-    return this.#waiters.wait(signal);
+    const signal = options === undefined ? undefined : options.signal;
+    if (signal !== undefined && signal.aborted) return Promise.reject(signal.reason);
+    const item = this.tryGet();
+    return item !== undefined ? Promise.resolve(item) : this.#waiters.wait(signal);
   }
 
   tryGet(): GetResult<K> | undefined {
-    // A late timer must not hold back a key whose deadline has passed; keys it frees go to earlier
-    // waiters first, so that callers are served in order.
-    if (this.#delayed.size > 0 && this.#promoteDue()) {
-      this.#armTimer();
-      this.#dispatch();
-    }
+    if (this.#delayed.size > 0) this.#serveDue();
     const e = this.#ready.shift(this.#now);
     if (e !== undefined) return this.#handOut(e);
     return this.#shuttingDown ? shutdownResult : undefined;
+  }
+
+  /**
+   * A late timer must not hold back a key whose deadline has passed; keys it frees go to earlier
+   * waiters first, so that callers are served in order.
+   */
+  #serveDue(): void {
+    if (!this.#promoteDue()) return;
+    this.#armTimer();
+    this.#dispatch();
   }
 
   done(key: K): void {
@@ -317,10 +320,11 @@ export class Queue<K extends string> implements PriorityQueue<K> {
 
   /** Serves waiting `get`s, in call order, while keys are ready. */
   #dispatch(): void {
-    while (this.#ready.size > 0) {
+    const ready = this.#ready;
+    while (ready.size > 0) {
       const resolve = this.#waiters.shift();
       if (resolve === undefined) return;
-      resolve(this.#handOut(this.#ready.shift(this.#now)!));
+      resolve(this.#handOut(ready.shift(this.#now)!));
     }
   }
 
