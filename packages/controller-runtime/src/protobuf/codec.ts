@@ -507,7 +507,11 @@ function readTime(special: Special, r: Reader, end: number): string | null {
   // A zero time is an empty message, which Go writes as null.
   if (seconds === undefined) return null;
   if (special !== Special.Time) return microTimeText(seconds, nanos);
-  if (seconds === lastTime.seconds) return lastTime.text;
+  return seconds === lastTime.seconds ? lastTime.text : timeText(seconds);
+}
+
+/** A Time's text, of another second than the last one decoded. */
+function timeText(seconds: number): string {
   const text = rfc3339(seconds);
   if (text === undefined) throw new ProtobufError(`time out of range: ${seconds}s`);
   lastTime.seconds = seconds;
