@@ -104,25 +104,23 @@ export class Reader {
     return this.buf.subarray(start, end);
   }
 
+  /**
+   * Skips a field of `wireType`. Length-delimited and varint fields first, in few bytes: the
+   * decoder skips fields it does not read (managedFields, unknown ones) on every object.
+   */
   skip(wireType: number): void {
-    switch (wireType) {
-      case 0:
-        while (this.buf[this.pos++]! >= 0x80);
-        break;
-      case 1:
-        this.pos += 8;
-        break;
-      case 2:
-        this.pos = this.delimited();
-        break;
-      case 5:
-        this.pos += 4;
-        break;
-      default:
-        throw new ProtobufError(`unsupported wire type ${wireType}`);
-    }
+    if (wireType === 2) this.pos = this.delimited();
+    else if (wireType === 0) while (this.buf[this.pos++]! >= 0x80);
+    else this.pos += fixedSize(wireType);
     if (this.pos > this.end) throw truncated();
   }
+}
+
+/** The bytes of a fixed-size field (wire type 1: 8, 5: 4); any other wire type is refused. */
+function fixedSize(wireType: number): number {
+  if (wireType === 1) return 8;
+  if (wireType === 5) return 4;
+  throw new ProtobufError(`unsupported wire type ${wireType}`);
 }
 
 function truncated(): ProtobufError {
