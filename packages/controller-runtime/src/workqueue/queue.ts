@@ -77,7 +77,10 @@ export class Queue<K extends string> implements PriorityQueue<K> {
     // The plain add (every event handler's) in a few bytes of its own, the options apart: V8
     // optimizes a function after a number of calls that grows with its size, and this one runs
     // for every event from the first.
-    if (options !== undefined) return this.#addWith(key, options);
+    if (options !== undefined) {
+      this.#addWith(key, options);
+      return;
+    }
     if (this.#shuttingDown) return;
     const e = this.#entryOf(key);
     if (e.state === EntryState.None) this.#queueNew(e, 0);
@@ -175,8 +178,8 @@ export class Queue<K extends string> implements PriorityQueue<K> {
   }
 
   get(options?: { signal?: AbortSignal }): Promise<GetResult<K>> {
-    const signal = options === undefined ? undefined : options.signal;
-    if (signal !== undefined && signal.aborted) return Promise.reject(signal.reason);
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const item = this.tryGet();
     return item !== undefined ? Promise.resolve(item) : this.#waiters.wait(signal);
   }
