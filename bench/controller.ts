@@ -8,7 +8,8 @@
 // rounds, order rotated; medians with min–max.
 // - burst: 10 000 creates of 1 KiB ConfigMaps from 8 keep-alive REST clients in a load-generator
 //   child process, as fast as the server takes them; the time from the first create until every
-//   object has been reconciled once, reconciles/s, and this process's CPU (the controller's alone);
+//   object has been reconciled once, reconciles/s, this process's CPU (the controller's alone) and
+//   its garbage collections (scavenges, mark-compacts) during it;
 // - the burst again, in another namespace: this process's CPU with the JIT settled by the first;
 // - steady: 1 000 creates/s for 5 s (open loop, from the controller's process, so both ends of
 //   the latency are read on one clock); p50/p99 from the moment each create is sent to the start
@@ -21,7 +22,10 @@
 // BENCH_PROFILE_DIR, BENCH_ALLOC_PROFILE_DIR and BENCH_PERF_FILE profile the burst;
 // BENCH_MARKS=1 prints a line on stdout where the burst starts and ends, to cut the output of
 // `--trace-opt --trace-deopt --trace-gc` (run one side: BENCH_CONTROLLER_SIDE=ours);
-// BENCH_PERF_FREQ sets perf's sampling rate (1999 Hz).
+// BENCH_PERF_FREQ sets perf's sampling rate (1999 Hz). Flags for one side's process go on node's
+// command line, not in NODE_OPTIONS under npx (npm sets that from .npmrc):
+// `NODE_OPTIONS=--conditions=cr-source BENCH_CONTROLLER_SIDE=ours node --perf-basic-prof --import tsx bench/controller.ts`.
+// Neither side is given V8 or GC flags: they are the user's to choose, not the library's.
 import { spawn } from "node:child_process";
 import { constants as perfConstants, PerformanceObserver, performance } from "node:perf_hooks";
 import { Writable } from "node:stream";
