@@ -2,15 +2,15 @@
 // client): request bodies read with the server's depth-bounded JSON parser for embedded objects,
 // JSON watch lines turned into protobuf frames, and answers of stored objects: each stored
 // object's message is encoded once, on its first protobuf read, and kept with it (the library's
-// frozenMessageText), so that lists, watches and gets of it copy bytes, as JSON answers copy the
+// frozenMessageText), its long strings the object's own, so that lists, watches and gets of it copy bytes, as JSON answers copy the
 // JSON text kept at write (issue 43).
 import {
   decodeProtobuf as decode,
   encodeList,
   encodeWatchFrame,
-  envelopeTextOfMessage,
+  frozenEnvelopeText,
   frozenFrameText,
-  frozenMessageText,
+  frozenMessageParts,
 } from "controller-runtime/protobuf";
 import { parseJsonBounded } from "../nesting.js";
 import type { Obj } from "../storage/index.js";
@@ -66,12 +66,12 @@ export function storedFrameText(
 
 /**
  * The PartialObjectMetadata message of a stored object's metadata (kept by the metadata, which
- * is frozen with its object). Fields go by number: a custom resource's metadata, stored in
- * sorted key order, encodes as a built-in's.
+ * is frozen with its object), in parts (see frozenMessageParts). Fields go by number: a custom
+ * resource's metadata, stored in sorted key order, encodes as a built-in's.
  */
-function metadataMessage(metaApiVersion: string, metadata: unknown): string | undefined {
+function metadataMessage(metaApiVersion: string, metadata: unknown): string | readonly string[] | undefined {
   if (metadata === null || typeof metadata !== "object") return undefined;
-  return frozenMessageText(metaApiVersion, "PartialObjectMetadata", { metadata }, metadata);
+  return frozenMessageParts(metaApiVersion, "PartialObjectMetadata", { metadata }, metadata);
 }
 
 /** A metadata-only watch event's frame of a stored object (as {@link storedFrameText}). */
@@ -88,10 +88,9 @@ export function storedMetadataFrameText(type: string, metaApiVersion: string, ob
  * message for it.
  */
 export function storedMetadataText(metaApiVersion: string, obj: Obj): string | undefined {
-  const message = metadataMessage(metaApiVersion, obj.metadata);
-  return message === undefined
-    ? undefined
-    : envelopeTextOfMessage(metaApiVersion, "PartialObjectMetadata", message);
+  const metadata = obj.metadata;
+  if (metadata === null || typeof metadata !== "object") return undefined;
+  return frozenEnvelopeText(metaApiVersion, "PartialObjectMetadata", { metadata }, metadata);
 }
 
 /** A PartialObjectMetadataList of stored objects in protobuf, their kept metadata messages copied. */
@@ -100,7 +99,7 @@ export function storedMetadataListBytes(
   metadata: Obj,
   objects: readonly Obj[],
 ): Buffer | undefined {
-  const messages: string[] = new Array(objects.length);
+  const messages: (string | readonly string[])[] = new Array(objects.length);
   for (let i = 0; i < objects.length; i++) {
     const message = metadataMessage(metaApiVersion, objects[i]!.metadata);
     if (message === undefined) return undefined;
@@ -114,8 +113,7 @@ export function storedMetadataListBytes(
  * message for it.
  */
 export function storedObjectText(apiVersion: string, kind: string, obj: Obj): string | undefined {
-  const message = frozenMessageText(apiVersion, kind, obj);
-  return message === undefined ? undefined : envelopeTextOfMessage(apiVersion, kind, message);
+  return frozenEnvelopeText(apiVersion, kind, obj);
 }
 
 /**
@@ -129,9 +127,9 @@ export function storedListBytes(
   metadata: Obj,
   objects: readonly Obj[],
 ): Buffer | undefined {
-  const messages: string[] = new Array(objects.length);
+  const messages: (string | readonly string[])[] = new Array(objects.length);
   for (let i = 0; i < objects.length; i++) {
-    const message = frozenMessageText(apiVersion, kind, objects[i]!);
+    const message = frozenMessageParts(apiVersion, kind, objects[i]!);
     if (message === undefined) return undefined;
     messages[i] = message;
   }
