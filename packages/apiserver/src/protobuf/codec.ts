@@ -11,9 +11,15 @@ import {
   frozenEnvelopeText,
   frozenFrameText,
   frozenMessageParts,
+  type KeptFrame,
+  keptEnvelopeText,
+  keptFrameBytes,
+  keptFrameOf,
+  keptFrameText,
+  keptMessageParts,
 } from "controller-runtime/protobuf";
 import { parseJsonBounded } from "../nesting.js";
-import type { Obj } from "../storage/index.js";
+import { keepEncoding, keptEncoding, type Obj, type StoredObject } from "../storage/index.js";
 
 export {
   encodeList,
@@ -43,6 +49,23 @@ export function protobufWatchFrame(): (line: string) => Buffer {
   };
 }
 
+/**
+ * The ADDED frame of a stored object as `kind` in `apiVersion` when that is its own type,
+ * encoded on its first protobuf read and kept with it (storage/kept-encoding.ts); undefined for
+ * another type (answered from the library's cache by object, frozenFrameText and the like) or
+ * when kube has no message for it.
+ */
+function ownFrame(stored: StoredObject, apiVersion: string, kind: string): KeptFrame | undefined {
+  const obj = stored.obj;
+  if (obj.kind !== kind || obj.apiVersion !== apiVersion) return undefined;
+  const kept = keptEncoding(stored) as KeptFrame | undefined;
+  if (kept !== undefined) return kept;
+  const frame = keptFrameOf(apiVersion, kind, obj);
+  // Not kept (a copy of a stored object, or the budget spent): encoded again on the next read.
+  if (frame !== undefined) keepEncoding(stored, frame, keptFrameBytes(frame));
+  return frame;
+}
+
 /** Frames past this size would not start with a zero byte (see {@link storedFrameText}). */
 const MAX_NATIVE_FRAME = 0xffffff;
 
@@ -57,9 +80,13 @@ export function storedFrameText(
   type: string,
   apiVersion: string,
   kind: string,
-  obj: Obj,
+  stored: StoredObject,
 ): string | undefined {
-  const frame = frozenFrameText(type, apiVersion, kind, obj);
+  const own = ownFrame(stored, apiVersion, kind);
+  const frame =
+    own !== undefined
+      ? keptFrameText(own, type, apiVersion, kind)
+      : frozenFrameText(type, apiVersion, kind, stored.obj);
   if (frame === undefined || frame.length - 4 > MAX_NATIVE_FRAME) return undefined;
   return frame;
 }
@@ -112,8 +139,9 @@ export function storedMetadataListBytes(
  * A stored object's answer in protobuf (its envelope), as latin1 text; undefined when kube has no
  * message for it.
  */
-export function storedObjectText(apiVersion: string, kind: string, obj: Obj): string | undefined {
-  return frozenEnvelopeText(apiVersion, kind, obj);
+export function storedObjectText(apiVersion: string, kind: string, stored: StoredObject): string | undefined {
+  const own = ownFrame(stored, apiVersion, kind);
+  return own !== undefined ? keptEnvelopeText(own) : frozenEnvelopeText(apiVersion, kind, stored.obj);
 }
 
 /**
@@ -125,11 +153,14 @@ export function storedListBytes(
   listKind: string,
   kind: string,
   metadata: Obj,
-  objects: readonly Obj[],
+  objects: readonly StoredObject[],
 ): Buffer | undefined {
   const messages: (string | readonly string[])[] = new Array(objects.length);
   for (let i = 0; i < objects.length; i++) {
-    const message = frozenMessageParts(apiVersion, kind, objects[i]!);
+    const stored = objects[i]!;
+    const own = ownFrame(stored, apiVersion, kind);
+    const message =
+      own !== undefined ? keptMessageParts(own) : frozenMessageParts(apiVersion, kind, stored.obj);
     if (message === undefined) return undefined;
     messages[i] = message;
   }

@@ -1290,7 +1290,8 @@ export function encodeListOf(
  * An object's kept ADDED frame: its latin1 text, or that text in parts (the object's own long
  * string values between the encoder's bytes), which joined are the text.
  */
-type Kept = string | readonly string[];
+export type KeptFrame = string | readonly string[];
+type Kept = KeptFrame;
 
 /**
  * Bytes of frames kept in a generation before it becomes the old one and the old one is dropped
@@ -1337,7 +1338,7 @@ function frozenOfType(apiVersion: string, kind: string): FrozenOfType {
 }
 
 /** The bytes a kept frame holds besides its object's strings. */
-function keptBytes(kept: Kept): number {
+export function keptFrameBytes(kept: KeptFrame): number {
   if (typeof kept === "string") return kept.length;
   let bytes = 0;
   for (let i = 0; i < kept.length; i += 2) bytes += kept[i]!.length;
@@ -1346,7 +1347,7 @@ function keptBytes(kept: Kept): number {
 
 function keep(ofType: FrozenOfType, key: object, kept: Kept): void {
   ofType.young.set(key, kept);
-  youngBytes += keptBytes(kept);
+  youngBytes += keptFrameBytes(kept);
   if (youngBytes > GENERATION_BYTES) {
     generation++;
     youngBytes = 0;
@@ -1372,11 +1373,19 @@ function frozenAddedFrame(apiVersion: string, kind: string, obj: object, key: ob
   if (!Object.isFrozen(key) || !Object.isFrozen((key as Obj).metadata ?? key)) {
     return encodeWatchFrameTextOf("ADDED", apiVersion, kind, obj);
   }
-  const w = writeWatchFrame("ADDED", apiVersion, kind, obj, []);
-  if (w === undefined) return undefined;
-  const frame = keptOfWriter(w);
-  keep(ofType, key, frame);
+  const frame = keptFrameOf(apiVersion, kind, obj);
+  if (frame !== undefined) keep(ofType, key, frame);
   return frame;
+}
+
+/**
+ * The ADDED watch frame of `obj` as `kind` in `apiVersion`, to be kept by a caller that knows
+ * `obj` never changes (a server's stored object, deep-frozen): its long ASCII strings are held,
+ * not copied. Undefined when kube has no message for it.
+ */
+export function keptFrameOf(apiVersion: string, kind: string, obj: object): KeptFrame | undefined {
+  const w = writeWatchFrame("ADDED", apiVersion, kind, obj, []);
+  return w === undefined ? undefined : keptOfWriter(w);
 }
 
 /**
@@ -1448,6 +1457,34 @@ function messageOfFrame(frame: Kept): string {
   return keptText(frame, messageStart(firstPart(frame)), ENVELOPE_TAIL_TEXT.length);
 }
 
+/** A kept frame's message in parts (see {@link frozenMessageParts}). */
+export function keptMessageParts(frame: KeptFrame): string | readonly string[] {
+  const start = messageStart(firstPart(frame));
+  const tail = ENVELOPE_TAIL_TEXT.length;
+  if (typeof frame === "string") return frame.slice(start, frame.length - tail);
+  const parts = frame.slice();
+  const last = parts.length - 1;
+  parts[0] = parts[0]!.slice(start);
+  parts[last] = parts[last]!.slice(0, parts[last]!.length - tail);
+  return parts;
+}
+
+/** A kept frame's envelope, as latin1 text (see {@link frozenEnvelopeText}). */
+export function keptEnvelopeText(frame: KeptFrame): string {
+  return keptText(frame, envelopeStart(firstPart(frame)), 0);
+}
+
+/** The watch frame of an event of `type` from a kept ADDED frame of an object of `kind` in `apiVersion`. */
+export function keptFrameText(
+  frame: KeptFrame,
+  type: string,
+  apiVersion: string,
+  kind: string,
+): string | undefined {
+  if (type === "ADDED") return keptText(frame, 0, 0);
+  return watchFrameTextOfMessage(type, apiVersion, kind, messageOfFrame(frame));
+}
+
 /**
  * The message bytes of `obj` as `kind` in `apiVersion` (as {@link encodeMessage}), as latin1 text;
  * undefined when kube has no message for it. An object frozen with its metadata is taken for
@@ -1480,15 +1517,7 @@ export function frozenMessageParts(
   key: object = obj,
 ): string | readonly string[] | undefined {
   const frame = frozenAddedFrame(apiVersion, kind, obj, key);
-  if (frame === undefined) return undefined;
-  const start = messageStart(firstPart(frame));
-  const tail = ENVELOPE_TAIL_TEXT.length;
-  if (typeof frame === "string") return frame.slice(start, frame.length - tail);
-  const parts = frame.slice();
-  const last = parts.length - 1;
-  parts[0] = parts[0]!.slice(start);
-  parts[last] = parts[last]!.slice(0, parts[last]!.length - tail);
-  return parts;
+  return frame === undefined ? undefined : keptMessageParts(frame);
 }
 
 /**
@@ -1503,7 +1532,7 @@ export function frozenEnvelopeText(
   key: object = obj,
 ): string | undefined {
   const frame = frozenAddedFrame(apiVersion, kind, obj, key);
-  return frame === undefined ? undefined : keptText(frame, envelopeStart(firstPart(frame)), 0);
+  return frame === undefined ? undefined : keptEnvelopeText(frame);
 }
 
 /**
@@ -1518,9 +1547,7 @@ export function frozenFrameText(
   key: object = obj,
 ): string | undefined {
   const frame = frozenAddedFrame(apiVersion, kind, obj, key);
-  if (frame === undefined) return undefined;
-  if (type === "ADDED") return keptText(frame, 0, 0);
-  return watchFrameTextOfMessage(type, apiVersion, kind, messageOfFrame(frame));
+  return frame === undefined ? undefined : keptFrameText(frame, type, apiVersion, kind);
 }
 
 /** The bytes a varint of `n` takes. */

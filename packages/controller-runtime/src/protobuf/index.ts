@@ -22,6 +22,12 @@ export {
   frozenMessageParts,
   frozenMessageText,
   hasMessage,
+  type KeptFrame,
+  keptEnvelopeText,
+  keptFrameBytes,
+  keptFrameOf,
+  keptFrameText,
+  keptMessageParts,
   ProtobufError,
   watchFrameTextOfMessage,
 } from "./codec.js";
