@@ -915,6 +915,19 @@ function hasSpecialValue(plan: Plan, v: unknown): boolean {
  * writes it on every read: stringifying it again was a third of a list page's encoding.
  */
 const fieldsBytes = new WeakMap<object, Uint8Array>();
+/** The same bytes as latin1 text (one character a byte), for kept encodings (keptOfWriter). */
+const fieldsText = new WeakMap<object, string>();
+/** Trees' bytes at least this long are shared by kept encodings: a part costs some 30 bytes. */
+const SHARED_FIELDS_MIN = 48;
+
+function fieldsTextOf(tree: object, bytes: Uint8Array): string {
+  let text = fieldsText.get(tree);
+  if (text === undefined) {
+    text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).latin1Slice(0, bytes.length);
+    fieldsText.set(tree, text);
+  }
+  return text;
+}
 
 function frozenFieldsBytes(v: unknown): Uint8Array | undefined {
   if (v === null || typeof v !== "object" || !Object.isFrozen(v)) return undefined;
@@ -977,8 +990,15 @@ function writeSpecial(w: Writer, plan: Plan, v: unknown): void {
       return;
     case Special.FieldsV1: {
       const bytes = frozenFieldsBytes(v);
-      if (bytes) w.bytes(1, bytes);
-      else w.string(1, JSON.stringify(v));
+      if (!bytes) {
+        w.string(1, JSON.stringify(v));
+        return;
+      }
+      w.bytes(1, bytes);
+      // A kept encoding holds the tree's bytes as text kept with the tree, which the objects a
+      // manager wrote alike share, instead of a copy each.
+      if (w.shared !== undefined && bytes.length >= SHARED_FIELDS_MIN)
+        w.shared.push(w.pos, fieldsTextOf(v as object, bytes));
       return;
     }
     case Special.RawExtension:
@@ -1131,10 +1151,14 @@ function writeEnvelope(
   plan: Plan,
   obj: unknown,
   options: EncodeOptions,
+  shared?: (number | string)[],
 ): void {
   envelopeHead(w, apiVersion, kind);
   const reserve = plan.envelopeLengthBytes;
   const at = w.open(2, reserve);
+  // Strings are recorded from the message on: the heads before it are the kept frame's first
+  // part whole, where its message is found (messageStart).
+  w.shared = shared;
   writeObject(w, plan, obj, options);
   plan.envelopeLengthBytes = w.close(at, reserve);
   envelopeTail(w);
@@ -1178,7 +1202,6 @@ function writeWatchFrame(
   const plan = planOfType(apiVersion, kind);
   if (!plan) return undefined;
   const w = scratch();
-  w.shared = shared;
   w.raw(FRAME_HEAD);
   w.string(1, type);
   const eventReserve = plan.eventLengthBytes;
@@ -1186,7 +1209,7 @@ function writeWatchFrame(
   // The object's RawExtension: its raw bytes are the object's envelope.
   const rawReserve = plan.rawLengthBytes;
   const raw = w.open(1, rawReserve);
-  writeEnvelope(w, apiVersion, kind, plan, obj, {});
+  writeEnvelope(w, apiVersion, kind, plan, obj, {}, shared);
   plan.rawLengthBytes = w.close(raw, rawReserve);
   plan.eventLengthBytes = w.close(event, eventReserve);
   w.buf.writeUInt32BE(w.pos - 4, 0);
@@ -1403,7 +1426,9 @@ function keptOfWriter(w: Writer): Kept {
     parts.push(w.buf.latin1Slice(at, end - value.length), value);
     at = end;
   }
-  parts.push(w.buf.latin1Slice(at, w.pos));
+  const tail = w.buf.latin1Slice(at, w.pos);
+  // Mostly the envelope's tail alone: one string for all.
+  parts.push(tail === ENVELOPE_TAIL_TEXT ? ENVELOPE_TAIL_TEXT : tail);
   return parts;
 }
 
