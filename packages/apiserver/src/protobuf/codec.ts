@@ -1,9 +1,11 @@
 // The server's use of the library's protobuf codec (controller-runtime/protobuf, shared with the
 // client): request bodies read with the server's depth-bounded JSON parser for embedded objects,
 // JSON watch lines turned into protobuf frames, and answers of stored objects: each stored
-// object's message is encoded once, on its first protobuf read, and kept with it (the library's
-// frozenMessageText), its long strings the object's own, so that lists, watches and gets of it copy bytes, as JSON answers copy the
-// JSON text kept at write (issue 43).
+// object's ADDED watch frame is encoded once, on its first protobuf read, and kept by the stored
+// object (storage/kept-encoding.ts; other types and the metadata-only form by the library's cache
+// by object, frozenMessageText), holding the object's long strings rather than copies, so that
+// lists, watches and gets of it copy bytes, as JSON answers copy the JSON text kept at write
+// (issue 43).
 import {
   decodeProtobuf as decode,
   encodeList,
