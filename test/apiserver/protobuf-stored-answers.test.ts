@@ -77,7 +77,9 @@ const configMap = (name: string, value: string) => ({
   apiVersion: "v1",
   kind: "ConfigMap",
   metadata: { name, labels: { app: "kept" } },
-  data: { value, filler: "f".repeat(200) },
+  // Long ASCII values (kept as the object's own strings in its kept frame), one with newlines
+  // (escaped in JSON, not in protobuf); a long non-ASCII one (its UTF-8 bytes copied).
+  data: { value, filler: "f".repeat(200), lines: "a line\n".repeat(40), utf: "ü".repeat(150) },
 });
 
 test("a changed object's protobuf GET, LIST and watch are its new revision, as fresh encodings of its JSON", async () => {

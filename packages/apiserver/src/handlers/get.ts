@@ -50,7 +50,7 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
     // The object's message (or its metadata's) as kept from its first protobuf read.
     const codec = protobufCodec.get();
     const bytes = source
-      ? codec.storedObjectText(apiVersionOfDef(r.def), r.def.kind, source)
+      ? codec.storedObjectText(apiVersionOfDef(r.def), r.def.kind, stored)
       : form === "PartialObjectMetadata"
         ? codec.storedMetadataText(metaApiVersion, stored.obj)
         : undefined;

@@ -104,10 +104,9 @@ export async function handleList(r: ResourceRequest): Promise<void> {
   if (form === "object" && !r.def.crdName && isProtobufResponse(r.res)) {
     // Each item's message as kept from its first protobuf read (encoded then, from the stored
     // object): the list copies them, as the JSON list joins the kept JSON.
-    const objects = page.items.map((o) => o.obj);
     const bytes = protobufCodec
       .get()
-      .storedListBytes(apiVersionOfDef(r.def), r.def.listKind, r.def.kind, { ...page.meta }, objects);
+      .storedListBytes(apiVersionOfDef(r.def), r.def.listKind, r.def.kind, { ...page.meta }, page.items);
     if (bytes) {
       sendProtobufBytes(r.res, 200, bytes);
       return;

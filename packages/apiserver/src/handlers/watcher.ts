@@ -99,7 +99,7 @@ export class Watcher implements WatchSink {
               type,
               this.#apiVersion,
               this.#r.def.kind,
-              (this.#builtinForms ? builtinView(this.#r.def, stored) : stored).obj,
+              this.#builtinForms ? builtinView(this.#r.def, stored) : stored,
             );
       if (frame !== undefined) return frame;
     }

@@ -1,19 +1,27 @@
 // The server's use of the library's protobuf codec (controller-runtime/protobuf, shared with the
 // client): request bodies read with the server's depth-bounded JSON parser for embedded objects,
 // JSON watch lines turned into protobuf frames, and answers of stored objects: each stored
-// object's message is encoded once, on its first protobuf read, and kept with it (the library's
-// frozenMessageText), so that lists, watches and gets of it copy bytes, as JSON answers copy the
-// JSON text kept at write (issue 43).
+// object's ADDED watch frame is encoded once, on its first protobuf read, and kept by the stored
+// object (storage/kept-encoding.ts; other types and the metadata-only form by the library's cache
+// by object, frozenMessageText), holding the object's long strings rather than copies, so that
+// lists, watches and gets of it copy bytes, as JSON answers copy the JSON text kept at write
+// (issue 43).
 import {
   decodeProtobuf as decode,
   encodeList,
   encodeWatchFrame,
-  envelopeTextOfMessage,
+  frozenEnvelopeText,
   frozenFrameText,
-  frozenMessageText,
+  frozenMessageParts,
+  type KeptFrame,
+  keptEnvelopeText,
+  keptFrameBytes,
+  keptFrameOf,
+  keptFrameText,
+  keptMessageParts,
 } from "controller-runtime/protobuf";
 import { parseJsonBounded } from "../nesting.js";
-import type { Obj } from "../storage/index.js";
+import { keepEncoding, keptEncoding, type Obj, type StoredObject } from "../storage/index.js";
 
 export {
   encodeList,
@@ -43,6 +51,23 @@ export function protobufWatchFrame(): (line: string) => Buffer {
   };
 }
 
+/**
+ * The ADDED frame of a stored object as `kind` in `apiVersion` when that is its own type,
+ * encoded on its first protobuf read and kept with it (storage/kept-encoding.ts); undefined for
+ * another type (answered from the library's cache by object, frozenFrameText and the like) or
+ * when kube has no message for it.
+ */
+function ownFrame(stored: StoredObject, apiVersion: string, kind: string): KeptFrame | undefined {
+  const obj = stored.obj;
+  if (obj.kind !== kind || obj.apiVersion !== apiVersion) return undefined;
+  const kept = keptEncoding(stored) as KeptFrame | undefined;
+  if (kept !== undefined) return kept;
+  const frame = keptFrameOf(apiVersion, kind, obj);
+  // Not kept (a copy of a stored object, or the budget spent): encoded again on the next read.
+  if (frame !== undefined) keepEncoding(stored, frame, keptFrameBytes(frame));
+  return frame;
+}
+
 /** Frames past this size would not start with a zero byte (see {@link storedFrameText}). */
 const MAX_NATIVE_FRAME = 0xffffff;
 
@@ -57,21 +82,25 @@ export function storedFrameText(
   type: string,
   apiVersion: string,
   kind: string,
-  obj: Obj,
+  stored: StoredObject,
 ): string | undefined {
-  const frame = frozenFrameText(type, apiVersion, kind, obj);
+  const own = ownFrame(stored, apiVersion, kind);
+  const frame =
+    own !== undefined
+      ? keptFrameText(own, type, apiVersion, kind)
+      : frozenFrameText(type, apiVersion, kind, stored.obj);
   if (frame === undefined || frame.length - 4 > MAX_NATIVE_FRAME) return undefined;
   return frame;
 }
 
 /**
  * The PartialObjectMetadata message of a stored object's metadata (kept by the metadata, which
- * is frozen with its object). Fields go by number: a custom resource's metadata, stored in
- * sorted key order, encodes as a built-in's.
+ * is frozen with its object), in parts (see frozenMessageParts). Fields go by number: a custom
+ * resource's metadata, stored in sorted key order, encodes as a built-in's.
  */
-function metadataMessage(metaApiVersion: string, metadata: unknown): string | undefined {
+function metadataMessage(metaApiVersion: string, metadata: unknown): string | readonly string[] | undefined {
   if (metadata === null || typeof metadata !== "object") return undefined;
-  return frozenMessageText(metaApiVersion, "PartialObjectMetadata", { metadata }, metadata);
+  return frozenMessageParts(metaApiVersion, "PartialObjectMetadata", { metadata }, metadata);
 }
 
 /** A metadata-only watch event's frame of a stored object (as {@link storedFrameText}). */
@@ -88,10 +117,9 @@ export function storedMetadataFrameText(type: string, metaApiVersion: string, ob
  * message for it.
  */
 export function storedMetadataText(metaApiVersion: string, obj: Obj): string | undefined {
-  const message = metadataMessage(metaApiVersion, obj.metadata);
-  return message === undefined
-    ? undefined
-    : envelopeTextOfMessage(metaApiVersion, "PartialObjectMetadata", message);
+  const metadata = obj.metadata;
+  if (metadata === null || typeof metadata !== "object") return undefined;
+  return frozenEnvelopeText(metaApiVersion, "PartialObjectMetadata", { metadata }, metadata);
 }
 
 /** A PartialObjectMetadataList of stored objects in protobuf, their kept metadata messages copied. */
@@ -100,7 +128,7 @@ export function storedMetadataListBytes(
   metadata: Obj,
   objects: readonly Obj[],
 ): Buffer | undefined {
-  const messages: string[] = new Array(objects.length);
+  const messages: (string | readonly string[])[] = new Array(objects.length);
   for (let i = 0; i < objects.length; i++) {
     const message = metadataMessage(metaApiVersion, objects[i]!.metadata);
     if (message === undefined) return undefined;
@@ -113,9 +141,9 @@ export function storedMetadataListBytes(
  * A stored object's answer in protobuf (its envelope), as latin1 text; undefined when kube has no
  * message for it.
  */
-export function storedObjectText(apiVersion: string, kind: string, obj: Obj): string | undefined {
-  const message = frozenMessageText(apiVersion, kind, obj);
-  return message === undefined ? undefined : envelopeTextOfMessage(apiVersion, kind, message);
+export function storedObjectText(apiVersion: string, kind: string, stored: StoredObject): string | undefined {
+  const own = ownFrame(stored, apiVersion, kind);
+  return own !== undefined ? keptEnvelopeText(own) : frozenEnvelopeText(apiVersion, kind, stored.obj);
 }
 
 /**
@@ -127,11 +155,14 @@ export function storedListBytes(
   listKind: string,
   kind: string,
   metadata: Obj,
-  objects: readonly Obj[],
+  objects: readonly StoredObject[],
 ): Buffer | undefined {
-  const messages: string[] = new Array(objects.length);
+  const messages: (string | readonly string[])[] = new Array(objects.length);
   for (let i = 0; i < objects.length; i++) {
-    const message = frozenMessageText(apiVersion, kind, objects[i]!);
+    const stored = objects[i]!;
+    const own = ownFrame(stored, apiVersion, kind);
+    const message =
+      own !== undefined ? keptMessageParts(own) : frozenMessageParts(apiVersion, kind, stored.obj);
     if (message === undefined) return undefined;
     messages[i] = message;
   }

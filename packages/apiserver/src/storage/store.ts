@@ -7,6 +7,7 @@ import { jsonDepth, stringifyJson } from "../object/deep-json.js";
 import { DeferredFills } from "./deferred-fills.js";
 import { deepFreeze, shareCommonTrees } from "./frozen-trees.js";
 import { History } from "./history.js";
+import { EncodingBudget, StoredRecord } from "./kept-encoding.js";
 import { SortedKeys, upperBound } from "./sorted-keys.js";
 import {
   type EventType,
@@ -81,6 +82,8 @@ export class Storage {
   /** Each store's number from `#changes` at its last change (see `revision`). */
   readonly #revisions = new Map<string, number>();
   #changes = 0;
+  /** What the objects' kept encodings (protobuf frames) may hold. */
+  readonly #encodings = new EncodingBudget(256 * 1024 * 1024);
 
   constructor(opts: StorageOptions = {}) {
     this.#history = new History(opts.historySize ?? 20_000, 0, opts.historyBytes ?? 128 * 1024 * 1024);
@@ -254,10 +257,11 @@ export class Storage {
     const json = this.#decodable(obj, stringifyJson(obj));
     this.#checkLimits(store, key, json, prev);
     const rv = ++this.#rv;
-    const stored = freezeStored(obj, rv, key, namespace, name, json);
+    const stored = freezeStored(this.#encodings, obj, rv, key, namespace, name, json);
     s.objects.set(key, stored);
     this.#revisions.set(store, ++this.#changes);
     this.#bytes += json.length - (prev?.json.length ?? 0);
+    if (prev) StoredRecord.release(prev);
     if (!prev) s.keys.insert(key);
     this.#emit(s, store, prev ? "MODIFIED" : "ADDED", stored, prev);
     return stored;
@@ -273,10 +277,11 @@ export class Storage {
     s.keys.delete(key);
     this.#revisions.set(store, ++this.#changes);
     this.#bytes -= prev.json.length;
+    StoredRecord.release(prev);
     const rv = ++this.#rv;
     const last = JSON.parse(prev.json) as Obj;
     (last.metadata as Obj).resourceVersion = String(rv);
-    const stored = freezeStored(last, rv, key, prev.namespace, prev.name);
+    const stored = freezeStored(this.#encodings, last, rv, key, prev.namespace, prev.name);
     this.#emit(s, store, "DELETED", stored, prev);
     return stored;
   }
@@ -292,10 +297,11 @@ export class Storage {
     const prev = s?.objects.get(key);
     if (!s || !prev) return undefined;
     const json = stringifyJson(obj);
-    const stored = freezeStored(obj, prev.rv, key, prev.namespace, prev.name, json);
+    const stored = freezeStored(this.#encodings, obj, prev.rv, key, prev.namespace, prev.name, json);
     s.objects.set(key, stored);
     this.#revisions.set(store, ++this.#changes);
     this.#bytes += json.length - prev.json.length;
+    StoredRecord.release(prev);
     return stored;
   }
 
@@ -373,6 +379,7 @@ export class Storage {
 }
 
 function freezeStored(
+  budget: EncodingBudget,
   obj: Obj,
   rv: number,
   key: string,
@@ -383,7 +390,7 @@ function freezeStored(
   shareCommonTrees(obj);
   shareLongStrings(obj, json);
   deepFreeze(obj);
-  return Object.freeze({ obj, json, rv, key, namespace, name });
+  return new StoredRecord(obj, json, rv, key, namespace, name, budget);
 }
 
 /** Strings at least this long are worth sharing with the JSON (V8 slices from 13 characters). */

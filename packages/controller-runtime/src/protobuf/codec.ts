@@ -943,6 +943,19 @@ function hasSpecialValue(plan: Plan, v: unknown): boolean {
  * writes it on every read: stringifying it again was a third of a list page's encoding.
  */
 const fieldsBytes = new WeakMap<object, Uint8Array>();
+/** The same bytes as latin1 text (one character a byte), for kept encodings (keptOfWriter). */
+const fieldsText = new WeakMap<object, string>();
+/** Trees' bytes at least this long are shared by kept encodings: a part costs some 30 bytes. */
+const SHARED_FIELDS_MIN = 48;
+
+function fieldsTextOf(tree: object, bytes: Uint8Array): string {
+  let text = fieldsText.get(tree);
+  if (text === undefined) {
+    text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).latin1Slice(0, bytes.length);
+    fieldsText.set(tree, text);
+  }
+  return text;
+}
 
 function frozenFieldsBytes(v: unknown): Uint8Array | undefined {
   if (v === null || typeof v !== "object" || !Object.isFrozen(v)) return undefined;
@@ -1005,8 +1018,15 @@ function writeSpecial(w: Writer, plan: Plan, v: unknown): void {
       return;
     case Special.FieldsV1: {
       const bytes = frozenFieldsBytes(v);
-      if (bytes) w.bytes(1, bytes);
-      else w.string(1, JSON.stringify(v));
+      if (!bytes) {
+        w.string(1, JSON.stringify(v));
+        return;
+      }
+      w.bytes(1, bytes);
+      // A kept encoding holds the tree's bytes as text kept with the tree, which the objects a
+      // manager wrote alike share, instead of a copy each.
+      if (w.shared !== undefined && bytes.length >= SHARED_FIELDS_MIN)
+        w.shared.push(w.pos, fieldsTextOf(v as object, bytes));
       return;
     }
     case Special.RawExtension:
@@ -1092,6 +1112,7 @@ function scratch(): Writer {
   shared ??= new Writer(64 * 1024);
   shared.pos = 0;
   shared.lossy = false;
+  shared.shared = undefined;
   // A writer grown by one huge object is not kept.
   if (shared.buf.length > 16 * 1024 * 1024) shared = new Writer(64 * 1024);
   return shared;
@@ -1158,10 +1179,14 @@ function writeEnvelope(
   plan: Plan,
   obj: unknown,
   options: EncodeOptions,
+  shared?: (number | string)[],
 ): void {
   envelopeHead(w, apiVersion, kind);
   const reserve = plan.envelopeLengthBytes;
   const at = w.open(2, reserve);
+  // Strings are recorded from the message on: the heads before it are the kept frame's first
+  // part whole, where its message is found (messageStart).
+  w.shared = shared;
   writeObject(w, plan, obj, options);
   plan.envelopeLengthBytes = w.close(at, reserve);
   envelopeTail(w);
@@ -1195,7 +1220,13 @@ export function encodeWatchFrameTextOf(
 }
 
 /** The frame in the module's writer; undefined when kube has no message for the kind. */
-function writeWatchFrame(type: string, apiVersion: string, kind: string, obj: unknown): Writer | undefined {
+function writeWatchFrame(
+  type: string,
+  apiVersion: string,
+  kind: string,
+  obj: unknown,
+  shared?: (number | string)[],
+): Writer | undefined {
   const plan = planOfType(apiVersion, kind);
   if (!plan) return undefined;
   const w = scratch();
@@ -1206,7 +1237,7 @@ function writeWatchFrame(type: string, apiVersion: string, kind: string, obj: un
   // The object's RawExtension: its raw bytes are the object's envelope.
   const rawReserve = plan.rawLengthBytes;
   const raw = w.open(1, rawReserve);
-  writeEnvelope(w, apiVersion, kind, plan, obj, {});
+  writeEnvelope(w, apiVersion, kind, plan, obj, {}, shared);
   plan.rawLengthBytes = w.close(raw, rawReserve);
   plan.eventLengthBytes = w.close(event, eventReserve);
   w.buf.writeUInt32BE(w.pos - 4, 0);
@@ -1224,7 +1255,7 @@ export function encodeList(
   apiVersion: string,
   listKind: string,
   metadata: Obj,
-  items: readonly (Uint8Array | string)[],
+  items: readonly (Uint8Array | string | readonly string[])[],
 ): Buffer | undefined {
   const plan = planOfType(apiVersion, listKind);
   if (!plan) return undefined;
@@ -1232,7 +1263,7 @@ export function encodeList(
   const itemsField = plan.fields.find((f) => f.key === "items");
   if (!metaField || !itemsField) return undefined;
   let size = 128 + apiVersion.length + listKind.length;
-  for (const item of items) size += item.length + 6;
+  for (const item of items) size += partsLength(item) + 6;
   const w = new Writer(size);
   envelopeHead(w, apiVersion, listKind);
   const rawReserve = plan.envelopeLengthBytes;
@@ -1242,11 +1273,20 @@ export function encodeList(
   w.close(at);
   for (const item of items) {
     if (typeof item === "string") w.latin1(itemsField.number, item);
-    else w.bytes(itemsField.number, item);
+    else if (item instanceof Uint8Array) w.bytes(itemsField.number, item);
+    else w.latin1Parts(itemsField.number, item, partsLength(item));
   }
   plan.envelopeLengthBytes = w.close(raw, rawReserve);
   envelopeTail(w);
   return w.buf.subarray(0, w.pos);
+}
+
+/** The bytes of an item given as bytes, as latin1 text or as parts of latin1 text. */
+function partsLength(item: Uint8Array | string | readonly string[]): number {
+  if (typeof item === "string" || item instanceof Uint8Array) return item.length;
+  let n = 0;
+  for (const part of item) n += part.length;
+  return n;
 }
 
 /**
@@ -1293,11 +1333,22 @@ export function encodeListOf(
 // lists, watch events and gets of it then copy bytes instead of encoding it again (issue 43).
 // The bytes are latin1 text (one character a byte): a server's watch keeps frames with its JSON
 // lines as text, and text joins without copying. Held weakly: bytes go with their object.
+// A long ASCII string value's bytes are its characters: the kept bytes hold the object's own
+// string for it (the frame in parts) instead of a copy, so that keeping an object's encoding
+// costs its small fields' bytes, not its data's again.
 
 /**
- * Bytes of frames kept in a generation before it becomes the old one and the old one is dropped:
- * the kept frames (some 0.9× an object's JSON, in the heap) stay under twice this. A frame read
- * from the old generation moves to the young one: what is read keeps being kept.
+ * An object's kept ADDED frame: its latin1 text, or that text in parts (the object's own long
+ * string values between the encoder's bytes), which joined are the text.
+ */
+export type KeptFrame = string | readonly string[];
+type Kept = KeptFrame;
+
+/**
+ * Bytes of frames kept in a generation before it becomes the old one and the old one is dropped
+ * (the bytes a frame adds to its object's: its long string values are the object's): kept frames
+ * stay under twice this. A frame read from the old generation moves to the young one: what is
+ * read keeps being kept.
  */
 const GENERATION_BYTES = 64 * 1024 * 1024;
 let generation = 0;
@@ -1308,8 +1359,8 @@ interface FrozenOfType {
   apiVersion: string;
   kind: string;
   /** Each object's ADDED frame: what a watch's initial events send, and its message inside. */
-  young: WeakMap<object, string>;
-  old: WeakMap<object, string> | undefined;
+  young: WeakMap<object, Kept>;
+  old: WeakMap<object, Kept> | undefined;
   /** The generation `young` belongs to. */
   generation: number;
 }
@@ -1337,9 +1388,17 @@ function frozenOfType(apiVersion: string, kind: string): FrozenOfType {
   return found;
 }
 
-function keep(ofType: FrozenOfType, key: object, frame: string): void {
-  ofType.young.set(key, frame);
-  youngBytes += frame.length;
+/** The bytes a kept frame holds besides its object's strings. */
+export function keptFrameBytes(kept: KeptFrame): number {
+  if (typeof kept === "string") return kept.length;
+  let bytes = 0;
+  for (let i = 0; i < kept.length; i += 2) bytes += kept[i]!.length;
+  return bytes;
+}
+
+function keep(ofType: FrozenOfType, key: object, kept: Kept): void {
+  ofType.young.set(key, kept);
+  youngBytes += keptFrameBytes(kept);
   if (youngBytes > GENERATION_BYTES) {
     generation++;
     youngBytes = 0;
@@ -1347,10 +1406,10 @@ function keep(ofType: FrozenOfType, key: object, frame: string): void {
 }
 
 /**
- * The ADDED watch frame of `obj` as `kind` in `apiVersion`, as latin1 text, kept for a frozen
- * object (see {@link frozenMessageText}); undefined when kube has no message for it.
+ * The ADDED watch frame of `obj` as `kind` in `apiVersion`, kept for a frozen object (see
+ * {@link frozenMessageText}); undefined when kube has no message for it.
  */
-function frozenAddedFrame(apiVersion: string, kind: string, obj: object, key: object): string | undefined {
+function frozenAddedFrame(apiVersion: string, kind: string, obj: object, key: object): Kept | undefined {
   if (!planOfType(apiVersion, kind)) return undefined;
   const ofType = frozenOfType(apiVersion, kind);
   // Only frozen objects are ever kept, and stay frozen: a kept one needs no check (isFrozen
@@ -1362,11 +1421,54 @@ function frozenAddedFrame(apiVersion: string, kind: string, obj: object, key: ob
     keep(ofType, key, older);
     return older;
   }
-  const frame = encodeWatchFrameTextOf("ADDED", apiVersion, kind, obj);
-  if (frame !== undefined && Object.isFrozen(key) && Object.isFrozen((key as Obj).metadata ?? key)) {
-    keep(ofType, key, frame);
+  if (!Object.isFrozen(key) || !Object.isFrozen((key as Obj).metadata ?? key)) {
+    return encodeWatchFrameTextOf("ADDED", apiVersion, kind, obj);
   }
+  const frame = keptFrameOf(apiVersion, kind, obj);
+  if (frame !== undefined) keep(ofType, key, frame);
   return frame;
+}
+
+/**
+ * The ADDED watch frame of `obj` as `kind` in `apiVersion`, to be kept by a caller that knows
+ * `obj` never changes (a server's stored object, deep-frozen): its long ASCII strings are held,
+ * not copied. Undefined when kube has no message for it.
+ */
+export function keptFrameOf(apiVersion: string, kind: string, obj: object): KeptFrame | undefined {
+  const w = writeWatchFrame("ADDED", apiVersion, kind, obj, []);
+  return w === undefined ? undefined : keptOfWriter(w);
+}
+
+/**
+ * The writer's bytes as kept: latin1 text, in parts around the long ASCII strings it recorded
+ * (the strings themselves, whose characters are their bytes).
+ */
+function keptOfWriter(w: Writer): Kept {
+  const shared = w.shared;
+  if (shared === undefined || shared.length === 0) return w.buf.latin1Slice(0, w.pos);
+  const parts: string[] = [];
+  let at = 0;
+  for (let i = 0; i < shared.length; i += 2) {
+    const end = shared[i] as number;
+    const value = shared[i + 1] as string;
+    parts.push(w.buf.latin1Slice(at, end - value.length), value);
+    at = end;
+  }
+  const tail = w.buf.latin1Slice(at, w.pos);
+  // Mostly the envelope's tail alone: one string for all.
+  parts.push(tail === ENVELOPE_TAIL_TEXT ? ENVELOPE_TAIL_TEXT : tail);
+  return parts;
+}
+
+/** A kept frame's text from `from` to `length - trim`, its parts joined (no copy: V8 joins lazily). */
+function keptText(kept: Kept, from: number, trim: number): string {
+  if (typeof kept === "string") return from === 0 && trim === 0 ? kept : kept.slice(from, kept.length - trim);
+  const last = kept.length - 1;
+  // The first and last parts are the encoder's: the heads before any value, the tail after.
+  let text = from === 0 ? kept[0]! : kept[0]!.slice(from);
+  for (let i = 1; i < last; i++) text += kept[i]!;
+  const tail = kept[last]!;
+  return text + (trim === 0 ? tail : tail.slice(0, tail.length - trim));
 }
 
 /** Reads the varint at `at` in latin1 text: its value and the index after it. */
@@ -1386,16 +1488,54 @@ function textContent(text: string, at: number): number {
   return textVarint(text, at + 1)[1];
 }
 
-/** The message inside an ADDED frame (a slice of it: no copy). */
-function messageOfFrame(frame: string): string {
+/** Where the envelope starts in an ADDED frame (the frame's first part). */
+function envelopeStart(head: string): number {
   // The frame's length, WatchEvent's type field, its object, the RawExtension's raw bytes.
-  let at = 4;
-  const [typeLength, typeAt] = textVarint(frame, at + 1);
-  at = textContent(frame, textContent(frame, typeAt + typeLength));
+  const [typeLength, typeAt] = textVarint(head, 4 + 1);
+  return textContent(head, textContent(head, typeAt + typeLength));
+}
+
+/** Where the message starts in an ADDED frame. */
+function messageStart(head: string): number {
+  const at = envelopeStart(head);
   // The envelope: "k8s\0", TypeMeta, then the raw message, then its tail.
-  const [metaLength, metaAt] = textVarint(frame, at + 4 + 1);
-  const start = textContent(frame, metaAt + metaLength);
-  return frame.slice(start, frame.length - ENVELOPE_TAIL_TEXT.length);
+  const [metaLength, metaAt] = textVarint(head, at + 4 + 1);
+  return textContent(head, metaAt + metaLength);
+}
+
+const firstPart = (kept: Kept): string => (typeof kept === "string" ? kept : kept[0]!);
+
+/** The message inside an ADDED frame. */
+function messageOfFrame(frame: Kept): string {
+  return keptText(frame, messageStart(firstPart(frame)), ENVELOPE_TAIL_TEXT.length);
+}
+
+/** A kept frame's message in parts (see {@link frozenMessageParts}). */
+export function keptMessageParts(frame: KeptFrame): string | readonly string[] {
+  const start = messageStart(firstPart(frame));
+  const tail = ENVELOPE_TAIL_TEXT.length;
+  if (typeof frame === "string") return frame.slice(start, frame.length - tail);
+  const parts = frame.slice();
+  const last = parts.length - 1;
+  parts[0] = parts[0]!.slice(start);
+  parts[last] = parts[last]!.slice(0, parts[last]!.length - tail);
+  return parts;
+}
+
+/** A kept frame's envelope, as latin1 text (see {@link frozenEnvelopeText}). */
+export function keptEnvelopeText(frame: KeptFrame): string {
+  return keptText(frame, envelopeStart(firstPart(frame)), 0);
+}
+
+/** The watch frame of an event of `type` from a kept ADDED frame of an object of `kind` in `apiVersion`. */
+export function keptFrameText(
+  frame: KeptFrame,
+  type: string,
+  apiVersion: string,
+  kind: string,
+): string | undefined {
+  if (type === "ADDED") return keptText(frame, 0, 0);
+  return watchFrameTextOfMessage(type, apiVersion, kind, messageOfFrame(frame));
 }
 
 /**
@@ -1419,6 +1559,36 @@ export function frozenMessageText(
 }
 
 /**
+ * {@link frozenMessageText}'s bytes in parts whose texts joined are the message (one part, or
+ * the object's long string values between the encoder's bytes): {@link encodeList} copies each
+ * into the list, where the joined text would be copied once more.
+ */
+export function frozenMessageParts(
+  apiVersion: string,
+  kind: string,
+  obj: object,
+  key: object = obj,
+): string | readonly string[] | undefined {
+  const frame = frozenAddedFrame(apiVersion, kind, obj, key);
+  return frame === undefined ? undefined : keptMessageParts(frame);
+}
+
+/**
+ * The envelope of `obj` ("k8s\0", a runtime.Unknown: a get's answer, as {@link encodeProtobuf}
+ * writes it), as latin1 text, from its kept bytes (see {@link frozenMessageText}): the end of
+ * its ADDED frame.
+ */
+export function frozenEnvelopeText(
+  apiVersion: string,
+  kind: string,
+  obj: object,
+  key: object = obj,
+): string | undefined {
+  const frame = frozenAddedFrame(apiVersion, kind, obj, key);
+  return frame === undefined ? undefined : keptEnvelopeText(frame);
+}
+
+/**
  * The watch frame of `obj` (as {@link encodeWatchFrameTextOf}), from its kept bytes (see
  * {@link frozenMessageText}): an ADDED frame is kept whole.
  */
@@ -1430,8 +1600,7 @@ export function frozenFrameText(
   key: object = obj,
 ): string | undefined {
   const frame = frozenAddedFrame(apiVersion, kind, obj, key);
-  if (frame === undefined || type === "ADDED") return frame;
-  return watchFrameTextOfMessage(type, apiVersion, kind, messageOfFrame(frame));
+  return frame === undefined ? undefined : keptFrameText(frame, type, apiVersion, kind);
 }
 
 /** The bytes a varint of `n` takes. */

@@ -12,7 +12,9 @@ import {
   encodeProtobuf,
   encodeWatchFrameTextOf,
   envelopeTextOfMessage,
+  frozenEnvelopeText,
   frozenFrameText,
+  frozenMessageParts,
   frozenMessageText,
   watchFrameTextOfMessage,
 } from "./codec.js";
@@ -99,4 +101,58 @@ test("an object not frozen all the way is encoded as it is now, not from kept by
   assert.ok(frozenMessageText("v1", "ConfigMap", top));
   top.metadata.labels.app = "changed";
   assert.deepEqual(decoded(frozenMessageText("v1", "ConfigMap", top)!), top);
+});
+
+test("kept bytes in parts (the object's long strings, nested too, shared): every answer is the fresh encoding", () => {
+  const obj = deepFreeze({
+    ...cm("parts", "1"),
+    metadata: {
+      ...cm("parts", "1").metadata,
+      annotations: { note: "n".repeat(200), short: "s" },
+      // A FieldsV1 tree (frozen: its bytes kept with it, shared by the kept frame).
+      managedFields: [
+        {
+          manager: "m",
+          operation: "Update",
+          apiVersion: "v1",
+          time: "2026-11-29T07:00:00Z",
+          fieldsType: "FieldsV1",
+          fieldsV1: {
+            "f:data": { ".": {}, "f:a": {}, "f:b": {}, "f:c": {}, "f:d": {} },
+            "f:metadata": { "f:é": {} },
+          },
+        },
+      ],
+    },
+    data: { a: "a".repeat(129), b: "é".repeat(200), c: "c".repeat(5000), d: "1" },
+    binaryData: { bin: "AAAA" },
+  });
+  for (let round = 0; round < 2; round++) {
+    const parts = frozenMessageParts("v1", "ConfigMap", obj)!;
+    assert.ok(
+      Array.isArray(parts) && parts.length === 9,
+      "the FieldsV1 tree's bytes and three ASCII values shared, the é one copied",
+    );
+    assert.deepEqual(latin1((parts as string[]).join("")), encodeMessage("v1", "ConfigMap", obj));
+    assert.equal(frozenMessageText("v1", "ConfigMap", obj), (parts as string[]).join(""));
+    assert.deepEqual(latin1(frozenEnvelopeText("v1", "ConfigMap", obj)!), encodeProtobuf(obj));
+    const meta = { resourceVersion: "9" };
+    const other = deepFreeze(cm("plain", "2"));
+    assert.deepEqual(
+      encodeList("v1", "ConfigMapList", meta, [parts, frozenMessageParts("v1", "ConfigMap", other)!]),
+      encodeListOf("v1", "ConfigMapList", "ConfigMap", meta, [obj, other]),
+    );
+    for (const type of ["ADDED", "MODIFIED", "DELETED"]) {
+      assert.equal(
+        frozenFrameText(type, "v1", "ConfigMap", obj),
+        encodeWatchFrameTextOf(type, "v1", "ConfigMap", obj),
+      );
+    }
+  }
+  // A metadata-only answer kept by the metadata, its long annotation shared.
+  const partial = { metadata: obj.metadata };
+  assert.deepEqual(
+    latin1(frozenEnvelopeText("meta.k8s.io/v1", "PartialObjectMetadata", partial, obj.metadata)!),
+    encodeProtobuf({ apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", ...partial }),
+  );
 });

@@ -239,6 +239,9 @@ declare global {
   }
 }
 
+/** String values at least this long are recorded when a writer records them (`Writer.shared`). */
+export const SHARED_MIN = 128;
+
 export class Writer {
   buf: Buffer;
   pos = 0;
@@ -246,6 +249,12 @@ export class Writer {
   lossy = false;
   /** Whether unknown keys make the encoding lossy too (counted only for an exact encoding). */
   exact = true;
+  /**
+   * When set, long ASCII string values written, each as its end position and the string: their
+   * bytes are the string's characters, so that a kept encoding can hold the object's own string
+   * for them rather than a copy (codec.ts, frozen objects). Positions follow moves by `close`.
+   */
+  shared: (number | string)[] | undefined = undefined;
   constructor(size = 1024) {
     this.buf = Buffer.allocUnsafe(size);
   }
@@ -323,6 +332,8 @@ export class Writer {
     const len = this.buf.utf8Write(s, start);
     this.pos = start + len;
     this.close(start - reserve, reserve);
+    // As many bytes as characters: all of them ASCII (any other takes two or three).
+    if (this.shared !== undefined && len === n && n >= SHARED_MIN) this.shared.push(this.pos, s);
   }
 
   bytes(field: number, b: Uint8Array): void {
@@ -339,6 +350,14 @@ export class Writer {
     this.varint(text.length);
     this.ensure(text.length);
     this.pos += this.buf.latin1Write(text, this.pos);
+  }
+
+  /** A bytes field whose bytes are `parts`' characters joined (`length` of them), copied part by part. */
+  latin1Parts(field: number, parts: readonly string[], length: number): void {
+    this.tag(field, 2);
+    this.varint(length);
+    this.ensure(length);
+    for (const part of parts) this.pos += this.buf.latin1Write(part, this.pos);
   }
 
   /** A double field (wire type 1). */
@@ -380,6 +399,13 @@ export class Writer {
       if (size > reserve) this.ensure(size - reserve);
       this.buf.copyWithin(at + size, start, this.pos);
       this.pos += size - reserve;
+      const shared = this.shared;
+      if (shared !== undefined) {
+        // Values written inside the field moved with it.
+        for (let i = 0; i < shared.length; i += 2) {
+          if ((shared[i] as number) > start) shared[i] = (shared[i] as number) + size - reserve;
+        }
+      }
     }
     let v = len;
     let i = at;
