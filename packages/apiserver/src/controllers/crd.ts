@@ -9,6 +9,7 @@ import { type ResourceDefinition, storeNameOf } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import { apiServiceStore, ensureLocalAPIService } from "../seed.js";
 import { Debouncer } from "./debouncer.js";
+import { stringifyJson } from "../object/deep-json.js";
 import { apiVersionOfDef, normalizeOrder } from "../object/meta.js";
 import { applyDefaults, pruneObject } from "../schema/index.js";
 
@@ -132,7 +133,8 @@ export class CrdController {
     const established = this.#status(crd).conditions.find((c) => c.type === "Established");
     if (established?.status !== "True") return;
     // Re-registering an unchanged spec would only invalidate what is built from the registry.
-    const spec = JSON.stringify((crd.obj as Obj).spec);
+    // stringifyJson: a spec's schema may nest past what JSON.stringify's recursion takes.
+    const spec = stringifyJson((crd.obj as Obj).spec);
     if (this.#served.get(name) === spec && server.registry.all().some((d) => d.crdName === name)) return;
     server.registry.removeCrd(name);
     for (const d of defs) server.registry.add(d);
