@@ -349,7 +349,8 @@ class Validator {
         type: "FieldValueTooLong",
         field: path,
         value,
-        detail: `may not be longer than ${schema.maxLength}`,
+        // apimachinery's field.TooLong words (1.37), whatever the schema counts (characters).
+        detail: `may not be more than ${schema.maxLength} ${schema.maxLength === 1 ? "byte" : "bytes"}`,
       });
     }
     if (schema.minLength !== undefined && length < schema.minLength) {
