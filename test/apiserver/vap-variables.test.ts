@@ -137,6 +137,52 @@ describe("ValidatingAdmissionPolicy variables, evaluated lazily", () => {
     assert.equal(ignored.status, 201, ignored.text);
   });
 
+  test("cost: variables never read cost nothing, one read twenty times is paid once", async () => {
+    // Each variable costs about 600 000 (a 100 000-byte string searched for a 600-byte one):
+    // twenty of them would pass the policy's budget of 10 000 000.
+    const costly = `!object.data.big.contains('${"b".repeat(600)}')`;
+    const variables = Array.from({ length: 20 }, (_, i) => ({ name: `v${i}`, expression: costly }));
+    await install("unread", {
+      failurePolicy: "Fail",
+      matchConditions: [onlyNamed("unread")],
+      variables,
+      validations: [{ expression: "object.metadata.name != 'unread-probe'", message: "probe" }],
+    });
+    await install("once", {
+      failurePolicy: "Fail",
+      matchConditions: [onlyNamed("once")],
+      variables: [{ name: "v", expression: costly }],
+      validations: [
+        { expression: "object.metadata.name != 'once-probe'", message: "probe" },
+        ...Array.from({ length: 20 }, () => ({ expression: "variables.v" })),
+      ],
+    });
+    // The control: an expression that reads them all spends the budget.
+    await install("all", {
+      failurePolicy: "Fail",
+      matchConditions: [onlyNamed("all")],
+      variables,
+      validations: [
+        { expression: "object.metadata.name != 'all-probe'", message: "probe" },
+        { expression: variables.map((v) => `variables.${v.name}`).join(" && ") },
+      ],
+    });
+    await enforced("all", configMap("all-probe", {}));
+    const all = await api.post(configMaps, configMap("all-big", { big: "a".repeat(100_000) }));
+    assert.equal(all.status, 422, all.text);
+    assert.equal(
+      all.body.message,
+      `configmaps "all-big" is forbidden: ${denied("all")}validation failed due to running out of cost budget, no further validation rules will be run`,
+    );
+    await enforced("unread", configMap("unread-probe", {}));
+    await enforced("once", configMap("once-probe", {}));
+    const big = "a".repeat(100_000);
+    for (const name of ["unread-big", "once-big"]) {
+      const r = await api.post(configMaps, configMap(name, { big }));
+      assert.equal(r.status, 201, `${name}: ${r.text.slice(0, 500)}`);
+    }
+  });
+
   test("matchConditions may not read variables: the policy is refused when written", async () => {
     const r = await api.post(policies, {
       apiVersion: "admissionregistration.k8s.io/v1",
