@@ -179,3 +179,48 @@ describe("lists, maps and combinators nested deep", () => {
     }
   });
 });
+
+describe("rules nested past cel-go's parser limits (250)", () => {
+  /** A CRD whose spec has one rule (and 260 levels of `a` to select); the answer to its create. */
+  async function withRule(plural: string, rule: string) {
+    const schema = `{"type":"object","x-kubernetes-validations":[{"rule":${JSON.stringify(rule)}}],"properties":{"a":${'{"type":"object","properties":{"a":'.repeat(259)}{"type":"string"}${"}}".repeat(259)}}}`;
+    const r = await api.post(CRDS, crdText(plural, schema));
+    if (r.status === 201) crds.push(`${plural}.${group}`);
+    return r;
+  }
+  const refused = (plural: string, rule: string, error: string) =>
+    `CustomResourceDefinition.apiextensions.k8s.io "${plural}.${group}" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: ${JSON.stringify(
+      JSON.stringify({
+        Rule: rule,
+        Message: "",
+        MessageExpression: "",
+        Reason: null,
+        FieldPath: "",
+        OptionalOldSelf: null,
+      }),
+    )
+      .slice(1, -1)
+      .replace(/\\"/g, '"')
+      .replace(/>/g, "\\u003e")}: compilation failed: ERROR: <input>:-1:0: ${error}`;
+
+  test("at the limits a rule compiles; one more level is refused in cel-go's words", async () => {
+    const cases: [string, string, string | undefined][] = [
+      // The listener: the expr rule entered 250 times at once at most.
+      ["parens249", `${"(".repeat(249)}true${")".repeat(249)}`, undefined],
+      ["parens250", `${"(".repeat(250)}true${")".repeat(250)}`, "expression recursion limit exceeded: 250"],
+      // The visitor: 250 nested selects, operators at most.
+      ["selects250", `has(self${".a".repeat(250)})`, undefined],
+      ["selects251", `has(self${".a".repeat(251)})`, "max recursion depth exceeded"],
+      ["sum249", `${"1 + ".repeat(249)}1 > 0`, undefined],
+      ["sum250", `${"1 + ".repeat(250)}1 > 0`, "max recursion depth exceeded"],
+    ];
+    for (const [plural, rule, error] of cases) {
+      const r = await withRule(plural, rule);
+      if (error === undefined) assert.equal(r.status, 201, `${plural}: ${r.text.slice(-300)}`);
+      else {
+        assert.equal(r.status, 422, `${plural}: ${r.text.slice(-300)}`);
+        sameText(r.body.message, refused(plural, rule, error), plural);
+      }
+    }
+  });
+});
