@@ -201,7 +201,10 @@ describe("rules nested past cel-go's parser limits (250)", () => {
     )
       .slice(1, -1)
       .replace(/\\"/g, '"')
-      .replace(/>/g, "\\u003e")}: compilation failed: ERROR: <input>:-1:0: ${error}`;
+      .replace(
+        /[<>&]/g,
+        (c) => `\\u00${c.charCodeAt(0).toString(16)}`,
+      )}: compilation failed: ERROR: <input>:-1:0: ${error}`;
 
   test("at the limits a rule compiles; one more level is refused in cel-go's words", async () => {
     const cases: [string, string, string | undefined][] = [
@@ -213,6 +216,13 @@ describe("rules nested past cel-go's parser limits (250)", () => {
       ["selects251", `has(self${".a".repeat(251)})`, "max recursion depth exceeded"],
       ["sum249", `${"1 + ".repeat(249)}1 > 0`, undefined],
       ["sum250", `${"1 + ".repeat(250)}1 > 0`, "max recursion depth exceeded"],
+      // And the size of its source: 100 000 code points at most.
+      ["size100000", `${"true && ".repeat(12_499)}true${" ".repeat(4)}`, undefined],
+      [
+        "size100001",
+        `${"true && ".repeat(12_499)}true${" ".repeat(5)}`,
+        "expression code point size exceeds limit: size: 100001, limit 100000",
+      ],
     ];
     for (const [plural, rule, error] of cases) {
       const r = await withRule(plural, rule);

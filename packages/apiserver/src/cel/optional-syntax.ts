@@ -12,6 +12,7 @@ import { OPTIONAL_INDEX, OPTIONAL_LIST, OPTIONAL_MAP, OPTIONAL_SELECT } from "./
 import {
   RULE_DEPTH_ERROR,
   ruleDepthExceeded,
+  sizeError,
   VISIT_DEPTH_ERROR,
   visitDepthExceeded,
 } from "./recursion-limits.js";
@@ -25,6 +26,8 @@ type Mark = { at: number; entry: number; dot: boolean };
 
 /** Parses `source` as cel-go does with optional types enabled; throws the parser's error otherwise. */
 export function parseCel(source: string): Parsed {
+  const tooLarge = sizeError(source);
+  if (tooLarge) throw new Error(tooLarge);
   if (ruleDepthExceeded(source)) throw new Error(RULE_DEPTH_ERROR);
   if (!source.includes("?") && !source.includes("optional.")) return withinVisitDepth(parse(source));
   const { text, marks } = scan(source);

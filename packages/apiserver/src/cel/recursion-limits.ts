@@ -3,12 +3,24 @@
 // ("expression recursion limit exceeded: 250": brackets and ternaries' else branches nested), and
 // its visitor more than 250 nested operators, selects, calls on a target, indexes and ternaries
 // ("max recursion depth exceeded": `1 + 1 + ... ` or `self.a.a.a...`). Both are reported without a
-// location. @bufbuild/cel's parser has no such limit (and recurses): these are measured first, in
+// location; nor a source of more than 100 000 code points. @bufbuild/cel's parser has no such limit (and recurses): these are measured first, in
 // the source, and then in the parsed expression, both without recursion.
 import type { Expr } from "./ast.js";
 import { childrenOf } from "./ast.js";
 
 const MAX_DEPTH = 250;
+/** cel-go's expressionSizeCodePointLimit, also its default in kube. */
+const MAX_CODE_POINTS = 100_000;
+
+/** cel-go's error for a source past its size limit, or undefined. */
+export function sizeError(source: string): string | undefined {
+  if (source.length <= MAX_CODE_POINTS) return undefined;
+  let n = 0;
+  for (const _ of source) n++;
+  return n > MAX_CODE_POINTS
+    ? `<input>:-1:0: expression code point size exceeds limit: size: ${n}, limit ${MAX_CODE_POINTS}`
+    : undefined;
+}
 
 export const RULE_DEPTH_ERROR = `<input>:-1:0: expression recursion limit exceeded: ${MAX_DEPTH}`;
 export const VISIT_DEPTH_ERROR = "<input>:-1:0: max recursion depth exceeded";
