@@ -43,6 +43,7 @@ export class CrdController {
 
   readonly #delayMs: number;
   readonly #signal: AbortSignal;
+  readonly #onError: (err: unknown) => void;
 
   constructor(
     server: () => ServerContext,
@@ -51,6 +52,7 @@ export class CrdController {
     delayMs = 0,
   ) {
     this.#server = server;
+    this.#onError = onError;
     this.#delayMs = delayMs;
     this.#signal = signal;
     this.#pending = new Debouncer(
@@ -126,8 +128,11 @@ export class CrdController {
     let defs: ResourceDefinition[];
     try {
       defs = resourcesFromCRD(crd.obj as unknown as CustomResourceDefinition);
-    } catch {
-      return; // validation rejects such CRDs; one that slipped through is simply not served
+    } catch (e) {
+      // Validation rejects such CRDs; one that slipped through is not served, and said so (a deep
+      // schema once went unserved here without a word).
+      this.#onError(e);
+      return;
     }
     // A CRD whose names clash with another resource of its group is not served (not Established).
     const established = this.#status(crd).conditions.find((c) => c.type === "Established");
