@@ -108,6 +108,29 @@ describe("properties nested 4 990 levels (the most a CRD's body holds)", () => {
     assert.equal(dig(read.body.spec, d), "ok");
   });
 
+  test("the OpenAPI documents publish it", { timeout: 300_000 }, async () => {
+    // kube publishes a CRD's schema a moment after it is served.
+    const name = `${group.split(".").reverse().join(".")}.v1.${kindOf("props")}`;
+    for (const [path, where] of [
+      [`/openapi/v3/apis/${group}/v1`, "components"],
+      ["/openapi/v2", "definitions"],
+    ] as const) {
+      await eventually(
+        `${path} publishes ${name}`,
+        async () => {
+          const r = await api.getBytes(path, "application/json");
+          if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.bytes.toString().slice(0, 200)}`);
+          const doc = JSON.parse(r.bytes.toString());
+          const schema = where === "components" ? doc.components?.schemas?.[name] : doc.definitions?.[name];
+          let x = schema?.properties?.spec;
+          for (let i = 0; i < d; i++) x = x?.properties?.a;
+          return x?.type === "string";
+        },
+        { timeoutMs: 120_000 },
+      );
+    }
+  });
+
   test("one level more than the body holds: the decoder's 400", async () => {
     const deeper = `${'{"type":"object","properties":{"a":'.repeat(d + 10)}{"type":"string"}${"}}".repeat(d + 10)}`;
     const r = await api.post(CRDS, crdText("toodeep", deeper));
