@@ -117,7 +117,9 @@ function causeText(c: StatusCause): string {
 }
 
 export function invalid(r: ResourceRef, name: string, causes: StatusCause[]): ApiError {
-  const texts = causes.map(causeText);
+  // apimachinery's ErrorList.ToAggregate prints each distinct error once (the causes keep all):
+  // a schema's nested combinators repeat their error once per level.
+  const texts = [...new Set(causes.map(causeText))];
   const summary = texts.length === 1 ? texts[0] : `[${texts.join(", ")}]`;
   // Go leaves empty fields out (a review has no name, a review's error no kind).
   const details: StatusDetails = {};

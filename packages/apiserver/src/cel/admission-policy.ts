@@ -1,22 +1,29 @@
 // The CEL of a ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1, kube 1.30 GA) on
 // @bufbuild/cel: its expressions checked when a policy is written, and evaluated for one request
 // and one param as kube's validator does (validator.go): matchConditions first (a false one skips
-// the policy), then `variables` in order, then each validation (true admits; anything else denies
-// with messageExpression's result, the message, or "failed expression: ..."), then
-// auditAnnotations (a string or null). Variables: object, oldObject, request, params,
-// namespaceObject and variables. Loaded with CEL on first use (lazy.ts).
+// the policy), then each validation (true admits; anything else denies with messageExpression's
+// result, the message, or "failed expression: ..."), then auditAnnotations (a string or null).
+// `variables` are evaluated lazily, as kube's composition does: on first read, once per
+// activation (validations, messageExpressions and auditAnnotations each have theirs), their cost
+// counted against the budget of the expression that read them. Variables: object, oldObject,
+// request, params, namespaceObject and variables. Loaded with CEL on first use (lazy.ts).
 // The `authorizer` variable asks the server's authorizer (authz.ts). Each expression is cancelled
 // past kube's per-call cost limit, and a policy's expressions for one request share kube's runtime
 // budget: past it, the policy fails as a whole, with kube's words (failurePolicy decides).
 import { isCelError } from "@bufbuild/cel";
 import type { UserInfo } from "../handlers/context.js";
 import { authorizerValue, type RequestResource, withAuthorizer } from "./authz.js";
-import { type Compiled, compilePolicyExpression, compilePolicyMessageExpression } from "./expressions.js";
+import {
+  type Compiled,
+  compilePolicyExpression,
+  compilePolicyMatchCondition,
+  compilePolicyMessageExpression,
+} from "./expressions.js";
 import { celErrorText } from "./kubernetes-libs.js";
 import { celValue, matchConditionsIn } from "./match-conditions.js";
 import { PER_CALL_LIMIT, RUNTIME_BUDGET, runMetered } from "./runtime-cost.js";
 
-export { compilePolicyExpression, compilePolicyMessageExpression };
+export { compilePolicyExpression, compilePolicyMatchCondition, compilePolicyMessageExpression };
 export { typeCheckIssues } from "./type-check.js";
 export { policyExpressionIssue, policyVariableTypes } from "./policy-types.js";
 export { BOOL, NULL, STRING } from "./checker-types.js";
@@ -86,8 +93,15 @@ export function runExpression(
   } catch (e) {
     value = e;
   }
+  // What the variables it read first cost, checked before its own (activation.go's Evaluate).
+  const composed = ctx.variables instanceof LazyVariables ? ctx.variables.takeCost() : 0;
   if (budget) {
-    if (budget.exhausted || cost > budget.remaining) {
+    if (budget.exhausted || composed > budget.remaining) {
+      budget.exhausted = true;
+      return { error: OUT_OF_BUDGET };
+    }
+    budget.remaining -= composed;
+    if (cost > budget.remaining) {
       budget.exhausted = true;
       return { error: OUT_OF_BUDGET };
     }
@@ -146,8 +160,8 @@ export function evaluatePolicy(
     ...objects,
     request: celValue(request),
     params: celValue(params),
-    variables: new Map<string, unknown>(),
   };
+  evaluateVariables(spec.variables, ctx);
   if (spec.matchConditions.length > 0) {
     const m = matchConditionsIn(spec.matchConditions, ctx, compilePolicyExpression);
     if ("error" in m) {
@@ -160,19 +174,14 @@ export function evaluatePolicy(
     }
   }
   const budget = new CostBudget();
-  evaluateVariables(spec.variables, ctx, budget);
   // kube evaluates messageExpressions apart, with no `authorizer` in their activation: a variable
   // read there is evaluated again without it, and one that asks the authorizer fails, so the
   // message falls back (validator.go's expressionOptionalVars).
   let messageCtx: Record<string, unknown> | undefined;
   const forMessages = () => {
     if (!messageCtx) {
-      const { authorizer: _, ...rest } = ctx;
-      messageCtx = evaluateVariables(
-        spec.variables,
-        { ...rest, variables: new Map<string, unknown>() },
-        budget,
-      );
+      const { authorizer: _, variables: __, ...rest } = ctx;
+      messageCtx = evaluateVariables(spec.variables, rest);
     }
     return messageCtx;
   };
@@ -209,10 +218,14 @@ export function evaluatePolicy(
         reason: v.reason || "Invalid",
       });
   });
-  // Audit annotations have a budget of their own (kube's auditAnnotationFilter is run apart).
+  // Audit annotations have a budget and variables of their own (kube's auditAnnotationFilter is
+  // run apart).
   const annotationBudget = new CostBudget();
+  const { variables: _, ...annotationBase } = ctx;
+  const annotationCtx =
+    spec.auditAnnotations.length > 0 ? evaluateVariables(spec.variables, annotationBase) : ctx;
   for (const a of spec.auditAnnotations) {
-    const r = runExpression(a.valueExpression, ctx, compilePolicyExpression, annotationBudget);
+    const r = runExpression(a.valueExpression, annotationCtx, compilePolicyExpression, annotationBudget);
     if ("error" in r) out.annotationErrors.push(r.error);
     else if (typeof r.value === "string") {
       const value = r.value.trim();
@@ -228,21 +241,81 @@ export function evaluatePolicy(
 }
 
 /**
- * Evaluates `variables` into `ctx.variables` in order, each seeing the ones before it, and returns
- * `ctx`. One that fails is left out: an expression that reads it then fails in its turn (kube
- * evaluates them lazily, on first use).
+ * Binds `variables` into `ctx` (as `ctx.variables`) for one activation, and returns `ctx`: each is
+ * evaluated when an expression first reads it, once (kube's lazy map, composition.go), and may
+ * read the ones before it. One never read costs nothing and fails nothing; one that fails fails
+ * the expression reading it, in kube's words.
  */
 export function evaluateVariables(
   variables: PolicySpec["variables"],
   ctx: Record<string, unknown>,
-  budget?: CostBudget,
 ): Record<string, unknown> {
-  const values = ctx.variables as Map<string, unknown>;
-  for (const v of variables) {
-    const r = runExpression(v.expression, ctx, compilePolicyExpression, budget);
-    if ("value" in r) values.set(v.name, r.value);
-  }
+  ctx.variables = new LazyVariables(variables, ctx);
   return ctx;
+}
+
+/**
+ * A policy's variables in one activation: a Map (as CEL reads maps) whose values are computed on
+ * first read and kept, failures included; a failure is thrown, so that the expression reading it
+ * fails with it.
+ */
+class LazyVariables extends Map<string, unknown> {
+  readonly #specs: PolicySpec["variables"];
+  readonly #ctx: Record<string, unknown>;
+  readonly #results = new Map<string, { value: unknown } | { error: string }>();
+  /** What the variables evaluated since it was last taken cost. */
+  #cost = 0;
+
+  constructor(specs: PolicySpec["variables"], ctx: Record<string, unknown>) {
+    super();
+    this.#specs = specs;
+    this.#ctx = ctx;
+  }
+
+  override get(name: string): unknown {
+    let r = this.#results.get(name);
+    if (r === undefined) {
+      const spec = this.#specs.find((v) => v.name === name);
+      if (spec === undefined) return undefined;
+      r = this.#evaluate(spec);
+      this.#results.set(name, r);
+    }
+    if ("error" in r) throw new Error(r.error);
+    return r.value;
+  }
+
+  override has(name: string): boolean {
+    return this.#specs.some((v) => v.name === name);
+  }
+
+  override get size(): number {
+    return this.#specs.length;
+  }
+
+  takeCost(): number {
+    const cost = this.#cost;
+    this.#cost = 0;
+    return cost;
+  }
+
+  #evaluate(spec: { name: string; expression: string }): { value: unknown } | { error: string } {
+    const p = compilePolicyExpression(spec.expression.trim());
+    if ("error" in p) return { error: `composited variable "${spec.name}" fails to compile: ${p.error}` };
+    let value: unknown;
+    let cost = 0;
+    try {
+      ({ result: value, cost } = runMetered(p, this.#ctx, PER_CALL_LIMIT));
+    } catch (e) {
+      value = e;
+    }
+    this.#cost += cost;
+    if (isCelError(value) || value instanceof Error) {
+      return {
+        error: `composited variable "${spec.name}" fails to evaluate: ${celErrorText((value as Error).message)}`,
+      };
+    }
+    return { value };
+  }
 }
 
 /** messageExpression's result if it is a usable string, else the message, else the expression. */

@@ -160,25 +160,36 @@ const ROOT_METADATA: Schema = {
  * kind and metadata's name and generateName are declared whatever the schema says.
  */
 export function schemaType(s: Schema, name: string, root: boolean): CelType | undefined {
+  // Lists and maps are built from their innermost element out, without recursion: a schema may
+  // nest 10 000 levels of them. (An object's fields are declared when first selected.)
+  const wrappers: ("list" | "map")[] = [];
+  for (;;) {
+    if (s["x-kubernetes-int-or-string"] === true) break;
+    const next =
+      s.type === "array"
+        ? s.items
+        : s.type === "object" && typeof s.additionalProperties === "object"
+          ? s.additionalProperties
+          : undefined;
+    if (s.type === "array" && (!next || Array.isArray(next))) return undefined;
+    if (next === undefined || next === null || Array.isArray(next)) break;
+    wrappers.push(s.type === "array" ? "list" : "map");
+    name = `${name}.${s.type === "array" ? "@idx" : "@elem"}`;
+    root = next["x-kubernetes-embedded-resource"] === true;
+    s = next;
+  }
+  let t = elementType(s, name, root);
+  // kube declares no list or map when its elements have no type.
+  if (t === undefined) return undefined;
+  for (let i = wrappers.length - 1; i >= 0; i--) t = wrappers[i] === "list" ? listOf(t) : mapOf(STRING, t);
+  return t;
+}
+
+/** schemaType of a node that is no list and no map. */
+function elementType(s: Schema, name: string, root: boolean): CelType | undefined {
   if (s["x-kubernetes-int-or-string"] === true) return DYN;
   switch (s.type) {
-    case "array": {
-      const items = s.items;
-      if (!items || Array.isArray(items)) return undefined;
-      const elem = schemaType(items, `${name}.@idx`, items["x-kubernetes-embedded-resource"] === true);
-      return elem === undefined ? undefined : listOf(elem);
-    }
     case "object": {
-      const additional = s.additionalProperties;
-      if (typeof additional === "object" && additional !== null) {
-        const value = schemaType(
-          additional,
-          `${name}.@elem`,
-          additional["x-kubernetes-embedded-resource"] === true,
-        );
-        // kube declares no map when its values have no type, and no object either.
-        return value === undefined ? undefined : mapOf(STRING, value);
-      }
       let fields: Map<string, CelType> | undefined;
       return {
         kind: "object",

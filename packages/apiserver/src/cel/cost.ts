@@ -52,7 +52,34 @@ const union = (a: Range, b: Range): Range => ({ min: Math.min(a.min, b.min), max
 const fixed = (n: number): Range => ({ min: n, max: n });
 
 /** The serialized size of the smallest value of `s` (kube's DeclType.MinSerializedSize). */
-function minSize(s: Schema): number {
+function minSize(root: Schema): number {
+  // Post-order with a stack: required fields may nest 10 000 levels.
+  const sizes = new Map<Schema, number>();
+  const requiredFields = (s: Schema) => {
+    const required = new Set(s.required ?? []);
+    return Object.entries(s.properties ?? {}).filter(
+      ([name, p]) => required.has(name) && p.default === undefined,
+    );
+  };
+  const stack: [Schema, boolean][] = [[root, false]];
+  while (stack.length > 0) {
+    const [s, expanded] = stack.pop()!;
+    const object =
+      !s["x-kubernetes-int-or-string"] && s.type === "object" && typeof s.additionalProperties !== "object";
+    if (object && !expanded) {
+      stack.push([s, true]);
+      for (const [, p] of requiredFields(s)) stack.push([p, false]);
+      continue;
+    }
+    let size = ownMinSize(s);
+    if (object) for (const [name, p] of requiredFields(s)) size += name.length + sizes.get(p)! + 4;
+    sizes.set(s, size);
+  }
+  return sizes.get(root)!;
+}
+
+/** minSize of a node, without its required fields. */
+function ownMinSize(s: Schema): number {
   if (s["x-kubernetes-int-or-string"]) return 1;
   switch (s.type) {
     case "string":
@@ -65,15 +92,6 @@ function minSize(s: Schema): number {
       return 1;
     case "boolean":
       return 4;
-    case "object": {
-      if (typeof s.additionalProperties === "object") return 2;
-      let size = 2;
-      const required = new Set(s.required ?? []);
-      for (const [name, p] of Object.entries(s.properties ?? {})) {
-        if (required.has(name) && p.default === undefined) size += name.length + minSize(p) + 4;
-      }
-      return size;
-    }
     default:
       return 2;
   }

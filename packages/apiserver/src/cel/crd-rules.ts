@@ -18,7 +18,9 @@ import { type CelValue, celEnv, isCelError, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { type FieldError, GoSyntax, OMIT_VALUE, toStatusCause } from "../schema/field-error.js";
+import { stringifyJson } from "../object/deep-json.js";
 import { deepEqual } from "../object/meta.js";
+import { trampoline, type Walk } from "../object/trampoline.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
 import { type Expr, type Parsed, walkExpr } from "./ast.js";
@@ -287,17 +289,23 @@ function eachNode(
   path: string,
   visit: (s: Schema, at: string, cardinality: number | undefined) => void,
 ): void {
-  const walk = (s: Schema | undefined, at: string, cardinality: number | undefined) => {
-    if (!s || typeof s !== "object") return;
+  // In the order of a recursive walk, with a stack: a schema may nest 10 000 levels.
+  type Node = [s: Schema | undefined, at: string, cardinality: number | undefined];
+  const stack: Node[] = [[schema, path, 1]];
+  while (stack.length > 0) {
+    const [s, at, cardinality] = stack.pop()!;
+    if (!s || typeof s !== "object") continue;
     visit(s, at, cardinality);
     const within = (bound: unknown) =>
       cardinality !== undefined && typeof bound === "number" ? cardinality * bound : undefined;
-    for (const [k, v] of Object.entries(s.properties ?? {})) walk(v, `${at}.properties[${k}]`, cardinality);
-    if (s.items && !Array.isArray(s.items)) walk(s.items, `${at}.items`, within(s.maxItems));
+    const below: Node[] = [];
+    for (const [k, v] of Object.entries(s.properties ?? {}))
+      below.push([v, `${at}.properties[${k}]`, cardinality]);
+    if (s.items && !Array.isArray(s.items)) below.push([s.items, `${at}.items`, within(s.maxItems)]);
     if (typeof s.additionalProperties === "object")
-      walk(s.additionalProperties, `${at}.additionalProperties`, within(s.maxProperties));
-  };
-  walk(schema, path, 1);
+      below.push([s.additionalProperties, `${at}.additionalProperties`, within(s.maxProperties)]);
+    for (let i = below.length - 1; i >= 0; i--) stack.push(below[i]);
+  }
 }
 
 /**
@@ -452,35 +460,52 @@ function failureCause(
 
 /** A JSON value as CEL sees it under `schema`: integers as ints, objects as maps. */
 function celValue(value: unknown, schema: Schema | undefined): unknown {
+  return typeof value === "object" && value !== null
+    ? trampoline(celValueWalk(value, schema))
+    : celScalar(value, schema);
+}
+
+function celScalar(value: unknown, schema: Schema | undefined): unknown {
   if (value === null || value === undefined) return null;
-  if (Array.isArray(value)) {
-    const items = schema?.items && !Array.isArray(schema.items) ? schema.items : undefined;
-    return value.map((v) => celValue(v, items));
-  }
   if (typeof value === "number") {
     if (schema?.type === "number") return value;
     return schema?.type === "integer" || Number.isInteger(value) ? BigInt(Math.trunc(value)) : value;
   }
-  if (isObject(value)) {
-    const m = new Map<string, unknown>();
-    // An object with properties is a CEL object: its field names escaped, unnameable ones unseen.
-    const properties =
-      schema?.properties && Object.keys(schema.properties).length > 0 ? schema.properties : undefined;
-    for (const [k, v] of Object.entries(value)) {
-      const name = properties ? escapeProperty(k) : k;
-      if (name === undefined) continue;
-      const s =
-        properties?.[k] ??
-        (typeof schema?.additionalProperties === "object" ? schema.additionalProperties : undefined);
-      const converted = celValue(v, s);
-      m.set(name, converted);
-      // kube (1.31+) reads `self.namespace` as `self.__namespace__`.
-      if (properties && name !== k && isReservedWord(k)) m.set(k, converted);
-    }
-    return m;
-  }
   if (typeof value === "string" && schema?.format !== undefined) return formattedValue(value, schema.format);
   return value;
+}
+
+/** celValue of a list or an object, recursing through a trampoline: it may nest 10 000 levels. */
+function* celValueWalk(value: unknown, schema: Schema | undefined): Walk<unknown> {
+  const convert = (v: unknown, s: Schema | undefined) =>
+    typeof v === "object" && v !== null ? celValueWalk(v, s) : undefined;
+  if (Array.isArray(value)) {
+    const items = schema?.items && !Array.isArray(schema.items) ? schema.items : undefined;
+    const out: unknown[] = [];
+    for (const v of value) {
+      const walk = convert(v, items);
+      out.push(walk ? yield walk : celScalar(v, items));
+    }
+    return out;
+  }
+  if (!isObject(value)) return celScalar(value, schema);
+  const m = new Map<string, unknown>();
+  // An object with properties is a CEL object: its field names escaped, unnameable ones unseen.
+  const properties =
+    schema?.properties && Object.keys(schema.properties).length > 0 ? schema.properties : undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const name = properties ? escapeProperty(k) : k;
+    if (name === undefined) continue;
+    const s =
+      properties?.[k] ??
+      (typeof schema?.additionalProperties === "object" ? schema.additionalProperties : undefined);
+    const walk = convert(v, s);
+    const converted = walk ? yield walk : celScalar(v, s);
+    m.set(name, converted);
+    // kube (1.31+) reads `self.namespace` as `self.__namespace__`.
+    if (properties && name !== k && isReservedWord(k)) m.set(k, converted);
+  }
+  return m;
 }
 
 /**
@@ -507,12 +532,15 @@ function correlated(list: Schema, old: unknown[] | undefined): (item: unknown) =
   const ext = list as Record<string, unknown>;
   if (!old) return () => undefined;
   if (ext["x-kubernetes-list-type"] === "set") {
-    return (item) => old.find((o) => JSON.stringify(o) === JSON.stringify(item));
+    return (item) => {
+      const text = stringifyJson(item);
+      return old.find((o) => stringifyJson(o) === text);
+    };
   }
   const keys = ext["x-kubernetes-list-map-keys"];
   if (ext["x-kubernetes-list-type"] !== "map" || !Array.isArray(keys)) return () => undefined;
   const keyOf = (o: unknown) =>
-    isObject(o) ? JSON.stringify((keys as string[]).map((k) => o[k] ?? null)) : "";
+    isObject(o) ? stringifyJson((keys as string[]).map((k) => o[k] ?? null)) : "";
   return (item) => old.find((o) => keyOf(o) === keyOf(item));
 }
 
@@ -538,13 +566,14 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
   // once one is cancelled or the budget is spent.
   let remaining = meteringNeeded(schema) ? RUNTIME_BUDGET : undefined;
   let stopped = false;
-  const visit = (
+  // Recursion through a trampoline: an object may nest 10 000 levels.
+  const visit = function* (
     s: Schema | undefined,
     value: unknown,
     oldValue: unknown,
     path: string,
     unchanged: () => boolean,
-  ) => {
+  ): Walk<void> {
     if (!s || value === undefined || value === null || stopped) return;
     // The node as CEL sees it, converted once for all its rules (and the old node once too).
     let self: unknown;
@@ -617,7 +646,7 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
       for (let i = 0; i < value.length; i++) {
         const oldItem = old(value[i]);
         const same = mapList && oldItem !== undefined ? once(() => deepEqual(value[i], oldItem)) : unchanged;
-        visit(items, value[i], oldItem, `${path}[${i}]`, same);
+        yield visit(items, value[i], oldItem, `${path}[${i}]`, same);
       }
       return;
     }
@@ -630,19 +659,21 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
         const same = typeMeta ? () => false : oldV !== undefined ? once(() => deepEqual(v, oldV)) : unchanged;
         const child = s.properties?.[k];
         const at = path === "" ? k : `${path}.${k}`;
-        if (child) visit(child, v, oldV, at, same);
+        if (child) yield visit(child, v, oldV, at, same);
         else if (typeof s.additionalProperties === "object")
-          visit(s.additionalProperties, v, oldV, `${path}[${k}]`, same);
+          yield visit(s.additionalProperties, v, oldV, `${path}[${k}]`, same);
       }
     }
   };
   // apiVersion and kind are never ratcheted (both sides read as one version).
-  visit(
-    schema,
-    obj,
-    old,
-    "",
-    once(() => old !== undefined && deepEqual(obj, old)),
+  trampoline(
+    visit(
+      schema,
+      obj,
+      old,
+      "",
+      once(() => old !== undefined && deepEqual(obj, old)),
+    ),
   );
   return causes;
 }

@@ -58,8 +58,16 @@ export const compileWebhookExpression = expressionCompiler(["object", "oldObject
 
 const POLICY_VARIABLES = ["object", "oldObject", "request", "params", "namespaceObject", "variables"];
 
-/** A ValidatingAdmissionPolicy's expressions, its match conditions included. */
+/** A ValidatingAdmissionPolicy's expressions. */
 export const compilePolicyExpression = expressionCompiler([...POLICY_VARIABLES, "authorizer"]);
+
+/**
+ * An admission policy's match conditions, when the policy is written: kube compiles them without
+ * `variables` (validation.go's stateless compiler), so a condition naming them is refused.
+ */
+export const compilePolicyMatchCondition = expressionCompiler(
+  POLICY_VARIABLES.filter((v) => v !== "variables").concat("authorizer"),
+);
 
 /**
  * A ValidatingAdmissionPolicy's messageExpressions: kube compiles them without `authorizer`

@@ -49,7 +49,6 @@ export function evaluateMutatingPolicy(
     ...objects,
     request: celValue(request),
     params: celValue(params),
-    variables: new Map<string, unknown>(),
   };
   evaluateVariables(spec.variables, ctx);
   if (spec.matchConditions.length > 0) {

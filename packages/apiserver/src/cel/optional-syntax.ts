@@ -9,6 +9,13 @@
 import { parse } from "@bufbuild/cel";
 import { childrenOf, type Expr, type Parsed } from "./ast.js";
 import { OPTIONAL_INDEX, OPTIONAL_LIST, OPTIONAL_MAP, OPTIONAL_SELECT } from "./optional.js";
+import {
+  RULE_DEPTH_ERROR,
+  ruleDepthExceeded,
+  sizeError,
+  VISIT_DEPTH_ERROR,
+  visitDepthExceeded,
+} from "./recursion-limits.js";
 import { located } from "./references.js";
 
 /** `optional.of(x)` and its kin: a select or index on their result is optional too, as in cel-go. */
@@ -19,14 +26,23 @@ type Mark = { at: number; entry: number; dot: boolean };
 
 /** Parses `source` as cel-go does with optional types enabled; throws the parser's error otherwise. */
 export function parseCel(source: string): Parsed {
-  if (!source.includes("?") && !source.includes("optional.")) return parse(source);
+  const tooLarge = sizeError(source);
+  if (tooLarge) throw new Error(tooLarge);
+  if (ruleDepthExceeded(source)) throw new Error(RULE_DEPTH_ERROR);
+  if (!source.includes("?") && !source.includes("optional.")) return withinVisitDepth(parse(source));
   const { text, marks } = scan(source);
-  const parsed = parse(text);
+  const parsed = withinVisitDepth(parse(text));
   const pending = new Map(marks.map((m) => [key(m.dot ? "." : "(", m.at, m.entry), m]));
   new Rewriter(parsed, pending, text).rewrite(parsed.expr);
   const left = [...pending.values()][0];
   if (left)
     throw new Error(located(source, questionAfter(source, left), "Syntax error: mismatched input '?'"));
+  return parsed;
+}
+
+/** `parsed`, unless cel-go's visitor would have given up on it. */
+function withinVisitDepth(parsed: Parsed): Parsed {
+  if (visitDepthExceeded(parsed.expr)) throw new Error(VISIT_DEPTH_ERROR);
   return parsed;
 }
 

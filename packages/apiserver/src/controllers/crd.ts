@@ -9,6 +9,7 @@ import { type ResourceDefinition, storeNameOf } from "../registry/index.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import { apiServiceStore, ensureLocalAPIService } from "../seed.js";
 import { Debouncer } from "./debouncer.js";
+import { stringifyJson } from "../object/deep-json.js";
 import { apiVersionOfDef, normalizeOrder } from "../object/meta.js";
 import { applyDefaults, pruneObject } from "../schema/index.js";
 
@@ -42,6 +43,7 @@ export class CrdController {
 
   readonly #delayMs: number;
   readonly #signal: AbortSignal;
+  readonly #onError: (err: unknown) => void;
 
   constructor(
     server: () => ServerContext,
@@ -50,6 +52,7 @@ export class CrdController {
     delayMs = 0,
   ) {
     this.#server = server;
+    this.#onError = onError;
     this.#delayMs = delayMs;
     this.#signal = signal;
     this.#pending = new Debouncer(
@@ -125,14 +128,18 @@ export class CrdController {
     let defs: ResourceDefinition[];
     try {
       defs = resourcesFromCRD(crd.obj as unknown as CustomResourceDefinition);
-    } catch {
-      return; // validation rejects such CRDs; one that slipped through is simply not served
+    } catch (e) {
+      // Validation rejects such CRDs; one that slipped through is not served, and said so (a deep
+      // schema once went unserved here without a word).
+      this.#onError(e);
+      return;
     }
     // A CRD whose names clash with another resource of its group is not served (not Established).
     const established = this.#status(crd).conditions.find((c) => c.type === "Established");
     if (established?.status !== "True") return;
     // Re-registering an unchanged spec would only invalidate what is built from the registry.
-    const spec = JSON.stringify((crd.obj as Obj).spec);
+    // stringifyJson: a spec's schema may nest past what JSON.stringify's recursion takes.
+    const spec = stringifyJson((crd.obj as Obj).spec);
     if (this.#served.get(name) === spec && server.registry.all().some((d) => d.crdName === name)) return;
     server.registry.removeCrd(name);
     for (const d of defs) server.registry.add(d);

@@ -1,5 +1,7 @@
 // The structural-schema rules a CRD's openAPIV3Schema must follow (apiextensions-apiserver's
-// ValidateStructural plus the OpenAPI features CRDs forbid), and validation of its defaults.
+// ValidateStructural plus the OpenAPI features CRDs forbid), and validation of its defaults. The
+// walks recurse through a trampoline: kube takes schemas nested as deep as its JSON decoder does.
+import { trampoline, type Walk } from "../object/trampoline.js";
 import type { FieldError, Schema } from "../schema/index.js";
 import { findUnknownFields, isObject, patternError, validateValue } from "../schema/index.js";
 
@@ -17,13 +19,13 @@ const FORBIDDEN: [keyof Schema, string][] = [
 /** Every structural-schema problem of `schema`, sorted by message as kube sorts them. */
 export function structuralErrors(schema: Schema, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  walk(schema, "root", path, errs);
+  trampoline(walk(schema, "root", path, errs));
   return errs.sort((a, b) => line(a).localeCompare(line(b)));
 }
 
 const line = (e: FieldError) => `${e.field}: ${e.detail ?? ""}`;
 
-function walk(s: Schema, level: Level, path: string, errs: FieldError[]): void {
+function* walk(s: Schema, level: Level, path: string, errs: FieldError[]): Walk<void> {
   const at = (k: string) => `${path}.${k}`;
   for (const [key, message] of FORBIDDEN) {
     if ((s as Record<string, unknown>)[key] !== undefined)
@@ -74,26 +76,22 @@ function walk(s: Schema, level: Level, path: string, errs: FieldError[]): void {
   if (s.type === "array" && s.items === undefined) {
     errs.push({ type: "FieldValueRequired", field: at("items"), detail: "must be specified" });
   }
-  if (s.items !== undefined && !Array.isArray(s.items)) walk(s.items, "item", at("items"), errs);
-  for (const [k, v] of Object.entries(props)) walk(v, "field", `${path}.properties[${k}]`, errs);
-  if (typeof ap === "object") walk(ap, "field", at("additionalProperties"), errs);
+  if (s.items !== undefined && !Array.isArray(s.items)) yield walk(s.items, "item", at("items"), errs);
+  for (const [k, v] of Object.entries(props)) yield walk(v, "field", `${path}.properties[${k}]`, errs);
+  if (typeof ap === "object") yield walk(ap, "field", at("additionalProperties"), errs);
   // int-or-string may say `anyOf: [{type: integer}, {type: string}]`, directly or first in allOf.
   if (!isIntOrStringAnyOf(s.anyOf)) {
-    (s.anyOf ?? []).forEach((n, i) => {
-      nested(n, `${path}.anyOf[${i}]`, errs);
-    });
+    for (const [i, n] of (s.anyOf ?? []).entries()) yield nested(n, `${path}.anyOf[${i}]`, errs);
   }
-  (s.allOf ?? []).forEach((n, i) => {
-    nested(
+  for (const [i, n] of (s.allOf ?? []).entries()) {
+    yield nested(
       i === 0 && isIntOrStringAnyOf(n.anyOf) ? { ...n, anyOf: undefined } : n,
       `${path}.allOf[${i}]`,
       errs,
     );
-  });
-  (s.oneOf ?? []).forEach((n, i) => {
-    nested(n, `${path}.oneOf[${i}]`, errs);
-  });
-  if (s.not !== undefined) nested(s.not, at("not"), errs);
+  }
+  for (const [i, n] of (s.oneOf ?? []).entries()) yield nested(n, `${path}.oneOf[${i}]`, errs);
+  if (s.not !== undefined) yield nested(s.not, at("not"), errs);
 }
 
 function typeRules(s: Schema, level: Level, path: string, errs: FieldError[]): void {
@@ -197,15 +195,13 @@ function onlyNameRestrictions(meta: Schema): boolean {
 }
 
 /** Inside allOf/anyOf/oneOf/not only value validations are allowed. */
-function nested(s: Schema, path: string, errs: FieldError[]): void {
+function* nested(s: Schema, path: string, errs: FieldError[]): Walk<void> {
   for (const [k, list] of [
     ["allOf", s.allOf],
     ["anyOf", s.anyOf],
     ["oneOf", s.oneOf],
   ] as const) {
-    (list ?? []).forEach((n, i) => {
-      nested(n, `${path}.${k}[${i}]`, errs);
-    });
+    for (const [i, n] of (list ?? []).entries()) yield nested(n, `${path}.${k}[${i}]`, errs);
   }
   const forbid = (k: string, detail: string) =>
     errs.push({ type: "FieldValueForbidden", field: `${path}.${k}`, detail });
@@ -223,8 +219,8 @@ function nested(s: Schema, path: string, errs: FieldError[]): void {
   if (s["x-kubernetes-int-or-string"]) forbid("x-kubernetes-int-or-string", "must be false to be structural");
   if (s.properties?.metadata !== undefined)
     forbid("properties[metadata]", "must not be specified in a nested context");
-  for (const [k, v] of Object.entries(s.properties ?? {})) nested(v, `${path}.properties[${k}]`, errs);
-  if (s.items !== undefined && !Array.isArray(s.items)) nested(s.items, `${path}.items`, errs);
+  for (const [k, v] of Object.entries(s.properties ?? {})) yield nested(v, `${path}.properties[${k}]`, errs);
+  if (s.items !== undefined && !Array.isArray(s.items)) yield nested(s.items, `${path}.items`, errs);
 }
 
 /**
@@ -233,7 +229,7 @@ function nested(s: Schema, path: string, errs: FieldError[]): void {
  */
 export function defaultErrors(schema: Schema, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  const visit = (s: Schema, p: string, underMetadata: boolean) => {
+  const visit = function* (s: Schema, p: string, underMetadata: boolean): Walk<void> {
     if (s.default !== undefined) {
       if (underMetadata) {
         errs.push({
@@ -258,12 +254,12 @@ export function defaultErrors(schema: Schema, path: string): FieldError[] {
       }
     }
     for (const [k, v] of Object.entries(s.properties ?? {})) {
-      visit(v, `${p}.properties[${k}]`, underMetadata || (p === path && k === "metadata"));
+      yield visit(v, `${p}.properties[${k}]`, underMetadata || (p === path && k === "metadata"));
     }
-    if (s.items !== undefined && !Array.isArray(s.items)) visit(s.items, `${p}.items`, underMetadata);
+    if (s.items !== undefined && !Array.isArray(s.items)) yield visit(s.items, `${p}.items`, underMetadata);
     if (typeof s.additionalProperties === "object")
-      visit(s.additionalProperties, `${p}.additionalProperties`, underMetadata);
+      yield visit(s.additionalProperties, `${p}.additionalProperties`, underMetadata);
   };
-  visit(schema, path, false);
+  trampoline(visit(schema, path, false));
   return errs;
 }

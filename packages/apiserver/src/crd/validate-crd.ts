@@ -1,6 +1,5 @@
 // Validation of a CustomResourceDefinition on create and update, as apiextensions-apiserver
 // does it: names, group, scope, versions, schemas, subresources and printer columns.
-import { isDeepStrictEqual } from "node:util";
 import { celRules, schemaHasRules } from "../lazy.js";
 import type {
   CustomResourceColumnDefinition,
@@ -11,6 +10,7 @@ import type {
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import type { FieldError, Schema } from "../schema/index.js";
 import { toStatusCause } from "../schema/index.js";
+import { jsonEqual } from "../object/deep-json.js";
 import { dns1035LabelErrors, dns1123SubdomainErrors } from "./names.js";
 import { defaultErrors, structuralErrors } from "./structural.js";
 
@@ -165,7 +165,8 @@ interface SharedParts {
 
 function sharedParts(versions: CustomResourceDefinitionVersion[]): SharedParts {
   const alike = (part: (v: CustomResourceDefinitionVersion) => unknown) =>
-    versions.length > 0 && versions.every((v) => isDeepStrictEqual(part(v), part(versions[0])));
+    // jsonEqual walks without recursion: a schema may nest 10 000 levels.
+    versions.length > 0 && versions.every((v) => jsonEqual(part(v), part(versions[0])));
   return {
     schema: alike((v) => v.schema),
     subresources: alike((v) => v.subresources),

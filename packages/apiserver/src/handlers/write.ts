@@ -476,10 +476,32 @@ export function storeCreated(
   return stored;
 }
 
-/** The Warning header values for field problems found under fieldValidation=Warn. */
+/**
+ * The Warning header values for field problems found under fieldValidation=Warn, as kube's
+ * recorder writes them (endpoints/filters/warning.go): each text once; past 4 096 runes in all,
+ * every text cut to 256 runes, and none added once those fill 4 096 (a deep field's path is long).
+ */
 export function warningHeaders(warnings: string[]): Record<string, string[]> | undefined {
   if (warnings.length === 0) return undefined;
-  return { Warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
+  const cut = (t: string) => (t.length > 256 ? [...t].slice(0, 256).join("") : t);
+  const runes = (t: string) => (t.length > 256 ? [...t].length : t.length);
+  const texts: string[] = [];
+  let written = 0;
+  let truncating = false;
+  for (const w of new Set(warnings)) {
+    if (truncating && written >= 4096) break;
+    const text = truncating ? cut(w) : w;
+    if (written + runes(text) <= 4096 || truncating) {
+      written += runes(text);
+      texts.push(text);
+      continue;
+    }
+    truncating = true;
+    texts.push(w);
+    for (let i = 0; i < texts.length; i++) texts[i] = cut(texts[i]);
+    written = texts.reduce((n, t) => n + runes(t), 0);
+  }
+  return { Warning: texts.map((w) => `299 - ${JSON.stringify(w)}`) };
 }
 
 export { ApiError };

@@ -182,13 +182,12 @@ export function variableErrors(
 
 /** A policy's `matchConditions` (either kind of policy). */
 export function matchConditionErrors(spec: Obj): StatusCause[] {
-  return celMatch
-    .get()
-    .matchConditionErrors(
-      spec.matchConditions,
-      "spec.matchConditions",
-      celPolicy.get().compilePolicyExpression,
-    );
+  return celMatch.get().matchConditionErrors(
+    spec.matchConditions,
+    "spec.matchConditions",
+    // Without `variables`: kube compiles match conditions apart from them when a policy is written.
+    celPolicy.get().compilePolicyMatchCondition,
+  );
 }
 
 /** A policy's `paramKind` (either kind of policy). */

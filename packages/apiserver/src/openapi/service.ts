@@ -15,6 +15,7 @@ import {
 } from "../schema/index.js";
 import { methodNotAllowed, PageNotFoundError, resourceNotFound } from "../status.js";
 import { acceptedTypes } from "./accept.js";
+import { stringifyJson } from "../object/deep-json.js";
 import { openAPIV2Protobuf } from "./v2-protobuf.js";
 
 const V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
@@ -112,7 +113,8 @@ export class OpenAPIService {
       this.#v3.delete(key);
       return undefined;
     }
-    const json = JSON.stringify(built);
+    // stringifyJson: a CRD's schema may nest past what JSON.stringify's recursion takes.
+    const json = stringifyJson(built);
     const doc = { json, hash: hashOf(json) };
     this.#v3.set(key, { defs: mine, doc });
     return doc;

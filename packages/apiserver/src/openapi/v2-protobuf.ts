@@ -4,6 +4,9 @@
 // documents use are encoded; field numbers follow gnostic's OpenAPIv2.proto. Values that gnostic
 // keeps as `Any` (defaults, enums, vendor extensions) carry YAML text; JSON is valid YAML.
 
+import { stringifyJson } from "../object/deep-json.js";
+import { trampoline, type Walk } from "../object/trampoline.js";
+
 type Json = Record<string, unknown>;
 
 /** A protobuf message being written: fields appended in order, nested messages length-prefixed. */
@@ -80,7 +83,7 @@ const isObj = (v: unknown): v is Json => v !== null && typeof v === "object" && 
 
 /** gnostic's `Any`: the value as YAML text (field 2). */
 function any(value: unknown): Message {
-  return new Message().string(2, JSON.stringify(value));
+  return new Message().string(2, stringifyJson(value));
 }
 
 /** Fields named `x-...`, as repeated `NamedAny` under `no`. */
@@ -90,7 +93,12 @@ function vendorExtensions(m: Message, no: number, o: Json): void {
   }
 }
 
+/** A schema's message, walked through a trampoline: a CRD's schema may nest 10 000 levels. */
 function schema(s: Json): Message {
+  return trampoline(schemaWalk(s));
+}
+
+function* schemaWalk(s: Json): Walk<Message> {
   const m = new Message().string(1, s.$ref).string(2, s.format).string(3, s.title).string(4, s.description);
   if (s.default !== undefined) m.message(5, any(s.default));
   m.double(6, s.multipleOf)
@@ -108,24 +116,25 @@ function schema(s: Json): Message {
     .int(18, s.minProperties)
     .strings(19, s.required);
   if (Array.isArray(s.enum)) for (const e of s.enum) m.message(20, any(e));
-  if (isObj(s.additionalProperties)) m.message(21, new Message().message(1, schema(s.additionalProperties)));
+  if (isObj(s.additionalProperties))
+    m.message(21, new Message().message(1, yield schemaWalk(s.additionalProperties)));
   else if (typeof s.additionalProperties === "boolean") {
     // oneof boolean: false must still be written, so encode it by hand.
     m.bytes(21, Buffer.from([0x10, s.additionalProperties ? 1 : 0]));
   }
   if (typeof s.type === "string") m.message(22, new Message().string(1, s.type));
   else if (Array.isArray(s.type)) m.message(22, new Message().strings(1, s.type));
-  if (isObj(s.items)) m.message(23, new Message().message(1, schema(s.items)));
+  if (isObj(s.items)) m.message(23, new Message().message(1, yield schemaWalk(s.items)));
   else if (Array.isArray(s.items)) {
     const items = new Message();
-    for (const i of s.items) if (isObj(i)) items.message(1, schema(i));
+    for (const i of s.items) if (isObj(i)) items.message(1, yield schemaWalk(i));
     m.message(23, items);
   }
-  if (Array.isArray(s.allOf)) for (const a of s.allOf) if (isObj(a)) m.message(24, schema(a));
+  if (Array.isArray(s.allOf)) for (const a of s.allOf) if (isObj(a)) m.message(24, yield schemaWalk(a));
   if (isObj(s.properties)) {
     const props = new Message();
     for (const [k, v] of Object.entries(s.properties))
-      if (isObj(v)) props.message(1, new Message().string(1, k).message(2, schema(v)));
+      if (isObj(v)) props.message(1, new Message().string(1, k).message(2, yield schemaWalk(v)));
     m.message(25, props);
   }
   m.string(26, s.discriminator).bool(27, s.readOnly);

@@ -164,10 +164,15 @@ export function reachable(
   return out;
 }
 
-function collectRefs(s: Schema, into: string[]): void {
-  if (s.$ref) into.push(s.$ref.replace("#/definitions/", ""));
-  for (const p of Object.values(s.properties ?? {})) collectRefs(p, into);
-  if (s.items && !Array.isArray(s.items)) collectRefs(s.items, into);
-  if (typeof s.additionalProperties === "object") collectRefs(s.additionalProperties, into);
-  for (const list of [s.allOf, s.anyOf, s.oneOf]) for (const x of list ?? []) collectRefs(x, into);
+function collectRefs(root: Schema, into: string[]): void {
+  // With a stack: a CRD's schema may nest 10 000 levels.
+  const stack = [root];
+  while (stack.length > 0) {
+    const s = stack.pop()!;
+    if (s.$ref) into.push(s.$ref.replace("#/definitions/", ""));
+    stack.push(...Object.values(s.properties ?? {}));
+    if (s.items && !Array.isArray(s.items)) stack.push(s.items);
+    if (typeof s.additionalProperties === "object") stack.push(s.additionalProperties);
+    for (const list of [s.allOf, s.anyOf, s.oneOf]) stack.push(...(list ?? []));
+  }
 }

@@ -7,19 +7,22 @@ import type { ResourceDefinition } from "../registry/resource.js";
 import type { Schema } from "./schema-types.js";
 import { isObject, SchemaResolver, schemaOf } from "./schema-types.js";
 import { cloneJson } from "../object/deep-json.js";
+import { trampoline, type Walk } from "../object/trampoline.js";
 
 /** Applies schema defaults to `obj` in place; returns it. */
 export function applyDefaults<T>(def: Pick<ResourceDefinition, "schema">, obj: T): T {
   const root = schemaOf(def);
   if (root === undefined) return obj;
   const r = new SchemaResolver(root);
-  defaultNode(obj, root, r);
+  trampoline(defaultNode(obj, root, r));
   return obj;
 }
 
 const isNonNullableNull = (v: unknown, s: Schema | undefined) => v === null && s !== undefined && !s.nullable;
 
-function defaultNode(value: unknown, schema0: Schema, r: SchemaResolver): void {
+// Recursion through a trampoline: kube takes schemas and objects 10 000 levels deep. Scalars have
+// nothing to default and are not walked.
+function* defaultNode(value: unknown, schema0: Schema, r: SchemaResolver): Walk<void> {
   const schema = r.resolve(schema0);
   if (schema === undefined) return;
   if (Array.isArray(value)) {
@@ -28,7 +31,8 @@ function defaultNode(value: unknown, schema0: Schema, r: SchemaResolver): void {
     for (let i = 0; i < value.length; i++) {
       if (isNonNullableNull(value[i], items) && items.default !== undefined)
         value[i] = cloneJson(items.default);
-      defaultNode(value[i], items, r);
+      const item = value[i];
+      if (typeof item === "object" && item !== null) yield defaultNode(item, items, r);
     }
     return;
   }
@@ -50,6 +54,6 @@ function defaultNode(value: unknown, schema0: Schema, r: SchemaResolver): void {
       delete value[key];
       continue;
     }
-    defaultNode(v, sub, r);
+    if (typeof v === "object" && v !== null) yield defaultNode(v, sub, r);
   }
 }

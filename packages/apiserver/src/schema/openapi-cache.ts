@@ -1,5 +1,6 @@
 // Serving OpenAPI documents cheaply: each is built once per registry generation and kept as
 // serialized JSON with its hash. The server owns one cache and passes its generation number.
+import { stringifyJson } from "../object/deep-json.js";
 import type { ResourceDefinition } from "../registry/resource.js";
 import { documentHash, openAPIV2, openAPIV3GroupVersion, openAPIV3Paths } from "./openapi-documents.js";
 
@@ -34,7 +35,7 @@ export function createOpenAPICache(): OpenAPICache {
     }
     if (!docs.has(key)) {
       const doc = build();
-      docs.set(key, doc === undefined ? undefined : { json: JSON.stringify(doc), hash: documentHash(doc) });
+      docs.set(key, doc === undefined ? undefined : { json: stringifyJson(doc), hash: documentHash(doc) });
     }
     return docs.get(key);
   };

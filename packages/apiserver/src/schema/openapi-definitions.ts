@@ -2,6 +2,7 @@
 // versions as kube publishes them (`com.example.v1.Widget` with its list), and the
 // strategic-merge-patch extensions kubectl reads to compute `apply` patches.
 import { builtinPatchMeta, type PatchMeta } from "controller-runtime/patch";
+import { cloneJson } from "../object/deep-json.js";
 import type { ResourceDefinition } from "../registry/resource.js";
 import { builtinDefinitionName, builtinDefinitions, OBJECT_META, reachable } from "./builtin-schemas.js";
 import { META_DESCRIPTIONS } from "./meta-descriptions.generated.js";
@@ -119,7 +120,29 @@ const preserves = (s: Schema) => s["x-kubernetes-preserve-unknown-fields"] === t
  * apiextensions' ToStructuralOpenAPIV2: what swagger 2.0 (and kubectl's client-side validation
  * reading it) cannot say is dropped: combinators, nullable and preserved objects' fields.
  */
-function toStructuralV2(s: Schema): Schema {
+function toStructuralV2(root: Schema): Schema {
+  // Top-down with a stack: a schema may nest 10 000 levels.
+  const result = structuralV2Node(root);
+  const stack = [result];
+  while (stack.length > 0) {
+    const out = stack.pop()!;
+    const below = (v: Schema) => {
+      const c = structuralV2Node(v);
+      stack.push(c);
+      return c;
+    };
+    if (out.properties) {
+      out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, below(v)]));
+    }
+    if (out.items && !Array.isArray(out.items)) out.items = below(out.items);
+    if (typeof out.additionalProperties === "object")
+      out.additionalProperties = below(out.additionalProperties);
+  }
+  return result;
+}
+
+/** toStructuralV2 of one node, its children left as they are. */
+function structuralV2Node(s: Schema): Schema {
   const out = withoutCombinators(s);
   if (out.nullable) {
     delete out.type;
@@ -140,22 +163,23 @@ function toStructuralV2(s: Schema): Schema {
     else delete out.required;
   }
   if (typeof out.additionalProperties === "object" && out.additionalProperties.nullable) delete out.required;
-  if (out.properties) {
-    out.properties = Object.fromEntries(
-      Object.entries(out.properties).map(([k, v]) => [k, toStructuralV2(v)]),
-    );
-  }
-  if (out.items && !Array.isArray(out.items)) out.items = toStructuralV2(out.items);
-  if (typeof out.additionalProperties === "object")
-    out.additionalProperties = toStructuralV2(out.additionalProperties);
   return out;
 }
 
 /** kube's addEmbeddedProperties: an embedded resource lists apiVersion, kind and metadata. */
-function addEmbeddedProperties(s: Schema, flavour: Flavour): void {
-  for (const p of Object.values(s.properties ?? {})) addEmbeddedProperties(p, flavour);
-  if (s.items && !Array.isArray(s.items)) addEmbeddedProperties(s.items, flavour);
-  if (typeof s.additionalProperties === "object") addEmbeddedProperties(s.additionalProperties, flavour);
+function addEmbeddedProperties(root: Schema, flavour: Flavour): void {
+  // With a stack (a schema may nest 10 000 levels); each node changes only itself.
+  const stack = [root];
+  while (stack.length > 0) {
+    const s = stack.pop()!;
+    stack.push(...Object.values(s.properties ?? {}));
+    if (s.items && !Array.isArray(s.items)) stack.push(s.items);
+    if (typeof s.additionalProperties === "object") stack.push(s.additionalProperties);
+    addOwnEmbeddedProperties(s, flavour);
+  }
+}
+
+function addOwnEmbeddedProperties(s: Schema, flavour: Flavour): void {
   // In v2 a preserved object lists no fields: kubectl would refuse any other.
   if (flavour === "v2" && preserves(s)) return;
   if (s["x-kubernetes-embedded-resource"] !== true) return;
@@ -179,7 +203,8 @@ function publishedSchema(schema: Schema, def: ResourceDefinition, flavour: Flavo
   const gvk = [{ group: def.group, version: def.version, kind: def.kind }];
   if (flavour === "v2" && preserves(schema))
     return { type: "object", "x-kubernetes-group-version-kind": gvk };
-  const clone = structuredClone(schema);
+  // cloneJson: structuredClone gives out near 2 000 levels, and a schema may nest 10 000.
+  const clone = cloneJson(schema) as Schema;
   delete clone.definitions;
   const out = flavour === "v2" ? toStructuralV2(clone) : clone;
   out.type ??= "object";

@@ -3,6 +3,7 @@
 // document each; kubectl ≥ 1.27 checks there that PATCH accepts `fieldValidation`, so the
 // server validates fields, and reads schemas for `apply` and `explain`).
 import { createHash } from "node:crypto";
+import { stringifyJson } from "../object/deep-json.js";
 import type { ResourceDefinition } from "../registry/resource.js";
 import { KUBERNETES_VERSION } from "../server-version.js";
 import { INT_OR_STRING, QUANTITY } from "./builtin-schemas.js";
@@ -96,33 +97,70 @@ export function openAPIV3Paths(
 /** kube's hash of a document: SHA-512 of its JSON, upper-case hex. */
 export function documentHash(doc: unknown): string {
   return createHash("sha512")
-    .update(JSON.stringify(doc ?? null))
+    .update(stringifyJson(doc ?? null))
     .digest("hex")
     .toUpperCase();
 }
 
-/** A schema in swagger 2.0 terms: no anyOf/oneOf/nullable; free-form where v2 cannot say it. */
-function toV2(s: Schema): Schema {
+/**
+ * A schema in swagger 2.0 terms: no anyOf/oneOf/nullable; free-form where v2 cannot say it.
+ * Top-down with a stack: a CRD's schema may nest 10 000 levels.
+ */
+function toV2(root: Schema): Schema {
+  const result = toV2Node(root);
+  const stack = [result];
+  while (stack.length > 0) {
+    const out = stack.pop()!;
+    const below = (v: Schema) => {
+      const c = toV2Node(v);
+      stack.push(c);
+      return c;
+    };
+    if (out.properties)
+      out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, below(v)]));
+    if (out.items && !Array.isArray(out.items)) out.items = below(out.items);
+    if (typeof out.additionalProperties === "object")
+      out.additionalProperties = below(out.additionalProperties);
+  }
+  return result;
+}
+
+/** toV2 of one node, its children left as they are. */
+function toV2Node(s: Schema): Schema {
   const out = withoutCombinators(s);
   delete out.nullable;
   if (s.nullable || s["x-kubernetes-int-or-string"]) delete out.type;
   // kubectl 1.20 rejects fields v2 does not list: a preserve-unknown object lists none.
   if (s["x-kubernetes-preserve-unknown-fields"]) delete out.properties;
-  if (out.properties)
-    out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, toV2(v)]));
-  if (out.items && !Array.isArray(out.items)) out.items = toV2(out.items);
-  if (typeof out.additionalProperties === "object") out.additionalProperties = toV2(out.additionalProperties);
   return out;
 }
 
-function rewriteRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(rewriteRefs);
-  if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    out[k] = k === "$ref" && typeof v === "string" ? v.replace("#/definitions/", V3_REF) : rewriteRefs(v);
+/** A copy of `root` with its `$ref`s pointing at v3's components, made with a stack (it may nest 10 000 levels). */
+function rewriteRefs(root: unknown): unknown {
+  const copy = (v: unknown): unknown =>
+    Array.isArray(v) ? [...v] : v !== null && typeof v === "object" ? { ...v } : v;
+  const result = copy(root);
+  const stack: unknown[] = [result];
+  while (stack.length > 0) {
+    const x = stack.pop() as Record<string, unknown> | unknown[];
+    if (Array.isArray(x)) {
+      for (let i = 0; i < x.length; i++) {
+        const c = copy(x[i]);
+        x[i] = c;
+        if (c !== null && typeof c === "object") stack.push(c);
+      }
+      continue;
+    }
+    for (const [k, v] of Object.entries(x)) {
+      if (k === "$ref" && typeof v === "string") x[k] = v.replace("#/definitions/", V3_REF);
+      else {
+        const c = copy(v);
+        x[k] = c;
+        if (c !== null && typeof c === "object") stack.push(c);
+      }
+    }
   }
-  return out;
+  return result;
 }
 
 /** The operations of one resource, enough for kubectl: actions, GVKs and query parameters. */

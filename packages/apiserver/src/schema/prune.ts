@@ -2,6 +2,7 @@
 // dropped unless `x-kubernetes-preserve-unknown-fields` (or a map's `additionalProperties`)
 // keeps them. The object root and `x-kubernetes-embedded-resource` objects keep `apiVersion`
 // and `kind`, and their `metadata` is pruned to ObjectMeta's fields.
+import { trampoline, type Walk } from "../object/trampoline.js";
 import type { ResourceDefinition } from "../registry/resource.js";
 import { OBJECT_META, schemaForDefinition } from "./builtin-schemas.js";
 import type { Schema } from "./schema-types.js";
@@ -64,11 +65,19 @@ class UnknownFieldWalk {
   }
 
   run(obj: unknown): string[] {
-    this.#walk(obj, this.#root, "", true, this.#r);
+    trampoline(this.#walk(obj, this.#root, "", true, this.#r));
     return this.#found;
   }
 
-  #walk(value: unknown, schema0: Schema, path: string, resourceRoot: boolean, r: SchemaResolver): void {
+  // Recursion through a trampoline: kube takes schemas and objects 10 000 levels deep. Scalars
+  // hold no fields and are not walked.
+  *#walk(
+    value: unknown,
+    schema0: Schema,
+    path: string,
+    resourceRoot: boolean,
+    r: SchemaResolver,
+  ): Walk<void> {
     const schema = r.resolve(schema0);
     if (schema === undefined) return;
     if (Array.isArray(value)) {
@@ -78,7 +87,8 @@ class UnknownFieldWalk {
         // Only objects hold fields to prune: a scalar needs no path (an enum of 100 000 values
         // would build as many strings).
         const item = value[i];
-        if (typeof item === "object" && item !== null) this.#walk(item, items, `${path}[${i}]`, false, r);
+        if (typeof item === "object" && item !== null)
+          yield this.#walk(item, items, `${path}[${i}]`, false, r);
       }
       return;
     }
@@ -92,13 +102,13 @@ class UnknownFieldWalk {
       if (embedded && key === "metadata" && isObject(v)) {
         // A built-in kind's own ObjectMeta schema is complete; a CRD's lists name at most.
         const own = r.property(schema, "metadata");
-        if (own?.properties?.labels !== undefined) this.#walk(v, own, p, false, r);
-        else this.#walk(v, this.#objectMeta, p, false, this.#metaResolver);
+        if (own?.properties?.labels !== undefined) yield this.#walk(v, own, p, false, r);
+        else yield this.#walk(v, this.#objectMeta, p, false, this.#metaResolver);
         continue;
       }
       const sub = r.property(schema, key);
       if (sub !== undefined) {
-        this.#walk(v, sub, p, false, r);
+        if (typeof v === "object" && v !== null) yield this.#walk(v, sub, p, false, r);
       } else if (!preserve) {
         this.#found.push(p);
         if (this.#mutate) delete value[key];

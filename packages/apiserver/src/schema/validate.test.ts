@@ -101,7 +101,7 @@ test("strings: length, pattern and format", () => {
     [
       ["FieldValueInvalid", "dns", "dns in body should match '^[a-z]+$'"],
       ["FieldValueInvalid", "long", "long in body should be at least 2 chars long"],
-      ["FieldValueTooLong", "short", "may not be longer than 3"],
+      ["FieldValueTooLong", "short", "may not be more than 3 bytes"],
       ["FieldValueTypeInvalid", "when", 'when in body must be of type date-time: "yesterday"'],
     ],
   );

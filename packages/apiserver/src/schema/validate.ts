@@ -1,6 +1,9 @@
 // OpenAPI v3 validation of custom resources as apiextensions-apiserver does it (kube-openapi's
-// validator, its errors converted to field errors): same checks, same order, same words.
+// validator, its errors converted to field errors): same checks, same order, same words. The walk
+// recurses through a trampoline: kube accepts schemas and objects nested as deep as its JSON
+// decoder takes them (10 000 levels), V8's stack gives out near 1 500 levels of this walk.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { trampoline, type Walk } from "../object/trampoline.js";
 import type { ResourceDefinition } from "../registry/resource.js";
 import type { FieldError } from "./field-error.js";
 import { goFloat, toStatusCause } from "./field-error.js";
@@ -27,12 +30,12 @@ export function validateObject(
   const root = schemaOf(def);
   if (root === undefined) return [];
   const v = new Validator(new SchemaResolver(root), patterns);
-  v.node(obj, root, "", old === undefined ? undefined : { value: old });
+  trampoline(v.node(obj, root, "", old === undefined ? undefined : { value: old }));
   let errors = v.errors;
   if (old !== undefined && v.listErrors.size > 0) {
     // Looked at only when the new object has duplicates: most updates never validate the old one.
     const before = new Validator(new SchemaResolver(root), patterns);
-    before.node(old, root, "");
+    trampoline(before.node(old, root, ""));
     if (before.listErrors.size > 0) errors = errors.filter((e) => !v.listErrors.has(e));
   }
   return errors.map(toStatusCause);
@@ -57,7 +60,7 @@ export function validateValue(
   patterns: PatternCache = new PatternCache(),
 ): FieldError[] {
   const v = new Validator(new SchemaResolver(root), patterns);
-  v.node(value, schema, path);
+  trampoline(v.node(value, schema, path));
   return v.errors;
 }
 
@@ -107,6 +110,13 @@ const child = (path: string, key: string) => (path ? `${path}.${key}` : key);
 /** kube-openapi's "<path> in body" prefix of messages. */
 const inBody = (path: string) => `${path} in body`;
 
+/** A walk with nothing left to do: what a leaf validated at once stands for. */
+const DONE: Walk<void> = (function* () {})();
+DONE.next();
+
+const hasCombinators = (s: Schema) =>
+  s.anyOf !== undefined || s.oneOf !== undefined || s.allOf !== undefined || s.not !== undefined;
+
 /** An alternative of a combinator tried alone: its errors and how many of its checks passed. */
 interface Trial {
   errors: FieldError[];
@@ -134,19 +144,20 @@ class Validator {
   }
 
   /** Validates `value`; with `old`, its errors are dropped if the value is as it was (ratcheting). */
-  node(value: unknown, schema0: Schema | undefined, path: string, old?: Old): void {
-    if (old === undefined) {
-      this.#node(value, schema0, path, undefined);
-      return;
-    }
+  node(value: unknown, schema0: Schema | undefined, path: string, old?: Old): Walk<void> {
+    if (old !== undefined) return this.#ratcheted(value, schema0, path, old);
+    return this.#leaf(value, schema0, path) ? DONE : this.#node(value, schema0, path, undefined);
+  }
+
+  *#ratcheted(value: unknown, schema0: Schema | undefined, path: string, old: Old): Walk<void> {
     const start = this.errors.length;
     const outer = this.#changedBelow;
     this.#changedBelow = false;
-    this.#node(value, schema0, path, old);
+    yield this.#node(value, schema0, path, old);
     // kube compares only once a node has errors; a node with a changed child has changed.
     let changed = this.#changedBelow;
     if (this.errors.length > start && !changed) {
-      changed = !this.#same(value, old.value);
+      changed = !(yield this.#same(value, old.value));
       if (!changed) {
         const kept = this.errors
           .splice(start)
@@ -162,28 +173,57 @@ class Validator {
    * an ancestor compared next skips those subtrees, so that a deep object with errors at every
    * level is compared once in all, not once per level (kube's CachedDeepEqual).
    */
-  #same(a: unknown, b: unknown): boolean {
+  *#same(a: unknown, b: unknown): Walk<boolean> {
     if (a === b) return true;
     if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return false;
     if (this.#equal.get(a) === b) return true;
     if (Array.isArray(a)) {
       if (!Array.isArray(b) || a.length !== b.length) return false;
-      for (let i = 0; i < a.length; i++) if (!this.#same(a[i], b[i])) return false;
+      for (let i = 0; i < a.length; i++) if (!(yield this.#same(a[i], b[i]))) return false;
     } else {
       if (Array.isArray(b)) return false;
       const ka = Object.keys(a);
       if (ka.length !== Object.keys(b).length) return false;
       for (const k of ka) {
-        if (!Object.hasOwn(b, k) || !this.#same((a as Obj)[k], (b as Obj)[k])) return false;
+        if (!Object.hasOwn(b, k) || !(yield this.#same((a as Obj)[k], (b as Obj)[k]))) return false;
       }
     }
     this.#equal.set(a, b);
     return true;
   }
 
-  #node(value: unknown, schema0: Schema | undefined, path: string, old: Old | undefined): void {
+  *#node(value: unknown, schema0: Schema | undefined, path: string, old: Old | undefined): Walk<void> {
     const schema = this.#r.resolve(schema0);
-    if (schema === undefined) return;
+    if (schema === undefined || !this.#typeChecks(value, schema, path)) return;
+    if (hasCombinators(schema)) yield this.#combinators(value, schema, path);
+    if (typeof value === "string") this.#string(value, schema, path);
+    if (typeof value === "number") this.#number(value, schema, path);
+    if (Array.isArray(value)) yield this.#array(value, schema, path, old);
+    if (schema.enum !== undefined) this.#enum(value, schema.enum, path);
+    if (isObject(value)) yield this.#object(value, schema, path, old);
+  }
+
+  /**
+   * A scalar under a schema without combinators, validated at once (no walk to build: most
+   * values of an object are such leaves). False when it needs the walk.
+   */
+  #leaf(value: unknown, schema0: Schema | undefined, path: string): boolean {
+    if (typeof value === "object" && value !== null) return false;
+    const schema = this.#r.resolve(schema0);
+    if (schema === undefined) return true;
+    if (hasCombinators(schema)) return false;
+    if (!this.#typeChecks(value, schema, path)) return true;
+    if (typeof value === "string") this.#string(value, schema, path);
+    if (typeof value === "number") this.#number(value, schema, path);
+    if (schema.enum !== undefined) this.#enum(value, schema.enum, path);
+    return true;
+  }
+
+  /**
+   * The checks of a value's type (and what kube-openapi still runs after a wrong one); false
+   * when they end its validation.
+   */
+  #typeChecks(value: unknown, schema: Schema, path: string): boolean {
     const types = schema["x-kubernetes-int-or-string"]
       ? ["integer", "string"]
       : schema.type
@@ -191,7 +231,7 @@ class Validator {
         : [];
     if (value === null || value === undefined) {
       if (!schema.nullable && types.length > 0) this.#typeError(path, types, "null");
-      return;
+      return false;
     }
     const actual = jsonType(value);
     // After a failed type check kube-openapi still runs the validators that apply to the value's
@@ -211,15 +251,10 @@ class Validator {
     if (typeFailed) {
       if (typeof value === "number") this.#number(value, schema, path);
       if (schema.enum !== undefined) this.#enum(value, schema.enum, path);
-      return;
+      return false;
     }
     this.matches++;
-    this.#combinators(value, schema, path);
-    if (typeof value === "string") this.#string(value, schema, path);
-    if (typeof value === "number") this.#number(value, schema, path);
-    if (Array.isArray(value)) this.#array(value, schema, path, old);
-    if (schema.enum !== undefined) this.#enum(value, schema.enum, path);
-    if (isObject(value)) this.#object(value, schema, path, old);
+    return true;
   }
 
   #typeError(path: string, types: string[], actual: string): void {
@@ -238,12 +273,12 @@ class Validator {
   // kube-openapi's schemaPropsValidator: anyOf, oneOf, allOf, then not. A failed combinator is a
   // composite error with no field (kube prints `<nil>: Invalid value: ""`), followed by the errors
   // of the alternative that came closest (the one that passed the most checks, first on a tie).
-  #combinators(value: unknown, schema: Schema, path: string): void {
+  *#combinators(value: unknown, schema: Schema, path: string): Walk<void> {
     const quoted = JSON.stringify(path);
     if (schema.anyOf !== undefined && schema.anyOf.length > 0) {
       let best: Trial | undefined;
       for (const s of schema.anyOf) {
-        const t = this.#trial(value, s, path);
+        const t: Trial = yield this.#trial(value, s, path);
         if (t.errors.length === 0) {
           this.matches += t.matches;
           best = undefined;
@@ -260,7 +295,7 @@ class Validator {
       let best: Trial | undefined;
       let passed = 0;
       for (const s of schema.oneOf) {
-        const t = this.#trial(value, s, path);
+        const t: Trial = yield this.#trial(value, s, path);
         if (t.errors.length === 0) {
           if (passed++ === 0) this.matches += t.matches;
         } else if (passed === 0 && (best === undefined || t.matches > best.matches)) best = t;
@@ -274,7 +309,7 @@ class Validator {
     if (schema.allOf !== undefined && schema.allOf.length > 0) {
       let passed = 0;
       for (const s of schema.allOf) {
-        const t = this.#trial(value, s, path);
+        const t: Trial = yield this.#trial(value, s, path);
         if (t.errors.length === 0) passed++;
         this.#merge(t);
       }
@@ -282,7 +317,10 @@ class Validator {
       else if (passed < schema.allOf.length)
         this.#composite(`${quoted} must validate all the schemas (allOf)`);
     }
-    if (schema.not !== undefined && this.#trial(value, schema.not, path).errors.length === 0) {
+    if (
+      schema.not !== undefined &&
+      ((yield this.#trial(value, schema.not, path)) as Trial).errors.length === 0
+    ) {
       this.#composite(`${quoted} must not validate the schema (not)`);
     }
   }
@@ -297,9 +335,9 @@ class Validator {
     this.matches += t.matches;
   }
 
-  #trial(value: unknown, schema: Schema, path: string): Trial {
+  *#trial(value: unknown, schema: Schema, path: string): Walk<Trial> {
     const v = new Validator(this.#r, this.#patterns);
-    v.node(value, schema, path);
+    yield v.node(value, schema, path);
     return { errors: v.errors, matches: v.matches };
   }
 
@@ -311,7 +349,8 @@ class Validator {
         type: "FieldValueTooLong",
         field: path,
         value,
-        detail: `may not be longer than ${schema.maxLength}`,
+        // apimachinery's field.TooLong words (1.37), whatever the schema counts (characters).
+        detail: `may not be more than ${schema.maxLength} ${schema.maxLength === 1 ? "byte" : "bytes"}`,
       });
     }
     if (schema.minLength !== undefined && length < schema.minLength) {
@@ -429,11 +468,12 @@ class Validator {
     }
   }
 
-  #array(value: unknown[], schema: Schema, path: string, old: Old | undefined): void {
+  *#array(value: unknown[], schema: Schema, path: string, old: Old | undefined): Walk<void> {
     const items = Array.isArray(schema.items) ? undefined : schema.items;
     if (items !== undefined) {
       const oldItem = correlateItems(schema, old);
-      for (let i = 0; i < value.length; i++) this.node(value[i], items, `${path}[${i}]`, oldItem(value[i]));
+      for (let i = 0; i < value.length; i++)
+        yield this.node(value[i], items, `${path}[${i}]`, oldItem(value[i]));
     }
     if (schema.minItems !== undefined && value.length < schema.minItems) {
       this.#invalid(path, value, `${inBody(path)} should have at least ${schema.minItems} items`);
@@ -489,7 +529,7 @@ class Validator {
     });
   }
 
-  #object(value: Record<string, unknown>, schema: Schema, path: string, old: Old | undefined): void {
+  *#object(value: Record<string, unknown>, schema: Schema, path: string, old: Old | undefined): Walk<void> {
     const count = Object.keys(value).length;
     if (schema.maxProperties !== undefined && count > schema.maxProperties) {
       this.errors.push({
@@ -500,7 +540,8 @@ class Validator {
       });
     }
     if (schema.minProperties !== undefined && count < schema.minProperties) {
-      this.#invalid(path, value, `${inBody(path)} should have at least ${schema.minProperties} properties`);
+      // kube-openapi's TooFewProperties carries the count as its value.
+      this.#invalid(path, count, `${inBody(path)} should have at least ${schema.minProperties} properties`);
     }
     for (const key of schema.required ?? []) {
       if (!(key in value)) this.errors.push({ type: "FieldValueRequired", field: child(path, key) });
@@ -521,12 +562,12 @@ class Validator {
         : undefined;
     const props = schema.properties ?? {};
     for (const key of Object.keys(props).sort()) {
-      if (key in value) this.node(value[key], props[key], child(path, key), oldOf(key));
+      if (key in value) yield this.node(value[key], props[key], child(path, key), oldOf(key));
     }
     const ap = schema.additionalProperties;
     if (typeof ap === "object") {
       for (const key of Object.keys(value).sort()) {
-        if (!(key in props)) this.node(value[key], ap, child(path, key), oldOf(key));
+        if (!(key in props)) yield this.node(value[key], ap, child(path, key), oldOf(key));
       }
     }
   }
@@ -619,14 +660,40 @@ function goConvertedEqual(v: number, allowed: unknown): boolean {
   return false;
 }
 
-/** A stable text for deep equality: keys sorted, so `{a,b}` equals `{b,a}`. */
+/** Literal text among the values canonical's stack still has to write. */
+class Literal {
+  constructor(readonly text: string) {}
+}
+const COMMA = new Literal(",");
+const CLOSE_LIST = new Literal("]");
+const CLOSE_MAP = new Literal("}");
+
+/**
+ * A stable text for deep equality: keys sorted, so `{a,b}` equals `{b,a}`. Written with a stack,
+ * not recursion: a set's items may nest thousands of levels.
+ */
 function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (isObject(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
-      .join(",")}}`;
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  const out: string[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (x instanceof Literal) out.push(x.text);
+    else if (Array.isArray(x)) {
+      out.push("[");
+      stack.push(CLOSE_LIST);
+      for (let i = x.length - 1; i >= 0; i--) {
+        stack.push(x[i]);
+        if (i > 0) stack.push(COMMA);
+      }
+    } else if (isObject(x)) {
+      const keys = Object.keys(x).sort();
+      out.push("{");
+      stack.push(CLOSE_MAP);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push(x[keys[i]], new Literal(`${i > 0 ? "," : ""}${JSON.stringify(keys[i])}:`));
+      }
+    } else out.push(JSON.stringify(x) ?? "null");
   }
-  return JSON.stringify(value) ?? "null";
+  return out.join("");
 }
