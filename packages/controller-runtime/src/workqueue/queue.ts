@@ -178,24 +178,14 @@ export class Queue<K extends string> implements PriorityQueue<K> {
   }
 
   get(options?: { signal?: AbortSignal }): Promise<GetResult<K>> {
-    // get and tryGet run for every key a waiting worker takes: the aborted signal, the wait and
-    // the hand-out apart keep them below V8's 81-byte small-function size (optimized sooner).
     const signal = options?.signal;
-    const item = signal?.aborted ? undefined : this.tryGet();
-    return item !== undefined ? Promise.resolve(item) : this.#wait(signal);
-  }
-
-  #wait(signal: AbortSignal | undefined): Promise<GetResult<K>> {
-    return signal?.aborted ? Promise.reject(signal.reason) : this.#waiters.wait(signal);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const item = this.tryGet();
+    return item !== undefined ? Promise.resolve(item) : this.#waiters.wait(signal);
   }
 
   tryGet(): GetResult<K> | undefined {
     if (this.#delayed.size > 0) this.#serveDue();
-    return this.#take();
-  }
-
-  /** The next ready key, handed out; else shutdown, or undefined while the queue runs. */
-  #take(): GetResult<K> | undefined {
     const e = this.#ready.shift(this.#now);
     if (e !== undefined) return this.#handOut(e);
     return this.#shuttingDown ? shutdownResult : undefined;
