@@ -7,6 +7,7 @@ import { Agent, type Dispatcher, ProxyAgent } from "undici";
 import type { RESTConfig } from "./config.js";
 import { type CredentialSource, newCredentialSource } from "./credentials.js";
 import { NetworkError, StatusError, WatchDecodeError } from "./errors.js";
+import { PushBody, type PushResponse } from "./push-body.js";
 import { newTokenBucket, type RateLimiter } from "./rate-limiter.js";
 
 /** Sent when the config names no user agent. */
@@ -61,6 +62,12 @@ export interface TransportRequest {
   headersTimeoutMs?: number;
   /** Longest silence between two body chunks, in ms (an inactivity timeout); 0 waits forever. Default: 0. */
   bodyTimeoutMs?: number;
+  /**
+   * The body is a `PushBody` (push-body.ts) read from undici's dispatch handler rather than a
+   * Readable: for watches, whose many small chunks the stream layer made costly. Internal to
+   * this package; a transport of one's own may ignore it and answer with a Readable.
+   */
+  pushBody?: boolean;
 }
 
 export type TransportResponse = Pick<Dispatcher.ResponseData, "statusCode" | "body"> & {
@@ -163,6 +170,7 @@ export function newTransport(config: RESTConfig, options: TransportOptions = {})
     const headers: Record<string, string> = { "user-agent": userAgent, ...req.headers };
     if (authorization) headers.authorization = authorization;
     try {
+      if (req.pushBody === true) return await dispatchPush(dispatcher, req, headers);
       return await dispatcher.request({
         origin,
         path: prefix + req.path,
@@ -176,6 +184,29 @@ export function newTransport(config: RESTConfig, options: TransportOptions = {})
     } catch (err) {
       throw toNetworkError(err, req.signal, `${req.method} ${origin}${prefix}${req.path}`);
     }
+  }
+
+  /** As `dispatcher.request`, with the body pushed to its reader (see `TransportRequest.pushBody`). */
+  function dispatchPush(
+    dispatcher: Dispatcher,
+    req: TransportRequest,
+    headers: Record<string, string>,
+  ): Promise<TransportResponse> {
+    return new Promise<PushResponse>((resolve, reject) => {
+      const handler = new PushBody(req.signal, resolve, reject);
+      dispatcher.dispatch(
+        {
+          origin,
+          path: prefix + req.path,
+          method: req.method,
+          headers,
+          body: req.body,
+          headersTimeout: req.headersTimeoutMs ?? 0,
+          bodyTimeout: req.bodyTimeoutMs ?? 0,
+        },
+        handler,
+      );
+    }) as unknown as Promise<TransportResponse>; // the body has what callers of a pushed body use
   }
 
   const onDone = options.onRequestDone;

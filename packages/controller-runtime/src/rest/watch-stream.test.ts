@@ -342,3 +342,63 @@ test("consume rejects with a malformed line's error after the events before it, 
     await s.stop();
   }
 });
+
+test("aborting before the answer's headers rejects the watch with the signal's reason", async () => {
+  const s = await streamServer(() => {}); // never answers
+  try {
+    const ac = new AbortController();
+    const opening = s.client.watch(cms, { signal: ac.signal });
+    await eventually("the request reaches the server", () => s.urls.length === 1);
+    const reason = new Error("manager stopping");
+    ac.abort(reason);
+    await assert.rejects(opening, (err) => err === reason);
+    await s.closed[0];
+  } finally {
+    await s.stop();
+  }
+});
+
+test("a watch answered 429 with Retry-After is sent again on the same terms, and its events come", async () => {
+  let calls = 0;
+  const s = await streamServer((res) => {
+    if (calls++ === 0) {
+      const body = JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: 429 });
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "0" }).end(body);
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(line(added("a", 1)));
+  });
+  try {
+    const names: string[] = [];
+    for await (const e of await s.client.watch(cms)) names.push(nameOf(e));
+    assert.deepEqual(names, ["a"]);
+    assert.equal(s.urls.length, 2);
+  } finally {
+    await s.stop();
+  }
+});
+
+test("events sent with the headers, and many more than a reader takes at once, all come in order", async () => {
+  const n = 5_000;
+  const s = await streamServer((res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    // The first event in the same write as the headers: it may arrive before the stream listens.
+    res.write(line(added("e0", 1)));
+    for (let i = 1; i < n; i++) res.write(line(added(`e${i}`, i + 1)));
+    res.end();
+  });
+  try {
+    const stream = await s.client.watch(cms);
+    let i = 0;
+    for await (const e of stream) {
+      assert.equal(nameOf(e), `e${i}`);
+      i++;
+      // A slow reader now and then: the body is paused while decoded events wait.
+      if (i % 1000 === 0) await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(i, n);
+  } finally {
+    await s.stop();
+  }
+});

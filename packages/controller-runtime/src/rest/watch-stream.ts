@@ -13,6 +13,7 @@ import { type Transport, toNetworkError } from "./transport.js";
 import { JSONWatchDecoder, type WatchEvent, type WatchFrameDecoder } from "./watch.js";
 import { isProtobufResponse, loadCodec } from "./content-type.js";
 import { ProtobufFrameDecoder } from "./protobuf-frame-decoder.js";
+import { PushBody } from "./push-body.js";
 import { parseWarningHeader, type WarningHandler } from "./warnings.js";
 
 /**
@@ -73,6 +74,7 @@ export async function openWatch<T extends KubeObject>(
     headers: { accept: req.accept ?? opts.accept ?? "application/json" },
     signal,
     bodyTimeoutMs: opts.inactivityTimeoutMs ?? 0,
+    pushBody: true,
   });
   if (req.onWarning && res.headers.warning !== undefined) {
     for (const w of parseWarningHeader(res.headers.warning)) req.onWarning(w);
@@ -99,12 +101,18 @@ export async function openWatch<T extends KubeObject>(
       new ProtobufWatchDecoder({ omitManagedFields: opts.omitManagedFields }),
     );
   }
-  return new BodyWatchStream<T>(res.body, decoder, signal, what, opts.inactivityTimeoutMs);
+  return new BodyWatchStream<T>(
+    res.body as PushBody | Readable,
+    decoder,
+    signal,
+    what,
+    opts.inactivityTimeoutMs,
+  );
 }
 
 type Failure = { error: unknown };
 
-/** What the stream needs of a body: undici's Readable, or any async iterable of chunks. */
+/** What the stream needs of a body: our transport's PushBody, a Readable, or any async iterable of chunks. */
 interface BodySource {
   isPaused(): boolean;
   pause(): void;
@@ -204,7 +212,7 @@ class BodyWatchStream<T extends KubeObject> implements WatchStream<T> {
   #push: { onBatch: (events: WatchEvent<T>[]) => boolean | undefined; settle: () => void } | undefined;
 
   constructor(
-    body: Readable | AsyncIterable<Uint8Array>,
+    body: PushBody | Readable | AsyncIterable<Uint8Array>,
     decoder: WatchFrameDecoder<T>,
     signal: AbortSignal | undefined,
     what: string,
@@ -220,10 +228,15 @@ class BodyWatchStream<T extends KubeObject> implements WatchStream<T> {
       onError: this.#onError,
       onClose: this.#onClose,
     };
-    this.#body =
-      typeof (body as Readable).on === "function" && typeof (body as Readable).pause === "function"
-        ? readableSource(body as Readable, cb)
-        : iterableSource(body as AsyncIterable<Uint8Array>, cb);
+    if (body instanceof PushBody) {
+      // Assigned before it listens: chunks that came first are handed over in that call.
+      this.#body = body;
+      body.listen(cb);
+    } else
+      this.#body =
+        typeof (body as Readable).on === "function" && typeof (body as Readable).pause === "function"
+          ? readableSource(body as Readable, cb)
+          : iterableSource(body as AsyncIterable<Uint8Array>, cb);
     // No listener of ours on `signal`: undici ends the body on abort (an 'error', or a 'close'),
     // and one more listener per watch on a signal that many informers share trips Node's
     // MaxListeners warning.

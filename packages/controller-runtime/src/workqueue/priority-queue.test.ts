@@ -397,6 +397,37 @@ test("a parked key keeps a raised priority", () => {
   assert.deepEqual(q.tryGet(), { shutdown: false, key: "a", priority: 7 });
 });
 
+test("a queue emptied at every key (as when workers keep up) still orders and ages what comes next", () => {
+  const { q, clock } = setup({ agingThreshold: 1000 });
+  // One key at a time: the queue empties at each hand-out, at one priority then another.
+  for (let i = 0; i < 3; i++) {
+    q.add(`a${i}`);
+    assert.deepEqual(takeAll(q), [`a${i}`]);
+  }
+  q.add("low0", { priority: LowPriority });
+  assert.deepEqual(takeAll(q), ["low0"]);
+  // The priority emptied last is not the one that comes back first.
+  q.add("h1");
+  q.add("l1", { priority: LowPriority });
+  q.add("h2");
+  assert.deepEqual(takeAll(q), ["h1", "h2", "l1"]);
+  // Aging across an emptied queue: the low key's wait counts from its add.
+  q.add("l2", { priority: LowPriority });
+  clock.advance(1000);
+  for (const k of ["h3", "h4", "h5"]) q.add(k);
+  assert.deepEqual(takeAll(q), ["l2", "h3", "h4", "h5"]);
+  // And the other way round: the low priority emptied last, then a high key and a low key.
+  q.add("l3", { priority: LowPriority });
+  assert.deepEqual(takeAll(q), ["l3"]);
+  q.add("l4", { priority: LowPriority });
+  q.add("h6");
+  clock.advance(999);
+  q.add("h7");
+  assert.deepEqual(takeAll(q), ["h6", "h7", "l4"]);
+  assert.equal(q.len(), 0);
+  assert.equal(q.tryGet(), undefined);
+});
+
 test("aging: keys waiting past the threshold take every other hand-out, oldest first", () => {
   const { q, clock } = setup({ agingThreshold: 1000 });
   for (const k of ["l1", "l2", "l3"]) q.add(k, { priority: LowPriority });
