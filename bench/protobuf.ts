@@ -9,7 +9,7 @@
 // namespace, then the measured one; 3 rounds, scenario order rotated; medians with min–max,
 // CPU (user + system of the client process) beside wall, and the embedded server's CPU. The
 // server's side alone: ours listing and watching in JSON too, and GETs of single objects (GET
-// protobuf / GET JSON: PB_BENCH_GETS objects, default 2000, one request each, 4 at a time).
+// protobuf / GET JSON: PB_BENCH_GETS objects, default 5000, one request each, 4 at a time).
 // The embedded server encodes a stored object's protobuf once, on its first protobuf read, and
 // keeps it: before the rounds, one protobuf sync of each size's objects is measured on its own
 // ("first protobuf read"), so that the rounds compare the answers the server gives from then on;
@@ -17,6 +17,9 @@
 // PB_BENCH_SERVER_PROFILE=<prefix>: the embedded server's CPU profile of each scenario's run.
 // `npm run bench -- protobuf`; PB_BENCH_SIZES=10000,50000,100000 (default 10000,100000),
 // PB_BENCH_SERVERS=embedded,kube (default both where available), PB_BENCH_ROUNDS (default 3).
+// The GET scenarios differ by a few µs of some 50 a GET, less than the machine's noise in a
+// round: they run PB_BENCH_GET_ROUNDS rounds (default 9), the rounds past PB_BENCH_ROUNDS with
+// the GET scenarios alone, still rotated; their rows give the server's CPU per GET.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -57,7 +60,9 @@ const SCENARIOS: readonly Scenario[] = process.env.PB_BENCH_SCENARIOS
   : ALL_SCENARIOS;
 const PB = "application/vnd.kubernetes.protobuf";
 /** Objects the GET scenarios read, one request each (all of them below that many). */
-const GETS = Number(process.env.PB_BENCH_GETS ?? 2000);
+const GETS = Number(process.env.PB_BENCH_GETS ?? 5000);
+/** Rounds of the GET scenarios (the other scenarios' rounds, then rounds of the GETs alone). */
+const GET_ROUNDS = Number(process.env.PB_BENCH_GET_ROUNDS ?? 9);
 
 interface Result {
   ms: number;
@@ -371,8 +376,11 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
     }
     const results = new Map<Scenario, Result[]>(SCENARIOS.map((s) => [s, []]));
     const serverCpu = new Map<Scenario, number[]>(SCENARIOS.map((s) => [s, []]));
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = SCENARIOS.map((_, i) => SCENARIOS[(i + round) % SCENARIOS.length]!);
+    const getScenarios = SCENARIOS.filter((s) => s.startsWith("GET"));
+    const rounds = getScenarios.length > 0 ? Math.max(ROUNDS, GET_ROUNDS) : ROUNDS;
+    for (let round = 0; round < rounds; round++) {
+      const these = round < ROUNDS ? SCENARIOS : getScenarios;
+      const order = these.map((_, i) => these[(i + round) % these.length]!);
       for (const scenario of order) {
         const serverProfile = process.env.PB_BENCH_SERVER_PROFILE;
         if (serverProfile && server.profile) await server.profile.start();
@@ -413,8 +421,11 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
       const wall = summarize(walls);
       const cpu = summarize(cpus);
       const sc = serverCpu.get(scenario)!;
+      const perGet = scenario.startsWith("GET")
+        ? ` (${((summarize(sc).median * 1000) / Math.min(n, GETS)).toFixed(1)} µs a GET)`
+        : "";
       const serverNote =
-        sc.length > 0 ? `, server CPU ${summarize(sc).median.toFixed(0)} ms ${rangeNote(sc)}` : "";
+        sc.length > 0 ? `, server CPU ${summarize(sc).median.toFixed(0)} ms ${rangeNote(sc)}${perGet}` : "";
       rows.push({
         name: `${server.name}, ${n}: ${scenario}`,
         value: wall.median,
@@ -450,7 +461,7 @@ export async function run(): Promise<BenchRow[]> {
     name: "machine load",
     value: loadavg()[0]!,
     unit: "load avg",
-    note: `at start ${load0.toFixed(1)}, ${availableParallelism()} cores; ${ROUNDS} rounds, rotated`,
+    note: `at start ${load0.toFixed(1)}, ${availableParallelism()} cores; ${ROUNDS} rounds (GETs ${Math.max(ROUNDS, GET_ROUNDS)}), rotated`,
   });
   return rows;
 }
