@@ -412,6 +412,21 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
         );
       }
     }
+    // The machine's load comes in waves longer than a run: runs next to each other share it.
+    // The GETs' difference taken in each round (the two encodings run one after the other, in
+    // turns first) tells what medians a wave apart do not.
+    const pbGets = serverCpu.get("GET protobuf") ?? [];
+    const jsonGets = serverCpu.get("GET JSON") ?? [];
+    if (pbGets.length > 0 && pbGets.length === jsonGets.length) {
+      const diffs = pbGets.map((x, i) => x - jsonGets[i]!);
+      const median = summarize(diffs).median;
+      rows.push({
+        name: `${server.name}, ${n}: GET protobuf − GET JSON, server CPU by round`,
+        value: median,
+        unit: "ms",
+        note: `${rangeNote(diffs)}; ${((median * 1000) / Math.min(n, GETS)).toFixed(2)} µs a GET; protobuf ≤ JSON in ${diffs.filter((d) => d <= 0).length} of ${diffs.length} rounds`,
+      });
+    }
     const peerRuns = results.get("client-go protobuf") ?? [];
     const peer = peerRuns.length > 0 ? summarize(peerRuns.map((r) => r.ms)).median : Number.NaN;
     for (const scenario of SCENARIOS) {
