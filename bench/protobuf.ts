@@ -9,7 +9,7 @@
 // namespace, then the measured one; 3 rounds, scenario order rotated; medians with min–max,
 // CPU (user + system of the client process) beside wall, and the embedded server's CPU. The
 // server's side alone: ours listing and watching in JSON too, and GETs of single objects (GET
-// protobuf / GET JSON: PB_BENCH_GETS objects, default 2000, one request each, 4 at a time).
+// protobuf / GET JSON: PB_BENCH_GETS objects, default 5000, one request each, 4 at a time).
 // The embedded server encodes a stored object's protobuf once, on its first protobuf read, and
 // keeps it: before the rounds, one protobuf sync of each size's objects is measured on its own
 // ("first protobuf read"), so that the rounds compare the answers the server gives from then on;
@@ -17,8 +17,11 @@
 // PB_BENCH_SERVER_PROFILE=<prefix>: the embedded server's CPU profile of each scenario's run.
 // `npm run bench -- protobuf`; PB_BENCH_SIZES=10000,50000,100000 (default 10000,100000),
 // PB_BENCH_SERVERS=embedded,kube (default both where available), PB_BENCH_ROUNDS (default 3).
+// The GET scenarios differ by a few µs of some 50 a GET, less than the machine's noise in a
+// round: they run PB_BENCH_GET_ROUNDS rounds (default 9), the rounds past PB_BENCH_ROUNDS with
+// the GET scenarios alone, still rotated; their rows give the server's CPU per GET.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -49,21 +52,30 @@ const ALL_SCENARIOS = [
   "floor: protobuf watch-list, frames split",
   "GET protobuf",
   "GET JSON",
+  "GET protobuf vs JSON, interleaved",
 ] as const;
 type Scenario = (typeof ALL_SCENARIOS)[number];
+const INTERLEAVED: Scenario = "GET protobuf vs JSON, interleaved";
 /** PB_BENCH_SCENARIOS="ours protobuf;client-go protobuf": a subset (names hold commas: `;` separates). */
 const SCENARIOS: readonly Scenario[] = process.env.PB_BENCH_SCENARIOS
   ? ALL_SCENARIOS.filter((s) => process.env.PB_BENCH_SCENARIOS!.split(";").includes(s))
   : ALL_SCENARIOS;
 const PB = "application/vnd.kubernetes.protobuf";
 /** Objects the GET scenarios read, one request each (all of them below that many). */
-const GETS = Number(process.env.PB_BENCH_GETS ?? 2000);
+const GETS = Number(process.env.PB_BENCH_GETS ?? 5000);
+/** Rounds of the GET scenarios (the other scenarios' rounds, then rounds of the GETs alone). */
+const GET_ROUNDS = Number(process.env.PB_BENCH_GET_ROUNDS ?? 9);
 
 interface Result {
   ms: number;
   cpuMs: number;
   count: number;
+  /** The interleaved GETs: the server's main-thread CPU a GET, in µs, batch by batch. */
+  pairs?: { protobufUs: number[]; jsonUs: number[] };
 }
+
+/** Batches of the interleaved GETs: some 15 ms of the server's CPU each. */
+const BATCH = 250;
 
 interface ChildTask {
   restConfig: RESTConfig;
@@ -75,6 +87,8 @@ interface ChildTask {
   floor?: boolean;
   /** GETs of that many objects, one at a time, bodies read and not decoded (the server's side). */
   gets?: number;
+  /** The GETs in batches of each encoding in turn, the server's (this pid's) CPU read around each. */
+  interleave?: { serverPid: number };
   profile?: string;
 }
 
@@ -162,14 +176,71 @@ async function gets(
   return { count, stop: () => rest.close() };
 }
 
+/** CPU ns the main thread of process `pid` has run (Linux; its JavaScript, its socket writes). */
+function mainThreadNs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
+}
+
+/**
+ * The same objects' GETs in protobuf and in JSON, batch by batch, in turns first: the machine's
+ * load (waves longer than a run) weighs on both of a pair alike. The server's main thread's CPU
+ * is read around each batch (its helper threads, GC and compiler, left out: they run whenever).
+ */
+async function interleavedGets(
+  config: RESTConfig,
+  namespace: string,
+  n: number,
+  serverPid: number,
+): Promise<{ count: number; pairs: NonNullable<Result["pairs"]>; stop: () => Promise<void> }> {
+  const rest = newRESTClient(config);
+  let count = 0;
+  const batch = async (from: number, to: number, accept: string): Promise<number> => {
+    let next = from;
+    const worker = async () => {
+      for (let i = next++; i < to; i = next++) {
+        const res = await rest.transport.send({
+          method: "GET",
+          path: `/api/v1/namespaces/${namespace}/configmaps/cm-${i}`,
+          headers: { accept },
+        });
+        for await (const _ of res.body);
+        if (res.statusCode === 200) count++;
+      }
+    };
+    const ns0 = mainThreadNs(serverPid);
+    await Promise.all(Array.from({ length: 4 }, worker));
+    return (mainThreadNs(serverPid) - ns0) / 1000 / (to - from);
+  };
+  const pairs = { protobufUs: [] as number[], jsonUs: [] as number[] };
+  for (let from = 0, k = 0; from < n; from += BATCH, k++) {
+    const to = Math.min(n, from + BATCH);
+    if (k % 2 === 0) {
+      pairs.protobufUs.push(await batch(from, to, PB));
+      pairs.jsonUs.push(await batch(from, to, "application/json"));
+    } else {
+      pairs.jsonUs.push(await batch(from, to, "application/json"));
+      pairs.protobufUs.push(await batch(from, to, PB));
+    }
+  }
+  return { count, pairs, stop: () => rest.close() };
+}
+
 async function child(task: ChildTask): Promise<Result> {
   const config = { ...task.restConfig, contentType: task.contentType };
+  let pairs: Result["pairs"];
   const syncOurs_ = (ns: string) =>
-    task.gets !== undefined
-      ? gets(config, ns, ns === WARM ? WARM_OBJECTS : task.gets)
-      : task.floor
-        ? floor(config, ns)
-        : syncOurs(config, ns, task.list === true);
+    task.interleave !== undefined
+      ? ns === WARM
+        ? gets(config, ns, WARM_OBJECTS)
+        : interleavedGets(config, ns, task.gets!, task.interleave.serverPid).then((r) => {
+            pairs = r.pairs;
+            return r;
+          })
+      : task.gets !== undefined
+        ? gets(config, ns, ns === WARM ? WARM_OBJECTS : task.gets)
+        : task.floor
+          ? floor(config, ns)
+          : syncOurs(config, ns, task.list === true);
   const warm = await syncOurs_(WARM);
   if (warm.count !== WARM_OBJECTS) throw new Error(`warm-up saw ${warm.count} objects`);
   await warm.stop();
@@ -192,7 +263,7 @@ async function child(task: ChildTask): Promise<Result> {
     writeFileSync(task.profile, JSON.stringify(profile));
   }
   await stop();
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, count };
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, count, ...(pairs ? { pairs } : {}) };
 }
 
 // ---- parent ------------------------------------------------------------------------------------
@@ -272,6 +343,8 @@ interface Server {
   name: string;
   restConfig: RESTConfig;
   kubeconfig: string;
+  /** The server's process id where the bench started it (the interleaved GETs read its CPU). */
+  pid?: number;
   cpuMs?: () => Promise<number>;
   /** The same, split into user and system (kernel: socket writes) time. */
   cpuUsage?: () => Promise<{ userMs: number; systemMs: number }>;
@@ -289,6 +362,7 @@ async function embeddedServer(): Promise<Server> {
     name: "embedded",
     restConfig: server.restConfig,
     kubeconfig,
+    pid: server.pid,
     cpuMs: () => server.cpuMs(),
     cpuUsage: () => server.cpuUsage(),
     profile: { start: () => server.startProfile(), stop: (path) => server.stopProfile(path) },
@@ -306,6 +380,8 @@ async function kubeServer(): Promise<Server> {
 }
 
 async function measure(server: Server, rows: BenchRow[]): Promise<void> {
+  // The interleaved GETs read the server's CPU in /proc: only of a server the bench started.
+  const scenarios = server.pid === undefined ? SCENARIOS.filter((s) => s !== INTERLEAVED) : SCENARIOS;
   await populate(server.restConfig, WARM, WARM_OBJECTS);
   for (const n of SIZES) {
     const ns = `pb-${n}`;
@@ -330,7 +406,8 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
             contentType: contentType as ChildTask["contentType"],
             list,
             floor: scenario.startsWith("floor"),
-            ...(isGet ? { gets: expected } : {}),
+            ...(isGet ? { gets: scenario === INTERLEAVED ? expected / 2 : expected } : {}),
+            ...(scenario === INTERLEAVED ? { interleave: { serverPid: server.pid! } } : {}),
             profile: process.env.PB_BENCH_PROFILE
               ? `${process.env.PB_BENCH_PROFILE}-${server.name}-${n}-${scenario.replace(/[^a-z]+/gi, "-")}.cpuprofile`
               : undefined,
@@ -338,7 +415,7 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
         },
         what: `${scenario} (${n})`,
       });
-    if (server.cpuUsage && SCENARIOS.some((s) => s.includes("protobuf"))) {
+    if (server.cpuUsage && scenarios.some((s) => s.includes("protobuf"))) {
       // The first protobuf read of these objects: the embedded server encodes each one here.
       const u0 = await server.cpuUsage();
       const r = await runOurs("ours protobuf", PB, false, n, false);
@@ -358,8 +435,8 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
     // The server's GET path warmed up (its code optimized) in both encodings, not counted: the
     // GET scenario that came first in the first round paid it (some 250 ms of server CPU), which
     // the rotation always gave GET protobuf.
-    for (const scenario of SCENARIOS.filter((s) => s.startsWith("GET"))) {
-      const expected = Math.min(n, GETS);
+    for (const scenario of scenarios.filter((s) => s.startsWith("GET"))) {
+      const expected = Math.min(n, GETS) * (scenario === INTERLEAVED ? 2 : 1);
       const r = await runOurs(
         scenario,
         scenario.includes("protobuf") ? PB : "application/json",
@@ -369,17 +446,20 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
       );
       if (r.count !== expected) throw new Error(`${scenario} warm-up read ${r.count} of ${expected}`);
     }
-    const results = new Map<Scenario, Result[]>(SCENARIOS.map((s) => [s, []]));
-    const serverCpu = new Map<Scenario, number[]>(SCENARIOS.map((s) => [s, []]));
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = SCENARIOS.map((_, i) => SCENARIOS[(i + round) % SCENARIOS.length]!);
+    const results = new Map<Scenario, Result[]>(scenarios.map((s) => [s, []]));
+    const serverCpu = new Map<Scenario, number[]>(scenarios.map((s) => [s, []]));
+    const getScenarios = scenarios.filter((s) => s.startsWith("GET"));
+    const rounds = getScenarios.length > 0 ? Math.max(ROUNDS, GET_ROUNDS) : ROUNDS;
+    for (let round = 0; round < rounds; round++) {
+      const these = round < ROUNDS ? scenarios : getScenarios;
+      const order = these.map((_, i) => these[(i + round) % these.length]!);
       for (const scenario of order) {
         const serverProfile = process.env.PB_BENCH_SERVER_PROFILE;
         if (serverProfile && server.profile) await server.profile.start();
         const u0 = await server.cpuUsage?.();
         const contentType = scenario.includes("protobuf") ? PB : "application/json";
         const isGet = scenario.startsWith("GET");
-        const expected = isGet ? Math.min(n, GETS) : n;
+        const expected = isGet ? Math.min(n, GETS) * (scenario === INTERLEAVED ? 2 : 1) : n;
         const list = scenario.endsWith("list + watch");
         const r = scenario.startsWith("client-go")
           ? await runGo(server.kubeconfig, ns, contentType, list)
@@ -404,17 +484,49 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
         );
       }
     }
+    // The machine's load comes in waves longer than a run: runs next to each other share it.
+    // The GETs' difference taken in each round (the two encodings run one after the other, in
+    // turns first) tells what medians a wave apart do not.
+    const interleaved = (results.get(INTERLEAVED) ?? []).flatMap((r) => (r.pairs ? [r.pairs] : []));
+    if (interleaved.length > 0) {
+      const pb = interleaved.flatMap((p) => p.protobufUs);
+      const json = interleaved.flatMap((p) => p.jsonUs);
+      const diffs = pb.map((x, i) => x - json[i]!);
+      const median = summarize(diffs).median;
+      const fmt = (xs: number[]) => `${summarize(xs).median.toFixed(1)} µs ${rangeNote(xs)}`;
+      rows.push({
+        name: `${server.name}, ${n}: GET protobuf − GET JSON, interleaved, server main thread a GET`,
+        value: median,
+        unit: "µs",
+        note: `${rangeNote(diffs)} over ${diffs.length} pairs of ${BATCH}-GET batches; protobuf ≤ JSON in ${diffs.filter((d) => d <= 0).length}; protobuf ${fmt(pb)}, JSON ${fmt(json)}`,
+      });
+    }
+    const pbGets = serverCpu.get("GET protobuf") ?? [];
+    const jsonGets = serverCpu.get("GET JSON") ?? [];
+    if (pbGets.length > 0 && pbGets.length === jsonGets.length) {
+      const diffs = pbGets.map((x, i) => x - jsonGets[i]!);
+      const median = summarize(diffs).median;
+      rows.push({
+        name: `${server.name}, ${n}: GET protobuf − GET JSON, server CPU by round`,
+        value: median,
+        unit: "ms",
+        note: `${rangeNote(diffs)}; ${((median * 1000) / Math.min(n, GETS)).toFixed(2)} µs a GET; protobuf ≤ JSON in ${diffs.filter((d) => d <= 0).length} of ${diffs.length} rounds`,
+      });
+    }
     const peerRuns = results.get("client-go protobuf") ?? [];
     const peer = peerRuns.length > 0 ? summarize(peerRuns.map((r) => r.ms)).median : Number.NaN;
-    for (const scenario of SCENARIOS) {
+    for (const scenario of scenarios) {
       const rs = results.get(scenario)!;
       const walls = rs.map((r) => r.ms);
       const cpus = rs.map((r) => r.cpuMs);
       const wall = summarize(walls);
       const cpu = summarize(cpus);
       const sc = serverCpu.get(scenario)!;
+      const perGet = scenario.startsWith("GET")
+        ? ` (${((summarize(sc).median * 1000) / (Math.min(n, GETS) * (scenario === INTERLEAVED ? 2 : 1))).toFixed(1)} µs a GET)`
+        : "";
       const serverNote =
-        sc.length > 0 ? `, server CPU ${summarize(sc).median.toFixed(0)} ms ${rangeNote(sc)}` : "";
+        sc.length > 0 ? `, server CPU ${summarize(sc).median.toFixed(0)} ms ${rangeNote(sc)}${perGet}` : "";
       rows.push({
         name: `${server.name}, ${n}: ${scenario}`,
         value: wall.median,
@@ -450,7 +562,7 @@ export async function run(): Promise<BenchRow[]> {
     name: "machine load",
     value: loadavg()[0]!,
     unit: "load avg",
-    note: `at start ${load0.toFixed(1)}, ${availableParallelism()} cores; ${ROUNDS} rounds, rotated`,
+    note: `at start ${load0.toFixed(1)}, ${availableParallelism()} cores; ${ROUNDS} rounds (GETs ${Math.max(ROUNDS, GET_ROUNDS)}), rotated`,
   });
   return rows;
 }

@@ -13,6 +13,8 @@ import type { RESTConfig } from "../../packages/controller-runtime/src/rest/conf
 export interface ServerProcess {
   restConfig: RESTConfig;
   kubeconfig: string;
+  /** The server process's id (its main thread's CPU time is in /proc/<pid>/schedstat). */
+  pid: number;
   /** CPU milliseconds (user + system) the server process has used since it started. */
   cpuMs(): Promise<number>;
   /** The same, split into user and system (kernel: sockets, TLS writes' syscalls) time. */
@@ -73,6 +75,7 @@ export function startServerProcess(
       resolve({
         restConfig: m.restConfig,
         kubeconfig: m.kubeconfig,
+        pid: child.pid!,
         async cpuMs() {
           const reply = next();
           send({ type: "cpu" });

@@ -10,6 +10,7 @@ import {
   PROTOBUF_SERIALIZER,
 } from "./accept.js";
 import { ApiError, badRequest, PageNotFoundError, tooLarge } from "./status.js";
+import type { AnswerForm } from "./answer-response.js";
 
 /**
  * Reads the whole body, failing with 413 past `limit` bytes. Listens for the stream's events
@@ -100,29 +101,23 @@ export function needsDrain(res: ServerResponse): boolean {
 
 export const PROTOBUF_MEDIA_TYPE = "application/vnd.kubernetes.protobuf";
 
-/** Responses whose object answers kube's negotiation wrote in protobuf. */
-const protobufResponses = new WeakSet<ServerResponse>();
-
 /** Answers on `res` go out as protobuf where kube has a message for them. */
 export function answerInProtobuf(res: ServerResponse): void {
-  protobufResponses.add(res);
+  (res as AnswerForm).protobufAnswer = true;
 }
 
 export function isProtobufResponse(res: ServerResponse): boolean {
-  return protobufResponses.has(res);
+  return (res as AnswerForm).protobufAnswer === true;
 }
-
-/** The meta.k8s.io version negotiated for answers that are a Table or PartialObjectMetadata. */
-const metaVersions = new WeakMap<ServerResponse, string>();
 
 /** Records the version a request asked its Table or PartialObjectMetadata in (`meta.k8s.io/v1beta1`). */
 export function answerInMetaVersion(res: ServerResponse, apiVersion: string): void {
-  if (apiVersion !== "meta.k8s.io/v1") metaVersions.set(res, apiVersion);
+  if (apiVersion !== "meta.k8s.io/v1") (res as AnswerForm).metaApiVersion = apiVersion;
 }
 
 /** `meta.k8s.io/v1`, or the version the request negotiated for its Table or PartialObjectMetadata. */
 export function metaApiVersionOf(res: ServerResponse): string {
-  return metaVersions.get(res) ?? "meta.k8s.io/v1";
+  return (res as AnswerForm).metaApiVersion ?? "meta.k8s.io/v1";
 }
 
 /**
@@ -182,7 +177,7 @@ export function sendJson(
     res.end();
     return;
   }
-  if (protobufResponses.has(res) && sendProtobuf(res, code, body, headers, source)) return;
+  if ((res as AnswerForm).protobufAnswer === true && sendProtobuf(res, code, body, headers, source)) return;
   writeJson(res, code, body, headers);
 }
 

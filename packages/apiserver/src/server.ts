@@ -6,6 +6,7 @@ import { chmod, writeFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createSecureServer } from "node:http2";
 import { createServer } from "node:https";
+import { AnswerResponse, Http2AnswerResponse } from "./answer-response.js";
 import { checkRequestTimeout } from "./request-timeout.js";
 import { Faults } from "controller-runtime/envtest/faults";
 import { storageHost } from "./fault-host.js";
@@ -361,8 +362,16 @@ export async function startAPIServer(opts: APIServerOptions = {}): Promise<Runni
     core.serve(req, res, authenticate, serverAddress);
   const server =
     opts.http2 === false
-      ? createServer(tlsOptions, handler)
-      : createSecureServer({ ...tlsOptions, allowHTTP1: true }, handler as never);
+      ? createServer({ ...tlsOptions, ServerResponse: AnswerResponse }, handler)
+      : createSecureServer(
+          {
+            ...tlsOptions,
+            allowHTTP1: true,
+            Http1ServerResponse: AnswerResponse,
+            Http2ServerResponse: Http2AnswerResponse,
+          },
+          handler as never,
+        );
   // HTTP/1.1 connections of either server read these (the HTTP/2 server passes them to
   // Node's HTTP/1 connection handling).
   // Go's http.Server reads up to DefaultMaxHeaderBytes (1 MiB) plus its 4 KiB of slack before
