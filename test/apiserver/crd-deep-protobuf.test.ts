@@ -7,6 +7,8 @@
 // see crd-deep-schema.test.ts), so these are the depths it serves quickly.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { kinds } from "controller-runtime/api";
+import { newClient } from "controller-runtime/client";
 import { eventually } from "controller-runtime/envtest";
 import { decodeProtobuf, decodeWatchEvent, encodeProtobuf } from "controller-runtime/protobuf";
 import { around, deepCrdText, firstDifference } from "./deep-crds.js";
@@ -154,6 +156,22 @@ async function roundTrip(plural: string, spec: string): Promise<void> {
   const seen = await event;
   assert.equal(seen?.type, "MODIFIED", "the update's watch event, in protobuf");
   sameTree(seen.object, updated, "the watch event in protobuf");
+
+  // The library's client, which asks for CRDs in protobuf, reads it whole.
+  const client = newClient(target.env!.config);
+  try {
+    const got = await client.get(kinds.CustomResourceDefinition, { name });
+    const now = (await api.get(`${CRDS}/${name}`)).body;
+    if (got.metadata?.resourceVersion === now.metadata.resourceVersion)
+      sameTree(got, now, "the client's GET");
+    const listed = await client.list(kinds.CustomResourceDefinition, {
+      fieldSelector: `metadata.name=${name}`,
+    });
+    assert.equal(listed.items.length, 1);
+    sameTree(listed.items[0]!.spec, now.spec, "the client's LIST");
+  } finally {
+    await client.close();
+  }
 }
 
 describe("deep CRDs in protobuf", () => {
