@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { kinds } from "controller-runtime/api";
+import { newCache } from "controller-runtime/cache";
 import { newClient } from "controller-runtime/client";
 import { eventually } from "controller-runtime/envtest";
 import { decodeProtobuf, decodeWatchEvent, encodeProtobuf } from "controller-runtime/protobuf";
@@ -171,6 +172,27 @@ async function roundTrip(plural: string, spec: string): Promise<void> {
     sameTree(listed.items[0]!.spec, now.spec, "the client's LIST");
   } finally {
     await client.close();
+  }
+
+  // And its cache (a streaming list and a watch in protobuf, every object frozen).
+  const cache = newCache(target.env!.config);
+  const stop = new AbortController();
+  const running = cache.start(stop.signal);
+  try {
+    await eventually(
+      `the cache holds ${name} as labelled`,
+      async () => {
+        const cached = await cache.get(kinds.CustomResourceDefinition, { name });
+        return cached.metadata?.labels?.touched === "yes";
+      },
+      { timeoutMs: 120_000 },
+    );
+    const cached = await cache.get(kinds.CustomResourceDefinition, { name });
+    assert.ok(Object.isFrozen(cached.spec.versions[0]!.schema!.openAPIV3Schema));
+    sameTree(cached.spec, updated.spec, "the cache's object");
+  } finally {
+    stop.abort();
+    await running;
   }
 }
 
