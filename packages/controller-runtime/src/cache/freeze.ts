@@ -16,7 +16,10 @@ const DEEP = 500;
 
 // Strings and numbers, most of an object's values, are skipped without a call.
 function freezeTree(value: object, depth = 0): void {
-  if (depth > DEEP) return freezeDeep(value);
+  if (depth > DEEP) {
+    freezeDeep(value);
+    return;
+  }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
