@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
+import { deepCrdText } from "./deep-crds.js";
 import { Api, CRDS, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -26,10 +27,8 @@ after(async () => {
   await target.close();
 });
 
-/** A CRD's JSON text serving `spec` with the schema text `spec` (bodies built as text: V8's JSON.stringify gives out near 4 000 levels). */
-function crdText(plural: string, spec: string): string {
-  return `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"${plural}.${group}"},"spec":{"group":"${group}","scope":"Namespaced","names":{"plural":"${plural}","kind":"${kindOf(plural)}"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":${spec}}}}}]}}`;
-}
+/** A CRD's JSON text serving `plural` with the schema text `spec` (see deep-crds.ts). */
+const crdText = (plural: string, spec: string) => deepCrdText(group, plural, kindOf(plural), spec);
 const kindOf = (plural: string) => `D${plural}`;
 const objects = (plural: string) => `/apis/${group}/v1/namespaces/${ns}/${plural}`;
 const objectText = (plural: string, name: string, spec: string) =>

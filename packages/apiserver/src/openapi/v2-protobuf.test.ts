@@ -101,3 +101,21 @@ test("paths carry operations with their parameters and GVK", () => {
     .filter((n) => n !== undefined);
   assert.ok(queryNames.includes("fieldValidation"));
 });
+
+test("a CRD schema 4 990 levels of properties deep encodes whole, its leaf at the bottom", () => {
+  const d = 4_990;
+  const deep = JSON.parse(
+    `${'{"type":"object","properties":{"a":'.repeat(d)}{"type":"string","description":"leaf"}${"}}".repeat(d)}`,
+  );
+  const pb = decode(openAPIV2Protobuf({ swagger: "2.0", definitions: { deep } }));
+  let schema = named(all(msg(pb, 9), 1)).get("deep")!;
+  for (let i = 0; i < d; i++) {
+    assert.equal(str(msg(schema, 22), 1), "object", `level ${i}`);
+    // properties (25): one NamedSchema (1), named "a" (1), its schema (2).
+    const property = msg(msg(schema, 25), 1);
+    assert.equal(str(property, 1), "a", `level ${i}`);
+    schema = msg(property, 2);
+  }
+  assert.equal(str(msg(schema, 22), 1), "string");
+  assert.equal(str(schema, 4), "leaf");
+});

@@ -9,9 +9,22 @@ import { trampoline, type Walk } from "../object/trampoline.js";
 
 type Json = Record<string, unknown>;
 
-/** A protobuf message being written: fields appended in order, nested messages length-prefixed. */
+/**
+ * A protobuf message being written: fields appended in order, nested messages length-prefixed.
+ * A nested message is kept as itself, its length known, and every byte is copied once, by the
+ * outermost `finish`: copying each message's bytes into its parent's at every level was quadratic
+ * in a CRD schema's depth (2.6 s for 4 990 levels of `properties`). A message is complete when it
+ * is nested (each builder adds its children before it is added itself).
+ */
 class Message {
-  readonly #parts: Buffer[] = [];
+  readonly #parts: (Buffer | Message)[] = [];
+  /** The bytes of the parts, nested messages whole. */
+  #length = 0;
+
+  #push(b: Buffer): void {
+    this.#parts.push(b);
+    this.#length += b.length;
+  }
 
   #key(no: number, wire: number): void {
     this.#varint(no * 8 + wire);
@@ -25,7 +38,7 @@ class Message {
       v = Math.floor(v / 128);
     }
     bytes.push(v);
-    this.#parts.push(Buffer.from(bytes));
+    this.#push(Buffer.from(bytes));
   }
 
   string(no: number, value: unknown): this {
@@ -58,24 +71,39 @@ class Message {
     this.#key(no, 1);
     const b = Buffer.alloc(8);
     b.writeDoubleLE(value);
-    this.#parts.push(b);
+    this.#push(b);
     return this;
   }
 
   message(no: number, m: Message | undefined): this {
     if (m === undefined) return this;
-    return this.bytes(no, m.finish());
+    this.#key(no, 2);
+    this.#varint(m.#length);
+    this.#parts.push(m);
+    this.#length += m.#length;
+    return this;
   }
 
   bytes(no: number, b: Buffer): this {
     this.#key(no, 2);
     this.#varint(b.length);
-    this.#parts.push(b);
+    this.#push(b);
     return this;
   }
 
+  /** The message's bytes: its parts copied in order, nested messages walked without recursion. */
   finish(): Buffer {
-    return Buffer.concat(this.#parts);
+    const out = Buffer.allocUnsafe(this.#length);
+    let at = 0;
+    const stack: { message: Message; next: number }[] = [{ message: this, next: 0 }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const part = top.message.#parts[top.next++];
+      if (part === undefined) stack.pop();
+      else if (part instanceof Message) stack.push({ message: part, next: 0 });
+      else at += part.copy(out, at);
+    }
+    return out;
   }
 }
 

@@ -18,6 +18,12 @@ type Obj = Record<string, unknown>;
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 /** RawExtensions that hold protobuf envelopes may nest; kube's objects do not nest deeper. */
 const MAX_ENVELOPE_DEPTH = 4;
+/**
+ * The nesting of messages past which decoding and encoding leave the JS stack for a stack of their
+ * own (readMessageDeep, writeFieldsDeep): kube serves CRDs whose schemas nest some 10 000 messages
+ * deep, where the recursion overflowed; objects of every other kind stay well under it.
+ */
+const DEEP = 200;
 
 /** How a field's value is read and written. */
 enum Kind {
@@ -312,8 +318,11 @@ function readScalar(r: Reader, kind: Kind): unknown {
 }
 
 /** The message between `r.pos` and `end` as Go's JSON encoder writes the Go value. */
-function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, into?: Obj): unknown {
-  if (plan.special !== Special.None) return readSpecial(plan, r, end, ctx);
+function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, into?: Obj, depth = 0): unknown {
+  // Past DEEP levels (a CRD's schema nests thousands), the walk goes on in readMessageDeep, on a
+  // stack of its own rather than the JS stack.
+  if (depth > DEEP) return readMessageDeep(plan, r, end, ctx, into);
+  if (plan.special !== Special.None) return readSpecial(plan, r, end, ctx, depth);
   const fields = plan.fields;
   const byNumber = plan.byNumber;
   // Values by field index, so that the object's keys come in the Go struct's order whatever the
@@ -345,7 +354,7 @@ function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, int
         else if (t >>> 3 === 2) {
           value =
             f.valueKind === Kind.Message
-              ? readMessage(messagePlanOf(f), r, r.delimited(), ctx)
+              ? readMessage(messagePlanOf(f), r, r.delimited(), ctx, undefined, depth + 1)
               : readScalar(r, f.valueKind);
         } else r.skip(t & 7);
       }
@@ -357,7 +366,7 @@ function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, int
     let value: unknown;
     if (f.kind === Kind.Message) {
       const msgEnd = r.delimited();
-      value = readMessage(messagePlanOf(f), r, msgEnd, ctx);
+      value = readMessage(messagePlanOf(f), r, msgEnd, ctx, undefined, depth + 1);
       r.pos = msgEnd;
     } else if (f.repeated && (tag & 7) === 2 && f.kind !== Kind.String && f.kind !== Kind.Bytes) {
       // A packed run of varints (proto3 writers; kube's own proto2 writes them one by one).
@@ -395,6 +404,145 @@ function readMessage(plan: Plan, r: Reader, end: number, ctx: DecodeContext, int
     setOwn(out, f.key, value);
   }
   return out;
+}
+
+/** A nested message the deep walks go into next: its plan and where it ends (decoding). */
+interface NestedRead {
+  plan: Plan;
+  end: number;
+}
+
+/**
+ * readMessage for messages past DEEP levels: each message a generator, which yields the nested
+ * messages it reads and gets their values back, on a stack of generators in the heap, so that a
+ * CRD's schema decodes at any depth kube serves it (readMessage's recursion spent the JS stack
+ * near 5 000 levels of `properties`). Slower per message: only the deep part of an object pays.
+ */
+function readMessageDeep(plan: Plan, r: Reader, end: number, ctx: DecodeContext, into?: Obj): unknown {
+  const stack = [readSteps(plan, r, end, ctx, into)];
+  let result: unknown;
+  while (stack.length > 0) {
+    const step = stack[stack.length - 1]!.next(result);
+    if (step.done) {
+      stack.pop();
+      result = step.value;
+    } else {
+      stack.push(readSteps(step.value.plan, r, step.value.end, ctx, undefined));
+      result = undefined;
+    }
+  }
+  return result;
+}
+
+/** readMessage's steps, yielding each nested message (keep in step with readMessage). */
+function* readSteps(
+  plan: Plan,
+  r: Reader,
+  end: number,
+  ctx: DecodeContext,
+  into: Obj | undefined,
+): Generator<NestedRead, unknown, unknown> {
+  const special = plan.special;
+  if (
+    special === Special.SchemaOrArray ||
+    special === Special.SchemaOrBool ||
+    special === Special.SchemaOrStringArray
+  )
+    return yield* readUnionSteps(plan, r, end);
+  // The other special types hold no messages.
+  if (special !== Special.None) return readSpecial(plan, r, end, ctx, 0);
+  const fields = plan.fields;
+  const byNumber = plan.byNumber;
+  const values: unknown[] = new Array(fields.length);
+  let any = false;
+  while (r.pos < end) {
+    const tag = r.uint32();
+    const i = byNumber[tag >>> 3];
+    if (i === undefined || (i === plan.managedFields && ctx.skipManaged >= 0)) {
+      r.skip(tag & 7);
+      continue;
+    }
+    const f = fields[i]!;
+    any = true;
+    if (f.map) {
+      let obj = values[i] as Obj | undefined;
+      if (obj === undefined) values[i] = obj = {};
+      const entryEnd = r.delimited();
+      let key = "";
+      let value: unknown;
+      while (r.pos < entryEnd) {
+        const t = r.uint32();
+        if (t === 0x0a) key = r.string();
+        else if (t >>> 3 === 2) {
+          if (f.valueKind === Kind.Message) {
+            const msgEnd = r.delimited();
+            value = yield { plan: messagePlanOf(f), end: msgEnd };
+            r.pos = msgEnd;
+          } else value = readScalar(r, f.valueKind);
+        } else r.skip(t & 7);
+      }
+      r.pos = entryEnd;
+      if (value === undefined) value = f.valueKind === Kind.Message ? {} : zeroOf(f.valueKind);
+      setOwn(obj, key, value);
+      continue;
+    }
+    let value: unknown;
+    if (f.kind === Kind.Message) {
+      const msgEnd = r.delimited();
+      value = yield { plan: messagePlanOf(f), end: msgEnd };
+      r.pos = msgEnd;
+    } else if (f.repeated && (tag & 7) === 2 && f.kind !== Kind.String && f.kind !== Kind.Bytes) {
+      const runEnd = r.delimited();
+      let list = values[i] as unknown[] | undefined;
+      if (list === undefined) values[i] = list = [];
+      while (r.pos < runEnd) list.push(readScalar(r, f.kind));
+      continue;
+    } else value = readScalar(r, f.kind);
+    if (f.repeated) {
+      const list = values[i] as unknown[] | undefined;
+      if (list === undefined) values[i] = [value];
+      else list.push(value);
+    } else values[i] = value;
+  }
+  if (!any) return into ?? {};
+  const out: Obj = into ?? {};
+  for (let i = 0; i < fields.length; i++) {
+    const value = values[i];
+    if (value === undefined) continue;
+    const f = fields[i]!;
+    if (f.kind !== Kind.Message && !f.repeated && !f.map && !f.keepZero && isZeroScalar(value)) continue;
+    if (value === null && f.omitZero) continue;
+    if (f.inline && value !== null && typeof value === "object") {
+      Object.assign(out, value);
+      continue;
+    }
+    setOwn(out, f.key, value);
+  }
+  return out;
+}
+
+/** readSchemaUnion's steps, yielding each schema (keep in step with readSchemaUnion). */
+function* readUnionSteps(plan: Plan, r: Reader, end: number): Generator<NestedRead, unknown, unknown> {
+  let schema: unknown;
+  const list: unknown[] = [];
+  let allows = false;
+  while (r.pos < end) {
+    const tag = r.uint32();
+    const i = plan.byNumber[tag >>> 3];
+    const f = i === undefined ? undefined : plan.fields[i];
+    if (f === undefined) r.skip(tag & 7);
+    else if (f.kind === Kind.Message) {
+      const msgEnd = r.delimited();
+      const value = yield { plan: planOf(f.message!), end: msgEnd };
+      r.pos = msgEnd;
+      if (f.repeated) list.push(value);
+      else schema = value;
+    } else if (f.kind === Kind.String) list.push(r.string());
+    else if (f.kind === Kind.Bool) allows = r.uint32() !== 0;
+    else r.skip(tag & 7);
+  }
+  if (plan.special === Special.SchemaOrBool) return schema ?? allows;
+  return list.length > 0 ? list : (schema ?? null);
 }
 
 /**
@@ -482,10 +630,10 @@ const INT_OR_STRING_FIELDS = [undefined, Kind.Int64, Kind.Int32, Kind.String] as
 const ONE_BYTES = [undefined, Kind.Bytes] as Kind[];
 const GO_LIST_FIELDS = [undefined, Kind.String] as Kind[];
 
-function readSpecial(plan: Plan, r: Reader, end: number, ctx: DecodeContext): unknown {
+function readSpecial(plan: Plan, r: Reader, end: number, ctx: DecodeContext, depth: number): unknown {
   const special = plan.special;
   if (special === Special.Time || special === Special.MicroTime) return readTime(special, r, end);
-  return readOtherSpecial(plan, r, end, ctx);
+  return readOtherSpecial(plan, r, end, ctx, depth);
 }
 
 /**
@@ -525,7 +673,7 @@ function microTimeText(seconds: number, nanos: number): string {
   return text;
 }
 
-function readOtherSpecial(plan: Plan, r: Reader, end: number, ctx: DecodeContext): unknown {
+function readOtherSpecial(plan: Plan, r: Reader, end: number, ctx: DecodeContext, depth: number): unknown {
   switch (plan.special) {
     case Special.Duration: {
       const ns = readFields(r, end, ONE_INT64)[1] as number | undefined;
@@ -557,7 +705,7 @@ function readOtherSpecial(plan: Plan, r: Reader, end: number, ctx: DecodeContext
     case Special.SchemaOrArray:
     case Special.SchemaOrBool:
     case Special.SchemaOrStringArray:
-      return readSchemaUnion(plan, r, end, ctx);
+      return readSchemaUnion(plan, r, end, ctx, depth);
   }
   return undefined;
 }
@@ -566,7 +714,7 @@ function readOtherSpecial(plan: Plan, r: Reader, end: number, ctx: DecodeContext
  * A JSONSchemaPropsOr* message as its MarshalJSON writes it (apiextensions' marshal.go): the
  * array when it has items, else the schema; for OrBool the schema, else the bool; else null.
  */
-function readSchemaUnion(plan: Plan, r: Reader, end: number, ctx: DecodeContext): unknown {
+function readSchemaUnion(plan: Plan, r: Reader, end: number, ctx: DecodeContext, depth: number): unknown {
   let schema: unknown;
   const list: unknown[] = [];
   let allows = false;
@@ -577,7 +725,7 @@ function readSchemaUnion(plan: Plan, r: Reader, end: number, ctx: DecodeContext)
     if (f === undefined) r.skip(tag & 7);
     else if (f.kind === Kind.Message) {
       const msgEnd = r.delimited();
-      const value = readMessage(planOf(f.message!), r, msgEnd, ctx);
+      const value = readMessage(planOf(f.message!), r, msgEnd, ctx, undefined, depth + 1);
       r.pos = msgEnd;
       if (f.repeated) list.push(value);
       else schema = value;
@@ -826,9 +974,12 @@ function writeScalar(w: Writer, n: number, kind: Kind, v: unknown): void {
  * Writes `v` as the fields of `plan`'s message (the caller framed it); the count of `v`'s keys
  * that are the message's fields. Keys that are not (unknown fields) mark the encoding lossy.
  */
-function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = true): number {
+function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = true, depth = 0): number {
+  // Past DEEP levels (a CRD's schema nests thousands), the walk goes on in writeFieldsDeep, on a
+  // stack of its own rather than the JS stack.
+  if (depth > DEEP) return writeFieldsDeep(w, plan, v, used, checkKeys);
   if (plan.special !== Special.None) {
-    writeSpecial(w, plan, v);
+    writeSpecial(w, plan, v, depth);
     return 0;
   }
   if (!isObject(v)) {
@@ -838,7 +989,7 @@ function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = tr
   for (const f of plan.fields) {
     if (f.inline) {
       // An inlined struct's JSON fields are its parent's.
-      used += writeInline(w, f, v);
+      used += writeInline(w, f, v, depth);
       continue;
     }
     const value = v[f.key];
@@ -863,7 +1014,7 @@ function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = tr
         if (f.valueKind === Kind.Message) {
           const valueReserve = f.valueLengthBytes;
           const inner = w.open(2, valueReserve);
-          writeFields(w, planOf(f.message!), item);
+          writeFields(w, planOf(f.message!), item, 0, true, depth + 1);
           f.valueLengthBytes = w.close(inner, valueReserve);
         } else writeScalar(w, 2, f.valueKind, item);
         f.lengthBytes = w.close(at, reserve);
@@ -879,7 +1030,7 @@ function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = tr
         if (f.kind === Kind.Message) {
           const reserve = f.lengthBytes;
           const at = w.open(f.number, reserve);
-          writeFields(w, planOf(f.message!), item);
+          writeFields(w, planOf(f.message!), item, 0, true, depth + 1);
           f.lengthBytes = w.close(at, reserve);
         } else writeScalar(w, f.number, f.kind, item);
       }
@@ -894,7 +1045,7 @@ function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = tr
       }
       const reserve = f.lengthBytes;
       const at = w.open(f.number, reserve);
-      writeFields(w, sub, value);
+      writeFields(w, sub, value, 0, true, depth + 1);
       f.lengthBytes = w.close(at, reserve);
     } else writeScalar(w, f.number, f.kind, value);
   }
@@ -906,12 +1057,172 @@ function writeFields(w: Writer, plan: Plan, v: unknown, used = 0, checkKeys = tr
   return used;
 }
 
+/** A nested message the deep walks go into next (encoding): writeFields' arguments. */
+interface NestedWrite {
+  plan: Plan;
+  v: unknown;
+  checkKeys: boolean;
+}
+
+/**
+ * writeFields for messages past DEEP levels: each message a generator, which opens a nested
+ * message's length, yields it, and closes the length once it is written, on a stack of
+ * generators in the heap, so that a CRD's schema encodes at any depth kube serves it
+ * (writeFields' recursion spent the JS stack near 5 000 levels of `properties`). Slower per
+ * message: only the deep part of an object pays.
+ */
+function writeFieldsDeep(w: Writer, plan: Plan, v: unknown, used: number, checkKeys: boolean): number {
+  const stack = [writeSteps(w, plan, v, used, checkKeys)];
+  let result = 0;
+  while (stack.length > 0) {
+    const step = stack[stack.length - 1]!.next(result);
+    if (step.done) {
+      stack.pop();
+      result = step.value;
+    } else {
+      stack.push(writeSteps(w, step.value.plan, step.value.v, 0, step.value.checkKeys));
+      result = 0;
+    }
+  }
+  return result;
+}
+
+/** writeFields' steps, yielding each nested message (keep in step with writeFields). */
+function* writeSteps(
+  w: Writer,
+  plan: Plan,
+  v: unknown,
+  used: number,
+  checkKeys: boolean,
+): Generator<NestedWrite, number, number> {
+  const special = plan.special;
+  if (
+    special === Special.SchemaOrArray ||
+    special === Special.SchemaOrBool ||
+    special === Special.SchemaOrStringArray
+  ) {
+    yield* writeUnionSteps(w, plan, v);
+    return 0;
+  }
+  // The other special types hold no messages.
+  if (special !== Special.None) {
+    writeSpecial(w, plan, v, 0);
+    return 0;
+  }
+  if (!isObject(v)) {
+    w.lossy = true;
+    return 0;
+  }
+  for (const f of plan.fields) {
+    if (f.inline) {
+      const reserve = f.lengthBytes;
+      const at = w.open(f.number, reserve);
+      used += yield { plan: planOf(f.message!), v, checkKeys: false };
+      f.lengthBytes = w.close(at, reserve);
+      continue;
+    }
+    const value = v[f.key];
+    if (value === undefined) continue;
+    used++;
+    if (value === null) {
+      if (f.isTime && !f.repeated) w.close(w.open(f.number));
+      continue;
+    }
+    if (f.map) {
+      if (!isObject(value)) {
+        w.lossy = true;
+        continue;
+      }
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        const item = value[key];
+        const reserve = f.lengthBytes;
+        const at = w.open(f.number, reserve);
+        w.string(1, key);
+        if (f.valueKind === Kind.Message) {
+          const valueReserve = f.valueLengthBytes;
+          const inner = w.open(2, valueReserve);
+          yield { plan: planOf(f.message!), v: item, checkKeys: true };
+          f.valueLengthBytes = w.close(inner, valueReserve);
+        } else writeScalar(w, 2, f.valueKind, item);
+        f.lengthBytes = w.close(at, reserve);
+      }
+      continue;
+    }
+    if (f.repeated) {
+      if (!Array.isArray(value)) {
+        w.lossy = true;
+        continue;
+      }
+      for (const item of value) {
+        if (f.kind === Kind.Message) {
+          const reserve = f.lengthBytes;
+          const at = w.open(f.number, reserve);
+          yield { plan: planOf(f.message!), v: item, checkKeys: true };
+          f.lengthBytes = w.close(at, reserve);
+        } else writeScalar(w, f.number, f.kind, item);
+      }
+      continue;
+    }
+    if (f.kind === Kind.Message) {
+      const sub = planOf(f.message!);
+      if (sub.special !== Special.None && !hasSpecialValue(sub, value)) {
+        w.lossy = true;
+        continue;
+      }
+      const reserve = f.lengthBytes;
+      const at = w.open(f.number, reserve);
+      yield { plan: sub, v: value, checkKeys: true };
+      f.lengthBytes = w.close(at, reserve);
+    } else writeScalar(w, f.number, f.kind, value);
+  }
+  if (checkKeys && w.exact && !w.lossy) {
+    let keys = 0;
+    for (const k in v) if (v[k] !== undefined) keys++;
+    if (keys !== used) w.lossy = true;
+  }
+  return used;
+}
+
+/** writeSchemaUnion's steps, yielding each schema (keep in step with writeSchemaUnion). */
+function* writeUnionSteps(w: Writer, plan: Plan, v: unknown): Generator<NestedWrite, void, number> {
+  if (v === null) return;
+  const schemaField = plan.fields[plan.byNumber[plan.special === Special.SchemaOrBool ? 2 : 1]!]!;
+  const schema = planOf(schemaField.message!);
+  if (plan.special === Special.SchemaOrBool) {
+    if (typeof v !== "boolean" && !isObject(v)) {
+      w.lossy = true;
+      return;
+    }
+    w.tag(1, 0);
+    w.varint(v === false ? 0 : 1);
+    if (isObject(v)) {
+      const at = w.open(2);
+      yield { plan: schema, v, checkKeys: true };
+      w.close(at);
+    }
+    return;
+  }
+  if (isObject(v)) {
+    const at = w.open(1);
+    yield { plan: schema, v, checkKeys: true };
+    w.close(at);
+  } else if (!Array.isArray(v)) w.lossy = true;
+  else if (plan.special === Special.SchemaOrArray) {
+    for (const item of v) {
+      const at = w.open(2);
+      yield { plan: schema, v: item, checkKeys: true };
+      w.close(at);
+    }
+  } else for (const item of v) writeScalar(w, 2, Kind.String, item);
+}
+
 /** An inlined struct, written as a field of its own from the parent's keys. */
-function writeInline(w: Writer, f: FieldPlan, v: Obj): number {
+function writeInline(w: Writer, f: FieldPlan, v: Obj, depth: number): number {
   const reserve = f.lengthBytes;
   const at = w.open(f.number, reserve);
   // The parent's other keys are not this struct's: the parent checks them all.
-  const used = writeFields(w, planOf(f.message!), v, 0, false);
+  const used = writeFields(w, planOf(f.message!), v, 0, false, depth + 1);
   f.lengthBytes = w.close(at, reserve);
   return used;
 }
@@ -980,7 +1291,7 @@ function deeplyFrozen(v: object): boolean {
   return true;
 }
 
-function writeSpecial(w: Writer, plan: Plan, v: unknown): void {
+function writeSpecial(w: Writer, plan: Plan, v: unknown, depth: number): void {
   switch (plan.special) {
     case Special.Time:
     case Special.MicroTime: {
@@ -1043,13 +1354,13 @@ function writeSpecial(w: Writer, plan: Plan, v: unknown): void {
     case Special.SchemaOrArray:
     case Special.SchemaOrBool:
     case Special.SchemaOrStringArray:
-      writeSchemaUnion(w, plan, v);
+      writeSchemaUnion(w, plan, v, depth);
       return;
   }
 }
 
 /** A JSONSchemaPropsOr* value, as its UnmarshalJSON reads it and Go's protobuf encoder writes it. */
-function writeSchemaUnion(w: Writer, plan: Plan, v: unknown): void {
+function writeSchemaUnion(w: Writer, plan: Plan, v: unknown, depth: number): void {
   // null is the union's zero value (Go's UnmarshalJSON reads it as such): an empty message.
   if (v === null) return;
   const schemaField = plan.fields[plan.byNumber[plan.special === Special.SchemaOrBool ? 2 : 1]!]!;
@@ -1064,20 +1375,20 @@ function writeSchemaUnion(w: Writer, plan: Plan, v: unknown): void {
     w.varint(v === false ? 0 : 1);
     if (isObject(v)) {
       const at = w.open(2);
-      writeFields(w, schema, v);
+      writeFields(w, schema, v, 0, true, depth + 1);
       w.close(at);
     }
     return;
   }
   if (isObject(v)) {
     const at = w.open(1);
-    writeFields(w, schema, v);
+    writeFields(w, schema, v, 0, true, depth + 1);
     w.close(at);
   } else if (!Array.isArray(v)) w.lossy = true;
   else if (plan.special === Special.SchemaOrArray) {
     for (const item of v) {
       const at = w.open(2);
-      writeFields(w, schema, item);
+      writeFields(w, schema, item, 0, true, depth + 1);
       w.close(at);
     }
   } else for (const item of v) writeScalar(w, 2, Kind.String, item);
