@@ -2,7 +2,7 @@
 // to the wanted state, then create it, update/patch it, or leave it alone when nothing changed.
 // `mutate` gets a mutable copy (never the frozen cached object): it may change it in place, or
 // return a replacement (handy with helpers that return copies: `return setControllerReference(owner, obj)`).
-import type { DeepReadonly, Kind, KubeObject, ObjectKey } from "../api/index.js";
+import { type DeepReadonly, deepCopy, type Kind, type KubeObject, type ObjectKey } from "../api/index.js";
 import type { Client, WriteOptions } from "../client/index.js";
 import { mergeFrom } from "../client/index.js";
 import { jsonEqual } from "../patch/index.js";
@@ -87,7 +87,7 @@ export async function createOrUpdate<T extends KubeObject>(
 ): Promise<CreateOrUpdateResult<T, "created" | "updated" | "unchanged">> {
   const current = await read(client, kind, key, opts.signal);
   if (!current) return create(client, kind, key, mutate, opts);
-  const obj = await runMutate(kind, key, structuredClone(current) as T, mutate);
+  const obj = await runMutate(kind, key, deepCopy(current) as T, mutate);
   if (jsonEqual(current, obj)) return { result: "unchanged", object: current };
   return { result: "updated", object: (await client.update(obj, opts)) as DeepReadonly<T> };
 }
@@ -115,7 +115,7 @@ export async function createOrPatch<T extends KubeObject>(
 ): Promise<CreateOrUpdateResult<T>> {
   const current = await read(client, kind, key, opts.signal);
   if (!current) return create(client, kind, key, mutate, opts);
-  const obj = await runMutate(kind, key, structuredClone(current) as T, mutate);
+  const obj = await runMutate(kind, key, deepCopy(current) as T, mutate);
   const before = splitStatus(current);
   const after = splitStatus(obj);
 

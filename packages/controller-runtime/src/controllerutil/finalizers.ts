@@ -2,7 +2,7 @@
 // a copy when they change something and the object itself when there is nothing to change, so
 // `next !== obj` tells whether to write; the object given is never changed (it may be frozen).
 import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
-import type { DeepReadonly, KubeObject } from "../api/index.js";
+import { type DeepReadonly, deepCopy, type KubeObject } from "../api/index.js";
 
 /** Whether `object` has `finalizer`. */
 export function containsFinalizer(object: DeepReadonly<KubeObject>, finalizer: string): boolean {
@@ -10,7 +10,7 @@ export function containsFinalizer(object: DeepReadonly<KubeObject>, finalizer: s
 }
 
 function withFinalizers<T extends KubeObject>(object: T, finalizers: string[]): T {
-  const copy = structuredClone(object) as T;
+  const copy = deepCopy(object) as T;
   const metadata = { ...copy.metadata, finalizers } as ObjectMeta; // a copy: mutable
   if (finalizers.length === 0) delete metadata.finalizers;
   copy.metadata = metadata;

@@ -3,7 +3,7 @@
 // collector needs. Each helper returns a new object and never changes the one it is given (which
 // may be frozen, from the cache).
 import type { ObjectMeta, OwnerReference } from "kubernetes-types/meta/v1.js";
-import { type KubeObject, parseAPIVersion } from "../api/index.js";
+import { deepCopy, type KubeObject, parseAPIVersion } from "../api/index.js";
 import { AlreadyOwnedError, InvalidOwnerError, OwnerReferenceNotFoundError } from "./errors.js";
 import type { DeepReadonly } from "../api/index.js";
 
@@ -83,7 +83,7 @@ function referSameObject(
 }
 
 function withOwnerReferences<T extends KubeObject>(object: T, refs: OwnerReference[]): T {
-  const copy = structuredClone(object) as T;
+  const copy = deepCopy(object) as T;
   const metadata = { ...copy.metadata, ownerReferences: refs } as ObjectMeta; // a copy: mutable
   if (refs.length === 0) delete metadata.ownerReferences;
   copy.metadata = metadata;

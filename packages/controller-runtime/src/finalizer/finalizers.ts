@@ -3,7 +3,7 @@
 // being deleted, it runs the finalizer of each key it still has and removes the key when that
 // succeeded. Failures are collected, not thrown, because the object may still need writing: the
 // keys that did finish were removed, and a failing finalizer may have set a condition.
-import type { DeepReadonly, KubeObject } from "../api/index.js";
+import { type DeepReadonly, deepCopy, type KubeObject } from "../api/index.js";
 import { addFinalizer, containsFinalizer, removeFinalizer } from "../controllerutil/index.js";
 import { FinalizeError, FinalizerAlreadyRegisteredError } from "./errors.js";
 
@@ -62,7 +62,7 @@ export function newFinalizers<T extends KubeObject = KubeObject>(): Finalizers<T
     },
     async finalize(original, opts = {}) {
       const ctx = { signal: opts.signal ?? new AbortController().signal };
-      let object = structuredClone(original) as T;
+      let object = deepCopy(original) as T;
       let updated = false;
       let statusUpdated = false;
       const failed: string[] = [];
