@@ -3,8 +3,10 @@
 // (DefaultWatchErrorHandler), and handlers resyncing on periods of their own
 // (AddEventHandlerWithResyncPeriod).
 import assert from "node:assert/strict";
+import { Writable } from "node:stream";
 import { after, before, test } from "node:test";
 import { defineKind, kinds, type KubeObject } from "../api/index.js";
+import { newLogger } from "../log/index.js";
 import { isNotFound, newRESTClient, type RESTClient, type RESTConfig, resourceOf } from "../rest/index.js";
 import { newCache } from "./cache.js";
 import { type InformerOptions, newInformer } from "./informer.js";
@@ -91,6 +93,52 @@ test("a handler with a resync period of its own is replayed on it; the others ke
   try {
     await until("the own-period handler resynced twice", () => resyncs.own >= 2);
     assert.equal(resyncs.shared, 0, "the informer's period is 0: never");
+  } finally {
+    stop.abort();
+    await running;
+  }
+});
+
+test("a read waiting on an informer that failed before it synced is told why, not that the cache stopped", async () => {
+  const ns = await newNamespace(rest, "hooks");
+  const broke = new Error("the store broke");
+  const logged: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      logged.push(String(chunk));
+      done();
+    },
+  });
+  const cache = newCache(config, {
+    restClient: rest,
+    defaultNamespaces: [ns],
+    // The real informer, whose run stops at once and then fails (as one whose store throws does).
+    newInformer: (r, kind, opts) => {
+      const real = newInformer(r, kind, opts);
+      return new Proxy(real, {
+        get(target, key) {
+          if (key === "run")
+            return async () => {
+              await target.run(AbortSignal.abort());
+              throw broke;
+            };
+          const value = Reflect.get(target, key, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    },
+    logger: newLogger({ destination }),
+  });
+  const stop = new AbortController();
+  const running = cache.start(stop.signal);
+  try {
+    await assert.rejects(cache.get(kinds.ConfigMap, { namespace: ns, name: "a" }), (err: Error) => {
+      assert.equal(err.name, "CacheSyncError");
+      assert.match(err.message, /the ConfigMap informer failed before it synced: the store broke/);
+      assert.equal(err.cause, broke);
+      return true;
+    });
+    assert.match(logged.join(""), /"error":"the store broke".*"msg":"informer stopped with an error"/);
   } finally {
     stop.abort();
     await running;

@@ -81,6 +81,9 @@ class InformerCache implements Cache {
   readonly #informers = new Map<string, Entry>();
   /** Entries by descriptor, so that a read of a synced kind needs no key building. */
   readonly #byKind = new WeakMap<Kind, Entry>();
+  /** Each started informer's run (settled once it stops) and the error it stopped with, if any. */
+  readonly #runs = new WeakMap<Informer, Promise<void>>();
+  readonly #failures = new WeakMap<Informer, unknown>();
   #rest: RESTClient | undefined;
   #mapper: RESTMapper | undefined;
   #signal: AbortSignal | undefined;
@@ -111,8 +114,10 @@ class InformerCache implements Cache {
     const signal = this.#signal;
     if (!signal || entry.done) return;
     entry.done = entry.informer.run(AbortSignal.any([signal, entry.stop.signal])).catch((err: unknown) => {
+      this.#failures.set(entry.informer, err);
       this.#opts.logger.error(err, "informer stopped with an error", { kind: entry.informer.kind.kind });
     });
+    this.#runs.set(entry.informer, entry.done);
   }
 
   #entry<T extends KubeObject>(kind: Kind<T>, create: boolean): Entry | undefined {
@@ -222,6 +227,14 @@ class InformerCache implements Cache {
     if (informer.hasSynced()) return;
     if (!(await informer.waitForSync(signal))) {
       signal?.throwIfAborted();
+      // An informer that failed says why; otherwise it stopped because the cache is stopping.
+      await this.#runs.get(informer); // settles just after the informer stops, its failure recorded
+      const failure = this.#failures.get(informer);
+      if (failure !== undefined)
+        throw new CacheSyncError(
+          `the ${informer.kind.kind} informer failed before it synced: ${failure instanceof Error ? failure.message : String(failure)}`,
+          { cause: failure },
+        );
       throw new CacheSyncError(
         `the ${informer.kind.kind} informer stopped before it synced; the cache is shutting down`,
       );
