@@ -30,24 +30,6 @@ after(async () => {
   await target.close();
 });
 
-/** An HTTP call with a protobuf body or answer (the harness's `call` sends and parses JSON). */
-async function call(method: string, path: string, accept: string, body?: Uint8Array) {
-  const headers: Record<string, string> = { accept };
-  if (target.token) headers.authorization = `Bearer ${target.token}`;
-  if (body) headers["content-type"] = PROTOBUF;
-  const res = await fetch(`${target.url}${path}`, {
-    method,
-    headers,
-    body,
-    dispatcher: target.agent,
-  } as unknown as RequestInit);
-  return {
-    status: res.status,
-    type: res.headers.get("content-type") ?? "",
-    bytes: Buffer.from(await res.arrayBuffer()),
-  };
-}
-
 /**
  * Fails with where `actual` parts from `expected` (assert.deepEqual recurses, and its message would
  * be megabytes). Key order too against kube, whose JSON and protobuf both follow the Go structs; the
@@ -121,7 +103,7 @@ async function roundTrip(plural: string, spec: string): Promise<void> {
     `${name} of one version in JSON and protobuf`,
     async () => {
       const json = (await api.get(`${CRDS}/${name}`)).body;
-      const one = await call("GET", `${CRDS}/${name}`, PROTOBUF);
+      const one = await api.callBytes("GET", `${CRDS}/${name}`, PROTOBUF);
       if (one.status !== 200)
         throw new Error(`GET in protobuf: ${one.status} ${one.bytes.toString().slice(0, 300)}`);
       assert.equal(one.type, PROTOBUF);
@@ -133,7 +115,7 @@ async function roundTrip(plural: string, spec: string): Promise<void> {
   );
   sameTree(decoded, asJson, "GET in protobuf");
 
-  const listed = await call("GET", `${CRDS}?fieldSelector=metadata.name%3D${name}`, PROTOBUF);
+  const listed = await api.callBytes("GET", `${CRDS}?fieldSelector=metadata.name%3D${name}`, PROTOBUF);
   assert.equal(listed.status, 200, listed.bytes.toString().slice(0, 300));
   const list = decodeProtobuf(listed.bytes);
   // A list's items carry no TypeMeta in protobuf (Go's typed items have it empty).
@@ -150,7 +132,7 @@ async function roundTrip(plural: string, spec: string): Promise<void> {
     `${CRDS}?watch=1&fieldSelector=metadata.name%3D${name}&resourceVersion=${rv}`,
     (e) => (e.object.metadata as { labels?: Record<string, string> }).labels?.touched === "yes",
   );
-  const put = await call("PUT", `${CRDS}/${name}`, "application/json", body);
+  const put = await api.callBytes("PUT", `${CRDS}/${name}`, "application/json", body);
   assert.equal(put.status, 200, put.bytes.toString().slice(0, 300));
   const updated = JSON.parse(put.bytes.toString());
   sameTree(updated.spec, asJson.spec, "the spec written in protobuf, read back");

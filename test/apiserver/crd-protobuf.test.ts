@@ -210,28 +210,10 @@ function crdProto(group: string) {
   };
 }
 
-/** A request's status, media type and raw bytes. */
-async function call(method: string, path: string, accept: string, body?: Uint8Array) {
-  const headers: Record<string, string> = { accept };
-  if (target.token) headers.authorization = `Bearer ${target.token}`;
-  if (body) headers["content-type"] = PROTOBUF;
-  const res = await fetch(`${target.url}${path}`, {
-    method,
-    headers,
-    body,
-    dispatcher: target.agent,
-  } as unknown as RequestInit);
-  return {
-    status: res.status,
-    type: res.headers.get("content-type") ?? "",
-    bytes: Buffer.from(await res.arrayBuffer()),
-  };
-}
-
 test("a CRD sent in protobuf reads back as the JSON schema it holds; its object, list and watch in protobuf read as JSON's", async () => {
   const group = `pb${Date.now().toString(36)}.example.com`;
   const name = `widgets.${group}`;
-  const sent = await call(
+  const sent = await api.callBytes(
     "POST",
     CRDS,
     "application/json",
@@ -261,13 +243,13 @@ test("a CRD sent in protobuf reads back as the JSON schema it holds; its object,
     },
     { timeoutMs: 60_000 },
   );
-  const one = await call("GET", `${CRDS}/${name}`, PROTOBUF);
+  const one = await api.callBytes("GET", `${CRDS}/${name}`, PROTOBUF);
   assert.equal(one.type, PROTOBUF);
   const asJson = (await api.get(`${CRDS}/${name}`)).body;
   assert.deepEqual(decodeProtobuf(one.bytes), asJson);
   assert.equal(asJson.metadata.resourceVersion, established.metadata.resourceVersion);
 
-  const listed = await call("GET", `${CRDS}?fieldSelector=metadata.name%3D${name}`, PROTOBUF);
+  const listed = await api.callBytes("GET", `${CRDS}?fieldSelector=metadata.name%3D${name}`, PROTOBUF);
   assert.equal(listed.type, PROTOBUF);
   const list = decodeProtobuf(listed.bytes);
   assert.equal(list.kind, "CustomResourceDefinitionList");
@@ -288,7 +270,7 @@ test("a CRD sent in protobuf reads back as the JSON schema it holds; its object,
   const changed = { ...asJson, metadata: { ...asJson.metadata, labels: { touched: "yes" } } };
   const body = encodeProtobuf(changed, { exact: true });
   assert.ok(body, "the CRD as read encodes to protobuf without loss");
-  const put = await call("PUT", `${CRDS}/${name}`, "application/json", body);
+  const put = await api.callBytes("PUT", `${CRDS}/${name}`, "application/json", body);
   assert.equal(put.status, 200, put.bytes.toString());
   const updated = JSON.parse(put.bytes.toString());
   assert.deepEqual(updated.metadata.labels, { touched: "yes" });

@@ -141,11 +141,24 @@ export class Api {
   }
 
   /** A GET's status, media type and raw bytes (protobuf answers are not text). */
-  async getBytes(path: string, accept: string): Promise<{ status: number; type: string; bytes: Buffer }> {
+  getBytes(path: string, accept: string): Promise<{ status: number; type: string; bytes: Buffer }> {
+    return this.callBytes("GET", path, accept);
+  }
+
+  /** A request with an optional protobuf body, its answer as raw bytes (`call` sends and parses JSON). */
+  async callBytes(
+    method: string,
+    path: string,
+    accept: string,
+    body?: Uint8Array,
+  ): Promise<{ status: number; type: string; bytes: Buffer }> {
     const headers: Record<string, string> = { accept };
     if (this.target.token) headers.authorization = `Bearer ${this.target.token}`;
+    if (body) headers["content-type"] = "application/vnd.kubernetes.protobuf";
     const res = await fetch(`${this.target.url}${path}`, {
+      method,
       headers,
+      body,
       dispatcher: this.target.agent,
     } as unknown as RequestInit);
     return {
