@@ -48,13 +48,29 @@ function writer(limit: number, hwm?: number) {
   return { res, w, overflows: () => overflows };
 }
 
+/** The end of this turn of the loop, when the writer sends what was queued in it. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const line = (i: number, size = 1000) => `${String(i).padStart(8, "0")}${"x".repeat(size - 9)}\n`;
 
 describe("WatchWriter", () => {
-  test("live events to a congested socket are queued and written in chunks, in order", () => {
+  test("live events of one turn of the loop go out as one write at its end", async () => {
+    const { res, w } = writer(16 * 1024 * 1024);
+    w.goLive();
+    for (let i = 0; i < 5; i++) w.writeLive(line(i, 100));
+    assert.deepEqual(res.writes, [], "nothing before the turn ends");
+    await turn();
+    assert.deepEqual(res.writes, [Array.from({ length: 5 }, (_, i) => line(i, 100)).join("")]);
+    w.writeLive(line(5, 100));
+    await turn();
+    assert.deepEqual(res.writes.slice(1), [line(5, 100)], "the next turn's event, its own write");
+  });
+
+  test("live events to a congested socket are queued and written in chunks, in order", async () => {
     const { res, w } = writer(16 * 1024 * 1024);
     w.goLive();
     for (let i = 0; i < 1000; i++) w.writeLive(line(i));
+    await turn();
     // The first writes went out until the socket pushed back; the rest wait.
     const before = res.writes.length;
     assert.ok(before < 30, `${before} writes before the first drain`);
@@ -101,11 +117,12 @@ describe("WatchWriter", () => {
     assert.equal(res.destroyed, true);
   });
 
-  test("a burst the client reads within the grace is not cut off; end() sends what is queued", (t) => {
+  test("a burst the client reads within the grace is not cut off; end() sends what is queued", async (t) => {
     t.mock.timers.enable({ apis: ["setTimeout"] });
     const { res, w, overflows } = writer(64 * 1024);
     w.goLive();
     for (let i = 0; i < 100; i++) w.writeLive(line(i));
+    await turn();
     t.mock.timers.tick(500);
     while (res.writableNeedDrain) res.drain();
     t.mock.timers.tick(1000);

@@ -2,6 +2,11 @@
 // live events batched while the socket is congested, and the cut-off of a watcher that does not
 // read its live events.
 //
+// Live events that arrive while the loop handles a batch of requests go out as one write at the end
+// of the loop's turn (setImmediate), as kube-apiserver flushes a watch only once its channel is
+// empty: one chunk, one syscall for the batch rather than one per event; a watcher of a busy
+// resource was otherwise sent a chunk per create, which its client paid for chunk by chunk.
+//
 // Why two regimes: initial events (a streamed list, or the replay of history from an old
 // resourceVersion) are a snapshot the server produces on demand, as kube-apiserver's watch cache
 // does, so they wait for the socket to drain and never count as unread backlog. Live events
@@ -17,6 +22,17 @@ export const WRITE_CHUNK_BYTES = 64 * 1024;
 const CONGESTION_GRACE_MS = 1000;
 /** Unsent live bytes, as a multiple of the limit, that cut a watcher off at once. */
 const HARD_LIMIT_FACTOR = 4;
+/** Writers with live lines to write at the end of this turn of the loop, and whether it is scheduled. */
+let toFlush: WatchWriter[] = [];
+let flushScheduled = false;
+
+function flushAll(): void {
+  const writers = toFlush;
+  toFlush = [];
+  flushScheduled = false;
+  for (const writer of writers) writer.flushBatch();
+}
+
 /** Initial bytes written without waiting (the socket kept up) before yielding to other requests. */
 const YIELD_EVERY_BYTES = 1024 * 1024;
 
@@ -54,6 +70,8 @@ export class WatchWriter {
   #pendingAt = 0;
   #pendingBytes = 0;
   #graceTimer: NodeJS.Timeout | undefined;
+  /** Whether this writer waits in `toFlush`. */
+  #batched = false;
   #sinceYield = 0;
   /** Woken when the socket drains or the response ends. */
   #waiters: (() => void)[] = [];
@@ -149,16 +167,29 @@ export class WatchWriter {
     this.#check();
   }
 
-  /** Writes a live event, or queues it behind others while the socket is congested. */
+  /**
+   * Queues a live event: written with the others of this turn of the loop at its end, or once
+   * the socket drained while it is congested.
+   */
   writeLive(line: string): void {
     if (this.#ended) return;
-    if (this.#pendingAt < this.#pending.length || needsDrain(this.#res)) {
-      this.#pending.push(line);
-      this.#pendingBytes += line.length;
-    } else {
-      this.#write(line);
+    this.#pending.push(line);
+    this.#pendingBytes += line.length;
+    if (!this.#batched) {
+      this.#batched = true;
+      toFlush.push(this);
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flushAll);
+      }
     }
     this.#check();
+  }
+
+  /** Writes the lines queued in this turn of the loop, unless the socket is congested ('drain' will). */
+  flushBatch(): void {
+    this.#batched = false;
+    if (!needsDrain(this.#res)) this.#flushPending();
   }
 
   /** Writes what is queued and `last` (if any), then ends the response. */
