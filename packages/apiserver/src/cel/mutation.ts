@@ -1,9 +1,11 @@
 // The CEL of a MutatingAdmissionPolicy (admissionregistration.k8s.io/v1, kube 1.36 GA) for one
-// request, binding and param, as kube's mutating dispatcher evaluates it: variables, then
-// matchConditions (a false one skips the policy), then each mutation in order, each seeing the
-// object as the mutations before it left it. A mutation gives an apply configuration (an
-// `Object{...}` initialiser, merged by the caller with apply semantics) or a list of
-// `JSONPatch{...}` operations; errors are worded as kube's evaluator words them.
+// request, binding and param, as kube's mutating dispatcher evaluates it: matchConditions (a
+// false one skips the policy), then each mutation in order, each seeing the object as the
+// mutations before it left it. Variables are lazy and kept per activation: the matchConditions
+// share one, each mutation has its own (so a variable read there sees the object as it is then).
+// A mutation gives an apply configuration (an `Object{...}` initialiser, merged by the caller with
+// apply semantics) or a list of `JSONPatch{...}` operations; errors are worded as kube's
+// evaluator words them.
 import type { CelValue } from "@bufbuild/cel";
 import { evaluateVariables, runExpression } from "./admission-policy.js";
 import { compileMutationExpression, compilePolicyExpression } from "./expressions.js";
@@ -61,11 +63,11 @@ export function evaluateMutatingPolicy(
     mutate(index, object) {
       const mutation = spec.mutations[index];
       if (!mutation) return { kind: "error", message: `no mutation ${index}` };
-      const r = runExpression(
-        mutation.expression,
-        { ...ctx, object: celValue(object) },
-        compileMutationExpression,
-      );
+      // Each mutation is an activation of its own, as in kube (composition.go): its variables are
+      // evaluated afresh, on first read, against the object as the mutations before it left it.
+      const { variables: _, ...bindings } = ctx;
+      const activation = evaluateVariables(spec.variables, { ...bindings, object: celValue(object) });
+      const r = runExpression(mutation.expression, activation, compileMutationExpression);
       if ("error" in r) return { kind: "error", message: r.error };
       const value = r.value as CelValue;
       return mutation.patchType === "ApplyConfiguration" ? applyConfiguration(value) : jsonPatch(value);
