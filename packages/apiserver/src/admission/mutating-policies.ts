@@ -8,7 +8,9 @@
 // the object as it was). Errors follow the policy's failurePolicy; the first that fails the
 // request is answered as kube's 403 "policy '...' with binding '...' denied request: ...".
 // Runs before the mutating webhooks, as in kube; reinvocation (reinvocationPolicy IfNeeded) is
-// the caller's second round, with the state kept in a {@link PolicyReinvocation}.
+// the caller's second round, with the state kept in a {@link PolicyReinvocation}. The invocations
+// of a round are chosen on the object as it entered the round; once any mutation ran, the round
+// ends asking for every IfNeeded invocation since the last change to run again, its own included.
 import { applyJSONPatch, PatchError } from "controller-runtime/patch";
 import type { Decide } from "../cel/authz.js";
 import { cloneJson } from "../object/deep-json.js";
@@ -104,6 +106,15 @@ export class PolicyReinvocation {
   }
 }
 
+/** One policy, one of its bindings, and one param (null without paramKind): kube's PolicyInvocation. */
+interface Invocation {
+  policy: ResolvedMutatingPolicy;
+  binding: string;
+  /** The version the policy matched the request in. */
+  def: ResourceDefinition;
+  param: Readonly<Obj> | null;
+}
+
 /** One error of a policy, binding or mutation; failurePolicy decides whether it fails the request. */
 interface PolicyError {
   policy: ResolvedMutatingPolicy;
@@ -171,6 +182,11 @@ export class MutatingAdmissionPolicies {
    * One round of the policies on `attrs.object` (round 1 runs only the invocations `state` says
    * to reinvoke). Answers the object mutated and whether a second round is wanted; throws the
    * first error that fails the request.
+   *
+   * As kube's generic policy dispatcher, which policies, bindings and params apply is decided
+   * first, on the object as it entered the round: a label an earlier policy adds does not select
+   * a later one in the same round (nor, in the second round, one that did not run in the first).
+   * Then each invocation runs on the object as the ones before left it.
    */
   async mutate(
     attrs: AdmissionAttributes,
@@ -185,77 +201,40 @@ export class MutatingAdmissionPolicies {
       state.requireReinvoking();
     }
     const errors: PolicyError[] = [];
+    const invocations = this.#invocations(policies, attrs, errors);
     let reinvoke = false;
-    let mutationsLoaded = false;
-    for (const policy of policies) {
-      const current = { ...attrs, object };
-      const def = matchesPolicy(this.#storage, this.#registry, policy.match, current, false);
-      if (!def) continue;
-      let paramDef: ResourceDefinition | undefined;
-      if (policy.paramKind) {
-        paramDef = paramDefinition(this.#registry, policy.paramKind);
-        if (!paramDef) {
-          const { apiVersion, kind } = policy.paramKind;
-          errors.push({
-            policy,
-            binding: undefined,
-            message: `failed to configure policy: failed to find resource referenced by paramKind: '${apiVersion}, Kind=${kind}'`,
-            reason: "",
-          });
-          continue;
-        }
+    if (invocations.length > 0) await Promise.all([celPolicy.load(), celMutation.load()]);
+    // kube's dispatcher marks the object dirty once any mutation ran (changed or not), and then
+    // asks for every IfNeeded invocation run since the last change to run again, the last one's
+    // own included: a policy that changed the object is reinvoked for its own change.
+    const mutatedIn = new Set<ResourceDefinition>();
+    let last: ResourceDefinition | undefined;
+    for (const { policy, binding, def, param } of invocations) {
+      const key = invocationKey(policy.name, binding, param);
+      const outcome = await this.#invoke(
+        policy,
+        binding,
+        def,
+        { ...attrs, object },
+        param,
+        round,
+        key,
+        state,
+        errors,
+      );
+      if (!outcome.invoked) continue;
+      last = def;
+      if (outcome.mutated) mutatedIn.add(def);
+      if (outcome.changed) {
+        object = outcome.object;
+        state.requireReinvoking();
+        reinvoke = true;
       }
-      for (const binding of policy.bindings) {
-        const bindingError = (message: string) =>
-          errors.push({
-            policy,
-            binding: binding.name,
-            message: `failed to configure binding: ${message}`,
-            reason: "",
-          });
-        const now = { ...attrs, object };
-        if (binding.match) {
-          let matched: boolean;
-          try {
-            matched = matchesPolicy(this.#storage, this.#registry, binding.match, now, true) !== undefined;
-          } catch (e) {
-            bindingError((e as Error).message);
-            continue;
-          }
-          if (!matched) continue;
-        }
-        let params: (Readonly<Obj> | null)[];
-        try {
-          params = paramDef ? collectParams(this.#storage, paramDef, binding.paramRef, now) : [null];
-        } catch (e) {
-          bindingError((e as Error).message);
-          continue;
-        }
-        if (!mutationsLoaded) {
-          await Promise.all([celPolicy.load(), celMutation.load()]);
-          mutationsLoaded = true;
-        }
-        for (const param of params) {
-          const key = invocationKey(policy.name, binding.name, param);
-          const outcome = await this.#invoke(
-            policy,
-            binding.name,
-            def,
-            { ...attrs, object },
-            param,
-            round,
-            key,
-            state,
-            errors,
-          );
-          if (outcome.changed) {
-            object = outcome.object;
-            state.requireReinvoking();
-            reinvoke = true;
-          }
-          if (outcome.invoked && policy.reinvocationPolicy === "IfNeeded") state.previously.add(key);
-        }
-      }
+      if (policy.reinvocationPolicy === "IfNeeded") state.previously.add(key);
+    }
+    if (last !== undefined && mutatedIn.has(last)) {
+      state.requireReinvoking();
+      reinvoke = true;
     }
     state.lastOutput = object && cloneJson(object);
     const failing = errors.filter((e) => e.policy.failurePolicy !== "Ignore");
@@ -279,6 +258,64 @@ export class MutatingAdmissionPolicies {
     return { object, reinvoke };
   }
 
+  /**
+   * The invocations (policy, binding, param) whose rules, selectors and params select `attrs`, in
+   * policy order; errors of configuration go to `errors` (kube's policyDispatcher.Dispatch).
+   */
+  #invocations(
+    policies: ResolvedMutatingPolicy[],
+    attrs: AdmissionAttributes,
+    errors: PolicyError[],
+  ): Invocation[] {
+    const out: Invocation[] = [];
+    for (const policy of policies) {
+      const def = matchesPolicy(this.#storage, this.#registry, policy.match, attrs, false);
+      if (!def) continue;
+      let paramDef: ResourceDefinition | undefined;
+      if (policy.paramKind) {
+        paramDef = paramDefinition(this.#registry, policy.paramKind);
+        if (!paramDef) {
+          const { apiVersion, kind } = policy.paramKind;
+          errors.push({
+            policy,
+            binding: undefined,
+            message: `failed to configure policy: failed to find resource referenced by paramKind: '${apiVersion}, Kind=${kind}'`,
+            reason: "",
+          });
+          continue;
+        }
+      }
+      for (const binding of policy.bindings) {
+        const bindingError = (message: string) =>
+          errors.push({
+            policy,
+            binding: binding.name,
+            message: `failed to configure binding: ${message}`,
+            reason: "",
+          });
+        if (binding.match) {
+          let matched: boolean;
+          try {
+            matched = matchesPolicy(this.#storage, this.#registry, binding.match, attrs, true) !== undefined;
+          } catch (e) {
+            bindingError((e as Error).message);
+            continue;
+          }
+          if (!matched) continue;
+        }
+        let params: (Readonly<Obj> | null)[];
+        try {
+          params = paramDef ? collectParams(this.#storage, paramDef, binding.paramRef, attrs) : [null];
+        } catch (e) {
+          bindingError((e as Error).message);
+          continue;
+        }
+        for (const param of params) out.push({ policy, binding: binding.name, def, param });
+      }
+    }
+    return out;
+  }
+
   /** One invocation (policy, binding, param): its match conditions, then its mutations in order. */
   async #invoke(
     policy: ResolvedMutatingPolicy,
@@ -290,10 +327,10 @@ export class MutatingAdmissionPolicies {
     key: string,
     state: PolicyReinvocation,
     errors: PolicyError[],
-  ): Promise<{ object: Obj; changed: boolean; invoked: boolean }> {
+  ): Promise<{ object: Obj; changed: boolean; invoked: boolean; mutated: boolean }> {
     const { policyObjects, withAuthorizer } = celPolicy.get();
     const { evaluateMutatingPolicy } = celMutation.get();
-    const unchanged = { object: attrs.object, changed: false, invoked: false };
+    const unchanged = { object: attrs.object, changed: false, invoked: false, mutated: false };
     // The policy works on the object in the version it matched; the request goes on in its own.
     const inVersion = async (o: Readonly<Obj> | undefined, to: ResourceDefinition, from = attrs.def) =>
       o === undefined ? undefined : from === to ? cloneJson(o as Obj) : await this.#convert(o, from, to);
@@ -318,6 +355,7 @@ export class MutatingAdmissionPolicies {
     }
     if (round === 1 && !state.reinvoke.has(key)) return unchanged;
     let object = before;
+    let mutated = false;
     policy.spec.mutations.forEach((_, index) => {
       const result = withAuthorizer(this.#decide, () => evaluation.mutate(index, object));
       try {
@@ -326,6 +364,7 @@ export class MutatingAdmissionPolicies {
           result.kind === "apply"
             ? this.#apply(def, object, result.configuration)
             : this.#patch(def, object, result.operations);
+        mutated = true;
       } catch (e) {
         if (e instanceof ApiError) throw e;
         errors.push({ policy, binding, message: (e as Error).message, reason: "Invalid" });
@@ -333,7 +372,7 @@ export class MutatingAdmissionPolicies {
     });
     const changed = !deepEqual(before, object);
     const out = changed ? await inVersion(object, attrs.def, def) : attrs.object;
-    return { object: out!, changed, invoked: true };
+    return { object: out!, changed, invoked: true, mutated };
   }
 
   /**
