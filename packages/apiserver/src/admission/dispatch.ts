@@ -160,10 +160,12 @@ export class Admission {
       if (!invocation) continue;
       try {
         const next = await this.#callMutating(invocation, current, warnings);
-        if (next !== undefined && !deepEqual(next, object)) {
-          object = next;
-          state.requireReinvoking();
-          reinvoke = true;
+        if (next !== undefined) {
+          object = next.object;
+          if (next.changed) {
+            state.requireReinvoking();
+            reinvoke = true;
+          }
         }
       } catch (e) {
         if (!(e instanceof CallingWebhookError)) throw e;
@@ -237,11 +239,15 @@ export class Admission {
     return outcome.call ? inv : undefined;
   }
 
+  /**
+   * The object as the webhook's patch left it, defaulted as kube's dispatcher does after each
+   * webhook; `changed` compares before the defaults, as kube does. Undefined without a patch.
+   */
   async #callMutating(
     inv: Invocation,
     attrs: AdmissionAttributes,
     warnings: string[],
-  ): Promise<Obj | undefined> {
+  ): Promise<{ object: Obj; changed: boolean } | undefined> {
     const answer = await this.#call(inv, attrs, warnings);
     if (!answer.patch) return undefined;
     const name = inv.hook.name;
@@ -280,8 +286,13 @@ export class Admission {
       throw internalError(`admission webhook "${name}" patched the object into a non-object`);
     }
     const result = patched as Obj;
+    const changed = !deepEqual(answer.sent, result);
+    attrs.defaults?.(inv.def, result);
     // The webhook worked in the version it asked for; the request goes on in its own.
-    return inv.def === attrs.def ? result : this.#convert(result, inv.def, attrs.def);
+    return {
+      object: inv.def === attrs.def ? result : await this.#convert(result, inv.def, attrs.def),
+      changed,
+    };
   }
 
   /** The request's objects in the version `def` (a webhook matched under matchPolicy Equivalent). */

@@ -360,10 +360,13 @@ export class MutatingAdmissionPolicies {
       const result = withAuthorizer(this.#decide, () => evaluation.mutate(index, object));
       try {
         if (result.kind === "error") throw new Error(result.message);
-        object =
+        object = cloneJson(
           result.kind === "apply"
             ? this.#apply(def, object, result.configuration)
-            : this.#patch(def, object, result.operations);
+            : this.#patch(def, object, result.operations),
+        );
+        // kube defaults what each mutation returns (dispatchOne): the next one reads it so.
+        attrs.defaults?.(def, object);
         mutated = true;
       } catch (e) {
         if (e instanceof ApiError) throw e;

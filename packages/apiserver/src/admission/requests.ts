@@ -10,7 +10,7 @@ import type { ResourceRequest } from "../handlers/context.js";
 import { refOf } from "../handlers/context.js";
 import type { DeleteOptions } from "../handlers/finalize.js";
 import { checkFields, checkTypeMeta, commitUpdate, isDryRun, type UpdateResult } from "../handlers/write.js";
-import { storeNameOf } from "../registry/index.js";
+import { type ResourceDefinition, storeNameOf } from "../registry/index.js";
 import { applyDefaults, pruneObject } from "../schema/index.js";
 import { conflict, notFound, staleObjectMessage } from "../status.js";
 import type { Obj, StoredObject } from "../storage/index.js";
@@ -67,16 +67,25 @@ function attributes(
     options,
     dryRun,
     user: { name: r.user.name, groups: [...r.user.groups] },
+    defaults: (def, obj) => objectDefaults(r, def, obj, oldObject),
   };
 }
 
 // kube decodes with defaulting before admission: webhooks see defaulted objects.
 function decodeDefaults(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefined): void {
-  if (r.def.crdName && r.def.schema) {
-    pruneObject(r.def, obj, { objectMeta: r.server.objectMetaSchema() });
-    applyDefaults(r.def, obj);
-  }
-  kindBehaviour(r.def).defaults?.(obj, { old, server: r.server });
+  if (r.def.crdName && r.def.schema) pruneObject(r.def, obj, { objectMeta: r.server.objectMetaSchema() });
+  objectDefaults(r, r.def, obj, old);
+}
+
+/** The defaults of the kind in the version `def`: a CRD's schema defaults, a built-in kind's own. */
+function objectDefaults(
+  r: ResourceRequest,
+  def: ResourceDefinition,
+  obj: Obj,
+  old: Readonly<Obj> | undefined,
+): void {
+  if (def.crdName && def.schema) applyDefaults(def, obj);
+  kindBehaviour(def).defaults?.(obj, { old, server: r.server });
 }
 
 /** Warning headers for the webhooks' warnings; on a failed request they go out with the Status. */

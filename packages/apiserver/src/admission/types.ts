@@ -24,6 +24,12 @@ export interface AdmissionAttributes {
   options: Obj;
   dryRun: boolean;
   user: { name: string; groups: string[] };
+  /**
+   * kube's ObjectDefaulter for this request: fills in place the defaults of `obj`, an object of
+   * the kind in the version `def`. kube runs it on what each mutating policy's mutation and each
+   * mutating webhook returns, so the next one reads a defaulted object. Absent: nothing is.
+   */
+  defaults?: (def: ResourceDefinition, obj: Obj) => void;
 }
 
 /** How to reach a webhook: `clientConfig` of the configuration. */
