@@ -32,11 +32,19 @@ const created: string[] = [];
 type Obj = Record<string, any>;
 
 /**
- * The webhook at /records admits as sent. The one at /adds adds the labels its object's annotation `webhook-adds` lists (`k=v,k2=v2`) that it
+ * The webhook at /records admits as sent; the one at /containers adds a container "hooked" (with
+ * no imagePullPolicy) to a Deployment. The one at /adds adds the labels its object's annotation `webhook-adds` lists (`k=v,k2=v2`) that it
  * does not carry yet: a change made after every policy ran.
  */
 function respond(review: Review, path: string): ReturnType<typeof answer> {
   if (path.startsWith("/records")) return answer(review, { allowed: true });
+  if (path.startsWith("/containers")) {
+    const container = { name: "hooked", image: "registry.example/hooked:1" };
+    return answer(review, {
+      allowed: true,
+      ...jsonPatch([{ op: "add", path: "/spec/template/spec/containers/-", value: container }]),
+    });
+  }
   const object = review.request.object as Obj;
   const labels = (object.metadata.labels ?? {}) as Record<string, string>;
   const wanted = String(object.metadata.annotations?.["webhook-adds"] ?? "");
@@ -86,6 +94,19 @@ before(async () => {
         rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }],
         namespaceSelector: { matchLabels: { mapr: run } },
         objectSelector: { matchLabels: { hook: "records" } },
+      },
+      {
+        name: "containers.mapr.example.com",
+        admissionReviewVersions: ["v1"],
+        sideEffects: "None",
+        failurePolicy: "Fail",
+        reinvocationPolicy: "Never",
+        clientConfig: { url: `${hook.url}/containers`, caBundle: hook.caBundle },
+        rules: [
+          { apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"] },
+        ],
+        namespaceSelector: { matchLabels: { mapr: run } },
+        objectSelector: { matchLabels: { hook: "containers" } },
       },
     ],
   };
@@ -396,5 +417,61 @@ describe("MutatingAdmissionPolicy reinvocation", () => {
       counts: "yes",
       count: "2",
     });
+  });
+
+  test("an object a mutation or a webhook changed is defaulted before the next mutation reads it", async (t) => {
+    if (!served) return t.skip(NOT_SERVED);
+    const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const p = policy("pulls", {
+      reinvocationPolicy: "IfNeeded",
+      variables: [
+        {
+          name: "pulls",
+          expression: `object.spec.template.spec.containers.map(c, c.name + "=" + c.?imagePullPolicy.orValue("unset"))`,
+        },
+      ],
+      mutations: [
+        apply(`Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{
+          containers: [Object.spec.template.spec.containers{name: "extra", image: "registry.example/extra:1"}]
+        }}}}`),
+        apply(`Object{metadata: Object.metadata{annotations: {"pulls": variables.pulls.join(",")}}}`),
+      ],
+    });
+    p.spec.matchConstraints.resourceRules = [
+      { apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"] },
+    ];
+    await install("pulls", p);
+    const deployment = (name: string, labels: Record<string, string>) => ({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name, labels },
+      spec: {
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: "app", image: "registry.example/app:1" }] },
+        },
+      },
+    });
+    await eventually(
+      "the pulls policy",
+      async () => {
+        const r = await api.post(`${deployments}?dryRun=All`, deployment("probe", { case: "pulls" }));
+        return r.status === 201 && (r.body as Obj).metadata.annotations?.pulls !== undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    const r = await api.post(deployments, deployment("pulled", { case: "pulls", hook: "containers" }));
+    assert.equal(r.status, 201, r.text);
+    const body = r.body as Obj;
+    assert.deepEqual(
+      body.spec.template.spec.containers.map((c: Obj) => [c.name, c.imagePullPolicy]),
+      [
+        ["app", "IfNotPresent"],
+        ["extra", "IfNotPresent"],
+        ["hooked", "IfNotPresent"],
+      ],
+    );
+    assert.equal(body.metadata.annotations.pulls, "app=IfNotPresent,extra=IfNotPresent,hooked=IfNotPresent");
   });
 });
