@@ -3,12 +3,15 @@
 // Each mutation evaluates the variables afresh against the object as the mutations before it left
 // it. A policy with reinvocationPolicy IfNeeded whose mutations ran is run once more when the
 // object changed after it, itself included: kube marks the object dirty once any mutation ran, so
-// the policy that changed it is reinvoked too (a counter it increments ends at 2). Which policies
-// (and params) run is decided on the object as it entered the round: a label one policy adds does
-// not select another in the same round, and reinvocation runs only those that ran before. On
-// reinvocation, matchConditions are evaluated again, and a mutation's error is judged by
-// failurePolicy. A webhook, run after the policies, changes the object between the two rounds.
-// kube runs the policies in no fixed order, so every case holds whatever the order.
+// the policy that changed it is reinvoked too (a counter it increments ends at 2). So is one whose
+// mutation changed nothing (kube-apiserver's apiserver_mutating_admission_policy_check_total
+// counts 2 checks for one create), which no answer of the API shows. Which policies (and params)
+// run is decided on the object as it entered the round: a label one policy adds does not select
+// another in the same round, and reinvocation runs only those that ran before. On reinvocation,
+// matchConditions are evaluated again, and a mutation's error is judged by failurePolicy. What a
+// mutation or a webhook returns is defaulted before the next one reads it. Webhooks, run after
+// the policies, change the object between the two rounds or record what they were sent. kube
+// runs the policies in no fixed order, so every case holds whatever the order.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
