@@ -88,9 +88,13 @@ function objectDefaults(
   kindBehaviour(def).defaults?.(obj, { old, server: r.server });
 }
 
-/** Warning headers for the webhooks' warnings; on a failed request they go out with the Status. */
+/**
+ * Warning headers for the webhooks' warnings; on a failed request they go out with the Status.
+ * Each text once, as kube's warning recorder writes them: a webhook called again (reinvocation)
+ * that warns the same does not repeat it.
+ */
 function warningValues(warnings: readonly string[]): string[] {
-  return warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+  return [...new Set(warnings)].map((w) => `299 - ${JSON.stringify(w)}`);
 }
 
 function sendWarningsWithError(r: ResourceRequest, warnings: readonly string[]): void {
@@ -101,7 +105,7 @@ function mergeWarnings(headers: Headers, warnings: readonly string[]): Headers {
   if (warnings.length === 0) return headers;
   const prior = headers?.Warning;
   const before = prior === undefined ? [] : Array.isArray(prior) ? prior : [prior];
-  return { ...(headers ?? {}), Warning: [...before, ...warningValues(warnings)] };
+  return { ...(headers ?? {}), Warning: [...new Set([...before, ...warningValues(warnings)])] };
 }
 
 /** A create (POST, or apply of a missing object) through the admission webhooks. */
