@@ -35,12 +35,15 @@ const created: string[] = [];
 type Obj = Record<string, any>;
 
 /**
- * The webhook at /records admits as sent; the one at /containers adds a container "hooked" (with
+ * The webhook at /records admits as sent, with two warnings (one the same each call); the one at /containers adds a container "hooked" (with
  * no imagePullPolicy) to a Deployment. The one at /adds adds the labels its object's annotation `webhook-adds` lists (`k=v,k2=v2`) that it
  * does not carry yet: a change made after every policy ran.
  */
 function respond(review: Review, path: string): ReturnType<typeof answer> {
-  if (path.startsWith("/records")) return answer(review, { allowed: true });
+  if (path.startsWith("/records")) {
+    const count = review.request.object.metadata.annotations?.count;
+    return answer(review, { allowed: true, warnings: ["records was called", `records saw count ${count}`] });
+  }
   if (path.startsWith("/containers")) {
     const container = { name: "hooked", image: "registry.example/hooked:1" };
     return answer(review, {
@@ -280,8 +283,14 @@ describe("MutatingAdmissionPolicy reinvocation", () => {
     assert.deepEqual(once.metadata.labels, { case: "seen-never", hook: "adds", b: "1", saw: "none" });
     // The webhook changes nothing; the policy, run again for its own change, changes the object
     // after the webhook ran: the webhook is called again, and sees the count the second run left.
-    const echoed = await create("echoed", { case: "echo", hook: "records" });
-    assert.equal(echoed.metadata.annotations.count, "2");
+    const r = await api.post(configMaps, configMap("echoed", { case: "echo", hook: "records" }));
+    assert.equal(r.status, 201, r.text);
+    assert.equal((r.body as Obj).metadata.annotations.count, "2");
+    // Its warnings, each text once (kube's warning recorder drops a text it already wrote).
+    assert.deepEqual(
+      r.headers.get("warning"),
+      ['299 - "records was called"', '299 - "records saw count 1"', '299 - "records saw count 2"'].join(", "),
+    );
     const seen = hook.calls
       .filter((c) => c.path.startsWith("/records") && c.review.request.name === "echoed")
       .map((c) => c.review.request.object.metadata.annotations.count);
