@@ -151,13 +151,15 @@ export class Admission {
       state.requireReinvoking();
     }
     for (const hook of hooks) {
-      if (round === 1 && !state.reinvoke.has(hook)) continue;
       const current = { ...attrs, object };
+      // As kube's dispatcher: whether the webhook would be called (its matchConditions, whose
+      // error fails the request under Fail) comes first, then whether the round calls it.
       const invocation = await this.#matching(
         shouldCall(hook, current, this.#opts.registry, this.#opts.storage),
         current,
       );
       if (!invocation) continue;
+      if (round === 1 && !state.reinvoke.has(hook)) continue;
       try {
         const next = await this.#callMutating(invocation, current, warnings);
         if (next !== undefined) {
