@@ -44,6 +44,15 @@ function respond(review: Review, path: string): ReturnType<typeof answer> {
     const count = review.request.object.metadata.annotations?.count;
     return answer(review, { allowed: true, warnings: ["records was called", `records saw count ${count}`] });
   }
+  if (path.startsWith("/removes")) {
+    const present = review.request.object.metadata.labels?.x !== undefined;
+    return answer(
+      review,
+      present
+        ? { allowed: true, ...jsonPatch([{ op: "remove", path: "/metadata/labels/x" }]) }
+        : { allowed: true },
+    );
+  }
   if (path.startsWith("/containers")) {
     const container = { name: "hooked", image: "registry.example/hooked:1" };
     return answer(review, {
@@ -100,6 +109,31 @@ before(async () => {
         rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }],
         namespaceSelector: { matchLabels: { mapr: run } },
         objectSelector: { matchLabels: { hook: "records" } },
+      },
+      {
+        // Changes nothing, called when the label x is "1": a condition that fails without x.
+        name: "cond.mapr.example.com",
+        admissionReviewVersions: ["v1"],
+        sideEffects: "None",
+        failurePolicy: "Fail",
+        reinvocationPolicy: "Never",
+        clientConfig: { url: `${hook.url}/records`, caBundle: hook.caBundle },
+        rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }],
+        namespaceSelector: { matchLabels: { mapr: run } },
+        objectSelector: { matchLabels: { cond: "yes" } },
+        matchConditions: [{ name: "x-is-1", expression: `object.metadata.labels["x"] == "1"` }],
+      },
+      {
+        // Removes the label x.
+        name: "removes.mapr.example.com",
+        admissionReviewVersions: ["v1"],
+        sideEffects: "None",
+        failurePolicy: "Fail",
+        reinvocationPolicy: "Never",
+        clientConfig: { url: `${hook.url}/removes`, caBundle: hook.caBundle },
+        rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }],
+        namespaceSelector: { matchLabels: { mapr: run } },
+        objectSelector: { matchLabels: { removes: "yes" } },
       },
       {
         name: "containers.mapr.example.com",
@@ -485,5 +519,17 @@ describe("MutatingAdmissionPolicy reinvocation", () => {
       ],
     );
     assert.equal(body.metadata.annotations.pulls, "app=IfNotPresent,extra=IfNotPresent,hooked=IfNotPresent");
+  });
+
+  test("in the second round, the matchConditions of a webhook not to be called again are evaluated all the same", async (t) => {
+    if (!served) return t.skip(NOT_SERVED);
+    // The cond webhook is called (x is "1"); the removes webhook, after it, removes x, and the
+    // second round evaluates cond's condition on an object without x: an error, under Fail.
+    const r = await api.post(configMaps, configMap("cond", { cond: "yes", removes: "yes", x: "1" }));
+    assert.equal(r.status, 403, r.text);
+    assert.equal(
+      r.body.message,
+      `configmaps "cond" is forbidden: expression 'object.metadata.labels["x"] == "1"' resulted in error: no such key: x`,
+    );
   });
 });
