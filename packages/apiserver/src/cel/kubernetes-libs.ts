@@ -15,6 +15,7 @@ import {
 } from "@bufbuild/cel";
 import { CelScalar, isCelList, isCelMap, isCelUint } from "@bufbuild/cel";
 import type { RE2JS } from "re2js";
+import { conversionLibrary } from "./conversions.js";
 import { formatLibrary } from "./format.js";
 import { netLibrary } from "./net.js";
 import { optionalLibrary, optionalSyntaxLibrary } from "./optional.js";
@@ -198,6 +199,7 @@ const sets: CelFunc[] = [
 
 /** Every Kubernetes library the rules of a CRD may call. */
 export const kubernetesLibraries: CelFunc[] = [
+  ...conversionLibrary,
   ...lists,
   ...regex,
   ...urlLibrary,
@@ -209,7 +211,16 @@ export const kubernetesLibraries: CelFunc[] = [
   ...formatLibrary,
 ];
 
-/** An evaluation error in cel-go's words: a missing key of a map reads "no such key: k" there. */
+/**
+ * An evaluation error in cel-go's words: a missing key of a map reads "no such key: k" there, an
+ * int or uint out of range (arithmetic or conversion) "integer overflow" and "unsigned integer
+ * overflow", a division or modulus by zero "division by zero" and "modulus by zero".
+ */
 export function celErrorText(message: string): string {
-  return message.startsWith("field not found: ") ? `no such key: ${message.slice(17)}` : message;
+  if (message.startsWith("field not found: ")) return `no such key: ${message.slice(17)}`;
+  if (message.startsWith("int overflow during ")) return "integer overflow";
+  if (message.startsWith("uint overflow during ")) return "unsigned integer overflow";
+  if (/^(?:int|uint) divide by zero$/.test(message)) return "division by zero";
+  if (/^(?:int|uint) modulus by zero$/.test(message)) return "modulus by zero";
+  return message;
 }
