@@ -466,6 +466,10 @@ export function storeCreated(
   } as const;
   if (dryRun) {
     admitResourceQuota(r.server, r.def, quota);
+    // Nothing was stored, so no version was given: kube's answer has no resourceVersion at all
+    // (Go leaves the empty string out), not prepareForCreate's placeholder.
+    const meta = ordered.metadata as Obj | undefined;
+    if (meta?.resourceVersion === "") delete meta.resourceVersion;
     return undefined;
   }
   const stored = storeWithEffects(effects, () => {
