@@ -14,28 +14,47 @@ interface GoField {
   cls: string;
   /** The schema's type code of the field (`@core.v1.PodSpec`, `[]string`, `{}string`, ...). */
   code: string;
+  /** Its place in the struct. */
+  index: number;
 }
 
-const parsed = new Map<string, GoField[] | null>();
+interface GoStruct {
+  fields: GoField[];
+  byName: Map<string, GoField>;
+  /** The fields Go writes even when unset. */
+  always: GoField[];
+}
+
+const parsed = new Map<string, GoStruct | null>();
 
 /** The Go fields of a definition (short name: `apps.v1.DeploymentSpec`), if known. */
-function goFields(short: string): GoField[] | undefined {
-  let fields = parsed.get(short);
-  if (fields === undefined) {
+function goStruct(short: string): GoStruct | undefined {
+  let struct = parsed.get(short);
+  if (struct === undefined) {
     const spec = goFieldTable()[short];
     const props = (builtinCompactDefinitions()[short]?.properties ?? {}) as Record<string, string>;
-    fields =
-      spec === undefined
-        ? null
-        : spec.split(" ").map((entry) => {
-            // `name:class:code`: a code of its own where Go's type writes itself (see the generator).
-            const [name, cls = "", code] = entry.split(":");
-            return { name, cls, code: code ?? props[name] ?? "" };
-          });
-    parsed.set(short, fields);
+    if (spec === undefined) struct = null;
+    else {
+      const fields = spec
+        .split(" ")
+        .filter((entry) => entry !== "")
+        .map((entry, index): GoField => {
+          // `name:class:code`: a code of its own where Go's type writes itself (see the generator).
+          const [name, cls = "", code] = entry.split(":");
+          return { name, cls, code: code ?? props[name] ?? "", index };
+        });
+      struct = {
+        fields,
+        byName: new Map(fields.map((f) => [f.name, f])),
+        always: fields.filter(writtenUnset),
+      };
+    }
+    parsed.set(short, struct);
   }
-  return fields ?? undefined;
+  return struct ?? undefined;
 }
+
+const goFields = (short: string): GoField[] | undefined => goStruct(short)?.fields;
 
 /** Sets a key as JSON.parse does: a map's `__proto__` is a key like any other, not the prototype. */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
@@ -96,7 +115,19 @@ function isEmptyCollection(v: unknown, code: string): boolean {
 }
 
 /** One struct's fields in Go's order; its values needing work are left to `tasks`. */
-function encodeFields(fields: GoField[], value: Obj, tasks: Task[]): Obj {
+function encodeFields(struct: GoStruct, value: Obj, tasks: Task[]): Obj {
+  let fields = struct.fields;
+  const keys = Object.keys(value);
+  if (keys.length * 4 < fields.length) {
+    // A sparse struct (a schema node sets a few of JSONSchemaProps' 46 fields): the fields it
+    // has and those always written, rather than a look-up of every field.
+    fields = struct.always.slice();
+    for (const k of keys) {
+      const f = struct.byName.get(k);
+      if (f !== undefined && !writtenUnset(f)) fields.push(f);
+    }
+    fields.sort((a, b) => a.index - b.index);
+  }
   const out: Obj = {};
   for (const f of fields) {
     const v = value[f.name];
@@ -121,8 +152,8 @@ function encodeFields(fields: GoField[], value: Obj, tasks: Task[]): Obj {
 /** `v` encoded one level as `code` says; what lies below is pushed on `tasks`. */
 function encodeLevel(v: unknown, code: string, tasks: Task[]): unknown {
   if (code.startsWith("@")) {
-    const fields = isPlainObject(v) ? goFields(code.slice(1)) : undefined;
-    return fields ? encodeFields(fields, v as Obj, tasks) : v;
+    const struct = isPlainObject(v) ? goStruct(code.slice(1)) : undefined;
+    return struct ? encodeFields(struct, v as Obj, tasks) : v;
   }
   if (code.startsWith("|")) {
     // A schema, or a list of schemas (JSONSchemaPropsOrArray), or a bool or a string list.
@@ -156,10 +187,10 @@ function encodeLevel(v: unknown, code: string, tasks: Task[]): unknown {
  * levels deep, past the call stack.
  */
 export function encodeStruct(short: string, value: Obj): Obj {
-  const fields = goFields(short);
-  if (!fields) return value;
+  const struct = goStruct(short);
+  if (!struct) return value;
   const tasks: Task[] = [];
-  const out = encodeFields(fields, value, tasks);
+  const out = encodeFields(struct, value, tasks);
   for (let task = tasks.pop(); task !== undefined; task = tasks.pop()) {
     const [parent, key, code] = task;
     const encoded = encodeLevel((parent as Obj)[key], code, tasks);
@@ -181,10 +212,14 @@ export function dropOmittedZeros(short: string, value: Obj): void {
     let [v, code] = top;
     if (code.startsWith("|")) code = Array.isArray(v) ? `[]${code.slice(1)}` : code.slice(1);
     if (code.startsWith("@")) {
-      const fields = isPlainObject(v) ? goFields(code.slice(1)) : undefined;
-      for (const f of fields ?? []) {
-        const x = (v as Obj)[f.name];
-        if (isOmittedZero(f, x)) delete (v as Obj)[f.name];
+      const struct = isPlainObject(v) ? goStruct(code.slice(1)) : undefined;
+      if (struct === undefined) continue;
+      // The keys the object has: a schema node sets a few of its struct's fields.
+      for (const k of Object.keys(v as Obj)) {
+        const f = struct.byName.get(k);
+        if (f === undefined) continue;
+        const x = (v as Obj)[k];
+        if (isOmittedZero(f, x)) delete (v as Obj)[k];
         else if (x !== null && typeof x === "object" && needsWork(f.code) && !f.code.endsWith("json"))
           stack.push([x, f.code]);
       }
