@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
 import { around } from "./deep-crds.js";
-import { Api, CRDS, startTarget, type Target } from "./harness.js";
+import { Api, CRDS, collect, startTarget, type Target } from "./harness.js";
 
 const APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices";
 const suffix = randomBytes(4).toString("hex");
@@ -245,6 +245,15 @@ test("a CRD sent with its keys scrambled comes back as kube writes it; create an
   const list = await api.get(`${CRDS}?fieldSelector=metadata.name=${crdName}`);
   assert.equal(JSON.stringify(list.body.items[0].spec), kubeSpec(["fo"]));
   assert.deepEqual(Object.keys(list.body.items[0]), ["metadata", "spec", "status"]);
+  const stop = new AbortController();
+  try {
+    const watch = api.watch(`${CRDS}?watch=true&fieldSelector=metadata.name=${crdName}`, stop.signal);
+    const [added] = await collect(watch, (seen) => seen.length > 0);
+    assert.equal(added.type, "ADDED");
+    assert.equal(JSON.stringify(added.object.spec), kubeSpec(["fo"]));
+  } finally {
+    stop.abort();
+  }
 });
 
 test("a CRD applied server-side: its entry owns what the configuration names", async () => {
