@@ -117,10 +117,10 @@ function isEmptyCollection(v: unknown, code: string): boolean {
 /** One struct's fields in Go's order; its values needing work are left to `tasks`. */
 function encodeFields(struct: GoStruct, value: Obj, tasks: Task[]): Obj {
   let fields = struct.fields;
-  const keys = Object.keys(value);
-  if (keys.length * 4 < fields.length) {
-    // A sparse struct (a schema node sets a few of JSONSchemaProps' 46 fields): the fields it
-    // has and those always written, rather than a look-up of every field.
+  // A sparse struct (a schema node sets a few of JSONSchemaProps' 46 fields): the fields it has
+  // and those always written, rather than a look-up of every field. Small structs are walked whole.
+  const keys = fields.length >= 16 ? Object.keys(value) : undefined;
+  if (keys !== undefined && keys.length * 4 < fields.length) {
     fields = struct.always.slice();
     for (const k of keys) {
       const f = struct.byName.get(k);
