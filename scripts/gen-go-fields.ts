@@ -1,6 +1,7 @@
 // Generates src/apiserver/schema/go-fields.generated.ts: for every built-in definition the
 // embedded server describes, its fields in Go declaration order and the ones Go's encoder writes
-// even when unset, read from k8s.io/api's types.go (from the Go module cache, at the release
+// even when unset, read from k8s.io/api's types.go, apiextensions-apiserver's (CRDs) and
+// kube-aggregator's (APIServices) (from the Go module cache, at the release
 // src/apiserver/server-version.ts names; see go-source.ts). OpenAPI carries neither fact, and both show in
 // every answer: a Deployment always has `status: {}` and `strategy: {}`, an Event
 // `eventTime: null` and `reportingComponent: ""`, keys come in struct order.
@@ -12,11 +13,23 @@
 // `z` a scalar without omitempty (its zero value), `t` a metav1.Time or MicroTime (null when
 // unset), `q` a resource.Quantity ("0"), `i` an intstr.IntOrString (0), `d` a metav1.Duration
 // ("0s"), `r` a runtime.RawExtension (null). Fields without a class are left out when unset.
-import { writeFileSync } from "node:fs";
+// In the packages outside k8s.io/api (CRDs, APIServices) `o` marks a scalar with omitempty, which
+// Go drops when it holds its zero value (`nullable: false`, `priority: 0`, `group: ""`); and a
+// third part overrides the schema's type code where a Go type writes itself (MarshalJSON): `json`
+// for apiextensions' JSON (any value, its maps' keys sorted: kube converts it through
+// interface{}), `|@…JSONSchemaProps` for the schema-or-bool/array/string-list types.
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { builtinCompactDefinitions } from "../packages/apiserver/src/schema/builtin-schemas.generated.js";
-import { type GoField, type GoType, readGoPackage, resolveType, STAGING_VERSION } from "./go-source.js";
+import {
+  type GoField,
+  type GoType,
+  goPackageDir,
+  readGoPackage,
+  resolveType,
+  STAGING_VERSION,
+} from "./go-source.js";
 import { lazyJsonTable } from "./lazy-json-module.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -31,9 +44,38 @@ const special: Record<string, string> = {
   "k8s.io/apimachinery/pkg/runtime.RawExtension": "r",
 };
 
-/** Whether `pkgPath.name` is a struct type (only k8s.io/api packages and metav1 structs are). */
+/** The packages read besides k8s.io/api's: CRDs' and APIServices'. */
+const EXTRA_PACKAGES: Record<string, string> = {
+  apiextensions: "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions",
+  apiregistration: "k8s.io/kube-aggregator/pkg/apis/apiregistration",
+};
+const isExtra = (pkgPath: string) => Object.values(EXTRA_PACKAGES).some((p) => pkgPath.startsWith(`${p}/`));
+
+/**
+ * apiextensions' types with a MarshalJSON of their own, as the type codes the encoder knows them
+ * by. A new one in a later release stops the generator: its output must be looked at first.
+ */
+const SELF_MARSHALLED: Record<string, string> = {
+  JSON: "json",
+  JSONSchemaPropsOrArray: "|@apiextensions.v1.JSONSchemaProps",
+  JSONSchemaPropsOrBool: "|@apiextensions.v1.JSONSchemaProps",
+  JSONSchemaPropsOrStringArray: "|@apiextensions.v1.JSONSchemaProps",
+};
+
+function checkSelfMarshalled(pkgPath: string): void {
+  const dir = goPackageDir(pkgPath);
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".go") && !f.endsWith("_test.go"))) {
+    for (const m of readFileSync(join(dir, file), "utf8").matchAll(/^func \(\w+ \*?(\w+)\) MarshalJSON\(/gm))
+      if (!(m[1] in SELF_MARSHALLED)) throw new Error(`${pkgPath}.${m[1]} has its own MarshalJSON: model it`);
+  }
+}
+
+/** Whether `pkgPath.name` is a struct type (only kube's API packages and metav1 structs are). */
 function isStruct(pkgPath: string, name: string): boolean {
-  if (pkgPath.startsWith("k8s.io/api/")) return readGoPackage(pkgPath).types.get(name)?.fields !== undefined;
+  if (pkgPath.startsWith("k8s.io/api/") || isExtra(pkgPath)) {
+    if (isExtra(pkgPath) && name in SELF_MARSHALLED) return false;
+    return readGoPackage(pkgPath).types.get(name)?.fields !== undefined;
+  }
   return (
     pkgPath === "k8s.io/apimachinery/pkg/apis/meta/v1" &&
     /^[A-Z]/.test(name) &&
@@ -50,34 +92,56 @@ function classOf(pkgPath: string, t: GoType, f: GoField): string {
   const sp = special[`${typePkg}.${name}`];
   if (sp) return sp;
   if (isStruct(typePkg, name)) return "s";
-  return f.omitempty ? "" : "z";
+  if (!f.omitempty) return "z";
+  // A named map or slice (JSONSchemaDefinitions) is left out when empty, as any collection.
+  const underlying = readGoPackageIfKnown(typePkg)?.types.get(name)?.underlying ?? "";
+  if (underlying.startsWith("[]") || underlying.startsWith("map[") || name in SELF_MARSHALLED) return "";
+  return isExtra(pkgPath) ? "o" : "";
+}
+
+function readGoPackageIfKnown(pkgPath: string) {
+  return pkgPath.startsWith("k8s.io/api/") || isExtra(pkgPath) ? readGoPackage(pkgPath) : undefined;
+}
+
+/** The type code of a field whose Go type writes itself (see SELF_MARSHALLED), else undefined. */
+function selfMarshalledCode(pkgPath: string, t: GoType, type: string): string | undefined {
+  if (!isExtra(pkgPath)) return undefined;
+  const m = /^(\*|\[\]|map\[string\])?(.*)$/.exec(type)!;
+  const [typePkg, name] = resolveType(pkgPath, t, m[2]);
+  const prefix = m[1] === "[]" ? "[]" : m[1] === "map[string]" ? "{}" : "";
+  const own = SELF_MARSHALLED[name];
+  if (own) return `${prefix}${own}`;
+  const underlying = readGoPackageIfKnown(typePkg)?.types.get(name)?.underlying;
+  return underlying && !m[1] ? selfMarshalledCode(typePkg, t, underlying) : undefined;
 }
 
 /** The fields of a struct with inline embeddings spliced in, as Go's encoder flattens them. */
-function fieldsOf(pkgPath: string, structName: string): { json: string; cls: string }[] {
+function fieldsOf(pkgPath: string, structName: string): { json: string; cls: string; code?: string }[] {
   const t = readGoPackage(pkgPath).types.get(structName);
-  const out: { json: string; cls: string }[] = [];
+  const out: { json: string; cls: string; code?: string }[] = [];
   for (const f of t?.fields ?? []) {
     if (f.inline) {
       if (f.type.includes(".")) continue; // metav1.TypeMeta: kind and apiVersion, written first anyway
       out.push(...fieldsOf(pkgPath, f.type.replace(/^\*/, "")));
       continue;
     }
-    out.push({ json: f.json, cls: classOf(pkgPath, t!, f) });
+    out.push({ json: f.json, cls: classOf(pkgPath, t!, f), code: selfMarshalledCode(pkgPath, t!, f.type) });
   }
   return out;
 }
 
+const entry = (f: { json: string; cls: string; code?: string }) =>
+  f.code ? `${f.json}:${f.cls}:${f.code}` : f.cls ? `${f.json}:${f.cls}` : f.json;
+
 const out: Record<string, string> = {};
+for (const p of Object.values(EXTRA_PACKAGES)) checkSelfMarshalled(`${p}/v1`);
 for (const short of Object.keys(builtinCompactDefinitions()).sort()) {
   const [module, version, ...rest] = short.split(".");
-  if (module === "meta" || module === "apiextensions") continue; // not in k8s.io/api
-  if (module === "apiregistration") continue; // kube-aggregator's: its encoder is not modelled
-  const pkgPath = `k8s.io/api/${module}/${version}`;
+  if (module === "meta") continue; // apimachinery's: below
+  const pkgPath = `${EXTRA_PACKAGES[module] ?? `k8s.io/api/${module}`}/${version}`;
   const name = rest.join(".");
   if (readGoPackage(pkgPath).types.get(name)?.fields === undefined) continue;
-  const fields = fieldsOf(pkgPath, name);
-  out[short] = fields.map((f) => (f.cls ? `${f.json}:${f.cls}` : f.json)).join(" ");
+  out[short] = fieldsOf(pkgPath, name).map(entry).join(" ");
 }
 // From apimachinery: ObjectMeta (by 1.37 its creationTimestamp is omitzero: never null) and
 // GroupResource (a StorageVersionMigration's resource always has its group). Its other structs
@@ -89,7 +153,7 @@ for (const name of ["ObjectMeta", "GroupResource"]) {
 }
 
 const text =
-  `// Generated by scripts/gen-go-fields.ts from k8s.io/api ${STAGING_VERSION}: do not edit.\n` +
+  `// Generated by scripts/gen-go-fields.ts from k8s.io/api, apiextensions-apiserver and kube-aggregator ${STAGING_VERSION}: do not edit.\n` +
   "// Fields in Go declaration order; `name:c` marks what Go's encoder writes when unset (see the script).\n" +
   lazyJsonTable(
     "goFieldTable",

@@ -27,6 +27,11 @@ export const LIST_MAP_KEYS: Readonly<
     keys: ["topologyKey", "whenUnsatisfiable"],
     defaults: {},
   },
+  // `+listType=map +listMapKey=type` without a patch strategy: the CRD controller's conditions.
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus.conditions": {
+    keys: ["type"],
+    defaults: {},
+  },
 });
 
 /** Definitions kube marks `x-kubernetes-map-type: atomic`. */

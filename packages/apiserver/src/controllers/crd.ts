@@ -10,7 +10,8 @@ import type { Obj, StoredObject } from "../storage/index.js";
 import { apiServiceStore, ensureLocalAPIService } from "../seed.js";
 import { Debouncer } from "./debouncer.js";
 import { stringifyJson } from "../object/deep-json.js";
-import { apiVersionOfDef, normalizeOrder } from "../object/meta.js";
+import { updateManagedFields } from "../object/managed-fields.js";
+import { apiVersionOfDef, kubeTime, normalizeOrder } from "../object/meta.js";
 import { applyDefaults, pruneObject } from "../schema/index.js";
 
 export const crdStore = "apiextensions.k8s.io/customresourcedefinitions";
@@ -189,7 +190,17 @@ export class CrdController {
     const nextStatus: Obj = { ...status, ...update, storedVersions: [...stored] };
     if (JSON.stringify(nextStatus) === JSON.stringify(status)) return;
     next.status = nextStatus;
-    const written = server.storage.put(crdStore, next);
+    // kube's controllers write through /status as kube-apiserver: an entry of their own.
+    const managedFields = updateManagedFields(crd.obj, next, {
+      manager: "kube-apiserver",
+      def: crdDef,
+      apiVersion: "apiextensions.k8s.io/v1",
+      subresource: "status",
+      time: kubeTime(server.now()),
+      types: server.types,
+    });
+    if (managedFields.length > 0) (next.metadata as Obj).managedFields = managedFields;
+    const written = server.storage.put(crdStore, normalizeOrder(crdDef, next));
     server.hooks.afterWrite(crdDef, written, crd);
   }
 

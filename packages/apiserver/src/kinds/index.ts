@@ -1,4 +1,5 @@
 // kinds: per-kind behaviour of built-in resources (defaults, validation, deletion rules).
+import { apiServiceBehaviour } from "./apiservice.js";
 import {
   validatingAdmissionPolicyBehaviour,
   validatingAdmissionPolicyBindingBehaviour,
@@ -112,6 +113,7 @@ const byKind: Record<string, KindBehaviour> = {
   "storage.k8s.io/CSIDriver": csiDriverBehaviour,
   "storage.k8s.io/StorageClass": storageClassBehaviour,
   "apiextensions.k8s.io/CustomResourceDefinition": crdBehaviour(validateCRD),
+  "apiregistration.k8s.io/APIService": apiServiceBehaviour,
   "admissionregistration.k8s.io/MutatingWebhookConfiguration": mutatingWebhookConfigurationBehaviour,
   "admissionregistration.k8s.io/ValidatingWebhookConfiguration": validatingWebhookConfigurationBehaviour,
   "admissionregistration.k8s.io/ValidatingAdmissionPolicy": validatingAdmissionPolicyBehaviour,

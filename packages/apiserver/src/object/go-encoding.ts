@@ -2,7 +2,8 @@
 // sorted, and the fields Go writes even when unset (a struct value is never omitted: a
 // Deployment always has `status: {}`; a field without omitempty is written as its zero value:
 // an Event's `reportingComponent: ""`, a Time's `null`). The facts come from k8s.io/api's
-// types.go (go-fields.generated.ts); the property types from the built-in schemas.
+// types.go, apiextensions' and kube-aggregator's (go-fields.generated.ts); the property types
+// from the built-in schemas.
 import { builtinCompactDefinitions } from "../schema/builtin-schemas.generated.js";
 import { goFieldTable } from "../schema/go-fields.generated.js";
 import type { Obj } from "../storage/index.js";
@@ -13,27 +14,47 @@ interface GoField {
   cls: string;
   /** The schema's type code of the field (`@core.v1.PodSpec`, `[]string`, `{}string`, ...). */
   code: string;
+  /** Its place in the struct. */
+  index: number;
 }
 
-const parsed = new Map<string, GoField[] | null>();
+interface GoStruct {
+  fields: GoField[];
+  byName: Map<string, GoField>;
+  /** The fields Go writes even when unset. */
+  always: GoField[];
+}
+
+const parsed = new Map<string, GoStruct | null>();
 
 /** The Go fields of a definition (short name: `apps.v1.DeploymentSpec`), if known. */
-function goFields(short: string): GoField[] | undefined {
-  let fields = parsed.get(short);
-  if (fields === undefined) {
+function goStruct(short: string): GoStruct | undefined {
+  let struct = parsed.get(short);
+  if (struct === undefined) {
     const spec = goFieldTable()[short];
     const props = (builtinCompactDefinitions()[short]?.properties ?? {}) as Record<string, string>;
-    fields =
-      spec === undefined
-        ? null
-        : spec.split(" ").map((entry) => {
-            const [name, cls = ""] = entry.split(":");
-            return { name, cls, code: props[name] ?? "" };
-          });
-    parsed.set(short, fields);
+    if (spec === undefined) struct = null;
+    else {
+      const fields = spec
+        .split(" ")
+        .filter((entry) => entry !== "")
+        .map((entry, index): GoField => {
+          // `name:class:code`: a code of its own where Go's type writes itself (see the generator).
+          const [name, cls = "", code] = entry.split(":");
+          return { name, cls, code: code ?? props[name] ?? "", index };
+        });
+      struct = {
+        fields,
+        byName: new Map(fields.map((f) => [f.name, f])),
+        always: fields.filter(writtenUnset),
+      };
+    }
+    parsed.set(short, struct);
   }
-  return fields ?? undefined;
+  return struct ?? undefined;
 }
+
+const goFields = (short: string): GoField[] | undefined => goStruct(short)?.fields;
 
 /** Sets a key as JSON.parse does: a map's `__proto__` is a key like any other, not the prototype. */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
@@ -45,6 +66,9 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
 }
 
 const isPlainObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Whether Go writes the field when unset: `o` (omitempty) and "" fields it leaves out. */
+const writtenUnset = (f: GoField) => f.cls !== "" && f.cls !== "o";
 
 function zeroOf(f: GoField): unknown {
   switch (f.cls) {
@@ -66,22 +90,23 @@ function zeroOf(f: GoField): unknown {
 /** An unset struct as Go writes it: only the fields it always writes. */
 export function zeroStruct(short: string): Obj {
   const out: Obj = {};
-  for (const f of goFields(short) ?? []) if (f.cls) out[f.name] = zeroOf(f);
+  for (const f of goFields(short) ?? []) if (writtenUnset(f)) out[f.name] = zeroOf(f);
   return out;
 }
 
-function encodeValue(v: unknown, code: string): unknown {
-  if (code.startsWith("@"))
-    return isPlainObject(v) && goFields(code.slice(1)) ? encodeStruct(code.slice(1), v) : v;
-  if (code.startsWith("[]")) return Array.isArray(v) ? v.map((x) => encodeValue(x, code.slice(2))) : v;
-  if (code.startsWith("{}") && isPlainObject(v)) {
-    // Go writes map keys sorted.
-    const out: Obj = {};
-    for (const k of Object.keys(v).sort()) setOwn(out, k, encodeValue(v[k], code.slice(2)));
-    return out;
-  }
-  return v;
-}
+/** An omitempty scalar at its zero value, which Go's encoder leaves out. */
+const isOmittedZero = (f: GoField, v: unknown) => f.cls === "o" && (v === false || v === 0 || v === "");
+
+/** Whether values of the type code need encoding (structs, collections of them, JSON values). */
+const needsWork = (code: string) =>
+  code.startsWith("@") ||
+  code.startsWith("[]") ||
+  code.startsWith("{}") ||
+  code.startsWith("|") ||
+  code === "json";
+
+/** A value still to encode: `parent[key]` holds it (as given) until the walk replaces it. */
+type Task = [parent: Obj | unknown[], key: string | number, code: string];
 
 function isEmptyCollection(v: unknown, code: string): boolean {
   if (code.startsWith("[]")) return Array.isArray(v) && v.length === 0;
@@ -89,10 +114,20 @@ function isEmptyCollection(v: unknown, code: string): boolean {
   return false;
 }
 
-/** `value` (an object of the definition `short`) in Go's order, with what Go always writes. */
-export function encodeStruct(short: string, value: Obj): Obj {
-  const fields = goFields(short);
-  if (!fields) return value;
+/** One struct's fields in Go's order; its values needing work are left to `tasks`. */
+function encodeFields(struct: GoStruct, value: Obj, tasks: Task[]): Obj {
+  let fields = struct.fields;
+  // A sparse struct (a schema node sets a few of JSONSchemaProps' 46 fields): the fields it has
+  // and those always written, rather than a look-up of every field. Small structs are walked whole.
+  const keys = fields.length >= 16 ? Object.keys(value) : undefined;
+  if (keys !== undefined && keys.length * 4 < fields.length) {
+    fields = struct.always.slice();
+    for (const k of keys) {
+      const f = struct.byName.get(k);
+      if (f !== undefined && !writtenUnset(f)) fields.push(f);
+    }
+    fields.sort((a, b) => a.index - b.index);
+  }
   const out: Obj = {};
   for (const f of fields) {
     const v = value[f.name];
@@ -103,12 +138,98 @@ export function encodeStruct(short: string, value: Obj): Obj {
       continue;
     }
     if (v === undefined || (v === null && f.cls === "s")) {
-      if (f.cls) out[f.name] = zeroOf(f);
-    } else out[f.name] = encodeValue(v, f.code);
+      if (writtenUnset(f)) out[f.name] = zeroOf(f);
+    } else if (!isOmittedZero(f, v)) {
+      out[f.name] = v;
+      if (v !== null && typeof v === "object" && needsWork(f.code)) tasks.push([out, f.name, f.code]);
+    }
   }
   for (const k in value)
     if (Object.hasOwn(value, k) && !Object.hasOwn(out, k) && value[k] !== undefined) setOwn(out, k, value[k]);
   return out;
+}
+
+/** `v` encoded one level as `code` says; what lies below is pushed on `tasks`. */
+function encodeLevel(v: unknown, code: string, tasks: Task[]): unknown {
+  if (code.startsWith("@")) {
+    const struct = isPlainObject(v) ? goStruct(code.slice(1)) : undefined;
+    return struct ? encodeFields(struct, v as Obj, tasks) : v;
+  }
+  if (code.startsWith("|")) {
+    // A schema, or a list of schemas (JSONSchemaPropsOrArray), or a bool or a string list.
+    if (!Array.isArray(v)) return encodeLevel(v, code.slice(1), tasks);
+    code = `[]${code.slice(1)}`;
+  }
+  const json = code === "json";
+  if (Array.isArray(v) && (json || code.startsWith("[]"))) {
+    const item = json ? code : code.slice(2);
+    const out = v.slice();
+    for (let i = 0; i < out.length; i++)
+      if (out[i] !== null && typeof out[i] === "object") tasks.push([out, i, item]);
+    return out;
+  }
+  if (isPlainObject(v) && (json || code.startsWith("{}"))) {
+    // Go writes map keys sorted.
+    const item = json ? code : code.slice(2);
+    const out: Obj = {};
+    for (const k of Object.keys(v).sort()) {
+      setOwn(out, k, v[k]);
+      if (v[k] !== null && typeof v[k] === "object" && needsWork(item)) tasks.push([out, k, item]);
+    }
+    return out;
+  }
+  return v;
+}
+
+/**
+ * `value` (an object of the definition `short`) in Go's order, with what Go always writes and
+ * without what it leaves out. Walked with a stack of its own: a CRD's schema nests thousands of
+ * levels deep, past the call stack.
+ */
+export function encodeStruct(short: string, value: Obj): Obj {
+  const struct = goStruct(short);
+  if (!struct) return value;
+  const tasks: Task[] = [];
+  const out = encodeFields(struct, value, tasks);
+  for (let task = tasks.pop(); task !== undefined; task = tasks.pop()) {
+    const [parent, key, code] = task;
+    const encoded = encodeLevel((parent as Obj)[key], code, tasks);
+    if (typeof key === "number") (parent as unknown[])[key] = encoded;
+    else setOwn(parent as Obj, key, encoded);
+  }
+  return out;
+}
+
+/**
+ * Removes, in place, what Go's decoder and encoder would not give back of an object of `short`:
+ * omitempty scalars at their zero value (a CRD schema's `nullable: false`, a column's
+ * `priority: 0`), at every depth, without recursion. Before managedFields are computed, as kube
+ * computes them on the decoded object.
+ */
+export function dropOmittedZeros(short: string, value: Obj): void {
+  const stack: [unknown, string][] = [[value, `@${short}`]];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    let [v, code] = top;
+    if (code.startsWith("|")) code = Array.isArray(v) ? `[]${code.slice(1)}` : code.slice(1);
+    if (code.startsWith("@")) {
+      const struct = isPlainObject(v) ? goStruct(code.slice(1)) : undefined;
+      if (struct === undefined) continue;
+      // The keys the object has: a schema node sets a few of its struct's fields.
+      for (const k of Object.keys(v as Obj)) {
+        const f = struct.byName.get(k);
+        if (f === undefined) continue;
+        const x = (v as Obj)[k];
+        if (isOmittedZero(f, x)) delete (v as Obj)[k];
+        else if (x !== null && typeof x === "object" && needsWork(f.code) && !f.code.endsWith("json"))
+          stack.push([x, f.code]);
+      }
+    } else if (code.startsWith("[]") && Array.isArray(v)) {
+      for (const x of v) if (x !== null && typeof x === "object") stack.push([x, code.slice(2)]);
+    } else if (code.startsWith("{}") && isPlainObject(v)) {
+      for (const x of Object.values(v))
+        if (x !== null && typeof x === "object") stack.push([x, code.slice(2)]);
+    }
+  }
 }
 
 /** Built-in definitions by kind (`apps/v1/Deployment`), built on first use: the table is parsed then. */
