@@ -9,7 +9,7 @@
 //
 // Mapping rules (Go → OpenAPI):
 // - string and named string types → string; bool → boolean; []byte → string (base64);
-// - integers → integer; float32/float64 → number;
+// - int32 → int32 (integer, format int32), int64 → integer (format int64); float32/float64 → number;
 // - *T → T; []T → array of T; map[K]T → map (additionalProperties T);
 // - intstr.IntOrString → int-or-string; resource.Quantity → quantity (string or number);
 // - metav1.Time, MicroTime → string, format date-time; metav1.Duration → string;
@@ -216,17 +216,10 @@ const INLINE: Record<string, string> = {
 const BASIC: Record<string, string> = {
   string: "string",
   bool: "boolean",
-  int: "integer",
-  int8: "integer",
-  int16: "integer",
-  int32: "integer",
+  // Go's decoder refuses what the width cannot hold, and kube's OpenAPI formats them so: the
+  // built-in kinds use int32 and int64 only (any other integer type stops the generator).
+  int32: "int32",
   int64: "integer",
-  uint: "integer",
-  uint8: "integer",
-  uint16: "integer",
-  uint32: "integer",
-  uint64: "integer",
-  byte: "integer",
   float32: "number",
   float64: "number",
   "interface{}": "any",

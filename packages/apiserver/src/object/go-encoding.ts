@@ -81,7 +81,7 @@ function zeroOf(f: GoField): unknown {
     case "d":
       return "0s";
     case "z":
-      return f.code === "integer" || f.code === "number" ? 0 : f.code === "boolean" ? false : "";
+      return f.code === "integer" || f.code === "int32" || f.code === "number" ? 0 : f.code === "boolean" ? false : "";
     default:
       return null; // n, t, r
   }

@@ -52,6 +52,8 @@ function expand(code: string): Schema {
       return { type: code };
     case "integer":
       return { type: "integer", format: "int64" };
+    case "int32":
+      return { type: "integer", format: "int32" };
     case "number":
       return { type: "number", format: "double" };
     case "date-time":

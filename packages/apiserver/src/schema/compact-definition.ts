@@ -7,7 +7,7 @@ export interface CompactDefinition {
   gvk?: [string, string, string];
   required?: string[];
   /**
-   * Type codes: `string`, `integer`, `number`, `boolean`, `date-time`, `int-or-string`,
+   * Type codes: `string`, `integer` (int64), `int32`, `number`, `boolean`, `date-time`, `int-or-string`,
    * `quantity`, `object` (free-form), `fields-v1`, `any`, `[]<code>` (array), `{}<code>` (map) and
    * `@<module>.<version>.<Type>` (a definition).
    */

@@ -96,6 +96,9 @@ function customError(value: unknown, ref: string): string | undefined | null {
 /**
  * The converter's refusal of the first value of `obj` that does not fit its built-in kind, or
  * undefined. Walked with an explicit stack: objects may nest as deep as the body limit allows.
+ * As the converter (reflect's SetInt), it truncates in place an int32 field's integer past the
+ * width to its low 32 bits: a strategic patch's `replicas: 2147483648` is -2147483648, which
+ * validation then refuses, where a merge patch's is refused by Go's JSON decoder.
  */
 export function unstructuredConversionError(
   def: Pick<ResourceDefinition, "schema" | "kind" | "group" | "version">,
@@ -105,11 +108,12 @@ export function unstructuredConversionError(
   const root = schemaOf(def);
   if (root === undefined) return undefined;
   const r = new SchemaResolver(root);
-  const stack: { value: unknown; raw: Schema; short: string | undefined; bytes?: boolean }[] = [
-    { value: obj, raw: root, short: rootShort },
-  ];
+  type Entry = { value: unknown; raw: Schema; short: string | undefined; bytes?: boolean };
+  /** Where the value sits, for the truncation: its container and key. */
+  type At = { parent?: Record<string, unknown> | unknown[]; key?: string | number };
+  const stack: (Entry & At)[] = [{ value: obj, raw: root, short: rootShort }];
   while (stack.length > 0) {
-    const { value, raw, short, bytes } = stack.pop()!;
+    const { value, raw, short, bytes, parent, key } = stack.pop()!;
     if (value === null || value === undefined) continue;
     if (raw.$ref !== undefined) {
       const custom = customError(value, raw.$ref);
@@ -141,6 +145,8 @@ export function unstructuredConversionError(
           raw: field,
           short: undefined,
           bytes: BYTE_FIELDS.has(`${struct}.${k}`),
+          parent: value,
+          key: k,
         });
       }
       continue;
@@ -150,8 +156,8 @@ export function unstructuredConversionError(
       const entry = s.additionalProperties;
       if (typeof entry !== "object") continue;
       // A map of []byte (Secret.data) holds base64 strings.
-      for (const v of Object.values(value).reverse())
-        stack.push({ value: v, raw: entry, short: undefined, bytes });
+      for (const [k, v] of Object.entries(value).reverse())
+        stack.push({ value: v, raw: entry, short: undefined, bytes, parent: value, key: k });
       continue;
     }
     if (bytes) {
@@ -169,11 +175,13 @@ export function unstructuredConversionError(
       const items = s.items;
       if (items === undefined || Array.isArray(items)) continue;
       for (let i = value.length - 1; i >= 0; i--)
-        stack.push({ value: value[i], raw: items, short: undefined });
+        stack.push({ value: value[i], raw: items, short: undefined, parent: value, key: i });
       continue;
     }
     const e = scalarError(value, s.type);
     if (e) return e;
+    if (s.format === "int32" && typeof value === "number" && (value | 0) !== value && parent !== undefined)
+      (parent as Record<string | number, unknown>)[key!] = value | 0;
   }
   return undefined;
 }

@@ -124,14 +124,42 @@ function scalarListError(list: readonly unknown[], items: Schema, r: SchemaResol
 }
 
 /**
+ * The bounds of an integer field's Go type: int32 where kube's OpenAPI says `format: int32`,
+ * else int64. 2^63 itself is let through: JSON.parse rounds 9223372036854775807 (int64's
+ * largest, which Go takes) to it, and cannot tell it from 9223372036854775808 (which Go refuses).
+ */
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+const INT64_MIN = -(2 ** 63);
+const INT64_MAX = 2 ** 63;
+
+/** Whether an integer (as JavaScript holds it) fits the Go type of an integer schema. */
+const fitsWidth = (n: number, s: Schema): boolean =>
+  s.format === "int32" ? n >= INT32_MIN && n <= INT32_MAX : n >= INT64_MIN && n <= INT64_MAX;
+
+/**
+ * A number as Go's error quotes its JSON text: the digits of an integer (past 2^53 those of the
+ * double JSON.parse made of it: the text itself is gone), else JavaScript's form.
+ */
+const numberText = (n: number): string => (Number.isInteger(n) ? BigInt(n).toString() : String(n));
+
+/**
  * What Go's decoder names a scalar it refuses for a schema: its JSON kind ("string"), or "number
- * 2.5" for a number an integer field cannot hold (ParseInt of its text fails); undefined if fine.
+ * 2.5" for a number an integer field cannot hold (ParseInt of its text fails: not whole, or past
+ * the field's width); undefined if fine.
  */
 function valueError(value: unknown, s: Schema, want: JsonKind[]): string | undefined {
   const kind = jsonKind(value);
   if (kind === undefined) return undefined;
   if (!want.includes(kind)) return kind;
-  if (kind === "number" && s.type === "integer" && !Number.isInteger(value)) return `number ${value}`;
+  if (kind !== "number") return undefined;
+  // An IntOrString's number is decoded into its int32 (IntOrString.UnmarshalJSON).
+  if (s.type === "integer" || s["x-kubernetes-int-or-string"] === true) {
+    const n = value as number;
+    const fits =
+      Number.isInteger(n) && (s.type === "integer" ? fitsWidth(n, s) : n >= INT32_MIN && n <= INT32_MAX);
+    if (!fits) return `number ${numberText(n)}`;
+  }
   return undefined;
 }
 
@@ -224,6 +252,8 @@ function typesFine(
 
 /** The Go type kube would name for a schema (`v1.DeploymentSpec`, `[]v1.Container`, `int32`). */
 function goTypeName(raw: Schema, depth = 0): string {
+  // IntOrString decodes anything but a string into its int32, which Go's error then names.
+  if (raw.$ref?.endsWith(".IntOrString") || raw["x-kubernetes-int-or-string"] === true) return "int32";
   // `#/definitions/io.k8s.api.apps.v1.DeploymentSpec` is Go's `v1.DeploymentSpec`.
   if (raw.$ref !== undefined) return raw.$ref.split(".").slice(-2).join(".");
   if (depth > 8) return "interface {}";
@@ -237,8 +267,8 @@ function goTypeName(raw: Schema, depth = 0): string {
     case "string":
       return "string";
     case "integer":
-      // Most of kube's integer fields are int32; the generated schemas do not keep the width.
-      return "int32";
+      // The generated schemas keep kube's width: int32, else int64.
+      return raw.format === "int32" ? "int32" : "int64";
     case "number":
       return "float64";
     case "boolean":
