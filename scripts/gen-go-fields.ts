@@ -13,8 +13,8 @@
 // `z` a scalar without omitempty (its zero value), `t` a metav1.Time or MicroTime (null when
 // unset), `q` a resource.Quantity ("0"), `i` an intstr.IntOrString (0), `d` a metav1.Duration
 // ("0s"), `r` a runtime.RawExtension (null). Fields without a class are left out when unset.
-// In the packages outside k8s.io/api (CRDs, APIServices) `o` marks a scalar with omitempty, which
-// Go drops when it holds its zero value (`nullable: false`, `priority: 0`, `group: ""`); and a
+// `o` marks a scalar with omitempty (or omitzero), which Go drops when it holds its zero value
+// (a container's `stdin: false`, a column's `priority: 0`, `workingDir: ""`); and a
 // third part overrides the schema's type code where a Go type writes itself (MarshalJSON): `json`
 // for apiextensions' JSON (any value, its maps' keys sorted: kube converts it through
 // interface{}), `|@…JSONSchemaProps` for the schema-or-bool/array/string-list types.
@@ -86,17 +86,21 @@ function isStruct(pkgPath: string, name: string): boolean {
 
 function classOf(pkgPath: string, t: GoType, f: GoField): string {
   const type = f.type;
-  if (f.omitzero) return "";
-  if (type.startsWith("*") || type.startsWith("[]") || type.startsWith("map[")) return f.omitempty ? "" : "n";
+  const omitted = f.omitempty || f.omitzero;
+  // A pointer, slice or map is left out when nil (omitempty drops an empty one too); a pointer to
+  // a zero value (`stdin: false` behind a *bool) is kept.
+  if (type.startsWith("*") || type.startsWith("[]") || type.startsWith("map[")) return omitted ? "" : "n";
   const [typePkg, name] = resolveType(pkgPath, t, type);
   const sp = special[`${typePkg}.${name}`];
-  if (sp) return sp;
-  if (isStruct(typePkg, name)) return "s";
-  if (!f.omitempty) return "z";
+  // omitzero leaves out a struct at its zero value (a metav1.Time never set); omitempty never does.
+  if (sp) return f.omitzero ? "" : sp;
+  if (isStruct(typePkg, name)) return f.omitzero ? "" : "s";
+  if (!omitted) return "z";
   // A named map or slice (JSONSchemaDefinitions) is left out when empty, as any collection.
   const underlying = readGoPackageIfKnown(typePkg)?.types.get(name)?.underlying ?? "";
   if (underlying.startsWith("[]") || underlying.startsWith("map[") || name in SELF_MARSHALLED) return "";
-  return isExtra(pkgPath) ? "o" : "";
+  // A scalar (bool, integer, string or a named string type) at its zero value: Go drops it.
+  return "o";
 }
 
 function readGoPackageIfKnown(pkgPath: string) {

@@ -81,7 +81,11 @@ function zeroOf(f: GoField): unknown {
     case "d":
       return "0s";
     case "z":
-      return f.code === "integer" || f.code === "int32" || f.code === "number" ? 0 : f.code === "boolean" ? false : "";
+      return f.code === "integer" || f.code === "int32" || f.code === "number"
+        ? 0
+        : f.code === "boolean"
+          ? false
+          : "";
     default:
       return null; // n, t, r
   }
@@ -202,8 +206,9 @@ export function encodeStruct(short: string, value: Obj): Obj {
 
 /**
  * Removes, in place, what Go's decoder and encoder would not give back of an object of `short`:
- * omitempty scalars at their zero value (a CRD schema's `nullable: false`, a column's
- * `priority: 0`), at every depth, without recursion. Before managedFields are computed, as kube
+ * omitempty scalars at their zero value (a container's `stdin: false`, a CRD schema's
+ * `nullable: false`) and omitempty lists and maps left empty (a webhook's `rules: []`), at every
+ * depth, without recursion. Before managedFields are computed, as kube
  * computes them on the decoded object.
  */
 export function dropOmittedZeros(short: string, value: Obj): void {
@@ -219,7 +224,8 @@ export function dropOmittedZeros(short: string, value: Obj): void {
         const f = struct.byName.get(k);
         if (f === undefined) continue;
         const x = (v as Obj)[k];
-        if (isOmittedZero(f, x)) delete (v as Obj)[k];
+        // An empty list or map under omitempty (class ""): gone once decoded and encoded again.
+        if (isOmittedZero(f, x) || (f.cls === "" && isEmptyCollection(x, f.code))) delete (v as Obj)[k];
         else if (x !== null && typeof x === "object" && needsWork(f.code) && !f.code.endsWith("json"))
           stack.push([x, f.code]);
       }

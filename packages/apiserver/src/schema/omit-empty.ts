@@ -2,17 +2,18 @@
 // `omitempty` (every optional map of the built-in kinds: labels, data, nodeSelector, limits...)
 // is dropped when empty, and so are ObjectMeta's empty lists. `data: {}` written is not read back.
 // (Optional lists elsewhere are not all `omitempty` in Go, e.g. Role.rules, so they are kept.)
+// A scalar tagged `omitempty` at its zero value is dropped too (a container's `stdin: false`,
+// `workingDir: ""`, a Deployment's `paused: false`): kube decodes the body into its Go struct
+// before admission, defaulting and managedFields, so none of them sees it.
 import { dropOmittedZeros, goDefinitionOf } from "../object/go-encoding.js";
 import { isObject, type Schema, SchemaResolver, schemaOf } from "./schema-types.js";
 
 const METADATA_LISTS = ["finalizers", "ownerReferences", "managedFields"];
 
-/** The groups whose Go fields mark omitempty scalars (go-fields.generated.ts: CRDs, APIServices). */
-const OMITTED_ZERO_GROUPS = new Set(["apiextensions.k8s.io", "apiregistration.k8s.io"]);
-
 /**
- * Removes, in place, the empty optional maps of a built-in object and ObjectMeta's empty lists;
- * of a CRD or an APIService, also the omitempty scalars at their zero value (`nullable: false`).
+ * Removes, in place, the empty optional maps of a built-in object, ObjectMeta's empty lists and
+ * the omitempty scalars at their zero value (go-fields.generated.ts marks them `o`). Runs after
+ * the type check: a zero of the wrong type (`stdin: 0`) is Go's decoding error, not dropped.
  */
 export function dropEmptyOptionalMaps(
   def: { schema?: unknown; group?: string; version?: string; kind?: string },
@@ -20,10 +21,8 @@ export function dropEmptyOptionalMaps(
 ): void {
   const root = schemaOf(def as Parameters<typeof schemaOf>[0]);
   if (root === undefined) return;
-  if (def.group !== undefined && OMITTED_ZERO_GROUPS.has(def.group)) {
-    const short = goDefinitionOf(def.group, def.version ?? "", def.kind ?? "");
-    if (short) dropOmittedZeros(short, obj);
-  }
+  const short = goDefinitionOf(def.group ?? "", def.version ?? "", def.kind ?? "");
+  if (short) dropOmittedZeros(short, obj);
   const metadata = obj.metadata;
   if (isObject(metadata)) {
     for (const key of METADATA_LISTS) {
