@@ -16,6 +16,50 @@ interface GoField {
   code: string;
   /** Its place in the struct. */
   index: number;
+  /**
+   * What Go's decoding and encoding drops of it: 1 at its zero value (an omitempty scalar), 2 an
+   * empty list, 3 an empty map (omitempty collections); 0 nothing.
+   */
+  drop: 0 | 1 | 2 | 3;
+  /** What lies below a value of it, for dropOmittedZeros; null for nothing to walk. */
+  shape: Shape | null;
+}
+
+/**
+ * A type code compiled for dropOmittedZeros' walk: a struct (resolved on first use), a list or
+ * a map of a shape, or `|` (a schema or a list of schemas). Compiled once per code, so that the
+ * walk slices no strings and looks up no struct by name per value.
+ */
+type Shape =
+  | { k: "struct"; short: string; struct?: GoStruct | null }
+  | { k: "list" | "map" | "either"; item: Shape };
+
+const shapes = new Map<string, Shape | null>();
+
+function shapeOf(code: string): Shape | null {
+  let shape = shapes.get(code);
+  if (shape !== undefined) return shape;
+  if (code.startsWith("@")) shape = { k: "struct", short: code.slice(1) };
+  else {
+    const k = code.startsWith("[]")
+      ? "list"
+      : code.startsWith("{}")
+        ? "map"
+        : code.startsWith("|")
+          ? "either"
+          : "";
+    const item = k === "" ? null : shapeOf(code.slice(k === "either" ? 1 : 2));
+    // JSON values (`json`) and scalars hold nothing Go drops.
+    shape = k === "" || item === null ? null : { k, item };
+  }
+  shapes.set(code, shape);
+  return shape;
+}
+
+function dropOf(cls: string, code: string): GoField["drop"] {
+  if (cls === "o") return 1;
+  if (cls !== "") return 0;
+  return code.startsWith("[]") ? 2 : code.startsWith("{}") ? 3 : 0;
 }
 
 interface GoStruct {
@@ -40,8 +84,9 @@ function goStruct(short: string): GoStruct | undefined {
         .filter((entry) => entry !== "")
         .map((entry, index): GoField => {
           // `name:class:code`: a code of its own where Go's type writes itself (see the generator).
-          const [name, cls = "", code] = entry.split(":");
-          return { name, cls, code: code ?? props[name] ?? "", index };
+          const [name, cls = "", own] = entry.split(":");
+          const code = own ?? props[name] ?? "";
+          return { name, cls, code, index, drop: dropOf(cls, code), shape: shapeOf(code) };
         });
       struct = {
         fields,
@@ -208,34 +253,61 @@ export function encodeStruct(short: string, value: Obj): Obj {
  * Removes, in place, what Go's decoder and encoder would not give back of an object of `short`:
  * omitempty scalars at their zero value (a container's `stdin: false`, a CRD schema's
  * `nullable: false`) and omitempty lists and maps left empty (a webhook's `rules: []`), at every
- * depth, without recursion. Before managedFields are computed, as kube
- * computes them on the decoded object.
+ * depth, without recursion. Before managedFields are computed, as kube computes them on the
+ * decoded object. A struct the table does not describe (meta.v1.LabelSelector) is handed to
+ * `other` with its definition's short name.
  */
-export function dropOmittedZeros(short: string, value: Obj): void {
-  const stack: [unknown, string][] = [[value, `@${short}`]];
+export function dropOmittedZeros(
+  short: string,
+  value: Obj,
+  other?: (value: Obj, short: string) => void,
+): void {
+  const stack: [unknown, Shape][] = [[value, shapeOf(`@${short}`)!]];
   for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    let [v, code] = top;
-    if (code.startsWith("|")) code = Array.isArray(v) ? `[]${code.slice(1)}` : code.slice(1);
-    if (code.startsWith("@")) {
-      const struct = isPlainObject(v) ? goStruct(code.slice(1)) : undefined;
-      if (struct === undefined) continue;
-      // The keys the object has: a schema node sets a few of its struct's fields.
-      for (const k of Object.keys(v as Obj)) {
+    const v = top[0];
+    let shape = top[1];
+    if (shape.k === "either") shape = Array.isArray(v) ? { k: "list", item: shape.item } : shape.item;
+    if (shape.k === "struct") {
+      if (!isPlainObject(v)) continue;
+      if (shape.struct === undefined) shape.struct = goStruct(shape.short) ?? null;
+      const struct = shape.struct;
+      if (struct === null) {
+        other?.(v, shape.short);
+        continue;
+      }
+      for (const k of Object.keys(v)) {
         const f = struct.byName.get(k);
         if (f === undefined) continue;
-        const x = (v as Obj)[k];
-        // An empty list or map under omitempty (class ""): gone once decoded and encoded again.
-        if (isOmittedZero(f, x) || (f.cls === "" && isEmptyCollection(x, f.code))) delete (v as Obj)[k];
-        else if (x !== null && typeof x === "object" && needsWork(f.code) && !f.code.endsWith("json"))
-          stack.push([x, f.code]);
+        const x = v[k];
+        if (f.drop !== 0) {
+          const dropped =
+            f.drop === 1
+              ? x === false || x === 0 || x === ""
+              : f.drop === 2
+                ? Array.isArray(x) && x.length === 0
+                : isPlainObject(x) && isEmptyObject(x);
+          if (dropped) {
+            delete v[k];
+            continue;
+          }
+        }
+        if (f.shape !== null && x !== null && typeof x === "object") stack.push([x, f.shape]);
       }
-    } else if (code.startsWith("[]") && Array.isArray(v)) {
-      for (const x of v) if (x !== null && typeof x === "object") stack.push([x, code.slice(2)]);
-    } else if (code.startsWith("{}") && isPlainObject(v)) {
-      for (const x of Object.values(v))
-        if (x !== null && typeof x === "object") stack.push([x, code.slice(2)]);
+    } else if (shape.k === "list") {
+      if (!Array.isArray(v)) continue;
+      for (const x of v) if (x !== null && typeof x === "object") stack.push([x, shape.item]);
+    } else if (isPlainObject(v)) {
+      for (const k in v) {
+        const x = v[k];
+        if (x !== null && typeof x === "object" && Object.hasOwn(v, k)) stack.push([x, shape.item]);
+      }
     }
   }
+}
+
+function isEmptyObject(o: Obj): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return false;
+  return true;
 }
 
 /** Built-in definitions by kind (`apps/v1/Deployment`), built on first use: the table is parsed then. */

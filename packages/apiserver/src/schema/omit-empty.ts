@@ -6,6 +6,7 @@
 // `workingDir: ""`, a Deployment's `paused: false`): kube decodes the body into its Go struct
 // before admission, defaulting and managedFields, so none of them sees it.
 import { dropOmittedZeros, goDefinitionOf } from "../object/go-encoding.js";
+import { fullDefinitionName } from "./builtin-schemas.js";
 import { isObject, type Schema, SchemaResolver, schemaOf } from "./schema-types.js";
 
 const METADATA_LISTS = ["finalizers", "ownerReferences", "managedFields"];
@@ -22,7 +23,16 @@ export function dropEmptyOptionalMaps(
   const root = schemaOf(def as Parameters<typeof schemaOf>[0]);
   if (root === undefined) return;
   const short = goDefinitionOf(def.group ?? "", def.version ?? "", def.kind ?? "");
-  if (short) dropOmittedZeros(short, obj);
+  if (short) {
+    // Go's fields say what is dropped (ObjectMeta's lists too); the schema, for the few structs
+    // they do not describe (a LabelSelector's empty matchLabels).
+    let r: SchemaResolver | undefined;
+    dropOmittedZeros(short, obj, (value, other) => {
+      r ??= new SchemaResolver(root);
+      walk(value, { $ref: `#/definitions/${fullDefinitionName(other)}` }, r, 0);
+    });
+    return;
+  }
   const metadata = obj.metadata;
   if (isObject(metadata)) {
     for (const key of METADATA_LISTS) {
