@@ -10,6 +10,7 @@
 // literals are kube's answers, recorded from kube-apiserver 1.37.2 with these bodies.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { eventually } from "controller-runtime/envtest";
 import { Api, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -375,4 +376,90 @@ test("zeros of other kinds: Service, ConfigMap, Secret, Node, Event, webhook con
       },
     },
   });
+});
+
+test("admission sees the decoded object: a policy finds no paused: false", async (t) => {
+  const group = await api.get("/apis/admissionregistration.k8s.io/v1");
+  const resources = (group.body?.resources ?? []) as { name: string }[];
+  if (!resources.some((r) => r.name === "mutatingadmissionpolicies"))
+    return t.skip("MutatingAdmissionPolicy v1 is not served by this server (kube 1.36+)");
+  const name = `zeros-${ns}`;
+  const policies = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies";
+  const bindings = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings";
+  for (const [collection, obj] of [
+    [
+      policies,
+      {
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "MutatingAdmissionPolicy",
+        metadata: { name },
+        spec: {
+          matchConstraints: {
+            resourceRules: [
+              {
+                apiGroups: ["apps"],
+                apiVersions: ["v1"],
+                operations: ["CREATE"],
+                resources: ["deployments"],
+              },
+            ],
+            objectSelector: { matchLabels: { zeros: ns } },
+          },
+          reinvocationPolicy: "Never",
+          // What the policy sees of the fields sent as zeros.
+          mutations: [
+            {
+              patchType: "ApplyConfiguration",
+              applyConfiguration: {
+                expression: `Object{metadata: Object.metadata{annotations: {
+                  "paused": string(has(object.spec.paused)),
+                  "tty": string(has(object.spec.template.spec.containers[0].tty)),
+                  "restartPolicy": string(object.spec.template.spec.restartPolicy)}}}`,
+              },
+            },
+          ],
+        },
+      },
+    ],
+    [
+      bindings,
+      {
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "MutatingAdmissionPolicyBinding",
+        metadata: { name },
+        spec: { policyName: name },
+      },
+    ],
+  ] as const) {
+    const r = await api.post(collection, obj);
+    assert.equal(r.status, 201, r.text);
+    cleanup.push(`${collection}/${name}`);
+  }
+  const deployment = (paused: boolean) => ({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: paused ? "paused" : "zeros", labels: { zeros: ns } },
+    spec: {
+      paused,
+      selector: { matchLabels: { a: "b" } },
+      template: {
+        metadata: { labels: { a: "b" } },
+        spec: { restartPolicy: "", containers: [{ name: "c", image: "i", tty: paused }] },
+      },
+    },
+  });
+  const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+  // The policy takes effect once the server has seen it (kube: from an informer, a moment later).
+  await eventually(
+    "the policy annotates deployments",
+    async () => {
+      const r = await api.post(`${path}?dryRun=All`, deployment(true));
+      return r.body?.metadata?.annotations?.paused === "true";
+    },
+    { timeoutMs: 30_000 },
+  );
+  const r = await api.post(path, deployment(false));
+  assert.equal(r.status, 201, r.text);
+  // Decoded (no zeros) and defaulted (restartPolicy Always) before the policy ran.
+  assert.deepEqual(r.body.metadata.annotations, { paused: "false", restartPolicy: "Always", tty: "false" });
 });

@@ -9,7 +9,14 @@ import { kindBehaviour } from "../kinds/index.js";
 import type { ResourceRequest } from "../handlers/context.js";
 import { refOf } from "../handlers/context.js";
 import type { DeleteOptions } from "../handlers/finalize.js";
-import { checkFields, checkTypeMeta, commitUpdate, isDryRun, type UpdateResult } from "../handlers/write.js";
+import {
+  checkFields,
+  checkTypeMeta,
+  commitUpdate,
+  decodeBuiltin,
+  isDryRun,
+  type UpdateResult,
+} from "../handlers/write.js";
 import { type ResourceDefinition, storeNameOf } from "../registry/index.js";
 import { applyDefaults, pruneObject } from "../schema/index.js";
 import { conflict, notFound, staleObjectMessage } from "../status.js";
@@ -71,9 +78,11 @@ function attributes(
   };
 }
 
-// kube decodes with defaulting before admission: webhooks see defaulted objects.
+// kube decodes with defaulting before admission: webhooks see decoded, defaulted objects (a
+// built-in's without the zeros Go leaves out: no `paused: false`).
 function decodeDefaults(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefined): void {
   if (r.def.crdName && r.def.schema) pruneObject(r.def, obj, { objectMeta: r.server.objectMetaSchema() });
+  else if (r.def.schema) decodeBuiltin(r, obj);
   objectDefaults(r, r.def, obj, old);
 }
 

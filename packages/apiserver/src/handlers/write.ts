@@ -240,6 +240,25 @@ export function duplicateFields(text: string): string[] {
   return out;
 }
 
+/**
+ * What decoding into its Go struct does to a built-in object (one with a schema, not a custom
+ * resource's): a value of the wrong type or past its width is refused; unknown fields, the
+ * omitempty zeros and empty maps and lists Go's encoder leaves out are dropped. kube does it
+ * before admission: webhooks and policies see the object so, and managedFields are computed on it.
+ */
+export function decodeBuiltin(r: ResourceRequest, obj: Obj): void {
+  // Go's decoder refuses a value of the wrong type before anything else runs.
+  const typeError = goTypeError(r.def, obj);
+  if (typeError) {
+    throw badRequest(
+      `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: ${typeError}`,
+    );
+  }
+  // A Go struct decoder drops what it does not know, at any depth; its encoder, empty maps.
+  pruneObject(r.def, obj, { objectMeta: r.server.objectMetaSchema() });
+  dropEmptyOptionalMaps(r.def, obj);
+}
+
 /** Pruning, defaulting and validation: the admission-time work on a candidate object. */
 export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefined): void {
   const behaviour = kindBehaviour(r.def);
@@ -247,16 +266,7 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
     pruneObject(r.def, obj, { objectMeta: r.server.objectMetaSchema() });
     applyDefaults(r.def, obj);
   } else if (r.def.schema) {
-    // Go's decoder refuses a value of the wrong type before anything else runs.
-    const typeError = goTypeError(r.def, obj);
-    if (typeError) {
-      throw badRequest(
-        `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: ${typeError}`,
-      );
-    }
-    // A Go struct decoder drops what it does not know, at any depth; its encoder, empty maps.
-    pruneObject(r.def, obj, { objectMeta: r.server.objectMetaSchema() });
-    dropEmptyOptionalMaps(r.def, obj);
+    decodeBuiltin(r, obj);
   } else {
     for (const f of unknownTopLevelFields(r.def, obj)) delete obj[f];
   }
