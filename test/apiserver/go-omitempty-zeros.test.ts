@@ -463,3 +463,31 @@ test("admission sees the decoded object: a policy finds no paused: false", async
   // Decoded (no zeros) and defaulted (restartPolicy Always) before the policy ran.
   assert.deepEqual(r.body.metadata.annotations, { paused: "false", restartPolicy: "Always", tty: "false" });
 });
+
+test("a Deployment's replicas: 0 is kept (a pointer); its Scale's is not (an omitempty int32)", async () => {
+  const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+  const created = await api.post(path, {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "none" },
+    spec: {
+      replicas: 0,
+      selector: { matchLabels: { a: "b" } },
+      template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "i" }] } },
+    },
+  });
+  assert.equal(created.status, 201, created.text);
+  assert.equal(created.body.spec.replicas, 0);
+  const scale = await api.get(`${path}/none/scale`);
+  assert.equal(scale.status, 200, scale.text);
+  assert.deepEqual(scale.body.spec, {});
+  const put = await api.put(`${path}/none/scale`, {
+    apiVersion: "autoscaling/v1",
+    kind: "Scale",
+    metadata: { name: "none" },
+    spec: { replicas: 0 },
+  });
+  assert.equal(put.status, 200, put.text);
+  assert.equal(JSON.stringify(put.body.spec), "{}");
+  assert.equal(JSON.stringify(put.body.status), '{"replicas":0,"selector":"a=b"}');
+});

@@ -104,6 +104,7 @@ function scaleOf(r: ResourceRequest, stored: StoredObject): Obj {
   const status: Obj = {
     replicas: (getPath(stored.obj, scale.statusReplicasPath) as number | undefined) ?? 0,
   };
+  const specReplicas = (getPath(stored.obj, scale.specReplicasPath) as number | undefined) ?? 0;
   if (selector) status.selector = selector;
   return {
     kind: "Scale",
@@ -115,7 +116,8 @@ function scaleOf(r: ResourceRequest, stored: StoredObject): Obj {
       resourceVersion: meta.resourceVersion,
       creationTimestamp: meta.creationTimestamp,
     },
-    spec: { replicas: (getPath(stored.obj, scale.specReplicasPath) as number | undefined) ?? 0 },
+    // ScaleSpec's replicas is an omitempty int32: Go writes `spec: {}` for 0.
+    spec: specReplicas === 0 ? {} : { replicas: specReplicas },
     status,
   };
 }
