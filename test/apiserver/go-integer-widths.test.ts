@@ -142,6 +142,15 @@ test("patches: Go's decoder refuses a JSON or merge patch's result; a strategic 
     strategic.body.message,
     'Deployment.apps "patched" is invalid: spec.replicas: Invalid value: -2147483648: must be greater than or equal to 0',
   );
+  // Server-side apply converts the merged object the same way.
+  const applied = await api.call(
+    "PATCH",
+    `${path}?fieldManager=widths&force=true`,
+    '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"patched"},"spec":{"replicas":2147483648}}',
+    { contentType: "application/apply-patch+yaml" },
+  );
+  assert.equal(applied.status, 422, applied.text);
+  assert.equal(applied.body.message, strategic.body.message);
   // 2^32 + 3 keeps its low 32 bits: 3 replicas.
   const wrapped = await api.patch(
     path,

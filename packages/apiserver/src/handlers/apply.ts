@@ -31,6 +31,8 @@ import {
 } from "../object/meta.js";
 import { storeNameOf } from "../registry/index.js";
 import { pruneObject } from "../schema/index.js";
+import { unstructuredConversionError } from "../schema/go-conversion.js";
+import { goDefinitionOf } from "../object/go-encoding.js";
 import { alreadyExists, ApiError, badRequest, cause, notFound } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import {
@@ -204,6 +206,11 @@ export async function handleApply(r: ResourceRequest, form: ResponseForm): Promi
     if (mode === "Warn") warnings = [...repeated, ...warnings];
   }
   const obj = cloneJson(applied.object) as Obj;
+  // The merged object reaches the Go type through the unstructured converter, which truncates an
+  // int32 past its width (replicas: 2147483648 is validation's -2147483648), as for a strategic
+  // patch. What else it would refuse, the decoding check in admit answers.
+  if (!custom)
+    unstructuredConversionError(r.def, obj, goDefinitionOf(r.def.group, r.def.version, r.def.kind));
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   checkName(r, obj);
 
