@@ -1,8 +1,8 @@
 // What a built-in object loses on its way through kube's Go structs: a map field tagged
 // `omitempty` (every optional map of the built-in kinds: labels, data, nodeSelector, limits...)
-// is dropped when empty, and so are ObjectMeta's empty lists. `data: {}` written is not read back.
-// (Optional lists elsewhere are not all `omitempty` in Go, e.g. Role.rules, so they are kept.)
-// A scalar tagged `omitempty` at its zero value is dropped too (a container's `stdin: false`,
+// is dropped when empty, and so is an `omitempty` list (a webhook's `rules: []`, ObjectMeta's
+// finalizers). `data: {}` written is not read back. A list without `omitempty` (Role.rules) is
+// kept. A scalar tagged `omitempty` at its zero value is dropped too (a container's `stdin: false`,
 // `workingDir: ""`, a Deployment's `paused: false`): kube decodes the body into its Go struct
 // before admission, defaulting and managedFields, so none of them sees it.
 import { dropOmittedZeros, goDefinitionOf } from "../object/go-encoding.js";
