@@ -91,6 +91,13 @@ test("an int64 field takes what int32 cannot and refuses what int64 cannot", asy
       "number 18446744073709551616 into Go struct field PodSecurityContext.spec.securityContext.supplementalGroups of type int64",
     ),
   );
+  // A value of the wrong JSON type names the field's type too.
+  const text = await api.post(pods(), pod("p", `,"terminationGracePeriodSeconds":"30"`));
+  assert.equal(text.status, 400, text.text);
+  assert.equal(
+    text.body.message,
+    cannot("Pod", "string into Go struct field PodSpec.spec.terminationGracePeriodSeconds of type int64"),
+  );
   // Past int32, within int64: decoded, and only validation's bounds apply.
   const wide = await api.post(pods(), pod("wide", `,"terminationGracePeriodSeconds":4294967296`));
   assert.equal(wide.status, 201, wide.text);
