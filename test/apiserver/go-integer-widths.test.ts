@@ -104,6 +104,39 @@ test("an int64 field takes what int32 cannot and refuses what int64 cannot", asy
   assert.equal(wide.body.spec.terminationGracePeriodSeconds, 4294967296);
 });
 
+test("Go quotes the number as written; int64's edge is told by the digits sent", async () => {
+  const exp = await api.post(deployments(), deployment("d", `,"replicas":1e10`));
+  assert.equal(exp.status, 400, exp.text);
+  assert.equal(
+    exp.body.message,
+    cannot("Deployment", "number 1e10 into Go struct field DeploymentSpec.spec.replicas of type int32"),
+  );
+  // Both read 2^63 in JavaScript: the first is int64's largest, the second is past it.
+  const configMap = (name: string, generation: string) =>
+    `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","generation":${generation}}}`;
+  const configMaps = `/api/v1/namespaces/${ns}/configmaps`;
+  const largest = await api.post(configMaps, configMap("largest", "9223372036854775807"));
+  assert.equal(largest.status, 201, largest.text);
+  const past = await api.post(configMaps, configMap("past", "9223372036854775808"));
+  assert.equal(past.status, 400, past.text);
+  assert.equal(
+    past.body.message,
+    cannot(
+      "ConfigMap",
+      "number 9223372036854775808 into Go struct field ObjectMeta.metadata.generation of type int64",
+    ),
+  );
+  const below = await api.post(configMaps, configMap("below", "-9223372036854775809"));
+  assert.equal(below.status, 400, below.text);
+  assert.equal(
+    below.body.message,
+    cannot(
+      "ConfigMap",
+      "number -9223372036854775809 into Go struct field ObjectMeta.metadata.generation of type int64",
+    ),
+  );
+});
+
 test("an IntOrString's number decodes into its int32", async () => {
   for (const [value, text] of [
     ["2147483648", "number 2147483648"],

@@ -125,7 +125,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     const typeError =
       ct === STRATEGIC
         ? unstructuredConversionError(r.def, obj, goDefinitionOf(r.def.group, r.def.version, r.def.kind))
-        : goTypeError(r.def, obj);
+        : goTypeError(r.def, obj, () => text);
     if (typeError) throw patchInvalid(shown(), typeError);
   }
   checkTypeMeta(r, obj);

@@ -76,8 +76,12 @@ export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text
   }
   // A YAML body's repeated keys are go-yaml's to report (checkFields); JSON's are found in its text.
   if (yaml) yamlDuplicates.set(r.req, duplicates);
+  else jsonBodies.set(r.req, text);
   return { obj: value as Obj, text: yaml ? undefined : text };
 }
+
+/** A request's JSON body, by request: Go's decoding error quotes a refused number's literal. */
+const jsonBodies = new WeakMap<object, string>();
 
 /** The repeated keys of a request's YAML body, by request (its dry-run copies share it). */
 const yamlDuplicates = new WeakMap<object, string[]>();
@@ -248,7 +252,7 @@ export function duplicateFields(text: string): string[] {
  */
 export function decodeBuiltin(r: ResourceRequest, obj: Obj): void {
   // Go's decoder refuses a value of the wrong type before anything else runs.
-  const typeError = goTypeError(r.def, obj);
+  const typeError = goTypeError(r.def, obj, () => jsonBodies.get(r.req));
   if (typeError) {
     throw badRequest(
       `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: ${typeError}`,

@@ -110,14 +110,19 @@ function jsonKind(value: unknown): JsonKind | undefined {
  * decode themselves) and must be walked. A CRD's enum of 100 000 values would otherwise put an
  * entry on the walk's stack for each, a fifth of a second the server could not answer anyone.
  */
-function scalarListError(list: readonly unknown[], items: Schema, r: SchemaResolver): string | undefined {
+function scalarListError(
+  list: readonly unknown[],
+  items: Schema,
+  r: SchemaResolver,
+  text?: string | null,
+): string | undefined {
   if (items.$ref?.endsWith(".Quantity")) return undefined;
   for (const v of list) if (typeof v === "object" && v !== null) return undefined;
   const s = r.resolve(items);
   const want = s === undefined ? undefined : accepted(s);
   if (want === undefined) return "";
   for (const v of list) {
-    const problem = valueError(v, s!, want);
+    const problem = valueError(v, s!, want, text);
     if (problem !== undefined) return problem;
   }
   return "";
@@ -125,30 +130,53 @@ function scalarListError(list: readonly unknown[], items: Schema, r: SchemaResol
 
 /**
  * The bounds of an integer field's Go type: int32 where kube's OpenAPI says `format: int32`,
- * else int64. 2^63 itself is let through: JSON.parse rounds 9223372036854775807 (int64's
- * largest, which Go takes) to it, and cannot tell it from 9223372036854775808 (which Go refuses).
+ * else int64. JSON.parse rounds int64's largest, 9223372036854775807 (which Go takes), to 2^63,
+ * as it rounds 9223372036854775808 (which Go refuses): ±2^63 is decided by the body's text
+ * (`literals`), let through when there is none to read.
  */
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
-const INT64_MIN = -(2 ** 63);
-const INT64_MAX = 2 ** 63;
+const INT64_EDGE = 2 ** 63;
 
-/** Whether an integer (as JavaScript holds it) fits the Go type of an integer schema. */
+/** Whether an integer (as JavaScript holds it) surely fits the Go type of an integer schema. */
 const fitsWidth = (n: number, s: Schema): boolean =>
-  s.format === "int32" ? n >= INT32_MIN && n <= INT32_MAX : n >= INT64_MIN && n <= INT64_MAX;
+  s.format === "int32" ? n >= INT32_MIN && n <= INT32_MAX : n > -INT64_EDGE && n < INT64_EDGE;
+
+/** A JSON number's text, outside strings or not (a string holding the same digits is rare). */
+const NUMBER_LITERAL = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 /**
- * A number as Go's error quotes its JSON text: the digits of an integer (past 2^53 those of the
- * double JSON.parse made of it: the text itself is gone), else JavaScript's form.
+ * The number literals of a body that JSON.parse reads as `n`: Go's error quotes a number's text
+ * (`number 1e10`), and only the text tells 9223372036854775807 from 9223372036854775808.
  */
-const numberText = (n: number): string => (Number.isInteger(n) ? BigInt(n).toString() : String(n));
+function literalsOf(text: string | undefined, n: number): string[] {
+  if (text === undefined) return [];
+  const out: string[] = [];
+  for (const m of text.matchAll(NUMBER_LITERAL)) if (Number(m[0]) === n) out.push(m[0]);
+  return out;
+}
+
+/** Whether an integer literal fits int64 (within ±2^63, the doubles' edge). */
+const literalFitsInt64 = (literal: string): boolean => {
+  if (!/^-?\d+$/.test(literal)) return false;
+  const big = BigInt(literal);
+  return big >= -(2n ** 63n) && big < 2n ** 63n;
+};
+
+/**
+ * A number as Go's error quotes its JSON text: the literal in the body, if one reads as `n`;
+ * else the digits of an integer (past 2^53 those of the double JSON.parse made of it), else
+ * JavaScript's form.
+ */
+const numberText = (n: number, literal?: string): string =>
+  literal ?? (Number.isInteger(n) ? BigInt(n).toString() : String(n));
 
 /**
  * What Go's decoder names a scalar it refuses for a schema: its JSON kind ("string"), or "number
  * 2.5" for a number an integer field cannot hold (ParseInt of its text fails: not whole, or past
  * the field's width); undefined if fine.
  */
-function valueError(value: unknown, s: Schema, want: JsonKind[]): string | undefined {
+function valueError(value: unknown, s: Schema, want: JsonKind[], text?: string | null): string | undefined {
   const kind = jsonKind(value);
   if (kind === undefined) return undefined;
   if (!want.includes(kind)) return kind;
@@ -158,7 +186,16 @@ function valueError(value: unknown, s: Schema, want: JsonKind[]): string | undef
     const n = value as number;
     const fits =
       Number.isInteger(n) && (s.type === "integer" ? fitsWidth(n, s) : n >= INT32_MIN && n <= INT32_MAX);
-    if (!fits) return `number ${numberText(n)}`;
+    if (fits) return undefined;
+    // `text` null: the fast check, which leaves every refusal (and ±2^63) to the walk that names it.
+    if (text === null) return "number";
+    const literals = literalsOf(text, n);
+    if (Math.abs(n) === INT64_EDGE && s.type === "integer" && s.format !== "int32") {
+      // int64's edge: refused only for a literal past it.
+      const past = literals.find((l) => !literalFitsInt64(l));
+      return past === undefined ? undefined : `number ${past}`;
+    }
+    return `number ${numberText(n, literals[0])}`;
   }
   return undefined;
 }
@@ -219,12 +256,12 @@ function typesFine(
   const s = r.resolve(raw);
   if (s === undefined || kind === undefined) return true;
   const want = accepted(s);
-  if (want !== undefined && valueError(value, s, want) !== undefined) return false;
+  if (want !== undefined && valueError(value, s, want, null) !== undefined) return false;
   if (kind === "array") {
     const items = s.items;
     if (items === undefined || Array.isArray(items)) return true;
     const list = value as unknown[];
-    const scalars = scalarListError(list, items, r);
+    const scalars = scalarListError(list, items, r, null);
     if (scalars !== undefined) return scalars === "";
     if (depth >= FINE_DEPTH) return undefined;
     for (const v of list) {
@@ -291,6 +328,7 @@ function structName(raw: Schema): string {
 export function goTypeError(
   def: Pick<ResourceDefinition, "schema" | "kind">,
   obj: unknown,
+  text?: () => string | undefined,
 ): string | undefined {
   const root = schemaOf(def);
   if (root === undefined) return undefined;
@@ -299,6 +337,8 @@ export function goTypeError(
   // field); the walk below, which names the first bad value in Go's words, runs only when that
   // check finds one (or the object nests too deep for it).
   if (typesFine(obj, root, false, def.kind, true, r, 0) === true) return undefined;
+  // The JSON text the object was read from, if the caller has it: a refused number is quoted from it.
+  const source = text?.();
   // An explicit stack: the object may nest as deep as the body limit allows.
   // `struct`: the Go struct holding the field, as Go's error names it (DeploymentSpec for
   // spec.replicas; the kind itself for top-level fields).
@@ -322,7 +362,7 @@ export function goTypeError(
     const s = r.resolve(raw);
     if (s === undefined || kind === undefined) continue;
     const want = accepted(s);
-    const problem = want === undefined ? undefined : valueError(value, s, want);
+    const problem = want === undefined ? undefined : valueError(value, s, want, source);
     if (problem !== undefined) {
       const field = path ? `${struct}.${path}` : struct;
       return `json: cannot unmarshal ${problem} into Go struct field ${field} of type ${goTypeName(raw)}`;
@@ -331,7 +371,7 @@ export function goTypeError(
       const items = s.items;
       if (items !== undefined && !Array.isArray(items)) {
         const list = value as unknown[];
-        const scalars = scalarListError(list, items, r);
+        const scalars = scalarListError(list, items, r, source);
         if (scalars !== undefined) {
           if (scalars === "") continue;
           return `json: cannot unmarshal ${scalars} into Go struct field ${path ? `${struct}.${path}` : struct} of type ${goTypeName(items)}`;
