@@ -15,6 +15,7 @@ import {
   prepareForUpdate,
   unchanged,
   bumpGeneration,
+  tracksGeneration,
   validateMeta,
 } from "../object/meta.js";
 import { celRules, protobufCodec, schemaHasRules } from "../lazy.js";
@@ -277,6 +278,10 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
   behaviour.defaults?.(obj, { old, server: r.server, dryRun: isDryRun(r) });
   r.server.authorization?.checkGrant(r, obj, old);
   const causes: StatusCause[] = [...validateMeta(r.def, obj)];
+  // ValidateObjectMeta's check; a kind that tracks generation has set it to 1 by then.
+  const generation = (obj.metadata as Obj | undefined)?.generation;
+  if (!old && !tracksGeneration(r.def) && typeof generation === "number" && generation < 0)
+    causes.push(cause.invalid("metadata.generation", generation, "must be greater than or equal to 0"));
   if (old) causes.push(...finalizerRules(old, obj));
   if (r.def.crdName && r.def.schema) {
     causes.push(...validateObject(r.def, obj, r.server.patterns, old));

@@ -216,8 +216,10 @@ export function prepareForCreate(def: ResourceDefinition, obj: Obj, namespace: s
   delete meta.deletionGracePeriodSeconds;
   delete meta.selfLink;
   delete meta.managedFields;
+  // Kinds without a generation keep the one a client sent (kube's BeforeCreate leaves it;
+  // validation refuses a negative one); an update keeps the stored one (systemMeta).
   if (tracksGeneration(def)) meta.generation = 1;
-  else delete meta.generation;
+  else if (!meta.generation) delete meta.generation;
   if (Array.isArray(meta.finalizers) && meta.finalizers.length === 0) delete meta.finalizers;
 }
 
