@@ -1,6 +1,7 @@
 // Pods and pod templates: the defaults kube's API server fills that clients rely on, and the
 // required fields it checks.
 import { admitLimitRanges } from "./limit-ranger.js";
+import { defaultPriorityClass } from "./scheduling.js";
 import { validatePodSpecUpdate } from "./pod-update.js";
 import { defaultRequestsFromLimits, podQOS } from "./pod-qos.js";
 import { annotationCauses, labelCauses } from "../object/meta.js";
@@ -227,7 +228,11 @@ export const podBehaviour: KindBehaviour = {
     admitLimitRanges(server, String((obj.metadata as Obj).namespace ?? ""), spec, podName);
     // The QoS class is the strategy's (PrepareForCreate), after admission set the resources.
     if (isObj(obj.status)) obj.status.qosClass = podQOS(spec);
-    const priorityClass = className ? priorityClassNamed(server, className, podName) : undefined;
+    // Without a class, the global default's, named on the Pod (the Priority admission's getDefaultPriority).
+    const priorityClass = className
+      ? priorityClassNamed(server, className, podName)
+      : defaultPriorityClass(server);
+    if (!className && priorityClass) spec.priorityClassName = (priorityClass.metadata as Obj).name;
     spec.priority ??= (priorityClass?.value as number | undefined) ?? 0;
     spec.preemptionPolicy ??=
       (priorityClass?.preemptionPolicy as string | undefined) ?? "PreemptLowerPriority";
