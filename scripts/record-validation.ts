@@ -11,7 +11,12 @@ import {
   scenarioCases,
   validationCases,
 } from "../test/apiserver/validation-cases.js";
-import { createUpdated, deleteUpdated, runUpdates, updateTable } from "../test/apiserver/validation-updates.js";
+import {
+  createUpdated,
+  deleteUpdated,
+  runUpdates,
+  updateTable,
+} from "../test/apiserver/validation-updates.js";
 
 if (!process.env.KUBEBUILDER_ASSETS) {
   console.error("KUBEBUILDER_ASSETS must name a real kube-apiserver and etcd: the recording is the referee");

@@ -51,7 +51,9 @@ const template = {
 const webhook = (name: string): Json => ({
   name,
   clientConfig: { url: "https://webhook.example.com/check" },
-  rules: [{ apiGroups: ["example.com"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["nothings"] }],
+  rules: [
+    { apiGroups: ["example.com"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["nothings"] },
+  ],
   sideEffects: "None",
   admissionReviewVersions: ["v1"],
   timeoutSeconds: 5,

@@ -77,13 +77,18 @@ function another(v: string): string | undefined {
   const quantity = /^(\d+)(m|Ki|Mi|Gi)?$/.exec(v);
   if (quantity) return `${Number(quantity[1]) + 1}${quantity[2] ?? ""}`;
   const ip = /^(\d+)\.(\d+)\.(\d+)\.(\d+)(\/\d+)?$/.exec(v);
-  if (ip) return ip[5] ? `${ip[1]}.${ip[2]}.${Number(ip[3]) + 1}.${ip[4]}${ip[5]}` : `${ip[1]}.${ip[2]}.${ip[3]}.${Number(ip[4]) + 1}`;
-  if (/^[A-Za-z0-9+/]+=*$/.test(v) && v.endsWith("=")) return Buffer.from(`${Buffer.from(v, "base64")}x`).toString("base64");
+  if (ip)
+    return ip[5]
+      ? `${ip[1]}.${ip[2]}.${Number(ip[3]) + 1}.${ip[4]}${ip[5]}`
+      : `${ip[1]}.${ip[2]}.${ip[3]}.${Number(ip[4]) + 1}`;
+  if (/^[A-Za-z0-9+/]+=*$/.test(v) && v.endsWith("="))
+    return Buffer.from(`${Buffer.from(v, "base64")}x`).toString("base64");
   return `${v}x`;
 }
 
 /** A JSON pointer to `path`. */
-const pointer = (path: string[]) => path.map((p) => `/${p.replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
+const pointer = (path: string[]) =>
+  path.map((p) => `/${p.replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
 
 /** Another list item like `item`: a copy with its name changed, so that names stay unique. */
 function anotherItem(item: unknown): unknown {
@@ -100,7 +105,8 @@ function changes(v: unknown, path: string[], out: [string, Op[]][]): void {
   const p = pointer(path);
   if (Array.isArray(v)) {
     v.forEach((item, i) => changes(item, [...path, String(i)], out));
-    if (v.length > 0) out.push([`${at}+item`, [{ op: "add", path: `${p}/-`, value: anotherItem(v[v.length - 1]) }]]);
+    if (v.length > 0)
+      out.push([`${at}+item`, [{ op: "add", path: `${p}/-`, value: anotherItem(v[v.length - 1]) }]]);
   } else if (v !== null && typeof v === "object") {
     for (const [k, x] of Object.entries(v)) changes(x, [...path, k], out);
   } else if (typeof v === "string") {
@@ -157,7 +163,11 @@ export async function deleteUpdated(api: Api, table: UpdateTable): Promise<void>
 }
 
 /** Runs the cases, `concurrency` at a time, as dry runs: each against the object as created. */
-export async function runUpdates(api: Api, cases: UpdateCase[], concurrency = 8): Promise<Map<string, Outcome>> {
+export async function runUpdates(
+  api: Api,
+  cases: UpdateCase[],
+  concurrency = 8,
+): Promise<Map<string, Outcome>> {
   const out = new Map<string, Outcome>();
   let next = 0;
   const worker = async () => {

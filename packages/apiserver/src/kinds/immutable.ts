@@ -7,7 +7,9 @@ import { cause } from "../status.js";
 function isZero(v: unknown): boolean {
   if (v === undefined || v === null || v === "" || v === 0 || v === false) return true;
   if (Array.isArray(v)) return v.length === 0;
-  return typeof v === "object" && Object.keys(v).every((k) => (v as Record<string, unknown>)[k] === undefined);
+  return (
+    typeof v === "object" && Object.keys(v).every((k) => (v as Record<string, unknown>)[k] === undefined)
+  );
 }
 
 /**
@@ -24,12 +26,18 @@ export function semanticEqual(a: unknown, b: unknown): boolean {
   }
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  for (const k of new Set([...Object.keys(ao), ...Object.keys(bo)])) if (!semanticEqual(ao[k], bo[k])) return false;
+  for (const k of new Set([...Object.keys(ao), ...Object.keys(bo)]))
+    if (!semanticEqual(ao[k], bo[k])) return false;
   return true;
 }
 
 /** ValidateImmutableField: nothing, or `path`'s "field is immutable" showing `shown` (the new value). */
-export function immutableField(path: string, now: unknown, was: unknown, shown: unknown = now): StatusCause[] {
+export function immutableField(
+  path: string,
+  now: unknown,
+  was: unknown,
+  shown: unknown = now,
+): StatusCause[] {
   return semanticEqual(now, was) ? [] : [cause.invalid(path, shown ?? null, "field is immutable")];
 }
 

@@ -39,13 +39,26 @@ export const endpointSliceBehaviour: KindBehaviour = {
       p.protocol ??= "TCP";
     }
   },
-  // ValidateEndpointSlice: a known address type, each endpoint with addresses of that type.
-  validate(obj) {
+  // ValidateEndpointSlice: a known address type, each endpoint with addresses of that type, port
+  // names once each; ValidateEndpointSliceUpdate: the address type never changes, and addresses
+  // are checked against it only on create (an update's are the old type's).
+  validate(obj, old) {
     const causes: StatusCause[] = [];
-    const type = obj.addressType;
-    if (type === undefined || type === "") causes.push(cause.required("addressType"));
-    else if (!ADDRESS_TYPES.includes(type as string))
-      causes.push(cause.notSupported("addressType", type, ADDRESS_TYPES));
+    const ports = Array.isArray(obj.ports) ? (obj.ports as Obj[]) : [];
+    const names = new Set<string>();
+    ports.forEach((p, i) => {
+      const name = String(p?.name ?? "");
+      if (names.has(name)) causes.push(cause.duplicate(`ports[${i}].name`, name));
+      names.add(name);
+    });
+    // kube compares pointers-to-type there and shows none.
+    if (old && (obj.addressType ?? "") !== (old.addressType ?? ""))
+      causes.push(cause.invalid("addressType", null, "field is immutable"));
+    const given = obj.addressType;
+    if (given === undefined || given === "") causes.push(cause.required("addressType"));
+    else if (!old && !ADDRESS_TYPES.includes(given as string))
+      causes.push(cause.notSupported("addressType", given, ADDRESS_TYPES));
+    const type = old ? old.addressType : given;
     const endpoints = Array.isArray(obj.endpoints) ? (obj.endpoints as Obj[]) : [];
     endpoints.forEach((e, i) => {
       const addresses = Array.isArray(e?.addresses) ? (e.addresses as unknown[]) : [];
@@ -107,8 +120,17 @@ export const ingressBehaviour: KindBehaviour = {
 
 export const ingressClassBehaviour: KindBehaviour = {
   // validateIngressClassSpec: a controller named as a domain-prefixed path.
-  validate(obj) {
+  validate(obj, old) {
     const controller = String(((obj.spec ?? {}) as Obj).controller ?? "");
+    // ValidateIngressClassUpdate: the controller never changes.
+    if (old) {
+      const was = String(((old.spec ?? {}) as Obj).controller ?? "");
+      if (controller !== was) {
+        const causes = [cause.invalid("spec.controller", controller, "field is immutable")];
+        if (controller === "") causes.push(cause.required("spec.controller"));
+        return causes;
+      }
+    }
     if (controller === "") return [cause.required("spec.controller")];
     const [domain] = controller.split("/");
     const errs = controller.includes("/")

@@ -33,6 +33,10 @@ export function validatePodSpecUpdate(obj: Readonly<Obj>, old: Readonly<Obj>): S
   const spec = isObj(obj.spec) ? obj.spec : {};
   const oldSpec = isObj(old.spec) ? old.spec : {};
   if (deepEqual(spec, oldSpec)) return [];
+  // Checked first, and alone: kube keeps this answer from before the list of what may change.
+  const count = (s: Obj) => (Array.isArray(s.containers) ? s.containers.length : 0);
+  if (count(spec) !== count(oldSpec))
+    return [cause.forbidden("spec.containers", "pod updates may not add or remove containers")];
   const munged: Obj = structuredClone(spec);
   for (const list of ["containers", "initContainers"]) {
     const mine = munged[list];

@@ -484,6 +484,23 @@ function servicePortCauses(spec: Obj): StatusCause[] {
       for (const msg of portNameErrors(target)) causes.push(cause.invalid(`${at}.targetPort`, target, msg));
     }
   });
+  // Two ports with the same number and protocol (ValidateService's ports map, keyed by a
+  // ServicePort holding only those two: kube prints that struct).
+  const seen = new Set<string>();
+  ports.forEach((p, i) => {
+    const port = (p ?? {}) as Obj;
+    const key = {
+      Name: "",
+      Protocol: port.protocol ?? "",
+      AppProtocol: null,
+      Port: port.port ?? 0,
+      TargetPort: 0,
+      NodePort: 0,
+    };
+    const id = `${key.Port}/${key.Protocol}`;
+    if (seen.has(id)) causes.push(cause.duplicate(`spec.ports[${i}]`, key));
+    seen.add(id);
+  });
   return causes;
 }
 

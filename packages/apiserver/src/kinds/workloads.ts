@@ -163,7 +163,10 @@ export const deploymentBehaviour: KindBehaviour = {
       causes.push(cause.notSupported("spec.strategy", strategy.type, ["Recreate", "RollingUpdate"]));
     } else if (strategy.type === "Recreate" && strategy.rollingUpdate != null) {
       causes.push(
-        cause.forbidden("spec.strategy.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'"),
+        cause.forbidden(
+          "spec.strategy.rollingUpdate",
+          "may not be specified when strategy `type` is 'Recreate'",
+        ),
       );
     }
     causes.push(...selectorUpdate(spec, old));
@@ -408,7 +411,11 @@ function jobUpdateCauses(spec: Obj, oldSpec: Obj, old: Readonly<Obj>): StatusCau
   const selector = asSelector(spec.selector);
   if (selector && (spec.selector == null || !selector.matches(templateLabels(template)))) {
     causes.push(
-      cause.invalid("spec.template.metadata.labels", labelsValue(template), "`selector` does not match template `labels`"),
+      cause.invalid(
+        "spec.template.metadata.labels",
+        labelsValue(template),
+        "`selector` does not match template `labels`",
+      ),
     );
   }
   causes.push(...immutableField("spec.selector", spec.selector, oldSpec.selector));
@@ -425,7 +432,13 @@ function jobUpdateCauses(spec: Obj, oldSpec: Obj, old: Readonly<Obj>): StatusCau
   causes.push(
     ...immutableField("spec.template", comparable(template, oldSpec.template), oldSpec.template, template),
   );
-  for (const f of ["completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy"])
+  for (const f of [
+    "completionMode",
+    "podFailurePolicy",
+    "backoffLimitPerIndex",
+    "managedBy",
+    "successPolicy",
+  ])
     causes.push(...immutableField(`spec.${f}`, spec[f], oldSpec[f]));
   return causes;
 }
