@@ -104,7 +104,7 @@ function changes(v: unknown, path: string[], out: [string, Op[]][]): void {
   const at = path.join(".");
   const p = pointer(path);
   if (Array.isArray(v)) {
-    v.forEach((item, i) => changes(item, [...path, String(i)], out));
+    for (const [i, item] of v.entries()) changes(item, [...path, String(i)], out);
     if (v.length > 0)
       out.push([`${at}+item`, [{ op: "add", path: `${p}/-`, value: anotherItem(v[v.length - 1]) }]]);
   } else if (v !== null && typeof v === "object") {
