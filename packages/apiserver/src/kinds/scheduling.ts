@@ -128,6 +128,14 @@ export const limitRangeBehaviour: KindBehaviour = {
       }
       if (seen.has(type)) causes.push(cause.duplicate(at, type));
       seen.add(type);
+      // A Pod's limits have no defaults: they are its containers'.
+      if (type === "Pod" && isMap(item)) {
+        for (const f of ["default", "defaultRequest"])
+          if (isMap(item[f]) && Object.keys(item[f] as Obj).length > 0)
+            causes.push(
+              cause.forbidden(`spec.limits[${i}].${f}`, "may not be specified when `type` is 'Pod'"),
+            );
+      }
     });
     return causes;
   },

@@ -62,7 +62,6 @@ export const ipAddressBehaviour: KindBehaviour = {
     if (old) {
       if (!deepEqual(ref, (old.spec as Obj | undefined)?.parentRef))
         causes.push(cause.invalid("spec.parentRef", ref ?? null, IMMUTABLE));
-      return causes;
     }
     if (!ref || typeof ref !== "object") return [...causes, cause.required("spec.parentRef", "")];
     const at = "spec.parentRef";
