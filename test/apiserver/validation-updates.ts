@@ -124,7 +124,128 @@ function changes(v: unknown, path: string[], out: [string, Op[]][]): void {
  * Per kind, changes of fields the fixture does not set but kube's defaulting, allocation or
  * registry does, and of fields an operator is likely to change.
  */
-const EXTRA: Record<string, [string, Op[]][]> = {};
+const EXTRA: Record<string, [string, Op[]][]> = (() => {
+  const set = (path: string, value: unknown): [string, Op[]] => [
+    `${path}=${JSON.stringify(value)}`,
+    [{ op: "add", path: pointer(path.split(".")), value }],
+  ];
+  const drop = (path: string): [string, Op[]] => [
+    `${path}-removed`,
+    [{ op: "remove", path: pointer(path.split(".")) }],
+  ];
+  const claimTemplate = {
+    metadata: { name: "data" },
+    spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+  };
+  return {
+    Service: [
+      set("spec.clusterIP", "10.0.0.77"),
+      set("spec.clusterIPs", ["10.0.0.77"]),
+      set("spec.clusterIP", "None"),
+      set("spec.type", "ExternalName"),
+      set("spec.sessionAffinity", "ClientIP"),
+      set("spec.ipFamilyPolicy", "RequireDualStack"),
+      set("spec.ipFamilies", ["IPv6"]),
+      set("spec.internalTrafficPolicy", "Local"),
+      set("spec.externalTrafficPolicy", "Local"),
+      set("spec.publishNotReadyAddresses", true),
+    ],
+    Deployment: [
+      set("spec.paused", true),
+      set("spec.minReadySeconds", 700),
+      set("spec.progressDeadlineSeconds", 5),
+      set("spec.revisionHistoryLimit", -1),
+      set("spec.strategy.rollingUpdate", { maxSurge: 0, maxUnavailable: 0 }),
+      set("spec.strategy.rollingUpdate.maxUnavailable", "150%"),
+    ],
+    StatefulSet: [
+      set("spec.volumeClaimTemplates", [claimTemplate]),
+      set("spec.revisionHistoryLimit", 5),
+      set("spec.minReadySeconds", 5),
+      set("spec.ordinals", { start: 1 }),
+      set("spec.updateStrategy.type", "OnDelete"),
+      set("spec.updateStrategy", { type: "OnDelete" }),
+      set("spec.persistentVolumeClaimRetentionPolicy.whenDeleted", "Delete"),
+      set("spec.persistentVolumeClaimRetentionPolicy.whenScaled", "Sometimes"),
+    ],
+    DaemonSet: [
+      set("spec.updateStrategy", { type: "OnDelete" }),
+      set("spec.updateStrategy.type", "OnDelete"),
+      set("spec.minReadySeconds", 5),
+    ],
+    ReplicaSet: [set("spec.minReadySeconds", 5)],
+    Job: [
+      set("spec.completions", 2),
+      set("spec.parallelism", 3),
+      set("spec.suspend", true),
+      set("spec.completionMode", "Indexed"),
+      set("spec.activeDeadlineSeconds", 60),
+      set("spec.ttlSecondsAfterFinished", 60),
+      set("spec.manualSelector", true),
+      set("spec.podFailurePolicy", {
+        rules: [{ action: "FailJob", onExitCodes: { operator: "In", values: [42] } }],
+      }),
+      set("spec.template.spec.nodeSelector", { disk: "ssd" }),
+      set("spec.template.metadata.annotations", { a: "b" }),
+    ],
+    CronJob: [
+      set("spec.suspend", true),
+      set("spec.timeZone", "Etc/UTC"),
+      set("spec.timeZone", "Mars/Olympus"),
+      set("spec.concurrencyPolicy", "Forbid"),
+      set("spec.startingDeadlineSeconds", 30),
+    ],
+    PersistentVolumeClaim: [
+      set("spec.storageClassName", "fast"),
+      set("spec.volumeName", "pv-1"),
+      set("spec.volumeMode", "Block"),
+      set("spec.volumeAttributesClassName", "gold"),
+      set("spec.selector", { matchLabels: { a: "b" } }),
+    ],
+    PersistentVolume: [
+      set("spec.persistentVolumeReclaimPolicy", "Delete"),
+      set("spec.storageClassName", "fast"),
+      set("spec.volumeMode", "Block"),
+      set("spec.mountOptions", ["ro"]),
+      set("spec.claimRef", { namespace: "default", name: "claim" }),
+      set("spec.nodeAffinity", {
+        required: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: "a", operator: "In", values: ["b"] }] }],
+        },
+      }),
+    ],
+    StorageClass: [
+      set("parameters", { type: "ssd" }),
+      set("reclaimPolicy", "Retain"),
+      set("volumeBindingMode", "WaitForFirstConsumer"),
+      set("allowVolumeExpansion", true),
+      set("mountOptions", ["ro"]),
+    ],
+    PriorityClass: [set("globalDefault", false), set("preemptionPolicy", "Never"), set("description", "d")],
+    Ingress: [set("spec.ingressClassName", "nginx")],
+    NetworkPolicy: [
+      set("spec.policyTypes", ["Egress"]),
+      set("spec.podSelector", { matchLabels: { a: "b" } }),
+    ],
+    PodDisruptionBudget: [
+      set("spec.maxUnavailable", 1),
+      set("spec.unhealthyPodEvictionPolicy", "AlwaysAllow"),
+    ],
+    Pod: [
+      set("spec.activeDeadlineSeconds", 60),
+      set("spec.tolerations", [{ key: "a", operator: "Exists", effect: "NoSchedule" }]),
+      set("spec.schedulingGates", [{ name: "example.com/gate" }]),
+      set("spec.nodeName", "node-1"),
+      set("spec.priorityClassName", "system-node-critical"),
+      drop("spec.enableServiceLinks"),
+    ],
+    ServiceAccount: [set("automountServiceAccountToken", false), set("secrets", [{ name: "s" }])],
+    Namespace: [set("spec.finalizers", ["example.com/f"])],
+    Secret: [set("type", "kubernetes.io/tls"), set("immutable", true)],
+    ConfigMap: [set("immutable", true)],
+    HorizontalPodAutoscaler: [set("spec.minReplicas", 5)],
+  };
+})();
 
 /** The update table, `{ns}` replaced by `namespace`. */
 export async function updateTable(namespace: string): Promise<UpdateTable> {

@@ -29,6 +29,8 @@ export const persistentVolumeBehaviour: KindBehaviour = {
     const causes = persistentVolumeSpecCauses(s);
     // ValidatePersistentVolumeUpdate: the volume source is fixed at creation (kube adds a Go diff).
     const oldSpec = (old?.spec ?? {}) as Obj;
+    // ValidatePersistentVolumeUpdate names the volume mode without its spec.
+    if (old) causes.push(...immutableField("volumeMode", s.volumeMode, oldSpec.volumeMode));
     if (old && PV_SOURCES.some((k) => !semanticEqual(s[k], oldSpec[k]))) {
       causes.push(
         cause.forbidden(
@@ -122,7 +124,17 @@ export const persistentVolumeClaimBehaviour: KindBehaviour = {
   },
   validate(obj, old) {
     const causes = claimSpecCauses((obj.spec ?? {}) as Obj);
-    if (old) causes.push(...claimUpdateCauses(obj, old));
+    if (old) {
+      causes.push(...claimUpdateCauses(obj, old));
+      // As a PV's: named without its spec.
+      causes.push(
+        ...immutableField(
+          "volumeMode",
+          (obj.spec as Obj | undefined)?.volumeMode,
+          (old.spec as Obj | undefined)?.volumeMode,
+        ),
+      );
+    }
     return causes;
   },
   created(obj) {
@@ -140,8 +152,9 @@ export const storageClassBehaviour: KindBehaviour = {
   validate(obj, old) {
     const causes = provisionerCauses(obj.provisioner, "provisioner");
     if (!old) return causes;
+    // 1.37's declarative validation: "field is immutable", no value shown.
     if (!semanticEqual(obj.parameters, old.parameters))
-      causes.push(cause.forbidden("parameters", "updates to parameters are forbidden."));
+      causes.push(cause.invalid("parameters", null, "field is immutable"));
     if ((obj.provisioner ?? "") !== (old.provisioner ?? ""))
       causes.push(cause.invalid("provisioner", null, "field is immutable"));
     causes.push(...immutableField("reclaimPolicy", obj.reclaimPolicy, old.reclaimPolicy));

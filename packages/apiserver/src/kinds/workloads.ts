@@ -168,11 +168,60 @@ export const deploymentBehaviour: KindBehaviour = {
           "may not be specified when strategy `type` is 'Recreate'",
         ),
       );
+    } else if (strategy.type === "RollingUpdate" && strategy.rollingUpdate != null) {
+      causes.push(...rollingUpdateCauses(strategy.rollingUpdate as Obj, "spec.strategy.rollingUpdate"));
+    }
+    causes.push(...nonNegative(spec.revisionHistoryLimit, "spec.revisionHistoryLimit"));
+    causes.push(...nonNegative(spec.minReadySeconds, "spec.minReadySeconds"));
+    if (typeof spec.progressDeadlineSeconds === "number") {
+      causes.push(...nonNegative(spec.progressDeadlineSeconds, "spec.progressDeadlineSeconds"));
+      if (spec.progressDeadlineSeconds <= ((spec.minReadySeconds as number | undefined) ?? 0))
+        causes.push(
+          cause.invalid(
+            "spec.progressDeadlineSeconds",
+            spec.progressDeadlineSeconds,
+            "must be greater than minReadySeconds",
+          ),
+        );
     }
     causes.push(...selectorUpdate(spec, old));
     return causes;
   },
 };
+
+/** An int-or-percent's value (getIntOrPercentValue): the number, or the percent's. */
+function intOrPercent(v: unknown): number {
+  if (typeof v === "number") return v;
+  const m = typeof v === "string" ? /^(\d+)%$/.exec(v) : null;
+  return m ? Number(m[1]) : 0;
+}
+
+/** ValidatePositiveIntOrPercent. */
+function positiveIntOrPercent(v: unknown, path: string): StatusCause[] {
+  if (typeof v === "string" && !/^\d+%$/.test(v))
+    return [cause.invalid(path, v, "must be an integer or percentage (e.g '5%')")];
+  if (typeof v === "number") return nonNegative(v, path);
+  return [];
+}
+
+/** ValidateRollingUpdateDeployment. */
+function rollingUpdateCauses(r: Obj, path: string): StatusCause[] {
+  const causes = [
+    ...positiveIntOrPercent(r.maxUnavailable, `${path}.maxUnavailable`),
+    ...positiveIntOrPercent(r.maxSurge, `${path}.maxSurge`),
+  ];
+  if (intOrPercent(r.maxUnavailable) === 0 && intOrPercent(r.maxSurge) === 0)
+    causes.push(
+      cause.invalid(`${path}.maxUnavailable`, r.maxUnavailable ?? 0, "may not be 0 when `maxSurge` is 0"),
+    );
+  if (
+    typeof r.maxUnavailable === "string" &&
+    /^\d+%$/.test(r.maxUnavailable) &&
+    intOrPercent(r.maxUnavailable) > 100
+  )
+    causes.push(cause.invalid(`${path}.maxUnavailable`, r.maxUnavailable, "must not be greater than 100%"));
+  return causes;
+}
 
 export const replicaSetBehaviour: KindBehaviour = {
   defaults(obj) {
@@ -208,7 +257,31 @@ const STATEFUL_SET_MUTABLE = new Set([
   "revisionHistoryLimit",
 ]);
 /** The fields declarative validation (+k8s:immutable) reports one by one. */
-const STATEFUL_SET_IMMUTABLE = ["serviceName", "podManagementPolicy", "selector"];
+const STATEFUL_SET_IMMUTABLE = ["serviceName", "podManagementPolicy", "selector", "volumeClaimTemplates"];
+const RETENTION = ["Retain", "Delete"];
+
+/** ValidateStatefulSetSpec's update strategy and claim retention checks. */
+function statefulSetStrategyCauses(spec: Obj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const strategy = (spec.updateStrategy ?? {}) as Obj;
+  if (strategy.type === "OnDelete" && strategy.rollingUpdate != null) {
+    const r = strategy.rollingUpdate as Obj;
+    causes.push(
+      cause.invalid(
+        "spec.updateStrategy.rollingUpdate",
+        { Partition: r.partition ?? 0, MaxUnavailable: r.maxUnavailable ?? null },
+        "only allowed for updateStrategy 'RollingUpdate'",
+      ),
+    );
+  }
+  const retention = (spec.persistentVolumeClaimRetentionPolicy ?? {}) as Obj;
+  for (const f of ["whenDeleted", "whenScaled"]) {
+    const v = retention[f];
+    if (v !== undefined && !RETENTION.includes(v as string))
+      causes.push(cause.notSupported(`spec.persistentVolumeClaimRetentionPolicy.${f}`, v, RETENTION));
+  }
+  return causes;
+}
 
 /** ValidateStatefulSetUpdate: the immutable fields one by one, anything else of the spec as a whole. */
 function statefulSetUpdate(spec: Obj, old: Obj): StatusCause[] {
@@ -276,6 +349,7 @@ export const statefulSetBehaviour: KindBehaviour = {
       }
     }
     causes.push(...selectorAndTemplate(spec, "statefulset"));
+    causes.push(...statefulSetStrategyCauses(spec));
     if (old) causes.push(...statefulSetUpdate(spec, (old.spec ?? {}) as Obj));
     return causes;
   },
@@ -432,6 +506,9 @@ function jobUpdateCauses(spec: Obj, oldSpec: Obj, old: Readonly<Obj>): StatusCau
   causes.push(
     ...immutableField("spec.template", comparable(template, oldSpec.template), oldSpec.template, template),
   );
+  // Elastic Indexed Jobs may change their completions; other Jobs may not.
+  if (spec.completionMode !== "Indexed")
+    causes.push(...immutableField("spec.completions", spec.completions, oldSpec.completions));
   for (const f of [
     "completionMode",
     "podFailurePolicy",
@@ -456,6 +533,17 @@ function jobSpecCauses(spec: Obj, path: string): StatusCause[] {
     causes.push(...nonNegative(spec[f], `${path}.${f}`));
   }
   causes.push(...validatePodTemplate(spec.template, `${path}.template`));
+  // validatePodReplacementPolicy: with a pod failure policy, only Failed.
+  const replacement = spec.podReplacementPolicy;
+  if (replacement !== undefined && replacement !== null) {
+    if (spec.podFailurePolicy != null) {
+      if (replacement !== "Failed")
+        causes.push(cause.notSupported(`${path}.podReplacementPolicy`, replacement, ["Failed"]));
+    } else if (replacement !== "Failed" && replacement !== "TerminatingOrFailed")
+      causes.push(
+        cause.notSupported(`${path}.podReplacementPolicy`, replacement, ["Failed", "TerminatingOrFailed"]),
+      );
+  }
   const policy = ((spec.template as Obj | undefined)?.spec as Obj | undefined)?.restartPolicy;
   if (policy === undefined || policy === "" || policy === "Always") {
     causes.push(cause.required(`${path}.template.spec.restartPolicy`, 'valid values: "OnFailure", "Never"'));
@@ -541,6 +629,7 @@ export const cronJobBehaviour: KindBehaviour = {
       const problem = cronScheduleError(schedule);
       if (problem) causes.push(cause.invalid("spec.schedule", schedule, problem));
     }
+    causes.push(...timeZoneCauses(spec.timeZone));
     const policy = spec.concurrencyPolicy;
     if (policy !== undefined)
       causes.push(
@@ -553,6 +642,32 @@ export const cronJobBehaviour: KindBehaviour = {
     return causes;
   },
 };
+
+/** validateTimeZone: nil, or a zone Go's time.LoadLocation knows (the IANA database). */
+function timeZoneCauses(zone: unknown): StatusCause[] {
+  if (zone === undefined || zone === null) return [];
+  const z = String(zone);
+  const at = "spec.timeZone";
+  if (z === "") return [cause.invalid(at, z, "timeZone must be nil or non-empty string")];
+  if (
+    z.split("/").some((p) => p === "." || p === ".." || p.startsWith("-") || !/^[A-Za-z._+\-0-9]+$/.test(p))
+  )
+    return [cause.invalid(at, z, `unknown time zone ${z}`)];
+  if (z.toLowerCase() === "local")
+    return [
+      cause.invalid(
+        at,
+        z,
+        "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones",
+      ),
+    ];
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: z });
+    return [];
+  } catch {
+    return [cause.invalid(at, z, `unknown time zone ${z}`)];
+  }
+}
 
 const CRON_DESCRIPTORS = new Set([
   "@yearly",
