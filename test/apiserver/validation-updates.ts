@@ -22,7 +22,8 @@ export interface UpdateCase {
   id: string;
   /** The object's path, with its name. */
   path: string;
-  patch: Op[];
+  /** The JSON patch; none for a PUT of the object as read. */
+  patch?: Op[];
 }
 
 /** The objects the update table creates for real, in order, and its cases. */
@@ -264,6 +265,8 @@ export async function updateTable(namespace: string): Promise<UpdateTable> {
     found.push(...(EXTRA[kind] ?? []));
     // The one field of metadata every kind guards the same way.
     found.push(["metadata.name=renamed", [{ op: "replace", path: "/metadata/name", value: "renamed" }]]);
+    // The object as read, put back: every kind takes its own stored form.
+    table.cases.push({ id: `${kind}/update:unchanged`, path });
     for (const [change, patch] of found)
       table.cases.push({ id: `${kind}/update:${change}`, path, patch: inNamespace(patch) });
   }
@@ -294,7 +297,9 @@ export async function runUpdates(
   const worker = async () => {
     while (next < cases.length) {
       const c = cases[next++];
-      const r = await api.patch(`${c.path}?dryRun=All`, c.patch, "application/json-patch+json");
+      const r = c.patch
+        ? await api.patch(`${c.path}?dryRun=All`, c.patch, "application/json-patch+json")
+        : await api.put(`${c.path}?dryRun=All`, (await api.get(c.path)).body);
       out.set(c.id, outcomeOf(r.status, r.body));
     }
   };
