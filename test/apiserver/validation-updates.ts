@@ -223,7 +223,6 @@ const EXTRA: Record<string, [string, Op[]][]> = (() => {
       set("mountOptions", ["ro"]),
     ],
     PriorityClass: [set("globalDefault", false), set("preemptionPolicy", "Never"), set("description", "d")],
-    Ingress: [set("spec.ingressClassName", "nginx")],
     NetworkPolicy: [
       set("spec.policyTypes", ["Egress"]),
       set("spec.podSelector", { matchLabels: { a: "b" } }),
@@ -244,9 +243,63 @@ const EXTRA: Record<string, [string, Op[]][]> = (() => {
     Namespace: [set("spec.finalizers", ["example.com/f"])],
     Secret: [set("type", "kubernetes.io/tls"), set("immutable", true)],
     ConfigMap: [set("immutable", true)],
-    HorizontalPodAutoscaler: [set("spec.minReplicas", 5)],
+    HorizontalPodAutoscaler: [
+      set("spec.minReplicas", 5),
+      set("spec.minReplicas", 0),
+      set("spec.behavior", { scaleDown: { stabilizationWindowSeconds: 3601 } }),
+      set("spec.behavior", { scaleUp: { selectPolicy: "Sideways" } }),
+      set("spec.scaleTargetRef.kind", "StatefulSet"),
+    ],
+    ValidatingWebhookConfiguration: webhookChanges(set),
+    MutatingWebhookConfiguration: [
+      ...webhookChanges(set),
+      set("webhooks.0.reinvocationPolicy", "IfNeeded"),
+      set("webhooks.0.reinvocationPolicy", "Always"),
+    ],
+    Role: [set("rules.0.nonResourceURLs", ["/healthz"]), set("rules.0.resourceNames", ["a"])],
+    ClusterRole: [
+      set("rules.0.nonResourceURLs", ["/healthz"]),
+      set("aggregationRule", { clusterRoleSelectors: [{ matchLabels: { a: "b" } }] }),
+    ],
+    RoleBinding: [set("subjects.0.kind", "Group"), set("subjects.0.apiGroup", "rbac.authorization.k8s.io")],
+    Lease: [
+      set("spec.acquireTime", "2026-01-01T00:00:00.000000Z"),
+      set("spec.leaseTransitions", -1),
+      set("spec.strategy", "OldestEmulationVersion"),
+    ],
+    Ingress: [
+      set("spec.ingressClassName", "nginx"),
+      set("spec.rules", [
+        {
+          host: "example.com",
+          http: {
+            paths: [
+              { path: "/", pathType: "Prefix", backend: { service: { name: "s", port: { number: 80 } } } },
+            ],
+          },
+        },
+      ]),
+      set("spec.rules", [{ host: "*.*.example.com" }]),
+      set("spec.tls", [{ hosts: ["example.com"], secretName: "tls" }]),
+    ],
   };
 })();
+
+/** Changes of a webhook configuration's first webhook: its policies and selectors. */
+function webhookChanges(set: (path: string, value: unknown) => [string, Op[]]): [string, Op[]][] {
+  return [
+    set("webhooks.0.failurePolicy", "Ignore"),
+    set("webhooks.0.failurePolicy", "Sometimes"),
+    set("webhooks.0.matchPolicy", "Exact"),
+    set("webhooks.0.namespaceSelector", { matchLabels: { "bad key": "x" } }),
+    set("webhooks.0.objectSelector", { matchExpressions: [{ key: "a", operator: "In" }] }),
+    set("webhooks.0.timeoutSeconds", 31),
+    set("webhooks.0.matchConditions", [{ name: "c", expression: "true" }]),
+    set("webhooks.0.matchConditions", [{ name: "c", expression: "1 +" }]),
+    set("webhooks.0.clientConfig.service", { namespace: "default", name: "svc" }),
+    set("webhooks.0.sideEffects", "Some"),
+  ];
+}
 
 /** The update table, `{ns}` replaced by `namespace`. */
 export async function updateTable(namespace: string): Promise<UpdateTable> {

@@ -2,7 +2,7 @@
 import { isIP } from "node:net";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "controller-runtime/api";
-import { dns1035LabelErrors } from "../object/names.js";
+import { dns1035LabelErrors, dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
@@ -102,6 +102,27 @@ function backendCauses(backend: Obj, path: string): StatusCause[] {
   return causes;
 }
 
+const WILDCARD_SUBDOMAIN = /^\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** validateIngressRules' host: a DNS name (a wildcard one when it has a '*'), not an address. */
+function ingressHostCauses(host: string, path: string): StatusCause[] {
+  if (host === "") return [];
+  const causes: StatusCause[] = [];
+  if (isIP(host) !== 0) causes.push(cause.invalid(path, host, "must be a DNS name, not an IP address"));
+  if (host.includes("*")) {
+    if (host.length > 253) causes.push(cause.invalid(path, host, "must be no more than 253 characters"));
+    if (!WILDCARD_SUBDOMAIN.test(host))
+      causes.push(
+        cause.invalid(
+          path,
+          host,
+          "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        ),
+      );
+  } else for (const msg of dns1123SubdomainErrors(host)) causes.push(cause.invalid(path, host, msg));
+  return causes;
+}
+
 export const ingressBehaviour: KindBehaviour = {
   // ValidateIngressSpec: a default backend or rules, each backend valid.
   validate(obj) {
@@ -114,6 +135,10 @@ export const ingressBehaviour: KindBehaviour = {
     if (spec.defaultBackend && typeof spec.defaultBackend === "object") {
       causes.push(...backendCauses(spec.defaultBackend as Obj, "spec.defaultBackend"));
     }
+    rules.forEach((rule, i) => {
+      const host = typeof (rule as Obj | null)?.host === "string" ? ((rule as Obj).host as string) : "";
+      causes.push(...ingressHostCauses(host, `spec.rules[${i}].host`));
+    });
     return causes;
   },
 };

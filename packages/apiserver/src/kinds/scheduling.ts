@@ -264,13 +264,35 @@ function scaleTargetApiVersionCauses(ref: Obj, oldRef: Obj | undefined): StatusC
   return error ? [cause.invalid("spec.scaleTargetRef.apiVersion", apiVersion, error)] : [];
 }
 
+const SELECT_POLICIES = ["Disabled", "Max", "Min"];
+
+/** validateScalingRules: the stabilization window within an hour, a known select policy. */
+function scalingRulesCauses(rules: Obj, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const window = rules.stabilizationWindowSeconds;
+  if (typeof window === "number") {
+    if (window < 0)
+      causes.push(
+        cause.invalid(`${path}.stabilizationWindowSeconds`, window, "must be greater than or equal to zero"),
+      );
+    if (window > 3600)
+      causes.push(
+        cause.invalid(`${path}.stabilizationWindowSeconds`, window, "must be less than or equal to 3600"),
+      );
+  }
+  if (rules.selectPolicy !== undefined && !SELECT_POLICIES.includes(rules.selectPolicy as string))
+    causes.push(cause.notSupported(`${path}.selectPolicy`, rules.selectPolicy, SELECT_POLICIES));
+  return causes;
+}
+
 /** validateHorizontalPodAutoscalerSpec (autoscaling/v2). */
 function hpaSpecCauses(spec: Obj, oldSpec: Obj | undefined): StatusCause[] {
   const causes: StatusCause[] = [];
   const min = spec.minReplicas;
   const max = typeof spec.maxReplicas === "number" ? spec.maxReplicas : 0;
-  if (typeof min === "number" && min < 1)
-    causes.push(cause.invalid("spec.minReplicas", min, "must be greater than or equal to 1"));
+  // HPAScaleToZero (on in 1.37): zero replicas, given an Object or External metric to wake on.
+  if (typeof min === "number" && min < 0)
+    causes.push(cause.invalid("spec.minReplicas", min, "must be greater than or equal to 0"));
   if (max < 0) causes.push(cause.invalid("spec.maxReplicas", max, "must be greater than or equal to 1"));
   if (typeof min === "number" && max < min)
     causes.push(cause.invalid("spec.maxReplicas", max, "must be greater than or equal to `minReplicas`"));
@@ -285,6 +307,18 @@ function hpaSpecCauses(spec: Obj, oldSpec: Obj | undefined): StatusCause[] {
   const metrics = Array.isArray(spec.metrics) ? (spec.metrics as Obj[]) : [];
   for (let i = 0; i < metrics.length; i++)
     causes.push(...metricCauses((metrics[i] ?? {}) as Obj, `spec.metrics[${i}]`));
+  if (min === 0 && !metrics.some((m) => m?.type === "Object" || m?.type === "External"))
+    causes.push(
+      cause.forbidden(
+        "spec.metrics",
+        "must specify at least one Object or External metric to support scaling to zero replicas",
+      ),
+    );
+  const behavior = isMap(spec.behavior) ? spec.behavior : {};
+  for (const direction of ["scaleUp", "scaleDown"]) {
+    const rules = behavior[direction];
+    if (isMap(rules)) causes.push(...scalingRulesCauses(rules, `spec.behavior.${direction}`));
+  }
   // Declarative validation's +k8s:required reports an unset maxReplicas, with no detail, after
   // the handwritten checks.
   if (max === 0) causes.push(cause.required("spec.maxReplicas"));

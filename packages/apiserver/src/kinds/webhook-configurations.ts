@@ -8,6 +8,7 @@ import { dns1035LabelErrors, dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
+import { labelSelectorCauses } from "./workloads.js";
 
 const ACCEPTED_REVIEW_VERSIONS = ["v1", "v1beta1"];
 const FAILURE_POLICIES = ["Fail", "Ignore"];
@@ -238,6 +239,8 @@ function validateWebhook(hook: Obj, path: string, o: Options, mutating: boolean)
       cause.notSupported(`${path}.reinvocationPolicy`, hook.reinvocationPolicy, REINVOCATION_POLICIES),
     );
   }
+  for (const f of ["namespaceSelector", "objectSelector"])
+    out.push(...labelSelectorCauses(hook[f], `${path}.${f}`));
   out.push(...validateClientConfig(hook.clientConfig as Obj | undefined, `${path}.clientConfig`));
   if (hook.matchConditions != null) {
     out.push(...celMatch.get().matchConditionErrors(hook.matchConditions, `${path}.matchConditions`));
