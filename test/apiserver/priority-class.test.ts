@@ -109,3 +109,28 @@ test("one global default at most, given to Pods that name no class", async () =>
     await api.delete(`${classes}/${first}`);
   }
 });
+
+test("a Pod's priority is its class's, not one it states", async () => {
+  const pod = (spec: Record<string, unknown>) =>
+    api.post(`/api/v1/namespaces/${ns}/pods?dryRun=All`, {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "p" },
+      spec: { containers: [{ name: "c", image: "nginx" }], ...spec },
+    });
+  const wrong = await pod({ priorityClassName: "system-node-critical", priority: 5 });
+  assert.equal(wrong.status, 403);
+  assert.equal(
+    wrong.body.message,
+    'pods "p" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 2000001000 from the given PriorityClass name',
+  );
+  const policy = await pod({ priorityClassName: "system-node-critical", preemptionPolicy: "Never" });
+  assert.equal(policy.status, 403);
+  assert.equal(
+    policy.body.message,
+    'pods "p" is forbidden: the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name',
+  );
+  const same = await pod({ priorityClassName: "system-node-critical", priority: 2000001000 });
+  assert.equal(same.status, 201, same.text);
+  assert.equal(same.body.spec.priority, 2000001000);
+});

@@ -233,9 +233,24 @@ export const podBehaviour: KindBehaviour = {
       ? priorityClassNamed(server, className, podName)
       : defaultPriorityClass(server);
     if (!className && priorityClass) spec.priorityClassName = (priorityClass.metadata as Obj).name;
-    spec.priority ??= (priorityClass?.value as number | undefined) ?? 0;
-    spec.preemptionPolicy ??=
-      (priorityClass?.preemptionPolicy as string | undefined) ?? "PreemptLowerPriority";
+    const priority = (priorityClass?.value as number | undefined) ?? 0;
+    if (spec.priority !== undefined && spec.priority !== priority) {
+      throw forbidden(
+        { group: "", resource: "pods", kind: "Pod" },
+        podName,
+        `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
+      );
+    }
+    spec.priority = priority;
+    const policy = (priorityClass?.preemptionPolicy as string | undefined) ?? "PreemptLowerPriority";
+    if (spec.preemptionPolicy !== undefined && spec.preemptionPolicy !== policy) {
+      throw forbidden(
+        { group: "", resource: "pods", kind: "Pod" },
+        podName,
+        `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${policy} from the given PriorityClass name`,
+      );
+    }
+    spec.preemptionPolicy = policy;
     const tolerations = Array.isArray(spec.tolerations) ? (spec.tolerations as Obj[]) : [];
     for (const key of ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]) {
       const tolerated = tolerations.some(
