@@ -318,6 +318,17 @@ export async function updateTable(namespace: string): Promise<UpdateTable> {
     found.push(...(EXTRA[kind] ?? []));
     // The one field of metadata every kind guards the same way.
     found.push(["metadata.name=renamed", [{ op: "replace", path: "/metadata/name", value: "renamed" }]]);
+    found.push([
+      "metadata.uid=other",
+      [{ op: "replace", path: "/metadata/uid", value: "00000000-0000-0000-0000-000000000001" }],
+    ]);
+    found.push([
+      "metadata.resourceVersion=1",
+      [{ op: "replace", path: "/metadata/resourceVersion", value: "1" }],
+    ]);
+    found.push(["metadata.generateName=g-", [{ op: "add", path: "/metadata/generateName", value: "g-" }]]);
+    if (f.path.includes("{ns}"))
+      found.push(["metadata.namespace=other", [{ op: "add", path: "/metadata/namespace", value: "other" }]]);
     // The object as read, put back: every kind takes its own stored form.
     table.cases.push({ id: `${kind}/update:unchanged`, path });
     for (const [change, patch] of found)
