@@ -33,7 +33,7 @@ try {
     outcomes[c.id] = outcomeOf(r.status, r.body);
   }
   for (const c of scenarioCases(ns)) outcomes[c.id] = await runScenario(api, c);
-  const table = await updateTable(ns);
+  const table = await updateTable(await api.namespace("validation-updates"));
   await createUpdated(api, table);
   try {
     const answered = await runUpdates(api, table.cases);

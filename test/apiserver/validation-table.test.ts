@@ -38,6 +38,7 @@ let cases: ValidationCase[];
 let scenarios: ScenarioCase[];
 let updates: UpdateTable;
 let ns: string;
+let updatesNs: string;
 
 before(async () => {
   target = await startTarget();
@@ -45,11 +46,15 @@ before(async () => {
   ns = await api.namespace("validation");
   cases = await validationCases(ns);
   scenarios = scenarioCases(ns);
-  updates = await updateTable(ns);
+  // The updated objects are real: in a namespace (and with names) of their own, so that the dry-run
+  // creates of the same names find nothing in the way.
+  updatesNs = await api.namespace("validation-updates");
+  updates = await updateTable(updatesNs);
 });
 after(async () => {
   await deleteUpdated(api, updates);
-  for (const space of [ns, ...scenarioNamespaces(ns)]) await api.delete(`/api/v1/namespaces/${space}`);
+  for (const space of [ns, updatesNs, ...scenarioNamespaces(ns)])
+    await api.delete(`/api/v1/namespaces/${space}`);
   await target.close();
 });
 
