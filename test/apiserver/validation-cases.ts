@@ -199,6 +199,31 @@ export async function fixtures(): Promise<Record<string, { path: string; body: J
         webhooks: [webhook("v.example.com")],
       }),
     },
+    ValidatingAdmissionPolicy: {
+      path: "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+      body: object("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", "vap-{ns}", {
+        spec: {
+          failurePolicy: "Fail",
+          matchConstraints: {
+            resourceRules: [
+              {
+                apiGroups: ["example.com"],
+                apiVersions: ["v1"],
+                operations: ["CREATE"],
+                resources: ["nothings"],
+              },
+            ],
+          },
+          validations: [{ expression: "object.metadata.name != ''", message: "named" }],
+        },
+      }),
+    },
+    ValidatingAdmissionPolicyBinding: {
+      path: "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+      body: object("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding", "vapb-{ns}", {
+        spec: { policyName: "vap-{ns}", validationActions: ["Deny"] },
+      }),
+    },
     MutatingWebhookConfiguration: {
       path: "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
       body: object("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", "mwc-{ns}", {
