@@ -68,6 +68,7 @@ const OTHER: Record<string, string> = {
   None: "NoneOnDryRun",
   "kubernetes.io/kube-apiserver-client": "kubernetes.io/kube-apiserver-client-kubelet",
   "https://webhook.example.com/check": "https://webhook.example.com/other",
+  "2026-01-01T00:00:00.000000Z": "2026-01-01T00:00:01.000000Z",
 };
 
 /** Another value for `v` that its field's rules take, or undefined to leave it (certificates, PEM). */
