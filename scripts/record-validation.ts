@@ -1,5 +1,6 @@
 // Records what a real kube-apiserver answers to the table of bad objects
-// (test/apiserver/validation-cases.ts): the referee the embedded server is held to.
+// (test/apiserver/validation-cases.ts), to its scenarios, and to the table of updates
+// (test/apiserver/validation-updates.ts): the referee the embedded server is held to.
 // Run: KUBEBUILDER_ASSETS=<kube-apiserver and etcd> npx tsx scripts/record-validation.ts
 import { writeFileSync } from "node:fs";
 import { Api, startTarget } from "../test/apiserver/harness.js";
@@ -10,6 +11,12 @@ import {
   scenarioCases,
   validationCases,
 } from "../test/apiserver/validation-cases.js";
+import {
+  createUpdated,
+  deleteUpdated,
+  runUpdates,
+  updateTable,
+} from "../test/apiserver/validation-updates.js";
 
 if (!process.env.KUBEBUILDER_ASSETS) {
   console.error("KUBEBUILDER_ASSETS must name a real kube-apiserver and etcd: the recording is the referee");
@@ -26,6 +33,14 @@ try {
     outcomes[c.id] = outcomeOf(r.status, r.body);
   }
   for (const c of scenarioCases(ns)) outcomes[c.id] = await runScenario(api, c);
+  const table = await updateTable(await api.namespace("validation-updates"));
+  await createUpdated(api, table);
+  try {
+    const answered = await runUpdates(api, table.cases);
+    for (const c of table.cases) outcomes[c.id] = answered.get(c.id) as Outcome;
+  } finally {
+    await deleteUpdated(api, table);
+  }
   const file = new URL("../test/apiserver/validation.recorded.json", import.meta.url);
   // One line per outcome: reviewable in a diff.
   const lines = Object.entries(outcomes).map(([id, o]) => `  ${JSON.stringify(id)}: ${JSON.stringify(o)}`);

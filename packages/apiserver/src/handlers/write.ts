@@ -409,6 +409,12 @@ export function commitUpdate(
       cause.invalid("metadata.resourceVersion", 0, "must be specified for an update"),
     ]);
   }
+  // ValidateObjectMetaUpdate: a uid the request states must be the object's (prepareForUpdate keeps the stored one).
+  const uid = meta.uid;
+  const storedUid = (current.obj.metadata as Obj).uid;
+  if (typeof uid === "string" && uid !== "" && uid !== storedUid) {
+    throw invalid(refOf(r.def), r.name, [cause.invalid("metadata.uid", uid, "field is immutable")]);
+  }
   const next = prepareForUpdate(r.def, current.obj, candidate, r.subresource);
   admit(r, next, current.obj);
   bumpGeneration(r.def, current.obj, next);

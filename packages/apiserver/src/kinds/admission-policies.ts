@@ -5,6 +5,7 @@
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "controller-runtime/api";
 import { celMatch, celPolicy } from "../lazy.js";
+import { dns1123SubdomainErrors } from "../object/names.js";
 import { pathSegmentNameErrors } from "../request-path.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -206,6 +207,10 @@ function validateBinding(obj: Obj): StatusCause[] {
   const out: StatusCause[] = [];
   if (typeof spec.policyName !== "string" || spec.policyName === "")
     out.push(cause.required("spec.policyName"));
+  // The policy's name is an object name (a DNS subdomain), as a MutatingAdmissionPolicyBinding's.
+  else
+    for (const msg of dns1123SubdomainErrors(spec.policyName))
+      out.push(cause.invalid("spec.policyName", spec.policyName, msg));
   const actions = Array.isArray(spec.validationActions) ? (spec.validationActions as unknown[]) : [];
   if (actions.length === 0) {
     out.push(cause.required("spec.validationActions", "at least one validation action is required"));

@@ -64,6 +64,8 @@ function conditionsOf(obj: Readonly<Obj> | undefined): Obj[] {
 export const certificateSigningRequestBehaviour: KindBehaviour = {
   defaults(obj, { old, server }) {
     if (!old) return;
+    // PrepareForUpdate: a request never changes once made, whatever an update says.
+    obj.spec = cloneJson(old.spec ?? {});
     const now = kubeTime(server.now());
     for (const c of conditionsOf(obj)) {
       if (!c || typeof c !== "object") continue;

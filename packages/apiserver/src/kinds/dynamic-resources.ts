@@ -104,7 +104,8 @@ export const resourceClaimTemplateBehaviour: KindBehaviour = {
     defaultClaimSpec(asObj(asObj(obj.spec)?.spec));
   },
   validate(obj, old) {
-    return old ? immutableSpec(obj, old) : claimSpecCauses(asObj(asObj(obj.spec)?.spec), "spec.spec");
+    // A template is validated on update as on create, beside its immutable spec.
+    return [...immutableSpec(obj, old), ...claimSpecCauses(asObj(asObj(obj.spec)?.spec), "spec.spec")];
   },
 };
 

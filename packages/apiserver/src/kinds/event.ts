@@ -138,6 +138,10 @@ export const eventsV1Behaviour: KindBehaviour = {
   validate(obj, old) {
     const e = asCoreEvent(obj);
     const causes = legacyCauses(e, true);
+    // events.k8s.io validates the name as an object name (NameIsDNSSubdomain); core v1 does not.
+    const name = String((obj.metadata as Obj | undefined)?.name ?? "");
+    if (old === undefined && name !== "")
+      for (const msg of dns1123SubdomainErrors(name)) causes.push(cause.invalid("metadata.name", name, msg));
     if (old === undefined) causes.push(...strictCreateCauses(e));
     else causes.push(...strictUpdateCauses(e, asCoreEvent(old)));
     return causes;

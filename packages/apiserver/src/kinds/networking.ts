@@ -2,7 +2,7 @@
 import { isIP } from "node:net";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "controller-runtime/api";
-import { dns1035LabelErrors } from "../object/names.js";
+import { dns1035LabelErrors, dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
@@ -39,13 +39,26 @@ export const endpointSliceBehaviour: KindBehaviour = {
       p.protocol ??= "TCP";
     }
   },
-  // ValidateEndpointSlice: a known address type, each endpoint with addresses of that type.
-  validate(obj) {
+  // ValidateEndpointSlice: a known address type, each endpoint with addresses of that type, port
+  // names once each; ValidateEndpointSliceUpdate: the address type never changes, and addresses
+  // are checked against it only on create (an update's are the old type's).
+  validate(obj, old) {
     const causes: StatusCause[] = [];
-    const type = obj.addressType;
-    if (type === undefined || type === "") causes.push(cause.required("addressType"));
-    else if (!ADDRESS_TYPES.includes(type as string))
-      causes.push(cause.notSupported("addressType", type, ADDRESS_TYPES));
+    const ports = Array.isArray(obj.ports) ? (obj.ports as Obj[]) : [];
+    const names = new Set<string>();
+    ports.forEach((p, i) => {
+      const name = String(p?.name ?? "");
+      if (names.has(name)) causes.push(cause.duplicate(`ports[${i}].name`, name));
+      names.add(name);
+    });
+    // kube compares pointers-to-type there and shows none.
+    if (old && (obj.addressType ?? "") !== (old.addressType ?? ""))
+      causes.push(cause.invalid("addressType", null, "field is immutable"));
+    const given = obj.addressType;
+    if (given === undefined || given === "") causes.push(cause.required("addressType"));
+    else if (!old && !ADDRESS_TYPES.includes(given as string))
+      causes.push(cause.notSupported("addressType", given, ADDRESS_TYPES));
+    const type = old ? old.addressType : given;
     const endpoints = Array.isArray(obj.endpoints) ? (obj.endpoints as Obj[]) : [];
     endpoints.forEach((e, i) => {
       const addresses = Array.isArray(e?.addresses) ? (e.addresses as unknown[]) : [];
@@ -89,6 +102,27 @@ function backendCauses(backend: Obj, path: string): StatusCause[] {
   return causes;
 }
 
+const WILDCARD_SUBDOMAIN = /^\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** validateIngressRules' host: a DNS name (a wildcard one when it has a '*'), not an address. */
+function ingressHostCauses(host: string, path: string): StatusCause[] {
+  if (host === "") return [];
+  const causes: StatusCause[] = [];
+  if (isIP(host) !== 0) causes.push(cause.invalid(path, host, "must be a DNS name, not an IP address"));
+  if (host.includes("*")) {
+    if (host.length > 253) causes.push(cause.invalid(path, host, "must be no more than 253 characters"));
+    if (!WILDCARD_SUBDOMAIN.test(host))
+      causes.push(
+        cause.invalid(
+          path,
+          host,
+          "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        ),
+      );
+  } else for (const msg of dns1123SubdomainErrors(host)) causes.push(cause.invalid(path, host, msg));
+  return causes;
+}
+
 export const ingressBehaviour: KindBehaviour = {
   // ValidateIngressSpec: a default backend or rules, each backend valid.
   validate(obj) {
@@ -101,14 +135,27 @@ export const ingressBehaviour: KindBehaviour = {
     if (spec.defaultBackend && typeof spec.defaultBackend === "object") {
       causes.push(...backendCauses(spec.defaultBackend as Obj, "spec.defaultBackend"));
     }
+    rules.forEach((rule, i) => {
+      const host = typeof (rule as Obj | null)?.host === "string" ? ((rule as Obj).host as string) : "";
+      causes.push(...ingressHostCauses(host, `spec.rules[${i}].host`));
+    });
     return causes;
   },
 };
 
 export const ingressClassBehaviour: KindBehaviour = {
   // validateIngressClassSpec: a controller named as a domain-prefixed path.
-  validate(obj) {
+  validate(obj, old) {
     const controller = String(((obj.spec ?? {}) as Obj).controller ?? "");
+    // ValidateIngressClassUpdate: the controller never changes.
+    if (old) {
+      const was = String(((old.spec ?? {}) as Obj).controller ?? "");
+      if (controller !== was) {
+        const causes = [cause.invalid("spec.controller", controller, "field is immutable")];
+        if (controller === "") causes.push(cause.required("spec.controller"));
+        return causes;
+      }
+    }
     if (controller === "") return [cause.required("spec.controller")];
     const [domain] = controller.split("/");
     const errs = controller.includes("/")

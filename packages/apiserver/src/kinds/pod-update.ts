@@ -33,6 +33,24 @@ export function validatePodSpecUpdate(obj: Readonly<Obj>, old: Readonly<Obj>): S
   const spec = isObj(obj.spec) ? obj.spec : {};
   const oldSpec = isObj(old.spec) ? old.spec : {};
   if (deepEqual(spec, oldSpec)) return [];
+  // Checked first, and alone: kube keeps this answer from before the list of what may change.
+  const count = (s: Obj) => (Array.isArray(s.containers) ? s.containers.length : 0);
+  if (count(spec) !== count(oldSpec))
+    return [cause.forbidden("spec.containers", "pod updates may not add or remove containers")];
+  // Scheduling gates may only go (only deletion is allowed).
+  const gates = (s: Obj) => (Array.isArray(s.schedulingGates) ? (s.schedulingGates as Obj[]) : []);
+  const oldGates = new Set(gates(oldSpec).map((g) => g?.name));
+  const added: StatusCause[] = [];
+  gates(spec).forEach((g, i) => {
+    if (!oldGates.has(g?.name))
+      added.push(
+        cause.forbidden(
+          `spec.schedulingGates[${i}].name`,
+          `only deletion is allowed, but found new scheduling gate '${String(g?.name ?? "")}'`,
+        ),
+      );
+  });
+  if (added.length > 0) return added;
   const munged: Obj = structuredClone(spec);
   for (const list of ["containers", "initContainers"]) {
     const mine = munged[list];

@@ -1,6 +1,7 @@
 // Pods and pod templates: the defaults kube's API server fills that clients rely on, and the
 // required fields it checks.
 import { admitLimitRanges } from "./limit-ranger.js";
+import { defaultPriorityClass } from "./scheduling.js";
 import { validatePodSpecUpdate } from "./pod-update.js";
 import { defaultRequestsFromLimits, podQOS } from "./pod-qos.js";
 import { annotationCauses, labelCauses } from "../object/meta.js";
@@ -227,10 +228,29 @@ export const podBehaviour: KindBehaviour = {
     admitLimitRanges(server, String((obj.metadata as Obj).namespace ?? ""), spec, podName);
     // The QoS class is the strategy's (PrepareForCreate), after admission set the resources.
     if (isObj(obj.status)) obj.status.qosClass = podQOS(spec);
-    const priorityClass = className ? priorityClassNamed(server, className, podName) : undefined;
-    spec.priority ??= (priorityClass?.value as number | undefined) ?? 0;
-    spec.preemptionPolicy ??=
-      (priorityClass?.preemptionPolicy as string | undefined) ?? "PreemptLowerPriority";
+    // Without a class, the global default's, named on the Pod (the Priority admission's getDefaultPriority).
+    const priorityClass = className
+      ? priorityClassNamed(server, className, podName)
+      : defaultPriorityClass(server);
+    if (!className && priorityClass) spec.priorityClassName = (priorityClass.metadata as Obj).name;
+    const priority = (priorityClass?.value as number | undefined) ?? 0;
+    if (spec.priority !== undefined && spec.priority !== priority) {
+      throw forbidden(
+        { group: "", resource: "pods", kind: "Pod" },
+        podName,
+        `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
+      );
+    }
+    spec.priority = priority;
+    const policy = (priorityClass?.preemptionPolicy as string | undefined) ?? "PreemptLowerPriority";
+    if (spec.preemptionPolicy !== undefined && spec.preemptionPolicy !== policy) {
+      throw forbidden(
+        { group: "", resource: "pods", kind: "Pod" },
+        podName,
+        `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${policy} from the given PriorityClass name`,
+      );
+    }
+    spec.preemptionPolicy = policy;
     const tolerations = Array.isArray(spec.tolerations) ? (spec.tolerations as Obj[]) : [];
     for (const key of ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]) {
       const tolerated = tolerations.some(

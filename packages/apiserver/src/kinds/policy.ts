@@ -43,8 +43,14 @@ export const podDisruptionBudgetBehaviour: KindBehaviour = {
 };
 
 export const runtimeClassBehaviour: KindBehaviour = {
-  validate(obj) {
+  validate(obj, old) {
     const handler = typeof obj.handler === "string" ? obj.handler : "";
+    // ValidateRuntimeClassUpdate: the handler never changes (kube shows no value).
+    if (old && handler !== (old.handler ?? "")) {
+      const causes = [cause.invalid("handler", null, "field is immutable")];
+      if (handler === "") causes.push(cause.required("handler"));
+      return causes;
+    }
     if (handler === "") return [cause.required("handler")];
     return dns1123LabelErrors(handler).map((m) => cause.invalid("handler", handler, m));
   },

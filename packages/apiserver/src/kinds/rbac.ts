@@ -126,18 +126,14 @@ function bindingBehaviour(namespaced: boolean): KindBehaviour {
       const causes: StatusCause[] = [];
       const ref = isObject(obj.roleRef) ? obj.roleRef : {};
       const oldRef = old && isObject(old.roleRef) ? old.roleRef : undefined;
+      // ValidateRoleBindingUpdate (1.37): the binding is validated as on create, and its roleRef
+      // never changes; kube shows the Go struct.
       if (
         oldRef &&
         JSON.stringify(ordered(oldRef, roleRefOrder)) !== JSON.stringify(ordered(ref, roleRefOrder))
       ) {
-        const text = `rbac.RoleRef{APIGroup:${JSON.stringify(ref.apiGroup ?? "")}, Kind:${JSON.stringify(ref.kind ?? "")}, Name:${JSON.stringify(ref.name ?? "")}}`;
-        return [
-          {
-            reason: "FieldValueInvalid",
-            message: `Invalid value: ${text}: cannot change roleRef`,
-            field: "roleRef",
-          },
-        ];
+        const shown = { APIGroup: ref.apiGroup ?? "", Kind: ref.kind ?? "", Name: ref.name ?? "" };
+        causes.push(cause.invalid("roleRef", shown, "field is immutable"));
       }
       if (ref.apiGroup !== rbacGroup)
         causes.push(cause.notSupported("roleRef.apiGroup", ref.apiGroup ?? "", [rbacGroup]));

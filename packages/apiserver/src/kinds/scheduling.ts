@@ -3,14 +3,89 @@
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "controller-runtime/api";
 import { pathSegmentErrors } from "../object/names.js";
-import { cause } from "../status.js";
+import { cause, forbidden } from "../status.js";
 import { hpaFromV1, hpaToV1 } from "../conversion/hpa.js";
 import type { Obj } from "../storage/index.js";
+import type { ServerContext } from "../handlers/context.js";
 import type { KindBehaviour } from "./behaviour.js";
+
+/** The system's classes (pkg/apis/scheduling's systemPriorityClasses): the only "system-" names. */
+const SYSTEM_PRIORITY_CLASSES: Record<string, number> = {
+  "system-node-critical": 2000001000,
+  "system-cluster-critical": 2000000000,
+};
+/** HighestUserDefinablePriority. */
+const HIGHEST_USER_PRIORITY = 1000000000;
+
+/** IsKnownSystemPriorityClass's error, or undefined for a known system class. */
+function systemClassError(name: string, value: unknown, globalDefault: boolean): string | undefined {
+  const known = SYSTEM_PRIORITY_CLASSES[name];
+  if (known === undefined) return `${name} is not a known system priority class`;
+  if (known !== value) return `value of ${name} PriorityClass must be ${known}`;
+  if (globalDefault) return `globalDefault of ${name} PriorityClass must be false`;
+  return undefined;
+}
+
+/** The global default class: the lowest value among those so marked, as the Priority admission picks it. */
+export function defaultPriorityClass(server: ServerContext): Obj | undefined {
+  let found: Obj | undefined;
+  for (const s of server.storage.list("scheduling.k8s.io/priorityclasses")) {
+    const pc = s.obj as Obj;
+    if (pc.globalDefault !== true) continue;
+    if (!found || (found.value as number) > (pc.value as number)) found = pc;
+  }
+  return found;
+}
 
 export const priorityClassBehaviour: KindBehaviour = {
   defaults(obj) {
     obj.preemptionPolicy ??= "PreemptLowerPriority";
+  },
+  // ValidatePriorityClass and ValidatePriorityClassUpdate (value and preemptionPolicy never
+  // change); then the Priority admission plugin: one global default at most.
+  validate(obj, old, server) {
+    const causes: StatusCause[] = [];
+    const name = String((obj.metadata as Obj | undefined)?.name ?? "");
+    if (name.startsWith("system-")) {
+      const error = systemClassError(name, obj.value, obj.globalDefault === true);
+      if (error) {
+        causes.push(
+          cause.forbidden(
+            "metadata.name",
+            `priority class names with 'system-' prefix are reserved for system use only. error: ${error}`,
+          ),
+        );
+      }
+    } else if (typeof obj.value === "number" && obj.value > HIGHEST_USER_PRIORITY) {
+      causes.push(
+        cause.forbidden(
+          "value",
+          `maximum allowed value of a user defined priority is ${HIGHEST_USER_PRIORITY}`,
+        ),
+      );
+    }
+    const policy = obj.preemptionPolicy;
+    if (policy === "") causes.push(cause.required("preemptionPolicy"));
+    else if (policy !== undefined && policy !== "PreemptLowerPriority" && policy !== "Never") {
+      causes.push(cause.notSupported("preemptionPolicy", policy, ["PreemptLowerPriority", "Never"]));
+    }
+    if (old) {
+      if ((obj.value ?? 0) !== (old.value ?? 0))
+        causes.push(cause.forbidden("value", "may not be changed in an update."));
+      if ((obj.preemptionPolicy ?? null) !== (old.preemptionPolicy ?? null))
+        causes.push(cause.invalid("preemptionPolicy", obj.preemptionPolicy ?? null, "field is immutable"));
+    }
+    if (causes.length > 0 || obj.globalDefault !== true) return causes;
+    const current = defaultPriorityClass(server);
+    const currentName = String((current?.metadata as Obj | undefined)?.name ?? "");
+    if (current && (!old || currentName !== name)) {
+      throw forbidden(
+        { group: "scheduling.k8s.io", resource: "priorityclasses", kind: "PriorityClass" },
+        name,
+        `PriorityClass ${currentName} is already marked as default. Only one default can exist`,
+      );
+    }
+    return causes;
   },
 };
 
@@ -53,6 +128,14 @@ export const limitRangeBehaviour: KindBehaviour = {
       }
       if (seen.has(type)) causes.push(cause.duplicate(at, type));
       seen.add(type);
+      // A Pod's limits have no defaults: they are its containers'.
+      if (type === "Pod" && isMap(item)) {
+        for (const f of ["default", "defaultRequest"])
+          if (isMap(item[f]) && Object.keys(item[f] as Obj).length > 0)
+            causes.push(
+              cause.forbidden(`spec.limits[${i}].${f}`, "may not be specified when `type` is 'Pod'"),
+            );
+      }
     });
     return causes;
   },
@@ -181,13 +264,35 @@ function scaleTargetApiVersionCauses(ref: Obj, oldRef: Obj | undefined): StatusC
   return error ? [cause.invalid("spec.scaleTargetRef.apiVersion", apiVersion, error)] : [];
 }
 
+const SELECT_POLICIES = ["Disabled", "Max", "Min"];
+
+/** validateScalingRules: the stabilization window within an hour, a known select policy. */
+function scalingRulesCauses(rules: Obj, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const window = rules.stabilizationWindowSeconds;
+  if (typeof window === "number") {
+    if (window < 0)
+      causes.push(
+        cause.invalid(`${path}.stabilizationWindowSeconds`, window, "must be greater than or equal to zero"),
+      );
+    if (window > 3600)
+      causes.push(
+        cause.invalid(`${path}.stabilizationWindowSeconds`, window, "must be less than or equal to 3600"),
+      );
+  }
+  if (rules.selectPolicy !== undefined && !SELECT_POLICIES.includes(rules.selectPolicy as string))
+    causes.push(cause.notSupported(`${path}.selectPolicy`, rules.selectPolicy, SELECT_POLICIES));
+  return causes;
+}
+
 /** validateHorizontalPodAutoscalerSpec (autoscaling/v2). */
 function hpaSpecCauses(spec: Obj, oldSpec: Obj | undefined): StatusCause[] {
   const causes: StatusCause[] = [];
   const min = spec.minReplicas;
   const max = typeof spec.maxReplicas === "number" ? spec.maxReplicas : 0;
-  if (typeof min === "number" && min < 1)
-    causes.push(cause.invalid("spec.minReplicas", min, "must be greater than or equal to 1"));
+  // HPAScaleToZero (on in 1.37): zero replicas, given an Object or External metric to wake on.
+  if (typeof min === "number" && min < 0)
+    causes.push(cause.invalid("spec.minReplicas", min, "must be greater than or equal to 0"));
   if (max < 0) causes.push(cause.invalid("spec.maxReplicas", max, "must be greater than or equal to 1"));
   if (typeof min === "number" && max < min)
     causes.push(cause.invalid("spec.maxReplicas", max, "must be greater than or equal to `minReplicas`"));
@@ -202,6 +307,18 @@ function hpaSpecCauses(spec: Obj, oldSpec: Obj | undefined): StatusCause[] {
   const metrics = Array.isArray(spec.metrics) ? (spec.metrics as Obj[]) : [];
   for (let i = 0; i < metrics.length; i++)
     causes.push(...metricCauses((metrics[i] ?? {}) as Obj, `spec.metrics[${i}]`));
+  if (min === 0 && !metrics.some((m) => m?.type === "Object" || m?.type === "External"))
+    causes.push(
+      cause.forbidden(
+        "spec.metrics",
+        "must specify at least one Object or External metric to support scaling to zero replicas",
+      ),
+    );
+  const behavior = isMap(spec.behavior) ? spec.behavior : {};
+  for (const direction of ["scaleUp", "scaleDown"]) {
+    const rules = behavior[direction];
+    if (isMap(rules)) causes.push(...scalingRulesCauses(rules, `spec.behavior.${direction}`));
+  }
   // Declarative validation's +k8s:required reports an unset maxReplicas, with no detail, after
   // the handwritten checks.
   if (max === 0) causes.push(cause.required("spec.maxReplicas"));

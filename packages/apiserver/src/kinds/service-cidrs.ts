@@ -57,12 +57,16 @@ export const ipAddressBehaviour: KindBehaviour = {
   validate(obj, old) {
     const name = String((obj.metadata as Obj | undefined)?.name ?? "");
     const causes = ipErrors(name).map((m) => cause.invalid("metadata.name", name, m));
+    // ValidateIPAddressName is ValidateObjectMeta's name function: a generateName must be an address too.
+    const generateName = (obj.metadata as Obj | undefined)?.generateName;
+    if (typeof generateName === "string" && generateName !== "")
+      for (const m of ipErrors(generateName))
+        causes.push(cause.invalid("metadata.generateName", generateName, m));
     const spec = (obj.spec ?? {}) as Obj;
     const ref = spec.parentRef as Obj | undefined;
     if (old) {
       if (!deepEqual(ref, (old.spec as Obj | undefined)?.parentRef))
         causes.push(cause.invalid("spec.parentRef", ref ?? null, IMMUTABLE));
-      return causes;
     }
     if (!ref || typeof ref !== "object") return [...causes, cause.required("spec.parentRef", "")];
     const at = "spec.parentRef";

@@ -307,6 +307,17 @@ const dryRunPort = (taken: number[]) => (taken.length === 0 ? 32768 : Math.max(.
 
 /** An update keeps the addresses the Service holds (they are immutable) and its IP family fields. */
 function keepAddresses(obj: Obj, spec: Obj, oldSpec: Obj | undefined): void {
+  // normalizeClusterIPs: a changed clusterIP beside unchanged clusterIPs is what an old client
+  // meant; clusterIPs follow it (and validation refuses the change).
+  if (
+    oldSpec &&
+    spec.clusterIP !== undefined &&
+    spec.clusterIP !== oldSpec.clusterIP &&
+    JSON.stringify(spec.clusterIPs) === JSON.stringify(oldSpec.clusterIPs)
+  ) {
+    if (spec.clusterIP) spec.clusterIPs = [spec.clusterIP];
+    else delete spec.clusterIPs;
+  }
   if (oldSpec?.clusterIP && spec.clusterIP === undefined) spec.clusterIP = oldSpec.clusterIP;
   if (oldSpec?.clusterIPs && spec.clusterIPs === undefined) spec.clusterIPs = oldSpec.clusterIPs;
   if (spec.clusterIP !== undefined) spec.clusterIPs ??= [spec.clusterIP];
@@ -436,7 +447,7 @@ export const serviceBehaviour: KindBehaviour = {
   removed(obj, { server }) {
     release(server, heldAddresses(obj.spec as Obj | undefined));
   },
-  validate(obj) {
+  validate(obj, old) {
     const spec = (obj.spec ?? {}) as Obj;
     const headless = spec.clusterIP === "None";
     if (
@@ -446,7 +457,29 @@ export const serviceBehaviour: KindBehaviour = {
     ) {
       return [cause.required("spec.ports")];
     }
-    return servicePortCauses(spec);
+    const causes = servicePortCauses(spec);
+    if (spec.type === "ExternalName" && !spec.externalName) causes.push(cause.required("spec.externalName"));
+    // validateServiceExternalTrafficPolicy: only a Service reachable from outside has one.
+    const external = exposedOnNodes(spec) || (Array.isArray(spec.externalIPs) && spec.externalIPs.length > 0);
+    if (!external && spec.externalTrafficPolicy)
+      causes.push(
+        cause.invalid(
+          "spec.externalTrafficPolicy",
+          spec.externalTrafficPolicy,
+          "may only be set for externally-accessible services",
+        ),
+      );
+    // ValidateServiceUpdate: the addresses, once set, stay (but for a change to or from ExternalName).
+    const oldSpec = (old?.spec ?? {}) as Obj;
+    if (old && oldSpec.type !== "ExternalName" && spec.type !== "ExternalName") {
+      const was = Array.isArray(oldSpec.clusterIPs) ? (oldSpec.clusterIPs as unknown[]) : [];
+      const now = Array.isArray(spec.clusterIPs) ? (spec.clusterIPs as unknown[]) : [];
+      was.forEach((ip, i) => {
+        if (i < now.length && now[i] !== ip)
+          causes.push(cause.invalid(`spec.clusterIPs[${i}]`, now, "may not change once set"));
+      });
+    }
+    return causes;
   },
 };
 
@@ -483,6 +516,23 @@ function servicePortCauses(spec: Obj): StatusCause[] {
     } else if (typeof target === "string") {
       for (const msg of portNameErrors(target)) causes.push(cause.invalid(`${at}.targetPort`, target, msg));
     }
+  });
+  // Two ports with the same number and protocol (ValidateService's ports map, keyed by a
+  // ServicePort holding only those two: kube prints that struct).
+  const seen = new Set<string>();
+  ports.forEach((p, i) => {
+    const port = (p ?? {}) as Obj;
+    const key = {
+      Name: "",
+      Protocol: port.protocol ?? "",
+      AppProtocol: null,
+      Port: port.port ?? 0,
+      TargetPort: 0,
+      NodePort: 0,
+    };
+    const id = `${key.Port}/${key.Protocol}`;
+    if (seen.has(id)) causes.push(cause.duplicate(`spec.ports[${i}]`, key));
+    seen.add(id);
   });
   return causes;
 }

@@ -1,11 +1,11 @@
 // storagemigration.k8s.io/v1 StorageVersionMigrations (GA in 1.36): the resource to migrate is
 // required, named as an APIService's are, and, once written, fixed (ValidateStorageVersionMigration and its update).
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
-import { deepEqual } from "../object/meta.js";
 import { dns1035LabelErrors, dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
+import { semanticEqual } from "./immutable.js";
 
 /** Go's %v of the spec struct, as kube prints the immutable value. */
 function goSpec(spec: Obj): string {
@@ -17,7 +17,8 @@ export const storageVersionMigrationBehaviour: KindBehaviour = {
   validate(obj, old) {
     const spec = (obj.spec ?? {}) as Obj;
     const causes: StatusCause[] = [];
-    if (old && !deepEqual(spec, old.spec ?? {})) {
+    // Semantic.DeepEqual: an absent group is the empty one.
+    if (old && !semanticEqual(spec, old.spec ?? {})) {
       causes.push({
         reason: "FieldValueInvalid",
         message: `Invalid value: ${goSpec(spec)}: field is immutable`,

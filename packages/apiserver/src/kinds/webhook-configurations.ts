@@ -4,10 +4,11 @@
 // version) is refused here too, with kube's field paths and words.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { celMatch } from "../lazy.js";
-import { dns1123SubdomainErrors } from "../object/names.js";
+import { dns1035LabelErrors, dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
+import { labelSelectorCauses } from "./workloads.js";
 
 const ACCEPTED_REVIEW_VERSIONS = ["v1", "v1beta1"];
 const FAILURE_POLICIES = ["Fail", "Ignore"];
@@ -136,11 +137,19 @@ export function validateRule(rule: Obj, path: string): StatusCause[] {
 
 function validateURL(url: string, path: string): StatusCause[] {
   const form = "; desired format: https://host[/path]";
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch (e) {
-    return [cause.required(path, `url must be a valid URL: ${(e as Error).message}${form}`)];
+  let u: { protocol: string; host: string; username: string; password: string; hash: string; search: string };
+  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(url)) {
+    // Go's url.Parse reads a string without a scheme as a relative reference (JavaScript's URL
+    // refuses it): no scheme, and a host only after "//".
+    const rest = url.split("#")[0].split("?")[0];
+    const host = rest.startsWith("//") ? rest.slice(2).split("/")[0] : "";
+    u = { protocol: "", host, username: "", password: "", hash: "", search: "" };
+  } else {
+    try {
+      u = new URL(url);
+    } catch (e) {
+      return [cause.required(path, `url must be a valid URL: ${(e as Error).message}${form}`)];
+    }
   }
   const out: StatusCause[] = [];
   const scheme = u.protocol.replace(/:$/, "");
@@ -230,6 +239,8 @@ function validateWebhook(hook: Obj, path: string, o: Options, mutating: boolean)
       cause.notSupported(`${path}.reinvocationPolicy`, hook.reinvocationPolicy, REINVOCATION_POLICIES),
     );
   }
+  for (const f of ["namespaceSelector", "objectSelector"])
+    out.push(...labelSelectorCauses(hook[f], `${path}.${f}`));
   out.push(...validateClientConfig(hook.clientConfig as Obj | undefined, `${path}.clientConfig`));
   if (hook.matchConditions != null) {
     out.push(...celMatch.get().matchConditionErrors(hook.matchConditions, `${path}.matchConditions`));
@@ -249,6 +260,7 @@ function validateReviewVersions(versions: string[], path: string, require: boole
       return;
     }
     seen.add(v);
+    for (const msg of dns1035LabelErrors(v)) out.push(cause.invalid(`${path}[${i}]`, v, msg));
   });
   if (require && !versions.some((v) => ACCEPTED_REVIEW_VERSIONS.includes(v))) {
     out.push(

@@ -8,6 +8,7 @@ import { dns1123LabelErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
+import { immutableField, immutableRaw, semanticEqual } from "./immutable.js";
 import { defaultPodSpec, validatePodTemplate } from "./pod.js";
 
 /** Fills the defaults of a pod template at `spec.template`. */
@@ -151,7 +152,7 @@ export const deploymentBehaviour: KindBehaviour = {
     spec.progressDeadlineSeconds ??= 600;
     defaultTemplate(spec);
   },
-  validate(obj) {
+  validate(obj, old) {
     const spec = (obj.spec ?? {}) as Obj;
     const causes = [
       ...nonNegative(spec.replicas, "spec.replicas"),
@@ -160,10 +161,67 @@ export const deploymentBehaviour: KindBehaviour = {
     const strategy = (spec.strategy ?? {}) as Obj;
     if (strategy.type !== "Recreate" && strategy.type !== "RollingUpdate") {
       causes.push(cause.notSupported("spec.strategy", strategy.type, ["Recreate", "RollingUpdate"]));
+    } else if (strategy.type === "Recreate" && strategy.rollingUpdate != null) {
+      causes.push(
+        cause.forbidden(
+          "spec.strategy.rollingUpdate",
+          "may not be specified when strategy `type` is 'Recreate'",
+        ),
+      );
+    } else if (strategy.type === "RollingUpdate" && strategy.rollingUpdate != null) {
+      causes.push(...rollingUpdateCauses(strategy.rollingUpdate as Obj, "spec.strategy.rollingUpdate"));
     }
+    causes.push(...nonNegative(spec.revisionHistoryLimit, "spec.revisionHistoryLimit"));
+    causes.push(...nonNegative(spec.minReadySeconds, "spec.minReadySeconds"));
+    if (typeof spec.progressDeadlineSeconds === "number") {
+      causes.push(...nonNegative(spec.progressDeadlineSeconds, "spec.progressDeadlineSeconds"));
+      if (spec.progressDeadlineSeconds <= ((spec.minReadySeconds as number | undefined) ?? 0))
+        causes.push(
+          cause.invalid(
+            "spec.progressDeadlineSeconds",
+            spec.progressDeadlineSeconds,
+            "must be greater than minReadySeconds",
+          ),
+        );
+    }
+    causes.push(...selectorUpdate(spec, old));
     return causes;
   },
 };
+
+/** An int-or-percent's value (getIntOrPercentValue): the number, or the percent's. */
+function intOrPercent(v: unknown): number {
+  if (typeof v === "number") return v;
+  const m = typeof v === "string" ? /^(\d+)%$/.exec(v) : null;
+  return m ? Number(m[1]) : 0;
+}
+
+/** ValidatePositiveIntOrPercent. */
+function positiveIntOrPercent(v: unknown, path: string): StatusCause[] {
+  if (typeof v === "string" && !/^\d+%$/.test(v))
+    return [cause.invalid(path, v, "must be an integer or percentage (e.g '5%')")];
+  if (typeof v === "number") return nonNegative(v, path);
+  return [];
+}
+
+/** ValidateRollingUpdateDeployment. */
+function rollingUpdateCauses(r: Obj, path: string): StatusCause[] {
+  const causes = [
+    ...positiveIntOrPercent(r.maxUnavailable, `${path}.maxUnavailable`),
+    ...positiveIntOrPercent(r.maxSurge, `${path}.maxSurge`),
+  ];
+  if (intOrPercent(r.maxUnavailable) === 0 && intOrPercent(r.maxSurge) === 0)
+    causes.push(
+      cause.invalid(`${path}.maxUnavailable`, r.maxUnavailable ?? 0, "may not be 0 when `maxSurge` is 0"),
+    );
+  if (
+    typeof r.maxUnavailable === "string" &&
+    /^\d+%$/.test(r.maxUnavailable) &&
+    intOrPercent(r.maxUnavailable) > 100
+  )
+    causes.push(cause.invalid(`${path}.maxUnavailable`, r.maxUnavailable, "must not be greater than 100%"));
+  return causes;
+}
 
 export const replicaSetBehaviour: KindBehaviour = {
   defaults(obj) {
@@ -172,11 +230,77 @@ export const replicaSetBehaviour: KindBehaviour = {
     spec.replicas ??= 1;
     defaultTemplate(spec);
   },
-  validate(obj) {
+  validate(obj, old) {
     const spec = (obj.spec ?? {}) as Obj;
-    return [...nonNegative(spec.replicas, "spec.replicas"), ...selectorAndTemplate(spec, "deployment")];
+    return [
+      ...nonNegative(spec.replicas, "spec.replicas"),
+      ...selectorAndTemplate(spec, "deployment"),
+      ...selectorUpdate(spec, old),
+    ];
   },
 };
+
+/** apps/v1's rule (the registry strategies' ValidateUpdate): a workload's selector never changes. */
+function selectorUpdate(spec: Obj, old: Readonly<Obj> | undefined): StatusCause[] {
+  if (!old) return [];
+  return immutableField("spec.selector", spec.selector, ((old.spec ?? {}) as Obj).selector);
+}
+
+/** What an update may change of a StatefulSet's spec (ValidateStatefulSetUpdate). */
+const STATEFUL_SET_MUTABLE = new Set([
+  "replicas",
+  "ordinals",
+  "template",
+  "updateStrategy",
+  "persistentVolumeClaimRetentionPolicy",
+  "minReadySeconds",
+  "revisionHistoryLimit",
+]);
+/** The fields declarative validation (+k8s:immutable) reports one by one. */
+const STATEFUL_SET_IMMUTABLE = ["serviceName", "podManagementPolicy", "selector", "volumeClaimTemplates"];
+const RETENTION = ["Retain", "Delete"];
+
+/** ValidateStatefulSetSpec's update strategy and claim retention checks. */
+function statefulSetStrategyCauses(spec: Obj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const strategy = (spec.updateStrategy ?? {}) as Obj;
+  if (strategy.type === "OnDelete" && strategy.rollingUpdate != null) {
+    const r = strategy.rollingUpdate as Obj;
+    causes.push(
+      cause.invalid(
+        "spec.updateStrategy.rollingUpdate",
+        { Partition: r.partition ?? 0, MaxUnavailable: r.maxUnavailable ?? null },
+        "only allowed for updateStrategy 'RollingUpdate'",
+      ),
+    );
+  }
+  const retention = (spec.persistentVolumeClaimRetentionPolicy ?? {}) as Obj;
+  for (const f of ["whenDeleted", "whenScaled"]) {
+    const v = retention[f];
+    if (v !== undefined && !RETENTION.includes(v as string))
+      causes.push(cause.notSupported(`spec.persistentVolumeClaimRetentionPolicy.${f}`, v, RETENTION));
+  }
+  return causes;
+}
+
+/** ValidateStatefulSetUpdate: the immutable fields one by one, anything else of the spec as a whole. */
+function statefulSetUpdate(spec: Obj, old: Obj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const f of STATEFUL_SET_IMMUTABLE) causes.push(...immutableField(`spec.${f}`, spec[f], old[f]));
+  const rest = (o: Obj) =>
+    Object.fromEntries(
+      Object.entries(o).filter(([k]) => !STATEFUL_SET_MUTABLE.has(k) && !STATEFUL_SET_IMMUTABLE.includes(k)),
+    );
+  if (!semanticEqual(rest(spec), rest(old))) {
+    causes.push(
+      cause.forbidden(
+        "spec",
+        "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+      ),
+    );
+  }
+  return causes;
+}
 
 export const statefulSetBehaviour: KindBehaviour = {
   defaults(obj) {
@@ -208,7 +332,7 @@ export const statefulSetBehaviour: KindBehaviour = {
     }
     defaultTemplate(spec);
   },
-  validate(obj) {
+  validate(obj, old) {
     const spec = (obj.spec ?? {}) as Obj;
     const causes: StatusCause[] = [];
     const policy = spec.podManagementPolicy;
@@ -225,6 +349,8 @@ export const statefulSetBehaviour: KindBehaviour = {
       }
     }
     causes.push(...selectorAndTemplate(spec, "statefulset"));
+    causes.push(...statefulSetStrategyCauses(spec));
+    if (old) causes.push(...statefulSetUpdate(spec, (old.spec ?? {}) as Obj));
     return causes;
   },
 };
@@ -257,7 +383,7 @@ export const daemonSetBehaviour: KindBehaviour = {
   },
 
   // kube's ValidateDaemonSetSpec: no required selector, but one that matches the template's labels.
-  validate(obj) {
+  validate(obj, old) {
     const spec = (obj.spec ?? {}) as Obj;
     const template = spec.template as Obj | undefined;
     const causes = labelSelectorCauses(spec.selector, "spec.selector");
@@ -290,6 +416,7 @@ export const daemonSetBehaviour: KindBehaviour = {
     if (restart !== "Always" && restart !== undefined) {
       causes.push(cause.notSupported("spec.template.spec.restartPolicy", restart, ["Always"]));
     }
+    causes.push(...selectorUpdate(spec, old));
     return causes;
   },
 };
@@ -335,10 +462,63 @@ export const jobBehaviour: KindBehaviour = {
     const templateLabels = ((spec.template as Obj | undefined)?.metadata as Obj | undefined)?.labels;
     if (!meta.labels && templateLabels) meta.labels = { ...(templateLabels as Obj) };
   },
-  validate(obj) {
-    return jobSpecCauses((obj.spec ?? {}) as Obj, "spec");
+  validate(obj, old) {
+    const spec = (obj.spec ?? {}) as Obj;
+    const causes = jobSpecCauses(spec, "spec");
+    if (old) causes.push(...jobUpdateCauses(spec, (old.spec ?? {}) as Obj, old));
+    return causes;
   },
 };
+
+/** What a suspended Job that never started may change of its template (the scheduling directives). */
+const SCHEDULING_DIRECTIVES = ["nodeSelector", "tolerations", "affinity", "schedulingGates"];
+
+/**
+ * ValidateJobSpecUpdate, past creation (when the selector is the generated one): a selector
+ * matching the template, and the selector, template, completion mode and policies immutable.
+ */
+function jobUpdateCauses(spec: Obj, oldSpec: Obj, old: Readonly<Obj>): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const template = spec.template as Obj | undefined;
+  if (spec.selector === undefined || spec.selector === null) causes.push(cause.required("spec.selector"));
+  else causes.push(...labelSelectorCauses(spec.selector, "spec.selector"));
+  const selector = asSelector(spec.selector);
+  if (selector && (spec.selector == null || !selector.matches(templateLabels(template)))) {
+    causes.push(
+      cause.invalid(
+        "spec.template.metadata.labels",
+        labelsValue(template),
+        "`selector` does not match template `labels`",
+      ),
+    );
+  }
+  causes.push(...immutableField("spec.selector", spec.selector, oldSpec.selector));
+  // A suspended Job not yet started may change its scheduling directives and template metadata.
+  const unstarted = oldSpec.suspend === true && !((old.status ?? {}) as Obj).startTime;
+  const comparable = (t: unknown, from: unknown): unknown => {
+    if (!unstarted || !t || typeof t !== "object") return t;
+    const o = t as Obj;
+    const f = (from ?? {}) as Obj;
+    const podSpec = { ...((o.spec ?? {}) as Obj) };
+    for (const k of SCHEDULING_DIRECTIVES) podSpec[k] = ((f.spec ?? {}) as Obj)[k];
+    return { ...o, metadata: f.metadata, spec: podSpec };
+  };
+  causes.push(
+    ...immutableField("spec.template", comparable(template, oldSpec.template), oldSpec.template, template),
+  );
+  // Elastic Indexed Jobs may change their completions; other Jobs may not.
+  if (spec.completionMode !== "Indexed")
+    causes.push(...immutableField("spec.completions", spec.completions, oldSpec.completions));
+  for (const f of [
+    "completionMode",
+    "podFailurePolicy",
+    "backoffLimitPerIndex",
+    "managedBy",
+    "successPolicy",
+  ])
+    causes.push(...immutableField(`spec.${f}`, spec[f], oldSpec[f]));
+  return causes;
+}
 
 /** kube's validateJobSpec, at `path` (a CronJob's job template is checked the same way). */
 function jobSpecCauses(spec: Obj, path: string): StatusCause[] {
@@ -353,6 +533,17 @@ function jobSpecCauses(spec: Obj, path: string): StatusCause[] {
     causes.push(...nonNegative(spec[f], `${path}.${f}`));
   }
   causes.push(...validatePodTemplate(spec.template, `${path}.template`));
+  // validatePodReplacementPolicy: with a pod failure policy, only Failed.
+  const replacement = spec.podReplacementPolicy;
+  if (replacement !== undefined && replacement !== null) {
+    if (spec.podFailurePolicy != null) {
+      if (replacement !== "Failed")
+        causes.push(cause.notSupported(`${path}.podReplacementPolicy`, replacement, ["Failed"]));
+    } else if (replacement !== "Failed" && replacement !== "TerminatingOrFailed")
+      causes.push(
+        cause.notSupported(`${path}.podReplacementPolicy`, replacement, ["Failed", "TerminatingOrFailed"]),
+      );
+  }
   const policy = ((spec.template as Obj | undefined)?.spec as Obj | undefined)?.restartPolicy;
   if (policy === undefined || policy === "" || policy === "Always") {
     causes.push(cause.required(`${path}.template.spec.restartPolicy`, 'valid values: "OnFailure", "Never"'));
@@ -438,6 +629,7 @@ export const cronJobBehaviour: KindBehaviour = {
       const problem = cronScheduleError(schedule);
       if (problem) causes.push(cause.invalid("spec.schedule", schedule, problem));
     }
+    causes.push(...timeZoneCauses(spec.timeZone));
     const policy = spec.concurrencyPolicy;
     if (policy !== undefined)
       causes.push(
@@ -450,6 +642,32 @@ export const cronJobBehaviour: KindBehaviour = {
     return causes;
   },
 };
+
+/** validateTimeZone: nil, or a zone Go's time.LoadLocation knows (the IANA database). */
+function timeZoneCauses(zone: unknown): StatusCause[] {
+  if (zone === undefined || zone === null) return [];
+  const z = String(zone);
+  const at = "spec.timeZone";
+  if (z === "") return [cause.invalid(at, z, "timeZone must be nil or non-empty string")];
+  if (
+    z.split("/").some((p) => p === "." || p === ".." || p.startsWith("-") || !/^[A-Za-z._+\-0-9]+$/.test(p))
+  )
+    return [cause.invalid(at, z, `unknown time zone ${z}`)];
+  if (z.toLowerCase() === "local")
+    return [
+      cause.invalid(
+        at,
+        z,
+        "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones",
+      ),
+    ];
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: z });
+    return [];
+  } catch {
+    return [cause.invalid(at, z, `unknown time zone ${z}`)];
+  }
+}
 
 const CRON_DESCRIPTORS = new Set([
   "@yearly",
@@ -505,10 +723,14 @@ export function cronScheduleError(schedule: string): string | undefined {
 
 /** kube's ValidateControllerRevision: data is mandatory, the revision never negative. */
 export const controllerRevisionBehaviour: KindBehaviour = {
-  validate(obj) {
+  validate(obj, old) {
     const causes: StatusCause[] = [];
-    if (obj.data === undefined || obj.data === null) causes.push(cause.required("data", "data is mandatory"));
+    // kube 1.37 reports a missing data on update only as a change of it.
+    if (!old && (obj.data === undefined || obj.data === null))
+      causes.push(cause.required("data", "data is mandatory"));
     causes.push(...nonNegative(obj.revision, "revision"));
+    // ValidateControllerRevisionUpdate: the data never changes.
+    if (old) causes.push(...immutableRaw("data", obj.data, old.data));
     return causes;
   },
 };

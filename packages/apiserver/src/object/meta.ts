@@ -190,7 +190,8 @@ export function validateMeta(def: ResourceDefinition, obj: Obj): StatusCause[] {
   } else {
     for (const msg of nameErrors(def, name)) causes.push(cause.invalid("metadata.name", name, msg));
   }
-  if (typeof generateName === "string" && generateName !== "" && !name) {
+  // ValidateObjectMeta checks a generateName even beside a name (on create the name is generated first).
+  if (typeof generateName === "string" && generateName !== "") {
     for (const msg of nameErrors(def, generateName, true)) {
       causes.push(cause.invalid("metadata.generateName", generateName, msg));
     }
