@@ -6,6 +6,8 @@
 // from the built-in schemas.
 import { builtinCompactDefinitions } from "../schema/builtin-schemas.generated.js";
 import { goFieldTable } from "../schema/go-fields.generated.js";
+import { MICRO_TIME_FIELDS } from "../schema/go-types.js";
+import { canonicalGoTime } from "../schema/go-time.js";
 import type { Obj } from "../storage/index.js";
 
 interface GoField {
@@ -290,6 +292,16 @@ export function dropOmittedZeros(
             delete v[k];
             continue;
           }
+        }
+        if (f.code === "date-time" && typeof x === "string") {
+          // Time and MicroTime are written back in UTC, to the second or the microsecond.
+          const short = shape.short;
+          const t = canonicalGoTime(
+            x,
+            MICRO_TIME_FIELDS.has(`${short.slice(short.lastIndexOf(".") + 1)}.${k}`),
+          );
+          if (t !== x) v[k] = t;
+          continue;
         }
         if (f.shape !== null && x !== null && typeof x === "object") stack.push([x, f.shape]);
       }

@@ -2,6 +2,7 @@
 // field (a string where DeploymentSpec goes, an object where a string goes). kube-apiserver
 // answers 400 before anything else runs; without this check, the per-kind defaulting would meet
 // values of types it cannot handle. Walked without changing the object.
+import { goTimeError, RFC3339, RFC3339_MICRO } from "./go-time.js";
 import type { ResourceDefinition } from "../registry/resource.js";
 import type { Schema } from "./schema-types.js";
 import { isObject, SchemaResolver, schemaOf } from "./schema-types.js";
@@ -93,6 +94,26 @@ export const BYTE_FIELDS = new Set([
   "WebhookClientConfig.caBundle",
   "APIServiceSpec.caBundle",
 ]);
+
+/**
+ * Fields of Go type metav1.MicroTime, by the struct holding them (k8s.io/api's types.go): they
+ * decode with six fraction digits exactly; every other date-time field is a metav1.Time.
+ */
+export const MICRO_TIME_FIELDS = new Set([
+  "Event.eventTime",
+  "EventSeries.lastObservedTime",
+  "LeaseSpec.acquireTime",
+  "LeaseSpec.renewTime",
+  "LeaseCandidateSpec.pingTime",
+  "LeaseCandidateSpec.renewTime",
+]);
+
+/** A metav1.Time or MicroTime (kube's OpenAPI names both `v1.Time` here). */
+const isTime = (raw: Schema) => raw.$ref !== undefined && /\.v1\.(?:Micro)?Time$/.test(raw.$ref);
+
+/** What Time's or MicroTime's UnmarshalJSON refuses of a string. */
+const timeError = (value: string, micro: boolean | undefined) =>
+  goTimeError(value, micro ? RFC3339_MICRO : RFC3339);
 
 function jsonKind(value: unknown): JsonKind | undefined {
   if (value === null || value === undefined) return undefined;
@@ -243,6 +264,7 @@ function typesFine(
   value: unknown,
   raw: Schema,
   bytes: boolean,
+  micro: boolean,
   kindName: string,
   atRoot: boolean,
   r: SchemaResolver,
@@ -253,6 +275,8 @@ function typesFine(
     return kind === "string" && quantityError(value as string) === undefined;
   }
   if (bytes && kind === "string") return base64Error(value as string) === undefined;
+  if (kind !== undefined && isTime(raw))
+    return kind === "string" && timeError(value as string, micro) === undefined;
   const s = r.resolve(raw);
   if (s === undefined || kind === undefined) return true;
   const want = accepted(s);
@@ -265,7 +289,7 @@ function typesFine(
     if (scalars !== undefined) return scalars === "";
     if (depth >= FINE_DEPTH) return undefined;
     for (const v of list) {
-      const fine = typesFine(v, items, false, kindName, atRoot, r, depth + 1);
+      const fine = typesFine(v, items, false, false, kindName, atRoot, r, depth + 1);
       if (fine !== true) return fine;
     }
     return true;
@@ -273,15 +297,17 @@ function typesFine(
   if (kind !== "object" || !isObject(value)) return true;
   if (depth >= FINE_DEPTH) return undefined;
   const isStruct = s.properties !== undefined;
-  const byteFields = isStruct ? BYTE_FIELDS_BY_STRUCT.get(atRoot ? kindName : structName(raw)) : undefined;
+  const holderName = atRoot ? kindName : structName(raw);
+  const byteFields = isStruct ? BYTE_FIELDS_BY_STRUCT.get(holderName) : undefined;
   const entry = typeof s.additionalProperties === "object" ? s.additionalProperties : undefined;
   for (const [k, v] of Object.entries(value)) {
     const field = s.properties?.[k];
     let fine: boolean | undefined = true;
     if (field !== undefined) {
       const isBytes = byteFields?.has(k) ?? false;
-      fine = typesFine(v, field, isBytes, kindName, atRoot && k === "", r, depth + 1);
-    } else if (entry !== undefined) fine = typesFine(v, entry, bytes, kindName, atRoot, r, depth + 1);
+      const isMicro = isStruct && MICRO_TIME_FIELDS.has(`${holderName}.${k}`);
+      fine = typesFine(v, field, isBytes, isMicro, kindName, atRoot && k === "", r, depth + 1);
+    } else if (entry !== undefined) fine = typesFine(v, entry, bytes, micro, kindName, atRoot, r, depth + 1);
     if (fine !== true) return fine;
   }
   return true;
@@ -336,17 +362,22 @@ export function goTypeError(
   // Nearly every object is right: it is checked first without naming paths (no strings per
   // field); the walk below, which names the first bad value in Go's words, runs only when that
   // check finds one (or the object nests too deep for it).
-  if (typesFine(obj, root, false, def.kind, true, r, 0) === true) return undefined;
+  if (typesFine(obj, root, false, false, def.kind, true, r, 0) === true) return undefined;
   // The JSON text the object was read from, if the caller has it: a refused number is quoted from it.
   const source = text?.();
   // An explicit stack: the object may nest as deep as the body limit allows.
   // `struct`: the Go struct holding the field, as Go's error names it (DeploymentSpec for
   // spec.replicas; the kind itself for top-level fields).
-  const stack: { value: unknown; raw: Schema; path: string; struct: string; bytes?: boolean }[] = [
-    { value: obj, raw: root, path: "", struct: def.kind },
-  ];
+  const stack: {
+    value: unknown;
+    raw: Schema;
+    path: string;
+    struct: string;
+    bytes?: boolean;
+    micro?: boolean;
+  }[] = [{ value: obj, raw: root, path: "", struct: def.kind }];
   while (stack.length > 0) {
-    const { value, raw, path, struct, bytes } = stack.pop()!;
+    const { value, raw, path, struct, bytes, micro } = stack.pop()!;
     const kind = jsonKind(value);
     // resource.Quantity decodes itself: anything but a number or a quantity string is refused.
     if (raw.$ref?.endsWith(".Quantity") && kind !== undefined && kind !== "number") {
@@ -357,6 +388,15 @@ export function goTypeError(
     if (bytes && kind === "string") {
       const at = base64Error(value as string);
       if (at !== undefined) return `illegal base64 data at input byte ${at}`;
+      continue;
+    }
+    // Time's UnmarshalJSON reads a JSON string (Go's error names that), then parses it.
+    if (kind !== undefined && isTime(raw)) {
+      if (kind !== "string") {
+        return `json: cannot unmarshal ${kind} into Go struct field ${path ? `${struct}.${path}` : struct} of type string`;
+      }
+      const problem = timeError(value as string, micro);
+      if (problem !== undefined) return problem;
       continue;
     }
     const s = r.resolve(raw);
@@ -388,15 +428,17 @@ export function goTypeError(
         const entry = typeof s.additionalProperties === "object" ? s.additionalProperties : undefined;
         // Go names a map's value by the map's field: `ConfigMap.data`, never `data.a`.
         if (field !== undefined) {
-          const isBytes = BYTE_FIELDS.has(`${isStruct && path === "" ? def.kind : structName(raw)}.${k}`);
+          const fieldOf = `${isStruct && path === "" ? def.kind : structName(raw)}.${k}`;
           stack.push({
             value: v,
             raw: field,
             path: path ? `${path}.${k}` : k,
             struct: holder,
-            bytes: isBytes,
+            bytes: BYTE_FIELDS.has(fieldOf),
+            micro: isStruct && MICRO_TIME_FIELDS.has(fieldOf),
           });
-        } else if (entry !== undefined) stack.push({ value: v, raw: entry, path, struct: holder, bytes });
+        } else if (entry !== undefined)
+          stack.push({ value: v, raw: entry, path, struct: holder, bytes, micro });
       }
     }
   }
