@@ -5,6 +5,7 @@
 // that check client certificates).
 import { networkInterfaces } from "node:os";
 import { kindBehaviour } from "./kinds/index.js";
+import { localAPIServiceStatus } from "./kinds/apiservice.js";
 import type { ServerContext } from "./handlers/context.js";
 import { updateManagedFields } from "./object/managed-fields.js";
 import { kubeTime, normalizeOrder, prepareForCreate } from "./object/meta.js";
@@ -120,17 +121,7 @@ export function ensureLocalAPIService(
       groupPriorityMinimum: priorities[0],
       versionPriority: priorities[1],
     },
-    status: {
-      conditions: [
-        {
-          type: "Available",
-          status: "True",
-          lastTransitionTime: kubeTime(server.now()),
-          reason: "Local",
-          message: "Local APIServices are always available",
-        },
-      ],
-    },
+    status: localAPIServiceStatus(server.now()),
   });
 }
 

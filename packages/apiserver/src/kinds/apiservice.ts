@@ -8,16 +8,21 @@ export const apiServiceBehaviour: KindBehaviour = {
   // PrepareForCreate runs after the field manager: no manager owns the condition.
   created(obj, { server }) {
     if ((obj.spec as Obj | undefined)?.service) return;
-    obj.status = {
-      conditions: [
-        {
-          type: "Available",
-          status: "True",
-          lastTransitionTime: kubeTime(server.now()),
-          reason: "Local",
-          message: "Local APIServices are always available",
-        },
-      ],
-    };
+    obj.status = localAPIServiceStatus(server.now());
   },
 };
+
+/** The status of an APIService kube-apiserver serves itself: Available from the start. */
+export function localAPIServiceStatus(now: Date): Obj {
+  return {
+    conditions: [
+      {
+        type: "Available",
+        status: "True",
+        lastTransitionTime: kubeTime(now),
+        reason: "Local",
+        message: "Local APIServices are always available",
+      },
+    ],
+  };
+}

@@ -234,23 +234,14 @@ export const podBehaviour: KindBehaviour = {
       : defaultPriorityClass(server);
     if (!className && priorityClass) spec.priorityClassName = (priorityClass.metadata as Obj).name;
     const priority = (priorityClass?.value as number | undefined) ?? 0;
-    if (spec.priority !== undefined && spec.priority !== priority) {
-      throw forbidden(
-        { group: "", resource: "pods", kind: "Pod" },
-        podName,
-        `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
-      );
-    }
-    spec.priority = priority;
+    spec.priority = fromClass(spec.priority, priority, "the integer value of priority", podName);
     const policy = (priorityClass?.preemptionPolicy as string | undefined) ?? "PreemptLowerPriority";
-    if (spec.preemptionPolicy !== undefined && spec.preemptionPolicy !== policy) {
-      throw forbidden(
-        { group: "", resource: "pods", kind: "Pod" },
-        podName,
-        `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${policy} from the given PriorityClass name`,
-      );
-    }
-    spec.preemptionPolicy = policy;
+    spec.preemptionPolicy = fromClass(
+      spec.preemptionPolicy,
+      policy,
+      "the string value of PreemptionPolicy",
+      podName,
+    );
     const tolerations = Array.isArray(spec.tolerations) ? (spec.tolerations as Obj[]) : [];
     for (const key of ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]) {
       const tolerated = tolerations.some(
@@ -313,6 +304,21 @@ function admitRuntimeClass(server: ServerContext, spec: Obj, pod: string): void 
     }
     spec.tolerations = tolerations;
   }
+}
+
+/**
+ * The Priority admission's value of a Pod's field: its class's; a different one the Pod gave is
+ * refused (403), as kube's plugin refuses it.
+ */
+function fromClass<T>(given: unknown, computed: T, what: string, podName: string): T {
+  if (given !== undefined && given !== computed) {
+    throw forbidden(
+      { group: "", resource: "pods", kind: "Pod" },
+      podName,
+      `${what} (${given}) must not be provided in pod spec; priority admission controller computed ${computed} from the given PriorityClass name`,
+    );
+  }
+  return computed;
 }
 
 /** The PriorityClass a Pod names, or kube's Priority admission refusal. */
