@@ -191,6 +191,12 @@ export function validatePodSpec(spec: unknown, path: string): StatusCause[] {
       }
     });
   }
+  // validatePodSpec's range: a deadline of 0 (or past int32) is no deadline a kubelet can keep.
+  const deadline = s.activeDeadlineSeconds;
+  if (typeof deadline === "number" && (deadline < 1 || deadline > 2147483647))
+    causes.push(
+      cause.invalid(`${path}.activeDeadlineSeconds`, deadline, "must be between 1 and 2147483647, inclusive"),
+    );
   // Defaulting gives every pod spec that reaches validation a policy; absent means defaulted.
   if (s.restartPolicy !== undefined)
     causes.push(...enumCauses(s.restartPolicy, `${path}.restartPolicy`, RESTART_POLICIES));

@@ -308,7 +308,20 @@ export const statefulSetBehaviour: KindBehaviour = {
     obj.spec = spec;
     spec.replicas ??= 1;
     spec.podManagementPolicy ??= "OrderedReady";
-    spec.updateStrategy ??= { type: "RollingUpdate", rollingUpdate: { partition: 0 } };
+    // SetDefaults_StatefulSet: a strategy without a type is a RollingUpdate with defaults; a
+    // RollingUpdate's partition is 0 and, with MaxUnavailableStatefulSet (on in 1.37), at most
+    // one Pod is down at a time.
+    const strategy = (spec.updateStrategy ?? {}) as Obj;
+    spec.updateStrategy = strategy;
+    if (!strategy.type) {
+      strategy.type = "RollingUpdate";
+      strategy.rollingUpdate ??= {};
+    }
+    const rolling = strategy.rollingUpdate;
+    if (strategy.type === "RollingUpdate" && rolling && typeof rolling === "object") {
+      (rolling as Obj).partition ??= 0;
+      (rolling as Obj).maxUnavailable ??= 1;
+    }
     spec.revisionHistoryLimit ??= 10;
     // StatefulSetAutoDeletePVC, on by default since 1.27.
     const retention = (spec.persistentVolumeClaimRetentionPolicy ?? {}) as Obj;
