@@ -109,7 +109,8 @@ export const MICRO_TIME_FIELDS = new Set([
 ]);
 
 /** A metav1.Time or MicroTime (kube's OpenAPI names both `v1.Time` here). */
-const isTime = (raw: Schema) => raw.$ref !== undefined && /\.v1\.(?:Micro)?Time$/.test(raw.$ref);
+const isTime = (raw: Schema) =>
+  raw.$ref !== undefined && (raw.$ref.endsWith(".v1.Time") || raw.$ref.endsWith(".v1.MicroTime"));
 
 /** What Time's or MicroTime's UnmarshalJSON refuses of a string. */
 const timeError = (value: string, micro: boolean | undefined) =>
@@ -242,15 +243,21 @@ function accepted(s: Schema): JsonKind[] | undefined {
   }
 }
 
-/** BYTE_FIELDS by struct: the field names of each. */
-const BYTE_FIELDS_BY_STRUCT = new Map<string, Set<string>>();
-for (const entry of BYTE_FIELDS) {
-  const dot = entry.indexOf(".");
-  const struct = entry.slice(0, dot);
-  const fields = BYTE_FIELDS_BY_STRUCT.get(struct) ?? new Set<string>();
-  fields.add(entry.slice(dot + 1));
-  BYTE_FIELDS_BY_STRUCT.set(struct, fields);
+/** `Struct.field` entries by struct: the field names of each, looked up once per object. */
+function byStruct(entries: Set<string>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const entry of entries) {
+    const dot = entry.indexOf(".");
+    const struct = entry.slice(0, dot);
+    const fields = out.get(struct) ?? new Set<string>();
+    fields.add(entry.slice(dot + 1));
+    out.set(struct, fields);
+  }
+  return out;
 }
+
+const BYTE_FIELDS_BY_STRUCT = byStruct(BYTE_FIELDS);
+const MICRO_TIME_FIELDS_BY_STRUCT = byStruct(MICRO_TIME_FIELDS);
 
 /** Nesting checked by typesFine's recursion; deeper objects are left to goTypeError's walk. */
 const FINE_DEPTH = 200;
@@ -299,13 +306,14 @@ function typesFine(
   const isStruct = s.properties !== undefined;
   const holderName = atRoot ? kindName : structName(raw);
   const byteFields = isStruct ? BYTE_FIELDS_BY_STRUCT.get(holderName) : undefined;
+  const microFields = isStruct ? MICRO_TIME_FIELDS_BY_STRUCT.get(holderName) : undefined;
   const entry = typeof s.additionalProperties === "object" ? s.additionalProperties : undefined;
   for (const [k, v] of Object.entries(value)) {
     const field = s.properties?.[k];
     let fine: boolean | undefined = true;
     if (field !== undefined) {
       const isBytes = byteFields?.has(k) ?? false;
-      const isMicro = isStruct && MICRO_TIME_FIELDS.has(`${holderName}.${k}`);
+      const isMicro = microFields?.has(k) ?? false;
       fine = typesFine(v, field, isBytes, isMicro, kindName, atRoot && k === "", r, depth + 1);
     } else if (entry !== undefined) fine = typesFine(v, entry, bytes, micro, kindName, atRoot, r, depth + 1);
     if (fine !== true) return fine;
