@@ -11,7 +11,13 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
-import { Api, startTarget, type Target } from "./harness.js";
+import {
+  Api,
+  startTarget,
+  type Target,
+  MUTATING_POLICIES_NOT_SERVED,
+  servesMutatingPolicies,
+} from "./harness.js";
 
 let target: Target;
 let api: Api;
@@ -379,10 +385,7 @@ test("zeros of other kinds: Service, ConfigMap, Secret, Node, Event, webhook con
 });
 
 test("admission sees the decoded object: a policy finds no paused: false", async (t) => {
-  const group = await api.get("/apis/admissionregistration.k8s.io/v1");
-  const resources = (group.body?.resources ?? []) as { name: string }[];
-  if (!resources.some((r) => r.name === "mutatingadmissionpolicies"))
-    return t.skip("MutatingAdmissionPolicy v1 is not served by this server (kube 1.36+)");
+  if (!(await servesMutatingPolicies(api))) return t.skip(MUTATING_POLICIES_NOT_SERVED);
   const name = `zeros-${ns}`;
   const policies = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies";
   const bindings = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings";

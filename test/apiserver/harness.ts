@@ -285,3 +285,14 @@ export async function collect(
   }
   return seen;
 }
+
+/** Why tests of MutatingAdmissionPolicy skip on a server without it. */
+export const MUTATING_POLICIES_NOT_SERVED =
+  "MutatingAdmissionPolicy v1 is not served by this server (kube 1.36+)";
+
+/** Whether the server serves MutatingAdmissionPolicy v1 (GA in kube 1.36). */
+export async function servesMutatingPolicies(api: Api): Promise<boolean> {
+  const group = await api.get("/apis/admissionregistration.k8s.io/v1");
+  const resources = (group.body as { resources?: { name: string }[] }).resources ?? [];
+  return resources.some((r) => r.name === "mutatingadmissionpolicies");
+}

@@ -9,12 +9,17 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
-import { Api, startTarget, type Target } from "./harness.js";
+import {
+  Api,
+  startTarget,
+  type Target,
+  MUTATING_POLICIES_NOT_SERVED,
+  servesMutatingPolicies,
+} from "./harness.js";
 
 let target: Target;
 let api: Api;
 let served = false;
-const NOT_SERVED = "MutatingAdmissionPolicy v1 is not served by this server (kube 1.36+)";
 const run = Date.now().toString(36);
 const ns = `map-${run}`;
 const policies = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies";
@@ -26,10 +31,7 @@ const created: string[] = [];
 before(async () => {
   target = await startTarget();
   api = new Api(target);
-  const group = await api.get("/apis/admissionregistration.k8s.io/v1");
-  const resources = (group.body as { resources?: { name: string }[] }).resources ?? [];
-  served = resources.some((r) => r.name === "mutatingadmissionpolicies");
-  if (!served) console.log(`# ${NOT_SERVED}: checks skipped`);
+  served = await servesMutatingPolicies(api);
   assert.equal(
     (await api.post("/api/v1/namespaces", { metadata: { name: ns, labels: { map: run } } })).status,
     201,
@@ -140,7 +142,7 @@ function deployment(name: string, labels: Record<string, string>) {
 
 describe("MutatingAdmissionPolicy", () => {
   test("ApplyConfiguration: a label added, a field set, a list item merged by its key", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     await install(
       policy(
         "apply",
@@ -192,7 +194,7 @@ describe("MutatingAdmissionPolicy", () => {
   });
 
   test("JSONPatch: operations built in CEL, keys escaped with jsonpatch.escapeKey", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     await install(
       policy("patch", {
         mutations: [
@@ -221,7 +223,7 @@ describe("MutatingAdmissionPolicy", () => {
   });
 
   test("a binding's param is the policy's `params`", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     const param = await api.post(configMaps, configMap(`team-${run}`, {}, { data: { team: "blue" } }));
     assert.equal(param.status, 201, param.text);
     await install(
@@ -250,7 +252,7 @@ describe("MutatingAdmissionPolicy", () => {
   });
 
   test("a false matchCondition skips the policy", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     await install(
       policy("condition", {
         matchConditions: [{ name: "marked", expression: "'mark' in object.data" }],
@@ -280,7 +282,7 @@ describe("MutatingAdmissionPolicy", () => {
   });
 
   test("an expression error: failurePolicy Fail refuses with kube's message, Ignore admits as sent", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     const expression = `Object{metadata: Object.metadata{labels: {"copied": object.data.missing}}}`;
     const failing = (name: string, failurePolicy: string) =>
       policy(name, {
@@ -316,7 +318,7 @@ describe("MutatingAdmissionPolicy", () => {
   });
 
   test("a mutation's output type and its JSONPatch fields are checked when the policy is written", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     const refused = async (name: string, patchType: string, expression: string) => {
       const mutation =
         patchType === "JSONPatch"
@@ -368,7 +370,7 @@ describe("MutatingAdmissionPolicy", () => {
   });
 
   test("what kube refuses at run time: atomic fields, undeclared fields, a patch Go cannot decode", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     const cases = [
       {
         name: "atomic",
@@ -414,7 +416,7 @@ describe("MutatingAdmissionPolicy", () => {
   });
 
   test("optional fields of an initialiser are set only when they hold a value", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     await install(
       policy("optional", {
         mutations: [
@@ -437,7 +439,7 @@ describe("MutatingAdmissionPolicy", () => {
   });
 
   test("reinvocationPolicy IfNeeded: a policy runs again after a later one changed the object", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     // Both select the same objects. Whichever order the server runs them in (the embedded server
     // runs them by name, so `first` before `second`), `first` sees the label `second` adds: at
     // once, or when it is reinvoked.

@@ -15,14 +15,19 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
-import { Api, startTarget, type Target } from "./harness.js";
+import {
+  Api,
+  startTarget,
+  type Target,
+  MUTATING_POLICIES_NOT_SERVED,
+  servesMutatingPolicies,
+} from "./harness.js";
 import { answer, jsonPatch, type RawWebhook, type Review, startRawWebhook } from "../webhooks/harness.js";
 
 let target: Target;
 let api: Api;
 let hook: RawWebhook;
 let served = false;
-const NOT_SERVED = "MutatingAdmissionPolicy v1 is not served by this server (kube 1.36+)";
 const run = Date.now().toString(36);
 const ns = `mapr-${run}`;
 const policies = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies";
@@ -75,10 +80,7 @@ function respond(review: Review, path: string): ReturnType<typeof answer> {
 before(async () => {
   target = await startTarget();
   api = new Api(target);
-  const group = await api.get("/apis/admissionregistration.k8s.io/v1");
-  const resources = (group.body as { resources?: { name: string }[] }).resources ?? [];
-  served = resources.some((r) => r.name === "mutatingadmissionpolicies");
-  if (!served) console.log(`# ${NOT_SERVED}: checks skipped`);
+  served = await servesMutatingPolicies(api);
   const namespace = await api.post("/api/v1/namespaces", { metadata: { name: ns, labels: { mapr: run } } });
   assert.equal(namespace.status, 201, namespace.text);
   hook = await startRawWebhook(respond);
@@ -252,7 +254,7 @@ const countByPatch = {
 
 describe("MutatingAdmissionPolicy reinvocation", () => {
   test("variables are evaluated for each mutation, on the object as the mutations before it left it", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     await install(
       "vars",
       policy("vars", {
@@ -270,7 +272,7 @@ describe("MutatingAdmissionPolicy reinvocation", () => {
   });
 
   test("an IfNeeded policy whose mutations ran is run once more, for its own change too; Never once", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     await install(
       "count-apply",
       policy("count-apply", { reinvocationPolicy: "IfNeeded", mutations: [countByApply] }),
@@ -293,7 +295,7 @@ describe("MutatingAdmissionPolicy reinvocation", () => {
   });
 
   test("a webhook runs after the policies: what it changes reaches an IfNeeded policy's variables, and an IfNeeded webhook is called again with the policies' second output", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     const seeing = (reinvocationPolicy: string) => ({
       reinvocationPolicy,
       variables: [{ name: "seen", expression: `object.metadata.?labels[?"b"].orValue("none")` }],
@@ -332,7 +334,7 @@ describe("MutatingAdmissionPolicy reinvocation", () => {
   });
 
   test("matchConditions are evaluated again on reinvocation: true runs the policy, false skips it; one that did not run is not run then", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     const counting = (condition: string) => ({
       reinvocationPolicy: "IfNeeded",
       matchConditions: [{ name: "condition", expression: condition }],
@@ -368,7 +370,7 @@ describe("MutatingAdmissionPolicy reinvocation", () => {
   });
 
   test("a mutation that fails when the policy is run again: Fail refuses the request, Ignore admits it as the first run left it", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     // The first run sets `ran`; the second, run for that change, reads a key that is not there.
     const expression = `"ran" in object.metadata.labels
       ? Object{metadata: Object.metadata{labels: {"n": object.data["missing"]}}}
@@ -400,7 +402,7 @@ describe("MutatingAdmissionPolicy reinvocation", () => {
   });
 
   test("the policies that run are chosen on the object as it entered the round: an earlier policy's label does not select", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     await install("sel-a", policy("sel-a", { mutations: [label("sel", `"yes"`)] }, { case: "sel" }));
     await install(
       "sel-b",
@@ -421,7 +423,7 @@ describe("MutatingAdmissionPolicy reinvocation", () => {
   });
 
   test("each param is an invocation of its own: the one that counts is run again, whatever the order", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     // Only the invocation with `z-` counts; `a-` adds a key once. Whichever runs first, kube ends
     // the round with the object dirty and runs both again: the count ends at 2.
     for (const [name, data] of [
@@ -466,7 +468,7 @@ describe("MutatingAdmissionPolicy reinvocation", () => {
   });
 
   test("an object a mutation or a webhook changed is defaulted before the next mutation reads it", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
     const p = policy("pulls", {
       reinvocationPolicy: "IfNeeded",
@@ -522,7 +524,7 @@ describe("MutatingAdmissionPolicy reinvocation", () => {
   });
 
   test("in the second round, the matchConditions of a webhook not to be called again are evaluated all the same", async (t) => {
-    if (!served) return t.skip(NOT_SERVED);
+    if (!served) return t.skip(MUTATING_POLICIES_NOT_SERVED);
     // The cond webhook is called (x is "1"); the removes webhook, after it, removes x, and the
     // second round evaluates cond's condition on an object without x: an error, under Fail.
     const r = await api.post(configMaps, configMap("cond", { cond: "yes", removes: "yes", x: "1" }));
