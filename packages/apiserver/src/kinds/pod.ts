@@ -6,6 +6,7 @@ import { validatePodSpecUpdate } from "./pod-update.js";
 import { defaultRequestsFromLimits, podQOS } from "./pod-qos.js";
 import { annotationCauses, labelCauses } from "../object/meta.js";
 import { dns1123LabelErrors } from "../object/names.js";
+import { labelValueErrors, qualifiedNameErrors } from "controller-runtime/api";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { cause, forbidden } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -34,6 +35,9 @@ function defaultProbe(p: unknown): void {
 /** The defaults of volume sources: file modes 0644, an unset hostPath type. */
 function defaultVolume(v: unknown): void {
   if (!isObj(v)) return;
+  // SetDefaults_Volume: a volume that names no source is an emptyDir (every other field of a
+  // Volume is one of its VolumeSource's pointers).
+  if (!Object.keys(v).some((k) => k !== "name" && isObj(v[k]))) v.emptyDir = {};
   if (isObj(v.hostPath)) v.hostPath.type ??= "";
   for (const k of ["secret", "configMap", "downwardAPI", "projected"]) {
     const src = v[k];
@@ -152,6 +156,71 @@ function portCauses(ports: unknown, path: string): StatusCause[] {
   return causes;
 }
 
+/** ValidateEnv's names, under RelaxedEnvironmentVariableValidation (on since 1.34). */
+function envCauses(env: unknown, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!Array.isArray(env)) return causes;
+  env.forEach((e, i) => {
+    const name = isObj(e) && typeof e.name === "string" ? e.name : "";
+    if (name === "") causes.push(cause.required(`${path}[${i}].name`));
+    else if (!/^[\x20-\x3c\x3e-\x7e]+$/.test(name))
+      causes.push(
+        cause.invalid(
+          `${path}[${i}].name`,
+          name,
+          "a valid environment variable name must consist only of printable ASCII characters other than '='",
+        ),
+      );
+  });
+  return causes;
+}
+
+const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+/** ValidateTolerations (the comparison operators Lt and Gt are behind a gate kube 1.37 leaves off). */
+function tolerationCauses(tolerations: unknown, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!Array.isArray(tolerations)) return causes;
+  tolerations.forEach((raw, i) => {
+    const t = isObj(raw) ? raw : {};
+    const at = `${path}[${i}]`;
+    const key = typeof t.key === "string" ? t.key : "";
+    const operator = typeof t.operator === "string" ? t.operator : "";
+    const value = typeof t.value === "string" ? t.value : "";
+    const effect = typeof t.effect === "string" ? t.effect : "";
+    if (key !== "")
+      for (const msg of qualifiedNameErrors(key)) causes.push(cause.invalid(`${at}.key`, key, msg));
+    if (key === "" && operator !== "Exists")
+      causes.push(
+        cause.invalid(
+          `${at}.operator`,
+          operator,
+          'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        ),
+      );
+    if (t.tolerationSeconds !== undefined && t.tolerationSeconds !== null && effect !== "NoExecute")
+      causes.push(
+        cause.invalid(`${at}.effect`, effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"),
+      );
+    if (operator === "Equal" || operator === "") {
+      const errs = labelValueErrors(value);
+      if (errs.length > 0) causes.push(cause.invalid(`${at}.operator`, value, errs.join(";")));
+    } else if (operator === "Exists") {
+      if (value !== "")
+        causes.push(
+          cause.invalid(`${at}.operator`, value, "value must be empty when `operator` is 'Exists'"),
+        );
+    } else {
+      const supported =
+        operator === "Lt" || operator === "Gt" ? ["Equal", "Exists", "Lt", "Gt"] : ["Equal", "Exists"];
+      causes.push(cause.notSupported(`${at}.operator`, operator, supported));
+    }
+    if (effect !== "" && !TAINT_EFFECTS.includes(effect))
+      causes.push(cause.notSupported(`${at}.effect`, effect, TAINT_EFFECTS));
+  });
+  return causes;
+}
+
 /** validateContainerCommon's checks of one container (after defaulting). */
 function containerCauses(c: Obj, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -167,6 +236,7 @@ function containerCauses(c: Obj, path: string): StatusCause[] {
     );
   }
   causes.push(...portCauses(c.ports, `${path}.ports`));
+  causes.push(...envCauses(c.env, `${path}.env`));
   if (c.imagePullPolicy !== undefined)
     causes.push(...enumCauses(c.imagePullPolicy, `${path}.imagePullPolicy`, PULL_POLICIES));
   return causes;
@@ -200,6 +270,7 @@ export function validatePodSpec(spec: unknown, path: string): StatusCause[] {
   // Defaulting gives every pod spec that reaches validation a policy; absent means defaulted.
   if (s.restartPolicy !== undefined)
     causes.push(...enumCauses(s.restartPolicy, `${path}.restartPolicy`, RESTART_POLICIES));
+  causes.push(...tolerationCauses(s.tolerations, `${path}.tolerations`));
   return causes;
 }
 

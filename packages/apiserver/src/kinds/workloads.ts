@@ -438,13 +438,16 @@ export const jobBehaviour: KindBehaviour = {
   defaults(obj) {
     const spec = (obj.spec ?? {}) as Obj;
     obj.spec = spec;
+    // SetDefaults_Job: a Job that sets neither runs one pod to one completion; a parallel one
+    // without completions is a work queue, and keeps none.
+    if (spec.completions === undefined && spec.parallelism === undefined) spec.completions = 1;
     spec.parallelism ??= 1;
-    spec.completions ??= 1;
-    spec.backoffLimit ??= 6;
+    spec.backoffLimit ??= spec.backoffLimitPerIndex === undefined ? 6 : 2147483647;
     spec.completionMode ??= "NonIndexed";
     spec.suspend ??= false;
     // JobPodReplacementPolicy, on by default since 1.29.
     spec.podReplacementPolicy ??= spec.podFailurePolicy ? "Failed" : "TerminatingOrFailed";
+    spec.manualSelector ??= false;
     defaultTemplate(spec);
   },
   // generateSelector, run by kube's Job strategy after the field manager: the template carries

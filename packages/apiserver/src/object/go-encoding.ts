@@ -25,6 +25,8 @@ interface GoField {
   drop: 0 | 1 | 2 | 3;
   /** What lies below a value of it, for dropOmittedZeros; null for nothing to walk. */
   shape: Shape | null;
+  /** For a list or map of scalars, what a null element of it decodes as (see zeroNullItems). */
+  itemZero: unknown;
 }
 
 /**
@@ -88,7 +90,8 @@ function goStruct(short: string): GoStruct | undefined {
           // `name:class:code`: a code of its own where Go's type writes itself (see the generator).
           const [name, cls = "", own] = entry.split(":");
           const code = own ?? props[name] ?? "";
-          return { name, cls, code, index, drop: dropOf(cls, code), shape: shapeOf(code) };
+          const itemZero = code.startsWith("[]") || code.startsWith("{}") ? scalarZero(code.slice(2)) : null;
+          return { name, cls, code, index, drop: dropOf(cls, code), shape: shapeOf(code), itemZero };
         });
       struct = {
         fields,
@@ -281,6 +284,13 @@ export function dropOmittedZeros(
         const f = struct.byName.get(k);
         if (f === undefined) continue;
         const x = v[k];
+        if (x === null) {
+          const zero = nullField(f);
+          if (zero === DROP) delete v[k];
+          else if (zero !== null) v[k] = zero;
+          continue;
+        }
+        if (f.itemZero !== null && typeof x === "object") zeroNullItems(x as unknown[] | Obj, f.itemZero);
         if (f.drop !== 0) {
           const dropped =
             f.drop === 1
@@ -307,13 +317,82 @@ export function dropOmittedZeros(
       }
     } else if (shape.k === "list") {
       if (!Array.isArray(v)) continue;
-      for (const x of v) if (x !== null && typeof x === "object") stack.push([x, shape.item]);
+      const structs = shape.item.k === "struct";
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i];
+        // A null element of a list of structs decodes as the zero struct.
+        if (x === null && structs) v[i] = {};
+        else if (x !== null && typeof x === "object") stack.push([x, shape.item]);
+      }
     } else if (isPlainObject(v)) {
+      const structs = shape.item.k === "struct";
       for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue;
         const x = v[k];
-        if (x !== null && typeof x === "object" && Object.hasOwn(v, k)) stack.push([x, shape.item]);
+        if (x === null && structs) v[k] = {};
+        else if (x !== null && typeof x === "object") stack.push([x, shape.item]);
       }
     }
+  }
+}
+
+/** nullField's answer for a field Go leaves out once it has decoded `null` into it. */
+const DROP = Symbol("drop");
+
+/**
+ * What Go's decoder makes of a field sent as `null`: a pointer, slice or map is nil and a scalar
+ * or struct keeps its zero value. So a field Go leaves out when unset (omitempty, a pointer, a
+ * struct, which the encoder writes in full anyway) is dropped as if not sent; a scalar without
+ * omitempty takes its zero (a port's `0`, a name's `""`), which validation then judges as kube
+ * does; a Quantity is "0" and an IntOrString 0; what Go writes as null stays null.
+ */
+function nullField(f: GoField): unknown {
+  switch (f.cls) {
+    case "":
+    case "o":
+    case "s":
+      return DROP;
+    case "z":
+      return scalarZero(f.code);
+    case "q":
+      return "0";
+    case "i":
+      return 0;
+    default:
+      return null; // n, t, r, d
+  }
+}
+
+/** The zero value of a scalar type code, or null where Go's zero is written null (or is no scalar). */
+function scalarZero(code: string): unknown {
+  switch (code) {
+    case "string":
+      return "";
+    case "int32":
+    case "integer":
+    case "number":
+      return 0;
+    case "boolean":
+      return false;
+    case "quantity":
+      return "0";
+    case "int-or-string":
+      return 0;
+    default:
+      return null;
+  }
+}
+
+/**
+ * A list's or map's null elements of a scalar type, as Go decodes them: its zero (`args: [null]`
+ * is `[""]`, a label's null value `""`, a limit's null "0"). Elements of structs are zeroed by the
+ * walk, which knows their shape; any other element (JSON, a list) stays null.
+ */
+function zeroNullItems(x: unknown[] | Obj, zero: unknown): void {
+  if (Array.isArray(x)) {
+    for (let i = 0; i < x.length; i++) if (x[i] === null) x[i] = zero;
+  } else {
+    for (const k in x) if (x[k] === null && Object.hasOwn(x, k)) x[k] = zero;
   }
 }
 

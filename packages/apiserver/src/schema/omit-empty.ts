@@ -64,6 +64,12 @@ function walk(value: unknown, schema0: Schema, r: SchemaResolver, depth: number)
     const sub = r.property(schema, key);
     if (sub === undefined) continue;
     const v = value[key];
+    // The structs walked here (a LabelSelector and its requirements) have only pointers, lists and
+    // omitempty fields besides the required ones: a null decodes as unset, as if not sent.
+    if (v === null && !required.includes(key)) {
+      delete value[key];
+      continue;
+    }
     if (isObject(v) && Object.keys(v).length === 0 && isMap(sub) && !required.includes(key)) {
       delete value[key];
       continue;
