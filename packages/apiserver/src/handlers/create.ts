@@ -19,6 +19,7 @@ import {
   warningHeaders,
 } from "./write.js";
 import { stringifyJson } from "../object/deep-json.js";
+import { customResourceFinalizerWarnings, dedupOwnerReferences } from "../object/meta-lists.js";
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
   const form = formOf(r, "write");
@@ -45,6 +46,7 @@ export function createObject(
     meta.namespace = r.namespace;
   }
   const warnings = checkFields(r, obj, text);
+  dedupOwnerReferences(obj, warnings, false);
   const dryRun = isDryRun(r);
   dropStatusOnCreate(r.def, obj);
   const store = storeNameOf(r.def);
@@ -59,6 +61,7 @@ export function createObject(
     meta.name = name;
   }
   admit(r, obj, undefined);
+  if (r.def.crdName) warnings.push(...customResourceFinalizerWarnings(obj, undefined));
   r.server.hooks.beforeCreate(r.def, obj);
   const name = meta.name as string;
   // etcd's store refuses it before it looks for the key (a 500 without reason; a dry run never

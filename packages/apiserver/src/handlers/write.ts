@@ -43,6 +43,7 @@ import type { Obj, StoredObject } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { finalizeIfDone } from "./finalize.js";
 import { stringifyJson } from "../object/deep-json.js";
+import { customResourceFinalizerWarnings, dedupOwnerReferences } from "../object/meta-lists.js";
 import { admitResourceQuota } from "../admission/resource-quota.js";
 
 export const bodyMediaTypes = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
@@ -416,7 +417,11 @@ export function commitUpdate(
     throw invalid(refOf(r.def), r.name, [cause.invalid("metadata.uid", uid, "field is immutable")]);
   }
   const next = prepareForUpdate(r.def, current.obj, candidate, r.subresource);
+  // kube's handlers: a PUT's duplicates are dropped before admission, a patch's after it.
+  dedupOwnerReferences(next, warnings, r.req.method === "PATCH");
   admit(r, next, current.obj);
+  if (r.def.crdName && r.subresource === "")
+    warnings.push(...customResourceFinalizerWarnings(next, current.obj));
   bumpGeneration(r.def, current.obj, next);
   // An apply brings its own managedFields; every other write records an Update. A write that
   // changes nothing, ownership included, is a no-op.

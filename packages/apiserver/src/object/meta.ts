@@ -7,6 +7,7 @@ import type { ResourceDefinition } from "../registry/index.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import { encodeStruct, goDefinitionOf } from "./go-encoding.js";
+import { finalizerCauses, ownerReferenceCauses } from "./meta-lists.js";
 import { nameErrors } from "./names.js";
 import { podResize } from "./pod-resize.js";
 import { cloneJson } from "./deep-json.js";
@@ -177,7 +178,7 @@ export function randomSuffix(): string {
   return s;
 }
 
-/** Problems with metadata that every kind shares (name, generateName, labels, annotations). */
+/** Problems with metadata that every kind shares (name, generateName, labels, annotations, owners, finalizers). */
 export function validateMeta(def: ResourceDefinition, obj: Obj): StatusCause[] {
   const meta = (obj.metadata ?? {}) as Obj;
   const causes: StatusCause[] = [];
@@ -198,10 +199,12 @@ export function validateMeta(def: ResourceDefinition, obj: Obj): StatusCause[] {
   }
   causes.push(...labelCauses(meta.labels, "metadata.labels"));
   causes.push(...annotationCauses(meta.annotations, "metadata.annotations"));
+  causes.push(...ownerReferenceCauses(meta.ownerReferences));
   const finalizers = meta.finalizers;
   if (finalizers !== undefined && finalizers !== null && !Array.isArray(finalizers)) {
     causes.push(cause.invalid("metadata.finalizers", finalizers, "must be a list of strings"));
   }
+  causes.push(...finalizerCauses(def, finalizers));
   return causes;
 }
 

@@ -1,5 +1,6 @@
 // Label selector requirements: apimachinery's labels.NewRequirement with its validation
-// (validation.IsQualifiedName, IsValidLabelValue) and its error messages.
+// (validation.IsQualifiedName, IsValidLabelValue) and its error messages, as apimachinery
+// v0.36+ words them (api/validate/content: "a valid label key", lengths in bytes).
 
 /** apimachinery's selection.Operator values. */
 export type LabelOperator = "in" | "notin" | "=" | "==" | "!=" | "exists" | "!" | "gt" | "lt";
@@ -33,7 +34,7 @@ export function qualifiedNameErrors(value: string): string[] {
   let name = parts[0];
   if (parts.length > 2) {
     return [
-      `a qualified name ${QNAME_MSG} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      `a valid label key ${QNAME_MSG} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ];
   }
   if (parts.length === 2) {
@@ -41,12 +42,12 @@ export function qualifiedNameErrors(value: string): string[] {
     name = parts[1];
     if (prefix.length === 0) errs.push("prefix part must be non-empty");
     else {
-      if (prefix.length > 253) errs.push("prefix part must be no more than 253 characters");
+      if (prefix.length > 253) errs.push("prefix part must be no more than 253 bytes");
       if (!DNS1123_SUBDOMAIN.test(prefix)) errs.push(`prefix part ${DNS_MSG}`);
     }
   }
   if (name.length === 0) errs.push("name part must be non-empty");
-  else if (name.length > 63) errs.push("name part must be no more than 63 characters");
+  else if (name.length > 63) errs.push("name part must be no more than 63 bytes");
   if (!QUALIFIED_NAME.test(name)) errs.push(`name part ${QNAME_MSG}`);
   return errs;
 }
@@ -54,7 +55,7 @@ export function qualifiedNameErrors(value: string): string[] {
 /** apimachinery's validation.IsValidLabelValue: the problems with a label value (empty when valid). */
 export function labelValueErrors(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > 63) errs.push("must be no more than 63 characters");
+  if (value.length > 63) errs.push("must be no more than 63 bytes");
   if (!LABEL_VALUE.test(value)) errs.push(VALUE_MSG);
   return errs;
 }

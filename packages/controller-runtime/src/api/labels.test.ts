@@ -91,7 +91,7 @@ test("parse errors carry apimachinery's messages", () => {
 test("key and value validation errors name the offending part", () => {
   assert.throws(() => parseLabelSelector("a/b/c=d"), {
     message:
-      /^unable to parse requirement: <nil>: Invalid value: "a\/b\/c": a qualified name must consist of/,
+      /^unable to parse requirement: <nil>: Invalid value: "a\/b\/c": a valid label key must consist of/,
   });
   assert.throws(() => parseLabelSelector("Example.com/x=d"), {
     message: /<nil>: Invalid value: "Example.com\/x": prefix part a lowercase RFC 1123 subdomain/,
@@ -101,10 +101,10 @@ test("key and value validation errors name the offending part", () => {
       /^unable to parse requirement: values\[0\]\[x\]: Invalid value: "-a": a valid label must be an empty string/,
   });
   assert.throws(() => parseLabelSelector(`x=${"a".repeat(64)}`), {
-    message: /Invalid value: "a{64}": must be no more than 63 characters$/,
+    message: /Invalid value: "a{64}": must be no more than 63 bytes$/,
   });
   assert.throws(() => parseLabelSelector(`x=-${"a".repeat(63)}`), {
-    message: /must be no more than 63 characters; a valid label/,
+    message: /must be no more than 63 bytes; a valid label/,
   });
   assert.deepEqual(qualifiedNameErrors("/a"), ["prefix part must be non-empty"]);
   assert.deepEqual(qualifiedNameErrors("a/"), [
@@ -113,7 +113,7 @@ test("key and value validation errors name the offending part", () => {
   ]);
   assert.deepEqual(qualifiedNameErrors("example.com/MyName"), []);
   assert.deepEqual(qualifiedNameErrors("k".repeat(63)), []);
-  assert.equal(qualifiedNameErrors("k".repeat(64))[0], "name part must be no more than 63 characters");
+  assert.equal(qualifiedNameErrors("k".repeat(64))[0], "name part must be no more than 63 bytes");
   assert.deepEqual(labelValueErrors(""), []);
   assert.deepEqual(labelValueErrors("a_b.c-d"), []);
 });
