@@ -56,6 +56,17 @@ function patchDecodingProblems(ct: string, patch: unknown, text: string): string
   return findDuplicateFields(text).map((d) => `duplicate field "${d}"`);
 }
 
+/** kube's maxJSONPatchOperations (endpoints/handlers/patch.go). */
+const MAX_JSON_PATCH_OPERATIONS = 10_000;
+
+/**
+ * How many request bodies' worth of bytes a JSON patch's copies may add. kube sets no bound (its
+ * json-patch's AccumulatedCopySizeLimit is 0), and a few dozen copies of a document into itself
+ * would ask any server for terabytes; no object that large could be stored, so a patch that
+ * copies more is refused as kube refuses a patch it cannot apply.
+ */
+const JSON_PATCH_COPY_FACTOR = 4;
+
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const form = formOf(r, "write");
   const ct = mediaType(r.req.headers["content-type"]);
@@ -90,10 +101,20 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   if (!found) throw notFound(ref, r.name);
   const current = await inRequestVersion(r, found);
 
+  if (ct === JSON_PATCH && Array.isArray(patch) && patch.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw new ApiError(
+      413,
+      "RequestEntityTooLarge",
+      `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`,
+    );
+  }
   let patched: unknown;
   const base = JSON.parse(current.json) as Obj;
   try {
-    if (ct === JSON_PATCH) patched = applyJSONPatch(base, patch);
+    if (ct === JSON_PATCH)
+      patched = applyJSONPatch(base, patch, {
+        maxCopyBytes: JSON_PATCH_COPY_FACTOR * r.server.limits.maxBodyBytes,
+      });
     else if (ct === STRATEGIC) {
       const meta = r.def.patchMeta ?? builtinPatchMeta(r.def.group, r.def.version, r.def.kind);
       patched = applyStrategicMergePatch(base, patch, meta);
@@ -129,15 +150,27 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     if (typeError) throw patchInvalid(shown(), typeError);
   }
   checkTypeMeta(r, obj);
+  // kube's checkName: a patched object must still name itself as the URL does; a namespace it
+  // no longer states is the request's.
+  obj.metadata ??= {};
   const meta = obj.metadata as Obj;
-  if (meta.name !== r.name) {
+  if (typeof meta.name !== "string" || meta.name === "") {
     throw badRequest(
-      `the name of the object (${String(meta.name)}) does not match the name on the URL (${r.name})`,
+      `the name of the object (${r.name} based on URL) was undeterminable: name must be provided`,
     );
   }
-  if (r.def.namespaced && meta.namespace !== r.namespace) {
+  if (meta.name !== r.name) {
+    throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${r.name})`);
+  }
+  if (
+    r.def.namespaced &&
+    meta.namespace !== undefined &&
+    meta.namespace !== "" &&
+    meta.namespace !== r.namespace
+  ) {
     throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
   }
+  if (r.def.namespaced) meta.namespace = r.namespace;
   if (meta.resourceVersion === undefined || meta.resourceVersion === null)
     meta.resourceVersion = String(current.rv);
   // Strict decoding: the patch's own problems, then the patched object's unknown fields (the

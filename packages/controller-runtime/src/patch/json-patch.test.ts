@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PatchError } from "./errors.js";
-import { type JSONPatchOperation, applyJSONPatch, escapePointerToken, parsePointer } from "./json-patch.js";
+import { applyJSONPatch, escapePointerToken, parsePointer } from "./json-patch.js";
 
 // RFC 6902 appendix A.
-const vectors: Array<[string, unknown, JSONPatchOperation[], unknown]> = [
+const vectors: Array<[string, unknown, unknown[], unknown]> = [
   [
     "A.1 add an object member",
     { foo: "bar" },
@@ -78,7 +78,52 @@ const vectors: Array<[string, unknown, JSONPatchOperation[], unknown]> = [
   ["replace the whole document", { a: 1 }, [{ op: "replace", path: "", value: { b: 2 } }], { b: 2 }],
   // kube's json-patch (v4): a missing member of an object is replaced as if it were there.
   ["replace a missing member sets it", { a: 1 }, [{ op: "replace", path: "/b", value: 1 }], { a: 1, b: 1 }],
-  ["add at the root replaces", { a: 1 }, [{ op: "add", path: "", value: [1] }], [1]],
+  // evanphx/json-patch v4's quirks, which kube-apiserver answers with.
+  [
+    "an index with a leading zero or a sign is strconv.Atoi's",
+    { a: [1, 2] },
+    [
+      { op: "add", path: "/a/01", value: 9 },
+      { op: "add", path: "/a/+0", value: 8 },
+    ],
+    { a: [8, 1, 9, 2] },
+  ],
+  [
+    "a negative index counts from the end",
+    { a: [1, 2, 3] },
+    [
+      { op: "remove", path: "/a/-1" },
+      { op: "replace", path: "/a/-2", value: 0 },
+      { op: "add", path: "/a/-1", value: 4 },
+    ],
+    { a: [0, 2, 4] },
+  ],
+  [
+    "an operation without a value uses null",
+    { a: 1 },
+    [
+      { op: "add", path: "/b" },
+      { op: "replace", path: "/a" },
+    ],
+    { a: null, b: null },
+  ],
+  [
+    "a copy of a missing member copies null",
+    { a: {} },
+    [{ op: "copy", from: "/a/x", path: "/b" }],
+    { a: {}, b: null },
+  ],
+  [
+    "a path's first segment is skipped, whatever it holds",
+    { a: { x: 1 } },
+    [
+      { op: "add", path: "a/y", value: 2 },
+      { op: "add", path: "q/a/z", value: 3 },
+    ],
+    { a: { x: 1, z: 3 }, y: 2 },
+  ],
+  ["a test without a value passes on a missing member", { a: 1 }, [{ op: "test", path: "/b" }], { a: 1 }],
+  ["a test of the whole document", { a: 1 }, [{ op: "test", path: "", value: { a: 1 } }], { a: 1 }],
   [
     "copy is deep",
     { a: { b: [1] } },
@@ -124,7 +169,12 @@ const failures: Array<[string, unknown, unknown[], RegExp]> = [
     [{ op: "test", path: "/~01", value: "10" }],
     /testing value/,
   ],
-  ["remove a missing member", { a: 1 }, [{ op: "remove", path: "/b" }], /remove operation does not apply/],
+  [
+    "remove a missing member",
+    { a: 1 },
+    [{ op: "remove", path: "/b" }],
+    /Unable to remove nonexistent key: b/,
+  ],
   [
     "replace a missing array element",
     { a: [1] },
@@ -138,12 +188,41 @@ const failures: Array<[string, unknown, unknown[], RegExp]> = [
     /doc is missing path: \/b\/c: missing value/,
   ],
   ["index past the end", { a: [1] }, [{ op: "add", path: "/a/3", value: 1 }], /invalid index/],
-  ["leading zero index", { a: [1, 2] }, [{ op: "add", path: "/a/01", value: 1 }], /invalid index/],
-  ["move into its own child", { a: { b: 1 } }, [{ op: "move", from: "/a", path: "/a/b/c" }], /inside/],
+  ["a negative index past the start", { a: [1] }, [{ op: "add", path: "/a/-3", value: 1 }], /invalid index/],
+  ["an index that is no number", { a: [1] }, [{ op: "remove", path: "/a/x" }], /invalid syntax/],
+  [
+    "move into its own child",
+    { a: { b: 1 } },
+    [{ op: "move", from: "/a", path: "/a/b/c" }],
+    /missing destination path/,
+  ],
   ["unknown op", { a: 1 }, [{ op: "frob", path: "/a" }], /Unexpected kind: frob/],
-  ["pointer without slash", { a: 1 }, [{ op: "remove", path: "a" }], /JSON pointer/],
-  ["missing value", { a: 1 }, [{ op: "add", path: "/b" }], /no value/],
-  ["move from a missing path", { a: 1 }, [{ op: "move", from: "/x", path: "/b" }], /missing from path/],
+  [
+    "a path without a slash names nothing",
+    { a: 1 },
+    [{ op: "remove", path: "a" }],
+    /doc is missing path: "a"/,
+  ],
+  ["add at the root", { a: 1 }, [{ op: "add", path: "", value: [1] }], /doc is missing path: ""/],
+  [
+    "replace the root with a scalar",
+    { a: 1 },
+    [{ op: "replace", path: "", value: 1 }],
+    /must be object or array/,
+  ],
+  [
+    "a test with a value of a missing member",
+    { a: 1 },
+    [{ op: "test", path: "/b", value: 1 }],
+    /testing value \/b failed/,
+  ],
+  ["a test without a value of a member", { a: 1 }, [{ op: "test", path: "/a" }], /testing value \/a failed/],
+  [
+    "move from a missing path",
+    { a: 1 },
+    [{ op: "move", from: "/x", path: "/b" }],
+    /Unable to remove nonexistent key: x/,
+  ],
 ];
 
 for (const [name, doc, ops, message] of failures) {
@@ -185,4 +264,16 @@ test("__proto__ keys stay data", () => {
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   assert.equal(Object.getPrototypeOf(out), Object.prototype);
   assert.deepEqual(Object.keys(out), ["__proto__"]);
+});
+
+test("copies are bounded by maxCopyBytes: a patch that doubles a document cannot ask for terabytes", () => {
+  const ops = Array.from({ length: 60 }, (_, i) => ({ op: "copy", from: "/d", path: `/d/c${i}` }));
+  assert.throws(
+    () => applyJSONPatch({ d: { a: "x".repeat(100) } }, ops, { maxCopyBytes: 1_000_000 }),
+    /accumulated size increase of copy is \d+, exceeding the limit 1000000/,
+  );
+  // Under the bound, copies work as without it.
+  assert.deepEqual(applyJSONPatch({ d: { a: 1 } }, ops.slice(0, 1), { maxCopyBytes: 100 }), {
+    d: { a: 1, c0: { a: 1 } },
+  });
 });
