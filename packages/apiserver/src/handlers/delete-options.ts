@@ -9,6 +9,7 @@ import type { Obj } from "../storage/index.js";
 import type { ResourceRequest } from "./context.js";
 import type { DeleteOptions } from "./finalize.js";
 import { isTrue, parseInt64 } from "./list-options.js";
+import { jsonTypeName } from "./patch-decoding.js";
 import { decodeProtobufBody } from "./write.js";
 
 const POLICIES = ["Foreground", "Background", "Orphan"];
@@ -94,7 +95,24 @@ function fromBody(r: ResourceRequest, body: Buffer): Requested {
       );
     }
   }
-  if (!parsed || typeof parsed !== "object") return {};
+  // kube's decoder reads the kind first: a body that is no object has none to read, and a kind
+  // that is no DeleteOptions is none the options' scheme knows.
+  if (parsed === null) return {};
+  if (typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw badRequest(
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(parsed)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
+  }
+  const kind = parsed.kind;
+  if (typeof kind === "string" && kind !== "" && !kind.endsWith("Options")) {
+    const version =
+      typeof parsed.apiVersion === "string" && parsed.apiVersion !== ""
+        ? parsed.apiVersion
+        : "meta.k8s.io/v1";
+    throw badRequest(
+      `no kind "${kind}" is registered for version "${version}" in scheme "pkg/runtime/scheme.go:111"`,
+    );
+  }
   const asked: Requested = {};
   // null is Go's nil pointer: as if absent.
   for (const k of [

@@ -52,14 +52,15 @@ export function deleteStored(
 ): DeleteOutcome {
   const meta = current.obj.metadata as Obj;
   const pre = opts.preconditions;
-  if (pre?.uid && pre.uid !== meta.uid) {
+  // A precondition stated is checked, an empty one too (Go's *UID set to ""); null is none.
+  if (typeof pre?.uid === "string" && pre.uid !== meta.uid) {
     throw preconditionFailed(
       refOf(def),
       current.name,
       `the UID in the precondition (${pre.uid}) does not match the UID in record (${String(meta.uid)}). The object might have been deleted and then recreated`,
     );
   }
-  if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+  if (typeof pre?.resourceVersion === "string" && pre.resourceVersion !== meta.resourceVersion) {
     throw preconditionFailed(
       refOf(def),
       current.name,
