@@ -269,3 +269,24 @@ describe("owner references", () => {
     );
   });
 });
+
+describe("generateName", () => {
+  test("the base is cut to 58 characters, and checked before the name made of it", async () => {
+    const long = await api.post(cms(), { ...configMap(""), metadata: { generateName: "a".repeat(60) } });
+    assert.equal(long.status, 201, long.text);
+    assert.match(long.body.metadata.name, /^a{58}[a-z0-9]{5}$/);
+    const bad = await api.post(cms(), { ...configMap(""), metadata: { generateName: "Bad_" } });
+    assert.equal(bad.status, 422, bad.text);
+    assert.deepEqual(
+      bad.body.details.causes.map((c: { field: string }) => c.field),
+      ["metadata.generateName", "metadata.name"],
+    );
+    // A base past a name's length is refused for itself; the name made of its first 58 is fine.
+    const huge = await api.post(cms(), { ...configMap(""), metadata: { generateName: "a".repeat(300) } });
+    assert.equal(huge.status, 422, huge.text);
+    assert.deepEqual(
+      huge.body.details.causes.map((c: { field: string }) => c.field),
+      ["metadata.generateName"],
+    );
+  });
+});

@@ -55,7 +55,8 @@ export function createObject(
   if (!meta.name && typeof meta.generateName === "string") {
     let name = "";
     for (let i = 0; i < 8; i++) {
-      name = `${meta.generateName}${randomSuffix()}`;
+      // SimpleNameGenerator: the base is cut to 58 characters, so that the name fits in 63.
+      name = `${meta.generateName.slice(0, 58)}${randomSuffix()}`;
       if (!storage.get(store, objectKey(r.namespace, name))) break;
     }
     meta.name = name;

@@ -184,18 +184,19 @@ export function validateMeta(def: ResourceDefinition, obj: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
   const name = meta.name;
   const generateName = meta.generateName;
+  // ValidateObjectMeta checks a generateName even beside a name (on create the name is generated
+  // first), and before it.
+  if (typeof generateName === "string" && generateName !== "") {
+    for (const msg of nameErrors(def, generateName, true)) {
+      causes.push(cause.invalid("metadata.generateName", generateName, msg));
+    }
+  }
   if (typeof name !== "string" || name === "") {
     if (typeof generateName !== "string" || generateName === "") {
       causes.push(cause.required("metadata.name", "name or generateName is required"));
     }
   } else {
     for (const msg of nameErrors(def, name)) causes.push(cause.invalid("metadata.name", name, msg));
-  }
-  // ValidateObjectMeta checks a generateName even beside a name (on create the name is generated first).
-  if (typeof generateName === "string" && generateName !== "") {
-    for (const msg of nameErrors(def, generateName, true)) {
-      causes.push(cause.invalid("metadata.generateName", generateName, msg));
-    }
   }
   causes.push(...labelCauses(meta.labels, "metadata.labels"));
   causes.push(...annotationCauses(meta.annotations, "metadata.annotations"));
