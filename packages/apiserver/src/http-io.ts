@@ -156,7 +156,7 @@ export function sendProtobuf(
     "Content-Type": PROTOBUF_MEDIA_TYPE,
     "Cache-Control": "no-cache, private",
     "Content-Length": bytes.length,
-    ...headers,
+    ...withEarlierWarnings(res, headers),
   });
   res.end(bytes);
   return true;
@@ -181,12 +181,35 @@ export function sendJson(
   writeJson(res, code, body, headers);
 }
 
+/**
+ * Warnings a response already carries (a deprecated resource's, set before its handler ran, as
+ * kube's AddWarningsHandler records them) come first, then the handler's own.
+ */
+export function addWarnings(res: ServerResponse, values: readonly string[]): void {
+  const had = res.getHeader("warning");
+  const before = had === undefined ? [] : Array.isArray(had) ? had : [String(had)];
+  res.setHeader("Warning", [...before, ...values.filter((v) => !before.includes(v))]);
+}
+
+/** `headers` with its Warning merged into those the response already carries. */
+function withEarlierWarnings(
+  res: ServerResponse,
+  headers: Record<string, string | string[]>,
+): Record<string, string | string[]> {
+  const own = headers.Warning;
+  if (own === undefined || res.getHeader("warning") === undefined) return headers;
+  addWarnings(res, Array.isArray(own) ? own : [own]);
+  const { Warning: _, ...rest } = headers;
+  return rest;
+}
+
 function writeJson(
   res: ServerResponse,
   code: number,
   body: string,
-  headers: Record<string, string | string[]>,
+  headers0: Record<string, string | string[]>,
 ): void {
+  const headers = withEarlierWarnings(res, headers0);
   // kube's JSON serializer is Go's json.Encoder, which ends every value with a newline; pretty
   // output is json.MarshalIndent's, which does not.
   const text = isPrettyPrint(res.req) ? indentJson(body) : `${body}\n`;

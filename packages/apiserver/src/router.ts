@@ -29,7 +29,7 @@ import { handleScale } from "./handlers/scale.js";
 import { handleUpdate } from "./handlers/update.js";
 import { handleWatch } from "./handlers/watch.js";
 import { isTrue } from "./handlers/list-options.js";
-import { sendError } from "./http-io.js";
+import { addWarnings, sendError } from "./http-io.js";
 import { loadFor, schemaHasRules } from "./lazy.js";
 import type { ResourceDefinition } from "./registry/index.js";
 import { StorageLimitError } from "./storage/index.js";
@@ -43,6 +43,15 @@ import {
   PageNotFoundError,
   resourceNotFound,
 } from "./status.js";
+
+/**
+ * Resources kube serves deprecated (k8s.io/api's APILifecycleDeprecated), with the warning its
+ * installer adds to every request for them.
+ */
+const DEPRECATED: Readonly<Record<string, string>> = {
+  "/v1/Endpoints": "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+  "/v1/ComponentStatus": "v1 ComponentStatus is deprecated in v1.19+",
+};
 
 export interface RouteEnv {
   server: ServerContext;
@@ -234,6 +243,8 @@ async function dispatch(
   });
   if (loading) await loading;
   let r: ResourceRequest = { server: env.server, def, namespace, name, subresource, query, req, res, user };
+  const deprecated = def.crdName ? undefined : DEPRECATED[`${def.group}/${def.version}/${def.kind}`];
+  if (deprecated) addWarnings(res, [`299 - ${JSON.stringify(deprecated)}`]);
   if (env.server.faults.active) {
     const { watchFault, staleBy } = await env.server.faults.before(r, method, watch);
     if (watchFault || staleBy !== undefined) r = { ...r, watchFault, staleBy };

@@ -23,6 +23,7 @@ import { conflict, notFound, staleObjectMessage } from "../status.js";
 import type { Obj, StoredObject } from "../storage/index.js";
 import type { AdmissionAttributes, Operation } from "./types.js";
 import { cloneJson } from "../object/deep-json.js";
+import { addWarnings } from "../http-io.js";
 
 type Headers = Record<string, string | string[]> | undefined;
 /** createObject of handlers/create.ts, passed in to keep the import graph acyclic. */
@@ -107,7 +108,7 @@ function warningValues(warnings: readonly string[]): string[] {
 }
 
 function sendWarningsWithError(r: ResourceRequest, warnings: readonly string[]): void {
-  if (warnings.length > 0 && !r.res.headersSent) r.res.setHeader("Warning", warningValues(warnings));
+  if (warnings.length > 0 && !r.res.headersSent) addWarnings(r.res, warningValues(warnings));
 }
 
 function mergeWarnings(headers: Headers, warnings: readonly string[]): Headers {
