@@ -70,7 +70,11 @@ export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text
   }
   const text = body.toString("utf8");
   const yaml = ct === "application/yaml";
-  const { value, duplicates } = decodeBodyRead(text, yaml ? ct : "application/json", r.def.kind);
+  const read = decodeBodyRead(text, yaml ? ct : "application/json", r.def.kind);
+  const { duplicates } = read;
+  // null (an empty YAML body too) decodes into a built-in kind as an empty object; a custom
+  // resource's unstructured decoding needs a kind.
+  const value = read.value === null && !r.def.crdName ? {} : read.value;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     // kube reads the kind first (its meta.Interpret): null has none, anything else is not a struct.
     const why =
