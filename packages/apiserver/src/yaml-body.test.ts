@@ -241,6 +241,16 @@ const GO: [string, string, string?][] = [
   ['a: "\u0001"\n', "error: yaml: control characters are not allowed"],
   ["a: \u0001\n", "error: yaml: control characters are not allowed"],
   ["a: 😀\n", '{"a":"😀"}'],
+  [
+    "a: 1\na: {b: 1, b: 2}\n",
+    '{"a":{"b":2}}',
+    'yaml: unmarshal errors:\n  line 2: key "b" already set in map\n  line 2: key "a" already set in map',
+  ],
+  [
+    "a: {x: {y: 1, y: 2}, x: 3}\nb: [{c: 1, c: 2}]\n",
+    '{"a":{"x":3},"b":[{"c":2}]}',
+    'yaml: unmarshal errors:\n  line 1: key true already set in map\n  line 1: key "x" already set in map\n  line 2: key "c" already set in map',
+  ],
 ];
 
 /** Keys in order, as Go's json.Marshal writes maps. */

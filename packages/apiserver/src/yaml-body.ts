@@ -324,7 +324,8 @@ type Task =
   | { t: "merge"; node: YamlNode; map: GoMap }
   | { t: "mergeSeq"; node: YamlSequence; map: GoMap; i: number }
   | { t: "items"; node: YamlSequence; out: GoValue[]; i: number }
-  | { t: "unalias"; node: YamlAlias };
+  | { t: "unalias"; node: YamlAlias }
+  | { t: "set"; run: () => void };
 
 /** A body's value and go-yaml's strict complaints (repeated keys), as YAMLToJSON makes them. */
 export interface YamlValue {
@@ -409,10 +410,11 @@ export function decodeYaml(root: YamlNode | undefined): YamlValue {
           throw new YamlBodyError(`yaml: invalid map key: ${goSyntax(key)}`);
         }
         const { map, node } = task;
+        // go-yaml sets the key once its value is decoded: repeats inside the value come first.
+        let value: GoValue = NULL_VALUE;
         tasks.push({
-          t: "decode",
-          node,
-          sink: (value) => {
+          t: "set",
+          run: () => {
             const id = keyIdentity(key);
             if (map.entries.has(id)) {
               duplicates.push(`line ${node.line + 1}: key ${goSyntax(key)} already set in map`);
@@ -420,8 +422,12 @@ export function decodeYaml(root: YamlNode | undefined): YamlValue {
             map.entries.set(id, { key, value });
           },
         });
+        tasks.push({ t: "decode", node, sink: (v) => (value = v) });
         break;
       }
+      case "set":
+        task.run();
+        break;
       case "merge": {
         const n = task.node;
         if (n.kind === "mapping") tasks.push({ t: "into", node: n, map: task.map });
