@@ -357,6 +357,12 @@ export function decodeYaml(root: YamlNode | undefined): YamlValue {
     aliasDepth++;
     tasks.push({ t: "unalias", node: n });
   };
+  /** decode.go's setMapIndex: a repeated key is a strict error, at its value's line. */
+  const setKey = (map: GoMap, key: GoValue, value: GoValue, line: number) => {
+    const id = keyIdentity(key as Resolved);
+    if (map.entries.has(id)) duplicates.push(`line ${line + 1}: key ${goSyntax(key)} already set in map`);
+    map.entries.set(id, { key, value });
+  };
   const wantMap = () => new YamlBodyError("yaml: map merge requires map or sequence of maps as the value");
   let result: GoValue = NULL_VALUE;
   const tasks: Task[] = [{ t: "decode", node: root, sink: (v) => (result = v) }];
@@ -391,7 +397,17 @@ export function decodeYaml(root: YamlNode | undefined): YamlValue {
         break;
       }
       case "pairs": {
-        const { node, map, i } = task;
+        const { node, map } = task;
+        let i = task.i;
+        // Scalar keys with scalar values, decoded here: no task each (the common case).
+        for (; i < node.children.length; i += 2) {
+          const [k, v] = [node.children[i], node.children[i + 1]];
+          if (k.kind !== "scalar" || v.kind !== "scalar" || isMerge(k)) break;
+          count();
+          const key = resolveScalar(k);
+          count();
+          setKey(map, key, resolveScalar(v), v.line);
+        }
         if (i >= node.children.length) break;
         tasks.push({ ...task, i: i + 2 });
         const keyNode = node.children[i];
@@ -412,16 +428,7 @@ export function decodeYaml(root: YamlNode | undefined): YamlValue {
         const { map, node } = task;
         // go-yaml sets the key once its value is decoded: repeats inside the value come first.
         let value: GoValue = NULL_VALUE;
-        tasks.push({
-          t: "set",
-          run: () => {
-            const id = keyIdentity(key);
-            if (map.entries.has(id)) {
-              duplicates.push(`line ${node.line + 1}: key ${goSyntax(key)} already set in map`);
-            }
-            map.entries.set(id, { key, value });
-          },
-        });
+        tasks.push({ t: "set", run: () => setKey(map, key, value, node.line) });
         tasks.push({ t: "decode", node, sink: (v) => (value = v) });
         break;
       }
@@ -451,7 +458,12 @@ export function decodeYaml(root: YamlNode | undefined): YamlValue {
         break;
       }
       case "items": {
-        const { node, out, i } = task;
+        const { node, out } = task;
+        let i = task.i;
+        for (; i < node.children.length && node.children[i].kind === "scalar"; i++) {
+          count();
+          out.push(resolveScalar(node.children[i] as YamlScalar));
+        }
         if (i >= node.children.length) break;
         tasks.push({ ...task, i: i + 1 });
         tasks.push({ t: "decode", node: node.children[i], sink: (v) => out.push(v) });
