@@ -362,6 +362,23 @@ describe("what go-yaml and YAMLToJSON refuse, in kube's words", () => {
     }
   });
 
+  test("alias expansion: go-yaml's budget, to the alias", async () => {
+    // Each *b expands to 121 nodes: at 167 of them, more than 99% of what is decoded is aliased.
+    const spec = (m: number) =>
+      `a: &a [${Array(10).fill("x").join(", ")}]\nb: &b [${Array(10).fill("*a").join(", ")}]\nc: [${Array(m).fill("*b").join(", ")}]\n`;
+    const kept = await api.call("POST", things(), thing(fresh("budget"), spec(166)), YAML);
+    assert.equal(kept.status, 201, kept.text.slice(0, 300));
+    assert.equal(kept.body.spec.c.length, 166);
+    assert.deepEqual(kept.body.spec.c[165][9], Array(10).fill("x"));
+    const body = thing(fresh("budget"), spec(167));
+    const refused = await api.call("POST", things(), body, YAML);
+    assert.equal(refused.status, 400, refused.text.slice(0, 300));
+    assert.equal(
+      refused.body.message,
+      unreadable("Thing", body, "yaml: document contains excessive aliasing"),
+    );
+  });
+
   test("a YAML version other than 1.1", async () => {
     const body = `%YAML 1.2\n---\n${thing(fresh("v12"), "a: 1\n")}`;
     const r = await api.call("POST", things(), body, YAML);
