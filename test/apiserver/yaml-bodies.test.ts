@@ -331,6 +331,11 @@ describe("what go-yaml and YAMLToJSON refuse, in kube's words", () => {
     ["a: 'open", "yaml: line 7: found unexpected end of stream"],
     ["a:\n\tb: 1", "yaml: line 7: found character that cannot start any token"],
     ["a: [1", "yaml: line 6: did not find expected ',' or ']'"],
+    ["a:\n  b: 1\n c: 2", "yaml: line 7: did not find expected key"],
+    ["a:\n  - 1\n  b: 2", "yaml: line 7: did not find expected '-' indicator"],
+    ["a: 1\n  b: 2", "yaml: line 7: mapping values are not allowed in this context"],
+    ["a: @b", "yaml: line 6: found character that cannot start any token"],
+    ['a: "\\q"', "yaml: line 6: found unknown escape character"],
     [laughs, "yaml: document contains excessive aliasing"],
   ];
 

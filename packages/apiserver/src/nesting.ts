@@ -8,6 +8,7 @@
 import type { CST, DocumentOptions, ParseOptions, SchemaOptions, ToJSOptions } from "yaml";
 import { type Slot, slot } from "./lazy-slot.js";
 import { findDuplicateFields } from "./schema/duplicate-fields.js";
+import { goYamlParseError, type YamlPackageError } from "./yaml-errors.js";
 import {
   decodeYaml,
   type YamlMapping,
@@ -175,32 +176,6 @@ export function parseYamlBounded(text: string, _options?: YamlOptions): unknown 
   return readYaml(text).value;
 }
 
-/**
- * go-yaml's words for the yaml package's parse errors it words differently. go-yaml numbers the
- * line of a scanner error from 1 and a parser error's from 0 (the yaml package's line less one),
- * and leaves out line 0.
- */
-function parseError(error: { code: string; message: string; linePos?: [{ line: number }, ...unknown[]] }) {
-  const line = error.linePos?.[0].line ?? 0;
-  const scanner = (words: string) => ({ words, line: line > 1 ? line : 0 });
-  const parser = (words: string) => ({ words, line: line - 1 });
-  const known =
-    error.code === "TAB_AS_INDENT"
-      ? scanner("found character that cannot start any token")
-      : error.code === "MISSING_CHAR" && /quote/.test(error.message)
-        ? scanner("found unexpected end of stream")
-        : error.code === "BLOCK_AS_IMPLICIT_KEY"
-          ? scanner("mapping values are not allowed in this context")
-          : error.code === "UNEXPECTED_TOKEN" && /block-seq-ind/.test(error.message)
-            ? scanner("block sequence entries are not allowed in this context")
-            : error.code === "BAD_INDENT" && /^Flow sequence/.test(error.message)
-              ? parser("did not find expected ',' or ']'")
-              : error.code === "BAD_INDENT" && /^Flow map/.test(error.message)
-                ? parser("did not find expected ',' or '}'")
-                : scanner(error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, ""));
-  return new YamlBodyError(`yaml: ${known.line >= 1 ? `line ${known.line}: ` : ""}${known.words}`);
-}
-
 /** The full form of a tag as written (`!!int`, `!<...>`, `!foo`), as go-yaml's parser makes it. */
 function fullTag(source: string): string {
   if (source.startsWith("!!")) return `tag:yaml.org,2002:${source.slice(2)}`;
@@ -227,7 +202,7 @@ function composeShallowYaml(text: string): YamlNode | undefined {
   const doc = Array.isArray(docs) ? docs[0] : undefined;
   if (!doc) return undefined;
   const errors = doc.errors.filter((e) => e.code !== "TAG_RESOLVE_FAILED");
-  if (errors.length > 0) throw parseError(errors[0] as Parameters<typeof parseError>[0]);
+  if (errors.length > 0) throw goYamlParseError(errors[0] as YamlPackageError, text);
   if (doc.directives?.yaml.explicit && doc.directives.yaml.version !== "1.1") {
     throw new YamlBodyError("yaml: found incompatible YAML document");
   }

@@ -1,7 +1,7 @@
 // The YAML reader against sigs.k8s.io/yaml v1.6.0 itself: each row is a text and what
 // YAMLToJSON (over go.yaml.in/yaml/v2 v2.4.4) made of it, recorded from Go, with
 // YAMLToJSONStrict's error where only the strict reading fails (repeated keys). Parse errors
-// that the yaml package words otherwise are left to test/apiserver/yaml-bodies.test.ts.
+// go-yaml words otherwise than yaml-errors.ts knows are left out.
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { readYaml, yamlLib } from "./nesting.js";
@@ -251,6 +251,29 @@ const GO: [string, string, string?][] = [
     '{"a":{"x":3},"b":[{"c":2}]}',
     'yaml: unmarshal errors:\n  line 1: key true already set in map\n  line 1: key "x" already set in map\n  line 2: key "c" already set in map',
   ],
+  // Parse errors, in go-yaml's words and lines.
+  ["a:\n  b: 1\n c: 2\n", "error: yaml: line 2: did not find expected key"],
+  ["a:\n  - 1\n  b: 2\n", "error: yaml: line 2: did not find expected '-' indicator"],
+  ["a: 1\n  b: 2\n", "error: yaml: line 2: mapping values are not allowed in this context"],
+  ["a: @b\n", "error: yaml: found character that cannot start any token"],
+  ["a: `b\n", "error: yaml: found character that cannot start any token"],
+  ['a: "x\n', "error: yaml: line 2: found unexpected end of stream"],
+  ["a: [1, 2\nb: 3\n", "error: yaml: line 1: did not find expected ',' or ']'"],
+  ["a: {x: 1\n", "error: yaml: line 1: did not find expected ',' or '}'"],
+  ["a: ]\n", "error: yaml: did not find expected node content"],
+  ["a: }\n", "error: yaml: did not find expected node content"],
+  ['a: "\\q"\n', "error: yaml: found unknown escape character"],
+  ["key with\n  newline: 1\n", "error: yaml: line 2: mapping values are not allowed in this context"],
+  ["a: 1\n\n\n\nb: c: d\n", "error: yaml: line 5: mapping values are not allowed in this context"],
+  [
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n data: 1\n",
+    "error: yaml: line 4: did not find expected key",
+  ],
+  [
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    a: b\n   c: d\n",
+    "error: yaml: line 6: did not find expected key",
+  ],
+  ["\ta: 1\n", "error: yaml: found character that cannot start any token"],
 ];
 
 /** Keys in order, as Go's json.Marshal writes maps. */
