@@ -8,7 +8,7 @@
 import type { CST, DocumentOptions, ParseOptions, SchemaOptions, ToJSOptions } from "yaml";
 import { type Slot, slot } from "./lazy-slot.js";
 import { findDuplicateFields } from "./schema/duplicate-fields.js";
-import { goYamlParseError, type YamlPackageError } from "./yaml-errors.js";
+import { goEscapeError, goYamlParseError, type YamlPackageError } from "./yaml-errors.js";
 import {
   decodeYaml,
   type YamlMapping,
@@ -148,8 +148,12 @@ export function readYaml(text: string): YamlRead {
     // go-yaml reads JSON as flow YAML: its flow limit is the JSON limit.
     if (crossing) throw new YamlDepthError(lineOf(text, crossing.offset));
     try {
-      return { value: JSON.parse(text), duplicates: [] };
-    } catch {
+      const value = JSON.parse(text);
+      const escape = text.includes("\\") ? goEscapeError(text) : undefined;
+      if (escape) throw escape;
+      return { value, duplicates: [] };
+    } catch (e) {
+      if (e instanceof YamlBodyError) throw e;
       // Not JSON after all: YAML's flow style reads it.
     }
   }
@@ -228,6 +232,10 @@ function composeShallowYaml(text: string): YamlNode | undefined {
     const line = lineAt((node as { range?: number[] }).range?.[0]);
     const tag = (node as { tag?: string }).tag;
     if (Y.isScalar(node)) {
+      if (node.type === "QUOTE_DOUBLE" && node.range) {
+        const escape = goEscapeError(text, node.range[0], node.range[1]);
+        if (escape) throw escape;
+      }
       made = { kind: "scalar", value: String(node.value), plain: node.type === "PLAIN", tag, line };
     } else if (Y.isMap(node) || Y.isSeq(node)) {
       const children: YamlNode[] = [];
@@ -329,6 +337,10 @@ function composeDeepYaml(text: string): YamlNode | undefined {
       const target = anchors.get(name);
       if (!target) throw new YamlBodyError(`yaml: unknown anchor '${name}' referenced`);
       return { kind: "alias", name, target, line };
+    }
+    if (token.type === "double-quoted-scalar") {
+      const escape = goEscapeError(text, token.offset, token.offset + token.source.length);
+      if (escape) throw escape;
     }
     const resolved = Y.CST.resolveAsScalar(token as CST.FlowScalar | CST.BlockScalar);
     if (!resolved) throw new YamlBodyError("yaml: could not read a scalar");

@@ -274,6 +274,14 @@ const GO: [string, string, string?][] = [
     "error: yaml: line 6: did not find expected key",
   ],
   ["\ta: 1\n", "error: yaml: found character that cannot start any token"],
+  // Escapes of YAML 1.2 and JSON that go-yaml (YAML 1.1) refuses.
+  ['a: "\\/"\n', "error: yaml: found unknown escape character"],
+  ['{"a": "x\\/y"}', "error: yaml: found unknown escape character"],
+  ['{"a": "\\ud83d\\ude00"}', "error: yaml: found invalid Unicode character escape code"],
+  ['a: 1\nb: "\\ud83d"\n', "error: yaml: line 2: found invalid Unicode character escape code"],
+  ['a: 1\nb: "ok \\u00e9 \\U0001F600 \\x41"\n', '{"a":1,"b":"ok \u00e9 \ud83d\ude00 A"}'],
+  ["a: 'single \\/ kept'\nb: plain\\/kept\n", '{"a":"single \\\\/ kept","b":"plain\\\\/kept"}'],
+  ['a: "line\\\n  continued"\n', '{"a":"linecontinued"}'],
 ];
 
 /** Keys in order, as Go's json.Marshal writes maps. */

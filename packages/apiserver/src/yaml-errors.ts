@@ -61,3 +61,28 @@ export function goYamlParseError(error: YamlPackageError, text: string): YamlBod
   } else known = scanner(message.replace(/ at line \d+, column \d+:[\s\S]*$/, ""));
   return new YamlBodyError(`yaml: ${known.line >= 1 ? `line ${known.line}: ` : ""}${known.words}`);
 }
+
+/** The escapes go-yaml's scanner knows in a double-quoted scalar (YAML 1.1's: no `\/`). */
+const ESCAPES = new Set([..."0abt\tnvfre \"'\\N_LP"]);
+const HEX_LENGTH: Record<string, number> = { x: 2, u: 4, U: 8 };
+
+/**
+ * go-yaml's refusal of an escape in the double-quoted text at `text[from, to)`, which the yaml
+ * package (YAML 1.2, or JSON.parse) takes: `\/`, and a \u escape of half a surrogate pair.
+ */
+export function goEscapeError(text: string, from = 0, to = text.length): YamlBodyError | undefined {
+  for (let i = text.indexOf("\\", from); i !== -1 && i < to; i = text.indexOf("\\", i + 2)) {
+    const c = text[i + 1];
+    const at = lineAt(text, i);
+    const where = at > 1 ? `line ${at}: ` : "";
+    if (HEX_LENGTH[c]) {
+      const value = Number.parseInt(text.slice(i + 2, i + 2 + HEX_LENGTH[c]), 16);
+      if ((value >= 0xd800 && value <= 0xdfff) || value > 0x10ffff) {
+        return new YamlBodyError(`yaml: ${where}found invalid Unicode character escape code`);
+      }
+    } else if (!ESCAPES.has(c) && c !== "\n" && c !== "\r") {
+      return new YamlBodyError(`yaml: ${where}found unknown escape character`);
+    }
+  }
+  return undefined;
+}
