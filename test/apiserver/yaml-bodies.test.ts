@@ -384,6 +384,27 @@ describe("what go-yaml and YAMLToJSON refuse, in kube's words", () => {
     );
   });
 
+  test("JSON sent as YAML is read as YAML 1.1: no \\/ escape, no half surrogate pair", async () => {
+    for (const [value, words] of [
+      ['"a\\/b"', "yaml: found unknown escape character"],
+      ['"\\ud83d\\ude00"', "yaml: found invalid Unicode character escape code"],
+    ]) {
+      const name = fresh("json");
+      const json = (kind: string, apiVersion: string) =>
+        `{"apiVersion":"${apiVersion}","kind":"${kind}","metadata":{"name":"${name}"},"spec":{"a":${value}}}`;
+      const body = json("Thing", `${group}/v1`);
+      const created = await api.call("POST", things(), body, YAML);
+      assert.equal(created.status, 400, created.text);
+      assert.equal(created.body.message, unreadable("Thing", body, words));
+      const applied = await api.call("PATCH", `${things()}/${name}?fieldManager=m`, body, APPLY);
+      assert.equal(applied.status, 400, applied.text);
+      assert.equal(applied.body.message, `error decoding patch: error converting YAML to JSON: ${words}`);
+      // As JSON, both are fine.
+      const plain = await api.call("POST", things(), body);
+      assert.equal(plain.status, 201, plain.text);
+    }
+  });
+
   test("a YAML version other than 1.1", async () => {
     const body = `%YAML 1.2\n---\n${thing(fresh("v12"), "a: 1\n")}`;
     const r = await api.call("POST", things(), body, YAML);
