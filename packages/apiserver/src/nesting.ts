@@ -4,7 +4,9 @@
 // JSON it becomes meets the JSON limit. Everything up to the limits is accepted, as kube accepts
 // it. Bodies are measured without recursion; JSON.parse does not recurse; the yaml package's
 // composer does (it gives out near 1 000 levels), so YAML deeper than a few hundred levels is
-// composed here from yaml's parser's tokens (which it makes without recursion).
+// composed here from yaml's parser's tokens (which it makes without recursion). Either way the
+// nodes of the first document are given go-yaml's meaning by yaml-body.ts, and parse errors
+// go-yaml's words by yaml-errors.ts.
 import type { CST, DocumentOptions, ParseOptions, SchemaOptions, ToJSOptions } from "yaml";
 import { type Slot, slot } from "./lazy-slot.js";
 import { findDuplicateFields } from "./schema/duplicate-fields.js";
