@@ -145,14 +145,16 @@ const NOT_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u
 export function readYaml(text: string): YamlRead {
   if (NOT_PRINTABLE.test(text)) throw new YamlBodyError("yaml: control characters are not allowed");
   const start = text.trimStart().charCodeAt(0);
-  if ((start === 0x7b || start === 0x5b) && findDuplicateFields(text).length === 0) {
+  // A number past float64's range is a string to go-yaml, Infinity to JSON.parse: read as YAML.
+  const huge = /\d[eE]\+?\d{3}/.test(text);
+  if ((start === 0x7b || start === 0x5b) && !huge && findDuplicateFields(text).length === 0) {
     const crossing = jsonDepthCrossing(text);
     // go-yaml reads JSON as flow YAML: its flow limit is the JSON limit.
     if (crossing) throw new YamlDepthError(lineOf(text, crossing.offset));
     try {
       const value = JSON.parse(text);
-      const escape = text.includes("\\") ? goEscapeError(text) : undefined;
-      if (escape) throw escape;
+      const refused = text.includes("\\") ? goEscapeError(text) : undefined;
+      if (refused) throw refused;
       return { value, duplicates: [] };
     } catch (e) {
       if (e instanceof YamlBodyError) throw e;
@@ -235,8 +237,8 @@ function composeShallowYaml(text: string): YamlNode | undefined {
     const tag = (node as { tag?: string }).tag;
     if (Y.isScalar(node)) {
       if (node.type === "QUOTE_DOUBLE" && node.range) {
-        const escape = goEscapeError(text, node.range[0], node.range[1]);
-        if (escape) throw escape;
+        const refused = goEscapeError(text, node.range[0], node.range[1]);
+        if (refused) throw refused;
       }
       made = { kind: "scalar", value: String(node.value), plain: node.type === "PLAIN", tag, line };
     } else if (Y.isMap(node) || Y.isSeq(node)) {
@@ -341,8 +343,8 @@ function composeDeepYaml(text: string): YamlNode | undefined {
       return { kind: "alias", name, target, line };
     }
     if (token.type === "double-quoted-scalar") {
-      const escape = goEscapeError(text, token.offset, token.offset + token.source.length);
-      if (escape) throw escape;
+      const refused = goEscapeError(text, token.offset, token.offset + token.source.length);
+      if (refused) throw refused;
     }
     const resolved = Y.CST.resolveAsScalar(token as CST.FlowScalar | CST.BlockScalar);
     if (!resolved) throw new YamlBodyError("yaml: could not read a scalar");

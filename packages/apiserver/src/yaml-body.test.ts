@@ -282,6 +282,9 @@ const GO: [string, string, string?][] = [
   ['a: 1\nb: "ok \\u00e9 \\U0001F600 \\x41"\n', '{"a":1,"b":"ok \u00e9 \ud83d\ude00 A"}'],
   ["a: 'single \\/ kept'\nb: plain\\/kept\n", '{"a":"single \\\\/ kept","b":"plain\\\\/kept"}'],
   ['a: "line\\\n  continued"\n', '{"a":"linecontinued"}'],
+  // JSON numbers past float64's range.
+  ['{"a": 1e400, "b": -1E+400, "c": 1e-400, "d": 1e308}', '{"a":"1e400","b":"-1E+400","c":0,"d":1e+308}'],
+  ["[1e999]", '["1e999"]'],
 ];
 
 /** Keys in order, as Go's json.Marshal writes maps. */
