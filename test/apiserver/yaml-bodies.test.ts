@@ -99,6 +99,9 @@ describe("plain scalars and keys, as go-yaml v2 resolves them", () => {
       "    y",
       "on: off",
       "emptyValue:",
+      "comment: yes # a comment, then a line of one",
+      "# yes",
+      "hash: a#b",
     ].join("\n");
     const name = fresh("scalars");
     const r = await api.call("POST", things(), thing(name, `${spec}\n`), YAML);
@@ -134,6 +137,8 @@ describe("plain scalars and keys, as go-yaml v2 resolves them", () => {
       blocks: { literal: "on\n1\n", folded: "x y\n" },
       true: false,
       emptyValue: null,
+      comment: true,
+      hash: "a#b",
     });
   });
 
