@@ -340,6 +340,9 @@ describe("what go-yaml and YAMLToJSON refuse, in kube's words", () => {
     ["a:\n  - 1\n  b: 2", "yaml: line 7: did not find expected '-' indicator"],
     ["a: 1\n  b: 2", "yaml: line 7: mapping values are not allowed in this context"],
     ["a: @b", "yaml: line 6: found character that cannot start any token"],
+    ["a: 1\nb", "yaml: line 8: could not find expected ':'"],
+    ["a\n  b: 1", "yaml: line 7: mapping values are not allowed in this context"],
+    ["a: 1\nb\n  c: 1", "yaml: line 8: could not find expected ':'"],
     ['a: "\\q"', "yaml: line 6: found unknown escape character"],
     [laughs, "yaml: document contains excessive aliasing"],
   ];

@@ -285,6 +285,21 @@ const GO: [string, string, string?][] = [
   // JSON numbers past float64's range.
   ['{"a": 1e400, "b": -1E+400, "c": 1e-400, "d": 1e308}', '{"a":"1e400","b":"-1E+400","c":0,"d":1e+308}'],
   ["[1e999]", '["1e999"]'],
+  ["- a\nb: 1\n", "error: yaml: line 1: did not find expected '-' indicator"],
+  ['a: "x\n', "error: yaml: line 2: found unexpected end of stream"],
+  ['a: "\\q"\n', "error: yaml: found unknown escape character"],
+  ["a: 1\nb\n", "error: yaml: line 3: could not find expected ':'"],
+  ['a: "\\/"\n', "error: yaml: found unknown escape character"],
+  ["a: 1\nb\nc: 2\n", "error: yaml: line 3: could not find expected ':'"],
+  ["a: 1\nb\n\n\nc: 2\n", "error: yaml: line 5: could not find expected ':'"],
+  ["a:\n  x: 1\n  y\n  z: 2\n", "error: yaml: line 4: could not find expected ':'"],
+  ["a: 1\nb c d\n", "error: yaml: line 3: could not find expected ':'"],
+  ["- a\n- b\nc\n", "error: yaml: line 4: could not find expected ':'"],
+  ["a: 1\nb", "error: yaml: line 3: could not find expected ':'"],
+  [
+    "apiVersion: v1\nkind: ConfigMap\nmetadata\n  name: x\n",
+    "error: yaml: line 4: could not find expected ':'",
+  ],
 ];
 
 /** Keys in order, as Go's json.Marshal writes maps. */

@@ -20,13 +20,26 @@ function lineAt(text: string, offset: number): number {
 }
 
 /** The last line before the 1-based `line` with content (not blank, not a comment). */
-function previousContent(text: string, line: number): string {
+function previousContent(text: string, line: number, trim = true): string {
   const lines = text.split("\n", line - 1);
   for (let i = lines.length - 1; i >= 0; i--) {
     const t = lines[i].trim();
-    if (t !== "" && !t.startsWith("#")) return t;
+    if (t !== "" && !t.startsWith("#")) return trim ? t : lines[i].trimEnd();
   }
   return "";
+}
+
+/**
+ * Where go-yaml finds a key's colon missing: at the next token after the key's line (blank and
+ * comment lines skipped), or past the end (a last line without its break counts as broken).
+ */
+function nextContentLine(text: string, line: number): number {
+  const lines = text.split("\n");
+  for (let i = line; i < lines.length; i++) {
+    const t = lines[i].trim();
+    if (t !== "" && !t.startsWith("#")) return i + 1;
+  }
+  return text.endsWith("\n") ? lines.length : lines.length + 1;
 }
 
 export function goYamlParseError(error: YamlPackageError, text: string): YamlBodyError {
@@ -38,11 +51,34 @@ export function goYamlParseError(error: YamlPackageError, text: string): YamlBod
   if (code === "TAB_AS_INDENT") known = scanner("found character that cannot start any token");
   else if (code === "MISSING_CHAR" && /quote/.test(message))
     known = scanner("found unexpected end of stream");
-  else if (code === "BLOCK_AS_IMPLICIT_KEY" || /^Implicit keys need to be on a single line/.test(message)) {
-    // go-yaml stops at the colon, the yaml package at the value or key before it.
-    const colon = error.pos ? text.slice(error.pos[0]).search(/:(\s|$)/) : -1;
-    const at = colon >= 0 && error.pos ? lineAt(text, error.pos[0] + colon) : line;
-    known = scanner("mapping values are not allowed in this context", at);
+  else if (code === "BLOCK_AS_IMPLICIT_KEY" || code === "MULTILINE_IMPLICIT_KEY") {
+    // A key of an open block map that runs onto the next line is a key without its colon to
+    // go-yaml; anything else is a colon where a value goes. go-yaml stops at the colon, the
+    // yaml package at the value or key before it.
+    const start = error.pos?.[0] ?? 0;
+    const lineStart = text.lastIndexOf("\n", start - 1) + 1;
+    const key = /^ *$/.test(text.slice(lineStart, start));
+    // An open map: a key before at the same column (go-yaml's "required" simple key).
+    const before = previousContent(text, line, false);
+    const open = before !== "" && before.length - before.trimStart().length === start - lineStart;
+    if (code === "MULTILINE_IMPLICIT_KEY" && key && open) {
+      known = scanner("could not find expected ':'", nextContentLine(text, line));
+    } else {
+      const colon = text.slice(start).search(/:(\s|$)/);
+      known = scanner(
+        "mapping values are not allowed in this context",
+        colon >= 0 ? lineAt(text, start + colon) : line,
+      );
+    }
+  } else if (/^Implicit map keys need to be followed by map values/.test(message)) {
+    known = scanner("could not find expected ':'", nextContentLine(text, line));
+  } else if (/^Unexpected scalar at node end/.test(message)) {
+    const start = error.pos?.[0] ?? 0;
+    const end = text.indexOf("\n", start);
+    if (/:(\s|$)/.test(text.slice(start, end === -1 ? text.length : end))) {
+      const list = /^-(\s|$)/.test(previousContent(text, line));
+      known = parser(list ? "did not find expected '-' indicator" : "did not find expected key");
+    } else known = scanner("could not find expected ':'", nextContentLine(text, line));
   } else if (code === "UNEXPECTED_TOKEN" && /block-seq-ind/.test(message)) {
     known = scanner("block sequence entries are not allowed in this context");
   } else if (/^Plain value cannot start with reserved character/.test(message)) {
