@@ -62,7 +62,8 @@ const cel = await call("POST", "/apis/example.com/v1/namespaces/default/widgets"
 out.cel = [cel.status, JSON.parse(cel.body).message.includes("size must be > 1")];
 const pb = await call("GET", "/api/v1/namespaces", undefined, { accept: "application/vnd.kubernetes.protobuf" });
 out.protobuf = [pb.status, pb.body.subarray(0, 4).toString("latin1")];
-const yaml = "apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: y\\ndata:\\n  a: b\\n";
+// Quoted: a plain y is the boolean true in YAML 1.1, as kube reads it (a 400 for a name).
+const yaml = "apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: 'y'\\ndata:\\n  a: b\\n";
 out.yaml = (await call("POST", "/api/v1/namespaces/default/configmaps", yaml, { "content-type": "application/yaml" })).status;
 const patched = await call("PATCH", "/api/v1/namespaces/default/configmaps/y", JSON.stringify({ data: { c: "d" } }), {
   "content-type": "application/strategic-merge-patch+json",

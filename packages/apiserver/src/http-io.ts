@@ -295,7 +295,7 @@ export function decodeBodyRead(body: Buffer | string, contentType: string, kind:
 }
 
 /** apiserver's summarizeData: the first 30 bytes, as text for a JSON object, else in hex. */
-function summarizeData(text: string): string {
+export function summarizeData(text: string): string {
   const data = Buffer.from(text.slice(0, 60), "utf8");
   if (data.length === 0) return "<empty>";
   const more = data.length > 30 || text.length > 60 ? " ..." : "";

@@ -87,7 +87,8 @@ test("within go-yaml's limits, a body whose JSON is past 10 000 levels is the JS
 
 test("deep bodies compose as the yaml package composes shallow ones, repeated keys found by line", () => {
   const body =
-    "a: &x 1\nb:\n  - [1, {c: d}, e: f]\n  - ? k\n    : v\n  - !!str 5\nc: *x\nd: |\n  text\ne: 'q''s'\ng: 0x1F\nh: 1e3\ni: ~\nj:\nk: true\nl: {x: [1, 2], y: {z: null}}\n";
+    "a: &x 1\nb:\n  - [1, {c: d}, e: f]\n  - ? k\n    : v\n  - !!str 5\nc: *x\nd: |\n  text\ne: 'q''s'\ng: 0x1F\nh: 1e3\ni: ~\nj:\nk: true\nl: {x: [1, 2], y: {z: null}}\n" +
+    "m: [yes, Off, 017, 0b11, 1_000, 2001-12-14, 1:20, !!binary aGk=, !!int '0x10']\nn: &n {o: 1, p: 2}\nq: {<<: *n, p: 3}\n1.5: float key\n";
   const deep = (d: number) => `${body}deep: ${"[".repeat(d)}1${"]".repeat(d)}\n`;
   const shallow = readYaml(deep(10)).value as Record<string, unknown>;
   const composed = readYaml(deep(600)).value as Record<string, unknown>;

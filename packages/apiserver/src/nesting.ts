@@ -4,10 +4,20 @@
 // JSON it becomes meets the JSON limit. Everything up to the limits is accepted, as kube accepts
 // it. Bodies are measured without recursion; JSON.parse does not recurse; the yaml package's
 // composer does (it gives out near 1 000 levels), so YAML deeper than a few hundred levels is
-// composed here from yaml's parser's tokens (which it makes without recursion).
+// composed here from yaml's parser's tokens (which it makes without recursion). Either way the
+// nodes of the first document are given go-yaml's meaning by yaml-body.ts, and parse errors
+// go-yaml's words by yaml-errors.ts.
 import type { CST, DocumentOptions, ParseOptions, SchemaOptions, ToJSOptions } from "yaml";
 import { type Slot, slot } from "./lazy-slot.js";
 import { findDuplicateFields } from "./schema/duplicate-fields.js";
+import { goEscapeError, goYamlParseError, type YamlPackageError } from "./yaml-errors.js";
+import {
+  decodeYaml,
+  type YamlMapping,
+  type YamlNode,
+  YamlBodyError,
+  type YamlSequence,
+} from "./yaml-body.js";
 
 /** The yaml package, loaded by the router (lazy.ts) before a YAML body is parsed. */
 export const yamlLib: Slot<typeof import("yaml")> = slot("yaml", () => import("yaml"));
@@ -116,49 +126,57 @@ type YamlOptions = ParseOptions & DocumentOptions & SchemaOptions & ToJSOptions;
 /** A YAML body as read: the value (a repeated key's last value wins, as go-yaml's does) and the repeats. */
 export interface YamlRead {
   value: unknown;
-  /** go-yaml's strict errors for repeated keys, in document order: `line 7: key "a" already set in map`. */
+  /** go-yaml's strict errors for repeated keys, in decoding order: `line 7: key "a" already set in map`. */
   duplicates: string[];
 }
 
-/** go-yaml's words for a key repeated in one map (%#v of the key). */
-function duplicateMessage(line: number, key: unknown): string {
-  return `line ${line}: key ${typeof key === "string" ? JSON.stringify(key) : String(key)} already set in map`;
-}
+/**
+ * go-yaml's reader refuses what YAML 1.1 does not print (its check_printable) before any token:
+ * C0 controls but tab and line breaks, DEL, C1 controls but NEL, surrogates, U+FFFE and U+FFFF.
+ */
+const NOT_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
 
 /**
- * A YAML body as kube reads it, up to its limits (YamlDepthError, then JsonDepthError past
- * them). A JSON text without repeated keys (as most clients send apply configurations) is
- * parsed as JSON: faster, and measured exactly.
+ * A YAML body as kube reads it (yaml-body.ts gives the nodes go-yaml's meaning), up to its
+ * limits (YamlDepthError, then JsonDepthError past them). A JSON text without repeated keys (as
+ * most clients send apply configurations) is parsed as JSON: faster, measured exactly, and
+ * read alike by YAML 1.1.
  */
 export function readYaml(text: string): YamlRead {
+  if (NOT_PRINTABLE.test(text)) throw new YamlBodyError("yaml: control characters are not allowed");
   const start = text.trimStart().charCodeAt(0);
-  if ((start === 0x7b || start === 0x5b) && findDuplicateFields(text).length === 0) {
+  // A number past float64's range is a string to go-yaml, Infinity to JSON.parse: read as YAML.
+  const huge = /\d[eE]\+?\d{3}/.test(text);
+  if ((start === 0x7b || start === 0x5b) && !huge && findDuplicateFields(text).length === 0) {
     const crossing = jsonDepthCrossing(text);
     // go-yaml reads JSON as flow YAML: its flow limit is the JSON limit.
     if (crossing) throw new YamlDepthError(lineOf(text, crossing.offset));
     try {
-      return { value: JSON.parse(text), duplicates: [] };
-    } catch {
+      const value = JSON.parse(text);
+      const refused = text.includes("\\") ? goEscapeError(text) : undefined;
+      if (refused) throw refused;
+      return { value, duplicates: [] };
+    } catch (e) {
+      if (e instanceof YamlBodyError) throw e;
       // Not JSON after all: YAML's flow style reads it.
     }
   }
+  // A lone carriage return breaks a line in YAML 1.1 (and go-yaml), not in the yaml package's 1.2.
+  if (text.includes("\r")) text = text.replace(/\r(?!\n)/g, "\n");
   if (!yamlDepthExceeded(text, YAML_COMPOSER_DEPTH)) {
+    let root: YamlNode | undefined;
     try {
-      return composeShallowYaml(text);
+      root = composeShallowYaml(text);
     } catch (e) {
       // yaml reports its own stack overflow as a parse error; the deep path below takes it.
       if (!(e instanceof RangeError || /Maximum call stack size exceeded/.test((e as Error)?.message))) {
         throw e;
       }
+      return decodeYaml(composeDeepYaml(text));
     }
+    return decodeYaml(root);
   }
-  return composeDeepYaml(text);
-}
-
-/** go-yaml reports repeats as its decoder meets them: in the order of their lines. */
-function inLineOrder(duplicates: string[]): string[] {
-  const line = (d: string) => Number(/^line (\d+)/.exec(d)?.[1] ?? 0);
-  return duplicates.length < 2 ? duplicates : duplicates.sort((a, b) => line(a) - line(b));
+  return decodeYaml(composeDeepYaml(text));
 }
 
 /** The value of a YAML body (see readYaml); its repeated keys are not reported. */
@@ -166,37 +184,100 @@ export function parseYamlBounded(text: string, _options?: YamlOptions): unknown 
   return readYaml(text).value;
 }
 
-/** The yaml package's composition, with repeated keys allowed and found (its maps keep them all). */
-function composeShallowYaml(text: string): YamlRead {
+/** The full form of a tag as written (`!!int`, `!<...>`, `!foo`), as go-yaml's parser makes it. */
+function fullTag(source: string): string {
+  if (source.startsWith("!!")) return `tag:yaml.org,2002:${source.slice(2)}`;
+  if (source.startsWith("!<") && source.endsWith(">")) return source.slice(2, -1);
+  return source;
+}
+
+/**
+ * The first document's nodes, composed by the yaml package (with no meaning given to scalars:
+ * its failsafe schema), then walked in document order without recursion, aliases resolved to
+ * the anchor defined last before them as go-yaml's parser resolves them.
+ */
+function composeShallowYaml(text: string): YamlNode | undefined {
   const Y = yamlLib.get();
   const lineCounter = new Y.LineCounter();
-  const doc = Y.parseDocument(text, { uniqueKeys: false, lineCounter });
-  if (doc.errors.length > 0) throw doc.errors[0];
-  const duplicates: string[] = [];
-  const stack: unknown[] = [doc.contents];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (Y.isMap(node)) {
-      const seen = new Set<unknown>();
-      for (const pair of node.items) {
-        const key = Y.isScalar(pair.key) ? pair.key.value : pair.key;
-        if (seen.has(key)) {
-          const at = (Y.isNode(pair.key) && pair.key.range?.[0]) || 0;
-          duplicates.push(duplicateMessage(lineCounter.linePos(at).line, key));
-        }
-        seen.add(key);
-      }
-      for (let i = node.items.length - 1; i >= 0; i--) stack.push(node.items[i].value);
-    } else if (Y.isSeq(node)) {
-      for (let i = node.items.length - 1; i >= 0; i--) stack.push(node.items[i]);
-    }
+  const docs = Y.parseAllDocuments(text, {
+    schema: "failsafe",
+    version: "1.1",
+    uniqueKeys: false,
+    merge: false,
+    lineCounter,
+  });
+  // go-yaml reads the first document only.
+  const doc = Array.isArray(docs) ? docs[0] : undefined;
+  if (!doc) return undefined;
+  const errors = doc.errors.filter((e) => e.code !== "TAG_RESOLVE_FAILED");
+  if (errors.length > 0) throw goYamlParseError(errors[0] as YamlPackageError, text);
+  if (doc.directives?.yaml.explicit && doc.directives.yaml.version !== "1.1") {
+    throw new YamlBodyError("yaml: found incompatible YAML document");
   }
-  return { value: doc.toJS(), duplicates: inLineOrder(duplicates) };
+  const lineAt = (offset: number | undefined) => lineCounter.linePos(offset ?? 0).line - 1;
+  const anchors = new Map<string, YamlNode>();
+  let root: YamlNode | undefined;
+  const work: { node: unknown; at: number; place: (n: YamlNode) => void }[] = [
+    { node: doc.contents, at: 0, place: (n) => (root = n) },
+  ];
+  for (let item = work.pop(); item; item = work.pop()) {
+    const { node, place } = item;
+    if (node === null || node === undefined) {
+      place({ kind: "scalar", value: "", plain: true, line: item.at });
+      continue;
+    }
+    if (Y.isAlias(node)) {
+      const target = anchors.get(node.source);
+      if (!target) throw new YamlBodyError(`yaml: unknown anchor '${node.source}' referenced`);
+      place({ kind: "alias", name: node.source, target, line: lineAt(node.range?.[0]) });
+      continue;
+    }
+    let made: YamlNode;
+    const line = lineAt((node as { range?: number[] }).range?.[0]);
+    const tag = (node as { tag?: string }).tag;
+    if (Y.isScalar(node)) {
+      if (node.type === "QUOTE_DOUBLE" && node.range) {
+        const refused = goEscapeError(text, node.range[0], node.range[1]);
+        if (refused) throw refused;
+      }
+      made = { kind: "scalar", value: String(node.value), plain: node.type === "PLAIN", tag, line };
+    } else if (Y.isMap(node) || Y.isSeq(node)) {
+      const children: YamlNode[] = [];
+      made = Y.isMap(node) ? { kind: "mapping", children, line } : { kind: "sequence", children, line };
+      // Children in document order: pushed last to first.
+      const pending: typeof work = [];
+      for (const entry of node.items as unknown[]) {
+        if (Y.isPair(entry)) {
+          let target = children;
+          if (Y.isSeq(node)) {
+            // A pair in a flow sequence is a map of one.
+            const pair: YamlMapping = { kind: "mapping", children: [], line };
+            target = pair.children;
+            children.push(pair);
+          }
+          const k = target.push(undefined as unknown as YamlNode) - 1;
+          const v = target.push(undefined as unknown as YamlNode) - 1;
+          const keyLine = Y.isNode(entry.key) ? lineAt(entry.key.range?.[0]) : line;
+          pending.push({ node: entry.key, at: keyLine, place: (n) => (target[k] = n) });
+          pending.push({ node: entry.value, at: keyLine, place: (n) => (target[v] = n) });
+        } else {
+          const i = children.push(undefined as unknown as YamlNode) - 1;
+          pending.push({ node: entry, at: line, place: (n) => (children[i] = n) });
+        }
+      }
+      for (let i = pending.length - 1; i >= 0; i--) work.push(pending[i]);
+    } else throw new YamlBodyError("yaml: could not read a node");
+    // go-yaml's parser records an anchor as its node starts: an alias inside sees it.
+    const anchor = (node as { anchor?: string }).anchor;
+    if (anchor) anchors.set(anchor, made);
+    place(made);
+  }
+  return root;
 }
 
 interface ComposeFrame {
   node: CST.BlockMap | CST.BlockSequence | CST.FlowCollection;
-  target: Record<string, unknown> | unknown[];
+  made: YamlMapping | YamlSequence;
   index: number;
   /** go-yaml's block indentation stack depth and current column here. */
   indents: number;
@@ -204,35 +285,29 @@ interface ComposeFrame {
   flow: number;
   /** Containers from the document down to this one. */
   depth: number;
-  /** The key waiting for its value (maps), and its line. */
-  key?: string;
-  keyLine: number;
-  anchor?: string;
+  /** A key in a flow sequence, waiting for its value (the pair is a map of one). */
+  key?: YamlNode;
+  /** A map's key placed, its value next. */
+  awaitingValue: boolean;
 }
 
 /**
- * Composes the first document of a deep YAML text from yaml's CST, as the yaml package would for
- * the common forms (block and flow collections, scalars of the core schema, anchors and
- * aliases, `!!str`), checking go-yaml's limits on the way. No recursion.
+ * Composes the nodes of the first document of a deep YAML text from yaml's CST, for the common
+ * forms (block and flow collections, scalars, tags, anchors and aliases), checking go-yaml's
+ * limits on the way. No recursion.
  */
-function composeDeepYaml(text: string): YamlRead {
+function composeDeepYaml(text: string): YamlNode | undefined {
   const Y = yamlLib.get();
-  const schema = new Y.Schema({});
-  const scalarTags = schema.tags.filter(
-    (t): t is typeof t & { test: RegExp; resolve: (s: string, e: unknown, o: unknown) => unknown } =>
-      "test" in t && t.test instanceof RegExp,
-  );
-  const duplicates: string[] = [];
-  const anchors = new Map<string, unknown>();
+  const anchors = new Map<string, YamlNode>();
   let doc: CST.Document | undefined;
   for (const token of new Y.Parser().parse(text)) {
     if (token.type === "document") {
       doc = token;
       break;
     }
-    if (token.type === "error") throw new Error(`yaml: ${token.message}`);
+    if (token.type === "error") throw new YamlBodyError(`yaml: ${token.message}`);
   }
-  if (!doc?.value) return { value: null, duplicates };
+  if (!doc?.value) return undefined;
 
   const lineStarts: number[] = [0];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
@@ -255,61 +330,60 @@ function composeDeepYaml(text: string): YamlRead {
     let tag: string | undefined;
     for (const t of tokens ?? []) {
       if (t.type === "anchor") anchor = t.source.slice(1);
-      else if (t.type === "tag") tag = t.source;
+      else if (t.type === "tag") tag = fullTag(t.source);
     }
     return { anchor, tag };
   };
-  const scalar = (token: CST.Token, tag: string | undefined): unknown => {
+  const scalar = (token: CST.Token, tag: string | undefined): YamlNode => {
+    const line = position(token.offset).line;
     if (token.type === "alias") {
       const name = token.source.slice(1);
-      if (!anchors.has(name)) throw new Error(`yaml: unknown anchor '${name}' referenced`);
-      return anchors.get(name);
+      const target = anchors.get(name);
+      if (!target) throw new YamlBodyError(`yaml: unknown anchor '${name}' referenced`);
+      return { kind: "alias", name, target, line };
+    }
+    if (token.type === "double-quoted-scalar") {
+      const refused = goEscapeError(text, token.offset, token.offset + token.source.length);
+      if (refused) throw refused;
     }
     const resolved = Y.CST.resolveAsScalar(token as CST.FlowScalar | CST.BlockScalar);
-    if (!resolved) throw new Error("yaml: could not read a scalar");
-    if (resolved.type !== "PLAIN" || tag === "!!str" || tag === "!") return resolved.value;
-    for (const t of scalarTags) {
-      if (t.test.test(resolved.value)) {
-        // null and bool come back as Scalar nodes.
-        const v = t.resolve(resolved.value, () => {}, { intAsBigInt: false });
-        return Y.isScalar(v) ? v.value : v;
-      }
-    }
-    return resolved.value;
+    if (!resolved) throw new YamlBodyError("yaml: could not read a scalar");
+    return { kind: "scalar", value: resolved.value, plain: resolved.type === "PLAIN", tag, line };
   };
+  const empty = (offset: number): YamlNode => ({
+    kind: "scalar",
+    value: "",
+    plain: true,
+    line: position(offset).line,
+  });
 
   const stack: ComposeFrame[] = [];
-  let result: unknown;
-  /** Places `value` where the frame on top (or the document) waits for one. */
-  const place = (value: unknown, anchor: string | undefined) => {
-    if (anchor !== undefined) anchors.set(anchor, value);
+  let root: YamlNode | undefined;
+  /** Places `node` where the frame on top (or the document) waits for one. */
+  const place = (node: YamlNode, anchor: string | undefined) => {
+    if (anchor !== undefined) anchors.set(anchor, node);
     const top = stack[stack.length - 1];
     if (!top) {
-      result = value;
+      root = node;
       return;
     }
-    if (Array.isArray(top.target)) {
-      if (top.key !== undefined) {
-        // A pair in a flow sequence is a map of one.
-        top.target.push({ [top.key]: value });
-        top.key = undefined;
-      } else top.target.push(value);
+    if (top.made.kind === "sequence" && top.key !== undefined) {
+      top.made.children.push({ kind: "mapping", children: [top.key, node], line: top.key.line });
+      top.key = undefined;
       return;
     }
-    const key = top.key ?? "";
-    if (Object.hasOwn(top.target, key)) duplicates.push(duplicateMessage(top.keyLine + 1, key));
-    Object.defineProperty(top.target, key, { value, enumerable: true, writable: true, configurable: true });
-    top.key = undefined;
+    top.made.children.push(node);
   };
   /** Opens a collection, or places a scalar. */
   const visit = (
     token: CST.Token | null | undefined,
     parent: ComposeFrame | undefined,
-    propTokens?: readonly CST.SourceToken[],
+    propTokens: readonly CST.SourceToken[] | undefined,
+    offset: number,
   ) => {
     const { anchor, tag } = props(propTokens);
     if (token === null || token === undefined) {
-      place(null, anchor);
+      place(empty(offset), anchor);
       return;
     }
     if (token.type === "block-map" || token.type === "block-seq" || token.type === "flow-collection") {
@@ -335,24 +409,20 @@ function composeDeepYaml(text: string): YamlRead {
       if (depth > KUBE_MAX_DEPTH && jsonCrossing === undefined) {
         jsonCrossing = { offset: token.offset, bracket: isMap ? "{" : "[" };
       }
-      stack.push({
-        node: token,
-        target: isMap ? {} : [],
-        index: 0,
-        indents,
-        column,
-        flow,
-        depth,
-        anchor,
-        keyLine: 0,
-      });
+      const line = position(token.offset).line;
+      const made: YamlMapping | YamlSequence = isMap
+        ? { kind: "mapping", children: [], line }
+        : { kind: "sequence", children: [], line };
+      // Placed as it opens: go-yaml records the anchor then, and an alias inside sees it.
+      place(made, anchor);
+      stack.push({ node: token, made, index: 0, indents, column, flow, depth, awaitingValue: false });
       return;
     }
-    if (token.type === "error") throw new Error(`yaml: ${token.message}`);
+    if (token.type === "error") throw new YamlBodyError(`yaml: ${token.message}`);
     place(scalar(token, tag), anchor);
   };
 
-  visit(doc.value, undefined, doc.start);
+  visit(doc.value, undefined, doc.start, doc.offset);
   while (stack.length > 0) {
     if (yamlCrossing !== undefined) break;
     const top = stack[stack.length - 1];
@@ -363,14 +433,14 @@ function composeDeepYaml(text: string): YamlRead {
       value?: CST.Token;
     }[];
     // A key placed, its value next.
-    if (top.key !== undefined && top.index > 0) {
+    if (top.awaitingValue) {
+      top.awaitingValue = false;
       const item = items[top.index - 1];
-      visit(item.value, top, item.sep);
+      visit(item.value, top, item.sep, item.sep?.[item.sep.length - 1]?.offset ?? top.node.offset);
       continue;
     }
     if (top.index >= items.length) {
       stack.pop();
-      place(top.target, top.anchor);
       continue;
     }
     const item = items[top.index++];
@@ -384,16 +454,19 @@ function composeDeepYaml(text: string): YamlRead {
         keyToken.type !== "double-quoted-scalar" &&
         keyToken.type !== "alias"
       ) {
-        throw new Error("yaml: complex keys are not supported");
+        throw new YamlBodyError("yaml: complex keys are not supported");
       }
-      const k = keyToken ? scalar(keyToken, props(item.start).tag) : null;
-      top.key = k === null || k === undefined ? "" : String(k);
-      top.keyLine = keyToken ? position(keyToken.offset).line : 0;
+      const { anchor, tag } = props(item.start);
+      const key = keyToken ? scalar(keyToken, tag) : empty(top.node.offset);
+      if (anchor !== undefined) anchors.set(anchor, key);
+      if (top.made.kind === "sequence") top.key = key;
+      else top.made.children.push(key);
+      top.awaitingValue = true;
       continue;
     }
-    visit(item.value, top, item.start);
+    visit(item.value, top, item.start, item.start?.[0]?.offset ?? top.node.offset);
   }
   if (yamlCrossing !== undefined) throw new YamlDepthError(position(yamlCrossing).line);
   if (jsonCrossing !== undefined) throw new JsonDepthError(jsonCrossing.bracket);
-  return { value: result, duplicates: inLineOrder(duplicates) };
+  return root;
 }

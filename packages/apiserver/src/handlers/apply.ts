@@ -6,6 +6,7 @@ import { createWithAdmission, updateWithAdmission } from "../admission/index.js"
 import { inRequestVersion } from "../conversion/index.js";
 import { readBody, type ResponseForm } from "../http-io.js";
 import { JsonDepthError, readYaml, YamlDepthError } from "../nesting.js";
+import { YamlBodyError } from "../yaml-body.js";
 import { jsonTypeName } from "./patch-decoding.js";
 import type { ResourceRequest } from "./context.js";
 import { refOf } from "./context.js";
@@ -90,7 +91,7 @@ function parseConfiguration(text: string): { config: Obj; duplicates: string[] }
     // kube's limits, in the words of where kube meets them: its YAML-to-JSON check of the patch
     // (skipped for a text that starts like JSON), the apply patcher's YAML decoding, or the JSON
     // decoding after it.
-    if (e instanceof YamlDepthError) {
+    if (e instanceof YamlDepthError || e instanceof YamlBodyError) {
       if (text.trimStart().startsWith("{")) {
         throw badRequest(`error decoding patch: error converting YAML to JSON: ${e.message}`);
       }

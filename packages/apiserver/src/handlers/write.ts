@@ -2,7 +2,8 @@
 // (Strict/Warn/Ignore), pruning and defaulting, validation, and the commit with the metadata
 // rules, managedFields, no-op detection and finalization of objects being deleted.
 import type { ManagedFieldsEntry, StatusCause } from "kubernetes-types/meta/v1.js";
-import { decodeBodyRead, mediaType } from "../http-io.js";
+import { decodeBodyRead, mediaType, summarizeData } from "../http-io.js";
+import { jsonTypeName } from "./patch-decoding.js";
 import { kindBehaviour } from "../kinds/index.js";
 import type { WriteEffects } from "../kinds/behaviour.js";
 import { unknownTopLevelFields } from "../kinds/index.js";
@@ -70,10 +71,19 @@ export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text
   }
   const text = body.toString("utf8");
   const yaml = ct === "application/yaml";
-  const { value, duplicates } = decodeBodyRead(text, yaml ? ct : "application/json", r.def.kind);
+  const read = decodeBodyRead(text, yaml ? ct : "application/json", r.def.kind);
+  const { duplicates } = read;
+  // null (an empty YAML body too) decodes into a built-in kind as an empty object; a custom
+  // resource's unstructured decoding needs a kind.
+  const value = read.value === null && !r.def.crdName ? {} : read.value;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    // kube reads the kind first (its meta.Interpret): null has none, anything else is not a struct.
+    const why =
+      value === null
+        ? `Object 'Kind' is missing in '${text}'`
+        : `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type ${TYPE_META_STRUCT}`;
     throw badRequest(
-      `the object provided is unrecognized (must be of type ${r.def.kind}): couldn't get version/kind`,
+      `the object provided is unrecognized (must be of type ${r.def.kind}): ${why} (${summarizeData(text)})`,
     );
   }
   // A YAML body's repeated keys are go-yaml's to report (checkFields); JSON's are found in its text.
@@ -81,6 +91,10 @@ export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text
   else jsonBodies.set(r.req, text);
   return { obj: value as Obj, text: yaml ? undefined : text };
 }
+
+/** The Go type kube reads a body's kind into, as encoding/json names it. */
+const TYPE_META_STRUCT =
+  'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 /** A request's JSON body, by request: Go's decoding error quotes a refused number's literal. */
 const jsonBodies = new WeakMap<object, string>();
@@ -183,7 +197,9 @@ export function checkFields(r: ResourceRequest, obj: Obj, text: string | undefin
   // A YAML body's repeated keys fail go-yaml's strict decoding before anything else is looked at.
   const repeated = yamlDuplicates.get(r.req) ?? [];
   if (repeated.length > 0 && mode === "Strict") {
-    throw badRequest(`${what}strict decoding error: yaml: unmarshal errors:\n  ${repeated.join("\n  ")}`);
+    // The YAML serializer's strict error: kube names the kind for custom resources too.
+    const decoding = `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: `;
+    throw badRequest(`${decoding}strict decoding error: yaml: unmarshal errors:\n  ${repeated.join("\n  ")}`);
   }
   const problems = [...repeated, ...unknownFieldProblems(r, obj)];
   if (text !== undefined) problems.push(...duplicateFieldProblems(text));
