@@ -5,7 +5,7 @@ import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
 import { deepEqual, statusWritableMetadata } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { ApplyConflictError } from "./conflict.js";
-import { goDefinitionOf, zeroStruct } from "../object/go-encoding.js";
+import { encodeStruct, goDefinitionOf, zeroStruct } from "../object/go-encoding.js";
 import { createdFieldsV1 } from "./created-fields.js";
 import { type FieldsV1, FieldsV1Error } from "./fields-v1.js";
 import {
@@ -90,10 +90,15 @@ function managedFieldsOf(obj: Obj | undefined): unknown {
  */
 export function updatedManagedFields(
   oldObj: Readonly<Obj> | undefined,
-  newObj: Readonly<Obj>,
+  written: Readonly<Obj>,
   manager: string,
   w: WriteContext,
 ): ManagedFieldsEntry[] {
+  // kube compares the objects as Go decoded them: what Go writes unset is there, and counted
+  // where it was not before (a condition's unset times are nulls its writer owns). The stored
+  // object is written so already.
+  const short = w.def.crdName ? undefined : goDefinitionOf(w.def.group, w.def.version, w.def.kind);
+  const newObj = short ? encodeStruct(short, written as Obj) : written;
   let managers: Managers | undefined;
   const given = managedFieldsOf(newObj);
   const previous = managedFieldsOf(oldObj);
