@@ -3,6 +3,7 @@
 // of every built-in kind's fixture): the referee the embedded server is held to by
 // test/apiserver/managed-fields-writes.test.ts.
 // Run: KUBEBUILDER_ASSETS=<kube-apiserver and etcd> npx tsx scripts/record-managed-fields.ts
+import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { Api, startTarget } from "../test/apiserver/harness.js";
 import { runCases, writeCases } from "../test/apiserver/managed-fields-cases.js";
@@ -15,11 +16,10 @@ const target = await startTarget();
 try {
   const api = new Api(target);
   const version = (await api.get("/version")).body.gitVersion as string;
-  const ns = await api.namespace("mfields");
   const cases = await writeCases();
-  const { outcomes, created } = await runCases(api, cases, ns, new Map());
+  const prefix = `mfields-${randomBytes(4).toString("hex")}`;
+  const { outcomes, created } = await runCases(api, cases, prefix, new Map());
   for (const path of created) await api.delete(path);
-  await api.delete(`/api/v1/namespaces/${ns}`);
   // One line per case and step: reviewable in a diff.
   const bodies = cases.map((c) => `  ${JSON.stringify(c.id)}: ${JSON.stringify(c.body)}`);
   const lines: string[] = [];

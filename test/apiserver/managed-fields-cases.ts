@@ -238,7 +238,10 @@ function richObjects(): Record<string, { path: string; body: Json }> {
             },
           ],
           behavior: {
-            scaleDown: { stabilizationWindowSeconds: 60, policies: [{ type: "Pods", value: 1, periodSeconds: 60 }] },
+            scaleDown: {
+              stabilizationWindowSeconds: 60,
+              policies: [{ type: "Pods", value: 1, periodSeconds: 60 }],
+            },
           },
         },
       }),
@@ -253,7 +256,11 @@ function richObjects(): Record<string, { path: string; body: Json }> {
       path: "/apis/rbac.authorization.k8s.io/v1/clusterroles",
       body: obj("rbac.authorization.k8s.io/v1", "ClusterRole", "rich-cr-{ns}", {
         rules: [
-          { apiGroups: ["apps"], resources: ["deployments", "deployments/status"], verbs: ["get", "list", "watch"] },
+          {
+            apiGroups: ["apps"],
+            resources: ["deployments", "deployments/status"],
+            verbs: ["get", "list", "watch"],
+          },
           { nonResourceURLs: ["/metrics"], verbs: ["get"] },
         ],
       }),
@@ -277,7 +284,10 @@ function richObjects(): Record<string, { path: string; body: Json }> {
     ValidatingWebhookConfiguration: {
       path: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
       body: obj("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "rich-vwc-{ns}", {
-        webhooks: [richWebhook("v.example.com"), { ...richWebhook("w.example.com"), clientConfig: { url: WEBHOOK_URL } }],
+        webhooks: [
+          richWebhook("v.example.com"),
+          { ...richWebhook("w.example.com"), clientConfig: { url: WEBHOOK_URL } },
+        ],
       }),
     },
   };
@@ -317,6 +327,9 @@ export class StatusSubresources {
 
 const entryKey = (e: Json) => `${e.operation === "Apply" ? 0 : 1} ${e.manager} ${e.subresource ?? ""}`;
 
+/** The managers of the steps, and the one kube names for what an object had before its first apply. */
+const OURS = new RegExp(`^(${MANAGER}-|before-first-apply$)`);
+
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 /**
@@ -337,9 +350,12 @@ export function canonical(reply: Reply, ns: string, substitutions: Map<string, s
   }).replaceAll(ns, "{ns}");
   const o = JSON.parse(text) as Json;
   const meta = o.metadata as Json;
+  // Both servers' admission-policy controllers write its status when they get to it.
+  if (o.kind === "ValidatingAdmissionPolicy") delete o.status;
   // kube orders entries Apply first, then by time to the second, then by manager: without the
   // times, by operation and manager (and subresource), which steps within one second also give.
   const managedFields = ((meta.managedFields ?? []) as Json[])
+    .filter((e) => OURS.test(String(e.manager)))
     .map(({ time: _t, ...rest }) => rest)
     .sort((a, b) => entryKey(a).localeCompare(entryKey(b)));
   delete meta.managedFields;
@@ -389,21 +405,38 @@ export async function runCase(
   const cr = record("create", await api.post(`${collection}${q(`${MANAGER}-create`)}`, body));
   if (cr.status !== 201) return { outcome, created };
   if (!collection.includes("/namespaces/")) created.push(path);
+  /** A PUT of `change(object)`, read again after a conflict (a server's controller wrote it). */
+  const putChanged = async (target: string, first: Json, change: (o: Json) => Json): Promise<Reply> => {
+    let r = await api.put(target, change(first));
+    for (let i = 0; i < 5 && r.status === 409; i++)
+      r = await api.put(target, change((await api.get(path)).body as Json));
+    return r;
+  };
   const put = record(
     "update",
-    await api.put(`${path}${q(`${MANAGER}-update`)}`, withLabel(cr.body, "updated", "yes")),
+    await putChanged(`${path}${q(`${MANAGER}-update`)}`, cr.body, (o) => withLabel(o, "updated", "yes")),
   );
   record(
     "merge-patch",
-    await api.call("PATCH", `${path}${q(`${MANAGER}-merge`)}`, { metadata: { annotations: { merged: "yes" } } }, {
-      contentType: "application/merge-patch+json",
-    }),
+    await api.call(
+      "PATCH",
+      `${path}${q(`${MANAGER}-merge`)}`,
+      { metadata: { annotations: { merged: "yes" } } },
+      {
+        contentType: "application/merge-patch+json",
+      },
+    ),
   );
   record(
     "strategic-merge-patch",
-    await api.call("PATCH", `${path}${q(`${MANAGER}-smp`)}`, { metadata: { labels: { smp: "yes" } } }, {
-      contentType: "application/strategic-merge-patch+json",
-    }),
+    await api.call(
+      "PATCH",
+      `${path}${q(`${MANAGER}-smp`)}`,
+      { metadata: { labels: { smp: "yes" } } },
+      {
+        contentType: "application/strategic-merge-patch+json",
+      },
+    ),
   );
   const applied = record(
     "apply",
@@ -413,13 +446,17 @@ export async function runCase(
   );
   if (await statuses.has(collection)) {
     const current = applied.status === 200 ? applied.body : put.status === 200 ? put.body : cr.body;
-    const next = clone(current) as Json;
-    next.status = { ...((next.status ?? {}) as Json), conditions: [CONDITION] };
-    const st = record("status", await api.put(`${path}/status${q(`${MANAGER}-status`)}`, next));
+    const withCondition = (condition: Json) => (o: Json) => {
+      const next = clone(o);
+      next.status = { ...((next.status ?? {}) as Json), conditions: [condition] };
+      return next;
+    };
+    const statusPath = `${path}/status${q(`${MANAGER}-status`)}`;
+    const st = record("status", await putChanged(statusPath, current, withCondition(CONDITION)));
     if (st.status === 422) {
       // metav1.Condition requires its time: the same write with it.
-      next.status = { ...(next.status as Json), conditions: [{ ...CONDITION, lastTransitionTime: CONDITION_TIME }] };
-      record("status-timed", await api.put(`${path}/status${q(`${MANAGER}-status`)}`, next));
+      const timed = { ...CONDITION, lastTransitionTime: CONDITION_TIME };
+      record("status-timed", await putChanged(statusPath, current, withCondition(timed)));
     }
   }
   // An apply that creates: the same object under another name.
@@ -431,7 +468,8 @@ export async function runCase(
       contentType: "application/apply-patch+yaml",
     }),
   );
-  if (ac.status === 201 && !collection.includes("/namespaces/")) created.push(`${collection}/${name}-applied`);
+  if (ac.status === 201 && !collection.includes("/namespaces/"))
+    created.push(`${collection}/${name}-applied`);
   return { outcome, created };
 }
 
@@ -462,23 +500,38 @@ export function substitutionsFor(now: WriteCase[], recorded: Record<string, Json
   return out;
 }
 
-/** Runs `cases` `concurrency` at a time; answers outcomes by id and the cluster-scoped objects made. */
+/**
+ * Runs `cases` `concurrency` at a time, each in a namespace `<prefix>-<index>`; answers outcomes
+ * by id and what to delete afterwards (cluster-scoped objects, then the namespaces).
+ */
 export async function runCases(
   api: Api,
   cases: WriteCase[],
-  ns: string,
+  prefix: string,
   substitutions: Map<string, string>,
   concurrency = 8,
 ): Promise<{ outcomes: Record<string, CaseOutcome>; created: string[] }> {
   const statuses = new StatusSubresources(api);
   const outcomes: Record<string, CaseOutcome> = {};
   const created: string[] = [];
+  const namespaces: string[] = [];
   const run = async (batch: WriteCase[], workers: number) => {
     let next = 0;
     const worker = async () => {
       while (next < batch.length) {
         const c = batch[next++];
-        const r = await runCase(api, c, ns, statuses, substitutions);
+        // A namespace per case: a LimitRange's defaults or a quota reach no other case's objects.
+        const own = `${prefix}-${cases.indexOf(c)}`;
+        if (c.path.includes("{ns}")) {
+          const r = await api.post("/api/v1/namespaces", {
+            apiVersion: "v1",
+            kind: "Namespace",
+            metadata: { name: own },
+          });
+          if (r.status !== 201) throw new Error(`creating namespace ${own}: ${r.status} ${r.text}`);
+          namespaces.push(`/api/v1/namespaces/${own}`);
+        }
+        const r = await runCase(api, c, own, statuses, substitutions);
         outcomes[c.id] = r.outcome;
         created.push(...r.created);
       }
@@ -493,5 +546,5 @@ export async function runCases(
     concurrency,
   );
   await run(cases.filter(last), 1);
-  return { outcomes, created };
+  return { outcomes, created: [...created, ...namespaces] };
 }
