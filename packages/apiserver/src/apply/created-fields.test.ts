@@ -50,7 +50,7 @@ const ctx = (def: ResourceDefinition, subresource = ""): WriteContext => ({
 function general(obj: Obj, w: WriteContext) {
   const before = { apiVersion: obj.apiVersion, kind: obj.kind, ...emptyObject(w.def) } as Obj;
   const short = w.def.crdName ? undefined : goDefinitionOf(w.def.group, w.def.version, w.def.kind);
-  const after = (short ? encodeStruct(short, obj) : obj) as Obj;
+  const after = (short ? encodeStruct(short, obj, true) : obj) as Obj;
   return encodeManagedFields(recordUpdate(before, after, new Map(), "mgr", ownershipContext(w)));
 }
 

@@ -22,6 +22,8 @@ import { applyConfiguration, type OwnershipContext, recordUpdate } from "./updat
 
 type Obj = Record<string, unknown>;
 
+const BEFORE_FIRST_APPLY = "before-first-apply";
+
 export interface WriteContext {
   readonly def: ResourceDefinition;
   /** The endpoint's apiVersion (`apps/v1`). */
@@ -48,6 +50,10 @@ function ignoredFields(def: ResourceDefinition, subresource: string): (pe: PathE
     const owned = statusWritableMetadata(def).length > 0 ? ["status", "metadata"] : ["status"];
     return (pe) => !("field" in pe && owned.includes(pe.field));
   }
+  // A CertificateSigningRequest's spec is its requester's, set by the server (kube's reset
+  // fields for the main resource: spec and status).
+  if (def.group === "certificates.k8s.io" && def.kind === "CertificateSigningRequest")
+    return (pe) => "field" in pe && (pe.field === "spec" || pe.field === "status");
   if (def.statusSubresource) return (pe) => "field" in pe && pe.field === "status";
   return () => false;
 }
@@ -98,7 +104,7 @@ export function updatedManagedFields(
   // where it was not before (a condition's unset times are nulls its writer owns). The stored
   // object is written so already.
   const short = w.def.crdName ? undefined : goDefinitionOf(w.def.group, w.def.version, w.def.kind);
-  const newObj = short ? encodeStruct(short, written as Obj) : written;
+  const newObj = short ? encodeStruct(short, written as Obj, true) : written;
   let managers: Managers | undefined;
   const given = managedFieldsOf(newObj);
   const previous = managedFieldsOf(oldObj);
@@ -196,12 +202,25 @@ export function applyToObject(
   force: boolean,
   w: WriteContext,
 ): AppliedObject {
-  const managers = decodeOrEmpty(managedFieldsOf(live));
+  let managers = decodeOrEmpty(managedFieldsOf(live));
   const base = (
     live ? withoutManagedFields(live) : { apiVersion: config.apiVersion, kind: config.kind }
   ) as Record<string, Json>;
   const cfg = config as Record<string, Json>;
   const ctx = ownershipContext(w);
+  if (live && managers.size === 0) {
+    // kube's skipNonAppliedManager: an object nobody owns is first owned, as an Update from the
+    // kind's empty object, by `before-first-apply`, so that the apply takes nothing silently.
+    const empty = { apiVersion: base.apiVersion, kind: base.kind, ...emptyObject(w.def) } as Record<
+      string,
+      Json
+    >;
+    try {
+      managers = recordUpdate(empty, base, managers, BEFORE_FIRST_APPLY, ctx);
+    } catch (e) {
+      if (!(e instanceof ApplyTypeError)) throw e;
+    }
+  }
   let result: ReturnType<typeof applyConfiguration>;
   try {
     result = applyConfiguration(base, cfg, managers, manager, force, ctx);

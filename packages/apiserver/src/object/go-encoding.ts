@@ -166,7 +166,7 @@ function isEmptyCollection(v: unknown, code: string): boolean {
 }
 
 /** One struct's fields in Go's order; its values needing work are left to `tasks`. */
-function encodeFields(struct: GoStruct, value: Obj, tasks: Task[]): Obj {
+function encodeFields(struct: GoStruct, value: Obj, tasks: Task[], decoded: boolean): Obj {
   let fields = struct.fields;
   // A sparse struct (a schema node sets a few of JSONSchemaProps' 46 fields): the fields it has
   // and those always written, rather than a look-up of every field. Small structs are walked whole.
@@ -184,8 +184,9 @@ function encodeFields(struct: GoStruct, value: Obj, tasks: Task[]): Obj {
     const v = value[f.name];
     if (isEmptyCollection(v, f.code)) {
       // etcd keeps objects as protobuf, where an empty list or map is no list or map: Go reads
-      // it back nil, written null without omitempty and left out with it.
-      if (f.cls === "n") out[f.name] = null;
+      // it back nil, written null without omitempty and left out with it. As decoded from a
+      // request it is still the empty value it was sent as.
+      if (f.cls === "n") out[f.name] = decoded ? v : null;
       continue;
     }
     if (v === undefined || (v === null && f.cls === "s")) {
@@ -201,14 +202,14 @@ function encodeFields(struct: GoStruct, value: Obj, tasks: Task[]): Obj {
 }
 
 /** `v` encoded one level as `code` says; what lies below is pushed on `tasks`. */
-function encodeLevel(v: unknown, code: string, tasks: Task[]): unknown {
+function encodeLevel(v: unknown, code: string, tasks: Task[], decoded: boolean): unknown {
   if (code.startsWith("@")) {
     const struct = isPlainObject(v) ? goStruct(code.slice(1)) : undefined;
-    return struct ? encodeFields(struct, v as Obj, tasks) : v;
+    return struct ? encodeFields(struct, v as Obj, tasks, decoded) : v;
   }
   if (code.startsWith("|")) {
     // A schema, or a list of schemas (JSONSchemaPropsOrArray), or a bool or a string list.
-    if (!Array.isArray(v)) return encodeLevel(v, code.slice(1), tasks);
+    if (!Array.isArray(v)) return encodeLevel(v, code.slice(1), tasks, decoded);
     code = `[]${code.slice(1)}`;
   }
   const json = code === "json";
@@ -235,16 +236,17 @@ function encodeLevel(v: unknown, code: string, tasks: Task[]): unknown {
 /**
  * `value` (an object of the definition `short`) in Go's order, with what Go always writes and
  * without what it leaves out. Walked with a stack of its own: a CRD's schema nests thousands of
- * levels deep, past the call stack.
+ * levels deep, past the call stack. `decoded`: as Go decodes a request and writes it back (an
+ * empty list sent stays empty), rather than as read back from storage (it is null).
  */
-export function encodeStruct(short: string, value: Obj): Obj {
+export function encodeStruct(short: string, value: Obj, decoded = false): Obj {
   const struct = goStruct(short);
   if (!struct) return value;
   const tasks: Task[] = [];
-  const out = encodeFields(struct, value, tasks);
+  const out = encodeFields(struct, value, tasks, decoded);
   for (let task = tasks.pop(); task !== undefined; task = tasks.pop()) {
     const [parent, key, code] = task;
-    const encoded = encodeLevel((parent as Obj)[key], code, tasks);
+    const encoded = encodeLevel((parent as Obj)[key], code, tasks, decoded);
     if (typeof key === "number") (parent as unknown[])[key] = encoded;
     else setOwn(parent as Obj, key, encoded);
   }
