@@ -5,7 +5,7 @@ import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
 import { deepEqual, statusWritableMetadata } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { ApplyConflictError } from "./conflict.js";
-import { encodeStruct, goDefinitionOf, zeroStruct } from "../object/go-encoding.js";
+import { encodeStruct, goDefinitionOf, goEncodingAdds, zeroStruct } from "../object/go-encoding.js";
 import { createdFieldsV1 } from "./created-fields.js";
 import { type FieldsV1, FieldsV1Error } from "./fields-v1.js";
 import {
@@ -104,7 +104,7 @@ export function updatedManagedFields(
   // where it was not before (a condition's unset times are nulls its writer owns). The stored
   // object is written so already.
   const short = w.def.crdName ? undefined : goDefinitionOf(w.def.group, w.def.version, w.def.kind);
-  const newObj = short ? encodeStruct(short, written as Obj, true) : written;
+  const newObj = short && goEncodingAdds(short) ? encodeStruct(short, written as Obj, true) : written;
   let managers: Managers | undefined;
   const given = managedFieldsOf(newObj);
   const previous = managedFieldsOf(oldObj);

@@ -324,6 +324,37 @@ function isEmptyObject(o: Obj): boolean {
   return true;
 }
 
+const adds = new Map<string, boolean>();
+const OBJECT_META = "@meta.v1.ObjectMeta";
+
+/**
+ * Whether Go's encoding can add a field to a value of `short` that it was sent without: a field
+ * written when unset, in the struct or in one it holds. A ConfigMap's cannot (encoding it for
+ * managedFields would change nothing); a Deployment's can (`strategy: {}`, a condition's null times).
+ */
+export function goEncodingAdds(short: string): boolean {
+  let known = adds.get(short);
+  if (known !== undefined) return known;
+  // ObjectMeta's own fields are all omitted unset, and what Go writes of an owner reference
+  // (apiVersion, kind, name, uid) validation requires; its managedFields are nobody's.
+  if (short === "meta.v1.ObjectMeta") return false;
+  // In progress: a struct that holds itself (JSONSchemaProps) adds what its other fields add.
+  adds.set(short, false);
+  const struct = goStruct(short);
+  // An object always has its metadata: the struct value Go writes is there already.
+  known =
+    struct !== undefined &&
+    (struct.always.some((f) => f.code !== OBJECT_META) || struct.fields.some((f) => shapeAdds(f.shape)));
+  adds.set(short, known);
+  return known;
+}
+
+function shapeAdds(shape: Shape | null): boolean {
+  if (shape === null) return false;
+  if (shape.k === "struct") return goEncodingAdds(shape.short);
+  return shapeAdds(shape.item);
+}
+
 /** Built-in definitions by kind (`apps/v1/Deployment`), built on first use: the table is parsed then. */
 let shortByKind: Map<string, string> | undefined;
 
