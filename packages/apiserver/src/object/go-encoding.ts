@@ -69,6 +69,8 @@ interface GoStruct {
   byName: Map<string, GoField>;
   /** The fields Go writes even when unset. */
   always: GoField[];
+  /** Whether it embeds metav1.TypeMeta: `kind` and `apiVersion` come first (a StatefulSet's claim templates). */
+  typeMeta: boolean;
 }
 
 const parsed = new Map<string, GoStruct | null>();
@@ -94,6 +96,7 @@ function goStruct(short: string): GoStruct | undefined {
         fields,
         byName: new Map(fields.map((f) => [f.name, f])),
         always: fields.filter(writtenUnset),
+        typeMeta: builtinCompactDefinitions()[short]?.gvk !== undefined,
       };
     }
     parsed.set(short, struct);
@@ -180,6 +183,11 @@ function encodeFields(struct: GoStruct, value: Obj, tasks: Task[], decoded: bool
     fields.sort((a, b) => a.index - b.index);
   }
   const out: Obj = {};
+  if (struct.typeMeta) {
+    // TypeMeta's fields, omitempty, before the struct's own.
+    if (value.kind !== undefined && value.kind !== "") out.kind = value.kind;
+    if (value.apiVersion !== undefined && value.apiVersion !== "") out.apiVersion = value.apiVersion;
+  }
   for (const f of fields) {
     const v = value[f.name];
     if (isEmptyCollection(v, f.code)) {
