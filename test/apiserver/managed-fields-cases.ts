@@ -1,7 +1,8 @@
 // The writes whose metadata.managedFields the embedded server must compute as kube-apiserver does,
 // derived rather than written one by one: for the smallest valid object of every built-in kind
 // (validation-cases.ts's fixtures) and for richer objects of the kinds operators write, a create,
-// an update (PUT of the object as read with a label added), a JSON merge patch, a strategic-merge
+// an update (PUT of the object as read with a label added, and a new image in the rich objects'
+// pod templates), a JSON merge patch, a strategic-merge
 // patch, a forced server-side apply of the fixture, an apply that creates, and where the kind
 // has a status subresource a /status update with a condition that sets none of its times (then one
 // that sets lastTransitionTime, which metav1.Condition requires). What
@@ -34,10 +35,11 @@ export type CaseOutcome = Record<string, StepOutcome>;
 
 const MANAGER = "mf-test";
 const WEBHOOK_URL = "https://webhook.example.com/check";
+const APP_IMAGE = "example.com/app:1.0";
 
 const container = {
   name: "app",
-  image: "example.com/app:1.0",
+  image: APP_IMAGE,
   args: ["--port=8080"],
   env: [
     { name: "MODE", value: "prod" },
@@ -377,6 +379,15 @@ const withLabel = (body: Json, key: string, value: string): Json => {
   return o;
 };
 
+/**
+ * The rich objects' pod templates with the app's next image: the update takes a field the
+ * creator set (a Job's template is immutable: kube refuses that update).
+ */
+const withNewImage = (o: Json): Json =>
+  JSON.parse(
+    JSON.stringify(o).replaceAll(`"${APP_IMAGE}"`, `"${APP_IMAGE.replace(":1.0", ":2.0")}"`),
+  ) as Json;
+
 /** A condition that sets neither lastTransitionTime, lastProbeTime nor lastUpdateTime. */
 const CONDITION = { type: "Ready", status: "True", reason: "Checked", message: "checked" };
 const CONDITION_TIME = "2026-01-01T00:00:00Z";
@@ -415,7 +426,9 @@ export async function runCase(
   };
   const put = record(
     "update",
-    await putChanged(`${path}${q(`${MANAGER}-update`)}`, cr.body, (o) => withLabel(o, "updated", "yes")),
+    await putChanged(`${path}${q(`${MANAGER}-update`)}`, cr.body, (o) =>
+      withNewImage(withLabel(o, "updated", "yes")),
+    ),
   );
   record(
     "merge-patch",

@@ -110,6 +110,11 @@ const ELSEWHERE: { cases: RegExp; steps?: RegExp; path: RegExp; why: string }[] 
     why: "metadata.generation: kube tracks it for these kinds (and bumps a Deployment's on these writes, not a Pod's on an apply)",
   },
   {
+    cases: /^rich\/DaemonSet$/,
+    path: /\/fieldsV1\/f:metadata\/f:annotations(\/\.|\/f:deprecated\.daemonset\.template\.generation)?$/,
+    why: "the template generation a DaemonSet's update bumps stays its creator's in kube (bumped after the field manager ran); the embedded server bumps it in the kind's defaults, before",
+  },
+  {
     cases: /^rich\/Pod$/,
     path: /^\/object\/spec\/tolerations\/\d+$/,
     why: "kube's DefaultTolerationSeconds admission adds the not-ready and unreachable tolerations",
