@@ -137,12 +137,6 @@ const ELSEWHERE: { cases: RegExp; steps?: RegExp; path: RegExp; why: string }[] 
     path: /.*/,
     why: "the embedded server's events.k8s.io update validation finds regarding changed when only its key order is",
   },
-  {
-    cases: /^CertificateSigningRequest$/,
-    steps: /^status/,
-    path: /^\/managedFields\/2$/,
-    why: "kube's /status of a CSR resets status.conditions (a nested reset path the field manager does not take yet)",
-  },
 ];
 
 const elsewhere = (id: string, step: string, path: string) =>

@@ -52,8 +52,7 @@ function ignoredFields(def: ResourceDefinition, subresource: string): (pe: PathE
   }
   // A CertificateSigningRequest's spec is its requester's, set by the server (kube's reset
   // fields for the main resource: spec and status).
-  if (def.group === "certificates.k8s.io" && def.kind === "CertificateSigningRequest")
-    return (pe) => "field" in pe && (pe.field === "spec" || pe.field === "status");
+  if (isCSR(def)) return (pe) => "field" in pe && (pe.field === "spec" || pe.field === "status");
   if (def.statusSubresource) return (pe) => "field" in pe && pe.field === "status";
   return () => false;
 }
@@ -64,9 +63,16 @@ export function ownershipContext(w: WriteContext): OwnershipContext {
     apiVersion: w.apiVersion,
     subresource: w.subresource,
     ignored: ignoredFields(w.def, w.subresource),
+    reset: isCSR(w.def) && w.subresource === "status" ? CSR_STATUS_RESET : undefined,
     time: w.time,
   };
 }
+
+const isCSR = (def: ResourceDefinition) =>
+  def.group === "certificates.k8s.io" && def.kind === "CertificateSigningRequest";
+
+/** What a CSR's /status resets below status: its conditions are /approval's. */
+const CSR_STATUS_RESET: readonly PathElement[][] = [[{ field: "status" }, { field: "conditions" }]];
 
 function withoutManagedFields(obj: Obj): Record<string, Json> {
   const meta = obj.metadata;
