@@ -29,6 +29,8 @@ export interface StepOutcome {
   managedFields?: unknown[];
   /** The object as answered, less what varies from run to run (see `canonical`). */
   object?: Json;
+  /** Set when managedFields were not in kube's order (never in a recording of kube's answers). */
+  misordered?: true;
 }
 
 export type CaseOutcome = Record<string, StepOutcome>;
@@ -357,6 +359,9 @@ export function canonical(reply: Reply, ns: string, substitutions: Map<string, s
   if (o.kind === "ValidatingAdmissionPolicy") delete o.status;
   // kube orders entries Apply first, then by time to the second, then by manager: without the
   // times, by operation and manager (and subresource), which steps within one second also give.
+  // The order as answered is checked against the times answered.
+  const raw = (reply.body.metadata.managedFields ?? []) as Json[];
+  const inOrder = raw.every((e, i) => i === 0 || kubeOrder(raw[i - 1], e) <= 0);
   const managedFields = ((meta.managedFields ?? []) as Json[])
     .filter((e) => OURS.test(String(e.manager)))
     .map(({ time: _t, ...rest }) => rest)
@@ -368,7 +373,28 @@ export function canonical(reply: Reply, ns: string, substitutions: Map<string, s
     for (const k of ["clusterIP", "clusterIPs"]) if (k in spec) spec[k] = "{allocated}";
     for (const p of (spec.ports ?? []) as Json[]) if ("nodePort" in p) p.nodePort = "{allocated}";
   }
-  return { code: reply.status, managedFields, object: o };
+  return inOrder
+    ? { code: reply.status, managedFields, object: o }
+    : { code: reply.status, managedFields, object: o, misordered: true };
+}
+
+/** kube's sortEncodedManagedFields: operation, time to the second, manager, apiVersion, subresource. */
+function kubeOrder(a: Json, b: Json): number {
+  const seconds = (e: Json) => (typeof e.time === "string" ? Math.floor(Date.parse(e.time) / 1000) : 0);
+  const text = (v: unknown) => String(v ?? "");
+  const keys: [unknown, unknown][] = [
+    [a.operation, b.operation],
+    [seconds(a), seconds(b)],
+    [a.manager, b.manager],
+    [a.apiVersion, b.apiVersion],
+    [a.subresource, b.subresource],
+  ];
+  for (const [x, y] of keys) {
+    if (typeof x === "number" && typeof y === "number") {
+      if (x !== y) return x - y;
+    } else if (text(x) !== text(y)) return text(x) < text(y) ? -1 : 1;
+  }
+  return 0;
 }
 
 const withLabel = (body: Json, key: string, value: string): Json => {
