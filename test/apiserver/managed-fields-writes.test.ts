@@ -117,7 +117,7 @@ const ELSEWHERE: { cases: RegExp; steps?: RegExp; path: RegExp; why: string }[] 
   {
     cases: /^rich\/Pod$/,
     path: /^\/object\/spec\/tolerations\/\d+$/,
-    why: "kube's DefaultTolerationSeconds admission adds the not-ready and unreachable tolerations",
+    why: "kube's DefaultTolerationSeconds admission adds the not-ready and unreachable tolerations on update too, the embedded server's on create only (an apply of tolerations then changes the spec: generation 2)",
   },
   {
     cases: /^CertificateSigningRequest$/,
