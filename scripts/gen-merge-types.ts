@@ -6,7 +6,9 @@
 // (`+listType`, `+listMapKey`). The strategic-merge tags say less (a Job's conditions merge by
 // type in a strategic patch but are one atomic list to the field manager).
 // Run: KUBEBUILDER_ASSETS=<kube-apiserver and etcd> npx tsx scripts/gen-merge-types.ts
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Api, startTarget } from "../test/apiserver/harness.js";
 
 if (!process.env.KUBEBUILDER_ASSETS) {
@@ -62,7 +64,12 @@ export const FIELD_MAP_TYPES: Readonly<Record<string, string>> = ${JSON.stringif
 /** \`<definition>.<field>\` → the list's type: \`atomic\`, \`set\`, or \`map:<key>,<key>\`. */
 export const LIST_TYPES: Readonly<Record<string, string>> = ${JSON.stringify(listTypes, null, 2)};
 `;
-writeFileSync(new URL("../packages/apiserver/src/apply/merge-types.generated.ts", import.meta.url), out);
+const file = fileURLToPath(
+  new URL("../packages/apiserver/src/apply/merge-types.generated.ts", import.meta.url),
+);
+writeFileSync(file, out);
+// In the repository's format, so that a regenerated file differs only where kube's types do.
+execFileSync("npx", ["biome", "format", "--write", file], { stdio: "ignore" });
 console.log(
   `${atomic.length} atomic definitions, ${Object.keys(mapTypes).length} map types, ${Object.keys(listTypes).length} lists`,
 );
