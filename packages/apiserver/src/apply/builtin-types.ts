@@ -1,5 +1,6 @@
-// What kube's OpenAPI says about built-in types beyond their strategic-merge tags: lists keyed by
-// more than the patch merge key (`+listMapKey`), and structs owned as a whole (`+structType=atomic`).
+// What kube's field manager needs beyond merge-types.generated.ts (kube's OpenAPI list and map
+// types): ObjectMeta's strategic tags, the defaults of list keys an item may omit, and fields
+// owned as a whole that the OpenAPI does not mark (RawExtensions).
 import type { PatchMeta } from "controller-runtime/patch";
 import type { Json } from "./path-element.js";
 
@@ -33,28 +34,6 @@ export const LIST_MAP_KEYS: Readonly<
     defaults: {},
   },
 });
-
-/** Definitions kube marks `x-kubernetes-map-type: atomic`. */
-export const ATOMIC_STRUCTS: ReadonlySet<string> = new Set([
-  "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
-  core("LocalObjectReference"),
-  core("ObjectReference"),
-  core("TypedLocalObjectReference"),
-  core("SecretKeySelector"),
-  core("ConfigMapKeySelector"),
-  core("ObjectFieldSelector"),
-  core("ResourceFieldSelector"),
-  core("NodeSelector"),
-  core("NodeSelectorTerm"),
-  core("TopologySelectorTerm"),
-  core("SecretReference"),
-  "io.k8s.api.rbac.v1.RoleRef",
-]);
-
-/** `<definition>.<field>` kube marks `+listType=set` where no patch strategy says so. */
-export const LIST_SETS: ReadonlySet<string> = new Set([
-  "io.k8s.api.storage.v1.CSIDriverSpec.volumeLifecycleModes",
-]);
 
 /** `<definition>.<field>` owned as a whole: `+mapType=atomic` maps and RawExtensions. */
 export const ATOMIC_FIELDS: ReadonlySet<string> = new Set([

@@ -45,6 +45,10 @@ function isEmpty(v: Json | undefined): boolean {
   return true;
 }
 
+function isContainerOrNull(v: Json): boolean {
+  return v === null || typeof v === "object";
+}
+
 function* walk(
   l: Json | undefined,
   r: Json | undefined,
@@ -54,6 +58,22 @@ function* walk(
   c: Comparison,
 ): Walk<void> {
   if (l === undefined && r === undefined) return;
+  // Both empty or null: one leaf, so that null and empty differ (SMD's emptyPromoteToLeaf; Go
+  // writes a nil slice null and a decoded `[]` as it is).
+  if (
+    isEmpty(l) &&
+    isEmpty(r) &&
+    l !== undefined &&
+    r !== undefined &&
+    isContainerOrNull(l) &&
+    isContainerOrNull(r)
+  ) {
+    const t = typeFor(declared, r === null ? l : r);
+    if (t.kind !== "scalar") {
+      leaf(l, r, at, c);
+      return;
+    }
+  }
   // SMD reads a null where a list or map is declared as that container, empty and present (Go
   // writes nil slices and maps as null): its items are added, the container itself is not.
   if (l === null && r !== null && r !== undefined) {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { widgetCRD } from "../crd/widget-crd.fixture.js";
+import { encodeStruct, goDefinitionOf } from "../object/go-encoding.js";
 import { builtinResources, type ResourceDefinition } from "../registry/index.js";
 import { emptyObject, updatedManagedFields, ownershipContext, type WriteContext } from "./field-manager.js";
 import { TypeModels } from "./type-model.js";
@@ -42,10 +43,15 @@ const ctx = (def: ResourceDefinition, subresource = ""): WriteContext => ({
   types,
 });
 
-/** The general path: recordUpdate from the kind's empty object (apiVersion, kind, what Go writes). */
+/**
+ * The general path: recordUpdate from the kind's empty object (apiVersion, kind, what Go writes)
+ * to the object as Go writes it.
+ */
 function general(obj: Obj, w: WriteContext) {
   const before = { apiVersion: obj.apiVersion, kind: obj.kind, ...emptyObject(w.def) } as Obj;
-  return encodeManagedFields(recordUpdate(before, obj, new Map(), "mgr", ownershipContext(w)));
+  const short = w.def.crdName ? undefined : goDefinitionOf(w.def.group, w.def.version, w.def.kind);
+  const after = (short ? encodeStruct(short, obj, true) : obj) as Obj;
+  return encodeManagedFields(recordUpdate(before, after, new Map(), "mgr", ownershipContext(w)));
 }
 
 const meta = (extra: Obj = {}): Obj => ({

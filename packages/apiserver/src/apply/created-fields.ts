@@ -186,6 +186,8 @@ function* changedAgainst(
   }
   const granular = (t.kind === "list" && t.listType !== "atomic") || (t.kind === "map" && !t.atomic);
   if (z === null && granular) {
+    // An empty list or map where Go wrote null: one leaf, as SMD's emptyPromoteToLeaf.
+    if (isEmpty(r)) return {};
     const out: FieldsV1 = {};
     return (yield addChildren(r, declared, path, out)) > 0 ? out : undefined;
   }

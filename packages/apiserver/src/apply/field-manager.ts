@@ -5,7 +5,7 @@ import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
 import { deepEqual, statusWritableMetadata } from "../object/meta.js";
 import type { ResourceDefinition } from "../registry/index.js";
 import { ApplyConflictError } from "./conflict.js";
-import { goDefinitionOf, zeroStruct } from "../object/go-encoding.js";
+import { encodeStruct, goDefinitionOf, goEncodingAdds, zeroStruct } from "../object/go-encoding.js";
 import { createdFieldsV1 } from "./created-fields.js";
 import { type FieldsV1, FieldsV1Error } from "./fields-v1.js";
 import {
@@ -21,6 +21,8 @@ import type { TypeModels } from "./type-model.js";
 import { applyConfiguration, type OwnershipContext, recordUpdate } from "./updater.js";
 
 type Obj = Record<string, unknown>;
+
+const BEFORE_FIRST_APPLY = "before-first-apply";
 
 export interface WriteContext {
   readonly def: ResourceDefinition;
@@ -48,6 +50,9 @@ function ignoredFields(def: ResourceDefinition, subresource: string): (pe: PathE
     const owned = statusWritableMetadata(def).length > 0 ? ["status", "metadata"] : ["status"];
     return (pe) => !("field" in pe && owned.includes(pe.field));
   }
+  // A CertificateSigningRequest's spec is its requester's, set by the server (kube's reset
+  // fields for the main resource: spec and status).
+  if (isCSR(def)) return (pe) => "field" in pe && (pe.field === "spec" || pe.field === "status");
   if (def.statusSubresource) return (pe) => "field" in pe && pe.field === "status";
   return () => false;
 }
@@ -58,9 +63,16 @@ export function ownershipContext(w: WriteContext): OwnershipContext {
     apiVersion: w.apiVersion,
     subresource: w.subresource,
     ignored: ignoredFields(w.def, w.subresource),
+    reset: isCSR(w.def) && w.subresource === "status" ? CSR_STATUS_RESET : undefined,
     time: w.time,
   };
 }
+
+const isCSR = (def: ResourceDefinition) =>
+  def.group === "certificates.k8s.io" && def.kind === "CertificateSigningRequest";
+
+/** What a CSR's /status resets below status: its conditions are /approval's. */
+const CSR_STATUS_RESET: readonly PathElement[][] = [[{ field: "status" }, { field: "conditions" }]];
 
 function withoutManagedFields(obj: Obj): Record<string, Json> {
   const meta = obj.metadata;
@@ -90,10 +102,15 @@ function managedFieldsOf(obj: Obj | undefined): unknown {
  */
 export function updatedManagedFields(
   oldObj: Readonly<Obj> | undefined,
-  newObj: Readonly<Obj>,
+  written: Readonly<Obj>,
   manager: string,
   w: WriteContext,
 ): ManagedFieldsEntry[] {
+  // kube compares the objects as Go decoded them: what Go writes unset is there, and counted
+  // where it was not before (a condition's unset times are nulls its writer owns). The stored
+  // object is written so already.
+  const short = w.def.crdName ? undefined : goDefinitionOf(w.def.group, w.def.version, w.def.kind);
+  const newObj = short && goEncodingAdds(short) ? encodeStruct(short, written as Obj, true) : written;
   let managers: Managers | undefined;
   const given = managedFieldsOf(newObj);
   const previous = managedFieldsOf(oldObj);
@@ -191,12 +208,25 @@ export function applyToObject(
   force: boolean,
   w: WriteContext,
 ): AppliedObject {
-  const managers = decodeOrEmpty(managedFieldsOf(live));
+  let managers = decodeOrEmpty(managedFieldsOf(live));
   const base = (
     live ? withoutManagedFields(live) : { apiVersion: config.apiVersion, kind: config.kind }
   ) as Record<string, Json>;
   const cfg = config as Record<string, Json>;
   const ctx = ownershipContext(w);
+  if (live && managers.size === 0) {
+    // kube's skipNonAppliedManager: an object nobody owns is first owned, as an Update from the
+    // kind's empty object, by `before-first-apply`, so that the apply takes nothing silently.
+    const empty = { apiVersion: base.apiVersion, kind: base.kind, ...emptyObject(w.def) } as Record<
+      string,
+      Json
+    >;
+    try {
+      managers = recordUpdate(empty, base, managers, BEFORE_FIRST_APPLY, ctx);
+    } catch (e) {
+      if (!(e instanceof ApplyTypeError)) throw e;
+    }
+  }
   let result: ReturnType<typeof applyConfiguration>;
   try {
     result = applyConfiguration(base, cfg, managers, manager, force, ctx);

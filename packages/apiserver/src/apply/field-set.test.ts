@@ -91,3 +91,21 @@ test("conflict paths print as kube prints them", () => {
   assert.equal(pathText([f("spec"), f("tags"), v("c")]), '.spec.tags[="c"]');
   assert.equal(pathText([f("spec"), f("args"), { index: 0 }]), ".spec.args[0]");
 });
+
+test("withoutSubtrees drops a path and what is below it, and the levels it leaves empty", () => {
+  const set = FieldSet.of(
+    [f("status"), f("conditions")],
+    [f("status"), f("conditions"), k({ type: "Ready" }), f("status")],
+    [f("status"), f("certificate")],
+    [f("metadata"), f("labels"), f("a")],
+  );
+  const reset = [[f("status"), f("conditions")]];
+  assert.deepEqual(toFieldsV1(set.withoutSubtrees(reset)), {
+    "f:metadata": { "f:labels": { "f:a": {} } },
+    "f:status": { "f:certificate": {} },
+  });
+  const only = FieldSet.of([f("status"), f("conditions"), k({ type: "Ready" })]);
+  assert.deepEqual(toFieldsV1(only.withoutSubtrees(reset)), {});
+  // The original is left as it was.
+  assert.ok(set.has([f("status"), f("conditions")]));
+});

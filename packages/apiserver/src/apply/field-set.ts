@@ -158,6 +158,30 @@ export class FieldSet {
     return out;
   }
 
+  /** This set without every path at or below each of `prefixes` (kube's nested reset fields). */
+  withoutSubtrees(prefixes: readonly Path[]): FieldSet {
+    if (prefixes.length === 0) return this;
+    const out = this.clone();
+    for (const p of prefixes) out.#removeSubtree(p);
+    return out;
+  }
+
+  #removeSubtree(path: Path): void {
+    if (path.length === 0) return;
+    const chain: FieldSet[] = [this];
+    for (let i = 0; i < path.length - 1; i++) {
+      const next = chain[i].child(path[i]);
+      if (!next) return;
+      chain.push(next);
+    }
+    const last = elementKey(path[path.length - 1]);
+    chain[chain.length - 1].#members.delete(last);
+    chain[chain.length - 1].#children.delete(last);
+    // No empty child sets left behind: they would read as members with nothing below.
+    for (let i = chain.length - 1; i > 0 && chain[i].isEmpty(); i--)
+      chain[i - 1].#children.delete(elementKey(path[i - 1]));
+  }
+
   clone(): FieldSet {
     const root = new FieldSet();
     const stack: [FieldSet, FieldSet][] = [[this, root]];

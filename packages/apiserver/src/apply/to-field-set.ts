@@ -60,9 +60,17 @@ function* walk(
       throw new ApplyTypeError(`${pathText(path)}: field not declared in schema`);
     const field = at.child(pe);
     yield walk(child, ft ?? t.element(), path, field, set, config);
-    if (!ft) field.insertInto(set);
+    // A member the schema does not name, and a null or empty map, is a leaf of its own (SMD's
+    // visitMapItems): an apply of `emptyDir: {}` owns emptyDir.
+    if (!ft || child === null || isEmptyMap(child)) field.insertInto(set);
     path.pop();
   }
+}
+
+function isEmptyMap(v: Json): boolean {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
+  for (const _ in v) return false;
+  return true;
 }
 
 /** The type below one path element of a value of type `t` (deduced when unknown). */

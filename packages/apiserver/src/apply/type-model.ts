@@ -6,14 +6,8 @@ import { builtinPatchMeta, type PatchMeta } from "controller-runtime/patch";
 import type { ResourceDefinition } from "../registry/index.js";
 import { goFieldTable } from "../schema/go-fields.generated.js";
 import { builtinDefinition, builtinDefinitionName, type Schema } from "../schema/index.js";
-import {
-  ATOMIC_FIELDS,
-  ATOMIC_STRUCTS,
-  LIST_MAP_KEYS,
-  LIST_SETS,
-  OBJECT_META_NAME,
-  OBJECT_META_PATCH,
-} from "./builtin-types.js";
+import { ATOMIC_FIELDS, LIST_MAP_KEYS, OBJECT_META_NAME, OBJECT_META_PATCH } from "./builtin-types.js";
+import { ATOMIC_DEFINITIONS, FIELD_MAP_TYPES, LIST_TYPES } from "./merge-types.generated.js";
 import type { Json } from "./path-element.js";
 
 export interface ScalarType {
@@ -138,7 +132,9 @@ class TypeBuilder {
     }
     if (s === undefined) return DEDUCED;
     if (s["x-kubernetes-int-or-string"] || s.anyOf || s.oneOf) return SCALAR;
-    if (ctx.definition && field && ATOMIC_FIELDS.has(`${ctx.definition}.${field}`)) return ATOMIC_VALUE;
+    const at = ctx.definition && field ? `${ctx.definition}.${field}` : undefined;
+    const mapType = at === undefined ? undefined : FIELD_MAP_TYPES[at];
+    if (at !== undefined && (mapType === "atomic" || ATOMIC_FIELDS.has(at))) return ATOMIC_VALUE;
     if (s.type === "array") return this.list(s, ctx, field);
     const isObject =
       s.type === "object" || s.properties !== undefined || s.additionalProperties !== undefined;
@@ -146,12 +142,15 @@ class TypeBuilder {
       return s.type === undefined || s["x-kubernetes-preserve-unknown-fields"] ? DEDUCED : scalarOf(s.type);
     if (s.properties === undefined && typeof s.additionalProperties !== "object") return DEDUCED_MAP;
     const inner: Context = { definition: definition ?? ctx.definition, patch: ctx.patch };
-    return this.map(s, inner, definition);
+    return this.map(s, inner, definition, mapType === "granular");
   }
 
-  map(s: Schema, ctx: Context, definition: string | undefined): MapType {
+  /** `granular`: the field holding it says so, whatever its definition says (a PV's claimRef). */
+  map(s: Schema, ctx: Context, definition: string | undefined, granular = false): MapType {
     const atomic =
-      s["x-kubernetes-map-type"] === "atomic" || (definition !== undefined && ATOMIC_STRUCTS.has(definition));
+      !granular &&
+      (s["x-kubernetes-map-type"] === "atomic" ||
+        (definition !== undefined && ATOMIC_DEFINITIONS.has(definition)));
     const props = s.properties ?? {};
     const ap = s.additionalProperties;
     const fields = new Map<string, TypeNode>();
@@ -190,15 +189,19 @@ class TypeBuilder {
     let listType: ListType["listType"] = "atomic";
     let keys: readonly string[] = [];
     let keyDefaults: Record<string, Json> = {};
-    const override = ctx.definition && field ? LIST_MAP_KEYS[`${ctx.definition}.${field}`] : undefined;
-    const declared = s["x-kubernetes-list-type"];
+    const at = ctx.definition && field ? `${ctx.definition}.${field}` : undefined;
+    const override = at === undefined ? undefined : LIST_MAP_KEYS[at];
+    // kube's OpenAPI for built-ins (+listType, +listMapKey), else the schema's own (CRDs), else
+    // the strategic-merge tags, as kube-openapi's schemaconv falls back to them.
+    const known = at === undefined ? undefined : LIST_TYPES[at];
+    const declared = known?.startsWith("map:") ? "map" : (known ?? s["x-kubernetes-list-type"]);
     const strategy = ctx.patch?.strategy ?? s["x-kubernetes-patch-strategy"];
     const mergeKey = ctx.patch?.mergeKey ?? s["x-kubernetes-patch-merge-key"];
     if (declared === "set" || declared === "map" || declared === "atomic") {
       listType = declared;
-      if (declared === "map") keys = s["x-kubernetes-list-map-keys"] ?? [];
-    } else if (ctx.definition && field && LIST_SETS.has(`${ctx.definition}.${field}`)) {
-      listType = "set";
+      if (declared === "map")
+        keys = known !== undefined ? known.slice(4).split(",") : (s["x-kubernetes-list-map-keys"] ?? []);
+      if (override) keyDefaults = { ...override.defaults };
     } else if (override) {
       listType = "map";
       keys = override.keys;

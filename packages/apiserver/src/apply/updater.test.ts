@@ -151,8 +151,13 @@ test("status is ignored on the main resource and applied alone through /status",
     ctx(def),
   );
   assert.deepEqual(main.managedFields[0].fieldsV1, { "f:spec": { "f:size": {} } });
+  // The live object as stored: with the managedFields the first apply recorded.
+  const live = {
+    ...main.object,
+    metadata: { ...(main.object.metadata as object), managedFields: main.managedFields },
+  };
   const status = applyToObject(
-    main.object,
+    live,
     { ...widget({}), status: { ready: true } },
     "a",
     false,
@@ -160,7 +165,10 @@ test("status is ignored on the main resource and applied alone through /status",
   );
   assert.deepEqual(
     status.managedFields.map((e) => [e.manager, e.subresource, e.fieldsV1]),
-    [["a", "status", { "f:status": { "f:ready": {} } }]],
+    [
+      ["a", "status", { "f:status": { "f:ready": {} } }],
+      ["a", undefined, { "f:spec": { "f:size": {} } }],
+    ],
   );
 });
 

@@ -2,12 +2,12 @@
 // (managed-fields updater, metadata stripping, reset fields): `apply` merges a configuration
 // and fails on conflicts unless forced; `update` records what a create, update or patch changed.
 import { deepEqual } from "../object/meta.js";
-import { compareObjects, excludeTopLevel } from "./compare.js";
+import { type Comparison, compareObjects, excludeTopLevel } from "./compare.js";
 import { type ManagerConflict, ApplyConflictError } from "./conflict.js";
 import { FieldSet } from "./field-set.js";
 import { capUpdateManagers, type Managers, type ManagerSet, managerIdentity } from "./managers.js";
 import { mergeObjects } from "./merge.js";
-import type { Json, PathElement } from "./path-element.js";
+import type { Json, Path, PathElement } from "./path-element.js";
 import { removeItems } from "./remove-items.js";
 import { ensureNamedFieldsAreMembers, toFieldSet } from "./to-field-set.js";
 import type { MapType } from "./type-model.js";
@@ -23,6 +23,8 @@ export interface OwnershipContext {
   readonly subresource: string;
   /** Top-level fields this endpoint resets (status on the main resource of kinds with /status). */
   readonly ignored: (pe: PathElement) => boolean;
+  /** Fields below the top level it resets (a CSR's status.conditions through /status). */
+  readonly reset?: readonly Path[];
   /** RFC 3339 time for entries that changed. */
   readonly time: string;
 }
@@ -47,6 +49,16 @@ const STRIPPED = FieldSet.of(
   ].map((n) => [f("metadata"), f(n)]),
 );
 
+function excludeReset(c: Comparison, ctx: OwnershipContext): Comparison {
+  const reset = ctx.reset ?? [];
+  if (reset.length === 0) return c;
+  return {
+    added: c.added.withoutSubtrees(reset),
+    modified: c.modified.withoutSubtrees(reset),
+    removed: c.removed.withoutSubtrees(reset),
+  };
+}
+
 interface Update {
   managers: Managers;
   added: FieldSet;
@@ -66,7 +78,7 @@ function takeOwnership(
   force: boolean,
   ctx: OwnershipContext,
 ): Update {
-  const cmp = excludeTopLevel(compareObjects(oldObj, newObj, ctx.type), ctx.ignored);
+  const cmp = excludeReset(excludeTopLevel(compareObjects(oldObj, newObj, ctx.type), ctx.ignored), ctx);
   const changed = cmp.modified.union(cmp.added);
   const conflicts: ManagerConflict[] = [];
   for (const [id, m] of managers) {
@@ -103,6 +115,7 @@ export function recordUpdate(
     .union(u.added)
     .difference(u.removed)
     .withoutTopLevel(ctx.ignored)
+    .withoutSubtrees(ctx.reset ?? [])
     .difference(STRIPPED);
   const out = u.managers;
   if (mine.isEmpty()) return out;
@@ -135,7 +148,9 @@ export function applyConfiguration(
   const id = managerIdentity(entry);
   let merged = mergeObjects(live, config, t) as Obj;
   const last = managers.get(id);
-  const set = toFieldSet(config, t, true).withoutTopLevel(ctx.ignored);
+  const set = toFieldSet(config, t, true)
+    .withoutTopLevel(ctx.ignored)
+    .withoutSubtrees(ctx.reset ?? []);
   const withNew: Managers = new Map(managers);
   const mine: ManagerSet = { ...entry, time: last?.time, set };
   withNew.set(id, mine);

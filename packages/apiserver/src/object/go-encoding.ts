@@ -71,6 +71,8 @@ interface GoStruct {
   byName: Map<string, GoField>;
   /** The fields Go writes even when unset. */
   always: GoField[];
+  /** Whether it embeds metav1.TypeMeta: `kind` and `apiVersion` come first (a StatefulSet's claim templates). */
+  typeMeta: boolean;
 }
 
 const parsed = new Map<string, GoStruct | null>();
@@ -97,6 +99,7 @@ function goStruct(short: string): GoStruct | undefined {
         fields,
         byName: new Map(fields.map((f) => [f.name, f])),
         always: fields.filter(writtenUnset),
+        typeMeta: builtinCompactDefinitions()[short]?.gvk !== undefined,
       };
     }
     parsed.set(short, struct);
@@ -169,7 +172,7 @@ function isEmptyCollection(v: unknown, code: string): boolean {
 }
 
 /** One struct's fields in Go's order; its values needing work are left to `tasks`. */
-function encodeFields(struct: GoStruct, value: Obj, tasks: Task[]): Obj {
+function encodeFields(struct: GoStruct, value: Obj, tasks: Task[], decoded: boolean): Obj {
   let fields = struct.fields;
   // A sparse struct (a schema node sets a few of JSONSchemaProps' 46 fields): the fields it has
   // and those always written, rather than a look-up of every field. Small structs are walked whole.
@@ -183,12 +186,18 @@ function encodeFields(struct: GoStruct, value: Obj, tasks: Task[]): Obj {
     fields.sort((a, b) => a.index - b.index);
   }
   const out: Obj = {};
+  if (struct.typeMeta) {
+    // TypeMeta's fields, omitempty, before the struct's own.
+    if (value.kind !== undefined && value.kind !== "") out.kind = value.kind;
+    if (value.apiVersion !== undefined && value.apiVersion !== "") out.apiVersion = value.apiVersion;
+  }
   for (const f of fields) {
     const v = value[f.name];
     if (isEmptyCollection(v, f.code)) {
       // etcd keeps objects as protobuf, where an empty list or map is no list or map: Go reads
-      // it back nil, written null without omitempty and left out with it.
-      if (f.cls === "n") out[f.name] = null;
+      // it back nil, written null without omitempty and left out with it. As decoded from a
+      // request it is still the empty value it was sent as.
+      if (f.cls === "n") out[f.name] = decoded ? v : null;
       continue;
     }
     if (v === undefined || (v === null && f.cls === "s")) {
@@ -204,14 +213,14 @@ function encodeFields(struct: GoStruct, value: Obj, tasks: Task[]): Obj {
 }
 
 /** `v` encoded one level as `code` says; what lies below is pushed on `tasks`. */
-function encodeLevel(v: unknown, code: string, tasks: Task[]): unknown {
+function encodeLevel(v: unknown, code: string, tasks: Task[], decoded: boolean): unknown {
   if (code.startsWith("@")) {
     const struct = isPlainObject(v) ? goStruct(code.slice(1)) : undefined;
-    return struct ? encodeFields(struct, v as Obj, tasks) : v;
+    return struct ? encodeFields(struct, v as Obj, tasks, decoded) : v;
   }
   if (code.startsWith("|")) {
     // A schema, or a list of schemas (JSONSchemaPropsOrArray), or a bool or a string list.
-    if (!Array.isArray(v)) return encodeLevel(v, code.slice(1), tasks);
+    if (!Array.isArray(v)) return encodeLevel(v, code.slice(1), tasks, decoded);
     code = `[]${code.slice(1)}`;
   }
   const json = code === "json";
@@ -238,16 +247,17 @@ function encodeLevel(v: unknown, code: string, tasks: Task[]): unknown {
 /**
  * `value` (an object of the definition `short`) in Go's order, with what Go always writes and
  * without what it leaves out. Walked with a stack of its own: a CRD's schema nests thousands of
- * levels deep, past the call stack.
+ * levels deep, past the call stack. `decoded`: as Go decodes a request and writes it back (an
+ * empty list sent stays empty), rather than as read back from storage (it is null).
  */
-export function encodeStruct(short: string, value: Obj): Obj {
+export function encodeStruct(short: string, value: Obj, decoded = false): Obj {
   const struct = goStruct(short);
   if (!struct) return value;
   const tasks: Task[] = [];
-  const out = encodeFields(struct, value, tasks);
+  const out = encodeFields(struct, value, tasks, decoded);
   for (let task = tasks.pop(); task !== undefined; task = tasks.pop()) {
     const [parent, key, code] = task;
-    const encoded = encodeLevel((parent as Obj)[key], code, tasks);
+    const encoded = encodeLevel((parent as Obj)[key], code, tasks, decoded);
     if (typeof key === "number") (parent as unknown[])[key] = encoded;
     else setOwn(parent as Obj, key, encoded);
   }
@@ -399,6 +409,37 @@ function zeroNullItems(x: unknown[] | Obj, zero: unknown): void {
 function isEmptyObject(o: Obj): boolean {
   for (const k in o) if (Object.hasOwn(o, k)) return false;
   return true;
+}
+
+const adds = new Map<string, boolean>();
+const OBJECT_META = "@meta.v1.ObjectMeta";
+
+/**
+ * Whether Go's encoding can add a field to a value of `short` that it was sent without: a field
+ * written when unset, in the struct or in one it holds. A ConfigMap's cannot (encoding it for
+ * managedFields would change nothing); a Deployment's can (`strategy: {}`, a condition's null times).
+ */
+export function goEncodingAdds(short: string): boolean {
+  let known = adds.get(short);
+  if (known !== undefined) return known;
+  // ObjectMeta's own fields are all omitted unset, and what Go writes of an owner reference
+  // (apiVersion, kind, name, uid) validation requires; its managedFields are nobody's.
+  if (short === "meta.v1.ObjectMeta") return false;
+  // In progress: a struct that holds itself (JSONSchemaProps) adds what its other fields add.
+  adds.set(short, false);
+  const struct = goStruct(short);
+  // An object always has its metadata: the struct value Go writes is there already.
+  known =
+    struct !== undefined &&
+    (struct.always.some((f) => f.code !== OBJECT_META) || struct.fields.some((f) => shapeAdds(f.shape)));
+  adds.set(short, known);
+  return known;
+}
+
+function shapeAdds(shape: Shape | null): boolean {
+  if (shape === null) return false;
+  if (shape.k === "struct") return goEncodingAdds(shape.short);
+  return shapeAdds(shape.item);
 }
 
 /** Built-in definitions by kind (`apps/v1/Deployment`), built on first use: the table is parsed then. */
