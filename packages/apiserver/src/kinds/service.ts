@@ -387,7 +387,8 @@ export const serviceBehaviour: KindBehaviour = {
         p.protocol ??= "TCP";
         // SetDefaults_Service: a targetPort of 0 or "" is the port.
         // (A port left out is Go's 0, which validation then refuses in both places.)
-        if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === "") p.targetPort = p.port ?? 0;
+        if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === "")
+          p.targetPort = p.port ?? 0;
       }
     }
     if (old) dropTypeDependentFields(spec, (old.spec ?? {}) as Obj);
