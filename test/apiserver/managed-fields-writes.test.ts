@@ -79,45 +79,9 @@ function differences(got: unknown, want: unknown, path = "", out: Difference[] =
  */
 const ELSEWHERE: { cases: RegExp; steps?: RegExp; path: RegExp; why: string }[] = [
   {
-    cases: /^rich\//,
-    path: /\/(f:)?serviceAccount$/,
-    why: "kube's Pod defaulting copies serviceAccountName to the deprecated serviceAccount",
-  },
-  {
-    cases: /^rich\//,
-    path: /\/fieldRef\/apiVersion$|f:valueFrom\/(\.|f:fieldRef)$/,
-    why: "kube defaults an env fieldRef's apiVersion to v1 (so the creator keeps owning it after an apply)",
-  },
-  { cases: /Job$/, path: /\/(f:)?manualSelector$/, why: "kube defaults a Job's manualSelector to false" },
-  {
-    cases: /^CSIDriver$/,
-    path: /\/(f:)?preventPodSchedulingIfMissing$/,
-    why: "kube defaults a CSIDriver's preventPodSchedulingIfMissing to false",
-  },
-  {
-    cases: /^rich\/Service$/,
-    path: /\/(f:)?sessionAffinityConfig$/,
-    why: "kube defaults a ClientIP Service's sessionAffinityConfig (timeoutSeconds 10800)",
-  },
-  {
-    cases: /^rich\/DaemonSet$/,
-    path: /\/(f:)?maxSurge$/,
-    why: "kube defaults a DaemonSet's rollingUpdate.maxSurge to 0 when decoding",
-  },
-  {
-    cases: /^(rich\/)?(HorizontalPodAutoscaler|EndpointSlice|Deployment|Pod)$/,
-    path: /^\/object\/metadata\/generation$/,
-    why: "metadata.generation: kube tracks it for these kinds (and bumps a Deployment's on these writes, not a Pod's on an apply)",
-  },
-  {
     cases: /^rich\/DaemonSet$/,
     path: /\/fieldsV1\/f:metadata\/f:annotations(\/\.|\/f:deprecated\.daemonset\.template\.generation)?$/,
     why: "the template generation a DaemonSet's update bumps stays its creator's in kube (bumped after the field manager ran); the embedded server bumps it in the kind's defaults, before",
-  },
-  {
-    cases: /^rich\/Pod$/,
-    path: /^\/object\/spec\/tolerations\/\d+$/,
-    why: "kube's DefaultTolerationSeconds admission adds the not-ready and unreachable tolerations on update too, the embedded server's on create only (an apply of tolerations then changes the spec: generation 2)",
   },
   {
     cases: /^CertificateSigningRequest$/,
@@ -130,14 +94,7 @@ const ELSEWHERE: { cases: RegExp; steps?: RegExp; path: RegExp; why: string }[] 
     steps: /^status$/,
     path: /.*/,
     why: "kube requires a metav1.Condition's lastTransitionTime (the status-timed step checks the write)",
-  },
-  {
-    cases: /^events\.k8s\.io\/Event$/,
-    steps: /^apply$/,
-    path: /.*/,
-    why: "the embedded server's events.k8s.io update validation finds regarding changed when only its key order is",
-  },
-];
+  },];
 
 const elsewhere = (id: string, step: string, path: string) =>
   ELSEWHERE.some((e) => e.cases.test(id) && (e.steps?.test(step) ?? true) && e.path.test(path));

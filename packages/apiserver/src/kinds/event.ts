@@ -8,6 +8,7 @@
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "controller-runtime/api";
 import { asCoreEvent } from "../conversion/builtin.js";
+import { deepEqual } from "../object/meta.js";
 import { dns1123SubdomainErrors } from "../object/names.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -95,7 +96,8 @@ function strictCreateCauses(e: Obj): StatusCause[] {
   return causes;
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+/** Semantic equality, as Go compares the decoded fields (an object's key order is no change). */
+const same = (a: unknown, b: unknown) => deepEqual(a ?? null, b ?? null);
 /** Microseconds of an eventTime: kube tolerates changes below them. */
 const micros = (v: unknown) => (typeof v === "string" ? v.replace(/(\.\d{6})\d*/, "$1") : v);
 

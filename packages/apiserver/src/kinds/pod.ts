@@ -85,13 +85,43 @@ function defaultContainer(c: Obj): void {
   if (Array.isArray(c.ports)) for (const p of c.ports as Obj[]) p.protocol ??= "TCP";
 }
 
+/** SetDefaults_ObjectFieldSelector: a field reference without an apiVersion reads v1. */
+function defaultFieldRef(holder: unknown): void {
+  if (isObj(holder) && isObj(holder.fieldRef) && !holder.fieldRef.apiVersion)
+    holder.fieldRef.apiVersion = "v1";
+}
+
+/** The field references of a downward API volume's items. */
+function defaultDownwardItems(source: unknown): void {
+  if (isObj(source) && Array.isArray(source.items)) for (const item of source.items) defaultFieldRef(item);
+}
+
 /** Fills a PodSpec's defaults in place. */
 export function defaultPodSpec(spec: Obj): void {
-  for (const list of ["containers", "initContainers"]) {
-    if (Array.isArray(spec[list]))
-      for (const c of spec[list] as Obj[]) if (c && typeof c === "object") defaultContainer(c);
+  for (const list of ["containers", "initContainers", "ephemeralContainers"]) {
+    if (!Array.isArray(spec[list])) continue;
+    for (const c of spec[list] as Obj[]) {
+      if (!c || typeof c !== "object") continue;
+      if (list !== "ephemeralContainers") defaultContainer(c);
+      if (Array.isArray(c.env)) for (const e of c.env) if (isObj(e)) defaultFieldRef(e.valueFrom);
+    }
   }
-  if (Array.isArray(spec.volumes)) for (const v of spec.volumes) defaultVolume(v);
+  if (Array.isArray(spec.volumes)) {
+    for (const v of spec.volumes) {
+      defaultVolume(v);
+      if (!isObj(v)) continue;
+      defaultDownwardItems(v.downwardAPI);
+      if (isObj(v.projected) && Array.isArray(v.projected.sources))
+        for (const source of v.projected.sources) if (isObj(source)) defaultDownwardItems(source.downwardAPI);
+    }
+  }
+  // The v1 conversion: serviceAccount is the deprecated name of serviceAccountName, read when
+  // the name is not given and always written as the name.
+  if (!spec.serviceAccountName && typeof spec.serviceAccount === "string" && spec.serviceAccount !== "")
+    spec.serviceAccountName = spec.serviceAccount;
+  if (typeof spec.serviceAccountName === "string" && spec.serviceAccountName !== "")
+    spec.serviceAccount = spec.serviceAccountName;
+  else delete spec.serviceAccount;
   spec.restartPolicy ??= "Always";
   spec.terminationGracePeriodSeconds ??= 30;
   spec.dnsPolicy ??= "ClusterFirst";
@@ -285,6 +315,22 @@ export function validatePodTemplate(template: unknown, path: string): StatusCaus
   ];
 }
 
+/**
+ * The DefaultTolerationSeconds admission plugin (on creates and updates of pods): a pod that does
+ * not tolerate not-ready and unreachable nodes does so for five minutes.
+ */
+function defaultTolerationSeconds(spec: Obj): void {
+  const tolerations = Array.isArray(spec.tolerations) ? (spec.tolerations as Obj[]) : [];
+  for (const key of ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]) {
+    const tolerated = tolerations.some(
+      (t) => isObj(t) && (t.effect === "NoExecute" || !t.effect) && (t.key === key || !t.key),
+    );
+    if (!tolerated)
+      tolerations.push({ key, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 });
+  }
+  spec.tolerations = tolerations;
+}
+
 export const podBehaviour: KindBehaviour = {
   defaults(obj, { old }) {
     const spec = (obj.spec ?? {}) as Obj;
@@ -294,6 +340,9 @@ export const podBehaviour: KindBehaviour = {
     spec.enableServiceLinks ??= true;
     defaultRequestsFromLimits(spec);
     if (!old && obj.status === undefined) obj.status = { phase: "Pending", qosClass: podQOS(spec) };
+    // On an update the plugin runs before validation, so a pod cannot lose the tolerations
+    // (on a create, after the field manager: see created).
+    if (old) defaultTolerationSeconds(spec);
   },
   // Admission, after the field manager: LimitRanger defaults and bounds the resources, the
   // Priority plugin resolves the priority class, and DefaultTolerationSeconds tolerates not-ready
@@ -319,19 +368,7 @@ export const podBehaviour: KindBehaviour = {
       "the string value of PreemptionPolicy",
       podName,
     );
-    const tolerations = Array.isArray(spec.tolerations) ? (spec.tolerations as Obj[]) : [];
-    for (const key of ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]) {
-      const tolerated = tolerations.some(
-        (t) =>
-          isObj(t) &&
-          (t.effect === "NoExecute" || !t.effect) &&
-          (t.key === key || (!t.key && t.operator === "Exists")),
-      );
-      if (!tolerated) {
-        tolerations.push({ key, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 });
-      }
-    }
-    spec.tolerations = tolerations;
+    defaultTolerationSeconds(spec);
     admitRuntimeClass(server, spec, podName);
   },
   validate(obj, old, _server, subresource) {

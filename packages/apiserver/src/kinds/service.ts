@@ -381,6 +381,14 @@ export const serviceBehaviour: KindBehaviour = {
     obj.spec = spec;
     spec.type ??= "ClusterIP";
     spec.sessionAffinity ??= "None";
+    // SetDefaults_Service: no affinity has no config; a client-IP one sticks for three hours.
+    if (spec.sessionAffinity === "None") delete spec.sessionAffinityConfig;
+    else if (spec.sessionAffinity === "ClientIP") {
+      const config = spec.sessionAffinityConfig as Obj | undefined;
+      const clientIP = config?.clientIP as Obj | undefined;
+      if (clientIP?.timeoutSeconds === undefined || clientIP.timeoutSeconds === null)
+        spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 10800 } };
+    }
     if (Array.isArray(spec.ports)) {
       for (const p of spec.ports as Obj[]) {
         if (!p || typeof p !== "object") continue;

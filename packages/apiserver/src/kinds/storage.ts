@@ -292,5 +292,7 @@ export const csiDriverBehaviour: KindBehaviour = {
     s.requiresRepublish ??= false;
     // SELinuxMountReadWriteOncePod, on by default since 1.28, defaults seLinuxMount.
     s.seLinuxMount ??= false;
+    // VolumeLimitScaling, on by default in 1.37.
+    s.preventPodSchedulingIfMissing ??= false;
   },
 };

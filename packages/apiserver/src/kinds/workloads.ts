@@ -374,7 +374,16 @@ export const daemonSetBehaviour: KindBehaviour = {
   defaults(obj, { old }) {
     const spec = (obj.spec ?? {}) as Obj;
     obj.spec = spec;
-    spec.updateStrategy ??= { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } };
+    // SetDefaults_DaemonSet: a rolling update, one pod at a time, none surged.
+    const strategy = (spec.updateStrategy ?? {}) as Obj;
+    spec.updateStrategy = strategy;
+    strategy.type ??= "RollingUpdate";
+    if (strategy.type === "RollingUpdate") {
+      const rolling = (strategy.rollingUpdate ?? {}) as Obj;
+      strategy.rollingUpdate = rolling;
+      rolling.maxUnavailable ??= 1;
+      rolling.maxSurge ??= 0;
+    }
     spec.revisionHistoryLimit ??= 10;
     defaultTemplate(spec);
     const meta = (obj.metadata ?? {}) as Obj;

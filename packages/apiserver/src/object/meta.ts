@@ -371,8 +371,25 @@ export function prepareForUpdate(
  * in, as kube compares decoded (so defaulted) objects: an update that leaves out a defaulted
  * field changes nothing.
  */
+/**
+ * Metadata whose change also bumps a kind's generation (its strategy's PrepareForUpdate): a
+ * Deployment's annotations (copied to its ReplicaSets), an EndpointSlice's labels.
+ */
+const GENERATION_METADATA: Readonly<Record<string, string>> = {
+  "apps/Deployment": "annotations",
+  "discovery.k8s.io/EndpointSlice": "labels",
+};
+
 export function bumpGeneration(def: ResourceDefinition, oldObj: Readonly<Obj>, next: Obj): void {
-  if (!tracksGeneration(def) || !specChanged(oldObj, next)) return;
+  if (!tracksGeneration(def)) return;
+  const also = def.crdName ? undefined : GENERATION_METADATA[`${def.group}/${def.kind}`];
+  const metaChanged =
+    also !== undefined &&
+    !deepEqual(
+      (oldObj.metadata as Obj | undefined)?.[also] ?? {},
+      (next.metadata as Obj | undefined)?.[also] ?? {},
+    );
+  if (!metaChanged && !specChanged(oldObj, next)) return;
   const meta = next.metadata as Obj;
   meta.generation = (((oldObj.metadata as Obj).generation as number | undefined) ?? 0) + 1;
 }

@@ -380,6 +380,8 @@ export function builtinResources(): ResourceDefinition[] {
       shortNames: ["hpa"],
       categories: ["all"],
       status: true,
+      // HPAGeneration, on by default: the generation counts the spec's changes.
+      generation: true,
     }),
     // autoscaling/v1 shares v2's storage (autoscaling/horizontalpodautoscalers), converted.
     define({
@@ -389,6 +391,8 @@ export function builtinResources(): ResourceDefinition[] {
       shortNames: ["hpa"],
       categories: ["all"],
       status: true,
+      // HPAGeneration, on by default: the generation counts the spec's changes.
+      generation: true,
     }),
     define({
       group: "certificates.k8s.io",
