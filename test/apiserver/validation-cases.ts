@@ -23,6 +23,8 @@ export interface Outcome {
   code: number;
   reason?: string;
   causes: string[];
+  /** Of a status write taken (validation-status.ts): the patched paths whose value the answer does not hold. */
+  dropped?: string[];
 }
 
 type Json = Record<string, unknown>;
