@@ -79,7 +79,7 @@ function isStruct(pkgPath: string, name: string): boolean {
   return (
     pkgPath === "k8s.io/apimachinery/pkg/apis/meta/v1" &&
     /^[A-Z]/.test(name) &&
-    !["Time", "MicroTime", "Duration"].includes(name) &&
+    !["Time", "MicroTime", "Duration", "ConditionStatus"].includes(name) &&
     name !== "Verbs"
   );
 }
@@ -147,10 +147,12 @@ for (const short of Object.keys(builtinCompactDefinitions()).sort()) {
   if (readGoPackage(pkgPath).types.get(name)?.fields === undefined) continue;
   out[short] = fieldsOf(pkgPath, name).map(entry).join(" ");
 }
-// From apimachinery: ObjectMeta (by 1.37 its creationTimestamp is omitzero: never null) and
-// GroupResource (a StorageVersionMigration's resource always has its group). Its other structs
-// (Condition, LabelSelector) are left to the objects as written until checked against kube.
-for (const name of ["ObjectMeta", "GroupResource"]) {
+// From apimachinery: ObjectMeta (by 1.37 its creationTimestamp is omitzero: never null),
+// GroupResource (a StorageVersionMigration's resource always has its group) and Condition (kube
+// answers a status write with every field of a condition but observedGeneration: the status half
+// of the validation table). Its other structs (LabelSelector) are left to the objects as written
+// until checked against kube.
+for (const name of ["ObjectMeta", "GroupResource", "Condition"]) {
   out[`meta.v1.${name}`] = fieldsOf("k8s.io/apimachinery/pkg/apis/meta/v1", name)
     .map((f) => (f.cls ? `${f.json}:${f.cls}` : f.json))
     .join(" ");

@@ -33,6 +33,7 @@ import { namespaceBehaviour } from "./namespace.js";
 import { nodeBehaviour, podBehaviour } from "./pod.js";
 import { rbacBehaviours } from "./rbac.js";
 import { serviceBehaviour } from "./service.js";
+import { statusUpdateCauses } from "./status-updates.js";
 import {
   mutatingWebhookConfigurationBehaviour,
   validatingWebhookConfigurationBehaviour,
@@ -152,12 +153,19 @@ function builtinBehaviour(def: ResourceDefinition): KindBehaviour {
     def.group === "autoscaling" && def.version === "v1"
       ? horizontalPodAutoscalerV1Behaviour
       : (byKind[`${def.group}/${def.kind}`] ?? none);
-  // Every built-in kind also stores numeric quantities as kube's canonical strings.
+  const key = `${def.group}/${def.kind}`;
+  // Every built-in kind also stores numeric quantities as kube's canonical strings; a write
+  // through /status is checked by the kind's status strategy besides.
   return {
     ...b,
     defaults(obj, ctx) {
       canonicalizeQuantities(def, obj);
       b.defaults?.(obj, ctx);
+    },
+    validate(obj, old, server, subresource) {
+      const causes = b.validate?.(obj, old, server, subresource) ?? [];
+      if (subresource === "status" && old) causes.push(...statusUpdateCauses(key, obj, old));
+      return causes;
     },
   };
 }

@@ -1,0 +1,311 @@
+// What kube's status strategies check on a write through /status (ValidateXStatusUpdate in
+// pkg/apis/*/validation): counts not negative nor past the replicas they count, a collision
+// count never decremented, load balancer addresses, conditions. A controller writing a status
+// kube refuses must be refused here too, or its tests pass and production fails. A status
+// write's metadata is checked as any update's; its spec is the stored one.
+import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import { qualifiedNameErrors } from "controller-runtime/api";
+import { dns1123SubdomainErrors } from "../object/names.js";
+import { parseQuantity } from "../object/quantity.js";
+import { cause } from "../status.js";
+import type { Obj } from "../storage/index.js";
+import { metaConditionCauses } from "./conditions.js";
+import { legacyIPErrors } from "./service.js";
+
+type StatusRule = (status: Obj, oldStatus: Obj, obj: Obj, old: Readonly<Obj>) => StatusCause[];
+
+const NEGATIVE = "must be greater than or equal to 0";
+
+/** A count as Go reads it: absent is 0. */
+const count = (o: Obj, k: string): number => (typeof o[k] === "number" ? (o[k] as number) : 0);
+
+/** ValidateNonnegativeField of each count named (absent ones are Go's zero, never negative). */
+function nonNegative(status: Obj, keys: string[]): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const k of keys) {
+    const v = status[k];
+    if (typeof v === "number" && v < 0) causes.push(cause.invalid(`status.${k}`, v, NEGATIVE));
+  }
+  return causes;
+}
+
+/** Counts that may not exceed status.replicas, and available not past ready. */
+function withinReplicas(status: Obj, keys: string[], availableMessage: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const replicas = count(status, "replicas");
+  for (const k of keys) {
+    if (count(status, k) > replicas)
+      causes.push(cause.invalid(`status.${k}`, count(status, k), "cannot be greater than status.replicas"));
+  }
+  if (count(status, "availableReplicas") > count(status, "readyReplicas"))
+    causes.push(
+      cause.invalid("status.availableReplicas", count(status, "availableReplicas"), availableMessage),
+    );
+  return causes;
+}
+
+/** IsDecremented: a collision count removed or lowered. */
+function collisionCountDecremented(status: Obj, oldStatus: Obj): StatusCause[] {
+  const now = status.collisionCount;
+  const before = oldStatus.collisionCount;
+  if (typeof before !== "number") return [];
+  if (typeof now === "number" && now >= before) return [];
+  return [cause.invalid("status.collisionCount", typeof now === "number" ? now : 0, "cannot be decremented")];
+}
+
+const deployment: StatusRule = (s, old) => [
+  ...nonNegative(s, [
+    "observedGeneration",
+    "replicas",
+    "updatedReplicas",
+    "readyReplicas",
+    "availableReplicas",
+    "unavailableReplicas",
+    "terminatingReplicas",
+    "collisionCount",
+  ]),
+  ...withinReplicas(
+    s,
+    ["updatedReplicas", "readyReplicas", "availableReplicas"],
+    "cannot be greater than readyReplicas",
+  ),
+  ...collisionCountDecremented(s, old),
+];
+
+const statefulSet: StatusRule = (s, old) => [
+  ...nonNegative(s, [
+    "replicas",
+    "readyReplicas",
+    "currentReplicas",
+    "updatedReplicas",
+    "availableReplicas",
+    "observedGeneration",
+    "collisionCount",
+  ]),
+  ...withinReplicas(
+    s,
+    ["readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas"],
+    "cannot be greater than status.readyReplicas",
+  ),
+  ...collisionCountDecremented(s, old),
+];
+
+const daemonSet: StatusRule = (s, old) => [
+  ...nonNegative(s, [
+    "currentNumberScheduled",
+    "numberMisscheduled",
+    "desiredNumberScheduled",
+    "numberReady",
+    "observedGeneration",
+    "updatedNumberScheduled",
+    "numberAvailable",
+    "numberUnavailable",
+    "collisionCount",
+  ]),
+  ...collisionCountDecremented(s, old),
+];
+
+/** A ReplicaSet's status, and a ReplicationController's (which has no terminatingReplicas). */
+const replicaSet: StatusRule = (s) => [
+  ...nonNegative(s, [
+    "replicas",
+    "fullyLabeledReplicas",
+    "readyReplicas",
+    "availableReplicas",
+    "observedGeneration",
+    "terminatingReplicas",
+  ]),
+  ...withinReplicas(
+    s,
+    ["fullyLabeledReplicas", "readyReplicas", "availableReplicas"],
+    "cannot be greater than readyReplicas",
+  ),
+];
+
+const horizontalPodAutoscaler: StatusRule = (s) => {
+  const causes: StatusCause[] = [];
+  const conditions = Array.isArray(s.conditions) ? (s.conditions as (Obj | null)[]) : [];
+  conditions.forEach((c, i) => {
+    const g = c?.observedGeneration;
+    if (typeof g === "number" && g < 0)
+      causes.push(cause.invalid(`status.conditions[${i}].observedGeneration`, g, NEGATIVE));
+  });
+  causes.push(...nonNegative(s, ["currentReplicas", "desiredReplicas"]));
+  return causes;
+};
+
+const podDisruptionBudget: StatusRule = (s) => [
+  ...metaConditionCauses(s.conditions, "status.conditions"),
+  ...nonNegative(s, ["disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"]),
+];
+
+const namespace: StatusRule = (s, _old, obj) => {
+  const deleting = !!(obj.metadata as Obj | undefined)?.deletionTimestamp;
+  const phase = typeof s.phase === "string" ? s.phase : "";
+  if (!deleting && phase !== "Active")
+    return [cause.invalid("status.Phase", phase, "may only be 'Active' if `deletionTimestamp` is empty")];
+  if (deleting && phase !== "Terminating")
+    return [
+      cause.invalid("status.Phase", phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"),
+    ];
+  return [];
+};
+
+const QUOTA_RESOURCES = new Set([
+  "cpu",
+  "memory",
+  "ephemeral-storage",
+  "requests.cpu",
+  "requests.memory",
+  "requests.storage",
+  "requests.ephemeral-storage",
+  "limits.cpu",
+  "limits.memory",
+  "limits.ephemeral-storage",
+  "pods",
+  "resourcequotas",
+  "services",
+  "replicationcontrollers",
+  "secrets",
+  "persistentvolumeclaims",
+  "configmaps",
+  "services.nodeports",
+  "services.loadbalancers",
+]);
+const INTEGER_RESOURCES = new Set([
+  "pods",
+  "resourcequotas",
+  "services",
+  "replicationcontrollers",
+  "secrets",
+  "configmaps",
+  "persistentvolumeclaims",
+  "services.nodeports",
+  "services.loadbalancers",
+]);
+
+/** ValidateResourceQuotaResourceName and ValidateResourceQuantityValue of one quota entry. */
+function quotaEntryCauses(name: string, value: unknown, at: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const nameErrors = qualifiedNameErrors(name);
+  for (const m of nameErrors) causes.push(cause.invalid(at, name, m));
+  const standard =
+    QUOTA_RESOURCES.has(name) || name.startsWith("hugepages-") || name.startsWith("requests.hugepages-");
+  if (nameErrors.length === 0 && !name.includes("/") && !standard) {
+    if (name !== "storage" && name !== "requests.storage")
+      causes.push(cause.invalid(at, name, "must be a standard resource type or fully qualified"));
+    causes.push(cause.invalid(at, name, "must be a standard resource for quota"));
+  }
+  const text = String(value);
+  let amount: ReturnType<typeof parseQuantity> | undefined;
+  try {
+    amount = parseQuantity(text);
+  } catch {
+    return causes;
+  }
+  if (amount.n < 0n) causes.push(cause.invalid(at, text, NEGATIVE));
+  const integer = INTEGER_RESOURCES.has(name) || (name.includes("/") && !name.startsWith("kubernetes.io/"));
+  // Normalized, an amount with a negative scale has a fraction.
+  if (integer && amount.scale < 0) causes.push(cause.invalid(at, text, "must be an integer"));
+  return causes;
+}
+
+const resourceQuota: StatusRule = (s) => {
+  const causes: StatusCause[] = [];
+  for (const part of ["hard", "used"]) {
+    const m = s[part];
+    if (m === null || typeof m !== "object") continue;
+    for (const [k, v] of Object.entries(m as Obj))
+      causes.push(...quotaEntryCauses(k, v, `status.${part}[${k}]`));
+  }
+  return causes;
+};
+
+const IP_MODES = ["Proxy", "VIP"];
+
+/** The IPs of an old load balancer status: a write may keep one its rules would refuse now. */
+const ingressIPs = (lb: unknown): string[] =>
+  (((lb as Obj | undefined)?.ingress as (Obj | null)[] | undefined) ?? [])
+    .map((i) => i?.ip)
+    .filter((ip): ip is string => typeof ip === "string" && ip !== "");
+
+/** A load balancer ingress' ip and hostname, a Service's and an Ingress' alike. */
+function ingressAddressCauses(ingress: Obj, at: string, kept: string[]): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const ip = typeof ingress.ip === "string" ? ingress.ip : "";
+  if (ip !== "" && !kept.includes(ip))
+    for (const m of legacyIPErrors(ip)) causes.push(cause.invalid(`${at}.ip`, ip, m));
+  return causes;
+}
+
+function hostnameCauses(ingress: Obj, at: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const hostname = typeof ingress.hostname === "string" ? ingress.hostname : "";
+  if (hostname === "") return causes;
+  for (const m of dns1123SubdomainErrors(hostname)) causes.push(cause.invalid(`${at}.hostname`, hostname, m));
+  if (legacyIPErrors(hostname).length === 0 || (/^[0-9a-fA-F:.]+$/.test(hostname) && hostname.includes(":")))
+    causes.push(cause.invalid(`${at}.hostname`, hostname, "must be a DNS name, not an IP address"));
+  return causes;
+}
+
+const service: StatusRule = (s, old, obj) => {
+  const lb = (s.loadBalancer ?? {}) as Obj;
+  const ingresses = Array.isArray(lb.ingress) ? (lb.ingress as (Obj | null)[]) : [];
+  const path = "status.loadBalancer.ingress";
+  if ((obj.spec as Obj | undefined)?.type !== "LoadBalancer" && ingresses.length > 0)
+    return [cause.forbidden(path, "may only be used when `spec.type` is 'LoadBalancer'")];
+  const kept = ingressIPs(old.loadBalancer);
+  const causes: StatusCause[] = [];
+  ingresses.forEach((ingress0, i) => {
+    const ingress = ingress0 ?? {};
+    const at = `${path}[${i}]`;
+    causes.push(...ingressAddressCauses(ingress, at, kept));
+    const ip = typeof ingress.ip === "string" ? ingress.ip : "";
+    const mode = ingress.ipMode;
+    if (mode === undefined || mode === null) {
+      if (ip !== "") causes.push(cause.required(`${at}.ipMode`, "must be specified when `ip` is set"));
+    } else if (ip === "")
+      causes.push(cause.forbidden(`${at}.ipMode`, "may not be specified when `ip` is not set"));
+    else if (!IP_MODES.includes(String(mode)))
+      causes.push(cause.notSupported(`${at}.ipMode`, mode, IP_MODES));
+    causes.push(...hostnameCauses(ingress, at));
+  });
+  return causes;
+};
+
+const ingress: StatusRule = (s, old) => {
+  const lb = (s.loadBalancer ?? {}) as Obj;
+  const ingresses = Array.isArray(lb.ingress) ? (lb.ingress as (Obj | null)[]) : [];
+  const kept = ingressIPs(old.loadBalancer);
+  const causes: StatusCause[] = [];
+  ingresses.forEach((ingress0, i) => {
+    const at = `status.loadBalancer.ingress[${i}]`;
+    causes.push(...ingressAddressCauses(ingress0 ?? {}, at, kept));
+    causes.push(...hostnameCauses(ingress0 ?? {}, at));
+  });
+  return causes;
+};
+
+/** The status rules by kind (`group/Kind`, core's group ""). */
+export const statusRules: Record<string, StatusRule> = {
+  "apps/Deployment": deployment,
+  "apps/StatefulSet": statefulSet,
+  "apps/DaemonSet": daemonSet,
+  "apps/ReplicaSet": replicaSet,
+  "/ReplicationController": replicaSet,
+  "autoscaling/HorizontalPodAutoscaler": horizontalPodAutoscaler,
+  "policy/PodDisruptionBudget": podDisruptionBudget,
+  "/Namespace": namespace,
+  "/ResourceQuota": resourceQuota,
+  "/Service": service,
+  "networking.k8s.io/Ingress": ingress,
+};
+
+/** The causes kube's status strategy finds in a write through /status of `obj` over `old`. */
+export function statusUpdateCauses(key: string, obj: Obj, old: Readonly<Obj>): StatusCause[] {
+  const rule = statusRules[key];
+  if (!rule) return [];
+  const status = (obj.status ?? {}) as Obj;
+  const oldStatus = (old.status ?? {}) as Obj;
+  return rule(status, oldStatus, obj, old);
+}
