@@ -33,7 +33,7 @@ import { namespaceBehaviour } from "./namespace.js";
 import { nodeBehaviour, podBehaviour } from "./pod.js";
 import { rbacBehaviours } from "./rbac.js";
 import { serviceBehaviour } from "./service.js";
-import { statusUpdateCauses } from "./status-updates.js";
+import { prepareStatusWrite, statusUpdateCauses } from "./status-updates.js";
 import {
   mutatingWebhookConfigurationBehaviour,
   validatingWebhookConfigurationBehaviour,
@@ -161,6 +161,7 @@ function builtinBehaviour(def: ResourceDefinition): KindBehaviour {
     defaults(obj, ctx) {
       canonicalizeQuantities(def, obj);
       b.defaults?.(obj, ctx);
+      if (ctx.subresource === "status" && ctx.old) prepareStatusWrite(key, obj, ctx.old);
     },
     validate(obj, old, server, subresource) {
       const causes = b.validate?.(obj, old, server, subresource) ?? [];

@@ -10,6 +10,7 @@ import { parseQuantity } from "../object/quantity.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import { metaConditionCauses } from "./conditions.js";
+import { podStatusCauses, preparePodStatus } from "./pod-status.js";
 import { legacyIPErrors } from "./service.js";
 
 type StatusRule = (status: Obj, oldStatus: Obj, obj: Obj, old: Readonly<Obj>) => StatusCause[];
@@ -299,7 +300,18 @@ export const statusRules: Record<string, StatusRule> = {
   "/ResourceQuota": resourceQuota,
   "/Service": service,
   "networking.k8s.io/Ingress": ingress,
+  "/Pod": (_s, _old, obj, old) => podStatusCauses(obj, old),
 };
+
+/** What kube's status strategies (PrepareForUpdate) keep of the stored status, by kind. */
+const statusPrepares: Record<string, (obj: Obj, old: Readonly<Obj>) => void> = {
+  "/Pod": preparePodStatus,
+};
+
+/** A write through /status of `obj` over `old`, after defaulting: what the status strategy keeps. */
+export function prepareStatusWrite(key: string, obj: Obj, old: Readonly<Obj>): void {
+  statusPrepares[key]?.(obj, old);
+}
 
 /** The causes kube's status strategy finds in a write through /status of `obj` over `old`. */
 export function statusUpdateCauses(key: string, obj: Obj, old: Readonly<Obj>): StatusCause[] {
