@@ -10,6 +10,7 @@ import { parseQuantity } from "../object/quantity.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import { metaConditionCauses } from "./conditions.js";
+import { jobStatusCauses } from "./job-status.js";
 import { podStatusCauses, preparePodStatus } from "./pod-status.js";
 import { legacyIPErrors } from "./service.js";
 
@@ -301,6 +302,7 @@ export const statusRules: Record<string, StatusRule> = {
   "/Service": service,
   "networking.k8s.io/Ingress": ingress,
   "/Pod": (_s, _old, obj, old) => podStatusCauses(obj, old),
+  "batch/Job": (_s, _old, obj, old) => jobStatusCauses(obj, old),
 };
 
 /** What kube's status strategies (PrepareForUpdate) keep of the stored status, by kind. */
