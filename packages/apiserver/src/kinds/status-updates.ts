@@ -10,6 +10,13 @@ import { parseQuantity } from "../object/quantity.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import { metaConditionCauses } from "./conditions.js";
+import {
+  nodeResourceCauses,
+  persistentVolumeClaimStatusCauses,
+  prepareNodeStatus,
+  preparePersistentVolumeClaimStatus,
+  preparePersistentVolumeStatus,
+} from "./core-status.js";
 import { jobStatusCauses } from "./job-status.js";
 import { podStatusCauses, preparePodStatus } from "./pod-status.js";
 import { legacyIPErrors } from "./service.js";
@@ -303,11 +310,16 @@ export const statusRules: Record<string, StatusRule> = {
   "networking.k8s.io/Ingress": ingress,
   "/Pod": (_s, _old, obj, old) => podStatusCauses(obj, old),
   "batch/Job": (_s, _old, obj, old) => jobStatusCauses(obj, old),
+  "/PersistentVolumeClaim": (_s, _old, obj) => persistentVolumeClaimStatusCauses(obj),
+  "/Node": (_s, _old, obj) => nodeResourceCauses(obj),
 };
 
 /** What kube's status strategies (PrepareForUpdate) keep of the stored status, by kind. */
 const statusPrepares: Record<string, (obj: Obj, old: Readonly<Obj>) => void> = {
   "/Pod": preparePodStatus,
+  "/PersistentVolumeClaim": preparePersistentVolumeClaimStatus,
+  "/PersistentVolume": preparePersistentVolumeStatus,
+  "/Node": prepareNodeStatus,
 };
 
 /** A write through /status of `obj` over `old`, after defaulting: what the status strategy keeps. */
