@@ -57,19 +57,6 @@ const condition = (type: string, status = "True", extra: Json = {}) => ({
   ...extra,
 });
 
-/** Kinds beyond the create and update tables' fixtures that only the status table creates. */
-const STATUS_ONLY: Record<string, { path: string; body: Json }> = {
-  Node: {
-    path: "/api/v1/nodes",
-    body: {
-      apiVersion: "v1",
-      kind: "Node",
-      metadata: { name: "node-{ns}" },
-      spec: {},
-    },
-  },
-};
-
 /** Fixtures changed for their status to be valid: a load balancer's status needs a LoadBalancer. */
 const STATUS_FIXTURE: Record<string, (body: Json) => void> = {
   Service: (body) => {
@@ -239,6 +226,41 @@ const STATUS: Record<string, Json> = {
     attachError: { time: T0, message: "failed once" },
   },
   ServiceCIDR: { conditions: [metaCondition("Ready")] },
+  // As the server's own controllers write them (names accepted, established; the Dangling
+  // condition of a schema whose level exists): equivalent, they leave them be.
+  CustomResourceDefinition: {
+    conditions: [
+      {
+        type: "NamesAccepted",
+        status: "True",
+        lastTransitionTime: T0,
+        reason: "NoConflicts",
+        message: "no conflicts found",
+      },
+      {
+        type: "Established",
+        status: "True",
+        lastTransitionTime: T0,
+        reason: "InitialNamesAccepted",
+        message: "the initial names have been accepted",
+      },
+    ],
+    acceptedNames: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
+    storedVersions: ["v1"],
+  },
+  FlowSchema: {
+    conditions: [
+      {
+        type: "Dangling",
+        status: "False",
+        lastTransitionTime: T0,
+        reason: "Found",
+        message:
+          'This FlowSchema references the PriorityLevelConfiguration object named "global-default" and it exists',
+      },
+    ],
+  },
+  PriorityLevelConfiguration: { conditions: [condition("Example")] },
   Node: {
     capacity: { cpu: "4", memory: "8Gi", pods: "110" },
     allocatable: { cpu: "4", memory: "8Gi", pods: "110" },
@@ -485,6 +507,30 @@ const EXTRA: Record<string, [string, Op[]][]> = {
   ],
   ResourceQuota: [set("status.used", { pods: "-1" }), set("status.hard", { "Bad Name": "1" })],
   ServiceCIDR: [...conditionChanges("status.conditions", metaCondition("Ready"))],
+  CustomResourceDefinition: [
+    set("status.acceptedNames.plural", "Bad_Plural"),
+    set("status.acceptedNames.kind", "Bad Kind"),
+    set("status.acceptedNames.listKind", "Widget"),
+    set("status.acceptedNames.shortNames", ["w", "Bad!"]),
+    set("status.acceptedNames.categories", ["all", "Bad!"]),
+    set("status.storedVersions", ["v1", "v2"]),
+    set("status.storedVersions", []),
+    set("status.conditions", [{ type: "Established", status: "Maybe" }]),
+  ],
+  FlowSchema: [
+    set("status.conditions", [{ type: "", status: "True" }]),
+    set("status.conditions", [
+      { type: "Dangling", status: "True" },
+      { type: "Dangling", status: "False" },
+    ]),
+  ],
+  PriorityLevelConfiguration: [
+    set("status.conditions", [{ type: "", status: "True" }]),
+    set("status.conditions", [
+      { type: "A", status: "True" },
+      { type: "A", status: "False" },
+    ]),
+  ],
   Node: [
     set("status.addresses", [{ type: "Sideways", address: "10.0.0.9" }]),
     set("status.capacity", { cpu: "-1" }),
@@ -549,7 +595,7 @@ function firstLeaf(o: unknown, path: string[]): [string[], unknown] | undefined 
 /** The status table, `{ns}` replaced by `namespace`. */
 export async function statusTable(namespace: string): Promise<StatusTable> {
   const table: StatusTable = { objects: [], cases: [] };
-  const all = { ...(await fixtures()), ...STATUS_ONLY };
+  const all = await fixtures();
   for (const [kind, status] of Object.entries(STATUS)) {
     const f = all[kind];
     if (!f) throw new Error(`status table: no fixture for ${kind}`);

@@ -26,6 +26,7 @@ import { configMapBehaviour, secretBehaviour } from "./config-data.js";
 import { crdBehaviour } from "./crd.js";
 import { eventBehaviour, eventsV1Behaviour } from "./event.js";
 import { endpointsBehaviour } from "./endpoints.js";
+import { flowSchemaBehaviour, priorityLevelConfigurationBehaviour } from "./flowcontrol.js";
 import { leaseBehaviour } from "./lease.js";
 import { podDisruptionBudgetBehaviour, runtimeClassBehaviour } from "./policy.js";
 import { canonicalizeQuantities } from "./quantities.js";
@@ -132,6 +133,8 @@ const byKind: Record<string, KindBehaviour> = {
   "resource.k8s.io/ResourceSlice": resourceSliceBehaviour,
   "storage.k8s.io/VolumeAttributesClass": volumeAttributesClassBehaviour,
   "storagemigration.k8s.io/StorageVersionMigration": storageVersionMigrationBehaviour,
+  "flowcontrol.apiserver.k8s.io/FlowSchema": flowSchemaBehaviour,
+  "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": priorityLevelConfigurationBehaviour,
   ...rbacBehaviours,
 };
 

@@ -11,7 +11,6 @@ import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import { metaConditionCauses } from "./conditions.js";
 import {
-  nodeResourceCauses,
   persistentVolumeClaimStatusCauses,
   prepareNodeStatus,
   preparePersistentVolumeClaimStatus,
@@ -311,7 +310,6 @@ export const statusRules: Record<string, StatusRule> = {
   "/Pod": (_s, _old, obj, old) => podStatusCauses(obj, old),
   "batch/Job": (_s, _old, obj, old) => jobStatusCauses(obj, old),
   "/PersistentVolumeClaim": (_s, _old, obj) => persistentVolumeClaimStatusCauses(obj),
-  "/Node": (_s, _old, obj) => nodeResourceCauses(obj),
 };
 
 /** What kube's status strategies (PrepareForUpdate) keep of the stored status, by kind. */
