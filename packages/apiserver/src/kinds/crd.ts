@@ -48,6 +48,15 @@ export function crdBehaviour(
       if (names.kind && !names.listKind) names.listKind = `${String(names.kind)}List`;
       if (names.kind && !names.singular) names.singular = String(names.kind).toLowerCase();
       spec.conversion ??= { strategy: "None" };
+      // SetDefaults_CustomResourceDefinition: a status without stored versions gets the storage
+      // version, on every write (a status write that empties them too).
+      const status = obj.status as Obj | undefined;
+      if (status && typeof status === "object") {
+        const stored = status.storedVersions;
+        const storage = ((spec.versions ?? []) as Obj[]).find((v) => v?.storage === true)?.name;
+        if ((!Array.isArray(stored) || stored.length === 0) && typeof storage === "string")
+          status.storedVersions = [storage];
+      }
     },
     // kube's PrepareForCreate: the status starts empty but for the storage version, and the
     // create answers it so (the names and conditions come when the CRD is accepted).

@@ -5,7 +5,7 @@
 // write's metadata is checked as any update's; its spec is the stored one.
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "controller-runtime/api";
-import { dns1123SubdomainErrors } from "../object/names.js";
+import { dns1035LabelErrors, dns1123SubdomainErrors } from "../object/names.js";
 import { parseQuantity } from "../object/quantity.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -294,6 +294,36 @@ const ingress: StatusRule = (s, old) => {
   return causes;
 };
 
+/** ValidateCustomResourceDefinitionNames of a CRD's accepted names. */
+const customResourceDefinition: StatusRule = (s) => {
+  const causes: StatusCause[] = [];
+  const names = (s.acceptedNames ?? {}) as Obj;
+  const at = "status.acceptedNames";
+  const label = (value: unknown, field: string, mixedCase = false) => {
+    if (typeof value !== "string" || value === "") return;
+    const errors = dns1035LabelErrors(mixedCase ? value.toLowerCase() : value);
+    if (errors.length === 0) return;
+    const detail = errors.join(",");
+    causes.push(
+      cause.invalid(
+        `${at}.${field}`,
+        value,
+        mixedCase ? `may have mixed case, but should otherwise match: ${detail}` : detail,
+      ),
+    );
+  };
+  label(names.plural, "plural");
+  label(names.singular, "singular");
+  label(names.kind, "kind", true);
+  label(names.listKind, "listKind", true);
+  const each = (v: unknown) => (Array.isArray(v) ? v : []);
+  each(names.shortNames).forEach((n, i) => label(n, `shortNames[${i}]`));
+  if (names.kind && names.kind === names.listKind)
+    causes.push(cause.invalid(`${at}.listKind`, names.listKind, "kind and listKind may not be the same"));
+  each(names.categories).forEach((n, i) => label(n, `categories[${i}]`));
+  return causes;
+};
+
 /** The status rules by kind (`group/Kind`, core's group ""). */
 export const statusRules: Record<string, StatusRule> = {
   "apps/Deployment": deployment,
@@ -310,6 +340,7 @@ export const statusRules: Record<string, StatusRule> = {
   "/Pod": (_s, _old, obj, old) => podStatusCauses(obj, old),
   "batch/Job": (_s, _old, obj, old) => jobStatusCauses(obj, old),
   "/PersistentVolumeClaim": (_s, _old, obj) => persistentVolumeClaimStatusCauses(obj),
+  "apiextensions.k8s.io/CustomResourceDefinition": customResourceDefinition,
 };
 
 /** What kube's status strategies (PrepareForUpdate) keep of the stored status, by kind. */

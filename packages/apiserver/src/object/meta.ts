@@ -273,7 +273,8 @@ const STATUS_METADATA = ["labels", "annotations", "finalizers", "ownerReferences
  * The metadata fields a write through /status may change. kube's status strategies differ by
  * kind: custom resources, VolumeAttachments, ServiceCIDRs and the flowcontrol kinds keep all metadata
  * (ResetObjectMetaForStatus or the whole ObjectMeta); a Deployment keeps its labels, a Pod its
- * owner references; the other built-ins take the request's metadata.
+ * owner references; the other built-ins take the request's metadata, a CRD's too (its strategy
+ * resets its metadata to itself, as recorded from kube-apiserver 1.37.2).
  */
 export function statusWritableMetadata(def: ResourceDefinition): readonly string[] {
   if (def.crdName) return [];
@@ -282,7 +283,6 @@ export function statusWritableMetadata(def: ResourceDefinition): readonly string
     case "networking.k8s.io/ServiceCIDR":
     case "flowcontrol.apiserver.k8s.io/FlowSchema":
     case "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":
-    case "apiextensions.k8s.io/CustomResourceDefinition":
       return [];
     case "apps/Deployment":
       return STATUS_METADATA.filter((k) => k !== "labels");
