@@ -37,7 +37,7 @@ function basicCrdCauses(crd: CustomResourceDefinition): StatusCause[] {
   return causes;
 }
 
-/** `validate` is the CRD validation of the schema helper when present, else the basic checks. */
+/** `validate` is the CRD validation of the schema helper when present (all of kube's rules), else the basic checks. */
 export function crdBehaviour(
   validate?: (crd: CustomResourceDefinition, old?: CustomResourceDefinition) => StatusCause[],
 ): KindBehaviour {
@@ -71,10 +71,10 @@ export function crdBehaviour(
     },
     validate(obj, old) {
       const crd = obj as unknown as CustomResourceDefinition;
-      const causes = basicCrdCauses(crd);
-      if (causes.length === 0 && validate)
-        causes.push(...validate(crd, old as unknown as CustomResourceDefinition));
-      return causes;
+      if (!validate) return basicCrdCauses(crd);
+      // A CRD without a spec is Go's zero spec to kube: every rule reports on it.
+      const whole = crd.spec ? crd : ({ ...crd, spec: {} } as CustomResourceDefinition);
+      return validate(whole, old as unknown as CustomResourceDefinition);
     },
     beginDelete(obj, now) {
       const meta = obj.metadata as Obj;
