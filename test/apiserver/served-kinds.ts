@@ -254,66 +254,6 @@ export async function servedKinds(): Promise<Record<string, KindCase>> {
         spec: { resource: { group: "", resource: "configmaps" } },
       }),
     },
-    Node: {
-      path: "/api/v1/nodes",
-      body: kind("v1", "Node", "node-{ns}", {
-        spec: { podCIDR: "10.244.0.0/24", podCIDRs: ["10.244.0.0/24"] },
-      }),
-    },
-    PriorityLevelConfiguration: {
-      path: "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
-      body: kind("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration", "plc-{ns}", {
-        spec: {
-          type: "Limited",
-          limited: { nominalConcurrencyShares: 5, limitResponse: { type: "Reject" } },
-        },
-      }),
-    },
-    // It names a level every kube-apiserver keeps: the server's own controller finds it.
-    FlowSchema: {
-      path: "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
-      body: kind("flowcontrol.apiserver.k8s.io/v1", "FlowSchema", "fs-{ns}", {
-        spec: {
-          priorityLevelConfiguration: { name: "global-default" },
-          matchingPrecedence: 5000,
-          distinguisherMethod: { type: "ByUser" },
-          rules: [
-            {
-              subjects: [{ kind: "User", user: { name: "alice" } }],
-              resourceRules: [
-                { verbs: ["get"], apiGroups: ["example.com"], resources: ["widgets"], namespaces: ["*"] },
-              ],
-            },
-          ],
-        },
-      }),
-    },
-    CustomResourceDefinition: {
-      path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-      body: kind("apiextensions.k8s.io/v1", "CustomResourceDefinition", "widgets.{ns}.example.com", {
-        spec: {
-          group: "{ns}.example.com",
-          names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
-          scope: "Namespaced",
-          versions: [
-            {
-              name: "v1",
-              served: true,
-              storage: true,
-              schema: {
-                openAPIV3Schema: {
-                  type: "object",
-                  properties: {
-                    spec: { type: "object", properties: { size: { type: "integer", minimum: 0 } } },
-                  },
-                },
-              },
-              subresources: { status: {} },
-            },
-          ],
-        },
-      }),
-    },
     VolumeAttachment: {
       path: "/apis/storage.k8s.io/v1/volumeattachments",
       body: kind("storage.k8s.io/v1", "VolumeAttachment", "va-{ns}", {

@@ -254,6 +254,66 @@ export async function fixtures(): Promise<Record<string, { path: string; body: J
         webhooks: [webhook("m.example.com")],
       }),
     },
+    Node: {
+      path: "/api/v1/nodes",
+      body: object("v1", "Node", "node-{ns}", {
+        spec: { podCIDR: "10.244.0.0/24", podCIDRs: ["10.244.0.0/24"] },
+      }),
+    },
+    PriorityLevelConfiguration: {
+      path: "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
+      body: object("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration", "plc-{ns}", {
+        spec: {
+          type: "Limited",
+          limited: { nominalConcurrencyShares: 5, limitResponse: { type: "Reject" } },
+        },
+      }),
+    },
+    // It names a level every kube-apiserver keeps: the server's own controller finds it.
+    FlowSchema: {
+      path: "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
+      body: object("flowcontrol.apiserver.k8s.io/v1", "FlowSchema", "fs-{ns}", {
+        spec: {
+          priorityLevelConfiguration: { name: "global-default" },
+          matchingPrecedence: 5000,
+          distinguisherMethod: { type: "ByUser" },
+          rules: [
+            {
+              subjects: [{ kind: "User", user: { name: "alice" } }],
+              resourceRules: [
+                { verbs: ["get"], apiGroups: ["example.com"], resources: ["widgets"], namespaces: ["*"] },
+              ],
+            },
+          ],
+        },
+      }),
+    },
+    CustomResourceDefinition: {
+      path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+      body: object("apiextensions.k8s.io/v1", "CustomResourceDefinition", "widgets.{ns}.example.com", {
+        spec: {
+          group: "{ns}.example.com",
+          names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
+          scope: "Namespaced",
+          versions: [
+            {
+              name: "v1",
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: {
+                  type: "object",
+                  properties: {
+                    spec: { type: "object", properties: { size: { type: "integer", minimum: 0 } } },
+                  },
+                },
+              },
+              subresources: { status: {} },
+            },
+          ],
+        },
+      }),
+    },
   };
 }
 

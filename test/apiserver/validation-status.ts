@@ -261,6 +261,12 @@ const STATUS: Record<string, Json> = {
     ],
   },
   PriorityLevelConfiguration: { conditions: [condition("Example")] },
+  // A signer's failure: Approved and Denied are the approval subresource's.
+  CertificateSigningRequest: {
+    conditions: [condition("Failed", "True", { lastUpdateTime: T0 })],
+  },
+  StorageVersionMigration: { conditions: [metaCondition("Running")], resourceVersion: "1" },
+  DeviceTaintRule: { conditions: [metaCondition("EvictionInProgress", "False")] },
   Node: {
     capacity: { cpu: "4", memory: "8Gi", pods: "110" },
     allocatable: { cpu: "4", memory: "8Gi", pods: "110" },
@@ -531,6 +537,20 @@ const EXTRA: Record<string, [string, Op[]][]> = {
       { type: "A", status: "False" },
     ]),
   ],
+  CertificateSigningRequest: [
+    set("status.conditions", [condition("Approved", "True", { lastUpdateTime: T0 })]),
+    set("status.conditions", [condition("Denied", "True", { lastUpdateTime: T0 })]),
+    set("status.conditions", [condition("Failed", "False", { lastUpdateTime: T0 })]),
+    set("status.conditions", [condition("Failed", "Maybe", { lastUpdateTime: T0 })]),
+    set("status.conditions", [condition("", "True", { lastUpdateTime: T0 })]),
+    set("status.conditions", [
+      condition("example.com/Signed", "True"),
+      condition("example.com/Signed", "True"),
+    ]),
+    set("status.certificate", "bm90IGEgY2VydGlmaWNhdGU="),
+  ],
+  StorageVersionMigration: [...conditionChanges("status.conditions", metaCondition("Succeeded"))],
+  DeviceTaintRule: [...conditionChanges("status.conditions", metaCondition("EvictionInProgress", "False"))],
   Node: [
     set("status.addresses", [{ type: "Sideways", address: "10.0.0.9" }]),
     set("status.capacity", { cpu: "-1" }),

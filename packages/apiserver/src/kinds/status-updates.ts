@@ -324,6 +324,59 @@ const customResourceDefinition: StatusRule = (s) => {
   return causes;
 };
 
+/** SVM's ValidateStorageVersionMigrationStatusUpdate: a resource version once set, and final conditions. */
+const storageVersionMigration: StatusRule = (s, old) => {
+  const causes = metaConditionCauses(s.conditions, "status.conditions");
+  const rv = typeof s.resourceVersion === "string" ? s.resourceVersion : "";
+  if (rv !== "" && !/^\d+$/.test(rv))
+    causes.push(cause.invalid("status.resourceVersion", rv, `resource version is not well formed: ${rv}`));
+  const oldRV = typeof old.resourceVersion === "string" ? old.resourceVersion : "";
+  if (oldRV !== "" && oldRV !== rv)
+    causes.push(cause.invalid("status.resourceVersion", rv, "field is immutable"));
+  const isTrue = (st: Obj, type: string) =>
+    Array.isArray(st.conditions) &&
+    (st.conditions as (Obj | null)[]).find((c) => c?.type === type)?.status === "True";
+  if (isTrue(s, "Succeeded") && isTrue(s, "Failed"))
+    causes.push(
+      cause.invalid(
+        "status.conditions",
+        s.conditions,
+        "Both success and failed conditions cannot be true at the same time",
+      ),
+    );
+  if (isTrue(old, "Succeeded") && !isTrue(s, "Succeeded"))
+    causes.push(
+      cause.invalid(
+        "status.conditions",
+        s.conditions,
+        "Success condition cannot be set to false once it is true",
+      ),
+    );
+  if (isTrue(old, "Failed") && !isTrue(s, "Failed"))
+    causes.push(
+      cause.invalid(
+        "status.conditions",
+        s.conditions,
+        "Failed condition cannot be set to false once it is true",
+      ),
+    );
+  return causes;
+};
+
+const DEVICE_TAINT_RULE_MAX_CONDITIONS = 8;
+
+const deviceTaintRule: StatusRule = (s) => {
+  const causes = metaConditionCauses(s.conditions, "status.conditions");
+  const n = Array.isArray(s.conditions) ? s.conditions.length : 0;
+  if (n > DEVICE_TAINT_RULE_MAX_CONDITIONS)
+    causes.push({
+      reason: "FieldValueTooMany",
+      message: `Too many: ${n}: must have at most ${DEVICE_TAINT_RULE_MAX_CONDITIONS} items`,
+      field: "status.conditions",
+    });
+  return causes;
+};
+
 /** The status rules by kind (`group/Kind`, core's group ""). */
 export const statusRules: Record<string, StatusRule> = {
   "apps/Deployment": deployment,
@@ -341,6 +394,8 @@ export const statusRules: Record<string, StatusRule> = {
   "batch/Job": (_s, _old, obj, old) => jobStatusCauses(obj, old),
   "/PersistentVolumeClaim": (_s, _old, obj) => persistentVolumeClaimStatusCauses(obj),
   "apiextensions.k8s.io/CustomResourceDefinition": customResourceDefinition,
+  "storagemigration.k8s.io/StorageVersionMigration": storageVersionMigration,
+  "resource.k8s.io/DeviceTaintRule": deviceTaintRule,
 };
 
 /** What kube's status strategies (PrepareForUpdate) keep of the stored status, by kind. */
