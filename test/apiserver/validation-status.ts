@@ -62,6 +62,11 @@ const STATUS_FIXTURE: Record<string, (body: Json) => void> = {
   Service: (body) => {
     (body.spec as Json).type = "LoadBalancer";
   },
+  // A second Pod, one that never restarts: its terminated containers stay terminated.
+  "Pod(Never)": (body) => {
+    (body.metadata as Json).name = "pod-never";
+    (body.spec as Json).restartPolicy = "Never";
+  },
 };
 
 /**
@@ -159,6 +164,22 @@ const STATUS: Record<string, Json> = {
           "docker.io/library/nginx@sha256:0000000000000000000000000000000000000000000000000000000000000000",
         containerID: "containerd://0123456789abcdef",
         state: { running: { startedAt: T0 } },
+      },
+    ],
+  },
+  "Pod(Never)": {
+    phase: "Succeeded",
+    containerStatuses: [
+      {
+        name: "c",
+        ready: false,
+        started: false,
+        restartCount: 0,
+        image: "nginx",
+        imageID:
+          "docker.io/library/nginx@sha256:0000000000000000000000000000000000000000000000000000000000000000",
+        containerID: "containerd://0123456789abcdef",
+        state: { terminated: { exitCode: 0, reason: "Completed", startedAt: T0, finishedAt: T1 } },
       },
     ],
   },
@@ -460,6 +481,11 @@ const EXTRA: Record<string, [string, Op[]][]> = {
     set("status.resourceClaimStatuses", [{ name: "claim" }]),
     set("status.resize", "Proposed"),
   ],
+  "Pod(Never)": [
+    set("status.containerStatuses.0.state", { running: { startedAt: T1 } }),
+    set("status.containerStatuses.0.state", { waiting: { reason: "ContainerCreating" } }),
+    set("status.containerStatuses.0.state", { terminated: { exitCode: 1, startedAt: T0, finishedAt: T1 } }),
+  ],
   Service: [
     set("status.loadBalancer.ingress", [{ hostname: "lb.example.com" }]),
     set("status.loadBalancer.ingress", [{ hostname: "10.0.0.1" }]),
@@ -617,7 +643,8 @@ export async function statusTable(namespace: string): Promise<StatusTable> {
   const table: StatusTable = { objects: [], cases: [] };
   const all = await fixtures();
   for (const [kind, status] of Object.entries(STATUS)) {
-    const f = all[kind];
+    // `Kind(variant)`: a second object of the kind, its fixture changed by STATUS_FIXTURE.
+    const f = all[kind.replace(/\(.*\)$/, "")];
     if (!f) throw new Error(`status table: no fixture for ${kind}`);
     const inNamespace = <T>(v: T): T => JSON.parse(JSON.stringify(v).replaceAll("{ns}", namespace)) as T;
     const body = inNamespace(f.body);

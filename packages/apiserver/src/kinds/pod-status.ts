@@ -132,8 +132,48 @@ export function podStatusCauses(obj: Obj, old: Readonly<Obj>): StatusCause[] {
       causes.push(cause.invalid("status.hostIPs[0].ip", hostIPs[0]?.ip ?? "", "must be equal to `hostIP`"));
     causes.push(...ipListCauses(hostIPs, list(oldStatus.hostIPs), "status.hostIPs"));
   }
+  causes.push(
+    ...containerStateCauses(list(status.containerStatuses), list(oldStatus.containerStatuses), old),
+  );
   for (const key of ["containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"])
     causes.push(...containerUserCauses(list(status[key]), `status.${key}`, obj));
+  return causes;
+}
+
+/**
+ * ValidateContainerStateTransition: a terminated container of a Pod that does not restart it
+ * (its own restartPolicy, else the Pod's: Never, or OnFailure after exit code 0) stays
+ * terminated. A container with restart rules is left to the kubelet, as kube leaves it.
+ */
+function containerStateCauses(
+  now: (Obj | null)[],
+  before: (Obj | null)[],
+  old: Readonly<Obj>,
+): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const spec = (old.spec ?? {}) as Obj;
+  const containers = list(spec.containers);
+  before.forEach((was, i) => {
+    const terminated = (was?.state as Obj | undefined)?.terminated as Obj | undefined;
+    if (!terminated) return;
+    const next = now.find((s) => s?.name === was?.name);
+    if (!next || (next.state as Obj | undefined)?.terminated) return;
+    const container = containers.find((c) => c?.name === was?.name);
+    if (Array.isArray(container?.restartPolicyRules) && container.restartPolicyRules.length > 0) return;
+    const policy =
+      (container?.restartPolicy as string | undefined) ??
+      (spec.restartPolicy as string | undefined) ??
+      "Always";
+    const exitCode = typeof terminated.exitCode === "number" ? terminated.exitCode : 0;
+    const restarts = policy === "Always" || (policy === "OnFailure" && exitCode !== 0);
+    if (!restarts)
+      causes.push(
+        cause.forbidden(
+          `status.containerStatuses[${i}].state`,
+          "may not be transitioned to non-terminated state",
+        ),
+      );
+  });
   return causes;
 }
 
