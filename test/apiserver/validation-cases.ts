@@ -6,7 +6,8 @@
 // and the embedded server must answer the same (validation-table.test.ts).
 // Beside them, scenarios: what kube refuses because of what is stored (an address or node port
 // another Service holds, an immutable ConfigMap or Secret, deletecollection's preconditions),
-// each a request made after the writes it depends on.
+// each a request made after the writes it depends on. The same fixtures are updated
+// (validation-updates.ts) and written through /status (validation-status.ts).
 import type { Api } from "./harness.js";
 import { servedKinds } from "./served-kinds.js";
 

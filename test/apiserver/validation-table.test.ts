@@ -1,6 +1,7 @@
-// The table of bad objects (validation-cases.ts), each answered as kube-apiserver answered it when
-// recorded (validation.recorded.json, by scripts/record-validation.ts): the same code, reason and
-// causes. Against the real binaries this re-checks the recording; against the embedded server it
+// The table of bad objects (validation-cases.ts), of updates (validation-updates.ts) and of status
+// writes (validation-status.ts), each answered as kube-apiserver answered it when recorded
+// (validation.recorded.json, by scripts/record-validation.ts): the same code, reason and causes,
+// and for a status write taken, what of it the answer does not hold. Against the real binaries this re-checks the recording; against the embedded server it
 // is the check that every kind refuses what kube refuses. Causes are compared as sets: kube
 // sometimes reports one twice (two checks of the same field), which says nothing more.
 import assert from "node:assert/strict";

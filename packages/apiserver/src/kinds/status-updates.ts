@@ -3,6 +3,7 @@
 // count never decremented, load balancer addresses, conditions. A controller writing a status
 // kube refuses must be refused here too, or its tests pass and production fails. A status
 // write's metadata is checked as any update's; its spec is the stored one.
+import { isIP } from "node:net";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "controller-runtime/api";
 import { dns1035LabelErrors, dns1123SubdomainErrors } from "../object/names.js";
@@ -246,12 +247,20 @@ function ingressAddressCauses(ingress: Obj, at: string, kept: string[]): StatusC
   return causes;
 }
 
+/** netutils.ParseIPSloppy: an IPv4 address (leading zeros too) or an IPv6 one. */
+function parsesAsIP(value: string): boolean {
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(value);
+  if (v4) return v4.slice(1).every((o) => Number(o) <= 255);
+  return isIP(value) === 6;
+}
+
+/** A load balancer ingress' hostname: a DNS name, not an address. */
 function hostnameCauses(ingress: Obj, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const hostname = typeof ingress.hostname === "string" ? ingress.hostname : "";
   if (hostname === "") return causes;
   for (const m of dns1123SubdomainErrors(hostname)) causes.push(cause.invalid(`${at}.hostname`, hostname, m));
-  if (legacyIPErrors(hostname).length === 0 || (/^[0-9a-fA-F:.]+$/.test(hostname) && hostname.includes(":")))
+  if (parsesAsIP(hostname))
     causes.push(cause.invalid(`${at}.hostname`, hostname, "must be a DNS name, not an IP address"));
   return causes;
 }
