@@ -122,11 +122,12 @@ function propertyTypeErrors(root: Schema, path: string, errs: FieldError[]): voi
         for (const [k, v] of Object.entries(m as Record<string, unknown>))
           children.push([v, `${at}.${key}[${k}]`]);
     }
-    if (Array.isArray(s.items)) s.items.forEach((v, i) => children.push([v, `${at}.items[${i}]`]));
+    if (Array.isArray(s.items))
+      for (const [i, v] of s.items.entries()) children.push([v, `${at}.items[${i}]`]);
     else if (s.items !== undefined) children.push([s.items, `${at}.items`]);
     for (const key of ["allOf", "anyOf", "oneOf"])
       if (Array.isArray(s[key]))
-        (s[key] as unknown[]).forEach((v, i) => children.push([v, `${at}.${key}[${i}]`]));
+        for (const [i, v] of (s[key] as unknown[]).entries()) children.push([v, `${at}.${key}[${i}]`]);
     for (const key of ["not", "additionalProperties", "additionalItems"])
       if (s[key] !== null && typeof s[key] === "object") children.push([s[key], `${at}.${key}`]);
     stack.push(...children.reverse());

@@ -197,19 +197,18 @@ export function flowSchemaCauses(o: Obj): StatusCause[] {
     const subjects = list(rule.subjects);
     if (subjects.length === 0)
       causes.push(cause.required(`${at}.subjects`, "subjects must contain at least one value"));
-    subjects.forEach((s, j) => causes.push(...subjectCauses(obj(s) ?? {}, `${at}.subjects[${j}]`)));
+    for (const [j, s] of subjects.entries())
+      causes.push(...subjectCauses(obj(s) ?? {}, `${at}.subjects[${j}]`));
     const resourceRules = list(rule.resourceRules);
     const nonResourceRules = list(rule.nonResourceRules);
     if (resourceRules.length === 0 && nonResourceRules.length === 0)
       causes.push(
         cause.required(at, "at least one of resourceRules and nonResourceRules has to be non-empty"),
       );
-    resourceRules.forEach((x, j) =>
-      causes.push(...resourceRuleCauses(obj(x) ?? {}, `${at}.resourceRules[${j}]`)),
-    );
-    nonResourceRules.forEach((x, j) =>
-      causes.push(...nonResourceRuleCauses(obj(x) ?? {}, `${at}.nonResourceRules[${j}]`)),
-    );
+    for (const [j, x] of resourceRules.entries())
+      causes.push(...resourceRuleCauses(obj(x) ?? {}, `${at}.resourceRules[${j}]`));
+    for (const [j, x] of nonResourceRules.entries())
+      causes.push(...nonResourceRuleCauses(obj(x) ?? {}, `${at}.nonResourceRules[${j}]`));
   });
   causes.push(...conditionCauses(o.status));
   return causes;

@@ -47,7 +47,9 @@ export function podCIDRCauses(obj: Obj, old: Readonly<Obj> | undefined): StatusC
   const fixed = 'node updates may not change podCIDR except from "" to valid';
   if (before.length > 0) {
     if (before.length !== cidrs.length) causes.push(cause.forbidden("spec.podCIDRs", fixed));
-    else before.forEach((c, i) => c !== cidrs[i] && causes.push(cause.forbidden("spec.podCIDRs", fixed)));
+    else
+      for (const [i, c] of before.entries())
+        if (c !== cidrs[i]) causes.push(cause.forbidden("spec.podCIDRs", fixed));
   }
   return causes;
 }

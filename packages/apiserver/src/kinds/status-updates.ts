@@ -3,10 +3,9 @@
 // count never decremented, load balancer addresses, conditions. A controller writing a status
 // kube refuses must be refused here too, or its tests pass and production fails. A status
 // write's metadata is checked as any update's; its spec is the stored one.
-import { isIP } from "node:net";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { qualifiedNameErrors } from "controller-runtime/api";
-import { dns1035LabelErrors, dns1123SubdomainErrors } from "../object/names.js";
+import { dns1035LabelErrors } from "../object/names.js";
 import { parseQuantity } from "../object/quantity.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
@@ -19,134 +18,17 @@ import {
 } from "./core-status.js";
 import { jobStatusCauses } from "./job-status.js";
 import { podStatusCauses, preparePodStatus } from "./pod-status.js";
-import { legacyIPErrors } from "./service.js";
-
-type StatusRule = (status: Obj, oldStatus: Obj, obj: Obj, old: Readonly<Obj>) => StatusCause[];
-
-const NEGATIVE = "must be greater than or equal to 0";
-
-/** A count as Go reads it: absent is 0. */
-const count = (o: Obj, k: string): number => (typeof o[k] === "number" ? (o[k] as number) : 0);
-
-/** ValidateNonnegativeField of each count named (absent ones are Go's zero, never negative). */
-function nonNegative(status: Obj, keys: string[]): StatusCause[] {
-  const causes: StatusCause[] = [];
-  for (const k of keys) {
-    const v = status[k];
-    if (typeof v === "number" && v < 0) causes.push(cause.invalid(`status.${k}`, v, NEGATIVE));
-  }
-  return causes;
-}
-
-/** Counts that may not exceed status.replicas, and available not past ready. */
-function withinReplicas(status: Obj, keys: string[], availableMessage: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  const replicas = count(status, "replicas");
-  for (const k of keys) {
-    if (count(status, k) > replicas)
-      causes.push(cause.invalid(`status.${k}`, count(status, k), "cannot be greater than status.replicas"));
-  }
-  if (count(status, "availableReplicas") > count(status, "readyReplicas"))
-    causes.push(
-      cause.invalid("status.availableReplicas", count(status, "availableReplicas"), availableMessage),
-    );
-  return causes;
-}
-
-/** IsDecremented: a collision count removed or lowered. */
-function collisionCountDecremented(status: Obj, oldStatus: Obj): StatusCause[] {
-  const now = status.collisionCount;
-  const before = oldStatus.collisionCount;
-  if (typeof before !== "number") return [];
-  if (typeof now === "number" && now >= before) return [];
-  return [cause.invalid("status.collisionCount", typeof now === "number" ? now : 0, "cannot be decremented")];
-}
-
-const deployment: StatusRule = (s, old) => [
-  ...nonNegative(s, [
-    "observedGeneration",
-    "replicas",
-    "updatedReplicas",
-    "readyReplicas",
-    "availableReplicas",
-    "unavailableReplicas",
-    "terminatingReplicas",
-    "collisionCount",
-  ]),
-  ...withinReplicas(
-    s,
-    ["updatedReplicas", "readyReplicas", "availableReplicas"],
-    "cannot be greater than readyReplicas",
-  ),
-  ...collisionCountDecremented(s, old),
-];
-
-const statefulSet: StatusRule = (s, old) => [
-  ...nonNegative(s, [
-    "replicas",
-    "readyReplicas",
-    "currentReplicas",
-    "updatedReplicas",
-    "availableReplicas",
-    "observedGeneration",
-    "collisionCount",
-  ]),
-  ...withinReplicas(
-    s,
-    ["readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas"],
-    "cannot be greater than status.readyReplicas",
-  ),
-  ...collisionCountDecremented(s, old),
-];
-
-const daemonSet: StatusRule = (s, old) => [
-  ...nonNegative(s, [
-    "currentNumberScheduled",
-    "numberMisscheduled",
-    "desiredNumberScheduled",
-    "numberReady",
-    "observedGeneration",
-    "updatedNumberScheduled",
-    "numberAvailable",
-    "numberUnavailable",
-    "collisionCount",
-  ]),
-  ...collisionCountDecremented(s, old),
-];
-
-/** A ReplicaSet's status, and a ReplicationController's (which has no terminatingReplicas). */
-const replicaSet: StatusRule = (s) => [
-  ...nonNegative(s, [
-    "replicas",
-    "fullyLabeledReplicas",
-    "readyReplicas",
-    "availableReplicas",
-    "observedGeneration",
-    "terminatingReplicas",
-  ]),
-  ...withinReplicas(
-    s,
-    ["fullyLabeledReplicas", "readyReplicas", "availableReplicas"],
-    "cannot be greater than readyReplicas",
-  ),
-];
-
-const horizontalPodAutoscaler: StatusRule = (s) => {
-  const causes: StatusCause[] = [];
-  const conditions = Array.isArray(s.conditions) ? (s.conditions as (Obj | null)[]) : [];
-  conditions.forEach((c, i) => {
-    const g = c?.observedGeneration;
-    if (typeof g === "number" && g < 0)
-      causes.push(cause.invalid(`status.conditions[${i}].observedGeneration`, g, NEGATIVE));
-  });
-  causes.push(...nonNegative(s, ["currentReplicas", "desiredReplicas"]));
-  return causes;
-};
-
-const podDisruptionBudget: StatusRule = (s) => [
-  ...metaConditionCauses(s.conditions, "status.conditions"),
-  ...nonNegative(s, ["disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"]),
-];
+import { ingressStatus, serviceStatus } from "./load-balancer-status.js";
+import {
+  daemonSet,
+  deployment,
+  horizontalPodAutoscaler,
+  NEGATIVE,
+  podDisruptionBudget,
+  replicaSet,
+  type StatusRule,
+  statefulSet,
+} from "./workload-status.js";
 
 const namespace: StatusRule = (s, _old, obj) => {
   const deleting = !!(obj.metadata as Obj | undefined)?.deletionTimestamp;
@@ -230,79 +112,6 @@ const resourceQuota: StatusRule = (s) => {
   return causes;
 };
 
-const IP_MODES = ["Proxy", "VIP"];
-
-/** The IPs of an old load balancer status: a write may keep one its rules would refuse now. */
-const ingressIPs = (lb: unknown): string[] =>
-  (((lb as Obj | undefined)?.ingress as (Obj | null)[] | undefined) ?? [])
-    .map((i) => i?.ip)
-    .filter((ip): ip is string => typeof ip === "string" && ip !== "");
-
-/** A load balancer ingress' ip and hostname, a Service's and an Ingress' alike. */
-function ingressAddressCauses(ingress: Obj, at: string, kept: string[]): StatusCause[] {
-  const causes: StatusCause[] = [];
-  const ip = typeof ingress.ip === "string" ? ingress.ip : "";
-  if (ip !== "" && !kept.includes(ip))
-    for (const m of legacyIPErrors(ip)) causes.push(cause.invalid(`${at}.ip`, ip, m));
-  return causes;
-}
-
-/** netutils.ParseIPSloppy: an IPv4 address (leading zeros too) or an IPv6 one. */
-function parsesAsIP(value: string): boolean {
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(value);
-  if (v4) return v4.slice(1).every((o) => Number(o) <= 255);
-  return isIP(value) === 6;
-}
-
-/** A load balancer ingress' hostname: a DNS name, not an address. */
-function hostnameCauses(ingress: Obj, at: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  const hostname = typeof ingress.hostname === "string" ? ingress.hostname : "";
-  if (hostname === "") return causes;
-  for (const m of dns1123SubdomainErrors(hostname)) causes.push(cause.invalid(`${at}.hostname`, hostname, m));
-  if (parsesAsIP(hostname))
-    causes.push(cause.invalid(`${at}.hostname`, hostname, "must be a DNS name, not an IP address"));
-  return causes;
-}
-
-const service: StatusRule = (s, old, obj) => {
-  const lb = (s.loadBalancer ?? {}) as Obj;
-  const ingresses = Array.isArray(lb.ingress) ? (lb.ingress as (Obj | null)[]) : [];
-  const path = "status.loadBalancer.ingress";
-  if ((obj.spec as Obj | undefined)?.type !== "LoadBalancer" && ingresses.length > 0)
-    return [cause.forbidden(path, "may only be used when `spec.type` is 'LoadBalancer'")];
-  const kept = ingressIPs(old.loadBalancer);
-  const causes: StatusCause[] = [];
-  ingresses.forEach((ingress0, i) => {
-    const ingress = ingress0 ?? {};
-    const at = `${path}[${i}]`;
-    causes.push(...ingressAddressCauses(ingress, at, kept));
-    const ip = typeof ingress.ip === "string" ? ingress.ip : "";
-    const mode = ingress.ipMode;
-    if (mode === undefined || mode === null) {
-      if (ip !== "") causes.push(cause.required(`${at}.ipMode`, "must be specified when `ip` is set"));
-    } else if (ip === "")
-      causes.push(cause.forbidden(`${at}.ipMode`, "may not be specified when `ip` is not set"));
-    else if (!IP_MODES.includes(String(mode)))
-      causes.push(cause.notSupported(`${at}.ipMode`, mode, IP_MODES));
-    causes.push(...hostnameCauses(ingress, at));
-  });
-  return causes;
-};
-
-const ingress: StatusRule = (s, old) => {
-  const lb = (s.loadBalancer ?? {}) as Obj;
-  const ingresses = Array.isArray(lb.ingress) ? (lb.ingress as (Obj | null)[]) : [];
-  const kept = ingressIPs(old.loadBalancer);
-  const causes: StatusCause[] = [];
-  ingresses.forEach((ingress0, i) => {
-    const at = `status.loadBalancer.ingress[${i}]`;
-    causes.push(...ingressAddressCauses(ingress0 ?? {}, at, kept));
-    causes.push(...hostnameCauses(ingress0 ?? {}, at));
-  });
-  return causes;
-};
-
 /** ValidateCustomResourceDefinitionNames of a CRD's accepted names. */
 const customResourceDefinition: StatusRule = (s) => {
   const causes: StatusCause[] = [];
@@ -326,10 +135,10 @@ const customResourceDefinition: StatusRule = (s) => {
   label(names.kind, "kind", true);
   label(names.listKind, "listKind", true);
   const each = (v: unknown) => (Array.isArray(v) ? v : []);
-  each(names.shortNames).forEach((n, i) => label(n, `shortNames[${i}]`));
+  for (const [i, n] of each(names.shortNames).entries()) label(n, `shortNames[${i}]`);
   if (names.kind && names.kind === names.listKind)
     causes.push(cause.invalid(`${at}.listKind`, names.listKind, "kind and listKind may not be the same"));
-  each(names.categories).forEach((n, i) => label(n, `categories[${i}]`));
+  for (const [i, n] of each(names.categories).entries()) label(n, `categories[${i}]`);
   return causes;
 };
 
@@ -397,8 +206,8 @@ export const statusRules: Record<string, StatusRule> = {
   "policy/PodDisruptionBudget": podDisruptionBudget,
   "/Namespace": namespace,
   "/ResourceQuota": resourceQuota,
-  "/Service": service,
-  "networking.k8s.io/Ingress": ingress,
+  "/Service": serviceStatus,
+  "networking.k8s.io/Ingress": ingressStatus,
   "/Pod": (_s, _old, obj, old) => podStatusCauses(obj, old),
   "batch/Job": (_s, _old, obj, old) => jobStatusCauses(obj, old),
   "/PersistentVolumeClaim": (_s, _old, obj) => persistentVolumeClaimStatusCauses(obj),
