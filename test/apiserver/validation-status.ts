@@ -591,6 +591,43 @@ const EXTRA: Record<string, [string, Op[]][]> = {
   ],
 };
 
+/** Kinds whose EXTRA above adds no conditions of its own: the same condition changes, on their conditions. */
+const CONDITIONS_OF: Record<string, Json> = {
+  DaemonSet: condition("Healthy"),
+  ReplicaSet: condition("ReplicaFailure", "False"),
+  ReplicationController: condition("ReplicaFailure", "False"),
+  Pod: { type: "example.com/ready", status: "True", lastTransitionTime: T0, reason: "Ok", message: "ok" },
+  PersistentVolumeClaim: {
+    type: "Resizing",
+    status: "True",
+    lastTransitionTime: T0,
+    reason: "r",
+    message: "m",
+  },
+  Namespace: {
+    type: "NamespaceContentRemaining",
+    status: "False",
+    lastTransitionTime: T0,
+    reason: "r",
+    message: "m",
+  },
+  HorizontalPodAutoscaler: condition("ScalingLimited", "False"),
+  Node: {
+    type: "MemoryPressure",
+    status: "False",
+    lastHeartbeatTime: T0,
+    lastTransitionTime: T0,
+    reason: "r",
+    message: "m",
+  },
+  CustomResourceDefinition: condition("Terminating", "False"),
+  CertificateSigningRequest: condition("example.com/Signed", "True", { lastUpdateTime: T0 }),
+  FlowSchema: condition("example.com/Checked"),
+  PriorityLevelConfiguration: condition("example.com/Checked"),
+};
+for (const [kind, c] of Object.entries(CONDITIONS_OF))
+  EXTRA[kind] = [...(EXTRA[kind] ?? []), ...conditionChanges("status.conditions", c)];
+
 /**
  * A status write that also changes spec and metadata: kube keeps the status, labels,
  * annotations, finalizers and owner references a kind's status strategy lets through, and drops
