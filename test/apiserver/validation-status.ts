@@ -287,6 +287,16 @@ const STATUS: Record<string, Json> = {
     conditions: [condition("Failed", "True", { lastUpdateTime: T0 })],
   },
   StorageVersionMigration: { conditions: [metaCondition("Running")], resourceVersion: "1" },
+  // A driver's allocation of the claim's one request, the Pod it is reserved for, the device's state.
+  ResourceClaim: {
+    allocation: {
+      devices: { results: [{ request: "gpu", driver: "gpu.example.com", pool: "pool", device: "gpu-0" }] },
+    },
+    reservedFor: [{ resource: "pods", name: "p", uid: "00000000-0000-0000-0000-000000000001" }],
+    devices: [
+      { driver: "gpu.example.com", pool: "pool", device: "gpu-0", conditions: [metaCondition("Ready")] },
+    ],
+  },
   DeviceTaintRule: { conditions: [metaCondition("EvictionInProgress", "False")] },
   Node: {
     capacity: { cpu: "4", memory: "8Gi", pods: "110" },
@@ -576,6 +586,20 @@ const EXTRA: Record<string, [string, Op[]][]> = {
     set("status.certificate", "bm90IGEgY2VydGlmaWNhdGU="),
   ],
   StorageVersionMigration: [...conditionChanges("status.conditions", metaCondition("Succeeded"))],
+  ResourceClaim: [
+    set("status.reservedFor", [{ resource: "pods", name: "p" }]),
+    set("status.reservedFor", [
+      { resource: "pods", name: "p", uid: "00000000-0000-0000-0000-000000000001" },
+      { resource: "pods", name: "q", uid: "00000000-0000-0000-0000-000000000001" },
+    ]),
+    set("status.devices", [{ driver: "gpu.example.com", pool: "pool", device: "gpu-9" }]),
+    set("status.devices", [
+      { driver: "gpu.example.com", pool: "pool", device: "gpu-0" },
+      { driver: "gpu.example.com", pool: "pool", device: "gpu-0" },
+    ]),
+    set("status.devices", [{ driver: "Bad Driver", pool: "pool", device: "gpu-0" }]),
+    ...conditionChanges("status.devices.0.conditions", metaCondition("Ready")),
+  ],
   DeviceTaintRule: [...conditionChanges("status.conditions", metaCondition("EvictionInProgress", "False"))],
   Node: [
     set("status.addresses", [{ type: "Sideways", address: "10.0.0.9" }]),

@@ -18,6 +18,7 @@ import {
 } from "./core-status.js";
 import { jobStatusCauses } from "./job-status.js";
 import { podStatusCauses, preparePodStatus } from "./pod-status.js";
+import { resourceClaimStatusCauses } from "./resource-claim-status.js";
 import { ingressStatus, serviceStatus } from "./load-balancer-status.js";
 import {
   daemonSet,
@@ -214,6 +215,7 @@ export const statusRules: Record<string, StatusRule> = {
   "apiextensions.k8s.io/CustomResourceDefinition": customResourceDefinition,
   "storagemigration.k8s.io/StorageVersionMigration": storageVersionMigration,
   "resource.k8s.io/DeviceTaintRule": deviceTaintRule,
+  "resource.k8s.io/ResourceClaim": (_s, _old, obj, old) => resourceClaimStatusCauses(obj, old),
 };
 
 /** What kube's status strategies (PrepareForUpdate) keep of the stored status, by kind. */
