@@ -6,7 +6,8 @@
 // and the embedded server must answer the same (validation-table.test.ts).
 // Beside them, scenarios: what kube refuses because of what is stored (an address or node port
 // another Service holds, an immutable ConfigMap or Secret, deletecollection's preconditions),
-// each a request made after the writes it depends on.
+// each a request made after the writes it depends on. The same fixtures are updated
+// (validation-updates.ts) and written through /status (validation-status.ts).
 import type { Api } from "./harness.js";
 import { servedKinds } from "./served-kinds.js";
 
@@ -23,6 +24,8 @@ export interface Outcome {
   code: number;
   reason?: string;
   causes: string[];
+  /** Of a status write taken (validation-status.ts): the patched paths whose value the answer does not hold. */
+  dropped?: string[];
 }
 
 type Json = Record<string, unknown>;
@@ -250,6 +253,66 @@ export async function fixtures(): Promise<Record<string, { path: string; body: J
       path: "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
       body: object("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", "mwc-{ns}", {
         webhooks: [webhook("m.example.com")],
+      }),
+    },
+    Node: {
+      path: "/api/v1/nodes",
+      body: object("v1", "Node", "node-{ns}", {
+        spec: { podCIDR: "10.244.0.0/24", podCIDRs: ["10.244.0.0/24"] },
+      }),
+    },
+    PriorityLevelConfiguration: {
+      path: "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
+      body: object("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration", "plc-{ns}", {
+        spec: {
+          type: "Limited",
+          limited: { nominalConcurrencyShares: 5, limitResponse: { type: "Reject" } },
+        },
+      }),
+    },
+    // It names a level every kube-apiserver keeps: the server's own controller finds it.
+    FlowSchema: {
+      path: "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
+      body: object("flowcontrol.apiserver.k8s.io/v1", "FlowSchema", "fs-{ns}", {
+        spec: {
+          priorityLevelConfiguration: { name: "global-default" },
+          matchingPrecedence: 5000,
+          distinguisherMethod: { type: "ByUser" },
+          rules: [
+            {
+              subjects: [{ kind: "User", user: { name: "alice" } }],
+              resourceRules: [
+                { verbs: ["get"], apiGroups: ["example.com"], resources: ["widgets"], namespaces: ["*"] },
+              ],
+            },
+          ],
+        },
+      }),
+    },
+    CustomResourceDefinition: {
+      path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+      body: object("apiextensions.k8s.io/v1", "CustomResourceDefinition", "widgets.{ns}.example.com", {
+        spec: {
+          group: "{ns}.example.com",
+          names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
+          scope: "Namespaced",
+          versions: [
+            {
+              name: "v1",
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: {
+                  type: "object",
+                  properties: {
+                    spec: { type: "object", properties: { size: { type: "integer", minimum: 0 } } },
+                  },
+                },
+              },
+              subresources: { status: {} },
+            },
+          ],
+        },
       }),
     },
   };

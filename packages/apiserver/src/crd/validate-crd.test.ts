@@ -57,9 +57,12 @@ test("exactly one storage version and unique names; no version need be served", 
     { ...v, served: false },
   ];
   const out = validateCRD(crd).map((c) => c.message?.replace(/^Invalid value: .*: /, ""));
+  // The stored versions too, as kube-apiserver 1.37.2 answers: the second v1 is a storage version
+  // the one stored version, taken by the first, does not count for.
   assert.deepEqual(out, [
     "must contain unique version names",
     "must have exactly one version marked as storage version",
+    "must have the storage version v1",
   ]);
 });
 

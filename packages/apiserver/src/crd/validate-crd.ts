@@ -26,7 +26,10 @@ export function validateCRD(crd: CustomResourceDefinition, old?: CustomResourceD
   const spec = crd.spec ?? ({} as CustomResourceDefinition["spec"]);
   const names = spec.names ?? ({} as CustomResourceDefinitionNames);
   const name = crd.metadata?.name ?? "";
-  if (!name) {
+  // The name is checked on create only: an update's metadata rules leave the name be.
+  if (old !== undefined) {
+    // The name cannot change; the rules of an update are below.
+  } else if (!name) {
     errs.push({
       type: "FieldValueRequired",
       field: "metadata.name",
@@ -34,13 +37,101 @@ export function validateCRD(crd: CustomResourceDefinition, old?: CustomResourceD
     });
   } else {
     const msgs = dns1123SubdomainErrors(name);
-    if (name !== `${names.plural}.${spec.group}`) msgs.push('must be spec.names.plural+"."+spec.group');
+    if (name !== `${names.plural ?? ""}.${spec.group ?? ""}`)
+      msgs.push('must be spec.names.plural+"."+spec.group');
     for (const m of msgs)
       errs.push({ type: "FieldValueInvalid", field: "metadata.name", value: name, detail: m });
   }
   validateSpec(spec, errs);
+  storedVersionErrors(crd, old, errs);
   if (old !== undefined) validateUpdate(crd, old, errs);
   return errs.map(toStatusCause);
+}
+
+/**
+ * ValidateCustomResourceDefinitionStoredVersions: on create, of the stored versions kube's
+ * PrepareForCreate gives (the first storage version); on update, of the stored ones and the
+ * storage version. Each
+ * storage version must be stored, each stored version still in spec.versions.
+ */
+function storedVersionErrors(
+  crd: CustomResourceDefinition,
+  old: CustomResourceDefinition | undefined,
+  errs: FieldError[],
+): void {
+  const versions = crd.spec?.versions ?? [];
+  const storage = versions.find((v) => v.storage);
+  const first = storage === undefined ? [] : [storage.name ?? ""];
+  // An update's PrepareForUpdate adds the new storage version to the stored ones.
+  const before = old?.status?.storedVersions ?? [];
+  const stored = old === undefined ? first : [...before, ...first.filter((v) => !before.includes(v))];
+  const field = "status.storedVersions";
+  if (stored.length === 0) {
+    errs.push({
+      type: "FieldValueInvalid",
+      field,
+      value: stored,
+      detail: "must have at least one stored version",
+    });
+    return;
+  }
+  const left = new Map(stored.map((v, i) => [v, i]));
+  for (const v of versions) {
+    const name = v.name ?? "";
+    if (v.storage && !left.has(name))
+      errs.push({
+        type: "FieldValueInvalid",
+        field,
+        value: stored,
+        detail: `must have the storage version ${name}`,
+      });
+    left.delete(name);
+  }
+  for (const [v, i] of left)
+    errs.push({
+      type: "FieldValueInvalid",
+      field: `${field}[${i}]`,
+      value: v,
+      detail: `missing from spec.versions; ${v} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in ${v} and removes ${v} from status.storedVersions`,
+    });
+}
+
+const OPENAPI_TYPES = ["array", "boolean", "integer", "number", "object", "string"];
+
+/**
+ * requireValidPropertyType: every schema's type, if set, one of OpenAPI's, at every depth. Walked
+ * with a stack of its own: a schema may nest 10 000 levels.
+ */
+function propertyTypeErrors(root: Schema, path: string, errs: FieldError[]): void {
+  const stack: [unknown, string][] = [[root, path]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, at] = next;
+    if (node === null || typeof node !== "object" || Array.isArray(node)) continue;
+    const s = node as Record<string, unknown>;
+    if (typeof s.type === "string" && s.type !== "" && !OPENAPI_TYPES.includes(s.type))
+      errs.push({
+        type: "FieldValueNotSupported",
+        field: `${at}.type`,
+        value: s.type,
+        detail: `supported values: ${OPENAPI_TYPES.map((t) => JSON.stringify(t)).join(", ")}`,
+      });
+    const children: [unknown, string][] = [];
+    for (const key of ["properties", "patternProperties", "definitions"]) {
+      const m = s[key];
+      if (m && typeof m === "object")
+        for (const [k, v] of Object.entries(m as Record<string, unknown>))
+          children.push([v, `${at}.${key}[${k}]`]);
+    }
+    if (Array.isArray(s.items))
+      for (const [i, v] of s.items.entries()) children.push([v, `${at}.items[${i}]`]);
+    else if (s.items !== undefined) children.push([s.items, `${at}.items`]);
+    for (const key of ["allOf", "anyOf", "oneOf"])
+      if (Array.isArray(s[key]))
+        for (const [i, v] of (s[key] as unknown[]).entries()) children.push([v, `${at}.${key}[${i}]`]);
+    for (const key of ["not", "additionalProperties", "additionalItems"])
+      if (s[key] !== null && typeof s[key] === "object") children.push([s[key], `${at}.${key}`]);
+    stack.push(...children.reverse());
+  }
 }
 
 function validateSpec(spec: CustomResourceDefinition["spec"], errs: FieldError[]): void {
@@ -84,6 +175,14 @@ function validateSpec(spec: CustomResourceDefinition["spec"], errs: FieldError[]
         value: v.name ?? "",
         detail: msgs.join(","),
       });
+      // kube's internal form has spec.version, the first version's name, checked again.
+      if (i === 0 && v.name)
+        errs.push({
+          type: "FieldValueInvalid",
+          field: "spec.version",
+          value: v.name,
+          detail: msgs.join(","),
+        });
     }
     validateVersion(v, i, shared, spec.preserveUnknownFields === true, errs);
   });
@@ -106,8 +205,8 @@ function validateSpec(spec: CustomResourceDefinition["spec"], errs: FieldError[]
   // kube requires no served version: a CRD may be installed with all its versions off.
   const names = spec.names ?? ({} as CustomResourceDefinitionNames);
   for (const key of ["plural", "singular", "kind", "listKind"] as const) {
-    // singular and listKind are defaulted from plural and kind before validation.
-    const defaulted = key === "singular" ? names.plural : key === "listKind" ? names.kind : undefined;
+    // singular and listKind are defaulted from kind before validation.
+    const defaulted = key === "singular" || key === "listKind" ? names.kind : undefined;
     if (!names[key] && !defaulted) errs.push({ type: "FieldValueRequired", field: `spec.names.${key}` });
   }
   validateNames(names, "spec.names", errs);
@@ -192,6 +291,7 @@ function validateVersion(
     const schemaPath = shared.schema ? "spec.validation.openAPIV3Schema" : `${path}.schema.openAPIV3Schema`;
     const structural = structuralErrors(schema, schemaPath);
     errs.push(...structural);
+    propertyTypeErrors(schema, schemaPath, errs);
     if (structural.length === 0)
       errs.push(
         ...defaultErrors(schema, schemaPath),

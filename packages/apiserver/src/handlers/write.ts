@@ -292,7 +292,7 @@ export function admit(r: ResourceRequest, obj: Obj, old: Readonly<Obj> | undefin
   } else {
     for (const f of unknownTopLevelFields(r.def, obj)) delete obj[f];
   }
-  behaviour.defaults?.(obj, { old, server: r.server, dryRun: isDryRun(r) });
+  behaviour.defaults?.(obj, { old, server: r.server, dryRun: isDryRun(r), subresource: r.subresource });
   r.server.authorization?.checkGrant(r, obj, old);
   const causes: StatusCause[] = [...validateMeta(r.def, obj)];
   // ValidateObjectMeta's check; a kind that tracks generation has set it to 1 by then.

@@ -13,8 +13,11 @@ export interface WriteEffects {
 }
 
 export interface KindBehaviour {
-  /** Fills defaults in place, on create (`old` undefined) and on update. */
-  defaults?(obj: Obj, ctx: { old: Readonly<Obj> | undefined; server: ServerContext; dryRun?: boolean }): void;
+  /** Fills defaults in place, on create (`old` undefined) and on update (`subresource` "" for the object). */
+  defaults?(
+    obj: Obj,
+    ctx: { old: Readonly<Obj> | undefined; server: ServerContext; dryRun?: boolean; subresource?: string },
+  ): void;
   /**
    * What kube's storage sets on a create after the field manager has recorded the request, so
    * that no manager owns it: a Service's allocated addresses, a Namespace's finalizer.

@@ -8,6 +8,7 @@ import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { KindBehaviour } from "./behaviour.js";
 import { cloneJson } from "../object/deep-json.js";
+import { certificateSigningRequestStatusCauses } from "./certificate-status.js";
 
 const KEY_USAGES = [
   "any",
@@ -91,9 +92,9 @@ export const certificateSigningRequestBehaviour: KindBehaviour = {
     // Nobody creates a request already approved.
     obj.status = {};
   },
-  validate(obj) {
+  validate(obj, old, _server, subresource) {
     const spec = (obj.spec ?? {}) as Obj;
-    const causes = [];
+    const causes = certificateSigningRequestStatusCauses(obj, old, subresource);
     const request =
       typeof spec.request === "string" ? Buffer.from(spec.request, "base64").toString("latin1") : "";
     if (!/^\s*-----BEGIN CERTIFICATE REQUEST-----\r?\n/.test(request)) {

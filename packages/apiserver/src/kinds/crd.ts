@@ -37,7 +37,7 @@ function basicCrdCauses(crd: CustomResourceDefinition): StatusCause[] {
   return causes;
 }
 
-/** `validate` is the CRD validation of the schema helper when present, else the basic checks. */
+/** `validate` is the CRD validation of the schema helper when present (all of kube's rules), else the basic checks. */
 export function crdBehaviour(
   validate?: (crd: CustomResourceDefinition, old?: CustomResourceDefinition) => StatusCause[],
 ): KindBehaviour {
@@ -48,6 +48,15 @@ export function crdBehaviour(
       if (names.kind && !names.listKind) names.listKind = `${String(names.kind)}List`;
       if (names.kind && !names.singular) names.singular = String(names.kind).toLowerCase();
       spec.conversion ??= { strategy: "None" };
+      // SetDefaults_CustomResourceDefinition: a status without stored versions gets the storage
+      // version, on every write (a status write that empties them too).
+      const status = obj.status as Obj | undefined;
+      if (status && typeof status === "object") {
+        const stored = status.storedVersions;
+        const storage = ((spec.versions ?? []) as Obj[]).find((v) => v?.storage === true)?.name;
+        if ((!Array.isArray(stored) || stored.length === 0) && typeof storage === "string")
+          status.storedVersions = [storage];
+      }
     },
     // kube's PrepareForCreate: the status starts empty but for the storage version, and the
     // create answers it so (the names and conditions come when the CRD is accepted).
@@ -62,10 +71,10 @@ export function crdBehaviour(
     },
     validate(obj, old) {
       const crd = obj as unknown as CustomResourceDefinition;
-      const causes = basicCrdCauses(crd);
-      if (causes.length === 0 && validate)
-        causes.push(...validate(crd, old as unknown as CustomResourceDefinition));
-      return causes;
+      if (!validate) return basicCrdCauses(crd);
+      // A CRD without a spec is Go's zero spec to kube: every rule reports on it.
+      const whole = crd.spec ? crd : ({ ...crd, spec: {} } as CustomResourceDefinition);
+      return validate(whole, old as unknown as CustomResourceDefinition);
     },
     beginDelete(obj, now) {
       const meta = obj.metadata as Obj;

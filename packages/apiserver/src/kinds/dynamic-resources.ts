@@ -37,7 +37,7 @@ function deviceClassNameCauses(value: unknown, path: string): StatusCause[] {
 }
 
 /** validatePoolName: slash-separated DNS subdomains, 253 bytes at most. */
-function poolNameCauses(name: string, path: string): StatusCause[] {
+export function poolNameCauses(name: string, path: string): StatusCause[] {
   if (name === "") return [cause.required(path)];
   if (name.length > 253)
     return [

@@ -26,6 +26,7 @@ import { configMapBehaviour, secretBehaviour } from "./config-data.js";
 import { crdBehaviour } from "./crd.js";
 import { eventBehaviour, eventsV1Behaviour } from "./event.js";
 import { endpointsBehaviour } from "./endpoints.js";
+import { flowSchemaBehaviour, priorityLevelConfigurationBehaviour } from "./flowcontrol.js";
 import { leaseBehaviour } from "./lease.js";
 import { podDisruptionBudgetBehaviour, runtimeClassBehaviour } from "./policy.js";
 import { canonicalizeQuantities } from "./quantities.js";
@@ -33,6 +34,7 @@ import { namespaceBehaviour } from "./namespace.js";
 import { nodeBehaviour, podBehaviour } from "./pod.js";
 import { rbacBehaviours } from "./rbac.js";
 import { serviceBehaviour } from "./service.js";
+import { prepareStatusWrite, statusUpdateCauses } from "./status-updates.js";
 import {
   mutatingWebhookConfigurationBehaviour,
   validatingWebhookConfigurationBehaviour,
@@ -131,6 +133,8 @@ const byKind: Record<string, KindBehaviour> = {
   "resource.k8s.io/ResourceSlice": resourceSliceBehaviour,
   "storage.k8s.io/VolumeAttributesClass": volumeAttributesClassBehaviour,
   "storagemigration.k8s.io/StorageVersionMigration": storageVersionMigrationBehaviour,
+  "flowcontrol.apiserver.k8s.io/FlowSchema": flowSchemaBehaviour,
+  "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": priorityLevelConfigurationBehaviour,
   ...rbacBehaviours,
 };
 
@@ -152,12 +156,20 @@ function builtinBehaviour(def: ResourceDefinition): KindBehaviour {
     def.group === "autoscaling" && def.version === "v1"
       ? horizontalPodAutoscalerV1Behaviour
       : (byKind[`${def.group}/${def.kind}`] ?? none);
-  // Every built-in kind also stores numeric quantities as kube's canonical strings.
+  const key = `${def.group}/${def.kind}`;
+  // Every built-in kind also stores numeric quantities as kube's canonical strings; a write
+  // through /status is checked by the kind's status strategy besides.
   return {
     ...b,
     defaults(obj, ctx) {
       canonicalizeQuantities(def, obj);
       b.defaults?.(obj, ctx);
+      if (ctx.subresource === "status" && ctx.old) prepareStatusWrite(key, obj, ctx.old);
+    },
+    validate(obj, old, server, subresource) {
+      const causes = b.validate?.(obj, old, server, subresource) ?? [];
+      if (subresource === "status" && old) causes.push(...statusUpdateCauses(key, obj, old));
+      return causes;
     },
   };
 }

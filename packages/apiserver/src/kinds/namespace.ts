@@ -12,9 +12,13 @@ export const namespaceBehaviour: KindBehaviour = {
     meta.labels = labels;
     if (!old) {
       obj.status = { phase: "Active" };
-    } else if (obj.spec === undefined && old.spec !== undefined) {
-      obj.spec = cloneJson(old.spec);
+      return;
     }
+    if (obj.spec === undefined && old.spec !== undefined) obj.spec = cloneJson(old.spec);
+    // SetDefaults_NamespaceStatus, on every decode: a status write without a phase is Active.
+    const status = (obj.status ?? {}) as Obj;
+    if (!status.phase) status.phase = "Active";
+    obj.status = status;
   },
   created(obj) {
     const spec = (obj.spec ?? {}) as Obj;

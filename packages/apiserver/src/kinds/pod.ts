@@ -12,6 +12,8 @@ import { cause, forbidden } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import type { ServerContext } from "../handlers/context.js";
 import type { KindBehaviour } from "./behaviour.js";
+import { nodeResourceCauses } from "./core-status.js";
+import { podCIDRCauses, syncPodCIDRs } from "./node-spec.js";
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 
@@ -449,6 +451,13 @@ function priorityClassNamed(server: ServerContext, name: string, pod: string): O
 }
 
 export const nodeBehaviour: KindBehaviour = {
+  defaults(obj) {
+    syncPodCIDRs(obj);
+  },
+  // ValidateNode and ValidateNodeUpdate, status writes included.
+  validate(obj, old) {
+    return [...podCIDRCauses(obj, old), ...nodeResourceCauses(obj)];
+  },
   // TaintNodesByCondition: a new node is not ready until its kubelet says so.
   created(obj) {
     const spec = (obj.spec ?? {}) as Obj;

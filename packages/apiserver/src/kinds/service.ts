@@ -38,7 +38,7 @@ const IP_FAMILIES = ["IPv4", "IPv6"];
 const IP_FAMILY_POLICIES = ["PreferDualStack", "RequireDualStack", "SingleStack"];
 
 /** IsValidIPForLegacyField with StrictIPCIDRValidation (beta, on in 1.37). */
-function legacyIPErrors(value: string): string[] {
+export function legacyIPErrors(value: string): string[] {
   const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(value);
   if (v4) {
     if (v4.slice(1).some((o) => Number(o) > 255))
@@ -375,6 +375,15 @@ function allocateNodePorts(
   });
 }
 
+/** SetDefaults_Service: a load balancer's ingress with an ip and no ipMode is a VIP. */
+function defaultIngressIPMode(obj: Obj): void {
+  const ingress = ((obj.status as Obj | undefined)?.loadBalancer as Obj | undefined)?.ingress;
+  if (!Array.isArray(ingress)) return;
+  for (const i of ingress as (Obj | null)[])
+    if (i && typeof i.ip === "string" && i.ip !== "" && (i.ipMode === undefined || i.ipMode === null))
+      i.ipMode = "VIP";
+}
+
 export const serviceBehaviour: KindBehaviour = {
   defaults(obj, { old, server, dryRun }) {
     const spec = (obj.spec ?? {}) as Obj;
@@ -400,6 +409,7 @@ export const serviceBehaviour: KindBehaviour = {
       }
     }
     if (old) dropTypeDependentFields(spec, (old.spec ?? {}) as Obj);
+    if (spec.type === "LoadBalancer") defaultIngressIPMode(obj);
     if (spec.type === "ExternalName") {
       // clusterIP is omitempty: an ExternalName Service's "" is not stored. kube defaulted
       // internalTrafficPolicy for ExternalName Services once and drops it when it reads them.

@@ -275,17 +275,21 @@ const STATUS_METADATA = ["labels", "annotations", "finalizers", "ownerReferences
 
 /**
  * The metadata fields a write through /status may change. kube's status strategies differ by
- * kind: custom resources, VolumeAttachments and the flowcontrol kinds keep all metadata
+ * kind: custom resources, VolumeAttachments, ServiceCIDRs, DeviceTaintRules, StorageVersionMigrations
+ * and the flowcontrol kinds keep all metadata
  * (ResetObjectMetaForStatus or the whole ObjectMeta); a Deployment keeps its labels, a Pod its
- * owner references; the other built-ins take the request's metadata.
+ * owner references; the other built-ins take the request's metadata, a CRD's too (its strategy
+ * resets its metadata to itself, as recorded from kube-apiserver 1.37.2).
  */
 export function statusWritableMetadata(def: ResourceDefinition): readonly string[] {
   if (def.crdName) return [];
   switch (`${def.group}/${def.kind}`) {
     case "storage.k8s.io/VolumeAttachment":
+    case "networking.k8s.io/ServiceCIDR":
+    case "resource.k8s.io/DeviceTaintRule":
+    case "storagemigration.k8s.io/StorageVersionMigration":
     case "flowcontrol.apiserver.k8s.io/FlowSchema":
     case "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":
-    case "apiextensions.k8s.io/CustomResourceDefinition":
       return [];
     case "apps/Deployment":
       return STATUS_METADATA.filter((k) => k !== "labels");

@@ -593,7 +593,7 @@ const TEXT = `{
 "storagemigration.v1.StorageVersionMigrationStatus": "conditions resourceVersion:o",
 "meta.v1.ObjectMeta": "name:o generateName:o namespace:o selfLink:o uid:o resourceVersion:o generation:o creationTimestamp deletionTimestamp deletionGracePeriodSeconds labels annotations ownerReferences finalizers managedFields",
 "meta.v1.GroupResource": "group:z resource:z",
-"meta.v1.Condition": "type:z status:s observedGeneration:o lastTransitionTime:t reason:z message:z"
+"meta.v1.Condition": "type:z status:z observedGeneration:o lastTransitionTime:t reason:z message:z"
 }`;
 
 let parsed: Record<string, string> | undefined;
