@@ -196,6 +196,27 @@ const deviceTaintRule: StatusRule = (s) => {
   return causes;
 };
 
+/**
+ * validateValidatingAdmissionPolicyStatus: the type checker's warnings name a field and say
+ * something, and the conditions are metav1's.
+ */
+const validatingAdmissionPolicy: StatusRule = (s) => {
+  const causes: StatusCause[] = [];
+  const warnings = (s.typeChecking as Obj | undefined)?.expressionWarnings;
+  if (Array.isArray(warnings)) {
+    warnings.forEach((w, i) => {
+      const at = `status.typeChecking.expressionWarnings[${i}]`;
+      const warning = (w ?? {}) as Obj;
+      if (typeof warning.warning !== "string" || warning.warning === "")
+        causes.push(cause.required(`${at}.warning`));
+      if (typeof warning.fieldRef !== "string" || warning.fieldRef.trim() === "")
+        causes.push(cause.required(`${at}.fieldRef`));
+    });
+  }
+  causes.push(...metaConditionCauses(s.conditions, "status.conditions"));
+  return causes;
+};
+
 /** The status rules by kind (`group/Kind`, core's group ""). */
 export const statusRules: Record<string, StatusRule> = {
   "apps/Deployment": deployment,
@@ -215,6 +236,7 @@ export const statusRules: Record<string, StatusRule> = {
   "apiextensions.k8s.io/CustomResourceDefinition": customResourceDefinition,
   "storagemigration.k8s.io/StorageVersionMigration": storageVersionMigration,
   "resource.k8s.io/DeviceTaintRule": deviceTaintRule,
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicy": validatingAdmissionPolicy,
   "resource.k8s.io/ResourceClaim": (_s, _old, obj, old) => resourceClaimStatusCauses(obj, old),
 };
 
