@@ -19,10 +19,12 @@ import {
   warningHeaders,
 } from "./write.js";
 import { stringifyJson } from "../object/deep-json.js";
+import { validateWriteOptions } from "./write-options.js";
 import { customResourceFinalizerWarnings, dedupOwnerReferences } from "../object/meta-lists.js";
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
   const form = formOf(r, "write");
+  validateWriteOptions(r, "CreateOptions");
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const { obj, text } = decodeObject(r, body);
   const { json, headers, source } = await createWithAdmission(r, obj, text, createObject);

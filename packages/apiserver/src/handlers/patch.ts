@@ -9,7 +9,7 @@ import {
 } from "controller-runtime/patch";
 import { mediaType, readBody } from "../http-io.js";
 import { storeNameOf } from "../registry/index.js";
-import { ApiError, badRequest, cause, notFound, unsupportedMediaType } from "../status.js";
+import { ApiError, badRequest, notFound, unsupportedMediaType } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import { refOf, type ResourceRequest } from "./context.js";
 import { handleApply } from "./apply.js";
@@ -23,6 +23,7 @@ import { unstructuredConversionError } from "../schema/go-conversion.js";
 import { jsonPatchSortSpec, mergePatchSortSpec, patchedText } from "./patched-text.js";
 import { goPrint, jsonPatchOpProblems, jsonTypeName, patchInvalid, pruneNulls } from "./patch-decoding.js";
 import { checkTypeMeta, fieldValidationMode, unknownFieldProblems, warningHeaders } from "./write.js";
+import { validateWriteOptions } from "./write-options.js";
 
 const JSON_PATCH = "application/json-patch+json";
 const MERGE_PATCH = "application/merge-patch+json";
@@ -74,19 +75,8 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     ? [JSON_PATCH, MERGE_PATCH, APPLY]
     : [JSON_PATCH, MERGE_PATCH, APPLY, STRATEGIC];
   if (!accepted.includes(ct)) throw unsupportedMediaType(accepted);
+  validateWriteOptions(r, "PatchOptions", ct === APPLY);
   if (ct === APPLY) return handleApply(r, form);
-  if (r.query.has("force")) {
-    throw new ApiError(
-      422,
-      "Invalid",
-      'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
-      {
-        group: "meta.k8s.io",
-        kind: "PatchOptions",
-        causes: [cause.forbidden("force", "may not be specified for non-apply patch")],
-      },
-    );
-  }
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const text = body.toString("utf8");
   const patch = parsePatch(text);

@@ -29,6 +29,7 @@ import { isTrue } from "./list-options.js";
 import { formOf } from "./negotiation.js";
 import { replicasMappings, type ReplicasMappings, toParent, toSubresource } from "./scale-fields.js";
 import { scaleTableJson } from "./scale-table.js";
+import { validateWriteOptions } from "./write-options.js";
 import { metadataObject } from "./serialize.js";
 import { metaApiVersionOf } from "../http-io.js";
 import { commitUpdate, decodeProtobufBody, manager } from "./write.js";
@@ -354,6 +355,8 @@ export async function handleScale(r: ResourceRequest, method: string): Promise<v
     sendScale(r, scaleOf(r, stored), form);
     return;
   }
+  if (method === "PUT") validateWriteOptions(r, "UpdateOptions");
+  else validateWriteOptions(r, "PatchOptions", ct === APPLY);
   const putType = (r.req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   if (method === "PUT" && putType !== "" && !PUT_TYPES.includes(putType))
     throw unsupportedMediaType(PUT_TYPES);

@@ -10,6 +10,7 @@ import type { ResourceRequest } from "./context.js";
 import { mustGet } from "./get.js";
 import { formOf, sendInForm } from "./negotiation.js";
 import { checkFields, checkTypeMeta, decodeObject, warningHeaders } from "./write.js";
+import { validateWriteOptions } from "./write-options.js";
 
 /**
  * The kinds whose strategy allows a create on update (AllowCreateOnUpdate), by group/kind:
@@ -32,6 +33,7 @@ const CREATE_ON_UPDATE = new Set([
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const form = formOf(r, "write");
+  validateWriteOptions(r, "UpdateOptions");
   const body = await readBody(r.req, r.server.limits.maxBodyBytes);
   const { obj, text } = decodeObject(r, body);
   checkTypeMeta(r, obj, text);

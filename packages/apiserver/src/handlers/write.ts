@@ -165,7 +165,8 @@ export type FieldValidation = "Strict" | "Warn" | "Ignore";
 
 /** The request's `fieldValidation` (Warn when absent, as kube defaults it). */
 export function fieldValidationMode(r: ResourceRequest): FieldValidation {
-  const mode = r.query.get("fieldValidation") ?? "Warn";
+  // Unset or empty is the default (validateWriteOptions refused anything else already).
+  const mode = r.query.get("fieldValidation") || "Warn";
   if (mode !== "Strict" && mode !== "Warn" && mode !== "Ignore") {
     throw badRequest(
       `fieldValidation parameter unsupported: ${mode}, valid options are: Strict, Warn, Ignore`,
