@@ -137,26 +137,95 @@ function checkCustomTypeMeta(r: ResourceRequest, obj: Obj, text: string | undefi
   }
 }
 
+/** Kinds every served group version registers beside its resources' (metav1.AddToGroupVersion). */
+const META_KINDS = new Set([
+  "Status",
+  "WatchEvent",
+  "ListOptions",
+  "GetOptions",
+  "DeleteOptions",
+  "CreateOptions",
+  "UpdateOptions",
+  "PatchOptions",
+]);
+
+/** Whether kube's scheme knows the kind in `apiVersion`: a served kind, its list, or a meta kind. */
+function registered(r: ResourceRequest, group: string, version: string, kind: string): boolean {
+  if (group === "meta.k8s.io" && version === "v1") return META_KINDS.has(kind);
+  const defs = r.server.registry.inGroupVersion(group, version);
+  if (defs.length === 0) return false;
+  return (
+    META_KINDS.has(kind) || defs.some((d) => !d.crdName && (d.kind === kind || `${d.kind}List` === kind))
+  );
+}
+
+/** The Go package of a built-in kind's internal type, as kube names it in a conversion error. */
+function internalPackage(group: string): string {
+  return group === "" || group === "events.k8s.io" ? "core" : group.split(".")[0]!;
+}
+
+/**
+ * A built-in body's apiVersion and kind as kube's decoder reads them into the URL's type: they
+ * must be strings; a missing one is the URL's; a kind the scheme knows in that version cannot be
+ * converted to this one, and one it does not know is not registered.
+ */
+function checkBuiltinTypeMeta(
+  r: ResourceRequest,
+  obj: Obj,
+  text: string | undefined,
+  expected: string,
+): void {
+  const want = r.def.kind;
+  for (const field of ["apiVersion", "kind"] as const) {
+    const v = obj[field];
+    if (v !== undefined && v !== null && typeof v !== "string") {
+      throw badRequest(
+        `the object provided is unrecognized (must be of type ${want}): couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(v)} into Go struct field .${field} of type string (${summarizeBody(text ?? stringifyJson(obj))})`,
+      );
+    }
+  }
+  const apiVersion = typeof obj.apiVersion === "string" && obj.apiVersion !== "" ? obj.apiVersion : expected;
+  const kind = typeof obj.kind === "string" && obj.kind !== "" ? obj.kind : want;
+  if (apiVersion === expected && kind === want) return;
+  const slash = apiVersion.indexOf("/");
+  const group = slash < 0 ? "" : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  // The same kind in another version its scheme knows (a served one, a beta or alpha it still
+  // compiles in, extensions/v1beta1's): decoded, then refused for its version.
+  const knownVersion =
+    kind === want &&
+    (group === r.def.group || group === "extensions") &&
+    (/^v\d+(alpha|beta)\d+$/.test(version) || r.server.registry.inGroupVersion(group, version).length > 0);
+  if (knownVersion) {
+    throw badRequest(
+      `the API version in the data (${apiVersion}) does not match the expected API version (${expected})`,
+    );
+  }
+  const prefix = `${kind} in version "${version}" cannot be handled as a ${want}`;
+  if (registered(r, group, version, kind)) {
+    throw badRequest(
+      `${prefix}: converting (${version}.${kind}) to (${internalPackage(r.def.group)}.${want}): unknown conversion`,
+    );
+  }
+  throw badRequest(
+    `${prefix}: no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:111"`,
+  );
+}
+
 /** Fills apiVersion/kind and rejects a body meant for another type. */
 export function checkTypeMeta(r: ResourceRequest, obj: Obj, text?: string): void {
   const expected = apiVersionOfDef(r.def);
   if (r.def.crdName) checkCustomTypeMeta(r, obj, text, expected);
-  if (obj.apiVersion !== undefined && obj.apiVersion !== "" && obj.apiVersion !== expected) {
-    throw badRequest(
-      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
-    );
-  }
-  if (obj.kind !== undefined && obj.kind !== "" && obj.kind !== r.def.kind) {
-    throw badRequest(
-      `${String(obj.kind)} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: the object provided is unrecognized (must be of type ${r.def.kind})`,
-    );
-  }
+  else checkBuiltinTypeMeta(r, obj, text, expected);
   obj.apiVersion = expected;
   obj.kind = r.def.kind;
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   if (typeof obj.metadata !== "object" || Array.isArray(obj.metadata)) {
+    const detail = r.def.crdName
+      ? "metadata must be an object"
+      : `json: cannot unmarshal ${jsonTypeName(obj.metadata)} into Go struct field ${r.def.kind}.metadata of type v1.ObjectMeta`;
     throw badRequest(
-      `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: metadata must be an object`,
+      `${r.def.kind} in version "${r.def.version}" cannot be handled as a ${r.def.kind}: ${detail}`,
     );
   }
 }
