@@ -116,3 +116,29 @@ describe("deprecated resources", () => {
     assert.equal(r.headers.get("warning"), '299 - "v1 ComponentStatus is deprecated in v1.19+"');
   });
 });
+
+describe("a stated resourceVersion", () => {
+  test("is a uint64: anything else is etcd's parse error; 0 is none (an unconditional update)", async () => {
+    const path = `/api/v1/namespaces/${ns}/configmaps/rv`;
+    assert.equal((await api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("rv"))).status, 201);
+    const withVersion = async (resourceVersion: string) => {
+      const current = (await api.get(path)).body;
+      return put(path, { ...current, metadata: { ...current.metadata, resourceVersion } });
+    };
+    for (const [rv, why] of [
+      ["abc", "invalid syntax"],
+      ["-1", "invalid syntax"],
+      ["99999999999999999999999", "value out of range"],
+    ]) {
+      const r = await withVersion(rv);
+      assert.equal(r.status, 500, r.text);
+      assert.equal(r.body.reason, undefined);
+      assert.equal(r.body.message, `strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`);
+    }
+    assert.equal((await withVersion("0")).status, 200);
+    const current = (await api.get(path)).body;
+    // Leading zeros name the same version.
+    assert.equal((await withVersion(`00${current.metadata.resourceVersion}`)).status, 200);
+    assert.equal((await withVersion("1")).status, 409);
+  });
+});

@@ -486,7 +486,17 @@ export function commitUpdate(
 ): UpdateResult {
   const ref = refOf(r.def);
   const meta = candidate.metadata as Obj;
-  const wantRv = meta.resourceVersion;
+  let wantRv = meta.resourceVersion;
+  // etcd3's versioner parses a stated version as a uint64 (a failure is an internal error; "007"
+  // is 7), and reads 0 as none: an unconditional update.
+  if (typeof wantRv === "string" && wantRv !== "") {
+    if (!/^\d+$/.test(wantRv))
+      throw new ApiError(500, "", `strconv.ParseUint: parsing ${JSON.stringify(wantRv)}: invalid syntax`);
+    if (BigInt(wantRv) > 0xffffffffffffffffn)
+      throw new ApiError(500, "", `strconv.ParseUint: parsing ${JSON.stringify(wantRv)}: value out of range`);
+    const n = BigInt(wantRv);
+    wantRv = n === 0n ? "" : String(n);
+  }
   if (wantRv !== undefined && wantRv !== "" && wantRv !== String(current.rv)) {
     throw conflict(ref, r.name, staleObjectMessage);
   }
