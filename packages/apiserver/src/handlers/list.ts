@@ -46,8 +46,9 @@ export function selectPage(r: ResourceRequest): ListPage {
   let startAfter = "";
   if (token) {
     const t = decodeContinue(token);
-    atRv = t.rv;
-    startAfter = t.start;
+    if (t.rv > 0) atRv = t.rv;
+    // kube's start key is relative to the list's prefix: a name within a namespace.
+    startAfter = r.namespace ? `${r.namespace}/${t.start}` : t.start;
   } else if (rvParam !== "" && rvParam !== "0") {
     const requested = parseListRv(rvParam);
     if (requested > current) throw tooLargeRv(requested, current);
@@ -79,7 +80,7 @@ export function selectPage(r: ResourceRequest): ListPage {
   const meta: ListMetaOut = { resourceVersion: String(view.rv) };
   if (full) {
     const last = items[items.length - 1]!.key;
-    meta.continue = encodeContinue(view.rv, last);
+    meta.continue = encodeContinue(view.rv, r.namespace ? last.slice(r.namespace.length + 1) : last);
     if (filter.empty) meta.remainingItemCount = view.countAfter(last);
   }
   return { items, meta };
