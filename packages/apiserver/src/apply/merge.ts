@@ -72,8 +72,9 @@ function* mergeMap(
       path,
     );
     path.pop();
-    // A null in a configuration unsets the field (kube drops nulls when it decodes objects).
-    if (v !== undefined && v !== null) out[k] = v;
+    // A null in a configuration is a value SMD keeps: a custom resource stores it, and a built-in
+    // object's decoding then gives it Go's meaning (an optional field unset, a string "").
+    if (v !== undefined) out[k] = v;
   }
   return out;
 }
