@@ -10,6 +10,7 @@ import { kubeTime } from "../object/meta.js";
 import { parseQuantity } from "../object/quantity.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
+import { isIntegerResourceName, isNativeResource } from "./resource-names.js";
 
 const statusOf = (obj: Obj): Obj => {
   const status = (obj.status ?? {}) as Obj;
@@ -66,13 +67,12 @@ const RESIZE_STATUSES = [
 ];
 
 /** A name without a domain, or in kubernetes.io: one of kube's own resources. */
-const isNative = (name: string) => !name.includes("/") || name.includes("kubernetes.io/");
 
 /** validatePersistentVolumeClaimResourceKey: only storage among kube's own resources. */
 function claimResourceKeyCauses(name: string, at: string): StatusCause[] {
   const errors = qualifiedNameErrors(name);
   if (errors.length > 0) return errors.map((m) => cause.invalid(at, name, m));
-  return isNative(name) && name !== "storage" ? [cause.notSupported(at, name, ["storage"])] : [];
+  return isNativeResource(name) && name !== "storage" ? [cause.notSupported(at, name, ["storage"])] : [];
 }
 
 /** validateBasicResource: a quantity whose value is negative. */
@@ -104,21 +104,6 @@ export function persistentVolumeClaimStatusCauses(obj: Obj): StatusCause[] {
   return causes;
 }
 
-/** Resources counted in units (IsIntegerResourceName): kube's counted ones and extended resources. */
-const isInteger = (name: string) =>
-  [
-    "pods",
-    "resourcequotas",
-    "services",
-    "replicationcontrollers",
-    "secrets",
-    "configmaps",
-    "persistentvolumeclaims",
-    "services.nodeports",
-    "services.loadbalancers",
-  ].includes(name) ||
-  (!isNative(name) && !name.startsWith("requests."));
-
 /** ValidateNodeResources: capacity and allocatable not negative, units whole. */
 export function nodeResourceCauses(obj: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -132,7 +117,8 @@ export function nodeResourceCauses(obj: Obj): StatusCause[] {
       if (!a) continue;
       if (a.n < 0n) causes.push(cause.invalid(at, String(v), "must be greater than or equal to 0"));
       // Normalized, an amount with a negative scale has a fraction.
-      if (isInteger(k) && a.scale < 0) causes.push(cause.invalid(at, String(v), "must be an integer"));
+      if (isIntegerResourceName(k) && a.scale < 0)
+        causes.push(cause.invalid(at, String(v), "must be an integer"));
     }
   }
   return causes;

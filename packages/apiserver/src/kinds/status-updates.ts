@@ -10,6 +10,7 @@ import { parseQuantity } from "../object/quantity.js";
 import { cause } from "../status.js";
 import type { Obj } from "../storage/index.js";
 import { metaConditionCauses } from "./conditions.js";
+import { isIntegerResourceName } from "./resource-names.js";
 import {
   persistentVolumeClaimStatusCauses,
   prepareNodeStatus,
@@ -64,18 +65,6 @@ const QUOTA_RESOURCES = new Set([
   "services.nodeports",
   "services.loadbalancers",
 ]);
-const INTEGER_RESOURCES = new Set([
-  "pods",
-  "resourcequotas",
-  "services",
-  "replicationcontrollers",
-  "secrets",
-  "configmaps",
-  "persistentvolumeclaims",
-  "services.nodeports",
-  "services.loadbalancers",
-]);
-
 /** ValidateResourceQuotaResourceName and ValidateResourceQuantityValue of one quota entry. */
 function quotaEntryCauses(name: string, value: unknown, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -96,7 +85,7 @@ function quotaEntryCauses(name: string, value: unknown, at: string): StatusCause
     return causes;
   }
   if (amount.n < 0n) causes.push(cause.invalid(at, text, NEGATIVE));
-  const integer = INTEGER_RESOURCES.has(name) || (name.includes("/") && !name.startsWith("kubernetes.io/"));
+  const integer = isIntegerResourceName(name);
   // Normalized, an amount with a negative scale has a fraction.
   if (integer && amount.scale < 0) causes.push(cause.invalid(at, text, "must be an integer"));
   return causes;
