@@ -9,6 +9,7 @@
 // kube answers to each step (code, managedFields without their times, the object as stored) is
 // recorded by scripts/record-managed-fields.ts; managed-fields-writes.test.ts holds the embedded
 // server to it.
+import { eventually } from "controller-runtime/envtest";
 import type { Api, Reply } from "./harness.js";
 import { fixtures } from "./validation-cases.js";
 
@@ -443,6 +444,19 @@ export async function runCase(
   const cr = record("create", await api.post(`${collection}${q(`${MANAGER}-create`)}`, body));
   if (cr.status !== 201) return { outcome, created };
   if (!collection.includes("/namespaces/")) created.push(path);
+  // kube's CRD controllers write a new CRD's status on their own time: the writes after the
+  // create meet it established on both servers, as recorded.
+  if (c.id === "CustomResourceDefinition") {
+    await eventually(
+      "the CRD to be established",
+      async () => {
+        const status = ((await api.get(path)).body as Json).status as Json | undefined;
+        const conditions = (status?.conditions ?? []) as Json[];
+        return conditions.some((x) => x.type === "Established" && x.status === "True");
+      },
+      { timeoutMs: 30_000 },
+    );
+  }
   /** A PUT of `change(object)`, read again after a conflict (a server's controller wrote it). */
   const putChanged = async (target: string, first: Json, change: (o: Json) => Json): Promise<Reply> => {
     let r = await api.put(target, change(first));
