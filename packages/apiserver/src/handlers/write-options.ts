@@ -23,6 +23,8 @@ function fieldManagerCauses(fieldManager: string): StatusCause[] {
       field: "fieldManager",
     });
   }
+  // Printable ASCII, what nearly every manager is: nothing to look at character by character.
+  if (/^[\x20-\x7e]*$/.test(fieldManager)) return causes;
   let offset = 0;
   for (const ch of fieldManager) {
     if (!PRINTABLE.test(ch)) {
