@@ -34,7 +34,7 @@ import { storeNameOf } from "../registry/index.js";
 import { pruneObject } from "../schema/index.js";
 import { unstructuredConversionError } from "../schema/go-conversion.js";
 import { goDefinitionOf } from "../object/go-encoding.js";
-import { alreadyExists, ApiError, badRequest, cause, notFound } from "../status.js";
+import { alreadyExists, ApiError, badRequest, notFound } from "../status.js";
 import { objectKey, type Obj } from "../storage/index.js";
 import {
   ApplyConflictError,
@@ -58,22 +58,6 @@ class UntypedError extends ApiError {
     delete status.reason;
     return status;
   }
-}
-
-function requireFieldManager(r: ResourceRequest): string {
-  if (!r.query.get("fieldManager")) {
-    throw new ApiError(
-      422,
-      "Invalid",
-      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
-      {
-        group: "meta.k8s.io",
-        kind: "PatchOptions",
-        causes: [cause.required("fieldManager", "is required for apply patch")],
-      },
-    );
-  }
-  return manager(r);
 }
 
 function parseForce(r: ResourceRequest): boolean {
@@ -139,7 +123,8 @@ function checkName(r: ResourceRequest, obj: Obj): void {
 
 /** Serves an apply PATCH. */
 export async function handleApply(r: ResourceRequest, form: ResponseForm): Promise<void> {
-  const fieldManager = requireFieldManager(r);
+  // validateWriteOptions (handlePatch) has required the field manager.
+  const fieldManager = manager(r);
   const force = parseForce(r);
   const text = (await readBody(r.req, r.server.limits.maxBodyBytes)).toString("utf8");
   // Read after the body: the merge must start from the object as it is now.

@@ -261,18 +261,7 @@ function objectName(cfg: Obj): string {
 
 /** A server-side apply of a Scale configuration. */
 function applied(r: ResourceRequest, text: string, old: Obj): ScaleWrite {
-  if (!r.query.get("fieldManager")) {
-    throw new ApiError(
-      422,
-      "Invalid",
-      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
-      {
-        group: "meta.k8s.io",
-        kind: "PatchOptions",
-        causes: [cause.required("fieldManager", "is required for apply patch")],
-      },
-    );
-  }
+  // validateWriteOptions (handleScale) has required the field manager.
   let config: unknown;
   try {
     config = parseYamlBounded(text, { uniqueKeys: false });
