@@ -331,3 +331,28 @@ test("a map key __proto__ in protobuf is a key like any other, as in JSON", asyn
   assert.equal(viaJson.status, 201, viaJson.text);
   assert.equal(JSON.stringify(viaJson.body.data), '{"__proto__":"value"}');
 });
+
+test("a protobuf body's unknown field is skipped unseen, even under fieldValidation=Strict", async () => {
+  // kube's protobuf decoder has no strict form: an unknown field number is neither an error nor a warning.
+  const path = `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Strict`;
+  const d = desc("k8s.io.api.core.v1.ConfigMap");
+  const known = toBinary(d, create(d, { metadata: goMeta("unknown-field"), data: { a: "b" } } as never));
+  // Field 99, varint 1: a number no ConfigMap field has.
+  const raw = Buffer.concat([known, Buffer.from([0x98, 0x06, 0x01])]);
+  const unknown = desc("k8s.io.apimachinery.pkg.runtime.Unknown");
+  const framed = toBinary(
+    unknown,
+    create(unknown, {
+      typeMeta: { apiVersion: "v1", kind: "ConfigMap" },
+      raw,
+      contentEncoding: "",
+      contentType: "",
+    } as never),
+  );
+  const r = await api.post(path, Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0]), framed]), {
+    contentType: PROTOBUF,
+  });
+  assert.equal(r.status, 201, r.text);
+  assert.equal(r.headers.get("warning"), null);
+  assert.deepEqual(r.body.data, { a: "b" });
+});

@@ -7,6 +7,7 @@ import type { ResourceDefinition } from "../registry/index.js";
 import { ApplyConflictError } from "./conflict.js";
 import { encodeStruct, goDefinitionOf, goEncodingAdds, zeroStruct } from "../object/go-encoding.js";
 import { createdFieldsV1 } from "./created-fields.js";
+import { deepFreeze } from "../storage/frozen-trees.js";
 import { type FieldsV1, FieldsV1Error } from "./fields-v1.js";
 import {
   conflictsBeyondLastApplied,
@@ -162,6 +163,22 @@ export function emptyObject(def: WriteContext["def"]): Obj {
   return zero;
 }
 
+/** emptyObject by Go type, frozen: a create compares against it and never changes it. */
+const frozenEmptyObjects = new Map<string, Readonly<Obj>>();
+
+function frozenEmptyObject(def: WriteContext["def"]): Readonly<Obj> {
+  const short = def.crdName ? undefined : goDefinitionOf(def.group, def.version, def.kind);
+  if (!short) return EMPTY;
+  let zero = frozenEmptyObjects.get(short);
+  if (!zero) {
+    zero = emptyObject(def);
+    deepFreeze(zero);
+    frozenEmptyObjects.set(short, zero);
+  }
+  return zero;
+}
+const EMPTY: Readonly<Obj> = Object.freeze({});
+
 /** An Update that creates an object with no managers given: one entry, built without set algebra. */
 function createdEntries(newObj: Readonly<Obj>, manager: string, w: WriteContext): ManagedFieldsEntry[] {
   let fieldsV1: FieldsV1 | undefined;
@@ -170,7 +187,7 @@ function createdEntries(newObj: Readonly<Obj>, manager: string, w: WriteContext)
       withoutManagedFields(newObj),
       w.types.of(w.def),
       ignoredFields(w.def, w.subresource),
-      emptyObject(w.def) as Record<string, Json>,
+      frozenEmptyObject(w.def) as Record<string, Json>,
     );
   } catch (e) {
     if (e instanceof ApplyTypeError) return [];
