@@ -522,9 +522,11 @@ async function measure(server: Server, rows: BenchRow[]): Promise<void> {
       const wall = summarize(walls);
       const cpu = summarize(cpus);
       const sc = serverCpu.get(scenario)!;
-      const perGet = scenario.startsWith("GET")
-        ? ` (${((summarize(sc).median * 1000) / (Math.min(n, GETS) * (scenario === INTERLEAVED ? 2 : 1))).toFixed(1)} µs a GET)`
-        : "";
+      // kube-apiserver's CPU is not read here (no pid of its own): no per-GET figure for it.
+      const perGet =
+        scenario.startsWith("GET") && sc.length > 0
+          ? ` (${((summarize(sc).median * 1000) / (Math.min(n, GETS) * (scenario === INTERLEAVED ? 2 : 1))).toFixed(1)} µs a GET)`
+          : "";
       const serverNote =
         sc.length > 0 ? `, server CPU ${summarize(sc).median.toFixed(0)} ms ${rangeNote(sc)}${perGet}` : "";
       rows.push({
