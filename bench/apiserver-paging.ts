@@ -22,7 +22,7 @@ const PEER_SIZES = (process.env.PAGING_PEER_SIZES ?? "1000,10000").split(",").ma
 const hasPeer = Boolean(process.env.KUBEBUILDER_ASSETS || process.env.TEST_ASSET_KUBE_APISERVER);
 const LIMIT = 500;
 const REPEAT = 7;
-const WARMUP = 5;
+const WARMUP = 20;
 const CM = resourceOf(kinds.ConfigMap);
 const NS = "paging";
 
@@ -68,8 +68,10 @@ async function size(n: number, start: () => Promise<Side>): Promise<BenchRow[]> 
     /**
      * Wall ms of `fn`, median over REPEAT runs after WARMUP uncounted ones, and the server's CPU
      * ms, their mean (/proc counts the peer's in 10 ms ticks, too coarse for a median): a
-     * server that serves lists has them compiled; the first few runs of a fresh one measure V8's
-     * tiers (a first page at 1 000 objects took 6 ms of CPU after one run, under 2 ms after five).
+     * server that serves lists has them compiled; the first runs of a fresh one measure V8's
+     * tiers, whose compiling on background threads the process's CPU counts. After five runs a
+     * first page at 1 000 objects still took 1.1–13 ms of CPU (2.9 1.7 13.0 8.0 1.1 4.2 1.4);
+     * after twenty, 1.1–3.6 ms, and the same page at 100 000 objects 1.2–1.7 ms.
      */
     const measure = async (fn: () => Promise<unknown>) => {
       for (let i = 0; i < WARMUP; i++) await fn();
