@@ -35,13 +35,17 @@ function envelope(
   init: Record<string, unknown>,
 ): Uint8Array {
   const d = desc(typeName);
-  const raw = toBinary(d, create(d, init as never));
+  return framed(apiVersion, kind, toBinary(d, create(d, init as never)));
+}
+
+/** `raw`, a message's bytes, in the envelope client-go's protobuf serializer writes. */
+function framed(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
   const unknown = desc("k8s.io.apimachinery.pkg.runtime.Unknown");
-  const framed = toBinary(
+  const message = toBinary(
     unknown,
     create(unknown, { typeMeta: { apiVersion, kind }, raw, contentEncoding: "", contentType: "" } as never),
   );
-  return Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0]), framed]);
+  return Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0]), message]);
 }
 
 /** ObjectMeta as Go writes a struct with only a name set: every non-pointer field, zero. */
@@ -339,19 +343,7 @@ test("a protobuf body's unknown field is skipped unseen, even under fieldValidat
   const known = toBinary(d, create(d, { metadata: goMeta("unknown-field"), data: { a: "b" } } as never));
   // Field 99, varint 1: a number no ConfigMap field has.
   const raw = Buffer.concat([known, Buffer.from([0x98, 0x06, 0x01])]);
-  const unknown = desc("k8s.io.apimachinery.pkg.runtime.Unknown");
-  const framed = toBinary(
-    unknown,
-    create(unknown, {
-      typeMeta: { apiVersion: "v1", kind: "ConfigMap" },
-      raw,
-      contentEncoding: "",
-      contentType: "",
-    } as never),
-  );
-  const r = await api.post(path, Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0]), framed]), {
-    contentType: PROTOBUF,
-  });
+  const r = await api.post(path, framed("v1", "ConfigMap", raw), { contentType: PROTOBUF });
   assert.equal(r.status, 201, r.text);
   assert.equal(r.headers.get("warning"), null);
   assert.deepEqual(r.body.data, { a: "b" });
