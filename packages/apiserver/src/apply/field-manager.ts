@@ -165,6 +165,8 @@ export function emptyObject(def: WriteContext["def"]): Obj {
 
 /** emptyObject by Go type, frozen: a create compares against it and never changes it. */
 const frozenEmptyObjects = new Map<string, Readonly<Obj>>();
+/** A custom resource's empty object. */
+const EMPTY: Readonly<Obj> = Object.freeze({});
 
 function frozenEmptyObject(def: WriteContext["def"]): Readonly<Obj> {
   const short = def.crdName ? undefined : goDefinitionOf(def.group, def.version, def.kind);
@@ -177,7 +179,6 @@ function frozenEmptyObject(def: WriteContext["def"]): Readonly<Obj> {
   }
   return zero;
 }
-const EMPTY: Readonly<Obj> = Object.freeze({});
 
 /** An Update that creates an object with no managers given: one entry, built without set algebra. */
 function createdEntries(newObj: Readonly<Obj>, manager: string, w: WriteContext): ManagedFieldsEntry[] {

@@ -60,12 +60,12 @@ export function decodeProtobufBody(body: Buffer, apiVersion: string, kind: strin
   }
 }
 
-/** Decodes a create/update body into an object, with kube's 400/415 answers. */
 /** Whether the request's body is read as protobuf: a built-in kind's, sent in kube's protobuf media type. */
 function protobufBody(r: ResourceRequest, ct = mediaType(r.req.headers["content-type"])): boolean {
   return ct === PROTOBUF && !r.def.crdName;
 }
 
+/** Decodes a create/update body into an object, with kube's 400/415 answers. */
 export function decodeObject(r: ResourceRequest, body: Buffer): { obj: Obj; text: string | undefined } {
   const ct = mediaType(r.req.headers["content-type"]);
   if (protobufBody(r, ct)) {
