@@ -159,7 +159,7 @@ async function dispatch(
     }
     if (!group && seg.length > 1) throw resourceNotFound();
     // A group kube does not serve has no handler at all.
-    if (group && !registry.groups().some((g) => g.name === group)) throw new PageNotFoundError();
+    if (group && !registry.servesGroup(group)) throw new PageNotFoundError();
     if (!version) {
       if (seg.length > 2) throw resourceNotFound();
       const doc = apiGroup(registry, group, prioritiesOf(env.server));
