@@ -61,31 +61,3 @@ export function loadFor(req: IncomingMessage, needs: LazyNeeds = {}): Promise<un
   if (needs.cel && !celMutation.loaded) waits.push(celMutation.load());
   return waits.length > 0 ? Promise.all(waits) : undefined;
 }
-
-const hasRulesCache = new WeakMap<object, boolean>();
-
-/**
- * Whether the key appears anywhere in the value, walked with a stack: a schema may nest 10 000
- * levels, past what JSON.stringify's recursion takes.
- */
-function declaresRules(schema: object): boolean {
-  const stack: object[] = [schema];
-  while (stack.length > 0) {
-    const x = stack.pop()!;
-    if (!Array.isArray(x) && Object.hasOwn(x, "x-kubernetes-validations")) return true;
-    for (const v of Array.isArray(x) ? x : Object.values(x))
-      if (typeof v === "object" && v !== null) stack.push(v);
-  }
-  return false;
-}
-
-/** Whether a schema declares `x-kubernetes-validations` anywhere (remembered per schema object). */
-export function schemaHasRules(schema: unknown): boolean {
-  if (typeof schema !== "object" || schema === null) return false;
-  let known = hasRulesCache.get(schema);
-  if (known === undefined) {
-    known = declaresRules(schema);
-    hasRulesCache.set(schema, known);
-  }
-  return known;
-}

@@ -21,6 +21,7 @@ import { type FieldError, GoSyntax, OMIT_VALUE, toStatusCause } from "../schema/
 import { stringifyJson } from "../object/deep-json.js";
 import { deepEqual } from "../object/meta.js";
 import { trampoline, type Walk } from "../object/trampoline.js";
+import { schemaHasRules } from "../schema/has-rules.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
 import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
 import { type Expr, type Parsed, walkExpr } from "./ast.js";
@@ -648,8 +649,11 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
         causes.push(failureCause(r.reason, at, failedValue(s, value), detail));
       }
     }
+    // Below here only subtrees with rules are walked: the rest (metadata, most leaves) has
+    // nothing to evaluate.
     if (Array.isArray(value)) {
       const items = s.items && !Array.isArray(s.items) ? s.items : undefined;
+      if (!schemaHasRules(items)) return;
       const old = correlated(s, Array.isArray(oldValue) ? oldValue : undefined);
       // Only a map list's items correlate for ratcheting; others answer for their list.
       const mapList = (s as Record<string, unknown>)["x-kubernetes-list-type"] === "map";
@@ -662,16 +666,17 @@ export function ruleViolations(schema: Schema, obj: unknown, old: unknown): Stat
     }
     if (isObject(value)) {
       const oldMap = isObject(oldValue) ? oldValue : undefined;
+      const additional = typeof s.additionalProperties === "object" ? s.additionalProperties : undefined;
       for (const [k, v] of Object.entries(value)) {
+        const child = s.properties?.[k];
+        const below = child ?? additional;
+        if (!schemaHasRules(below)) continue;
         const oldV = oldMap && Object.hasOwn(oldMap, k) ? oldMap[k] : undefined;
         // apiVersion and kind are never ratcheted (both sides read as one version).
         const typeMeta = path === "" && (k === "apiVersion" || k === "kind");
         const same = typeMeta ? () => false : oldV !== undefined ? once(() => deepEqual(v, oldV)) : unchanged;
-        const child = s.properties?.[k];
-        const at = path === "" ? k : `${path}.${k}`;
-        if (child) yield visit(child, v, oldV, at, same);
-        else if (typeof s.additionalProperties === "object")
-          yield visit(s.additionalProperties, v, oldV, `${path}[${k}]`, same);
+        if (child) yield visit(child, v, oldV, path === "" ? k : `${path}.${k}`, same);
+        else yield visit(additional, v, oldV, `${path}[${k}]`, same);
       }
     }
   };

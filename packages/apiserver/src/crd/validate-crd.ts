@@ -1,6 +1,7 @@
 // Validation of a CustomResourceDefinition on create and update, as apiextensions-apiserver
 // does it: names, group, scope, versions, schemas, subresources and printer columns.
-import { celRules, schemaHasRules } from "../lazy.js";
+import { celRules } from "../lazy.js";
+import { schemaHasRules } from "../schema/has-rules.js";
 import type {
   CustomResourceColumnDefinition,
   CustomResourceDefinition,

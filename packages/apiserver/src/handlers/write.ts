@@ -19,7 +19,8 @@ import {
   tracksGeneration,
   validateMeta,
 } from "../object/meta.js";
-import { celRules, protobufCodec, schemaHasRules } from "../lazy.js";
+import { celRules, protobufCodec } from "../lazy.js";
+import { schemaHasRules } from "../schema/has-rules.js";
 import { PROTOBUF } from "../protobuf/media-type.js";
 import { storeNameOf } from "../registry/index.js";
 import {
