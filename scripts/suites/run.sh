@@ -54,9 +54,11 @@ results="$out/results.jsonl"
 # the referee's release, never on this project's server: kept per both, so a landing that changed
 # neither runs the suites against the embedded server alone. SUITES_REAL_CACHE=0 runs them again.
 real_cache="${XDG_CACHE_HOME:-$HOME/.cache}/controller-runtime-ts/suites/real-results"
+# A suite whose tests depend on more than its files prints that from its key.sh (python: whether
+# the client's repository snapshot is on this machine).
 suite_key() {
   (cd "$here" && find "$1" serve.ts -type f ! -name '*.pyc' -print0 | sort -z | xargs -0 sha256sum;
-    basename "$REFEREE") | sha256sum | cut -c1-16
+    basename "$REFEREE"; if [ -f "$1/key.sh" ]; then bash "$1/key.sh"; fi) | sha256sum | cut -c1-16
 }
 # One suite on each server in turn, its results in its own file (suites run side by side, and each
 # reads back the last line it wrote), appended to $results once all have ended.

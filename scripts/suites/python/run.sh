@@ -27,10 +27,9 @@ mkdir -p "$SUITE_WORK"
 SUITE_WORK="$(cd "$SUITE_WORK" && pwd)"
 
 VERSION="${PYTHON_CLIENT_VERSION:-37.0.2}"
-# The e2e tests are not in the PyPI package: they come from the client's repository, at the newest
-# commit this project has a snapshot of (master, August 2026; the 37.x tag is not in the snapshot).
-E2E_COMMIT="${PYTHON_E2E_COMMIT:-024658493d124f046fc0a9827a2a3165cf2aee28}"
-E2E_GIT="${PYTHON_E2E_GIT:-/work/.mirror/kubernetes-client+python/repo}"
+# The e2e tests are not in the PyPI package: they come from the client's repository (e2e-source.sh).
+# shellcheck source=e2e-source.sh
+. "$here/e2e-source.sh"
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/controller-runtime-ts/suites/python-$VERSION"
 TEST_TIMEOUT="${PYTHON_TEST_TIMEOUT:-120}"
 
@@ -55,7 +54,7 @@ install() {
     touch "$venv/.complete-$VERSION"
   fi
   if [ ! -f "$src/.e2e-$E2E_COMMIT" ]; then
-    if git --git-dir="$E2E_GIT" cat-file -e "$E2E_COMMIT^{commit}" 2>/dev/null; then
+    if e2e_snapshot_present; then
       rm -rf "$src/kubernetes/e2e_test" "$src/kubernetes/aio/e2e_test"
       git --git-dir="$E2E_GIT" archive --format=tar "$E2E_COMMIT" kubernetes/e2e_test kubernetes/aio/e2e_test 2>/dev/null |
         tar x -C "$src" || return 1
