@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { startAPIServer, Storage } from "controller-runtime-apiserver";
 import { kinds } from "controller-runtime/api";
+import { eventually } from "controller-runtime/envtest";
 import { newRESTClient, resourceOf, StatusError } from "controller-runtime/rest";
 import { needs } from "../support/environment.js";
 import { Api, type Reply, startTarget, type Target } from "./harness.js";
@@ -74,6 +75,13 @@ describe("Service allocation", () => {
   });
 
   test("a ClusterIP held by another Service, or outside the CIDR, is refused", async () => {
+    // 10.0.0.1 is the kubernetes Service's, which kube-apiserver's bootstrap controller creates a
+    // moment after the server is ready: on a fresh one this test can come first (CI, once).
+    await eventually(
+      "the kubernetes Service holding 10.0.0.1",
+      async () => (await api.get("/api/v1/namespaces/default/services/kubernetes")).status === 200,
+      { timeoutMs: 30_000 },
+    );
     refused(
       await api.post(path(), service("taken", { clusterIP: "10.0.0.1" })),
       "taken",
