@@ -476,8 +476,10 @@ function celScalar(value: unknown, schema: Schema | undefined): unknown {
   return value;
 }
 
-/** The walk converting `v` when it is a list or an object; undefined for a scalar (a function, not a
- * closure made per node: see invalidCause). */
+/**
+ * The walk converting `v` when it is a list or an object; undefined for a scalar. A function, not
+ * a closure made per node: see invalidCause.
+ */
 function walkOf(v: unknown, s: Schema | undefined): Walk<unknown> | undefined {
   return typeof v === "object" && v !== null ? celValueWalk(v, s) : undefined;
 }
