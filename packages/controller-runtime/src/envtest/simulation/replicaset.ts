@@ -92,7 +92,12 @@ async function claim(
   return claimed;
 }
 
-/** Writes a Pod's ownerReferences, if it is still the Pod read (its uid and version). */
+/**
+ * Writes a Pod's ownerReferences, if it is still the Pod read (its uid), as kube's
+ * ControllerRefManager patches them with the uid as the only precondition. Not its version: the
+ * kubelet writes a new Pod's status meanwhile, and an adoption refused for that left the orphan
+ * unclaimed, a Pod made in its place, and the orphan deleted as the surplus on the next pass.
+ */
 async function patchOwners(
   client: Client,
   pod: DeepReadonly<Pod>,
@@ -104,7 +109,6 @@ async function patchOwners(
       { ...pod },
       jsonPatch([
         { op: "test", path: "/metadata/uid", value: pod.metadata?.uid },
-        { op: "test", path: "/metadata/resourceVersion", value: pod.metadata?.resourceVersion },
         { op: "replace", path: "/metadata/ownerReferences", value: ownerReferences },
       ]),
       { signal },
