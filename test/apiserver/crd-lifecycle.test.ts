@@ -22,14 +22,18 @@ function crd(group: string, plural: string, kind: string, extra: Record<string, 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls until `check` returns a value, up to about 10 s. */
+/**
+ * Polls until `check` returns a value, for up to 30 s: kube-apiserver's controllers (CRD
+ * registration, finalizers) take several seconds on a loaded 2-core machine.
+ */
 async function eventually<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 100; i++) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
     const v = await check();
     if (v !== undefined) return v;
+    if (Date.now() >= deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(100);
   }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: conditions are plain JSON
