@@ -94,7 +94,7 @@ test("updateStatus writes the status subresource", async () => {
 
 test("eventuallyList, eventuallyGone, and a timeout that names what it waited for", async () => {
   const ns = await newNamespace(rest, "komega");
-  const k = newKomega(client, { timeoutMs: 5_000 });
+  const k = newKomega(client, { timeoutMs: 30_000 });
   const mine = (l: { items: readonly DeepReadonly<ConfigMap>[] }) =>
     l.items.filter((i) => i.metadata?.name?.startsWith("x-"));
   setTimeout(() => {
