@@ -78,11 +78,15 @@ const OPERATOR_TEXT: Record<string, string> = {
   "@in": "in",
 };
 
-/** Type-checks `parsed` (of `source`) with `variables` declared, as cel-go's checker does. */
+/**
+ * Type-checks `parsed` (of `source`) with `variables` declared, as cel-go's checker does; with
+ * `types`, records there the type of every subexpression (the cost estimate sizes by type).
+ */
 export function checkExpression(
   parsed: Parsed,
   source: string,
   variables: ReadonlyMap<string, CelType>,
+  types?: Map<Expr, CelType>,
 ): CheckResult {
   const issues: { offset: number; text: string }[] = [];
   const positions = parsed.sourceInfo?.positions ?? {};
@@ -145,6 +149,12 @@ export function checkExpression(
 
   const check = (e: Expr | undefined, scope: ReadonlyMap<string, CelType>): CelType => {
     if (!e) return UNKNOWN;
+    const t = typeOfExpr(e, scope);
+    types?.set(e, t);
+    return t;
+  };
+
+  const typeOfExpr = (e: Expr, scope: ReadonlyMap<string, CelType>): CelType => {
     const k = e.exprKind;
     switch (k.case) {
       case "constExpr":

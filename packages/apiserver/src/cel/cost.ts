@@ -1,457 +1,625 @@
 // The static cost of a CRD's rules, estimated as kube-apiserver estimates it when the CRD is
-// written (cel-go's checker/cost.go with kube's size estimates from the schema): what a rule may
-// cost on the largest object a request can carry. A collection or string with no declared bound
-// is as large as a 3 MiB request allows, so `self.all(x, x.contains('a'))` over an unbounded list
-// of unbounded strings is refused, and the same rule with maxItems and maxLength is not.
+// written: cel-go's checker/cost.go (v0.29), with kube's library/cost.go pricing its functions and
+// its size estimator reading the schema (cost-sizes.ts). What a rule may cost on the largest
+// object a request can carry: a collection or string with no declared bound is as large as a
+// 3 MiB request allows, so `self.all(x, x.contains('a'))` over an unbounded list of unbounded
+// strings is refused, and the same rule with maxItems and maxLength is not.
+//
+// As in cel-go, a value's size comes from the expression (a literal, a function kube gives a
+// result size, a comprehension), else from its path into the object (the schema's bound), else
+// from its type: 1 for a scalar (int, bool, double, timestamp…), otherwise unknown, that is
+// MaxUint64. So `'n=' + string(self.n)` costs MaxUint64 / 10: string() gives no result size,
+// and kube refuses that messageExpression. Where the checker (checker.ts) cannot follow cel-go's
+// types (libraries it does not model: ip, cidr, url, format, semver, optional values, two-variable
+// comprehensions) a value's size is 1: a rule may pass that kube refuses, but none is refused
+// that kube would take.
 //
 // kube refuses a rule whose cost times the number of times its node can occur exceeds 10 000 000,
 // and a CRD whose rules' costs so weighted add up past 100 000 000 (apiextensions validation).
-// This follows cel-go's model for the operations rules are made of (selects, comparisons, string
-// and list functions, comprehensions, Kubernetes' libraries as kube prices them); a function it
-// does not price costs 1, as in cel-go.
 import type { Schema } from "../schema/schema-types.js";
 import type { Expr } from "./ast.js";
-import { escapeProperty, unescapeProperty } from "./escaping.js";
+import { type CelType, DOUBLE, DURATION, INT, isUncertain, TIMESTAMP, UINT, BOOL } from "./checker-types.js";
+import {
+  elementSchema,
+  factor,
+  field,
+  fixed,
+  MAP_KEY,
+  MAX,
+  plus,
+  type Range,
+  schemaSize,
+  times,
+  union,
+  UNKNOWN_SIZE,
+} from "./cost-sizes.js";
 
-/** kube's MaxRequestSizeBytes: the largest object a request may carry. */
-const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
-/** Go's math.MaxUint64, where estimates saturate. */
-const MAX = 2 ** 64;
+export { maxCardinality } from "./cost-sizes.js";
+
 const STRING_TRAVERSAL = 0.1;
 const REGEX_LENGTH = 0.25;
+/** kube's MaxNameFormatRegexSize and MaxFormatSize (apiserver/pkg/cel/limits.go). */
+const MAX_NAME_FORMAT_REGEX = 128;
+const MAX_FORMAT = 64;
 export const PER_RULE_LIMIT = 10_000_000;
 export const PER_CRD_LIMIT = 100_000_000;
 
-interface Range {
-  min: number;
-  max: number;
+/** The type of each subexpression, from the checker. */
+export type NodeTypes = ReadonlyMap<Expr, CelType>;
+
+/** cel-go's entrySizeEstimate: the sizes of a literal collection's keys and values. */
+interface Entry {
+  list: boolean;
+  key: Range;
+  val: Range;
 }
 
-/** What the estimate knows of a subexpression: its cost, and the size of its value. */
+/** What the estimate knows of a subexpression. */
 interface Est {
   cost: Range;
-  /** The value's size (a string's length, a collection's count); undefined: unknown. */
+  type: CelType;
+  /** cel-go's computed size: a literal's, a function's result, a comprehension's. */
   size?: Range;
-  /** The schema of the value, when it is a path into the object. */
+  /** The schema node the expression's path reaches (kube's size estimator), when it reaches one. */
   schema?: Schema;
-  /** For a list made by a function (split): what its elements are. */
-  elem?: Est;
-  /** An int, double, bool, duration…: cel-go sizes these 1. */
-  scalar?: boolean;
+  /** A literal collection's entries, also through the variables bound to it. */
+  entry?: Entry;
+  /** A local variable's own size, read after its path and its type (cel-go's localVar.size). */
+  varSize?: Range;
 }
 
-const add = (a: number, b: number) => Math.min(MAX, a + b);
-const mul = (a: number, b: number) => (a === 0 || b === 0 ? 0 : Math.min(MAX, a * b));
-const plus = (a: Range, b: Range): Range => ({ min: add(a.min, b.min), max: add(a.max, b.max) });
-const times = (a: Range, b: Range): Range => ({ min: mul(a.min, b.min), max: mul(a.max, b.max) });
-const factor = (a: Range, f: number): Range => ({
-  min: Math.ceil(a.min * f),
-  max: Math.min(MAX, Math.ceil(a.max * f)),
-});
-const union = (a: Range, b: Range): Range => ({ min: Math.min(a.min, b.min), max: Math.max(a.max, b.max) });
-const fixed = (n: number): Range => ({ min: n, max: n });
+type Comprehension = Extract<Expr["exprKind"], { case: "comprehensionExpr" }>["value"];
 
-/** The serialized size of the smallest value of `s` (kube's DeclType.MinSerializedSize). */
-function minSize(root: Schema): number {
-  // Post-order with a stack: required fields may nest 10 000 levels.
-  const sizes = new Map<Schema, number>();
-  const requiredFields = (s: Schema) => {
-    const required = new Set(s.required ?? []);
-    return Object.entries(s.properties ?? {}).filter(
-      ([name, p]) => required.has(name) && p.default === undefined,
-    );
-  };
-  const stack: [Schema, boolean][] = [[root, false]];
-  while (stack.length > 0) {
-    const [s, expanded] = stack.pop()!;
-    const object =
-      !s["x-kubernetes-int-or-string"] && s.type === "object" && typeof s.additionalProperties !== "object";
-    if (object && !expanded) {
-      stack.push([s, true]);
-      for (const [, p] of requiredFields(s)) stack.push([p, false]);
-      continue;
-    }
-    let size = ownMinSize(s);
-    if (object) for (const [name, p] of requiredFields(s)) size += name.length + sizes.get(p)! + 4;
-    sizes.set(s, size);
-  }
-  return sizes.get(root)!;
+/** A variable a comprehension binds: its path, size and entries (cel-go's localVar). */
+interface LocalVar {
+  schema?: Schema;
+  size?: Range;
+  entry?: Entry;
 }
 
-/** minSize of a node, without its required fields. */
-function ownMinSize(s: Schema): number {
-  if (s["x-kubernetes-int-or-string"]) return 1;
-  switch (s.type) {
-    case "string":
-      if (s.format === "duration") return 4;
-      if (s.format === "date") return 12;
-      if (s.format === "date-time") return 22;
-      return 2;
-    case "integer":
-    case "number":
-      return 1;
-    case "boolean":
-      return 4;
-    default:
-      return 2;
-  }
+const SCALARS = new Set([BOOL, DOUBLE, DURATION, INT, TIMESTAMP, UINT]);
+
+/** cel-go's isScalar: a value of constant size, 1. */
+function isScalar(t: CelType): boolean {
+  if (SCALARS.has(t)) return true;
+  return t.kind === "opaque" && t.name === "optional_type" && isScalar(t.params[0]!);
 }
 
-/** The largest size of a value of `s`, as kube's DeclType.MaxElements: lengths and counts. */
-function schemaSize(s: Schema): Range {
-  const ext = s as Record<string, unknown>;
-  if (s["x-kubernetes-int-or-string"]) {
-    return typeof ext.maxLength === "number"
-      ? { min: 0, max: (ext.maxLength as number) * 4 }
-      : { min: 0, max: MAX_REQUEST_BYTES - 2 };
-  }
-  switch (s.type) {
-    case "string": {
-      if (s.format === "duration") return { min: 0, max: 32 };
-      if (s.format === "date") return { min: 0, max: 12 };
-      if (s.format === "date-time") return { min: 0, max: 64 };
-      if (typeof s.maxLength === "number")
-        return { min: 0, max: s.maxLength * (s.format === "byte" ? 1 : 4) };
-      if (Array.isArray(s.enum) && s.enum.length > 0) {
-        return { min: 0, max: Math.max(...s.enum.map((v) => (typeof v === "string" ? v.length : 0))) };
-      }
-      return { min: 0, max: MAX_REQUEST_BYTES - 2 };
-    }
-    case "array": {
-      const items = s.items && !Array.isArray(s.items) ? s.items : {};
-      const max =
-        typeof s.maxItems === "number"
-          ? s.maxItems
-          : Math.floor((MAX_REQUEST_BYTES - 2) / (minSize(items) + 1));
-      return { min: 0, max };
-    }
-    case "object": {
-      if (typeof s.additionalProperties !== "object") return fixed(0);
-      const max =
-        typeof s.maxProperties === "number"
-          ? s.maxProperties
-          : Math.floor((MAX_REQUEST_BYTES - 2) / (minSize(s.additionalProperties) + 6));
-      return { min: 0, max };
-    }
-    default:
-      return fixed(0);
-  }
-}
+/** Whether the checker could not say what `t` is: its size is then taken as 1. */
+const unsure = (t: CelType) => t.kind === "unknown" || isUncertain(t);
 
-/** How many nodes of `s` a request can carry when it sits under collections of no bound. */
-export function maxCardinality(s: Schema): number {
-  return Math.floor(MAX_REQUEST_BYTES / (minSize(s) + 1));
-}
+const isPrim = (t: CelType, name: string) => t.kind === "prim" && t.name === name;
 
-/**
- * The size of `e`'s value. cel-go sizes a value it knows nothing of as large as can be; kube's
- * full type information knows more of function results (conversions, library types) than this
- * estimate does, so an unknown result is sized 1 here: a rule may pass that kube refuses, but
- * none is refused that kube would take.
- */
-function sizeOf(e: Est): Range {
+/** cel-go's computeSize: the size of `e`'s value, undefined when nothing says it. */
+function computeSize(e: Est): Range | undefined {
   if (e.size) return e.size;
   if (e.schema) return schemaSize(e.schema);
-  return fixed(1);
+  if (isScalar(e.type)) return fixed(1);
+  if (e.varSize) return e.varSize;
+  return unsure(e.type) ? fixed(1) : undefined;
 }
 
-/** The schema a select of `field` reaches from `s`. */
-function field(s: Schema | undefined, name: string, root: boolean): Schema | undefined {
-  if (!s) return undefined;
-  if (root && name === "metadata") {
-    return { type: "object", properties: { name: { type: "string" }, generateName: { type: "string" } } };
-  }
-  if (root && (name === "apiVersion" || name === "kind")) return { type: "string" };
-  const p = s.properties?.[unescapeProperty(name)];
-  if (p && escapeProperty(unescapeProperty(name)) === name) return p;
-  return typeof s.additionalProperties === "object" ? s.additionalProperties : undefined;
+/** cel-go's sizeOrUnknown. */
+const sizeOf = (e: Est): Range => computeSize(e) ?? UNKNOWN_SIZE;
+
+/** Whether `e` is a list, by its type, its entries or its schema. */
+function isList(e: Est): boolean {
+  if (e.type.kind === "list") return true;
+  if (e.type.kind === "map") return false;
+  if (e.entry) return e.entry.list;
+  return e.schema?.type === "array";
 }
 
-/** What iterating over `range` binds: a list's element, a map's key. */
-function elementOf(range: Est): Est {
-  const s = range.schema;
-  if (s?.type === "array" && s.items && !Array.isArray(s.items)) return { cost: fixed(0), schema: s.items };
-  // A map's keys are kube's plain string type, which declares no size.
-  if (s?.type === "object") return { cost: fixed(0), size: fixed(0) };
-  return range.elem ?? { cost: fixed(0) };
+/** Whether `e` is a map (or an object of the schema), by its type, its entries or its schema. */
+function isMap(e: Est): boolean {
+  if (e.type.kind === "map") return true;
+  if (e.type.kind === "list") return false;
+  if (e.entry) return !e.entry.list;
+  return e.schema?.type === "object";
 }
 
-/** Functions whose results cel-go counts as scalars (sized 1): booleans, numbers, durations, timestamps. */
-const SCALAR_RESULT = new Set([
-  "_==_",
-  "_!=_",
-  "_<_",
-  "_<=_",
-  "_>_",
-  "_>=_",
-  "!_",
-  "@in",
-  "@not_strictly_false",
-  "matches",
-  "startsWith",
-  "endsWith",
-  "contains",
-  "isSorted",
-  "isURL",
-  "isIP",
-  "isCIDR",
-  "isQuantity",
-  "sets.contains",
-  "sets.equivalent",
-  "sets.intersects",
-  "hasValue",
-  "allowed",
-  "size",
-  "int",
-  "uint",
-  "double",
-  "bool",
-  "duration",
-  "timestamp",
-  "getSeconds",
-  "getMilliseconds",
-  "getHours",
-  "getMinutes",
-  "getFullYear",
-  "getMonth",
-  "getDate",
-  "getDayOfMonth",
-  "getDayOfWeek",
-  "getDayOfYear",
-  "indexOf",
-  "lastIndexOf",
-  "_%_",
-  "-_",
-  "compareTo",
-  "family",
-  "prefixLength",
-]);
-/** String functions kube prices as one pass over the receiver (library/cost.go, ext strings). */
-const TRAVERSAL = new Set([
-  "lowerAscii",
-  "upperAscii",
-  "trim",
-  "substring",
-  "url",
-  "isURL",
-  "quantity",
-  "isQuantity",
-  "ip",
-  "isIP",
-  "cidr",
-  "isCIDR",
-  "reverse",
-]);
+/** Whether `e` is a string or bytes: compared and concatenated by length. */
+function isText(e: Est): boolean {
+  if (isPrim(e.type, "string") || isPrim(e.type, "bytes")) return true;
+  if (!unsure(e.type)) return false;
+  return e.schema?.type === "string" || (e.schema === undefined && e.entry === undefined);
+}
+
+function unionEntry(a: Entry | undefined, b: Entry | undefined): Entry | undefined {
+  return a && b ? { list: a.list, key: union(a.key, b.key), val: union(a.val, b.val) } : undefined;
+}
 
 /**
- * The estimated cost of `expr` when `self` (and `oldSelf`) is a node of `root`, as cel-go's
- * checker estimates it; max is what kube compares with its limits.
+ * The estimated cost of `expr` when `self` (and `oldSelf`) is a node of `root` (the schema's root
+ * or an embedded resource when `isRoot`), as cel-go's checker estimates it with kube's estimator;
+ * max is what kube compares with its limits. `types`: the checker's type of each subexpression.
  */
-export function estimateCost(expr: Expr, root: Schema, isRoot: boolean): Range {
-  const visit = (e: Expr | undefined, scope: ReadonlyMap<string, Est>): Est => {
-    if (!e) return { cost: fixed(0) };
+export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: NodeTypes): Range {
+  const typeOf = (e: Expr): CelType => types.get(e) ?? { kind: "unknown" };
+
+  const visit = (e: Expr | undefined, scope: ReadonlyMap<string, LocalVar>): Est => {
+    if (!e) return { cost: fixed(0), type: { kind: "unknown" } };
+    const type = typeOf(e);
     const k = e.exprKind;
     switch (k.case) {
       case "constExpr": {
         const c = k.value.constantKind;
-        if (c.case === "stringValue") return { cost: fixed(0), size: fixed([...c.value].length) };
-        if (c.case === "bytesValue") return { cost: fixed(0), size: fixed(c.value.length) };
-        return { cost: fixed(0), scalar: true };
+        const size =
+          c.case === "stringValue"
+            ? fixed([...c.value].length)
+            : c.case === "bytesValue"
+              ? fixed(c.value.length)
+              : fixed(1);
+        return { cost: fixed(0), type, size };
       }
       case "identExpr": {
-        const name = k.value.name;
-        if (name === "self" || name === "oldSelf") return { cost: fixed(1), schema: root };
-        const bound = scope.get(name);
-        return bound ? { ...bound, cost: fixed(1) } : { cost: fixed(1) };
+        const bound = scope.get(k.value.name);
+        if (bound) {
+          const { schema, size: varSize, entry } = bound;
+          return { cost: fixed(1), type, schema, varSize, entry };
+        }
+        // self, oldSelf, and any other name: kube's estimator drops a path's first element, so
+        // every name outside the comprehensions' reaches the rule's node.
+        return { cost: fixed(1), type, schema: root };
       }
       case "selectExpr": {
         const operand = visit(k.value.operand, scope);
-        // has() adds nothing to what its operand costs (cel-go's costSelect).
-        if (k.value.testOnly) return { cost: operand.cost, scalar: true };
-        const cost = plus(operand.cost, fixed(1));
+        // has() adds nothing to what its operand costs (kube: PresenceTestHasCost(false)).
+        if (k.value.testOnly) return { cost: operand.cost, type };
+        const kind = operand.type.kind;
+        const charged = kind === "object" || kind === "map" || kind === "param" || unsure(operand.type);
+        const operandExpr = k.value.operand;
         const isSelf =
-          k.value.operand?.exprKind.case === "identExpr" &&
-          ["self", "oldSelf"].includes(k.value.operand.exprKind.value.name);
-        const schema = field(operand.schema, k.value.field, isRoot && isSelf);
-        return schema ? { cost, schema } : { cost };
+          operandExpr?.exprKind.case === "identExpr" &&
+          !scope.has(operandExpr.exprKind.value.name) &&
+          ["self", "oldSelf"].includes(operandExpr.exprKind.value.name);
+        return {
+          cost: charged ? plus(operand.cost, fixed(1)) : operand.cost,
+          type,
+          schema: field(operand.schema, k.value.field, isRoot && isSelf),
+        };
       }
       case "listExpr": {
         const items = k.value.elements.map((x) => visit(x, scope));
         const cost = items.reduce((c, x) => plus(c, x.cost), fixed(10));
-        return { cost, size: fixed(items.length), elem: items[0] };
+        const val = items.length === 0 ? fixed(0) : items.map(sizeOf).reduce(union);
+        return { cost, type, size: fixed(items.length), entry: { list: true, key: fixed(1), val } };
       }
       case "structExpr": {
-        let cost = fixed(30);
-        for (const entry of k.value.entries) {
-          if (entry.keyKind.case === "mapKey") cost = plus(cost, visit(entry.keyKind.value, scope).cost);
-          cost = plus(cost, visit(entry.value, scope).cost);
+        const v = k.value;
+        let cost = fixed(v.messageName === "" ? 30 : 40);
+        let key: Range | undefined;
+        let val: Range | undefined;
+        for (const entry of v.entries) {
+          if (entry.keyKind.case === "mapKey") {
+            const ke = visit(entry.keyKind.value, scope);
+            cost = plus(cost, ke.cost);
+            key = key ? union(key, sizeOf(ke)) : sizeOf(ke);
+          }
+          const ve = visit(entry.value, scope);
+          cost = plus(cost, ve.cost);
+          val = val ? union(val, sizeOf(ve)) : sizeOf(ve);
         }
-        return { cost, size: fixed(k.value.entries.length) };
+        if (v.messageName !== "") return { cost, type };
+        return {
+          cost,
+          type,
+          size: fixed(v.entries.length),
+          entry: { list: false, key: key ?? fixed(0), val: val ?? fixed(0) },
+        };
       }
-      case "comprehensionExpr": {
-        const c = k.value;
-        const range = visit(c.iterRange, scope);
-        const init = visit(c.accuInit, scope);
-        const inner = new Map(scope);
-        inner.set(c.iterVar, elementOf(range));
-        inner.set(c.accuVar, init);
-        const condition = visit(c.loopCondition, inner);
-        const step = visit(c.loopStep, inner);
-        const result = visit(c.result, new Map([...scope, [c.accuVar, step]]));
-        const loop = times(sizeOf(range), plus(step.cost, condition.cost));
-        const cost = [range.cost, init.cost, result.cost, loop].reduce(plus, fixed(0));
-        return { ...result, cost };
-      }
+      case "comprehensionExpr":
+        return comprehension(k.value, type, scope);
       case "callExpr":
-        return call(k.value.function, k.value.target, k.value.args, scope);
+        return call(e, scope);
       default:
-        return { cost: fixed(0) };
+        return { cost: fixed(0), type };
     }
   };
 
-  const call = (
-    fn: string,
-    target: Expr | undefined,
-    argExprs: Expr[],
-    scope: ReadonlyMap<string, Est>,
-  ): Est => {
-    const recv = target ? visit(target, scope) : undefined;
-    const args = argExprs.map((a) => visit(a, scope));
-    const all = recv ? [recv, ...args] : args;
-    const argCost = all.reduce((c, a) => plus(c, a.cost), fixed(0));
-    const result = (cost: Range, more: Partial<Est> = {}): Est => ({
-      cost,
-      scalar: SCALAR_RESULT.has(fn),
+  /** What iterating over `range` binds: a list's item or a map's key; with two variables, both. */
+  const iterVar = (range: Est, value: boolean): LocalVar => {
+    if (isList(range)) {
+      if (!value) return { size: range.entry?.key }; // an index: @indices resolves to nothing
+      return { schema: elementSchema(range.schema), size: range.entry?.val };
+    }
+    if (value) return { schema: elementSchema(range.schema), size: range.entry?.val };
+    const map = typeof range.schema?.additionalProperties === "object";
+    return { schema: map ? MAP_KEY : undefined, size: range.entry?.key };
+  };
+
+  const comprehension = (c: Comprehension, type: CelType, scope: ReadonlyMap<string, LocalVar>): Est => {
+    const range = visit(c.iterRange, scope);
+    const init = visit(c.accuInit, scope);
+    const accu: LocalVar = { schema: init.schema, size: computeSize(init), entry: init.entry };
+    const inner = new Map(scope);
+    inner.set(c.accuVar, accu);
+    if (c.iterVar2) {
+      inner.set(c.iterVar, iterVar(range, false));
+      inner.set(c.iterVar2, iterVar(range, true));
+    } else inner.set(c.iterVar, iterVar(range, isList(range)));
+    const condition = visit(c.loopCondition, inner);
+    const step = visit(c.loopStep, inner);
+    const outer = new Map(scope);
+    outer.set(c.accuVar, accu);
+    const result = visit(c.result, outer);
+    const count = sizeOf(range);
+    const initKind = c.accuInit?.exprKind.case;
+    const cost = [range.cost, init.cost, result.cost, times(count, plus(step.cost, condition.cost))].reduce(
+      plus,
+    );
+    if (initKind === "constExpr") return { cost, type, size: computeSize(init) };
+    if (initKind === "listExpr" || initKind === "structExpr") {
+      return { cost, type, size: count, entry: step.entry };
+    }
+    return { cost, type };
+  };
+
+  /** `a.b.c` when it names a namespace (`sets`, `format`, `optional`) rather than a value. */
+  const namespace = (e: Expr, scope: ReadonlyMap<string, LocalVar>): string | undefined => {
+    const k = e.exprKind;
+    if (k.case === "identExpr") {
+      const name = k.value.name;
+      return scope.has(name) || name === "self" || name === "oldSelf" || !unsure(typeOf(e))
+        ? undefined
+        : name;
+    }
+    if (k.case === "selectExpr" && !k.value.testOnly && k.value.operand) {
+      const operand = namespace(k.value.operand, scope);
+      return operand === undefined ? undefined : `${operand}.${k.value.field}`;
+    }
+    return undefined;
+  };
+
+  const call = (e: Expr, scope: ReadonlyMap<string, LocalVar>): Est => {
+    const v = e.exprKind.value as { function: string; target?: Expr; args: Expr[] };
+    const type = typeOf(e);
+    let fn = v.function;
+    let targetExpr = v.target;
+    const ns = targetExpr ? namespace(targetExpr, scope) : undefined;
+    if (ns !== undefined) {
+      fn = `${ns}.${fn}`;
+      targetExpr = undefined;
+    }
+    const args = v.args.map((a) => visit(a, scope));
+    const target = targetExpr ? visit(targetExpr, scope) : undefined;
+    const argCost = args.reduce((c, a) => plus(c, a.cost), fixed(0));
+    const targetCost = target?.cost ?? fixed(0);
+    /** The call's estimate: the function's own cost plus its arguments', and its result. */
+    const done = (own: Range, more: Partial<Est> = {}): Est => ({
+      cost: plus(targetCost, plus(own, argCost)),
+      type,
       ...more,
     });
+    const [a0, a1] = args;
+
     switch (fn) {
+      case "dyn":
+        if (a0) return { cost: plus(fixed(1), a0.cost), type, size: computeSize(a0), entry: a0.entry };
+        break;
+      case "_[_]":
+        if (a0 && a1) {
+          const list = isList(a0);
+          return done(fixed(1), {
+            size: a0.entry?.val,
+            schema: list || isMap(a0) ? elementSchema(a0.schema) : undefined,
+          });
+        }
+        break;
+      // ext sets: the product of the two lists' sizes.
+      case "sets.contains":
+      case "sets.intersects":
+      case "sets.equivalent":
+        if (a0 && a1) {
+          const f = fn === "sets.equivalent" ? 2 : 1;
+          return done(plus(factor(times(sizeOf(a0), sizeOf(a1)), f), fixed(1)));
+        }
+        break;
+    }
+    const kube = kubeCall(fn, target, args, v.args);
+    if (kube) return done(kube.cost, kube.size ? { size: kube.size } : {});
+
+    switch (fn) {
+      case "format":
+        if (target) return done(factor(sizeOf(target), STRING_TRAVERSAL));
+        break;
+      case "bytes":
+        if (a0 && isPrim(a0.type, "string")) {
+          const sz = sizeOf(a0);
+          return done(factor(sz, STRING_TRAVERSAL), {
+            size: { min: sz.min, max: Math.min(MAX, sz.max * 4) },
+          });
+        }
+        break;
+      case "string":
+        if (a0 && isPrim(a0.type, "bytes")) {
+          const sz = sizeOf(a0);
+          return done(factor(sz, STRING_TRAVERSAL), { size: { min: Math.floor(sz.min / 4), max: sz.max } });
+        }
+        break;
+      case "strings.quote":
+        if (a0) {
+          const sz = sizeOf(a0);
+          return done(factor(sz, STRING_TRAVERSAL), {
+            size: { min: sz.min + 2, max: Math.min(MAX, sz.max * 2 + 2) },
+          });
+        }
+        break;
+      case "startsWith":
+      case "endsWith":
+        if (target && a0 && args.length === 1) return done(factor(sizeOf(a0), STRING_TRAVERSAL));
+        break;
+      case "@in":
+        // Only a list is searched; a map's lookup costs 1.
+        if (a0 && a1 && !(isMap(a1) && !isList(a1))) return done(sizeOf(a1));
+        break;
+      case "matches": {
+        const [str, re] = target ? [target, a0] : [a0, a1];
+        if (str && re && args.length === (target ? 1 : 2)) {
+          const strCost = factor(plus(sizeOf(str), fixed(1)), STRING_TRAVERSAL);
+          return done(times(strCost, factor(sizeOf(re), REGEX_LENGTH)));
+        }
+        break;
+      }
+      case "contains":
+        if (target && a0 && args.length === 1 && isText(target)) {
+          return done(times(factor(sizeOf(target), STRING_TRAVERSAL), factor(sizeOf(a0), STRING_TRAVERSAL)));
+        }
+        break;
       case "_&&_":
-      case "_||_": {
-        const [l, r] = [args[0]!, args[1]!];
-        return { cost: { min: l.cost.min, max: add(l.cost.max, r.cost.max) }, scalar: true };
-      }
+      case "_||_":
+        if (a0 && a1) {
+          return { cost: { min: a0.cost.min, max: plus(a0.cost, a1.cost).max }, type };
+        }
+        break;
       case "_?_:_": {
-        const [c, t, f] = [args[0]!, args[1]!, args[2]!];
-        const size = union(sizeOf(t), sizeOf(f));
-        return {
-          cost: plus(c.cost, union(t.cost, f.cost)),
-          size,
-          schema: t.schema ?? f.schema,
-          elem: t.elem ?? f.elem,
-        };
+        const [cond, t, f] = args;
+        if (cond && t && f) {
+          return {
+            cost: plus(cond.cost, union(t.cost, f.cost)),
+            type,
+            size: union(sizeOf(t), sizeOf(f)),
+            entry: unionEntry(t.entry, f.entry),
+          };
+        }
+        break;
       }
+      case "_+_":
+        if (a0 && a1) {
+          const listy = type.kind === "list" || (unsure(type) && (isList(a0) || isList(a1)));
+          const texty =
+            isPrim(type, "string") ||
+            isPrim(type, "bytes") ||
+            (unsure(type) && !listy && isText(a0) && isText(a1));
+          if (listy || texty) {
+            const size = plus(sizeOf(a0), sizeOf(a1));
+            const entry = unionEntry(a0.entry, a1.entry);
+            return done(listy ? fixed(1) : factor(size, STRING_TRAVERSAL), {
+              size,
+              ...(entry ? { entry } : {}),
+            });
+          }
+        }
+        break;
       case "_==_":
       case "_!=_":
       case "_<_":
       case "_<=_":
       case "_>_":
-      case "_>=_": {
-        const smallest = Math.min(sizeOf(args[0]!).max, sizeOf(args[1]!).max);
-        return result(plus(factor({ min: smallest > 0 ? 1 : 0, max: smallest }, STRING_TRAVERSAL), argCost));
-      }
-      case "_+_": {
-        const [l, r] = [sizeOf(args[0]!), sizeOf(args[1]!)];
-        const size = plus(l, r);
-        if (args[0]!.scalar || args[1]!.scalar) return result(plus(fixed(1), argCost), { scalar: true });
-        const isList = args[0]!.schema?.type === "array" || args[0]!.elem !== undefined;
-        return isList
-          ? { cost: plus(fixed(1), argCost), size, elem: args[0]!.elem ?? elementOf(args[0]!) }
-          : { cost: plus(factor(size, STRING_TRAVERSAL), argCost), size };
-      }
-      case "@in":
-        return result(plus(sizeOf(args[1]!), argCost), { scalar: true });
-      case "startsWith":
-      case "endsWith":
-        if (recv && args.length === 1)
-          return result(plus(factor(sizeOf(args[0]!), STRING_TRAVERSAL), argCost));
-        break;
-      case "contains":
-        if (recv && args.length === 1) {
-          const cost = times(
-            factor(sizeOf(recv), STRING_TRAVERSAL),
-            factor(sizeOf(args[0]!), STRING_TRAVERSAL),
-          );
-          return result(plus(cost, argCost));
+      case "_>=_":
+        // Equality by the smaller operand's size; an ordering by length only for strings and bytes.
+        if (a0 && a1 && (fn === "_==_" || fn === "_!=_" || (isText(a0) && isText(a1)))) {
+          const smallest = Math.min(sizeOf(a0).max, sizeOf(a1).max);
+          return done(factor({ min: smallest > 0 ? 1 : 0, max: smallest }, STRING_TRAVERSAL));
         }
         break;
-      case "matches":
-      case "find":
-      case "findAll": {
-        const [str, re] = recv ? [recv, args[0]] : [args[0], args[1]];
-        if (str && re) {
-          const strCost = factor(plus(sizeOf(str), fixed(1)), STRING_TRAVERSAL);
-          const cost = times(strCost, factor(sizeOf(re), REGEX_LENGTH));
-          return fn === "findAll"
-            ? {
-                cost: plus(cost, argCost),
-                size: { min: 0, max: sizeOf(str).max },
-                elem: { cost: fixed(0), size: sizeOf(str) },
-              }
-            : result(plus(cost, argCost), fn === "find" ? { scalar: false, size: sizeOf(str) } : {});
-        }
-        break;
-      }
-      case "split":
-        if (recv) {
-          const size = sizeOf(recv);
-          return {
-            cost: plus(factor(size, 2 * STRING_TRAVERSAL), argCost),
-            size: { min: 0, max: size.max },
-            elem: { cost: fixed(0), size },
-          };
-        }
-        break;
-      case "join":
-        if (recv) {
-          const count = sizeOf(recv);
-          const each = sizeOf(elementOf(recv));
-          const size = times(count, each);
-          return { cost: plus(factor(size, STRING_TRAVERSAL), argCost), size };
-        }
-        break;
-      case "replace":
-        if (recv) {
-          const size = sizeOf(recv);
-          return { cost: plus(factor(size, STRING_TRAVERSAL), argCost), size };
-        }
-        break;
+    }
+    return done(fixed(1));
+  };
+
+  /**
+   * kube's library/cost.go (EstimateCallCost), consulted before cel-go's own prices: the cost of
+   * the function itself, and its result's size where kube gives one. Undefined: not kube's.
+   */
+  const kubeCall = (
+    fn: string,
+    target: Est | undefined,
+    args: Est[],
+    argExprs: readonly Expr[],
+  ): { cost: Range; size?: Range } | undefined => {
+    const [a0, a1] = args;
+    const traverse = (e: Est, f = STRING_TRAVERSAL) => factor(sizeOf(e), f);
+    switch (fn) {
       case "isSorted":
       case "sum":
       case "max":
       case "min":
-        if (recv) return result(plus(sizeOf(recv), argCost), { scalar: true });
-        break;
       case "indexOf":
       case "lastIndexOf":
-        if (recv) {
-          const isList = recv.schema?.type === "array" || recv.elem !== undefined;
-          return result(plus(isList ? sizeOf(recv) : factor(sizeOf(recv), STRING_TRAVERSAL), argCost), {
-            scalar: true,
-          });
+      case "includes":
+        if (target) {
+          if (isList(target) || (unsure(target.type) && target.schema?.type === "array")) {
+            // Each element compared costs 1, and a string's or bytes' length more.
+            const items = elementSchema(target.schema);
+            const elemType = target.type.kind === "list" ? target.type.elem : undefined;
+            const text = elemType
+              ? isPrim(elemType, "string") || isPrim(elemType, "bytes")
+              : items?.type === "string";
+            // kube sizes the element by its path alone: a list that is no field's is unbounded.
+            const elemSize = items ? schemaSize(items) : unsure(target.type) ? fixed(1) : UNKNOWN_SIZE;
+            const each = text ? plus(fixed(1), factor(elemSize, STRING_TRAVERSAL)) : fixed(1);
+            return { cost: times(sizeOf(target), each) };
+          }
+          return { cost: fn === "includes" ? sizeOf(target) : traverse(target) };
         }
         break;
-      case "sets.contains":
-      case "sets.equivalent":
-      case "sets.intersects":
-        return result(plus(times(sizeOf(args[0]!), sizeOf(args[1]!)), argCost), { scalar: true });
-      default:
-        if (TRAVERSAL.has(fn)) {
-          const str = recv ?? args[0];
-          if (str) {
-            const size = sizeOf(str);
-            const scalar = SCALAR_RESULT.has(fn);
-            return {
-              cost: plus(factor(size, STRING_TRAVERSAL), argCost),
-              scalar,
-              ...(scalar ? {} : { size }),
-            };
+      case "url":
+      case "jsonpatch.escapeKey":
+        if (a0 && args.length === 1) return { cost: traverse(a0), size: sizeOf(a0) };
+        break;
+      case "lowerAscii":
+      case "upperAscii":
+      case "substring":
+      case "trim":
+        if (target) return { cost: traverse(target), size: sizeOf(target) };
+        break;
+      case "replace":
+        if (target && a0 && a1)
+          return { cost: traverse(target, 2 * STRING_TRAVERSAL), size: replaced(target, a0, a1) };
+        break;
+      case "split":
+        if (target) {
+          const sz = sizeOf(target);
+          let max = sz.max;
+          const limit = literalInt(argExprs[1]);
+          // Go's uint64 of a negative limit wraps around: unbounded.
+          if (limit !== undefined) max = limit < 0 ? MAX : limit;
+          return { cost: factor(sz, 2 * STRING_TRAVERSAL), size: { min: 0, max } };
+        }
+        break;
+      case "join":
+        if (target) {
+          const count = sizeOf(target);
+          let size = fixed(0);
+          if (isList(target) || unsure(target.type)) {
+            const items = elementSchema(target.schema);
+            const elemSize = items ? schemaSize(items) : unsure(target.type) ? fixed(1) : UNKNOWN_SIZE;
+            size = times(count, elemSize);
+          }
+          if (a0) {
+            const separators = { min: Math.max(0, count.min - 1), max: Math.max(0, count.max - 1) };
+            size = plus(size, times(sizeOf(a0), separators));
+          }
+          return { cost: factor(size, STRING_TRAVERSAL), size };
+        }
+        break;
+      case "find":
+      case "findAll":
+        if (target && a0) {
+          const sz = sizeOf(target);
+          const strCost = factor(plus(sz, fixed(1)), STRING_TRAVERSAL);
+          return { cost: times(strCost, traverse(a0, REGEX_LENGTH)), size: { min: 0, max: sz.max } };
+        }
+        break;
+      case "cidr":
+      case "isIP":
+      case "isCIDR":
+      case "quantity":
+      case "isQuantity":
+      case "semver":
+      case "isSemver":
+        if (a0) return { cost: traverse(a0) };
+        break;
+      case "ip":
+        if (target) return { cost: fixed(1) }; // a CIDR's ip(): a field read
+        if (a0) return { cost: traverse(a0) };
+        break;
+      case "ip.isCanonical":
+        if (a0) return { cost: traverse(a0, 2 * STRING_TRAVERSAL) };
+        break;
+      case "containsIP":
+      case "containsCIDR":
+        if (a0) {
+          // Two byte lists of 4 or 16 compared; a CIDR masked first; a string parsed first.
+          const ip = { min: 4, max: 16 };
+          let cost = factor(plus(ip, ip), STRING_TRAVERSAL);
+          if (fn === "containsCIDR") cost = plus(plus(cost, factor(ip, STRING_TRAVERSAL)), fixed(1));
+          if (isText(a0)) cost = plus(cost, traverse(a0));
+          return { cost };
+        }
+        break;
+      case "validate":
+        if (a0) return { cost: factor(traverse(a0), MAX_NAME_FORMAT_REGEX * REGEX_LENGTH) };
+        break;
+      case "format.named":
+      case "masked":
+      case "prefixLength":
+      case "family":
+      case "isUnspecified":
+      case "isLoopback":
+      case "isLinkLocalMulticast":
+      case "isLinkLocalUnicast":
+      case "isGlobalUnicast":
+      case "sign":
+      case "asInteger":
+      case "isInteger":
+      case "asApproximateFloat":
+      case "isGreaterThan":
+      case "isLessThan":
+      case "compareTo":
+      case "add":
+      case "sub":
+      case "major":
+      case "minor":
+      case "patch":
+      case "getScheme":
+      case "getHostname":
+      case "getHost":
+      case "getPort":
+      case "getEscapedPath":
+      case "getQuery":
+        return { cost: fixed(1) };
+      case "_==_":
+        // Kubernetes' own types compare in constant time (a format by its name, a URL by length).
+        if (
+          a0 &&
+          a1 &&
+          a0.type.kind === "opaque" &&
+          a1.type.kind === "opaque" &&
+          a0.type.name === a1.type.name
+        ) {
+          switch (a0.type.name) {
+            case "net.IP":
+            case "net.CIDR":
+            case "kubernetes.Quantity":
+            case "kubernetes.Semver":
+              return { cost: fixed(1) };
+            case "kubernetes.NamedFormat":
+              return { cost: factor({ min: 1, max: MAX_FORMAT }, STRING_TRAVERSAL) };
+            case "kubernetes.URL":
+              return { cost: factor({ min: 1, max: a1.size?.max ?? 1 }, STRING_TRAVERSAL) };
           }
         }
+        break;
     }
-    return result(plus(fixed(1), argCost));
+    return undefined;
   };
 
   return visit(expr, new Map()).cost;
+}
+
+/** The value of `e` when it is an integer literal. */
+function literalInt(e: Expr | undefined): number | undefined {
+  const k = e?.exprKind;
+  return k?.case === "constExpr" && k.value.constantKind.case === "int64Value"
+    ? Number(k.value.constantKind.value)
+    : undefined;
+}
+
+/** kube's result size of `s.replace(from, to)`: as many replacements as can fit. */
+function replaced(target: Est, from: Est, to: Est): Range {
+  const sz = sizeOf(target);
+  const f = sizeOf(from);
+  const t = sizeOf(to);
+  let countMax: number;
+  let keptMax = 0;
+  if (f.min === 0) {
+    countMax = sz.max < MAX ? sz.max + 1 : sz.max;
+    keptMax = sz.max;
+  } else if (t.max <= f.min) {
+    countMax = 0;
+    keptMax = sz.max;
+  } else countMax = Math.ceil(sz.max / f.min);
+  let countMin: number;
+  let keptMin = 0;
+  if (f.max === 0) {
+    countMin = sz.min < MAX ? sz.min + 1 : sz.min;
+    keptMin = sz.min;
+  } else if (f.max <= t.min) {
+    countMin = 0;
+    keptMin = sz.min;
+  } else countMin = Math.ceil(sz.min / f.max);
+  return plus(times({ min: countMin, max: countMax }, t), { min: keptMin, max: keptMax });
 }
 
 /** kube's words for a cost over a limit (getCostErrorMessage). */

@@ -4,7 +4,7 @@
 // cel-go's checker errors are "compilation failed: ERROR: ..."; a rule must then evaluate to
 // exactly a bool (dyn will not do) and a messageExpression to a string.
 import type { Schema } from "../schema/schema-types.js";
-import type { Parsed } from "./ast.js";
+import type { Expr, Parsed } from "./ast.js";
 import { checkExpression } from "./checker.js";
 import {
   BOOL,
@@ -26,13 +26,14 @@ export interface RuleNode {
 
 /**
  * What kube says of `expression` (a rule, or a messageExpression when `message`), parsed already
- * or not; undefined when it is fine.
+ * or not; undefined when it is fine. With `types`, the type of each subexpression goes there.
  */
 export function ruleTypeError(
   node: RuleNode,
   expression: string,
   message: boolean,
   parsedAlready?: Parsed,
+  types?: Map<Expr, CelType>,
 ): string | undefined {
   let parsed: Parsed;
   try {
@@ -40,14 +41,7 @@ export function ruleTypeError(
   } catch {
     return undefined; // a syntax error is the compiler's to report
   }
-  // kube names the node's type selfType<nanoseconds>; the figure varies, as kube's does.
-  const self = schemaType(node.schema, `selfType${process.hrtime()[1]}`, node.root);
-  const variables = new Map<string, CelType>();
-  if (self !== undefined) {
-    variables.set("self", self);
-    variables.set("oldSelf", node.optionalOldSelf ? optionalOf(self) : self);
-  }
-  const { type, errors } = checkExpression(parsed, expression, variables);
+  const { type, errors } = checkExpression(parsed, expression, variablesOf(node), types);
   const failed = message ? "messageExpression compilation failed: " : "compilation failed: ";
   if (errors.length > 0) return failed + errors.map((e) => `ERROR: ${e}`).join("\n");
   const want = message ? STRING : BOOL;
@@ -55,4 +49,23 @@ export function ruleTypeError(
     return message ? "messageExpression must evaluate to a string" : "cel expression must evaluate to a bool";
   }
   return undefined;
+}
+
+/** The type of each subexpression of `parsed`, a rule or messageExpression of `node`. */
+export function ruleTypes(node: RuleNode, parsed: Parsed): Map<Expr, CelType> {
+  const types = new Map<Expr, CelType>();
+  checkExpression(parsed, "", variablesOf(node), types);
+  return types;
+}
+
+/** `self` and `oldSelf`, of the type kube declares for the rule's node. */
+function variablesOf(node: RuleNode): Map<string, CelType> {
+  // kube names the node's type selfType<nanoseconds>; the figure varies, as kube's does.
+  const self = schemaType(node.schema, `selfType${process.hrtime()[1]}`, node.root);
+  const variables = new Map<string, CelType>();
+  if (self !== undefined) {
+    variables.set("self", self);
+    variables.set("oldSelf", node.optionalOldSelf ? optionalOf(self) : self);
+  }
+  return variables;
 }

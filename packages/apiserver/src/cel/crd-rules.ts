@@ -26,7 +26,8 @@ import { isObject, type Schema } from "../schema/schema-types.js";
 import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
 import { type Expr, type Parsed, walkExpr } from "./ast.js";
 import { escapeProperty, isReservedWord } from "./escaping.js";
-import { ruleTypeError } from "./crd-rule-types.js";
+import type { CelType } from "./checker-types.js";
+import { type RuleNode, ruleTypeError, ruleTypes } from "./crd-rule-types.js";
 import { formattedValue } from "./format-values.js";
 import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
 import { optionalOf } from "./optional.js";
@@ -106,7 +107,13 @@ function compile(schema: Schema, rule: string): Compiled {
           metered ??= planMetered(env, parsed);
           return metered;
         },
-        cost: estimateCost(parsed.expr, schema, true).max,
+        // As the rule's node were the schema's root: the CRD's check (ruleCompileErrors) knows.
+        cost: estimateCost(
+          parsed.expr,
+          schema,
+          true,
+          ruleTypes({ schema, root: true, optionalOldSelf: false }, parsed),
+        ).max,
         transition: usesIdent(parsed.expr, "oldSelf"),
         parsed,
       };
@@ -223,21 +230,24 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
         root: s === schema || s["x-kubernetes-embedded-resource"] === true,
         optionalOldSelf: r.optionalOldSelf === true,
       };
+      const types = new Map<Expr, CelType>();
       const ruleError = c.error
         ? `compilation failed: ERROR: ${c.error}`
-        : ruleTypeError(node, rule, false, c.parsed);
-      if (!ruleError) weigh(c.cost, s, cardinality, field, "estimated rule cost");
+        : ruleTypeError(node, rule, false, c.parsed, types);
+      if (!ruleError) weigh(costOf(c, node, types), s, cardinality, field, "estimated rule cost");
       if (ruleError) {
         errs.push({ type: "FieldValueInvalid", field, value: new GoSyntax(ruleText(r)), detail: ruleError });
       }
       // kube compiles the messageExpression only after the rule compiled.
       if (!ruleError && typeof r.messageExpression === "string" && r.messageExpression.trim() !== "") {
         const m = compile(s, r.messageExpression);
+        const messageTypes = new Map<Expr, CelType>();
         const messageError = m.error
           ? `messageExpression compilation failed: ERROR: ${m.error}`
-          : ruleTypeError(node, r.messageExpression, true, m.parsed);
+          : ruleTypeError(node, r.messageExpression, true, m.parsed, messageTypes);
         if (!messageError) {
-          weigh(m.cost, s, cardinality, `${base}.messageExpression`, "estimated messageExpression cost");
+          const cost = costOf(m, node, messageTypes);
+          weigh(cost, s, cardinality, `${base}.messageExpression`, "estimated messageExpression cost");
         }
         if (messageError) {
           errs.push({
@@ -279,6 +289,11 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
     });
   }
   return errs;
+}
+
+/** A compiled expression's estimated cost with the types the CRD's check found for its node. */
+function costOf(c: Compiled, node: RuleNode, types: ReadonlyMap<Expr, CelType>): number | undefined {
+  return c.parsed ? estimateCost(c.parsed.expr, node.schema, node.root, types).max : c.cost;
 }
 
 /**
