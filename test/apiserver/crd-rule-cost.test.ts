@@ -5,6 +5,7 @@
 // is refused, and one that only compares it is not. Each CRD is written with dryRun=All.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { versionDifference } from "../support/environment.js";
 import { Api, CRDS, customResourceDefinition, startTarget, type Target } from "./harness.js";
 
 let target: Target;
@@ -74,6 +75,22 @@ describe("kube's estimate of a rule's cost turns on the sizes it knows", () => {
     assert.equal(await verdict("self.l.indexOf('a') >= 0"), "ok");
     assert.equal(await verdict("['a', 'b'].indexOf(self.b) >= 0"), "rule");
     assert.equal(await verdict("self.l.map(x, x + 'a').exists(y, y.contains('ba'))"), "ok");
+  });
+
+  test("format's messages and optional values are sized by their types (kube 1.31+)", async (t) => {
+    if (!versionDifference("kube 1.26 has no format library nor optional values in CRD rules")) {
+      t.skip("kube 1.26 offers no format.* nor optional.* in CRD rules");
+      return;
+    }
+    const valid = "!format.uuid().validate(self.b).hasValue()";
+    assert.equal(await verdict(valid, "format.uuid().validate(self.b).value()[0]"), "ok");
+    assert.equal(
+      await verdict(valid, "format.uuid().validate(self.b).value().join(', ')"),
+      "messageExpression",
+    );
+    assert.equal(await verdict("optional.of(self.b).value() + 'x' == 'y'"), "rule");
+    assert.equal(await verdict("self.?b.orValue('') + 'x' == 'y'"), "rule");
+    assert.equal(await verdict("self.l.first().orValue('').size() < 3"), "ok");
   });
 
   test("a map's value is bounded when indexed, not when selected", async () => {

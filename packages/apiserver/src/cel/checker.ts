@@ -278,12 +278,15 @@ export function checkExpression(
 
   const checkCall = (e: Expr, scope: ReadonlyMap<string, CelType>): CelType => {
     const call = e.exprKind.value as { function: string; target?: Expr; args: Expr[] };
-    const fn = call.function;
+    let fn = call.function;
     // `sets.contains(...)`: a namespaced function, parsed as a member call on its namespace.
     const namespace = call.target ? qualifiedName(call.target, scope) : undefined;
     if (namespace !== undefined) {
-      for (const a of call.args) check(a, scope);
-      return UNKNOWN;
+      if (!overloadsOf(`${namespace}.${fn}`)) {
+        for (const a of call.args) check(a, scope);
+        return UNKNOWN;
+      }
+      fn = `${namespace}.${fn}`;
     }
     if (fn === OPTIONAL_LIST || fn === OPTIONAL_MAP) {
       // `[a, ?b]` and `{k: v, ?k2: o}`, rewritten by optional-syntax.ts into lists of the
@@ -303,7 +306,7 @@ export function checkExpression(
       }
       return UNKNOWN;
     }
-    const target = call.target ? check(call.target, scope) : undefined;
+    const target = call.target && namespace === undefined ? check(call.target, scope) : undefined;
     if (fn === "format") inFormat++;
     const args = call.args.map((a) => check(a, scope));
     if (fn === "format") inFormat--;

@@ -1,8 +1,10 @@
 // The functions cel-go's checker knows in kube's CRD rule environment, by name, with every
 // overload each name has there: cel-go's standard library (common/stdlib/standard.go of
 // cel-go v0.29.2, with kube's CrossTypeNumericComparisons), its strings extension,
-// Kubernetes' regex and list additions that share those names, and its quantity library
-// (library/quantity.go: sign is a global function there, not a method). A function missing here
+// Kubernetes' regex and list additions that share those names, its quantity library
+// (library/quantity.go: sign is a global function there, not a method), cel-go's optional values
+// (version 2: first, last, unwrap) and Kubernetes' format library, whose functions are named in
+// namespaces (`optional.of`, `format.named`). A function missing here
 // is not checked at all (checker.ts gives its result an unknown type): a name listed must carry
 // all of its overloads, or the checker would refuse calls cel-go accepts.
 //
@@ -224,6 +226,34 @@ const TABLE = `
   sub .(kubernetes.Quantity, int) kubernetes.Quantity
   string (net.IP) string
   string (net.CIDR) string
+  _[_] (optional_type(list(A)), int) optional_type(A)
+  _[_] (optional_type(map(A, B)), A) optional_type(B)
+  value .(optional_type(A)) A
+  hasValue .(optional_type(A)) bool
+  or .(optional_type(A), optional_type(A)) optional_type(A)
+  orValue .(optional_type(A), A) A
+  first .(list(A)) optional_type(A)
+  last .(list(A)) optional_type(A)
+  unwrapOpt .(list(optional_type(A))) list(A)
+  optional.of (A) optional_type(A)
+  optional.ofNonZeroValue (A) optional_type(A)
+  optional.none () optional_type(A)
+  optional.unwrap (list(optional_type(A))) list(A)
+  validate .(kubernetes.NamedFormat, string) optional_type(list(string))
+  format.named (string) optional_type(kubernetes.NamedFormat)
+  format.dns1123Label () kubernetes.NamedFormat
+  format.dns1123Subdomain () kubernetes.NamedFormat
+  format.dns1035Label () kubernetes.NamedFormat
+  format.qualifiedName () kubernetes.NamedFormat
+  format.dns1123LabelPrefix () kubernetes.NamedFormat
+  format.dns1123SubdomainPrefix () kubernetes.NamedFormat
+  format.dns1035LabelPrefix () kubernetes.NamedFormat
+  format.labelValue () kubernetes.NamedFormat
+  format.uri () kubernetes.NamedFormat
+  format.uuid () kubernetes.NamedFormat
+  format.byte () kubernetes.NamedFormat
+  format.date () kubernetes.NamedFormat
+  format.datetime () kubernetes.NamedFormat
 `;
 
 export interface Overload {

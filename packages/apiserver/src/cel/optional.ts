@@ -1,7 +1,8 @@
 // cel-go's optional values (kube 1.29+) on @bufbuild/cel, which has no optional type: an optional
 // travels as a tagged map (tagged.ts's way) holding a list of none or one value, so `==` compares
 // two optionals by what they hold and an optional never equals anything else (`null` included).
-// Here: optional.of, optional.ofNonZeroValue, optional.none, hasValue, value, orValue, or.
+// Here: optional.of, optional.ofNonZeroValue, optional.none, hasValue, value, orValue, or, and
+// (version 2) first, last, optional.unwrap and unwrapOpt.
 // The `.?field`, `[?key]`, `[?x]` and `{?k: v}` syntax, which this CEL parser does not read, is
 // rewritten by optional-syntax.ts into calls of the four functions at the end.
 import {
@@ -79,7 +80,29 @@ export const optionalLibrary: CelFunc[] = [
     held(other); // an `or` of something that is not an optional is no such overload
     return other;
   }),
+  // Version 2 of cel-go's optional library (kube 1.37's): a list's first and last element, and
+  // the values a list of optionals holds.
+  celMethod("first", LIST, [], OPTIONAL, function (this: CelList) {
+    return optionalOf(this.size > 0 ? this.get(0) : undefined);
+  }),
+  celMethod("last", LIST, [], OPTIONAL, function (this: CelList) {
+    return optionalOf(this.size > 0 ? this.get(this.size - 1) : undefined);
+  }),
+  celFunc("optional.unwrap", [LIST], LIST, (list: CelList) => unwrapped(list)),
+  celMethod("unwrapOpt", LIST, [], LIST, function (this: CelList) {
+    return unwrapped(this);
+  }),
 ];
+
+/** The values the optionals of `list` hold, in order; no such overload when one is no optional. */
+function unwrapped(list: CelList): CelList {
+  const out: CelValue[] = [];
+  for (const v of list) {
+    if (!isOptional(v)) throw celError("no such overload");
+    out.push(...held(v));
+  }
+  return celList(out);
+}
 
 /**
  * `x.?field` and `x[?key]`: an optional of the entry (a list's element) when present, else none.
