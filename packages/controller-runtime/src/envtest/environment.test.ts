@@ -77,7 +77,8 @@ test("CRDs from a directory are installed and served before start() resolves", a
   const dir = tempDir();
   writeFileSync(join(dir, "widgets.yaml"), widgetCRD);
   writeFileSync(join(dir, "notes.txt"), "not a manifest");
-  const env = new Environment({ env: {}, crdDirectoryPaths: [dir, join(dir, "missing")] });
+  // On the server the run selects (envtest's variables): kube-apiserver serves CRDs too.
+  const env = new Environment({ crdDirectoryPaths: [dir, join(dir, "missing")] });
   await env.start();
   try {
     assert.deepEqual(
@@ -102,8 +103,8 @@ test("CRDs from a directory are installed and served before start() resolves", a
 });
 
 test("a missing CRD path fails start() when errorIfCRDPathMissing is set", async () => {
+  // CRD files are read before any server starts, whichever the run selects.
   const env = new Environment({
-    env: {},
     crdDirectoryPaths: ["/nonexistent/crds"],
     errorIfCRDPathMissing: true,
   });
