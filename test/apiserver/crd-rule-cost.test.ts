@@ -93,6 +93,17 @@ describe("kube's estimate of a rule's cost turns on the sizes it knows", () => {
     assert.equal(await verdict("self.l.first().orValue('').size() < 3"), "ok");
   });
 
+  test("kube sizes what has no path by the rule's own node: a function's list's items, their variables", async () => {
+    // kube's size estimator reads a path from its second element, so `split(',')[0]` (path @items)
+    // and a variable over a function's list are sized as the rule's node, an object: 0.
+    assert.equal(await verdict("'lit'.contains(self.s.split(',')[0])"), "ok");
+    assert.equal(await verdict("self.b.split(',', 3).exists(x, x.contains(self.s))"), "ok");
+    assert.equal(await verdict("(self.l + self.l).all(x, x == self.s.substring(1))"), "ok");
+    // A list library function's result has no path: a string min() is unbounded.
+    assert.equal(await verdict("self.l.min() < self.l.max()"), "rule");
+    assert.equal(await verdict("dyn(self.b).contains(string(self.n))"), "rule");
+  });
+
   test("a map's value is bounded when indexed, not when selected", async () => {
     assert.equal(await verdict("!('k' in self.m) || self.m['k'].contains('x')"), "ok");
     assert.equal(await verdict("!has(self.m.k) || self.m.k.contains('x')"), "rule");

@@ -638,6 +638,17 @@ describe("CRD validation rules", () => {
     await api.delete(`${CRDS}/libs.${group}`);
   });
 
+  test("includes (Kubernetes' list library, version 1) is not yet in kube 1.37's CRD rules", async () => {
+    // kube compiles new rules at its compatibility version, one minor behind: version 1 of the
+    // list library arrived in kube 1.37's environment, so its rules may name it from kube 1.38.
+    const r = await api.post(CRDS, crd("includes", "Include", specRules([{ rule: "![7].includes(7)" }], {})));
+    assert.equal(r.status, 422, r.text);
+    assert.match(
+      (causes(r) as { message: string }[])[0]?.message ?? "",
+      /compilation failed: ERROR: <input>:1:14: undeclared reference to 'includes' \(in container ''\)/,
+    );
+  });
+
   test("cel-go's sets extension: sets.contains, sets.equivalent, sets.intersects (kube 1.29+)", async (t) => {
     if (!versionDifference("kube 1.26 has no sets library in CRD rules")) {
       t.skip("kube 1.26 offers no sets.* functions");

@@ -60,8 +60,8 @@ interface Est {
   type: CelType;
   /** cel-go's computed size: a literal's, a function's result, a comprehension's. */
   size?: Range;
-  /** The schema node the expression's path reaches (kube's size estimator), when it reaches one. */
-  schema?: Schema;
+  /** The expression's path into the object (cel-go's field path), when it has one. */
+  path?: Path;
   /** A literal collection's entries, also through the variables bound to it. */
   entry?: Entry;
   /** A local variable's own size, read after its path and its type (cel-go's localVar.size). */
@@ -70,9 +70,17 @@ interface Est {
 
 type Comprehension = Extract<Expr["exprKind"], { case: "comprehensionExpr" }>["value"];
 
+/**
+ * A field path (self.a.b, a list's @items, a map's @values or @keys) as the schema node it reaches,
+ * undefined when it reaches none: kube's size estimator then knows nothing of it.
+ */
+interface Path {
+  schema?: Schema;
+}
+
 /** A variable a comprehension binds: its path, size and entries (cel-go's localVar). */
 interface LocalVar {
-  schema?: Schema;
+  path?: Path;
   size?: Range;
   entry?: Entry;
 }
@@ -93,7 +101,7 @@ const isPrim = (t: CelType, name: string) => t.kind === "prim" && t.name === nam
 /** cel-go's computeSize: the size of `e`'s value, undefined when nothing says it. */
 function computeSize(e: Est): Range | undefined {
   if (e.size) return e.size;
-  if (e.schema) return schemaSize(e.schema);
+  if (e.path?.schema) return schemaSize(e.path.schema);
   if (isScalar(e.type)) return fixed(1);
   if (e.varSize) return e.varSize;
   return unsure(e.type) ? fixed(1) : undefined;
@@ -107,7 +115,7 @@ function isList(e: Est): boolean {
   if (e.type.kind === "list") return true;
   if (e.type.kind === "map") return false;
   if (e.entry) return e.entry.list;
-  return e.schema?.type === "array";
+  return e.path?.schema?.type === "array";
 }
 
 /** Whether `e` is a map (or an object of the schema), by its type, its entries or its schema. */
@@ -115,15 +123,19 @@ function isMap(e: Est): boolean {
   if (e.type.kind === "map") return true;
   if (e.type.kind === "list") return false;
   if (e.entry) return !e.entry.list;
-  return e.schema?.type === "object";
+  return e.path?.schema?.type === "object";
 }
 
 /** Whether `e` is a string or bytes: compared and concatenated by length. */
 function isText(e: Est): boolean {
   if (isPrim(e.type, "string") || isPrim(e.type, "bytes")) return true;
   if (!unsure(e.type)) return false;
-  return e.schema?.type === "string" || (e.schema === undefined && e.entry === undefined);
+  const s = e.path?.schema;
+  return s?.type === "string" || (s === undefined && e.entry === undefined);
 }
+
+/** Whether `e` may be compared by length: a string, bytes, or a dyn that may be either. */
+const textual = (e: Est) => isText(e) || e.type.kind === "dyn";
 
 function unionEntry(a: Entry | undefined, b: Entry | undefined): Entry | undefined {
   return a && b ? { list: a.list, key: union(a.key, b.key), val: union(a.val, b.val) } : undefined;
@@ -136,6 +148,14 @@ function unionEntry(a: Entry | undefined, b: Entry | undefined): Entry | undefin
  */
 export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: NodeTypes): Range {
   const typeOf = (e: Expr): CelType => types.get(e) ?? { kind: "unknown" };
+  /**
+   * A path one step on from `from`. kube's size estimator reads a path from its second element
+   * (the first is `self`), so a step from an expression with no path (a function's result, a
+   * literal) reaches the rule's own node: `self.s.split(',')[0]` is sized as `self` is.
+   */
+  const step = (from: Path | undefined, next: (s: Schema) => Schema | undefined): Path =>
+    from === undefined ? { schema: root } : { schema: from.schema && next(from.schema) };
+  const mapKey = (s: Schema) => (typeof s.additionalProperties === "object" ? MAP_KEY : undefined);
 
   const visit = (e: Expr | undefined, scope: ReadonlyMap<string, LocalVar>): Est => {
     if (!e) return { cost: fixed(0), type: { kind: "unknown" } };
@@ -155,12 +175,12 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: N
       case "identExpr": {
         const bound = scope.get(k.value.name);
         if (bound) {
-          const { schema, size: varSize, entry } = bound;
-          return { cost: fixed(1), type, schema, varSize, entry };
+          const { path, size: varSize, entry } = bound;
+          return { cost: fixed(1), type, path, varSize, entry };
         }
         // self, oldSelf, and any other name: kube's estimator drops a path's first element, so
         // every name outside the comprehensions' reaches the rule's node.
-        return { cost: fixed(1), type, schema: root };
+        return { cost: fixed(1), type, path: { schema: root } };
       }
       case "selectExpr": {
         const operand = visit(k.value.operand, scope);
@@ -168,15 +188,11 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: N
         if (k.value.testOnly) return { cost: operand.cost, type };
         const kind = operand.type.kind;
         const charged = kind === "object" || kind === "map" || kind === "param" || unsure(operand.type);
-        const operandExpr = k.value.operand;
-        const isSelf =
-          operandExpr?.exprKind.case === "identExpr" &&
-          !scope.has(operandExpr.exprKind.value.name) &&
-          ["self", "oldSelf"].includes(operandExpr.exprKind.value.name);
+        const name = k.value.field;
         return {
           cost: charged ? plus(operand.cost, fixed(1)) : operand.cost,
           type,
-          schema: field(operand.schema, k.value.field, isRoot && isSelf),
+          path: step(operand.path, (s) => field(s, name, isRoot && s === root)),
         };
       }
       case "listExpr": {
@@ -220,18 +236,18 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: N
   /** What iterating over `range` binds: a list's item or a map's key; with two variables, both. */
   const iterVar = (range: Est, value: boolean): LocalVar => {
     if (isList(range)) {
-      if (!value) return { size: range.entry?.key }; // an index: @indices resolves to nothing
-      return { schema: elementSchema(range.schema), size: range.entry?.val };
+      // An index's path, @indices, resolves to nothing.
+      if (!value) return { path: step(range.path, () => undefined), size: range.entry?.key };
+      return { path: step(range.path, elementSchema), size: range.entry?.val };
     }
-    if (value) return { schema: elementSchema(range.schema), size: range.entry?.val };
-    const map = typeof range.schema?.additionalProperties === "object";
-    return { schema: map ? MAP_KEY : undefined, size: range.entry?.key };
+    if (value) return { path: step(range.path, elementSchema), size: range.entry?.val };
+    return { path: step(range.path, mapKey), size: range.entry?.key };
   };
 
   const comprehension = (c: Comprehension, type: CelType, scope: ReadonlyMap<string, LocalVar>): Est => {
     const range = visit(c.iterRange, scope);
     const init = visit(c.accuInit, scope);
-    const accu: LocalVar = { schema: init.schema, size: computeSize(init), entry: init.entry };
+    const accu: LocalVar = { path: init.path, size: computeSize(init), entry: init.entry };
     const inner = new Map(scope);
     inner.set(c.accuVar, accu);
     if (c.iterVar2) {
@@ -298,13 +314,7 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: N
         if (a0) return { cost: plus(fixed(1), a0.cost), type, size: computeSize(a0), entry: a0.entry };
         break;
       case "_[_]":
-        if (a0 && a1) {
-          const list = isList(a0);
-          return done(fixed(1), {
-            size: a0.entry?.val,
-            schema: list || isMap(a0) ? elementSchema(a0.schema) : undefined,
-          });
-        }
+        if (a0 && a1) return done(fixed(1), { size: a0.entry?.val, path: step(a0.path, elementSchema) });
         break;
       // ext sets: the product of the two lists' sizes.
       case "sets.contains":
@@ -323,18 +333,24 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: N
       case "format":
         if (target) return done(factor(sizeOf(target), STRING_TRAVERSAL));
         break;
+      // A conversion from dyn may be any of the function's overloads: cel-go takes the union of
+      // their costs and of the result sizes those that have one give.
       case "bytes":
-        if (a0 && isPrim(a0.type, "string")) {
+        if (a0 && (isPrim(a0.type, "string") || a0.type.kind === "dyn")) {
           const sz = sizeOf(a0);
-          return done(factor(sz, STRING_TRAVERSAL), {
+          const cost = factor(sz, STRING_TRAVERSAL);
+          return done(a0.type.kind === "dyn" ? union(cost, fixed(1)) : cost, {
             size: { min: sz.min, max: Math.min(MAX, sz.max * 4) },
           });
         }
         break;
       case "string":
-        if (a0 && isPrim(a0.type, "bytes")) {
+        if (a0 && (isPrim(a0.type, "bytes") || a0.type.kind === "dyn")) {
           const sz = sizeOf(a0);
-          return done(factor(sz, STRING_TRAVERSAL), { size: { min: Math.floor(sz.min / 4), max: sz.max } });
+          const cost = factor(sz, STRING_TRAVERSAL);
+          return done(a0.type.kind === "dyn" ? union(cost, fixed(1)) : cost, {
+            size: { min: Math.floor(sz.min / 4), max: sz.max },
+          });
         }
         break;
       case "strings.quote":
@@ -362,7 +378,7 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: N
         break;
       }
       case "contains":
-        if (target && a0 && args.length === 1 && isText(target)) {
+        if (target && a0 && args.length === 1) {
           return done(times(factor(sizeOf(target), STRING_TRAVERSAL), factor(sizeOf(a0), STRING_TRAVERSAL)));
         }
         break;
@@ -387,9 +403,11 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: N
       case "_+_":
         if (a0 && a1) {
           const listy = type.kind === "list" || (unsure(type) && (isList(a0) || isList(a1)));
+          // dyn + dyn may be a concatenation of strings: its dearest overload.
           const texty =
             isPrim(type, "string") ||
             isPrim(type, "bytes") ||
+            type.kind === "dyn" ||
             (unsure(type) && !listy && isText(a0) && isText(a1));
           if (listy || texty) {
             const size = plus(sizeOf(a0), sizeOf(a1));
@@ -408,7 +426,7 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: N
       case "_>_":
       case "_>=_":
         // Equality by the smaller operand's size; an ordering by length only for strings and bytes.
-        if (a0 && a1 && (fn === "_==_" || fn === "_!=_" || (isText(a0) && isText(a1)))) {
+        if (a0 && a1 && (fn === "_==_" || fn === "_!=_" || (textual(a0) && textual(a1)))) {
           const smallest = Math.min(sizeOf(a0).max, sizeOf(a1).max);
           return done(factor({ min: smallest > 0 ? 1 : 0, max: smallest }, STRING_TRAVERSAL));
         }
@@ -438,15 +456,14 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: N
       case "lastIndexOf":
       case "includes":
         if (target) {
-          if (isList(target) || (unsure(target.type) && target.schema?.type === "array")) {
+          if (isList(target)) {
             // Each element compared costs 1, and a string's or bytes' length more.
-            const items = elementSchema(target.schema);
+            const items = target.path?.schema && elementSchema(target.path.schema);
             const elemType = target.type.kind === "list" ? target.type.elem : undefined;
             const text = elemType
               ? isPrim(elemType, "string") || isPrim(elemType, "bytes")
               : items?.type === "string";
-            // kube sizes the element by its path alone: a list that is no field's is unbounded.
-            const elemSize = items ? schemaSize(items) : unsure(target.type) ? fixed(1) : UNKNOWN_SIZE;
+            const elemSize = elementSize(target);
             const each = text ? plus(fixed(1), factor(elemSize, STRING_TRAVERSAL)) : fixed(1);
             return { cost: times(sizeOf(target), each) };
           }
@@ -481,11 +498,7 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: N
         if (target) {
           const count = sizeOf(target);
           let size = fixed(0);
-          if (isList(target) || unsure(target.type)) {
-            const items = elementSchema(target.schema);
-            const elemSize = items ? schemaSize(items) : unsure(target.type) ? fixed(1) : UNKNOWN_SIZE;
-            size = times(count, elemSize);
-          }
+          if (isList(target) || unsure(target.type)) size = times(count, elementSize(target));
           if (a0) {
             const separators = { min: Math.max(0, count.min - 1), max: Math.max(0, count.max - 1) };
             size = plus(size, times(sizeOf(a0), separators));
@@ -586,6 +599,16 @@ export function estimateCost(expr: Expr, root: Schema, isRoot: boolean, types: N
   };
 
   return visit(expr, new Map()).cost;
+}
+
+/**
+ * The size of a list's element as kube's estimator reads it, by the list's path alone (@items):
+ * the elements of a list that is no field's are unbounded, whatever the list holds.
+ */
+function elementSize(list: Est): Range {
+  const items = list.path?.schema && elementSchema(list.path.schema);
+  if (items) return schemaSize(items);
+  return unsure(list.type) ? fixed(1) : UNKNOWN_SIZE;
 }
 
 /** The value of `e` when it is an integer literal. */

@@ -211,6 +211,34 @@ const TABLE = `
   find .(string, string) string
   findAll .(string, string) list(string)
   findAll .(string, string, int) list(string)
+  isSorted .(list(int)) bool
+  isSorted .(list(uint)) bool
+  isSorted .(list(double)) bool
+  isSorted .(list(bool)) bool
+  isSorted .(list(duration)) bool
+  isSorted .(list(timestamp)) bool
+  isSorted .(list(string)) bool
+  isSorted .(list(bytes)) bool
+  sum .(list(int)) int
+  sum .(list(uint)) uint
+  sum .(list(double)) double
+  sum .(list(duration)) duration
+  max .(list(int)) int
+  min .(list(int)) int
+  max .(list(uint)) uint
+  min .(list(uint)) uint
+  max .(list(double)) double
+  min .(list(double)) double
+  max .(list(bool)) bool
+  min .(list(bool)) bool
+  max .(list(duration)) duration
+  min .(list(duration)) duration
+  max .(list(timestamp)) timestamp
+  min .(list(timestamp)) timestamp
+  max .(list(string)) string
+  min .(list(string)) string
+  max .(list(bytes)) bytes
+  min .(list(bytes)) bytes
   quantity (string) kubernetes.Quantity
   isQuantity (string) bool
   sign (kubernetes.Quantity) int
