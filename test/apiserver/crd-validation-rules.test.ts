@@ -722,6 +722,41 @@ describe("CRD validation rules", () => {
     await api.delete(`${CRDS}/pods2s.${group}`);
   });
 
+  test("Kubernetes' semver library: semver(), isSemver(), normalization, ordering (kube 1.33+)", async (t) => {
+    if (!versionDifference("kube before 1.33 has no semver library in CRD rules")) {
+      t.skip("kube before 1.33 offers no semver() in CRD rules");
+      return;
+    }
+    const text = { type: "string", maxLength: 40 };
+    const schema = specRules(
+      [
+        { rule: "isSemver(self.version, true)", message: "semver" },
+        {
+          rule: "!isSemver(self.version, true) || semver(self.version, true).isGreaterThan(semver('1.0.0'))",
+          message: "above 1.0.0",
+        },
+        { rule: "!isSemver(self.version) || semver(self.version).major() < 3", message: "major" },
+        {
+          rule: "!isSemver(self.version, true) || !(semver(self.version, true) == semver('2.0.0-rc.1+build'))",
+          message: "not rc.1",
+        },
+        { rule: "!has(self.strict) || semver(self.strict).minor() >= 0", message: "strict" },
+      ],
+      { version: text, strict: text },
+    );
+    const failed = failuresOf(await install("releases", "Release", schema), "Release");
+    assert.deepEqual(await failed("ok", { version: "v1.2" }), []);
+    assert.deepEqual(await failed("old", { version: "0.9.0" }), [said("above 1.0.0")]);
+    assert.deepEqual(await failed("bad", { version: "one" }), [said("semver")]);
+    assert.deepEqual(await failed("big", { version: "3.0.0" }), [said("major")]);
+    assert.deepEqual(await failed("rc", { version: "v2.0.0-rc.1" }), [said("not rc.1")]);
+    assert.deepEqual(await failed("prerelease", { version: "2.0.0-rc.2" }), []);
+    assert.deepEqual(await failed("zeroes", { version: "1.5.0", strict: "01.0.0" }), [
+      said('Major number must not contain leading zeroes "01" evaluating rule: strict'),
+    ]);
+    await api.delete(`${CRDS}/releases.${group}`);
+  });
+
   test("Kubernetes' IP and CIDR libraries: ip(), cidr(), their predicates and containment (kube 1.30+)", async (t) => {
     if (!versionDifference("kube 1.26 has no ip or cidr library in CRD rules")) {
       t.skip("kube 1.26 offers no ip() or cidr() in CRD rules");

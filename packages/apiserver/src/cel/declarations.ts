@@ -2,7 +2,7 @@
 // overload each name has there: cel-go's standard library (common/stdlib/standard.go of
 // cel-go v0.29.2, with kube's CrossTypeNumericComparisons), its strings extension,
 // Kubernetes' regex and list additions that share those names, its quantity library
-// (library/quantity.go: sign is a global function there, not a method), cel-go's optional values
+// (library/quantity.go: sign is a global function there, not a method), its semver library, cel-go's optional values
 // (version 2: first, last, unwrap) and Kubernetes' format library, whose functions are named in
 // namespaces (`optional.of`, `format.named`). A function missing here
 // is not checked at all (checker.ts gives its result an unknown type): a name listed must carry
@@ -252,6 +252,16 @@ const TABLE = `
   add .(kubernetes.Quantity, int) kubernetes.Quantity
   sub .(kubernetes.Quantity, kubernetes.Quantity) kubernetes.Quantity
   sub .(kubernetes.Quantity, int) kubernetes.Quantity
+  semver (string) kubernetes.Semver
+  semver (string, bool) kubernetes.Semver
+  isSemver (string) bool
+  isSemver (string, bool) bool
+  isGreaterThan .(kubernetes.Semver, kubernetes.Semver) bool
+  isLessThan .(kubernetes.Semver, kubernetes.Semver) bool
+  compareTo .(kubernetes.Semver, kubernetes.Semver) int
+  major .(kubernetes.Semver) int
+  minor .(kubernetes.Semver) int
+  patch .(kubernetes.Semver) int
   string (net.IP) string
   string (net.CIDR) string
   _[_] (optional_type(list(A)), int) optional_type(A)

@@ -18,6 +18,7 @@ import type { RE2JS } from "re2js";
 import { conversionLibrary } from "./conversions.js";
 import { formatLibrary } from "./format.js";
 import { netLibrary } from "./net.js";
+import { semverLibrary } from "./semver.js";
 import { optionalLibrary, optionalSyntaxLibrary } from "./optional.js";
 import { quantityLibrary } from "./quantity.js";
 import { urlLibrary } from "./url.js";
@@ -205,6 +206,7 @@ export const kubernetesLibraries: CelFunc[] = [
   ...urlLibrary,
   ...sets,
   ...quantityLibrary,
+  ...semverLibrary,
   ...netLibrary,
   ...optionalLibrary,
   ...optionalSyntaxLibrary,

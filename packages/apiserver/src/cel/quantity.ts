@@ -14,6 +14,7 @@ import {
   normalize,
   parseQuantity,
 } from "../object/quantity.js";
+import { isSemverValue, semverOrder } from "./semver.js";
 import { tagged, untag } from "./tagged.js";
 
 const KEY = "\u0000k8s.io/quantity";
@@ -37,6 +38,10 @@ const sum = (a: Amount, b: Amount, sign: 1n | -1n): CelMap => {
   }
 };
 
+/** How `a` orders against `b`: two Quantities, or two Semvers. */
+const order = (a: CelMap, b: CelMap): number =>
+  isSemverValue(a) ? semverOrder(a, b) : compare(fromCel(a), fromCel(b));
+
 export const quantityLibrary: CelFunc[] = [
   celFunc("quantity", [CelScalar.STRING], MAP, (s: string) => {
     try {
@@ -58,14 +63,15 @@ export const quantityLibrary: CelFunc[] = [
     const n = fromCel(q).n;
     return n > 0n ? 1n : n < 0n ? -1n : 0n;
   }),
+  // A Semver's methods of the same names (semver.ts) are these: a tagged value's type is its tag.
   celMethod("isGreaterThan", MAP, [MAP], CelScalar.BOOL, function (this: CelMap, other: CelMap) {
-    return compare(fromCel(this), fromCel(other)) === 1;
+    return order(this, other) === 1;
   }),
   celMethod("isLessThan", MAP, [MAP], CelScalar.BOOL, function (this: CelMap, other: CelMap) {
-    return compare(fromCel(this), fromCel(other)) === -1;
+    return order(this, other) === -1;
   }),
   celMethod("compareTo", MAP, [MAP], CelScalar.INT, function (this: CelMap, other: CelMap) {
-    return BigInt(compare(fromCel(this), fromCel(other)));
+    return BigInt(order(this, other));
   }),
   celMethod("asApproximateFloat", MAP, [], CelScalar.DOUBLE, function (this: CelMap) {
     const a = fromCel(this);
