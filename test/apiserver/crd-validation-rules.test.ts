@@ -757,6 +757,43 @@ describe("CRD validation rules", () => {
     await api.delete(`${CRDS}/releases.${group}`);
   });
 
+  test("cel-go's two-variable comprehensions: all, exists, existsOne, transformList, transformMap (kube 1.32+)", async (t) => {
+    if (!versionDifference("kube before 1.32 has no two-variable comprehensions")) {
+      t.skip("kube before 1.32 reads no two-variable comprehensions");
+      return;
+    }
+    const schema = specRules(
+      [
+        { rule: "self.m.all(k, v, v.startsWith(k))", message: "prefixed" },
+        { rule: "self.l.all(i, v, i == 0 || v > self.l[i - 1])", message: "ascending" },
+        { rule: "!self.l.exists(i, v, v < 0)", message: "no negatives" },
+        { rule: "size(self.l) == 0 || self.l.existsOne(i, v, v == self.l[0])", message: "first once" },
+        { rule: "size(self.m.transformList(k, v, v.size() > 3, k)) <= 1", message: "long values" },
+        {
+          rule: "size(self.l) == 0 || self.l.transformMap(i, v, v * 2)[0] == self.l[0] * 2",
+          message: "double",
+        },
+        { rule: "self.m.transformMapEntry(k, v, {v: k}).size() == self.m.size()", message: "values unique" },
+        // The inner comprehension's k is its own: the outer k is not read inside it.
+        { rule: "self.m.all(k, v, self.l.all(k, w, k >= 0 && w >= 0))", message: "shadowed" },
+      ],
+      {
+        m: { type: "object", maxProperties: 10, additionalProperties: { type: "string", maxLength: 10 } },
+        l: { type: "array", maxItems: 10, items: { type: "integer" } },
+      },
+    );
+    const failed = failuresOf(await install("pairs", "Pair", schema), "Pair");
+    assert.deepEqual(await failed("ok", { m: { a: "ax", b: "bxyz" }, l: [1, 2, 3] }), []);
+    assert.deepEqual(await failed("prefix", { m: { a: "x" }, l: [1] }), [said("prefixed")]);
+    assert.deepEqual(await failed("order", { m: {}, l: [2, 2] }), [said("ascending"), said("first once")]);
+    assert.deepEqual(await failed("negative", { m: {}, l: [-3, -1] }), [said("no negatives")]);
+    assert.deepEqual(await failed("long", { m: { a: "abcd", b: "bcde" }, l: [] }), [said("long values")]);
+    assert.deepEqual(await failed("same", { m: { a: "a1", a1: "a1" }, l: [] }), [
+      said("insert failed: key a1 already exists evaluating rule: values unique"),
+    ]);
+    await api.delete(`${CRDS}/pairs.${group}`);
+  });
+
   test("Kubernetes' IP and CIDR libraries: ip(), cidr(), their predicates and containment (kube 1.30+)", async (t) => {
     if (!versionDifference("kube 1.26 has no ip or cidr library in CRD rules")) {
       t.skip("kube 1.26 offers no ip() or cidr() in CRD rules");

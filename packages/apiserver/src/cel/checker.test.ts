@@ -157,3 +157,11 @@ test("Kubernetes' quantity library is typed: sign is a global function, not a me
   );
   assert.equal(check("quantity(self.foo).add(1).sub(quantity('1')).asInteger() > 0"), undefined);
 });
+
+test("the declarations table is read whole: every line parses, the last libraries' too", async () => {
+  const { overloadsOf } = await import("./declarations.js");
+  assert.equal(overloadsOf("cel.@mapInsert")?.length, 2);
+  assert.equal(overloadsOf("format.uuid")?.length, 1);
+  assert.equal(overloadsOf("isSemver")?.length, 2);
+  assert.equal(overloadsOf("min")?.length, 8);
+});

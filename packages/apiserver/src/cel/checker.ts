@@ -257,11 +257,19 @@ export function checkExpression(
               `expression of type '${formatType(range)}' cannot be range of a comprehension (must be list, map, or dynamic)`,
             );
         }
-        // Two-variable comprehensions (kube 1.32+) are not modelled: their variables stay unknown.
         const accu = check(c.accuInit, scope);
         const inner = new Map(scope);
-        inner.set(c.iterVar, c.iterVar2 ? UNKNOWN : iter);
-        if (c.iterVar2) inner.set(c.iterVar2, UNKNOWN);
+        if (c.iterVar2) {
+          // Two variables (kube 1.32+): a list's index and element, a map's key and value.
+          const [first, second] =
+            range.kind === "list"
+              ? [INT, range.elem]
+              : range.kind === "map"
+                ? [range.key, range.value]
+                : [iter, iter];
+          inner.set(c.iterVar, first);
+          inner.set(c.iterVar2, second);
+        } else inner.set(c.iterVar, iter);
         inner.set(c.accuVar, accu);
         check(c.loopCondition, inner);
         const step = check(c.loopStep, inner);

@@ -32,6 +32,7 @@ import { formattedValue } from "./format-values.js";
 import { celErrorText, kubernetesLibraries } from "./kubernetes-libs.js";
 import { optionalOf } from "./optional.js";
 import { parseCel } from "./optional-syntax.js";
+import { lowerTwoVar } from "./two-var.js";
 import { undeclaredReference } from "./references.js";
 import { PER_CALL_LIMIT, type Program, planMetered, RUNTIME_BUDGET, runMetered } from "./runtime-cost.js";
 
@@ -102,7 +103,7 @@ function compile(schema: Schema, rule: string): Compiled {
     else {
       let metered: Program | undefined;
       c = {
-        program: plan(env, parsed) as Program,
+        program: plan(env, { ...parsed, expr: lowerTwoVar(parsed.expr) }) as Program,
         metered: () => {
           metered ??= planMetered(env, parsed);
           return metered;

@@ -262,6 +262,8 @@ const TABLE = `
   major .(kubernetes.Semver) int
   minor .(kubernetes.Semver) int
   patch .(kubernetes.Semver) int
+  cel.@mapInsert (map(A, B), A, B) map(A,B)
+  cel.@mapInsert (map(A, B), map(A, B)) map(A,B)
   string (net.IP) string
   string (net.CIDR) string
   _[_] (optional_type(list(A)), int) optional_type(A)
@@ -352,18 +354,20 @@ let declarations: Map<string, Overload[]> | undefined;
 /** Every overload of `name`, or undefined when the checker does not know the function. */
 export function overloadsOf(name: string): readonly Overload[] | undefined {
   if (!declarations) {
-    declarations = new Map();
+    // Built whole, then kept: a table read half would check calls against too few overloads.
+    const table = new Map<string, Overload[]>();
     for (const line of TABLE.trim().split("\n")) {
       const m = /^(\S+) (\.?)\((.*)\) (\S+)$/.exec(line.trim());
-      if (!m) throw new Error(`bad declaration: ${line}`);
-      const overloads = declarations.get(m[1]!) ?? [];
+      if (!m) throw new Error(`bad declaration (a result type is written without spaces): ${line}`);
+      const overloads = table.get(m[1]!) ?? [];
       overloads.push({
         member: m[2] === ".",
         args: splitTop(m[3]!).map(parseType),
         result: parseType(m[4]!),
       });
-      declarations.set(m[1]!, overloads);
+      table.set(m[1]!, overloads);
     }
+    declarations = table;
   }
   return declarations.get(name);
 }

@@ -19,6 +19,7 @@ import { conversionLibrary } from "./conversions.js";
 import { formatLibrary } from "./format.js";
 import { netLibrary } from "./net.js";
 import { semverLibrary } from "./semver.js";
+import { twoVarLibrary } from "./two-var.js";
 import { optionalLibrary, optionalSyntaxLibrary } from "./optional.js";
 import { quantityLibrary } from "./quantity.js";
 import { urlLibrary } from "./url.js";
@@ -207,6 +208,7 @@ export const kubernetesLibraries: CelFunc[] = [
   ...sets,
   ...quantityLibrary,
   ...semverLibrary,
+  ...twoVarLibrary,
   ...netLibrary,
   ...optionalLibrary,
   ...optionalSyntaxLibrary,

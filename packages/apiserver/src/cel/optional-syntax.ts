@@ -17,6 +17,7 @@ import {
   visitDepthExceeded,
 } from "./recursion-limits.js";
 import { located } from "./references.js";
+import { expandTwoVarMacros } from "./two-var.js";
 
 /** `optional.of(x)` and its kin: a select or index on their result is optional too, as in cel-go. */
 const OPTIONAL_MAKERS = new Set(["of", "ofNonZeroValue", "none"]);
@@ -29,9 +30,14 @@ export function parseCel(source: string): Parsed {
   const tooLarge = sizeError(source);
   if (tooLarge) throw new Error(tooLarge);
   if (ruleDepthExceeded(source)) throw new Error(RULE_DEPTH_ERROR);
-  if (!source.includes("?") && !source.includes("optional.")) return withinVisitDepth(parse(source));
+  if (!source.includes("?") && !source.includes("optional.")) {
+    const plain = withinVisitDepth(parse(source));
+    expandTwoVarMacros(plain);
+    return plain;
+  }
   const { text, marks } = scan(source);
   const parsed = withinVisitDepth(parse(text));
+  expandTwoVarMacros(parsed);
   const pending = new Map(marks.map((m) => [key(m.dot ? "." : "(", m.at, m.entry), m]));
   new Rewriter(parsed, pending, text).rewrite(parsed.expr);
   const left = [...pending.values()][0];

@@ -110,7 +110,7 @@ export function undeclaredReference(
         const c = k.value;
         visit(c.iterRange, scope);
         visit(c.accuInit, scope);
-        const inner = new Set([...scope, c.iterVar, c.accuVar]);
+        const inner = new Set([...scope, c.iterVar, c.iterVar2, c.accuVar]);
         visit(c.loopCondition, inner);
         visit(c.loopStep, inner);
         visit(c.result, new Set([...scope, c.accuVar]));

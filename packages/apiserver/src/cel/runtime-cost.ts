@@ -23,6 +23,7 @@ import {
   plan,
 } from "@bufbuild/cel";
 import { type Expr, type Parsed, walkExpr } from "./ast.js";
+import { lowerTwoVar } from "./two-var.js";
 
 /** kube's PerCallLimit: the cost at which one rule's evaluation is cancelled. */
 export const PER_CALL_LIMIT = 1_000_000;
@@ -192,7 +193,8 @@ export function planMetered(env: CelEnv, parsed: Parsed): Program {
     m = meteredEnv(env);
     metered.set(env, m);
   }
-  const copy = structuredClone(parsed.expr);
+  // Two-variable comprehensions as @bufbuild/cel runs them (two-var.ts), on a copy.
+  const copy = lowerTwoVar(structuredClone(parsed.expr));
   const ids = { next: maxId(copy) + 1n };
   const funcs = env.funcs as unknown as { find(name: string): unknown };
   const isFunction = (name: string) => funcs.find(name) !== undefined;

@@ -195,7 +195,10 @@ export function typeCheckIssues(expression: string, env: TypeEnvironment): strin
         visit(c.accuInit, scope);
         const range = typeOf(c.iterRange, scope);
         const inner = new Map(scope);
-        inner.set(c.iterVar, range ? elementOf(range) : undefined);
+        // Two variables (kube 1.32+): an index or key, then the value, a list's element read as one.
+        const isList = range?.schema.type === "array";
+        inner.set(c.iterVar, range && (!c.iterVar2 || !isList) ? elementOf(range) : undefined);
+        if (c.iterVar2) inner.set(c.iterVar2, range && isList ? elementOf(range) : undefined);
         inner.set(c.accuVar, undefined);
         visit(c.loopCondition, inner);
         visit(c.loopStep, inner);
