@@ -2,7 +2,7 @@
 // overload each name has there: cel-go's standard library (common/stdlib/standard.go of
 // cel-go v0.29.2, with kube's CrossTypeNumericComparisons), its strings extension,
 // Kubernetes' regex and list additions that share those names, its quantity library
-// (library/quantity.go: sign is a global function there, not a method), its semver library, cel-go's optional values
+// (library/quantity.go: sign is a global function there, not a method), its url and semver libraries, cel-go's optional values
 // (version 2: first, last, unwrap) and Kubernetes' format library, whose functions are named in
 // namespaces (`optional.of`, `format.named`). A function missing here
 // is not checked at all (checker.ts gives its result an unknown type): a name listed must carry
@@ -252,6 +252,14 @@ const TABLE = `
   add .(kubernetes.Quantity, int) kubernetes.Quantity
   sub .(kubernetes.Quantity, kubernetes.Quantity) kubernetes.Quantity
   sub .(kubernetes.Quantity, int) kubernetes.Quantity
+  url (string) kubernetes.URL
+  isURL (string) bool
+  getScheme .(kubernetes.URL) string
+  getHost .(kubernetes.URL) string
+  getHostname .(kubernetes.URL) string
+  getPort .(kubernetes.URL) string
+  getEscapedPath .(kubernetes.URL) string
+  getQuery .(kubernetes.URL) map(string,list(string))
   semver (string) kubernetes.Semver
   semver (string, bool) kubernetes.Semver
   isSemver (string) bool
