@@ -1,10 +1,10 @@
 // The CEL value of a string of a schema format, as kube declares them to rules (SchemaDeclType):
-// date-time and date are timestamps, duration a duration (Go's time.ParseDuration grammar), byte
+// date-time and date are timestamps, duration a duration (strfmt's: Go's time.ParseDuration, or scala-style `5 minutes`), byte
 // bytes (base64). The type checker (checker-types.ts) gives such a field those types, so a rule
 // compares `self.at < timestamp(...)` and calls `self.at.getFullYear()`, never string methods.
 import { create, fromJson } from "@bufbuild/protobuf";
 import { DurationSchema, TimestampSchema, timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { parseGoDuration } from "controller-runtime/api";
+import { parseStrfmtDuration } from "../schema/formats.js";
 
 /** `text` as the CEL value of a node of format `format`; the text itself when it does not parse. */
 export function formattedValue(text: string, format: string | undefined): unknown {
@@ -20,7 +20,7 @@ export function formattedValue(text: string, format: string | undefined): unknow
       }
     }
     case "duration": {
-      const ms = parseGoDuration(text);
+      const ms = parseStrfmtDuration(text);
       if (ms === undefined) return text;
       const seconds = Math.trunc(ms / 1000);
       return create(DurationSchema, {

@@ -1,6 +1,7 @@
 // The string formats kube-openapi checks in custom resources; unknown formats are ignored, as in
 // kube. Each check answers whether a string is well formed.
 import { isIP } from "node:net";
+import { parseGoDuration } from "controller-runtime/api";
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 // RFC 3339 as strfmt accepts it: `T` or a space, optional fraction, `Z` or an offset.
@@ -13,8 +14,8 @@ const HOSTNAME =
 const EMAIL = /^[^\s@<>]+@[^\s@<>]+$/;
 const MAC =
   /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$|^([0-9a-f]{2}[:-]){7}[0-9a-f]{2}$|^([0-9a-f]{4}\.){2}[0-9a-f]{4}$/i;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const DURATION = /^(\d+(\.\d+)?\s*(ns|us|µs|ms|s|m|h|d|w)\s*)+$/;
+// govalidator's IsBase64: one group at least, so "" is no byte string.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
 const HEX_COLOR = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i;
 const RGB_COLOR = /^rgb\(\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,3}\s*\)$/;
 const BSON_OBJECT_ID = /^[0-9a-f]{24}$/i;
@@ -59,7 +60,7 @@ const CHECKS: Record<string, (s: string) => boolean> = {
   mac: (s) => MAC.test(s),
   uri: isURI,
   byte: (s) => BASE64.test(s),
-  duration: (s) => DURATION.test(s),
+  duration: (s) => parseStrfmtDuration(s) !== undefined,
   hexcolor: (s) => HEX_COLOR.test(s),
   rgbcolor: (s) => RGB_COLOR.test(s),
   bsonobjectid: (s) => BSON_OBJECT_ID.test(s),
@@ -69,4 +70,42 @@ const CHECKS: Record<string, (s: string) => boolean> = {
 export function checkFormat(format: string, value: string): boolean {
   const check = CHECKS[format];
   return check === undefined || check(value);
+}
+
+/** strfmt's units of the scala-style durations, each group's last name also a prefix (`mins`). */
+const SCALA_UNITS: [ms: number, names: string[]][] = [
+  [1e-6, ["ns", "nano"]],
+  [1e-3, ["us", "µs", "micro"]],
+  [1, ["ms", "milli"]],
+  [1000, ["s", "sec"]],
+  [60_000, ["m", "min"]],
+  [3_600_000, ["h", "hr", "hour"]],
+  [86_400_000, ["d", "day"]],
+  [604_800_000, ["w", "wk", "week"]],
+];
+const MAX_INT64 = 2n ** 63n - 1n;
+
+/**
+ * kube-openapi's strfmt.ParseDuration, in milliseconds: Go's time.ParseDuration, else every
+ * `<digits> <unit>` found anywhere in the text, scala-style (`5 minutes`, `1 hour 30 mins`);
+ * undefined when neither reads a unit.
+ */
+export function parseStrfmtDuration(text: string): number | undefined {
+  const go = parseGoDuration(text);
+  if (go !== undefined) return go;
+  let total = 0;
+  let found = false;
+  for (const [, digits, name] of text.matchAll(/(\d+)\s*([A-Za-zµ]+)/g)) {
+    if (BigInt(digits!) > MAX_INT64) return undefined; // strconv.Atoi's range error ends the parse
+    const unit = name!.trim().toLowerCase();
+    for (const [ms, names] of SCALA_UNITS) {
+      names.forEach((n, i) => {
+        if ((i === names.length - 1 && unit.startsWith(n)) || unit === n) {
+          found = true;
+          total += Number(digits) * ms;
+        }
+      });
+    }
+  }
+  return found ? total : undefined;
 }
