@@ -15,7 +15,6 @@
 // Optional values without the `.?` syntax (optional.ts). Rules too dear on the largest object
 // are refused with the CRD (cost.ts). Not yet: kube's runtime cost budget (a rule runs to its end).
 import { type CelValue, celEnv, isCelError, plan } from "@bufbuild/cel";
-import { strings } from "@bufbuild/cel/ext";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { type FieldError, GoSyntax, OMIT_VALUE, toStatusCause } from "../schema/field-error.js";
 import { stringifyJson } from "../object/deep-json.js";
@@ -23,6 +22,7 @@ import { deepEqual } from "../object/meta.js";
 import { trampoline, type Walk } from "../object/trampoline.js";
 import { schemaHasRules } from "../schema/has-rules.js";
 import { isObject, type Schema } from "../schema/schema-types.js";
+import { stringsLibrary } from "./strings-ext.js";
 import { costMessage, estimateCost, maxCardinality, PER_CRD_LIMIT, PER_RULE_LIMIT } from "./cost.js";
 import { type Expr, type Parsed, walkExpr } from "./ast.js";
 import { escapeProperty, isReservedWord } from "./escaping.js";
@@ -65,7 +65,7 @@ interface Compiled {
   parsed?: Parsed;
 }
 
-const env = celEnv({ funcs: [...strings, ...kubernetesLibraries] });
+const env = celEnv({ funcs: [...stringsLibrary, ...kubernetesLibraries] });
 /** What a CRD's rule may name besides functions and its comprehensions' variables. */
 const RULE_VARIABLES = new Set(["self", "oldSelf"]);
 

@@ -4,7 +4,7 @@
 // runtime cost, as cel-go's does under kube's cost limits. A name nothing declares is
 // refused when the configuration is written (references.ts), not when a request meets it.
 import { celEnv } from "@bufbuild/cel";
-import { strings } from "@bufbuild/cel/ext";
+import { stringsLibrary } from "./strings-ext.js";
 import { authzLibrary } from "./authz.js";
 import { kubernetesLibraries } from "./kubernetes-libs.js";
 import type { Parsed } from "./ast.js";
@@ -17,10 +17,10 @@ export type Program = (ctx: Record<string, unknown>) => unknown;
 /** A program, or its compile error in cel-go's words ("ERROR: <input>:1:2: ..."). */
 export type Compiled = Program | { error: string };
 
-const env = celEnv({ funcs: [...strings, ...kubernetesLibraries, ...authzLibrary] });
+const env = celEnv({ funcs: [...stringsLibrary, ...kubernetesLibraries, ...authzLibrary] });
 /** A mutation's environment: kube's adds the patch types and `jsonpatch.escapeKey` (HasPatchTypes). */
 const mutationEnv = celEnv({
-  funcs: [...strings, ...kubernetesLibraries, ...authzLibrary, ...typedObjectLibrary],
+  funcs: [...stringsLibrary, ...kubernetesLibraries, ...authzLibrary, ...typedObjectLibrary],
 });
 
 /** A compiler of expressions that may name `variables`, its results cached by expression. */

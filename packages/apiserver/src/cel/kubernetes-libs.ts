@@ -38,7 +38,24 @@ function compare(a: CelValue, b: CelValue): number {
   if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === "boolean" && typeof b === "boolean") return Number(a) - Number(b);
-  throw new Error(`no such overload: ${typeof a} ${typeof b}`);
+  const ta = timeOf(a);
+  const tb = timeOf(b);
+  if (ta && tb && ta.kind === tb.kind) {
+    if (ta.seconds !== tb.seconds) return ta.seconds < tb.seconds ? -1 : 1;
+    return Math.sign(ta.nanos - tb.nanos);
+  }
+  throw new Error("no such overload");
+}
+
+/** A timestamp's or duration's seconds and nanos (protobuf's well-known messages). */
+function timeOf(v: CelValue): { kind: string; seconds: bigint; nanos: number } | undefined {
+  if (v === null || typeof v !== "object") return undefined;
+  // At run time @bufbuild/cel holds a message in a reflection wrapper.
+  type Time = { $typeName?: string; seconds?: bigint; nanos?: number };
+  const m = (v as { message?: Time }).message ?? (v as Time);
+  if (m.$typeName !== "google.protobuf.Timestamp" && m.$typeName !== "google.protobuf.Duration")
+    return undefined;
+  return { kind: m.$typeName, seconds: m.seconds ?? 0n, nanos: m.nanos ?? 0 };
 }
 
 const same = (a: CelValue, b: CelValue) => {
@@ -169,6 +186,9 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
     const ys = items(b);
     return xs.length === ys.length && xs.every((x, i) => celEquals(x, ys[i]!));
   }
+  const ta = timeOf(a);
+  const tb = timeOf(b);
+  if (ta || tb) return ta !== undefined && tb !== undefined && compare(a, b) === 0;
   if (isCelMap(a) && isCelMap(b)) {
     if (a.size !== b.size) return false;
     for (const [k, v] of a) {
@@ -222,6 +242,23 @@ export const kubernetesLibraries: CelFunc[] = [
  */
 export function celErrorText(message: string): string {
   if (message.startsWith("field not found: ")) return `no such key: ${message.slice(17)}`;
+  // A list's index (the strings library's own errors are cel-go's already, strings-ext.ts).
+  const index = /^index (-?\d+) out of bounds \[0, -?\d+\)$/.exec(message);
+  if (index) return `index out of bounds: ${index[1]}`;
+  // A call no overload takes at run time (a dyn's value): cel-go names matches when what it is
+  // called on is no string, and nothing else.
+  if (message.startsWith("found no matching overload for ")) {
+    const matches = "found no matching overload for 'matches' applied to '";
+    return message.startsWith(matches) && !message.startsWith(`${matches}string.`)
+      ? "no such overload: matches"
+      : "no such overload";
+  }
+  if (message.startsWith("Failed to parse duration: ")) {
+    return "type conversion error from 'string' to 'google.protobuf.Duration'";
+  }
+  if (message.startsWith("Failed to parse timestamp: ")) {
+    return "type conversion error from 'string' to 'google.protobuf.Timestamp'";
+  }
   if (message.startsWith("int overflow during ")) return "integer overflow";
   if (message.startsWith("uint overflow during ")) return "unsigned integer overflow";
   if (/^(?:int|uint) divide by zero$/.test(message)) return "division by zero";

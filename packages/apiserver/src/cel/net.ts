@@ -211,12 +211,24 @@ function parseCIDR(raw: string): Prefix {
   if (!/^(0|[1-9][0-9]*)$/.test(bitsText)) throw fail(`bad bits after slash: ${JSON.stringify(bitsText)}`);
   const bits = Number(bitsText);
   if (bits > (is4(parsed.addr) ? 32 : 128)) throw fail("prefix length out of range");
-  if (is4In6(parsed.addr)) {
+  if (is4In6(parsed.addr))
+    throw new ParseError(`IPv4-mapped IPv6 address ${JSON.stringify(raw)} is not allowed`);
+  return { addr: parsed.addr, bits };
+}
+
+/**
+ * cidr()'s conversion (stringToCIDR): parseCIDR's error wrapped once more in the same words, so a
+ * prefix that does not parse reads "network address parse error during conversion from string:"
+ * twice, as kube's does.
+ */
+function stringToCIDR(raw: string): Prefix {
+  try {
+    return parseCIDR(raw);
+  } catch (err) {
     throw new ParseError(
-      `network address parse error during conversion from string: IPv4-mapped IPv6 address ${JSON.stringify(raw)} is not allowed`,
+      `network address parse error during conversion from string: ${(err as Error).message}`,
     );
   }
-  return { addr: parsed.addr, bits };
 }
 
 function maskedAddr(p: Prefix): Addr {
@@ -303,16 +315,21 @@ export const netLibrary: CelFunc[] = [
   predicate("isLinkLocalMulticast", isLinkLocalMulticast),
   predicate("isLinkLocalUnicast", isLinkLocalUnicast),
   predicate("isGlobalUnicast", isGlobalUnicast),
-  celFunc("cidr", [CelScalar.STRING], MAP, (s: string) => guarded(() => cidrToCel(parseCIDR(s)))),
+  celFunc("cidr", [CelScalar.STRING], MAP, (s: string) => guarded(() => cidrToCel(stringToCIDR(s)))),
   celFunc("isCIDR", [CelScalar.STRING], CelScalar.BOOL, (s: string) => valid(() => parseCIDR(s))),
   celMethod("containsIP", MAP, [CelScalar.STRING], CelScalar.BOOL, function (this: CelMap, s: string) {
-    return guarded(() => contains(cidrOf(this), parseIP(s)));
+    // kube's cidrContainsIP reports the CIDR, not the conversion's error: no such overload.
+    return guarded(() => {
+      const ip = valid(() => parseIP(s)) ? parseIP(s) : undefined;
+      if (ip === undefined) throw celError("no such overload");
+      return contains(cidrOf(this), ip);
+    });
   }),
   celMethod("containsIP", MAP, [MAP], CelScalar.BOOL, function (this: CelMap, other: CelMap) {
     return contains(cidrOf(this), ipOf(other));
   }),
   celMethod("containsCIDR", MAP, [CelScalar.STRING], CelScalar.BOOL, function (this: CelMap, s: string) {
-    return guarded(() => containsCIDR(cidrOf(this), parseCIDR(s)));
+    return guarded(() => containsCIDR(cidrOf(this), stringToCIDR(s)));
   }),
   celMethod("containsCIDR", MAP, [MAP], CelScalar.BOOL, function (this: CelMap, other: CelMap) {
     return containsCIDR(cidrOf(this), cidrOf(other));
