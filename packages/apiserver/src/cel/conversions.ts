@@ -2,10 +2,13 @@
 // common/types/string.go and double.go) does them, in place of @bufbuild/cel's: int(), uint(),
 // double() and bool() of a string parse with Go's strconv, so int(" 42"), int(""), int("0x10") and
 // uint("+1") are errors there (JavaScript's BigInt takes each), double("inf") is +Inf and
-// double("1e400") an error (Number gives NaN and Infinity), bool("T") is true; a failed parse, an
+// double("1e400") an error (Number gives NaN and Infinity), bool("T") is true, duration() is Go's time.ParseDuration ("" is none); a failed parse, an
 // out-of-range one included, is "type conversion error from 'string' to 'int'". string() of a
 // double is Go's %g: 1e+06, 1e-05, +Inf, -0 (JavaScript writes 1000000, 0.00001, Infinity, 0).
-import { type CelFunc, CelScalar, celError, celFunc, celUint } from "@bufbuild/cel";
+import { type CelFunc, CelScalar, celError, celFunc, celUint, objectType } from "@bufbuild/cel";
+import { create } from "@bufbuild/protobuf";
+import { DurationSchema } from "@bufbuild/protobuf/wkt";
+import { parseGoDuration } from "controller-runtime/api";
 
 const { BOOL, DOUBLE, INT, STRING, UINT } = CelScalar;
 
@@ -141,6 +144,16 @@ export const conversionLibrary: CelFunc[] = [
   ),
   celFunc("bool", [STRING], BOOL, (s: string) => parseGoBool(s) ?? throwError(conversionError("bool"))),
   celFunc("string", [DOUBLE], STRING, formatGoDouble),
+  // Go's time.ParseDuration: "" and "5" are errors (@bufbuild/cel reads "" as 0s).
+  celFunc("duration", [STRING], objectType(DurationSchema), (s: string) => {
+    const ms = parseGoDuration(s);
+    if (ms === undefined) throw conversionError("google.protobuf.Duration");
+    const seconds = Math.trunc(ms / 1000);
+    return create(DurationSchema, {
+      seconds: BigInt(seconds),
+      nanos: Math.round((ms - seconds * 1000) * 1e6),
+    });
+  }),
 ];
 
 function throwError(e: Error): never {
