@@ -27,6 +27,19 @@ export function childrenOf(expr: Expr): (Expr | undefined)[] {
   }
 }
 
+/** The largest node id in `expr`: new nodes take ids above it. Iterative, as expressions nest deep. */
+export function maxId(expr: Expr): bigint {
+  let max = expr.id;
+  const stack: (Expr | undefined)[] = [expr];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (!x) continue;
+    if (x.id > max) max = x.id;
+    stack.push(...childrenOf(x));
+  }
+  return max;
+}
+
 /** Visits `expr` and every subexpression, parents first. */
 export function walkExpr(expr: Expr | undefined, visit: (e: Expr) => void): void {
   if (!expr) return;

@@ -22,7 +22,7 @@ import {
   isCelMap,
   plan,
 } from "@bufbuild/cel";
-import { type Expr, type Parsed, walkExpr } from "./ast.js";
+import { type Expr, maxId, type Parsed } from "./ast.js";
 import { lowerTwoVar } from "./two-var.js";
 
 /** kube's PerCallLimit: the cost at which one rule's evaluation is cancelled. */
@@ -216,14 +216,6 @@ export function runMetered(
   } finally {
     meter = outer;
   }
-}
-
-function maxId(e: Expr): bigint {
-  let max = e.id;
-  walkExpr(e, (x) => {
-    if (x.id > max) max = x.id;
-  });
-  return max;
 }
 
 /** What cel-go counts for an attribute chain: 1 for its identifier, and for each select and index. */

@@ -23,7 +23,7 @@ import {
   listType,
   mapType,
 } from "@bufbuild/cel";
-import { childrenOf, type Expr, type Parsed } from "./ast.js";
+import { childrenOf, type Expr, maxId, type Parsed } from "./ast.js";
 
 /** cel-go's accumulator of the macros it adds. */
 const ACCU = "@result";
@@ -74,18 +74,6 @@ class Nodes {
   comprehension(c: Omit<Comprehension, "$typeName">): Kind {
     return { case: "comprehensionExpr", value: { $typeName: "cel.expr.Expr.Comprehension", ...c } } as Kind;
   }
-}
-
-function maxId(e: Expr): bigint {
-  let max = e.id;
-  const stack: (Expr | undefined)[] = [e];
-  while (stack.length > 0) {
-    const x = stack.pop();
-    if (!x) continue;
-    if (x.id > max) max = x.id;
-    stack.push(...childrenOf(x));
-  }
-  return max;
 }
 
 const MACROS = new Set([
