@@ -12,8 +12,10 @@
 // message, else the rule), as a `reason` (Invalid, Forbidden, Required, Duplicate) at its
 // `fieldPath` (relative to the rule's node). Property names are escaped as kube escapes them
 // (escaping.ts). The Kubernetes libraries are in kubernetes-libs.ts, quantity.ts and net.ts.
-// Optional values without the `.?` syntax (optional.ts). Rules too dear on the largest object
-// are refused with the CRD (cost.ts). Not yet: kube's runtime cost budget (a rule runs to its end).
+// Optional values without the `.?` syntax (optional.ts), two-variable comprehensions (two-var.ts).
+// Rules too dear on the largest object are refused with the CRD (cost.ts); where their estimate
+// could reach kube's runtime limits they run metered and are cancelled as kube cancels them
+// (runtime-cost.ts).
 import { type CelValue, celEnv, isCelError, plan } from "@bufbuild/cel";
 import type { StatusCause } from "kubernetes-types/meta/v1.js";
 import { type FieldError, GoSyntax, OMIT_VALUE, toStatusCause } from "../schema/field-error.js";
