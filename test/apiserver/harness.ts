@@ -30,7 +30,7 @@ export async function startTarget(): Promise<Target> {
   const agent = new Agent({ connect: { ca: caPem, cert: config.tls.cert, key: config.tls.key } });
   const bareAgent = new Agent({ connect: { ca: caPem } });
   const onClose: (() => Promise<void>)[] = [];
-  return {
+  const target: Target = {
     url: config.host,
     token: config.auth.bearerToken ?? "",
     caPem,
@@ -46,6 +46,30 @@ export async function startTarget(): Promise<Target> {
       await env.stop();
     },
   };
+  if (!embedded) await bootstrapped(new Api(target));
+  return target;
+}
+
+/**
+ * Waits for what kube-apiserver's own controllers make once it is ready: the default/kubernetes
+ * Service with its address, and the default ServiceCIDR's Ready status. The embedded server has
+ * them before it answers; kube, under load, seconds later.
+ */
+async function bootstrapped(api: Api): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  const made = async (): Promise<boolean> => {
+    const svc = await api.get("/api/v1/namespaces/default/services/kubernetes");
+    if (svc.status !== 200) return false;
+    // ServiceCIDRs and IPAddresses where the cluster serves them (kube 1.33+).
+    if ((await api.get("/apis/networking.k8s.io/v1/servicecidrs")).status !== 200) return true;
+    const cidr = await api.get("/apis/networking.k8s.io/v1/servicecidrs/kubernetes");
+    const ip = await api.get(`/apis/networking.k8s.io/v1/ipaddresses/${svc.body.spec.clusterIP}`);
+    return (cidr.body?.status?.conditions?.length ?? 0) > 0 && ip.status === 200;
+  };
+  while (!(await made())) {
+    if (Date.now() > deadline) throw new Error("kube-apiserver made no default/kubernetes Service in 60 s");
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 export interface Reply {

@@ -50,8 +50,15 @@ function assertAllocated(
 }
 
 test("the default ServiceCIDR holds the service range, Ready, as kube-apiserver's controller left it", async () => {
-  const r = await api.get(`${CIDRS}/kubernetes`);
-  assert.equal(r.status, 200, r.text);
+  // kube-apiserver's controllers make both after it is ready: under load, seconds later.
+  const r = await eventually(
+    "the default ServiceCIDR, Ready",
+    async () => {
+      const got = await api.get(`${CIDRS}/kubernetes`);
+      return got.status === 200 && got.body.status?.conditions?.length === 1 ? got : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
   assert.deepEqual(r.body.spec, { cidrs: ["10.0.0.0/24"] });
   assert.equal(r.body.status.conditions.length, 1);
   const { lastTransitionTime, ...ready } = r.body.status.conditions[0];
@@ -74,8 +81,14 @@ test("the default ServiceCIDR holds the service range, Ready, as kube-apiserver'
     ],
   );
   // The kubernetes Service's address is allocated like any other.
-  const kubernetes = await api.get(`${IPS}/10.0.0.1`);
-  assert.equal(kubernetes.status, 200, kubernetes.text);
+  const kubernetes = await eventually(
+    "the kubernetes Service's IPAddress",
+    async () => {
+      const got = await api.get(`${IPS}/10.0.0.1`);
+      return got.status === 200 ? got : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
   assertAllocated(kubernetes.body, "default", "kubernetes");
 });
 
