@@ -6,6 +6,9 @@ import { after, before, test } from "node:test";
 import { eventually } from "controller-runtime/envtest";
 import { Api, CRDS, customResourceDefinition, startTarget, type Target } from "./harness.js";
 
+/** Formats of strfmt's defaults beyond the usual ones, each checked by govalidator as kube checks it. */
+const CHECKED = ["isbn", "isbn10", "isbn13", "creditcard", "ssn", "hexcolor", "rgbcolor"];
+
 let target: Target;
 let api: Api;
 const group = `formats${Date.now().toString(36)}.example.com`;
@@ -22,7 +25,11 @@ before(async () => {
         "x-kubernetes-validations": [
           { rule: "!has(self.du) || self.du < duration('24h')", message: "short" },
         ],
-        properties: { du: { type: "string", format: "duration" }, bb: { type: "string", format: "byte" } },
+        properties: {
+          du: { type: "string", format: "duration" },
+          bb: { type: "string", format: "byte" },
+          ...Object.fromEntries(CHECKED.map((f) => [f, { type: "string", format: f }])),
+        },
       },
     },
   };
@@ -77,5 +84,27 @@ test("a byte string is base64 of one group at least: the empty string is none", 
       ],
       bb,
     );
+  }
+});
+
+test("isbn, creditcard, ssn, hexcolor and rgbcolor are checked as govalidator checks them", async () => {
+  const cases: [format: string, good: string[], bad: string[]][] = [
+    ["isbn10", ["0306406152", "0-306-40615-2", "080442957X"], ["0306406153", "030640615", "03064061521"]],
+    ["isbn13", ["9780306406157", "978-0-306-40615-7"], ["9780306406158", "978030640615"]],
+    ["isbn", ["0306406152", "9780306406157"], ["123", "9780306406158"]],
+    ["creditcard", ["4111111111111111", "4111-1111-1111-1111"], ["4111111111111112", "1234"]],
+    ["ssn", ["123-45-6789", "123 45 6789"], ["123456789", "123-45-678"]],
+    ["hexcolor", ["#fff", "A0B1C2", "#a0b1c2"], ["#ffff", "ggg"]],
+    ["rgbcolor", ["rgb(0,0,0)", "rgb( 255 , 10 , 0 )"], ["rgb(256,0,0)", "rgb(01,0,0)", "rgb(0,0)"]],
+  ];
+  for (const [format, good, bad] of cases) {
+    for (const v of good) assert.deepEqual(await refusals({ [format]: v }), [], `${format} ${v}`);
+    for (const v of bad) {
+      assert.deepEqual(
+        (await refusals({ [format]: v }))[0],
+        `Invalid value: "${v}": spec.${format} in body must be of type ${format}: "${v}"`,
+        `${format} ${v}`,
+      );
+    }
   }
 });

@@ -17,7 +17,12 @@ const MAC =
 // govalidator's IsBase64: one group at least, so "" is no byte string.
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
 const HEX_COLOR = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i;
-const RGB_COLOR = /^rgb\(\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,3}\s*\)$/;
+// govalidator's: each channel 0-255 without leading zeroes.
+const CHANNEL = "(0|[1-9]\\d?|1\\d\\d?|2[0-4]\\d|25[0-5])";
+const RGB_COLOR = new RegExp(`^rgb\\(\\s*${CHANNEL}\\s*,\\s*${CHANNEL}\\s*,\\s*${CHANNEL}\\s*\\)$`);
+const CREDIT_CARD =
+  /^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$/;
+const SSN = /^\d{3}[- ]?\d{2}[- ]?\d{4}$/;
 const BSON_OBJECT_ID = /^[0-9a-f]{24}$/i;
 
 function validDateParts(s: string): boolean {
@@ -44,6 +49,35 @@ function isURI(s: string): boolean {
   }
 }
 
+/** govalidator's IsISBN: spaces and dashes dropped, then the pattern and the checksum. */
+function isISBN(s: string, version: 10 | 13): boolean {
+  const d = s.replace(/[\s-]+/g, "");
+  const digit = (i: number) => d.charCodeAt(i) - 48;
+  if (version === 10) {
+    if (!/^(?:[0-9]{9}X|[0-9]{10})$/.test(d)) return false;
+    let sum = 0;
+    for (let i = 0; i < 9; i++) sum += (i + 1) * digit(i);
+    sum += 10 * (d[9] === "X" ? 10 : digit(9));
+    return sum % 11 === 0;
+  }
+  if (!/^[0-9]{13}$/.test(d)) return false;
+  let sum = 0;
+  for (let i = 0; i < 12; i++) sum += (i % 2 === 0 ? 1 : 3) * digit(i);
+  return digit(12) === (10 - (sum % 10)) % 10;
+}
+
+/** govalidator's IsCreditCard: the digits, a known issuer's pattern, and Luhn's checksum. */
+function isCreditCard(s: string): boolean {
+  const d = s.replace(/[^0-9]+/g, "");
+  if (!CREDIT_CARD.test(d)) return false;
+  let sum = 0;
+  for (let i = d.length - 1, double = false; i >= 0; i--, double = !double) {
+    const n = (d.charCodeAt(i) - 48) * (double ? 2 : 1);
+    sum += n >= 10 ? (n % 10) + 1 : n;
+  }
+  return sum % 10 === 0;
+}
+
 const CHECKS: Record<string, (s: string) => boolean> = {
   date: (s) => DATE.test(s) && validDateParts(s),
   "date-time": (s) => DATE_TIME.test(s) && validDateParts(s),
@@ -61,6 +95,11 @@ const CHECKS: Record<string, (s: string) => boolean> = {
   uri: isURI,
   byte: (s) => BASE64.test(s),
   duration: (s) => parseStrfmtDuration(s) !== undefined,
+  isbn: (s) => isISBN(s, 10) || isISBN(s, 13),
+  isbn10: (s) => isISBN(s, 10),
+  isbn13: (s) => isISBN(s, 13),
+  creditcard: isCreditCard,
+  ssn: (s) => s.length === 11 && SSN.test(s),
   hexcolor: (s) => HEX_COLOR.test(s),
   rgbcolor: (s) => RGB_COLOR.test(s),
   bsonobjectid: (s) => BSON_OBJECT_ID.test(s),
