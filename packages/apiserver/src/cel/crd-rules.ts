@@ -57,8 +57,11 @@ interface Compiled {
   program?: Program;
   /** The program counting its runtime cost (runtime-cost.ts), planned when first needed. */
   metered?: () => Program;
-  /** The estimated cost of one evaluation (cost.ts), when it compiles. */
-  cost?: number;
+  /**
+   * The estimated cost of one evaluation (cost.ts), when it compiles, as if the rule's node were
+   * the schema's root; estimated when first asked (ruleCompileErrors estimates with its own node).
+   */
+  cost?: () => number;
   /** The compiler's words, when the rule does not compile. */
   error?: string;
   /** Whether the rule names oldSelf: a transition rule. */
@@ -104,19 +107,18 @@ function compile(schema: Schema, rule: string): Compiled {
     if (error) c = { error, transition: false };
     else {
       let metered: Program | undefined;
+      let cost: number | undefined;
       c = {
         program: plan(env, { ...parsed, expr: lowerTwoVar(parsed.expr) }) as Program,
         metered: () => {
           metered ??= planMetered(env, parsed);
           return metered;
         },
-        // As the rule's node were the schema's root: the CRD's check (ruleCompileErrors) knows.
-        cost: estimateCost(
-          parsed.expr,
-          schema,
-          true,
-          ruleTypes({ schema, root: true, optionalOldSelf: false }, parsed),
-        ).max,
+        cost: () => {
+          const types = ruleTypes({ schema, root: true, optionalOldSelf: false }, parsed);
+          cost ??= estimateCost(parsed.expr, schema, true, types).max;
+          return cost;
+        },
         transition: usesIdent(parsed.expr, "oldSelf"),
         parsed,
       };
@@ -296,7 +298,7 @@ export function ruleCompileErrors(schema: Schema, path: string): FieldError[] {
 
 /** A compiled expression's estimated cost with the types the CRD's check found for its node. */
 function costOf(c: Compiled, node: RuleNode, types: ReadonlyMap<Expr, CelType>): number | undefined {
-  return c.parsed ? estimateCost(c.parsed.expr, node.schema, node.root, types).max : c.cost;
+  return c.parsed ? estimateCost(c.parsed.expr, node.schema, node.root, types).max : undefined;
 }
 
 /**
@@ -339,7 +341,7 @@ function meteringNeeded(schema: Schema): boolean {
     eachNode(schema, "", (s, _at, cardinality) => {
       for (const r of rulesOf(s)) {
         if (typeof r.rule !== "string") continue;
-        const cost = compile(s, r.rule).cost ?? 0;
+        const cost = compile(s, r.rule).cost?.() ?? 0;
         if (cost > PER_CALL_LIMIT) total = Number.POSITIVE_INFINITY;
         total += cost * (cardinality ?? maxCardinality(s));
       }

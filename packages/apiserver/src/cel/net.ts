@@ -319,11 +319,13 @@ export const netLibrary: CelFunc[] = [
   celFunc("isCIDR", [CelScalar.STRING], CelScalar.BOOL, (s: string) => valid(() => parseCIDR(s))),
   celMethod("containsIP", MAP, [CelScalar.STRING], CelScalar.BOOL, function (this: CelMap, s: string) {
     // kube's cidrContainsIP reports the CIDR, not the conversion's error: no such overload.
-    return guarded(() => {
-      const ip = valid(() => parseIP(s)) ? parseIP(s) : undefined;
-      if (ip === undefined) throw celError("no such overload");
-      return contains(cidrOf(this), ip);
-    });
+    let ip: Addr;
+    try {
+      ip = parseIP(s);
+    } catch {
+      throw celError("no such overload");
+    }
+    return contains(cidrOf(this), ip);
   }),
   celMethod("containsIP", MAP, [MAP], CelScalar.BOOL, function (this: CelMap, other: CelMap) {
     return contains(cidrOf(this), ipOf(other));
